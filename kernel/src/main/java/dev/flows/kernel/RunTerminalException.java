@@ -1,0 +1,8 @@
+package dev.flows.kernel;
+
+/** The run is already terminal (or tombstoned by an early cancel); nothing was written. */
+public final class RunTerminalException extends FlowsException {
+  public RunTerminalException(String message, String runId) {
+    super(ErrorCode.RUN_TERMINAL, message, runId, "start a new run with a different id");
+  }
+}

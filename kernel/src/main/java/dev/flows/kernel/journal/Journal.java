@@ -1,0 +1,76 @@
+package dev.flows.kernel.journal;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * The journal port: the only way runs, steps, leases and effects change. Every implementation must
+ * pass {@code JournalContract} (kernel test-jar). All fenced verbs take a {@link LeaseToken} and
+ * are refused with {@code lease_conflict} (or {@code run_terminal}) unless it names the live
+ * attempt whose deadline, judged by the journal's own clock, has not passed; a refused call writes
+ * nothing.
+ */
+public interface Journal {
+
+  /**
+   * Admits a run. Idempotent by admission key (same key + same spec hash answers the existing run
+   * with {@code created=false}; another spec: {@code run_admission_conflict}). A chosen run id that
+   * was tombstoned by an earlier cancel is refused {@code run_terminal}.
+   */
+  StartedRun startRun(StartRun request);
+
+  /**
+   * Claims up to {@code capacity} ready steps (backoff passed, dependencies succeeded, run running)
+   * of the requested kinds, each without waiting on rows another claimer holds. Each claim opens an
+   * attempt with a lease whose deadline comes from the journal's clock, and journals {@code
+   * step.attempt.started}.
+   */
+  List<ClaimedAttempt> claim(ClaimRequest request);
+
+  /** Renews the lease by its step's lease length from now; answers the new deadline. */
+  java.time.Instant heartbeat(LeaseToken lease);
+
+  /**
+   * Elects this attempt to perform the effect at {@code surfacePath} (which the step must declare
+   * in {@code surfaces.external}, else {@code effect_not_declared}). One election row per (run,
+   * step, surface path).
+   */
+  EffectElection recordEffect(LeaseToken lease, String surfacePath);
+
+  /** Confirms the elected effect was performed, with its result if there is one. */
+  void confirmEffect(LeaseToken lease, String surfacePath, Optional<JsonNode> output);
+
+  /**
+   * Ends the attempt. Refused with {@code lease_conflict} after the deadline; a success is refused
+   * with {@code effect_unconfirmed} while this attempt holds an unconfirmed election.
+   */
+  CompletionAck complete(LeaseToken lease, StepOutcome outcome);
+
+  /**
+   * Cancels a run: running attempts complete {@code canceled}, other open steps become canceled,
+   * the run completes {@code canceled}. Idempotent. For an unknown id it leaves a tombstone.
+   */
+  CancelOutcome cancelRun(RunId runId, String reason);
+
+  /**
+   * Journals {@code lease_expired} for every attempt past its deadline and schedules its retry (or
+   * fails the step when iterations are used up). Safe to call from many workers at once.
+   */
+  List<ExpiredAttempt> expireLeases();
+
+  Optional<RunSnapshot> run(RunId runId);
+
+  /** The run's journal entries in order. */
+  List<JournalRecord> entries(RunId runId);
+
+  /** Runs whose parent is {@code parent}. */
+  List<RunId> children(RunId parent);
+
+  /**
+   * Blocks until work may have become ready (a NOTIFY, a run change) or the timeout passes. Answers
+   * true when woken early. Spurious wake-ups are allowed.
+   */
+  boolean awaitWork(Duration timeout) throws InterruptedException;
+}

@@ -1,0 +1,124 @@
+package dev.flows.kernel.journal;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.flows.kernel.spec.StepKind;
+import java.time.Instant;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * The append-only journal's entry types, a closed set. Each entry's {@link #type()} is its wire
+ * name in the {@code flows.journal_entries.entry_type} column; the payload is the record's fields.
+ */
+public sealed interface JournalEntry {
+  RunId runId();
+
+  String type();
+
+  /** A run was admitted. {@code spec} is the canonical JSON form whose hash is {@code specHash}. */
+  record RunSpawned(
+      RunId runId,
+      JsonNode spec,
+      String specHash,
+      Optional<RunId> parentRunId,
+      String admissionKey,
+      String createdBy)
+      implements JournalEntry {
+    @Override
+    public String type() {
+      return "run.spawned";
+    }
+  }
+
+  /** A cancel was asked for; for an unknown run this is the tombstone. */
+  record RunCancelRequested(RunId runId, String reason) implements JournalEntry {
+    @Override
+    public String type() {
+      return "run.cancel.requested";
+    }
+  }
+
+  /** A worker claimed a step and holds a lease on this attempt until {@code leaseDeadline}. */
+  record StepAttemptStarted(
+      RunId runId,
+      String stepId,
+      int attempt,
+      StepKind stepKind,
+      String idempotencyKey,
+      String leaseId,
+      Instant leaseDeadline,
+      WorkerId workerId)
+      implements JournalEntry {
+    @Override
+    public String type() {
+      return "step.attempt.started";
+    }
+  }
+
+  /** An attempt ended. {@code output} is present only on success. */
+  record StepCompleted(
+      RunId runId,
+      String stepId,
+      int attempt,
+      CompletionReason reason,
+      Disposition disposition,
+      Optional<JsonNode> output,
+      List<EffectRef> effects,
+      Optional<JsonNode> trajectoryTail,
+      Optional<Instant> nextAttemptAt)
+      implements JournalEntry {
+    public StepCompleted {
+      effects = List.copyOf(effects);
+    }
+
+    @Override
+    public String type() {
+      return "step.completed";
+    }
+  }
+
+  /**
+   * An attempt was elected to perform the effect at {@code surfacePath}. {@code takenOver} is true
+   * when it took over an unconfirmed election left by a dead attempt (and so owes the call).
+   */
+  record EffectRecorded(
+      RunId runId,
+      String stepId,
+      int attempt,
+      String surfacePath,
+      String idempotencyKey,
+      boolean takenOver)
+      implements JournalEntry {
+    @Override
+    public String type() {
+      return "effect.recorded";
+    }
+  }
+
+  /** The effect was performed; {@code output}, when present, is its journaled result. */
+  record EffectConfirmed(
+      RunId runId,
+      String stepId,
+      int attempt,
+      String surfacePath,
+      String idempotencyKey,
+      Optional<JsonNode> output)
+      implements JournalEntry {
+    @Override
+    public String type() {
+      return "effect.confirmed";
+    }
+  }
+
+  /** The run ended; {@code failedStepId} is present for {@code step_failed}. */
+  record RunCompleted(RunId runId, RunCompletionReason reason, Optional<String> failedStepId)
+      implements JournalEntry {
+    @Override
+    public String type() {
+      return "run.completed";
+    }
+  }
+
+  /** An effect named in a step completion. */
+  record EffectRef(String surfacePath, String idempotencyKey) {}
+}

@@ -1,0 +1,29 @@
+package dev.flows.kernel.journal;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.flows.kernel.lifecycle.RunStatus;
+import java.time.Instant;
+import java.util.List;
+import java.util.Optional;
+
+/** One run as the journal sees it now. */
+public record RunSnapshot(
+    RunId runId,
+    String name,
+    RunStatus status,
+    Optional<RunId> parentRunId,
+    String admissionKey,
+    JsonNode spec,
+    String specHash,
+    Instant createdAt,
+    Optional<Instant> completedAt,
+    Optional<RunCompletionReason> completionReason,
+    List<StepSnapshot> steps) {
+  public RunSnapshot {
+    steps = List.copyOf(steps);
+  }
+
+  public Optional<StepSnapshot> step(String id) {
+    return steps.stream().filter(s -> s.stepId().equals(id)).findFirst();
+  }
+}

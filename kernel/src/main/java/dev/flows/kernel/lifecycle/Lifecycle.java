@@ -1,0 +1,98 @@
+package dev.flows.kernel.lifecycle;
+
+import dev.flows.kernel.ErrorCode;
+import dev.flows.kernel.FlowsException;
+import java.time.Instant;
+import java.util.EnumSet;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * The run and step state machines. Journals ask here before they change a status; an undeclared
+ * pair is a bug and fails loudly with {@code invalid_transition}. Time-based rules (when a step may
+ * be claimed, when a lease is over) are judged against a time the caller passes in: the in-memory
+ * journal's injected clock, or the database clock for Postgres.
+ */
+public final class Lifecycle {
+  private static final Set<StepTransition> STEP_SEEN =
+      ConcurrentHashMap.newKeySet(StepTransition.values().length);
+  private static final Set<RunTransition> RUN_SEEN =
+      ConcurrentHashMap.newKeySet(RunTransition.values().length);
+
+  private Lifecycle() {}
+
+  /** Checks and records a step transition; returns the status to write. */
+  public static StepStatus step(StepTransition t, StepStatus current) {
+    if (current != t.from()) {
+      throw new FlowsException(
+          ErrorCode.INVALID_TRANSITION,
+          "step transition " + t + " needs " + t.from().wire() + " but step is " + current.wire(),
+          t.name(),
+          "this is a bug in the journal; report it");
+    }
+    STEP_SEEN.add(t);
+    return t.to();
+  }
+
+  /** Checks and records a run transition; {@code current} is empty for a run not yet created. */
+  public static RunStatus run(RunTransition t, Optional<RunStatus> current) {
+    if (!current.equals(t.from())) {
+      throw new FlowsException(
+          ErrorCode.INVALID_TRANSITION,
+          "run transition "
+              + t
+              + " needs "
+              + t.from().map(RunStatus::wire).orElse("no run")
+              + " but run is "
+              + current.map(RunStatus::wire).orElse("absent"),
+          t.name(),
+          "this is a bug in the journal; report it");
+    }
+    RUN_SEEN.add(t);
+    return t.to();
+  }
+
+  /** The cancel transition that applies to a non-terminal step, if any. */
+  public static Optional<StepTransition> cancelFor(StepStatus s) {
+    return switch (s) {
+      case WAITING -> Optional.of(StepTransition.CANCELED_WAITING);
+      case READY -> Optional.of(StepTransition.CANCELED_READY);
+      case RUNNING -> Optional.of(StepTransition.CANCELED_RUNNING);
+      case PARKED -> Optional.of(StepTransition.CANCELED_PARKED);
+      case SUCCEEDED, FAILED, CANCELED -> Optional.empty();
+    };
+  }
+
+  /** The cancel transition that applies to a run, if it is not terminal yet. */
+  public static Optional<RunTransition> cancelFor(RunStatus s) {
+    return switch (s) {
+      case RUNNING -> Optional.of(RunTransition.CANCELED_RUNNING);
+      case PARKED -> Optional.of(RunTransition.CANCELED_PARKED);
+      case SUCCEEDED, FAILED, CANCELED -> Optional.empty();
+    };
+  }
+
+  /** A ready step may be claimed once its backoff has passed. */
+  public static boolean claimable(StepStatus s, Instant notBefore, Instant now) {
+    return s == StepStatus.READY && !now.isBefore(notBefore);
+  }
+
+  /** A lease is live strictly before its deadline; at the deadline it is over. */
+  public static boolean leaseLive(Instant deadline, Instant now) {
+    return now.isBefore(deadline);
+  }
+
+  /** Transitions exercised in this JVM so far (for the coverage check of the contract suite). */
+  public static Set<StepTransition> stepTransitionsSeen() {
+    Set<StepTransition> s = EnumSet.noneOf(StepTransition.class);
+    s.addAll(STEP_SEEN);
+    return s;
+  }
+
+  public static Set<RunTransition> runTransitionsSeen() {
+    Set<RunTransition> s = EnumSet.noneOf(RunTransition.class);
+    s.addAll(RUN_SEEN);
+    return s;
+  }
+}

@@ -1,0 +1,50 @@
+package dev.flows.kernel.spec;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.util.List;
+
+/** The kind-specific part of a step. Sealed: the kernel's vocabulary is closed. */
+public sealed interface StepBody {
+  StepKind kind();
+
+  /** Runs a command. {@code argv} has one element and {@code shell} is true for a string form. */
+  record Deterministic(List<String> argv, boolean shell) implements StepBody {
+    public Deterministic {
+      argv = List.copyOf(argv);
+    }
+
+    @Override
+    public StepKind kind() {
+      return StepKind.DETERMINISTIC;
+    }
+  }
+
+  /** Asks a model. {@code model} is empty when the worker's default applies. */
+  record Llm(String prompt, String model) implements StepBody {
+    @Override
+    public StepKind kind() {
+      return StepKind.LLM;
+    }
+  }
+
+  /**
+   * Does effectful work dispatched by {@code instruction.type}; may only touch the declared
+   * external surfaces (e.g. {@code /mcp/stripe/create_customer}).
+   */
+  record Agent(JsonNode instruction, RecoveryMode recoveryMode, List<String> externalSurfaces)
+      implements StepBody {
+    public Agent {
+      instruction = instruction.deepCopy();
+      externalSurfaces = List.copyOf(externalSurfaces);
+    }
+
+    public String instructionType() {
+      return instruction.path("type").asText();
+    }
+
+    @Override
+    public StepKind kind() {
+      return StepKind.AGENT;
+    }
+  }
+}
