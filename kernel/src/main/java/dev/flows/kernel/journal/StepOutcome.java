@@ -16,5 +16,6 @@ public sealed interface StepOutcome {
       implements StepOutcome {}
 
   /** The step cannot go on without an operator (e.g. {@code effect_outcome_unknown}). */
-  record Parked(ErrorCode code, JsonNode trajectoryTail) implements StepOutcome {}
+  record Parked(CompletionReason reason, ErrorCode code, JsonNode trajectoryTail)
+      implements StepOutcome {}
 }
