@@ -156,6 +156,17 @@ public final class ResilientJournal implements Journal {
   }
 
   @Override
+  public RunSnapshot resumeRun(RunId runId, String by) {
+    return call(() -> delegate.resumeRun(runId, by));
+  }
+
+  @Override
+  public RunSnapshot resolveStep(
+      RunId runId, String stepId, Optional<JsonNode> performed, String by) {
+    return call(() -> delegate.resolveStep(runId, stepId, performed, by));
+  }
+
+  @Override
   public Optional<RunSnapshot> run(RunId runId) {
     return call(() -> delegate.run(runId));
   }
