@@ -2,6 +2,7 @@ package dev.flows.worker;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.flows.kernel.LeaseConflictException;
+import dev.flows.kernel.RunTerminalException;
 import dev.flows.kernel.journal.CancelOutcome;
 import dev.flows.kernel.journal.ClaimRequest;
 import dev.flows.kernel.journal.ClaimedAttempt;
@@ -34,9 +35,10 @@ import org.slf4j.LoggerFactory;
  * bounded exponential backoff and jitter (resilience4j-retry, {@link WorkerConfig} {@code
  * dbRetry*}). Every verb is safe to repeat: the journal is idempotent by admission key, lease token
  * and attempt, and a repeated claim at worst opens attempts nobody runs, which expire and are
- * retried. A completion whose answer was lost and whose retry is refused {@code lease_conflict} is
- * resolved by reading the journal: if this attempt's {@code step.completed} is there, the first try
- * committed and its acknowledgement is answered.
+ * retried. A completion whose answer was lost and whose retry is refused ({@code lease_conflict},
+ * or {@code run_terminal} when it ended the run) is resolved by reading the journal: if this
+ * attempt's {@code step.completed} is there, the first try committed and its acknowledgement is
+ * answered.
  */
 public final class ResilientJournal implements Journal {
   private static final Logger LOG = LoggerFactory.getLogger(ResilientJournal.class);
@@ -114,7 +116,7 @@ public final class ResilientJournal implements Journal {
         () -> {
           try {
             return delegate.complete(lease, outcome);
-          } catch (LeaseConflictException refused) {
+          } catch (LeaseConflictException | RunTerminalException refused) {
             if (faulted.get()) {
               return alreadyCompleted(lease).orElseThrow(() -> refused);
             }
