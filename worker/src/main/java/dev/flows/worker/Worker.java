@@ -13,6 +13,7 @@ import java.time.Instant;
 import java.time.InstantSource;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
@@ -194,12 +195,14 @@ public final class Worker implements AutoCloseable {
               attempt,
               claimSentAt,
               token,
-              tok ->
-                  executors
-                      .executorFor(kind)
-                      .orElseThrow(
-                          () -> new IllegalStateException("claimed a kind without executor"))
-                      .execute(new StepExecution(attempt, tok, gate)));
+              tok -> {
+                Optional<StepExecutor> executor = executors.executorFor(kind);
+                if (executor.isEmpty()) {
+                  return Tails.workerError(
+                      WorkerDiagnostic.NO_EXECUTOR, "no executor for kind " + kind.wire());
+                }
+                return executor.get().execute(new StepExecution(attempt, tok, gate));
+              });
       completed.incrementAndGet();
       renewals.addAndGet(done.renewals());
     } catch (LeaseLostException e) {
