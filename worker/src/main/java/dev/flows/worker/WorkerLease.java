@@ -61,6 +61,10 @@ public final class WorkerLease {
       LOG.warn("{}: first renewal refused ({}); not starting work", lease.place(), refused.code());
       throw new LeaseLostException(
           lease, LostLeaseReason.ALREADY_EXPIRED, refused.code(), 0, refused);
+    } catch (RuntimeException fatal) {
+      // The lease may still be live: hand the step back now rather than let it wait for expiry.
+      giveBack(lease, fatal);
+      throw fatal;
     }
     if (!state.renewed(sent, leaseLength, clock.instant())) {
       throw new LeaseLostException(lease, LostLeaseReason.RENEWAL_EXPIRED, null, 0, null);
@@ -101,6 +105,16 @@ public final class WorkerLease {
     } catch (LeaseConflictException | RunTerminalException refused) {
       throw new LeaseLostException(
           lease, LostLeaseReason.COMPLETION_EXPIRED, refused.code(), state.renewals(), refused);
+    }
+  }
+
+  private void giveBack(LeaseToken lease, RuntimeException fatal) {
+    try {
+      journal.complete(
+          lease,
+          Tails.workerError(WorkerDiagnostic.RENEWAL_FAILED, String.valueOf(fatal.getMessage())));
+    } catch (RuntimeException e) {
+      fatal.addSuppressed(e);
     }
   }
 
