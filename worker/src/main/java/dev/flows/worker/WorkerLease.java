@@ -54,6 +54,33 @@ public final class WorkerLease {
     if (!clock.instant().isBefore(state.deadline)) {
       throw new LeaseLostException(lease, LostLeaseReason.ALREADY_EXPIRED, null, 0, null);
     }
+    renewBeforeWork(lease, leaseLength, state);
+
+    token.onCancel(state::interruptWork);
+    Thread timer =
+        Thread.ofVirtual()
+            .name("lease-timer-" + lease.place())
+            .start(() -> state.expireAtDeadline(token));
+    Thread renewer =
+        Thread.ofVirtual()
+            .name("lease-renewer-" + lease.place())
+            .start(() -> state.renewUntilStopped(lease, leaseLength, token));
+    StepOutcome outcome;
+    try {
+      outcome = runWork(work, token);
+    } finally {
+      state.stop(timer, renewer);
+      // Interrupts were ours, to stop the work; it has stopped. Left set, they would break the
+      // waits below and close the journal's socket under the completion (virtual threads do that).
+      Thread.interrupted();
+    }
+    drain(renewer, state);
+
+    return complete(lease, state, outcome);
+  }
+
+  /** The renewal before any effectful work: refused or late, the work never starts. */
+  private void renewBeforeWork(LeaseToken lease, Duration leaseLength, State state) {
     Instant sent = clock.instant();
     try {
       journal.heartbeat(lease);
@@ -69,21 +96,13 @@ public final class WorkerLease {
     if (!state.renewed(sent, leaseLength, clock.instant())) {
       throw new LeaseLostException(lease, LostLeaseReason.RENEWAL_EXPIRED, null, 0, null);
     }
+  }
 
-    token.onCancel(state::interruptWork);
-    Thread timer =
-        Thread.ofVirtual()
-            .name("lease-timer-" + lease.place())
-            .start(() -> state.expireAtDeadline(token));
-    Thread renewer =
-        Thread.ofVirtual()
-            .name("lease-renewer-" + lease.place())
-            .start(() -> state.renewUntilStopped(lease, leaseLength, token));
-    StepOutcome outcome = runWork(work, token);
-    state.stop(timer, renewer);
-    drain(renewer, state);
-    Thread.interrupted();
-
+  /**
+   * Completes unless the lease was lost: the clock is checked again after renewals were drained.
+   */
+  private LeasedCompletion complete(LeaseToken lease, State state, StepOutcome workOutcome) {
+    StepOutcome outcome = workOutcome;
     synchronized (state) {
       if (state.expired) {
         throw new LeaseLostException(
@@ -137,7 +156,6 @@ public final class WorkerLease {
    * answer no longer matters.
    */
   private void drain(Thread renewer, State state) {
-    boolean interrupted = false;
     while (renewer.isAlive()) {
       Duration left = Duration.between(clock.instant(), state.deadline());
       if (left.isNegative() || left.isZero()) {
@@ -146,11 +164,10 @@ public final class WorkerLease {
       try {
         renewer.join(left);
       } catch (InterruptedException e) {
-        interrupted = true;
+        // Someone else wants this thread to stop: do not wait any longer, but let them know.
+        Thread.currentThread().interrupt();
+        return;
       }
-    }
-    if (interrupted) {
-      Thread.currentThread().interrupt();
     }
   }
 
