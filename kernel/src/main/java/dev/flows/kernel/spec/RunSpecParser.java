@@ -43,6 +43,7 @@ public final class RunSpecParser {
   private static final Pattern STEP_ID =
       Pattern.compile("[A-Za-z0-9_.\\-]{1," + MAX_STEP_ID_LENGTH + "}");
   private static final int MAX_JITTER_PERCENT = 100;
+  private static final int MAX_SHOWN_LENGTH = 120;
 
   // Duplicate keys would otherwise resolve silently to the last one, and trailing text after the
   // document would be ignored: both hide mistakes.
@@ -106,7 +107,7 @@ public final class RunSpecParser {
     String version = string(required(root, "", "version"), "/version", "version");
     if (!version.equals(RunSpec.VERSION)) {
       throw new InvalidSpecException(
-          "unsupported spec version \"" + version + "\"",
+          "unsupported spec version " + shown(version),
           "/version",
           "this engine reads version \"" + RunSpec.VERSION + "\"");
     }
@@ -165,7 +166,7 @@ public final class RunSpecParser {
     String id = string(v, p, "id");
     if (!STEP_ID.matcher(id).matches()) {
       throw new InvalidSpecException(
-          "step id \"" + id + "\" is not 1 to " + MAX_STEP_ID_LENGTH + " letters, digits, _ - .",
+          "step id " + shown(id) + " is not 1 to " + MAX_STEP_ID_LENGTH + " letters, digits, _ - .",
           p,
           "use only ASCII letters, digits, '_', '-' and '.', at most "
               + MAX_STEP_ID_LENGTH
@@ -340,7 +341,10 @@ public final class RunSpecParser {
         .orElseThrow(
             () ->
                 new InvalidSpecException(
-                    "recoveryMode \"" + wire + "\" is not one of " + wires(RecoveryMode.values()),
+                    "recoveryMode "
+                        + shown(wire)
+                        + " is not one of "
+                        + wires(RecoveryMode.values()),
                     p,
                     "use one of " + wires(RecoveryMode.values())));
   }
@@ -355,7 +359,7 @@ public final class RunSpecParser {
     for (int j = 0; j < paths.size(); j++) {
       if (!paths.get(j).startsWith("/")) {
         throw new InvalidSpecException(
-            "surface path \"" + paths.get(j) + "\" does not start with \"/\"",
+            "surface path " + shown(paths.get(j)) + " does not start with \"/\"",
             at(ep, j),
             "write an absolute surface path such as \"/mcp/<server>/<tool>\"");
       }
@@ -372,9 +376,9 @@ public final class RunSpecParser {
           throw new InvalidSpecException(
               "step \""
                   + s.id()
-                  + "\" depends on \""
-                  + dep
-                  + "\", which is not a step of this spec",
+                  + "\" depends on "
+                  + shown(dep)
+                  + ", which is not a step of this spec",
               at(at(at("/steps", i), "dependsOn"), j),
               "name an existing step id or remove the dependency");
         }
@@ -466,7 +470,7 @@ public final class RunSpecParser {
                 .map(a -> "did you mean \"" + a + "\"? ")
                 .orElse("remove it; ");
         throw new InvalidSpecException(
-            "unknown field \"" + f + "\"",
+            "unknown field " + shown(f),
             at(p, f),
             hint + "the fields allowed here are " + String.join(", ", allowed));
       }
@@ -519,7 +523,7 @@ public final class RunSpecParser {
       String s = string(v.get(j), at(p, j), element);
       if (!seen.add(s)) {
         throw new InvalidSpecException(
-            "\"" + s + "\" is listed twice in " + what, at(p, j), "list it once");
+            shown(s) + " is listed twice in " + what, at(p, j), "list it once");
       }
       out.add(s);
     }
@@ -613,6 +617,13 @@ public final class RunSpecParser {
 
   private static String wires(RecoveryMode[] modes) {
     return Arrays.stream(modes).map(m -> "\"" + m.wire() + "\"").collect(Collectors.joining(", "));
+  }
+
+  /** Quotes a value from the spec for a message, cut short so a one-line refusal stays one line. */
+  private static String shown(String value) {
+    return "\""
+        + (value.length() > MAX_SHOWN_LENGTH ? value.substring(0, MAX_SHOWN_LENGTH) + "..." : value)
+        + "\"";
   }
 
   /** RFC 6901: "~" and "/" inside a reference token are escaped as "~0" and "~1". */

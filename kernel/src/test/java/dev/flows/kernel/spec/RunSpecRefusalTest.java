@@ -469,4 +469,16 @@ class RunSpecRefusalTest {
     assertThat(e.fix())
         .hasValueSatisfying(f -> assertThat(f).startsWith("did you mean \"maxIterations\"?"));
   }
+
+  @Test
+  void aHugeBadValueIsCutShortInTheMessage() {
+    String id = "x y".repeat(10_000);
+    InvalidSpecException e =
+        catchThrowableOfType(
+            InvalidSpecException.class,
+            () -> RunSpecParser.parse(steps("{'id':'" + id + "'," + CMD + "}").replace('\'', '"')));
+
+    assertThat(e.pointer()).isEqualTo("/steps/0/id");
+    assertThat(e.getMessage()).hasSizeLessThan(300).contains("x yx y");
+  }
 }
