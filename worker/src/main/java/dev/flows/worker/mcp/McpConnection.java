@@ -447,6 +447,10 @@ public final class McpConnection implements McpTransportPort {
     if (rpc.isPresent()) {
       McpSchema.JSONRPCResponse.JSONRPCError err = rpc.get().getJsonRpcError();
       String message = err == null ? rpc.get().getMessage() : err.message();
+      Optional<McpDiagnostic> local = localDiagnostic(err);
+      if (local.isPresent()) {
+        return new McpException(local.get(), server, tool + ": " + message, "", e);
+      }
       boolean unknown =
           err != null
               && err.code() != null
@@ -466,6 +470,21 @@ public final class McpConnection implements McpTransportPort {
         tool + ": no result (" + McpError.aggregateExceptionMessages(e) + ")",
         "the call may or may not have run; retry only if the tool is idempotent",
         e);
+  }
+
+  /** An answer our own transport made up (e.g. a stream that could not be resumed). */
+  private static Optional<McpDiagnostic> localDiagnostic(
+      McpSchema.JSONRPCResponse.JSONRPCError err) {
+    if (err == null
+        || err.code() == null
+        || err.code() != StreamableHttpTransport.LOCAL_ERROR
+        || !(err.data() instanceof Map<?, ?> data)) {
+      return Optional.empty();
+    }
+    Object wire = data.get(StreamableHttpTransport.DIAGNOSTIC_KEY);
+    return java.util.Arrays.stream(McpDiagnostic.values())
+        .filter(d -> d.wire().equals(wire))
+        .findFirst();
   }
 
   @Override
