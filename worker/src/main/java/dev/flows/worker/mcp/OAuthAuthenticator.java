@@ -62,14 +62,23 @@ final class OAuthAuthenticator implements HttpAuthenticator {
   private String refreshToken;
   private Set<String> grantedScopes = Set.of();
   private Metadata metadata;
+  private Client client;
+  private String registeredSecret = "";
 
   /** What discovery found. */
   record Metadata(
       URI issuer,
       URI tokenEndpoint,
       URI authorizationEndpoint,
+      Optional<URI> registrationEndpoint,
       Optional<URI> resource,
-      List<String> scopesSupported) {}
+      List<String> scopesSupported,
+      List<String> authMethodsSupported,
+      Optional<List<String>> pkceMethods,
+      boolean metadataDocumentClientIds) {}
+
+  /** The client as the authorization server knows it (after any registration). */
+  private record Client(String id, McpAuth.ClientAuth auth) {}
 
   OAuthAuthenticator(
       String server,
@@ -166,17 +175,23 @@ final class OAuthAuthenticator implements HttpAuthenticator {
 
   private void obtain(Set<String> scopes) {
     Metadata md = metadata;
+    String resource = md.resource().orElse(resourceUrl).toString();
     Map<String, String> form = new LinkedHashMap<>();
     switch (config.grant()) {
       case OAuthGrant.ClientCredentials cc -> {
+        client = new Client(cc.clientId(), cc.auth());
         form.put("grant_type", "client_credentials");
       }
       case OAuthGrant.AuthorizationCode ac -> {
+        if (md.pkceMethods().isPresent() && !md.pkceMethods().get().contains("S256")) {
+          throw failed("the authorization server does not support PKCE S256; refusing", null);
+        }
+        Client c = client(ac, md);
         String verifier = randomToken(48);
         String state = randomToken(24);
         Map<String, String> q = new LinkedHashMap<>();
         q.put("response_type", "code");
-        q.put("client_id", ac.clientId());
+        q.put("client_id", c.id());
         q.put("redirect_uri", ac.redirectUri());
         q.put("code_challenge", s256(verifier));
         q.put("code_challenge_method", "S256");
@@ -184,7 +199,7 @@ final class OAuthAuthenticator implements HttpAuthenticator {
         if (!scopes.isEmpty()) {
           q.put("scope", String.join(" ", scopes));
         }
-        q.put("resource", md.resource().orElse(resourceUrl).toString());
+        q.put("resource", resource);
         URI authUrl = withQuery(md.authorizationEndpoint(), q);
         URI redirect = credentials.completer(server, ac.completerId()).complete(authUrl);
         Map<String, String> back = query(redirect);
@@ -206,9 +221,88 @@ final class OAuthAuthenticator implements HttpAuthenticator {
     if (!scopes.isEmpty()) {
       form.put("scope", String.join(" ", scopes));
     }
-    form.put("resource", md.resource().orElse(resourceUrl).toString());
+    form.put("resource", resource);
     tokenRequest(md, form);
     grantedScopes = Set.copyOf(scopes);
+  }
+
+  /** The client id to use: pre-registered, a metadata-document URL, or freshly registered. */
+  private Client client(OAuthGrant.AuthorizationCode ac, Metadata md) {
+    if (client != null) {
+      return client;
+    }
+    client =
+        switch (ac.client()) {
+          case McpAuth.ClientRegistration.PreRegistered p -> new Client(p.clientId(), p.auth());
+          case McpAuth.ClientRegistration.MetadataDocument m ->
+              md.metadataDocumentClientIds()
+                  ? new Client(m.clientIdUrl(), new McpAuth.ClientAuth.NoSecret())
+                  : register(m.clientName(), ac.redirectUri(), md);
+          case McpAuth.ClientRegistration.Dynamic d ->
+              register(d.clientName(), ac.redirectUri(), md);
+        };
+    return client;
+  }
+
+  /** RFC 7591 registration; the method asked for is the first the server supports. */
+  private Client register(String name, String redirectUri, Metadata md) {
+    URI endpoint =
+        md.registrationEndpoint()
+            .orElseThrow(
+                () ->
+                    failed(
+                        "the authorization server offers no dynamic registration;"
+                            + " configure a pre-registered client",
+                        null));
+    String method =
+        List.of("client_secret_basic", "client_secret_post", "none").stream()
+            .filter(
+                m -> md.authMethodsSupported().isEmpty() || md.authMethodsSupported().contains(m))
+            .findFirst()
+            .orElse("client_secret_basic");
+    var req = JSON.createObjectNode();
+    req.put("client_name", name);
+    req.putArray("redirect_uris").add(redirectUri);
+    req.putArray("grant_types").add("authorization_code").add("refresh_token");
+    req.putArray("response_types").add("code");
+    req.put("token_endpoint_auth_method", method);
+    JsonNode answer;
+    try {
+      HttpResponse<String> r =
+          http.send(
+              HttpRequest.newBuilder(endpoint)
+                  .timeout(limits.connectTimeout())
+                  .header("Content-Type", "application/json")
+                  .header("Accept", "application/json")
+                  .POST(HttpRequest.BodyPublishers.ofString(JSON.writeValueAsString(req)))
+                  .build(),
+              HttpResponse.BodyHandlers.ofString());
+      if (r.statusCode() != 200 && r.statusCode() != 201) {
+        throw failed("client registration answered HTTP " + r.statusCode(), null);
+      }
+      answer = JSON.readTree(r.body());
+    } catch (IOException e) {
+      throw failed("client registration failed: " + e.getMessage(), e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw failed("interrupted", e);
+    }
+    String id = answer.path("client_id").asText("");
+    if (id.isEmpty()) {
+      throw failed("client registration answered without client_id", null);
+    }
+    String secret = answer.path("client_secret").asText("");
+    String granted = answer.path("token_endpoint_auth_method").asText(method);
+    McpAuth.SecretSource s = new McpAuth.SecretSource.Provider("registered:" + id);
+    registeredSecret = secret;
+    McpAuth.ClientAuth auth =
+        secret.isEmpty() || granted.equals("none")
+            ? new McpAuth.ClientAuth.NoSecret()
+            : granted.equals("client_secret_post")
+                ? new McpAuth.ClientAuth.SecretPost(s)
+                : new McpAuth.ClientAuth.SecretBasic(s);
+    LOG.info("mcp server {}: registered OAuth client {} ({})", server, id, granted);
+    return new Client(id, auth);
   }
 
   private Map<String, String> refreshForm() {
@@ -224,44 +318,31 @@ final class OAuthAuthenticator implements HttpAuthenticator {
             .timeout(limits.connectTimeout())
             .header("Content-Type", "application/x-www-form-urlencoded")
             .header("Accept", "application/json");
-    String clientId;
-    Optional<McpAuth.SecretSource> secret;
-    McpAuth.TokenEndpointAuth method;
-    switch (config.grant()) {
-      case OAuthGrant.ClientCredentials cc -> {
-        clientId = cc.clientId();
-        secret = Optional.of(cc.clientSecret());
-        method = cc.method();
-      }
-      case OAuthGrant.AuthorizationCode ac -> {
-        clientId = ac.clientId();
-        secret = ac.clientSecret();
-        method = ac.method();
-      }
-      case OAuthGrant.ProvidedToken p ->
-          throw failed("no token endpoint for provided tokens", null);
+    Client c = client;
+    if (c == null) {
+      throw failed("no client to authenticate at the token endpoint", null);
     }
     Map<String, String> body = new LinkedHashMap<>(form);
-    switch (method) {
-      case CLIENT_SECRET_BASIC -> {
-        String s =
-            credentials.secret(
-                server,
-                secret.orElseThrow(() -> failed("client_secret_basic needs a secret", null)));
-        String pair = urlEncode(clientId) + ":" + urlEncode(s);
+    switch (c.auth()) {
+      case McpAuth.ClientAuth.SecretBasic sb -> {
+        String pair = urlEncode(c.id()) + ":" + urlEncode(secret(sb.secret()));
         b.header(
             "Authorization",
             "Basic " + Base64.getEncoder().encodeToString(pair.getBytes(StandardCharsets.UTF_8)));
       }
-      case CLIENT_SECRET_POST -> {
-        body.put("client_id", clientId);
-        body.put(
-            "client_secret",
-            credentials.secret(
-                server,
-                secret.orElseThrow(() -> failed("client_secret_post needs a secret", null))));
+      case McpAuth.ClientAuth.SecretPost sp -> {
+        body.put("client_id", c.id());
+        body.put("client_secret", secret(sp.secret()));
       }
-      case NONE -> body.put("client_id", clientId);
+      case McpAuth.ClientAuth.NoSecret n -> body.put("client_id", c.id());
+      case McpAuth.ClientAuth.PrivateKeyJwt j -> {
+        body.put("client_id", c.id());
+        body.put("client_assertion_type", "urn:ietf:params:oauth:client-assertion-type:jwt-bearer");
+        body.put(
+            "client_assertion",
+            ClientAssertion.es256(
+                c.id(), md.issuer().toString(), credentials.secret(server, j.privateKeyPem())));
+      }
     }
     JsonNode answer;
     try {
@@ -344,7 +425,62 @@ final class OAuthAuthenticator implements HttpAuthenticator {
             .filter(s -> !s.isEmpty())
             .map(URI::create)
             .orElse(URI.create(asOrigin + "/authorize"));
-    return new Metadata(issuer, token, authorize, resource, List.copyOf(scopes));
+    if (resource.isPresent() && !covers(resource.get(), resourceUrl)) {
+      throw failed(
+          "protected resource metadata names "
+              + resource.get()
+              + ", which is not this server ("
+              + resourceUrl
+              + "); refusing to authorize",
+          null);
+    }
+    List<String> methods = new ArrayList<>();
+    as.ifPresent(
+        a -> a.path("token_endpoint_auth_methods_supported").forEach(m -> methods.add(m.asText())));
+    Optional<List<String>> pkce =
+        as.filter(a -> a.has("code_challenge_methods_supported"))
+            .map(
+                a -> {
+                  List<String> l = new ArrayList<>();
+                  a.get("code_challenge_methods_supported").forEach(m -> l.add(m.asText()));
+                  return List.copyOf(l);
+                });
+    Optional<URI> registration =
+        as.map(a -> a.path("registration_endpoint").asText(""))
+            .filter(x -> !x.isEmpty())
+            .map(URI::create)
+            .or(
+                () ->
+                    as.isEmpty()
+                        ? Optional.of(URI.create(asOrigin + "/register"))
+                        : Optional.empty());
+    URI issuerId =
+        as.map(a -> a.path("issuer").asText(""))
+            .filter(x -> !x.isEmpty())
+            .map(URI::create)
+            .orElse(issuer);
+    boolean cimd =
+        as.map(a -> a.path("client_id_metadata_document_supported").asBoolean(false)).orElse(false);
+    return new Metadata(
+        issuerId,
+        token,
+        authorize,
+        registration,
+        resource,
+        List.copyOf(scopes),
+        List.copyOf(methods),
+        pkce,
+        cimd);
+  }
+
+  /** Whether the resource named in metadata is this server: same origin, and a path prefix. */
+  static boolean covers(URI resource, URI server) {
+    if (!origin(resource).equalsIgnoreCase(origin(server))) {
+      return false;
+    }
+    String rp = trimSlash(resource.getPath());
+    String sp = trimSlash(server.getPath());
+    return sp.equals(rp) || sp.startsWith(rp + "/") || rp.isEmpty();
   }
 
   private Optional<JsonNode> firstJson(List<URI> candidates) {
@@ -370,6 +506,15 @@ final class OAuthAuthenticator implements HttpAuthenticator {
       }
     }
     return Optional.empty();
+  }
+
+  private String secret(McpAuth.SecretSource source) {
+    if (source instanceof McpAuth.SecretSource.Provider p
+        && p.id().startsWith("registered:")
+        && !registeredSecret.isEmpty()) {
+      return registeredSecret;
+    }
+    return credentials.secret(server, source);
   }
 
   private McpException failed(String why, Throwable cause) {
