@@ -39,7 +39,7 @@ public final class TestTools {
         .build();
   }
 
-  /** echo, add, noop, env, pid, sleep, fail, die, spawn_grandchild, add_tool. */
+  /** echo, add, noop, env, pid, sleep, fail, die, spawn_grandchild, add_tool, meta. */
   public static List<SyncToolSpecification> all(AtomicReference<McpSyncServer> self) {
     Map<String, Object> none = schema(Map.of(), List.of());
     List<SyncToolSpecification> tools = new ArrayList<>();
@@ -122,6 +122,20 @@ public final class TestTools {
               self.get().addTool(tool(name, none, null, x -> text(name)));
               return text("added " + name);
             }));
+    tools.add(
+        SyncToolSpecification.builder()
+            .tool(
+                McpSchema.Tool.builder()
+                    .name("meta")
+                    .description("answers the request's _meta")
+                    .inputSchema(none)
+                    .build())
+            .callHandler(
+                (ex, req) ->
+                    text(
+                        String.valueOf(
+                            req.meta() == null ? Map.of() : new java.util.TreeMap<>(req.meta()))))
+            .build());
     return tools;
   }
 }
