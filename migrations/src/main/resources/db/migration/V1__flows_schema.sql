@@ -150,6 +150,8 @@ CREATE TABLE flows.steps (
 );
 CREATE INDEX steps_claimable ON flows.steps (not_before) WHERE status = 'ready';
 CREATE INDEX steps_leased ON flows.steps (lease_deadline) WHERE status = 'running';
+-- Completions look for the waiting steps they may unblock; most runs have few.
+CREATE INDEX steps_waiting ON flows.steps (run_id) WHERE status = 'waiting';
 
 CREATE FUNCTION flows.check_step_change() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN

@@ -57,15 +57,14 @@ import org.jdbi.v3.core.HandleCallback;
 import org.jdbi.v3.core.Jdbi;
 import org.jdbi.v3.core.JdbiException;
 import org.jdbi.v3.core.statement.PreparedBatch;
-import org.jdbi.v3.core.transaction.TransactionIsolationLevel;
 
 /**
- * The Postgres {@link Journal}. Every verb is one READ COMMITTED transaction that takes "now" from
- * the database clock once, locks what it changes (the run before its steps, always, so lockers
- * never deadlock; claimers lock only steps and skip locked ones), asks the kernel's {@link
- * Lifecycle} for every status change, writes with the expected old status (and, for a worker's
- * verbs, the lease) in the WHERE clause, and journals in the same transaction. All SQL lives in
- * {@code sql/*.sql} resources.
+ * The Postgres {@link Journal}. Every verb is one transaction (Postgres' default READ COMMITTED)
+ * that takes "now" from the database clock once, locks what it changes (the run before its steps,
+ * always, so lockers never deadlock; claimers lock only steps and skip locked ones), asks the
+ * kernel's {@link Lifecycle} for every status change, writes with the expected old status (and, for
+ * a worker's verbs, the lease) in the WHERE clause, and journals in the same transaction. All SQL
+ * lives in {@code sql/*.sql} resources.
  */
 public final class PostgresJournal implements Journal, AutoCloseable {
   private final Jdbi jdbi;
@@ -243,49 +242,58 @@ public final class PostgresJournal implements Journal, AutoCloseable {
                       new ClaimRow(
                           STEP.map(rs, ctx),
                           Optional.ofNullable(rs.getString("parent_run_id")).map(RunId::new)));
+          if (rows.isEmpty()) {
+            return List.of();
+          }
+          // One batch of fenced updates and one of journal entries: a claim costs the same few
+          // round trips whatever its capacity.
+          PreparedBatch open = h.prepareBatch(Sql.text("step_open_attempt"));
+          List<JournalEntry> started = new ArrayList<>(rows.size());
           List<ClaimedAttempt> claimed = new ArrayList<>(rows.size());
           for (ClaimRow row : rows) {
-            claimed.add(openAttempt(h, row, request, now));
+            StepRow s = row.step();
+            StepStatus to = Lifecycle.step(StepTransition.CLAIMED, s.status());
+            int attempt = s.attempts() + 1;
+            String leaseId = Keys.leaseId(s.runId(), s.stepId(), attempt);
+            long leaseMs = s.spec().leaseMs().orElse(request.defaultLease().toMillis());
+            Instant deadline = now.plusMillis(leaseMs);
+            open.bind("runId", s.runId().value())
+                .bind("stepId", s.stepId())
+                .bind("from", s.status().wire())
+                .bind("to", to.wire())
+                .bind("attempt", attempt)
+                .bind("leaseId", leaseId)
+                .bind("leaseDeadline", deadline.toString())
+                .bind("leaseMs", leaseMs)
+                .bind("workerId", request.workerId().value())
+                .bind("now", now.toString())
+                .add();
+            String key = Keys.idempotencyKey(s.runId(), s.stepId());
+            started.add(
+                new JournalEntry.StepAttemptStarted(
+                    s.runId(),
+                    s.stepId(),
+                    attempt,
+                    s.kind(),
+                    key,
+                    leaseId,
+                    deadline,
+                    request.workerId()));
+            claimed.add(
+                new ClaimedAttempt(
+                    new LeaseToken(s.runId(), s.stepId(), attempt, leaseId),
+                    deadline,
+                    leaseMs,
+                    s.spec(),
+                    key,
+                    row.parentRunId()));
           }
+          for (int n : open.execute()) {
+            expectOne(n, "open a claimed attempt");
+          }
+          append(h, now, started);
           return claimed;
         });
-  }
-
-  private ClaimedAttempt openAttempt(Handle h, ClaimRow row, ClaimRequest request, Instant now) {
-    StepRow s = row.step();
-    StepStatus to = Lifecycle.step(StepTransition.CLAIMED, s.status());
-    int attempt = s.attempts() + 1;
-    StepSpec spec = s.spec();
-    String leaseId = Keys.leaseId(s.runId(), s.stepId(), attempt);
-    long leaseMs = spec.leaseMs().orElse(request.defaultLease().toMillis());
-    Instant deadline = now.plusMillis(leaseMs);
-    expectOne(
-        h.createUpdate(Sql.text("step_open_attempt"))
-            .bind("runId", s.runId().value())
-            .bind("stepId", s.stepId())
-            .bind("from", s.status().wire())
-            .bind("to", to.wire())
-            .bind("attempt", attempt)
-            .bind("leaseId", leaseId)
-            .bind("leaseDeadline", deadline.toString())
-            .bind("leaseMs", leaseMs)
-            .bind("workerId", request.workerId().value())
-            .bind("now", now.toString())
-            .execute(),
-        "open attempt " + attempt + " of " + s.place());
-    String key = Keys.idempotencyKey(s.runId(), s.stepId());
-    append(
-        h,
-        now,
-        new JournalEntry.StepAttemptStarted(
-            s.runId(), s.stepId(), attempt, s.kind(), key, leaseId, deadline, request.workerId()));
-    return new ClaimedAttempt(
-        new LeaseToken(s.runId(), s.stepId(), attempt, leaseId),
-        deadline,
-        leaseMs,
-        spec,
-        key,
-        row.parentRunId());
   }
 
   // ---------------------------------------------------------------- fenced verbs
@@ -465,18 +473,24 @@ public final class PostgresJournal implements Journal, AutoCloseable {
             Optional.empty(),
             Optional.empty()));
     RunStatus after = run.status();
-    List<StepRow> steps = lockSteps(h, lease.runId());
-    boolean woke = false;
-    for (StepRow w : steps) {
-      if (w.status() == StepStatus.WAITING && dependenciesSucceeded(w, steps)) {
-        setStatus(h, w, StepTransition.DEPENDENCIES_MET, Optional.of(now), now);
-        woke = true;
-      }
+    List<StepRow> unblocked =
+        query(
+            h,
+            "steps_unblocked",
+            q -> q.bind("runId", lease.runId().value()).bind("stepId", lease.stepId()),
+            STEP);
+    for (StepRow w : unblocked) {
+      setStatus(h, w, StepTransition.DEPENDENCIES_MET, Optional.of(now), now);
     }
-    if (woke) {
+    if (!unblocked.isEmpty()) {
       notifyWork(h, lease.runId());
     }
-    boolean allSucceeded = steps.stream().allMatch(x -> x.status() == StepStatus.SUCCEEDED);
+    boolean allSucceeded =
+        unblocked.isEmpty()
+            && !h.createQuery(Sql.text("steps_unsucceeded_exist"))
+                .bind("runId", lease.runId().value())
+                .mapTo(Boolean.class)
+                .one();
     if (allSucceeded && run.status() == RunStatus.RUNNING) {
       after =
           finishRun(
@@ -484,14 +498,6 @@ public final class PostgresJournal implements Journal, AutoCloseable {
     }
     return new CompletionAck(
         CompletionReason.SUCCESS, Disposition.STEP_DONE, Optional.empty(), after);
-  }
-
-  private static boolean dependenciesSucceeded(StepRow waiting, List<StepRow> steps) {
-    return waiting.dependsOn().stream()
-        .allMatch(
-            d ->
-                steps.stream()
-                    .anyMatch(x -> x.stepId().equals(d) && x.status() == StepStatus.SUCCEEDED));
   }
 
   private CompletionAck fail(
@@ -863,7 +869,7 @@ public final class PostgresJournal implements Journal, AutoCloseable {
   /** Every verb runs here: one transaction, and the one place SQL failures are translated. */
   private <T> T tx(HandleCallback<T, RuntimeException> body) {
     try {
-      return jdbi.inTransaction(TransactionIsolationLevel.READ_COMMITTED, body);
+      return jdbi.inTransaction(body);
     } catch (FlowsException e) {
       throw e;
     } catch (JdbiException e) {
@@ -877,10 +883,6 @@ public final class PostgresJournal implements Journal, AutoCloseable {
 
   /** Checks that {@code lease} names the live attempt, holding the step's row lock until commit. */
   private StepRow live(Handle h, LeaseToken lease, Instant now) {
-    RunRow run =
-        query(h, "run_columns", q -> q.bind("runId", lease.runId().value()), RUN).stream()
-            .findFirst()
-            .orElseThrow(() -> runNotFound(lease.runId()));
     Optional<StepRow> step = lockStep(h, lease.runId(), lease.stepId());
     boolean live =
         step.filter(
@@ -893,6 +895,11 @@ public final class PostgresJournal implements Journal, AutoCloseable {
     if (live) {
       return step.get();
     }
+    // Refused: only now is it worth finding out why.
+    RunRow run =
+        query(h, "run_columns", q -> q.bind("runId", lease.runId().value()), RUN).stream()
+            .findFirst()
+            .orElseThrow(() -> runNotFound(lease.runId()));
     if (run.status().terminal()) {
       throw new RunTerminalException(
           "run " + run.runId() + " is " + describe(run), lease.runId().value());
@@ -969,15 +976,23 @@ public final class PostgresJournal implements Journal, AutoCloseable {
   }
 
   private static void append(Handle h, Instant now, JournalEntry entry) {
-    EntryCodec.Row row = EntryCodec.encode(entry);
-    h.createUpdate(Sql.text("entry_insert"))
-        .bind("at", now.toString())
-        .bind("runId", entry.runId().value())
-        .bind("type", row.type())
-        .bind("stepId", row.stepId().orElse(null))
-        .bind("attempt", row.attempt().orElse(null))
-        .bind("payload", row.payload())
-        .execute();
+    append(h, now, List.of(entry));
+  }
+
+  private static void append(Handle h, Instant now, List<JournalEntry> entries) {
+    PreparedBatch batch = h.prepareBatch(Sql.text("entry_insert"));
+    for (JournalEntry entry : entries) {
+      EntryCodec.Row row = EntryCodec.encode(entry);
+      batch
+          .bind("at", now.toString())
+          .bind("runId", entry.runId().value())
+          .bind("type", row.type())
+          .bind("stepId", row.stepId().orElse(null))
+          .bind("attempt", row.attempt().orElse(null))
+          .bind("payload", row.payload())
+          .add();
+    }
+    batch.execute();
   }
 
   private static void notifyWork(Handle h, RunId runId) {
