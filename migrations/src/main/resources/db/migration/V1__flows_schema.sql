@@ -16,7 +16,7 @@ CREATE TYPE flows.disposition AS ENUM ('step_done', 'retry', 'park');
 CREATE TYPE flows.step_kind AS ENUM ('deterministic', 'llm', 'agent');
 CREATE TYPE flows.entry_type AS ENUM
   ('run.spawned', 'run.cancel.requested', 'step.attempt.started', 'step.completed',
-   'effect.recorded', 'effect.confirmed', 'run.completed');
+   'effect.recorded', 'effect.confirmed', 'run.completed', 'run.resumed', 'step.resolved');
 
 -- Refuses any change to a table that is append-only (journal entries, transition tables).
 CREATE FUNCTION flows.refuse_change() RETURNS trigger LANGUAGE plpgsql AS $$
@@ -255,9 +255,20 @@ $$;
 CREATE TRIGGER effects_checked_change
   BEFORE UPDATE ON flows.effect_elections
   FOR EACH ROW EXECUTE FUNCTION flows.check_effect_change();
-CREATE TRIGGER effects_no_delete
+-- Resolving a parked step as "not performed" drops its unconfirmed elections so the next attempt
+-- elects afresh; a confirmed election is the record that an effect happened and is never dropped.
+CREATE FUNCTION flows.refuse_confirmed_effect_delete() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  IF OLD.confirmed THEN
+    RAISE EXCEPTION 'flows.effect_elections: %/% % is confirmed and cannot be deleted',
+      OLD.run_id, OLD.step_id, OLD.surface_path USING ERRCODE = 'restrict_violation';
+  END IF;
+  RETURN OLD;
+END
+$$;
+CREATE TRIGGER effects_keep_confirmed
   BEFORE DELETE ON flows.effect_elections
-  FOR EACH ROW EXECUTE FUNCTION flows.refuse_change();
+  FOR EACH ROW EXECUTE FUNCTION flows.refuse_confirmed_effect_delete();
 
 -- The journal: append-only. UPDATE, DELETE and TRUNCATE are refused by triggers.
 CREATE TABLE flows.journal_entries (
@@ -265,14 +276,18 @@ CREATE TABLE flows.journal_entries (
   at         timestamptz NOT NULL,
   run_id     text NOT NULL REFERENCES flows.runs (run_id),
   entry_type flows.entry_type NOT NULL,
-  -- Set for step-scoped entries (attempt started/completed, effects), NULL for run-scoped ones.
+  -- step_id is set for step-scoped entries, attempt for those of one attempt (all but
+  -- step.resolved); both NULL for run-scoped entries.
   step_id    text,
   attempt    integer CHECK (attempt >= 1),
   payload    jsonb NOT NULL CHECK (jsonb_typeof(payload) = 'object'),
-  CONSTRAINT journal_step_scope CHECK (
+  CONSTRAINT journal_attempt_scope CHECK (
     (entry_type IN ('step.attempt.started', 'step.completed', 'effect.recorded', 'effect.confirmed'))
-      = (step_id IS NOT NULL AND attempt IS NOT NULL)
-    AND (step_id IS NULL) = (attempt IS NULL))
+      = (attempt IS NOT NULL)),
+  CONSTRAINT journal_step_scope CHECK (
+    (entry_type IN ('step.attempt.started', 'step.completed', 'effect.recorded', 'effect.confirmed',
+                    'step.resolved'))
+      = (step_id IS NOT NULL))
 );
 CREATE INDEX journal_by_run ON flows.journal_entries (run_id, seq);
 CREATE INDEX journal_by_attempt ON flows.journal_entries (run_id, step_id, attempt)

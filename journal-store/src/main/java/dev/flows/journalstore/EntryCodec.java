@@ -12,9 +12,11 @@ import dev.flows.kernel.journal.JournalEntry.EffectRecorded;
 import dev.flows.kernel.journal.JournalEntry.EffectRef;
 import dev.flows.kernel.journal.JournalEntry.RunCancelRequested;
 import dev.flows.kernel.journal.JournalEntry.RunCompleted;
+import dev.flows.kernel.journal.JournalEntry.RunResumed;
 import dev.flows.kernel.journal.JournalEntry.RunSpawned;
 import dev.flows.kernel.journal.JournalEntry.StepAttemptStarted;
 import dev.flows.kernel.journal.JournalEntry.StepCompleted;
+import dev.flows.kernel.journal.JournalEntry.StepResolved;
 import dev.flows.kernel.journal.RunCompletionReason;
 import dev.flows.kernel.journal.RunId;
 import dev.flows.kernel.journal.WorkerId;
@@ -93,6 +95,13 @@ final class EntryCodec {
         p.put("reason", e.reason().wire());
         e.failedStepId().ifPresent(s -> p.put("failedStepId", s));
       }
+      case RunResumed e -> p.put("by", e.by());
+      case StepResolved e -> {
+        stepId = Optional.of(e.stepId());
+        p.put("performed", e.performed());
+        e.output().ifPresent(o -> p.set("output", o));
+        p.put("by", e.by());
+      }
     }
     stepId.ifPresent(s -> p.put("stepId", s));
     attempt.ifPresent(a -> p.put("attempt", a));
@@ -161,6 +170,14 @@ final class EntryCodec {
               runId,
               RunCompletionReason.fromWire(p.get("reason").asText()),
               optionalText(p, "failedStepId"));
+      case "run.resumed" -> new RunResumed(runId, p.get("by").asText());
+      case "step.resolved" ->
+          new StepResolved(
+              runId,
+              p.get("stepId").asText(),
+              p.get("performed").asBoolean(),
+              optionalNode(p, "output"),
+              p.get("by").asText());
       default -> throw new IllegalStateException("stored journal entry type unknown: " + type);
     };
   }

@@ -149,10 +149,17 @@ public final class PostgresJournal implements Journal, AutoCloseable {
         return Optional.of(sameSpecOrConflict(row, r, hash));
       }
     }
-    return query(h, "run_by_admission_key", q -> q.bind("admissionKey", r.admissionKey()), RUN)
-        .stream()
-        .findFirst()
-        .map(row -> sameSpecOrConflict(row, r, hash));
+    Optional<RunRow> byKey =
+        query(h, "run_by_admission_key", q -> q.bind("admissionKey", r.admissionKey()), RUN)
+            .stream()
+            .findFirst();
+    if (byKey.isPresent()
+        && r.runId().isPresent()
+        && !r.runId().get().equals(byKey.get().runId())) {
+      // The key admitted another run id: this request cannot be the same admission.
+      throw new RunAdmissionConflictException(r.admissionKey(), byKey.get().runId().value());
+    }
+    return byKey.map(row -> sameSpecOrConflict(row, r, hash));
   }
 
   private static StartedRun sameSpecOrConflict(RunRow row, StartRun r, String hash) {
@@ -321,9 +328,7 @@ public final class PostgresJournal implements Journal, AutoCloseable {
         h -> {
           Instant now = now(h);
           StepRow s = live(h, lease, now);
-          boolean declared =
-              s.spec().body() instanceof StepBody.Agent a
-                  && a.externalSurfaces().contains(surfacePath);
+          boolean declared = s.spec().body() instanceof StepBody.Agent a && a.declares(surfacePath);
           if (!declared) {
             throw new FlowsException(
                 ErrorCode.EFFECT_NOT_DECLARED,
@@ -472,32 +477,37 @@ public final class PostgresJournal implements Journal, AutoCloseable {
             confirmed,
             Optional.empty(),
             Optional.empty()));
-    RunStatus after = run.status();
+    return new CompletionAck(
+        CompletionReason.SUCCESS,
+        Disposition.STEP_DONE,
+        Optional.empty(),
+        afterSuccess(h, run, now));
+  }
+
+  /**
+   * After a step succeeded: waiting steps whose dependencies all succeeded become ready, and a
+   * running run whose steps all succeeded completes. Answers the run's status.
+   */
+  private RunStatus afterSuccess(Handle h, RunRow run, Instant now) {
     List<StepRow> unblocked =
-        query(
-            h,
-            "steps_unblocked",
-            q -> q.bind("runId", lease.runId().value()).bind("stepId", lease.stepId()),
-            STEP);
+        query(h, "steps_unblocked", q -> q.bind("runId", run.runId().value()), STEP);
     for (StepRow w : unblocked) {
       setStatus(h, w, StepTransition.DEPENDENCIES_MET, Optional.of(now), now);
     }
     if (!unblocked.isEmpty()) {
-      notifyWork(h, lease.runId());
+      notifyWork(h, run.runId());
+      return run.status();
     }
     boolean allSucceeded =
-        unblocked.isEmpty()
-            && !h.createQuery(Sql.text("steps_unsucceeded_exist"))
-                .bind("runId", lease.runId().value())
-                .mapTo(Boolean.class)
-                .one();
+        !h.createQuery(Sql.text("steps_unsucceeded_exist"))
+            .bind("runId", run.runId().value())
+            .mapTo(Boolean.class)
+            .one();
     if (allSucceeded && run.status() == RunStatus.RUNNING) {
-      after =
-          finishRun(
-              h, run, RunTransition.ALL_STEPS_SUCCEEDED, RunCompletionReason.SUCCESS, null, now);
+      return finishRun(
+          h, run, RunTransition.ALL_STEPS_SUCCEEDED, RunCompletionReason.SUCCESS, null, now);
     }
-    return new CompletionAck(
-        CompletionReason.SUCCESS, Disposition.STEP_DONE, Optional.empty(), after);
+    return run.status();
   }
 
   private CompletionAck fail(
@@ -614,6 +624,7 @@ public final class PostgresJournal implements Journal, AutoCloseable {
         h,
         now,
         new JournalEntry.RunCompleted(run.runId(), reason, Optional.ofNullable(failedStepId)));
+    notifyWork(h, run.runId());
     return to;
   }
 
@@ -655,6 +666,7 @@ public final class PostgresJournal implements Journal, AutoCloseable {
             }
             if (tombstone(h, runId, now)) {
               append(h, now, new JournalEntry.RunCancelRequested(runId, reason));
+              notifyWork(h, runId);
               return new CancelOutcome(runId, RunStatus.CANCELED, true, false);
             }
             if (pass > 0) {
@@ -697,7 +709,7 @@ public final class PostgresJournal implements Journal, AutoCloseable {
                 CompletionReason.CANCELED,
                 Disposition.STEP_DONE,
                 Optional.empty(),
-                confirmedBy(h, s.runId(), s.stepId(), s.attempts()),
+                List.of(),
                 Optional.empty(),
                 Optional.empty()));
       } else {
@@ -742,14 +754,16 @@ public final class PostgresJournal implements Journal, AutoCloseable {
       return Optional.empty();
     }
     StepRow s = step.get();
-    if (s.status() != StepStatus.RUNNING
+    if (run.get().status().terminal()
+        || s.status() != StepStatus.RUNNING
         || s.attempts() != c.attempt()
         || Lifecycle.leaseLive(s.leaseDeadline(), now)) {
       return Optional.empty();
     }
     LeaseToken token = new LeaseToken(s.runId(), s.stepId(), s.attempts(), s.leaseId());
     StepSpec spec = s.spec();
-    List<EffectRef> confirmed = confirmedBy(h, s.runId(), s.stepId(), s.attempts());
+    // As in the reference journal, an expiry names no effects: the dead attempt never reported.
+    List<EffectRef> confirmed = List.of();
     if (s.attempts() < spec.maxIterations()) {
       Instant next = now.plusMillis(backoffMs(spec, token));
       endAttempt(
@@ -792,6 +806,123 @@ public final class PostgresJournal implements Journal, AutoCloseable {
             Optional.empty()));
     failRun(h, run.get(), s.stepId(), now);
     return Optional.of(new ExpiredAttempt(token, Disposition.STEP_DONE));
+  }
+
+  // ---------------------------------------------------------------- operator verbs
+
+  @Override
+  public RunSnapshot resumeRun(RunId runId, String by) {
+    tx(
+        h -> {
+          Instant now = now(h);
+          RunRow run = lockRun(h, runId).orElseThrow(() -> runNotFound(runId));
+          RunTransition t =
+              switch (run.status()) {
+                case RUNNING -> null;
+                case SUCCEEDED, CANCELED ->
+                    throw new RunTerminalException(
+                        "run " + runId + " is " + run.status().wire() + " and cannot resume",
+                        runId.value());
+                case FAILED -> RunTransition.RESUMED;
+                case PARKED -> RunTransition.UNPARKED;
+              };
+          if (t == null) {
+            return null;
+          }
+          RunStatus to = Lifecycle.run(t, Optional.of(run.status()));
+          expectOne(
+              h.createUpdate(Sql.text("run_resume"))
+                  .bind("runId", runId.value())
+                  .bind("from", run.status().wire())
+                  .bind("to", to.wire())
+                  .execute(),
+              "resume run " + runId);
+          for (StepRow s : lockSteps(h, runId)) {
+            switch (s.status()) {
+              case FAILED -> setStatus(h, s, StepTransition.RESUMED, Optional.of(now), now);
+              case PARKED -> setStatus(h, s, StepTransition.RESOLVED, Optional.of(now), now);
+              case WAITING, READY, RUNNING, SUCCEEDED, CANCELED -> {}
+            }
+          }
+          append(h, now, new JournalEntry.RunResumed(runId, by));
+          notifyWork(h, runId);
+          return null;
+        });
+    return run(runId).orElseThrow(() -> runNotFound(runId));
+  }
+
+  @Override
+  public RunSnapshot resolveStep(
+      RunId runId, String stepId, Optional<JsonNode> performed, String by) {
+    tx(
+        h -> {
+          Instant now = now(h);
+          RunRow run = lockRun(h, runId).orElseThrow(() -> runNotFound(runId));
+          StepRow s =
+              lockStep(h, runId, stepId)
+                  .orElseThrow(
+                      () ->
+                          new NotFoundException(
+                              ErrorCode.STEP_NOT_FOUND,
+                              "run " + runId + " has no step " + stepId,
+                              stepId));
+          if (s.status() != StepStatus.PARKED) {
+            throw new FlowsException(
+                ErrorCode.INVALID_INPUT,
+                "step " + stepId + " is " + s.status().wire() + ", not parked",
+                s.place(),
+                "only a parked step can be resolved");
+          }
+          append(
+              h,
+              now,
+              new JournalEntry.StepResolved(runId, stepId, performed.isPresent(), performed, by));
+          if (performed.isPresent()) {
+            String output = EntryCodec.text(performed.get());
+            bindStep(h.createUpdate(Sql.text("elections_confirm_open")), s)
+                .bind("output", output)
+                .bind("now", now.toString())
+                .execute();
+            StepStatus to = Lifecycle.step(StepTransition.RESOLVED_PERFORMED, s.status());
+            expectOne(
+                bindStep(h.createUpdate(Sql.text("step_resolve_performed")), s)
+                    .bind("from", s.status().wire())
+                    .bind("to", to.wire())
+                    .bind("output", output)
+                    .bind("now", now.toString())
+                    .execute(),
+                "resolve " + s.place());
+          } else {
+            bindStep(h.createUpdate(Sql.text("elections_drop_open")), s).execute();
+            setStatus(h, s, StepTransition.RESOLVED, Optional.of(now), now);
+          }
+          RunRow current = run;
+          boolean stillParked =
+              query(h, "steps_of_run", q -> q.bind("runId", runId.value()), STEP).stream()
+                  .anyMatch(x -> x.status() == StepStatus.PARKED);
+          if (run.status() == RunStatus.PARKED && !stillParked) {
+            RunStatus to = Lifecycle.run(RunTransition.UNPARKED, Optional.of(run.status()));
+            expectOne(
+                h.createUpdate(Sql.text("run_set_status"))
+                    .bind("runId", runId.value())
+                    .bind("from", run.status().wire())
+                    .bind("to", to.wire())
+                    .execute(),
+                "unpark run " + runId);
+            current = run.withStatus(to);
+          }
+          if (current.status() == RunStatus.RUNNING) {
+            afterSuccess(h, current, now);
+          }
+          notifyWork(h, runId);
+          return null;
+        });
+    return run(runId).orElseThrow(() -> runNotFound(runId));
+  }
+
+  private static <S extends org.jdbi.v3.core.statement.SqlStatement<S>> S bindStep(
+      S statement, StepRow s) {
+    return statement.bind("runId", s.runId().value()).bind("stepId", s.stepId());
   }
 
   // ---------------------------------------------------------------- reads
@@ -883,28 +1014,40 @@ public final class PostgresJournal implements Journal, AutoCloseable {
 
   /** Checks that {@code lease} names the live attempt, holding the step's row lock until commit. */
   private StepRow live(Handle h, LeaseToken lease, Instant now) {
-    Optional<StepRow> step = lockStep(h, lease.runId(), lease.stepId());
+    Optional<LiveRow> row =
+        query(
+                h,
+                "step_lock_live",
+                q -> q.bind("runId", lease.runId().value()).bind("stepId", lease.stepId()),
+                (rs, ctx) ->
+                    new LiveRow(STEP.map(rs, ctx), RunStatus.fromWire(rs.getString("run_status"))))
+            .stream()
+            .findFirst();
+    if (row.isEmpty()) {
+      // No such step: find out whether the run exists and how it stands.
+      RunRow run =
+          query(h, "run_columns", q -> q.bind("runId", lease.runId().value()), RUN).stream()
+              .findFirst()
+              .orElseThrow(() -> runNotFound(lease.runId()));
+      throw run.status().terminal() ? terminal(run.runId(), run.status()) : lost(lease);
+    }
+    if (row.get().runStatus().terminal()) {
+      throw terminal(lease.runId(), row.get().runStatus());
+    }
+    StepRow s = row.get().step();
     boolean live =
-        step.filter(
-                s ->
-                    s.status() == StepStatus.RUNNING
-                        && s.attempts() == lease.attempt()
-                        && lease.leaseId().equals(s.leaseId())
-                        && Lifecycle.leaseLive(s.leaseDeadline(), now))
-            .isPresent();
-    if (live) {
-      return step.get();
+        s.status() == StepStatus.RUNNING
+            && s.attempts() == lease.attempt()
+            && lease.leaseId().equals(s.leaseId())
+            && Lifecycle.leaseLive(s.leaseDeadline(), now);
+    if (!live) {
+      throw lost(lease);
     }
-    // Refused: only now is it worth finding out why.
-    RunRow run =
-        query(h, "run_columns", q -> q.bind("runId", lease.runId().value()), RUN).stream()
-            .findFirst()
-            .orElseThrow(() -> runNotFound(lease.runId()));
-    if (run.status().terminal()) {
-      throw new RunTerminalException(
-          "run " + run.runId() + " is " + describe(run), lease.runId().value());
-    }
-    throw lost(lease);
+    return s;
+  }
+
+  private static RunTerminalException terminal(RunId runId, RunStatus status) {
+    return new RunTerminalException("run " + runId + " is already " + status.wire(), runId.value());
   }
 
   private static LeaseConflictException lost(LeaseToken lease) {
@@ -1129,7 +1272,22 @@ public final class PostgresJournal implements Journal, AutoCloseable {
       boolean tombstone,
       Instant createdAt,
       Optional<Instant> completedAt,
-      Optional<RunCompletionReason> completionReason) {}
+      Optional<RunCompletionReason> completionReason) {
+    RunRow withStatus(RunStatus s) {
+      return new RunRow(
+          runId,
+          name,
+          s,
+          parentRunId,
+          admissionKey,
+          spec,
+          specHash,
+          tombstone,
+          createdAt,
+          completedAt,
+          completionReason);
+    }
+  }
 
   /** A step row; {@code leaseId} and {@code leaseDeadline} are null unless it is running. */
   private record StepRow(
@@ -1151,6 +1309,8 @@ public final class PostgresJournal implements Journal, AutoCloseable {
   }
 
   private record ClaimRow(StepRow step, Optional<RunId> parentRunId) {}
+
+  private record LiveRow(StepRow step, RunStatus runStatus) {}
 
   private record ElectionRow(
       String surfacePath,

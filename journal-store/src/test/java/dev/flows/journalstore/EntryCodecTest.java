@@ -77,7 +77,10 @@ class EntryCodecTest {
         new JournalEntry.EffectConfirmed(RUN, "b", 2, "/mcp/x", "k".repeat(64), Optional.of(OUT)),
         new JournalEntry.EffectConfirmed(RUN, "b", 2, "/mcp/x", "k".repeat(64), Optional.empty()),
         new JournalEntry.RunCompleted(RUN, RunCompletionReason.STEP_FAILED, Optional.of("a")),
-        new JournalEntry.RunCompleted(RUN, RunCompletionReason.SUCCESS, Optional.empty()));
+        new JournalEntry.RunCompleted(RUN, RunCompletionReason.SUCCESS, Optional.empty()),
+        new JournalEntry.RunResumed(RUN, "operator"),
+        new JournalEntry.StepResolved(RUN, "b", true, Optional.of(OUT), "operator"),
+        new JournalEntry.StepResolved(RUN, "b", false, Optional.empty(), "operator"));
   }
 
   @ParameterizedTest

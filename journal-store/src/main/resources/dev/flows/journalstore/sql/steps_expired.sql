@@ -1,6 +1,10 @@
-SELECT run_id, step_id, attempts
-  FROM flows.steps
- WHERE status = 'running'
-   AND lease_deadline <= clock_timestamp()
- ORDER BY lease_deadline
+-- Attempts past their deadline in runs that are still going (a terminal run's attempts are
+-- refused run_terminal anyway and are left as they are).
+SELECT s.run_id, s.step_id, s.attempts
+  FROM flows.steps s
+  JOIN flows.runs r ON r.run_id = s.run_id
+ WHERE s.status = 'running'
+   AND s.lease_deadline <= clock_timestamp()
+   AND r.status IN ('running', 'parked')
+ ORDER BY s.lease_deadline
  LIMIT :limit
