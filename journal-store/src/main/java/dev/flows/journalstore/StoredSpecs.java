@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.node.NullNode;
 import dev.flows.kernel.spec.RecoveryMode;
 import dev.flows.kernel.spec.RetryPolicy;
 import dev.flows.kernel.spec.RunSpec;
+import dev.flows.kernel.spec.RunSpecParser;
 import dev.flows.kernel.spec.StepBody;
 import dev.flows.kernel.spec.StepSpec;
 import java.util.ArrayList;
@@ -12,17 +13,17 @@ import java.util.List;
 import java.util.OptionalLong;
 
 /**
- * Reads back the canonical spec JSON the journal stored ({@code RunSpecJson.write}). The stored
- * form was validated when the run was admitted, so this reader trusts its shape; a malformed row is
- * a corrupted database and fails loudly.
+ * Reads back the canonical spec JSON the journal stored ({@code RunSpecJson.write}). A single step
+ * cannot go through {@code RunSpecParser} (its dependencies name steps outside it), so steps are
+ * read here; the stored form was validated when the run was admitted, so this reader trusts its
+ * shape, and a malformed row is a corrupted database and fails loudly.
  */
 final class StoredSpecs {
   private StoredSpecs() {}
 
+  /** A whole stored run spec goes through the kernel's parser, which reads back what it wrote. */
   static RunSpec readRun(JsonNode n) {
-    List<StepSpec> steps = new ArrayList<>();
-    n.get("steps").forEach(s -> steps.add(readStep(s)));
-    return new RunSpec(n.get("version").asText(), n.path("name").asText(""), steps);
+    return RunSpecParser.parse(n);
   }
 
   static StepSpec readStep(JsonNode n) {

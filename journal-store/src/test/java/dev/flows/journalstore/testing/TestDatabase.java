@@ -98,9 +98,24 @@ public final class TestDatabase {
 
   private static boolean dockerAnswers() {
     try {
-      return DockerClientFactory.instance().isDockerAvailable();
-    } catch (RuntimeException e) {
+      return Containers.dockerAnswers();
+    } catch (RuntimeException | NoClassDefFoundError e) {
+      // A module that reuses this class without Testcontainers on its test classpath.
       return false;
+    }
+  }
+
+  /** Kept apart so that Testcontainers classes load only when Docker is asked about. */
+  private static final class Containers {
+    static boolean dockerAnswers() {
+      return DockerClientFactory.instance().isDockerAvailable();
+    }
+
+    static String start() {
+      PostgreSQLContainer c = new PostgreSQLContainer(CONTAINER_IMAGE);
+      c.start();
+      Runtime.getRuntime().addShutdownHook(new Thread(c::stop));
+      return c.getJdbcUrl() + "?user=" + c.getUsername() + "&password=" + c.getPassword();
     }
   }
 
