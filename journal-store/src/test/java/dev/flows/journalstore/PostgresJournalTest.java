@@ -9,7 +9,6 @@ import dev.flows.kernel.ErrorCode;
 import dev.flows.kernel.FlowsException;
 import dev.flows.kernel.journal.ClaimRequest;
 import dev.flows.kernel.journal.ClaimedAttempt;
-import dev.flows.kernel.journal.CompletionAck;
 import dev.flows.kernel.journal.CompletionReason;
 import dev.flows.kernel.journal.Disposition;
 import dev.flows.kernel.journal.JournalEntry;
@@ -28,7 +27,6 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -213,25 +211,6 @@ class PostgresJournalTest {
   }
 
   @Test
-  void dependenciesBecomeReadyAndTheLastSuccessCompletesTheRun() {
-    RunId runId =
-        journal
-            .startRun(
-                StartRun.of("k", Specs.run("d", Specs.llm("a"), Specs.llm("b", 1, List.of("a")))))
-            .runId();
-    ClaimedAttempt a = claim(5, Duration.ofSeconds(30)).getFirst();
-    assertThat(claim(5, Duration.ofSeconds(30))).as("b waits for a").isEmpty();
-    journal.complete(a.lease(), new StepOutcome.Succeeded(OUT));
-    ClaimedAttempt b = claim(5, Duration.ofSeconds(30)).getFirst();
-    assertThat(b.step().id()).isEqualTo("b");
-    CompletionAck ack = journal.complete(b.lease(), new StepOutcome.Succeeded(OUT));
-    assertThat(ack.runStatus()).isEqualTo(RunStatus.SUCCEEDED);
-    var run = journal.run(runId).orElseThrow();
-    assertThat(run.completedAt()).isPresent();
-    assertThat(run.step("b").orElseThrow().output()).contains(OUT);
-  }
-
-  @Test
   void anUnconfirmedElectionIsTakenOverByTheNextAttempt() throws Exception {
     journal.startRun(StartRun.of("k", Specs.run("t", Specs.agent("a", 2, "/mcp/x"))));
     ClaimedAttempt first = claim(1, Duration.ofMillis(200)).getFirst();
@@ -250,36 +229,6 @@ class PostgresJournalTest {
         second.lease(), new StepOutcome.Failed(CompletionReason.WORKER_ERROR, TAIL, false));
     assertThat(pg.count("SELECT count(*) FROM flows.effects WHERE confirmed AND attempt = 2"))
         .isEqualTo(1);
-  }
-
-  @Test
-  void anUndeclaredSurfaceIsRefused() {
-    journal.startRun(StartRun.of("k", Specs.run("u", Specs.agent("a", 1, "/mcp/x"))));
-    ClaimedAttempt a = claim(1, Duration.ofSeconds(30)).getFirst();
-    assertThatThrownBy(() -> journal.recordEffect(a.lease(), "/mcp/other"))
-        .extracting(e -> ((FlowsException) e).code())
-        .isEqualTo(ErrorCode.EFFECT_NOT_DECLARED);
-  }
-
-  @Test
-  void aStartInAnotherThreadWakesAWaiter() throws Exception {
-    CompletableFuture<Boolean> woke =
-        CompletableFuture.supplyAsync(
-            () -> {
-              try {
-                return journal.awaitWork(Duration.ofSeconds(20));
-              } catch (InterruptedException e) {
-                throw new IllegalStateException(e);
-              }
-            });
-    Thread.sleep(200);
-    journal.startRun(StartRun.of("k", Specs.run("w", Specs.llm("a"))));
-    assertThat(woke.get(20, TimeUnit.SECONDS)).isTrue();
-  }
-
-  @Test
-  void anIdleWaitTimesOutWithoutAWakeUp() throws Exception {
-    assertThat(journal.awaitWork(Duration.ofMillis(200))).isFalse();
   }
 
   @Test
