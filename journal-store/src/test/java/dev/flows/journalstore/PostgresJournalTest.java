@@ -232,6 +232,27 @@ class PostgresJournalTest {
   }
 
   @Test
+  void aStatementTheDatabaseRefusesIsDatabaseErrorAndWritesNothing() {
+    RunId runId = journal.startRun(StartRun.of("k", Specs.run("z", Specs.llm("a")))).runId();
+    ClaimedAttempt a = claim(1, Duration.ofSeconds(30)).getFirst();
+    List<JournalRecord> before = journal.entries(runId);
+    // jsonb cannot hold U+0000: the completion fails inside the transaction, after its first
+    // writes.
+    JsonNode nul = JsonNodeFactory.instance.objectNode().put("text", "a\u0000b");
+    assertThatThrownBy(() -> journal.complete(a.lease(), new StepOutcome.Succeeded(nul)))
+        .isInstanceOfSatisfying(
+            FlowsException.class,
+            e -> {
+              assertThat(e.code()).isEqualTo(ErrorCode.DATABASE_ERROR);
+              assertThat(e.retryable()).isFalse();
+            });
+    assertThat(journal.entries(runId)).isEqualTo(before);
+    assertThat(journal.run(runId).orElseThrow().step("a").orElseThrow().status())
+        .isEqualTo(StepStatus.RUNNING);
+    journal.complete(a.lease(), new StepOutcome.Succeeded(OUT));
+  }
+
+  @Test
   void anUnreachableDatabaseIsRetryableDatabaseUnavailable() {
     JournalStoreConfig config =
         new JournalStoreConfig(

@@ -92,6 +92,16 @@ class SchemaTest {
   }
 
   @Test
+  void anEmptyDatabaseReportsTheSchemaAsPendingUntilMigrated() {
+    TestDatabase.Fresh empty = TestDatabase.empty("unmigrated");
+    Migrations m = Migrations.of(empty.dataSource());
+    assertThat(m.pending()).containsExactly("1 flows schema");
+    assertThat(m.migrate()).isEqualTo(1);
+    assertThat(m.pending()).isEmpty();
+    assertThat(m.migrate()).isZero();
+  }
+
+  @Test
   void anUndeclaredStepTransitionIsRefusedByTheDatabase() throws SQLException {
     exec(
         "INSERT INTO flows.runs (run_id, name, status, admission_key, spec, spec_hash, created_by,"

@@ -58,6 +58,15 @@ public final class TestDatabase {
     return new Fresh(name, withDatabase(s.adminUrl(), name));
   }
 
+  /** A new database with no flows schema at all (for migration tests). */
+  public static Fresh empty(String label) {
+    Server s = Holder.SERVER;
+    String name =
+        PREFIX + "_" + COUNTER.incrementAndGet() + "_" + sanitize(label).toLowerCase(Locale.ROOT);
+    execute(s.adminUrl(), "CREATE DATABASE " + name);
+    return new Fresh(name, withDatabase(s.adminUrl(), name));
+  }
+
   /** Which server this JVM uses: {@code url}, {@code testcontainers} or {@code embedded}. */
   public static String serverKind() {
     return Holder.SERVER.kind();
