@@ -95,11 +95,6 @@ public final class PostgresJournal implements Journal, AutoCloseable {
     return new PostgresJournal(pool, config, Optional.of(pool));
   }
 
-  /** Uses a pool the caller owns; the LISTEN connection still comes from {@code config}. */
-  public static PostgresJournal over(DataSource dataSource, JournalStoreConfig config) {
-    return new PostgresJournal(dataSource, config, Optional.empty());
-  }
-
   @Override
   public void close() {
     listener.close();
@@ -1191,13 +1186,6 @@ public final class PostgresJournal implements Journal, AutoCloseable {
                 rs.getString("idempotency_key"),
                 rs.getBoolean("confirmed"),
                 Optional.empty()));
-  }
-
-  private static List<EffectRef> confirmedBy(Handle h, RunId runId, String stepId, int attempt) {
-    return electionsOf(h, runId, stepId, attempt).stream()
-        .filter(ElectionRow::confirmed)
-        .map(e -> new EffectRef(e.surfacePath(), e.idempotencyKey()))
-        .toList();
   }
 
   private static <T> List<T> query(
