@@ -118,8 +118,11 @@ CREATE INDEX runs_parent ON flows.runs (parent_run_id, created_seq) WHERE parent
 CREATE TABLE flows.steps (
   run_id          text NOT NULL REFERENCES flows.runs (run_id),
   step_id         text NOT NULL CHECK (step_id <> ''),
-  -- Position in the spec; claims break not_before ties by (run creation, position).
+  -- Position in the spec.
   position        integer NOT NULL CHECK (position >= 0),
+  -- Creation order over all steps (runs insert theirs in position order): claims take ready steps
+  -- by (not_before, created_seq), straight from the steps_claimable index, however long the queue.
+  created_seq     bigint GENERATED ALWAYS AS IDENTITY UNIQUE,
   kind            flows.step_kind NOT NULL,
   status          flows.step_status NOT NULL,
   depends_on      text[] NOT NULL,
@@ -148,7 +151,7 @@ CREATE TABLE flows.steps (
   CONSTRAINT steps_output_only_when_succeeded CHECK (output IS NULL OR status = 'succeeded'),
   CONSTRAINT steps_reason_after_attempt CHECK (last_reason IS NULL OR attempts >= 1)
 );
-CREATE INDEX steps_claimable ON flows.steps (not_before) WHERE status = 'ready';
+CREATE INDEX steps_claimable ON flows.steps (not_before, created_seq) WHERE status = 'ready';
 CREATE INDEX steps_leased ON flows.steps (lease_deadline) WHERE status = 'running';
 -- Completions look for the waiting steps they may unblock; most runs have few.
 CREATE INDEX steps_waiting ON flows.steps (run_id) WHERE status = 'waiting';

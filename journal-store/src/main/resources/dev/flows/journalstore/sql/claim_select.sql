@@ -9,6 +9,6 @@ SELECT s.run_id, s.step_id, s.kind, s.status, s.depends_on, s.max_iterations, s.
    AND s.not_before <= CAST(:now AS timestamptz)
    AND CAST(s.kind AS text) = ANY(:kinds)
    AND r.status = 'running'
- ORDER BY s.not_before, r.created_seq, s.position
+ ORDER BY s.not_before, s.created_seq
  LIMIT :capacity
    FOR NO KEY UPDATE OF s SKIP LOCKED
