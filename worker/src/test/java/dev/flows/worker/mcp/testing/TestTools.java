@@ -39,7 +39,7 @@ public final class TestTools {
         .build();
   }
 
-  /** echo, add, noop, env, pid, sleep, fail, die, spawn_grandchild, add_tool, meta. */
+  /** echo, add, noop, env, pid, sleep, fail, die, spawn_grandchild, add_tool, meta, ledger. */
   public static List<SyncToolSpecification> all(AtomicReference<McpSyncServer> self) {
     Map<String, Object> none = schema(Map.of(), List.of());
     List<SyncToolSpecification> tools = new ArrayList<>();
@@ -135,6 +135,43 @@ public final class TestTools {
                     text(
                         String.valueOf(
                             req.meta() == null ? Map.of() : new java.util.TreeMap<>(req.meta()))))
+            .build());
+    tools.add(
+        SyncToolSpecification.builder()
+            .tool(
+                McpSchema.Tool.builder()
+                    .name("ledger")
+                    .description(
+                        "performs once per call: appends the _meta idempotency key to the file"
+                            + " named by FLOWS_TEST_LEDGER")
+                    .inputSchema(none)
+                    .build())
+            .callHandler(
+                (ex, req) -> {
+                  Object key =
+                      req.meta() == null ? null : req.meta().get("dev.flows/idempotency-key");
+                  String file = System.getenv("FLOWS_TEST_LEDGER");
+                  if (file == null) {
+                    return CallToolResult.builder()
+                        .addTextContent("FLOWS_TEST_LEDGER is not set")
+                        .isError(true)
+                        .build();
+                  }
+                  try {
+                    java.nio.file.Files.writeString(
+                        java.nio.file.Path.of(file),
+                        key + "\n",
+                        java.nio.file.StandardOpenOption.CREATE,
+                        java.nio.file.StandardOpenOption.APPEND,
+                        java.nio.file.StandardOpenOption.SYNC);
+                  } catch (IOException e) {
+                    return CallToolResult.builder()
+                        .addTextContent(e.toString())
+                        .isError(true)
+                        .build();
+                  }
+                  return text("performed " + key);
+                })
             .build());
     return tools;
   }
