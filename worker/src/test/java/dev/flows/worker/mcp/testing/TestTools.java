@@ -19,6 +19,15 @@ public final class TestTools {
     return Map.of("type", "object", "properties", properties, "required", required);
   }
 
+  private static synchronized void append(java.nio.file.Path p, String line) throws IOException {
+    java.nio.file.Files.writeString(
+        p,
+        line,
+        java.nio.file.StandardOpenOption.CREATE,
+        java.nio.file.StandardOpenOption.APPEND,
+        java.nio.file.StandardOpenOption.SYNC);
+  }
+
   private static CallToolResult text(String s) {
     return CallToolResult.builder().addTextContent(s).isError(false).build();
   }
@@ -142,8 +151,9 @@ public final class TestTools {
                 McpSchema.Tool.builder()
                     .name("ledger")
                     .description(
-                        "performs once per call: appends the _meta idempotency key to the file"
-                            + " named by FLOWS_TEST_LEDGER")
+                        "performs once per idempotency key (from _meta): the key is appended to the file"
+                            + " named by FLOWS_TEST_LEDGER the first time; every call is appended to"
+                            + " FLOWS_TEST_LEDGER.calls")
                     .inputSchema(none)
                     .build())
             .callHandler(
@@ -158,12 +168,15 @@ public final class TestTools {
                         .build();
                   }
                   try {
-                    java.nio.file.Files.writeString(
-                        java.nio.file.Path.of(file),
-                        key + "\n",
-                        java.nio.file.StandardOpenOption.CREATE,
-                        java.nio.file.StandardOpenOption.APPEND,
-                        java.nio.file.StandardOpenOption.SYNC);
+                    java.nio.file.Path ledger = java.nio.file.Path.of(file);
+                    java.nio.file.Path calls = java.nio.file.Path.of(file + ".calls");
+                    append(calls, key + "\n");
+                    // Idempotency-aware: a key seen before is not performed again.
+                    if (java.nio.file.Files.exists(ledger)
+                        && java.nio.file.Files.readAllLines(ledger).contains(String.valueOf(key))) {
+                      return text("performed " + key);
+                    }
+                    append(ledger, key + "\n");
                   } catch (IOException e) {
                     return CallToolResult.builder()
                         .addTextContent(e.toString())
