@@ -344,14 +344,14 @@ final class DurableCtx implements Ctx {
         tail = c.trajectoryTail().get();
       }
     }
-    String code = tail.path("diagnostic").path("code").asText("");
+    String code = tail.path("diagnostic").asText("");
     ErrorCode ec =
         ErrorCode.fromWire(code)
             .orElse(
                 s.status() == dev.flows.kernel.lifecycle.RunStatus.CANCELED
                     ? ErrorCode.RUN_TERMINAL
                     : ErrorCode.FLOW_FAILED);
-    String message = tail.path("diagnostic").path("message").asText(reason.wire());
+    String message = tail.path("message").asText(reason.wire());
     return new ChildFailedException(
         ec, describeChild(child) + " failed: " + message, child, tail, false);
   }
