@@ -24,7 +24,6 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Set;
 import java.util.UUID;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -38,27 +37,6 @@ class WorkerLeaseTest {
   private static final Duration CLOCK_READ_GAP = Duration.ofMillis(50);
   private final Clock clock = Clock.systemUTC();
   private final InMemoryJournal inMemory = new InMemoryJournal(clock);
-
-  /** Remembers when each successful renewal was sent, to know the local deadline. */
-  private final class RecordingJournal extends ForwardingJournal {
-    final List<Instant> renewalsSent = new CopyOnWriteArrayList<>();
-
-    RecordingJournal(Journal delegate) {
-      super(delegate);
-    }
-
-    @Override
-    public Instant heartbeat(LeaseToken lease) {
-      Instant sent = clock.instant();
-      Instant d = super.heartbeat(lease);
-      renewalsSent.add(sent);
-      return d;
-    }
-
-    Instant localDeadline() {
-      return renewalsSent.getLast().plus(LEASE);
-    }
-  }
 
   private record Claimed(ClaimedAttempt attempt, Instant sentAt) {}
 
@@ -111,7 +89,7 @@ class WorkerLeaseTest {
   @Test
   void theFirstRenewalHappensBeforeTheWorkStarts() {
     Claimed c = startAndClaim(1);
-    RecordingJournal journal = new RecordingJournal(inMemory);
+    RenewalRecorder journal = new RenewalRecorder(inMemory, clock);
     AtomicInteger renewalsSeenByWork = new AtomicInteger(-1);
 
     lease(journal)
@@ -120,7 +98,7 @@ class WorkerLeaseTest {
             c.sentAt(),
             new CancellationToken(),
             token -> {
-              renewalsSeenByWork.set(journal.renewalsSent.size());
+              renewalsSeenByWork.set(journal.accepted());
               return ok();
             });
 
@@ -179,7 +157,7 @@ class WorkerLeaseTest {
   void aRefusedRenewalLetsTheLocalDeadlineCancelTheWorkAndNothingIsCompleted() {
     Claimed c = startAndClaim(1);
     RunId run = c.attempt().lease().runId();
-    RecordingJournal journal = new RecordingJournal(inMemory);
+    RenewalRecorder journal = new RenewalRecorder(inMemory, clock);
     AtomicReference<Instant> canceledAt = new AtomicReference<>();
     CancellationToken token = new CancellationToken();
     token.onCancel(() -> canceledAt.set(clock.instant()));
@@ -202,7 +180,7 @@ class WorkerLeaseTest {
             LeaseLostException.class,
             e -> assertThat(e.reason()).isEqualTo(LostLeaseReason.RENEWAL_EXPIRED));
     assertThat(token.cause()).contains(CancellationToken.Cause.LEASE_EXPIRED);
-    Duration late = Duration.between(journal.localDeadline(), canceledAt.get());
+    Duration late = Duration.between(journal.localDeadline(LEASE), canceledAt.get());
     // The test notes the renewal's send time a moment after the lease does: allow that moment.
     assertThat(late).isBetween(CLOCK_READ_GAP.negated(), SLACK);
     // The cancel journaled its own entries; the worker added none after it.

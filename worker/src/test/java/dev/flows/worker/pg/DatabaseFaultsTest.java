@@ -3,7 +3,6 @@ package dev.flows.worker.pg;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import dev.flows.journalstore.JournalStoreConfig;
 import dev.flows.journalstore.PostgresJournal;
 import dev.flows.journalstore.testing.TestDatabase;
@@ -12,15 +11,13 @@ import dev.flows.kernel.journal.Journal;
 import dev.flows.kernel.journal.RunId;
 import dev.flows.kernel.journal.Specs;
 import dev.flows.kernel.journal.StartRun;
-import dev.flows.kernel.journal.StepOutcome;
 import dev.flows.kernel.journal.WorkerId;
 import dev.flows.kernel.lifecycle.RunStatus;
-import dev.flows.kernel.spec.StepKind;
 import dev.flows.migrations.Migrations;
 import dev.flows.worker.ExecutorRegistry;
+import dev.flows.worker.InProcessExecutor;
 import dev.flows.worker.JournalChecks;
 import dev.flows.worker.ResilientJournal;
-import dev.flows.worker.StepExecution;
 import dev.flows.worker.StepExecutor;
 import dev.flows.worker.Worker;
 import dev.flows.worker.WorkerConfig;
@@ -45,20 +42,8 @@ class DatabaseFaultsTest {
   private static final Duration STEP_TIME = Duration.ofSeconds(6);
   private static final Duration WAIT = Duration.ofMinutes(3);
 
-  /** Holds its attempt for {@link #STEP_TIME}: long enough to be in flight during the fault. */
-  private static final StepExecutor HOLD =
-      new StepExecutor() {
-        @Override
-        public StepKind kind() {
-          return StepKind.DETERMINISTIC;
-        }
-
-        @Override
-        public StepOutcome execute(StepExecution execution) throws InterruptedException {
-          Thread.sleep(STEP_TIME);
-          return new StepOutcome.Succeeded(JsonNodeFactory.instance.objectNode().put("ok", true));
-        }
-      };
+  /** Holds each attempt long enough for it to be in flight during the fault. */
+  private static final StepExecutor HOLD = new InProcessExecutor(STEP_TIME);
 
   private static Worker worker(Journal journal) {
     WorkerConfig config =

@@ -3,17 +3,14 @@ package dev.flows.worker.pg;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import dev.flows.journalstore.PostgresJournal;
 import dev.flows.journalstore.testing.TestDatabase;
 import dev.flows.kernel.journal.RunId;
 import dev.flows.kernel.journal.Specs;
 import dev.flows.kernel.journal.StartRun;
-import dev.flows.kernel.journal.StepOutcome;
 import dev.flows.kernel.lifecycle.RunStatus;
-import dev.flows.kernel.spec.StepKind;
 import dev.flows.worker.ExecutorRegistry;
-import dev.flows.worker.StepExecution;
+import dev.flows.worker.InProcessExecutor;
 import dev.flows.worker.StepExecutor;
 import dev.flows.worker.Worker;
 import dev.flows.worker.WorkerConfig;
@@ -35,18 +32,7 @@ class NoOpThroughputTest {
   private static final int STEPS = 300;
 
   /** Answers success without a process: the journal's share of a step. */
-  private static final StepExecutor IN_PROCESS =
-      new StepExecutor() {
-        @Override
-        public StepKind kind() {
-          return StepKind.DETERMINISTIC;
-        }
-
-        @Override
-        public StepOutcome execute(StepExecution execution) {
-          return new StepOutcome.Succeeded(JsonNodeFactory.instance.objectNode());
-        }
-      };
+  private static final StepExecutor IN_PROCESS = new InProcessExecutor(Duration.ZERO);
 
   private static double stepsPerSecond(TestDatabase.Fresh db, StepExecutor executor) {
     try (PostgresJournal journal = PgJournals.journal(db)) {

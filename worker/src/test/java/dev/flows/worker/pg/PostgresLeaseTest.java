@@ -11,7 +11,6 @@ import dev.flows.kernel.ErrorCode;
 import dev.flows.kernel.journal.ClaimRequest;
 import dev.flows.kernel.journal.ClaimedAttempt;
 import dev.flows.kernel.journal.CompletionReason;
-import dev.flows.kernel.journal.Journal;
 import dev.flows.kernel.journal.LeaseToken;
 import dev.flows.kernel.journal.RunId;
 import dev.flows.kernel.journal.Specs;
@@ -22,10 +21,10 @@ import dev.flows.kernel.lifecycle.RunStatus;
 import dev.flows.kernel.spec.StepKind;
 import dev.flows.worker.CancellationToken;
 import dev.flows.worker.ExecutorRegistry;
-import dev.flows.worker.ForwardingJournal;
 import dev.flows.worker.JournalChecks;
 import dev.flows.worker.LeaseLostException;
 import dev.flows.worker.LostLeaseReason;
+import dev.flows.worker.RenewalRecorder;
 import dev.flows.worker.Worker;
 import dev.flows.worker.WorkerConfig;
 import dev.flows.worker.WorkerLease;
@@ -33,10 +32,8 @@ import dev.flows.worker.exec.DeterministicExecutor;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.List;
 import java.util.Set;
 import java.util.UUID;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -115,28 +112,11 @@ class PostgresLeaseTest {
     assertThat(rows).isEqualTo(1);
   }
 
-  /** Remembers when each accepted renewal was sent: the local deadline follows the last one. */
-  private static final class Renewals extends ForwardingJournal {
-    final List<Instant> sent = new CopyOnWriteArrayList<>();
-
-    Renewals(Journal delegate) {
-      super(delegate);
-    }
-
-    @Override
-    public Instant heartbeat(LeaseToken lease) {
-      Instant at = CLOCK.instant();
-      Instant d = super.heartbeat(lease);
-      sent.add(at);
-      return d;
-    }
-  }
-
   @Test
   void aLeaseRevokedUnderRunningWorkCancelsItWithinASecondOfTheLocalDeadline() {
     Instant claimSent = CLOCK.instant();
     ClaimedAttempt attempt = startAndClaim();
-    Renewals renewals = new Renewals(journal);
+    RenewalRecorder renewals = new RenewalRecorder(journal, CLOCK);
     CancellationToken token = new CancellationToken();
     AtomicReference<Instant> canceledAt = new AtomicReference<>();
     token.onCancel(() -> canceledAt.set(CLOCK.instant()));
@@ -157,7 +137,7 @@ class PostgresLeaseTest {
             LeaseLostException.class,
             e -> assertThat(e.reason()).isEqualTo(LostLeaseReason.RENEWAL_EXPIRED));
 
-    Instant localDeadline = renewals.sent.getLast().plus(LEASE);
+    Instant localDeadline = renewals.localDeadline(LEASE);
     // The test notes the renewal's send time a moment after the lease does: allow that moment.
     assertThat(Duration.between(localDeadline, canceledAt.get()))
         .isBetween(CLOCK_READ_GAP.negated(), WITHIN);
