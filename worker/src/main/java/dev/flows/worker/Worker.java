@@ -266,6 +266,9 @@ public final class Worker implements AutoCloseable {
       stopping.countDown();
     }
     LOG.info("worker {} stopping: {} attempts running", id, inFlight.size());
+    // The claim loop may be waiting a whole poll interval for a wake-up: cut that wait short. It
+    // runs on a platform thread, so an interrupt cannot close a journal socket under it.
+    claimLoop.interrupt();
     joinQuietly(claimLoop, config.pollInterval().plus(config.stopGrace()));
     if (!awaitIdle(config.stopGrace())) {
       LOG.warn("{} attempts outlived the stop grace; canceling them", inFlight.size());
