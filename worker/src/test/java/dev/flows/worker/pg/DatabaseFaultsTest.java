@@ -12,7 +12,6 @@ import dev.flows.kernel.journal.RunId;
 import dev.flows.kernel.journal.Specs;
 import dev.flows.kernel.journal.StartRun;
 import dev.flows.kernel.journal.WorkerId;
-import dev.flows.kernel.lifecycle.RunStatus;
 import dev.flows.migrations.Migrations;
 import dev.flows.worker.ExecutorRegistry;
 import dev.flows.worker.InProcessExecutor;
@@ -85,12 +84,7 @@ class DatabaseFaultsTest {
    */
   private static void assertEachSucceededOnce(Journal raw, List<RunId> runs) {
     Journal journal = new ResilientJournal(raw, WorkerConfig.defaults());
-    await()
-        .atMost(WAIT)
-        .until(
-            () ->
-                runs.stream()
-                    .allMatch(r -> journal.run(r).orElseThrow().status() == RunStatus.SUCCEEDED));
+    await().atMost(WAIT).until(() -> JournalChecks.allSucceeded(journal, runs));
     for (RunId run : runs) {
       assertThat(JournalChecks.completionsWith(journal, run, CompletionReason.SUCCESS))
           .as("successes of %s", run)

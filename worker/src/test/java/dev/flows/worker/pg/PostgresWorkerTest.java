@@ -117,12 +117,7 @@ class PostgresWorkerTest {
       start(config, "reconciler-" + i);
     }
 
-    await()
-        .atMost(WAIT)
-        .until(
-            () ->
-                runs.stream()
-                    .allMatch(r -> journal.run(r).orElseThrow().status() == RunStatus.SUCCEEDED));
+    await().atMost(WAIT).until(() -> JournalChecks.allSucceeded(journal, runs));
     for (RunId run : runs) {
       assertThat(JournalChecks.completionsWith(journal, run, CompletionReason.LEASE_EXPIRED))
           .isEqualTo(1);
