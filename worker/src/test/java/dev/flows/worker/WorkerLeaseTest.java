@@ -8,6 +8,7 @@ import dev.flows.kernel.ErrorCode;
 import dev.flows.kernel.FlowsException;
 import dev.flows.kernel.journal.ClaimRequest;
 import dev.flows.kernel.journal.ClaimedAttempt;
+import dev.flows.kernel.journal.CompletionAck;
 import dev.flows.kernel.journal.CompletionReason;
 import dev.flows.kernel.journal.InMemoryJournal;
 import dev.flows.kernel.journal.Journal;
@@ -24,6 +25,7 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -103,6 +105,48 @@ class WorkerLeaseTest {
             });
 
     assertThat(renewalsSeenByWork).hasValue(1);
+  }
+
+  @Test
+  void aRenewalInFlightWhenTheWorkEndsIsDrainedBeforeTheCompletion() {
+    Claimed c = startAndClaim(1);
+    CountDownLatch secondRenewalSent = new CountDownLatch(1);
+    List<String> events = new CopyOnWriteArrayList<>();
+    AtomicInteger calls = new AtomicInteger();
+    Journal slow =
+        new ForwardingJournal(inMemory) {
+          @Override
+          public Instant heartbeat(LeaseToken lease) {
+            if (calls.incrementAndGet() == 2) {
+              secondRenewalSent.countDown();
+              try {
+                Thread.sleep(LEASE.dividedBy(4));
+              } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+              }
+              events.add("renewal answered");
+            }
+            return super.heartbeat(lease);
+          }
+
+          @Override
+          public CompletionAck complete(LeaseToken lease, StepOutcome outcome) {
+            events.add("complete");
+            return super.complete(lease, outcome);
+          }
+        };
+
+    lease(slow)
+        .withWorkerLease(
+            c.attempt(),
+            c.sentAt(),
+            new CancellationToken(),
+            token -> {
+              secondRenewalSent.await();
+              return ok();
+            });
+
+    assertThat(events).containsExactly("renewal answered", "complete");
   }
 
   @Test
