@@ -132,7 +132,6 @@ class EngineEndToEndTest {
       assertThat(journal.entries(root))
           .filteredOn(r -> r.entry() instanceof JournalEntry.EffectConfirmed)
           .hasSize(2);
-      assertThat(engine.worker().stats().completed()).isGreaterThanOrEqualTo(4);
     }
   }
 }
