@@ -23,7 +23,8 @@ public enum ErrorCode {
   DATABASE_ERROR("database_error", false),
   MIGRATION_PENDING("migration_pending", false),
   CONFIG_INVALID("config_invalid", false),
-  INVALID_INPUT("invalid_input", false);
+  INVALID_INPUT("invalid_input", false),
+  INTERNAL_ERROR("internal_error", false);
 
   private final String wire;
   private final boolean retryable;
