@@ -1,0 +1,155 @@
+package dev.flows.kernel.mcp;
+
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * Every timeout and limit of the MCP client, with named defaults. One record so that nothing is
+ * hard-coded in the transports.
+ *
+ * @param connectTimeout spawn or first request up to a completed initialize handshake
+ * @param listTimeout one tools/list page
+ * @param callTimeout one tools/call; past it the outcome is unknown ({@code
+ *     mcp_result_unavailable})
+ * @param stopGrace after stdin is closed (stdio) or DELETE sent (HTTP), how long to wait before
+ *     signalling; also the wait between SIGTERM and SIGKILL
+ * @param backoffInitial first reconnect delay
+ * @param backoffMax cap on any reconnect delay
+ * @param backoffFactor growth of the delay per attempt
+ * @param backoffJitter fraction of the delay randomly added or removed (0..1)
+ * @param maxReconnectAttempts attempts before the connection gives up and is disconnected
+ * @param maxStreamResumes resumptions of one interrupted SSE response before its call fails
+ * @param stderrBufferBytes how much of a stdio server's stderr is kept (the newest bytes)
+ */
+public record McpClientConfig(
+    Duration connectTimeout,
+    Duration listTimeout,
+    Duration callTimeout,
+    Duration stopGrace,
+    Duration backoffInitial,
+    Duration backoffMax,
+    double backoffFactor,
+    double backoffJitter,
+    int maxReconnectAttempts,
+    int maxStreamResumes,
+    int stderrBufferBytes) {
+
+  public static final Duration DEFAULT_CONNECT_TIMEOUT = Duration.ofSeconds(30);
+  public static final Duration DEFAULT_LIST_TIMEOUT = Duration.ofSeconds(30);
+  public static final Duration DEFAULT_CALL_TIMEOUT = Duration.ofSeconds(60);
+  public static final Duration DEFAULT_STOP_GRACE = Duration.ofSeconds(5);
+  public static final Duration DEFAULT_BACKOFF_INITIAL = Duration.ofSeconds(1);
+  public static final Duration DEFAULT_BACKOFF_MAX = Duration.ofSeconds(30);
+  public static final double DEFAULT_BACKOFF_FACTOR = 1.5;
+  public static final double DEFAULT_BACKOFF_JITTER = 0.2;
+  public static final int DEFAULT_MAX_RECONNECT_ATTEMPTS = 10;
+  public static final int DEFAULT_MAX_STREAM_RESUMES = 5;
+  public static final int DEFAULT_STDERR_BUFFER_BYTES = 1 << 20;
+
+  public static final McpClientConfig DEFAULTS =
+      new McpClientConfig(
+          DEFAULT_CONNECT_TIMEOUT,
+          DEFAULT_LIST_TIMEOUT,
+          DEFAULT_CALL_TIMEOUT,
+          DEFAULT_STOP_GRACE,
+          DEFAULT_BACKOFF_INITIAL,
+          DEFAULT_BACKOFF_MAX,
+          DEFAULT_BACKOFF_FACTOR,
+          DEFAULT_BACKOFF_JITTER,
+          DEFAULT_MAX_RECONNECT_ATTEMPTS,
+          DEFAULT_MAX_STREAM_RESUMES,
+          DEFAULT_STDERR_BUFFER_BYTES);
+
+  public McpClientConfig {
+    for (Duration d :
+        new Duration[] {
+          connectTimeout, listTimeout, callTimeout, stopGrace, backoffInitial, backoffMax
+        }) {
+      Objects.requireNonNull(d, "duration");
+      if (d.isNegative()) {
+        throw new IllegalArgumentException("negative duration " + d);
+      }
+    }
+    if (backoffFactor < 1.0) {
+      throw new IllegalArgumentException("backoffFactor must be >= 1: " + backoffFactor);
+    }
+    if (backoffJitter < 0.0 || backoffJitter > 1.0) {
+      throw new IllegalArgumentException("backoffJitter must be in [0,1]: " + backoffJitter);
+    }
+    if (maxReconnectAttempts < 0 || maxStreamResumes < 0 || stderrBufferBytes < 0) {
+      throw new IllegalArgumentException("limits must be >= 0");
+    }
+  }
+
+  /**
+   * Delay before reconnect attempt {@code attempt} (1-based): exponential, capped, jittered by
+   * {@code unit} in [-1, 1] (the caller's random source, so tests can pin it).
+   */
+  public Duration backoff(int attempt, double unit) {
+    double base = backoffInitial.toMillis() * Math.pow(backoffFactor, Math.max(0, attempt - 1));
+    double capped = Math.min(base, backoffMax.toMillis());
+    double jittered = capped * (1.0 + Math.max(-1.0, Math.min(1.0, unit)) * backoffJitter);
+    return Duration.ofMillis(Math.max(0L, Math.min(backoffMax.toMillis(), Math.round(jittered))));
+  }
+
+  public McpClientConfig withConnectTimeout(Duration d) {
+    return new McpClientConfig(
+        d,
+        listTimeout,
+        callTimeout,
+        stopGrace,
+        backoffInitial,
+        backoffMax,
+        backoffFactor,
+        backoffJitter,
+        maxReconnectAttempts,
+        maxStreamResumes,
+        stderrBufferBytes);
+  }
+
+  public McpClientConfig withCallTimeout(Duration d) {
+    return new McpClientConfig(
+        connectTimeout,
+        listTimeout,
+        d,
+        stopGrace,
+        backoffInitial,
+        backoffMax,
+        backoffFactor,
+        backoffJitter,
+        maxReconnectAttempts,
+        maxStreamResumes,
+        stderrBufferBytes);
+  }
+
+  public McpClientConfig withStopGrace(Duration d) {
+    return new McpClientConfig(
+        connectTimeout,
+        listTimeout,
+        callTimeout,
+        d,
+        backoffInitial,
+        backoffMax,
+        backoffFactor,
+        backoffJitter,
+        maxReconnectAttempts,
+        maxStreamResumes,
+        stderrBufferBytes);
+  }
+
+  public McpClientConfig withBackoff(
+      Duration initial, Duration max, double factor, double jitter, int attempts) {
+    return new McpClientConfig(
+        connectTimeout,
+        listTimeout,
+        callTimeout,
+        stopGrace,
+        initial,
+        max,
+        factor,
+        jitter,
+        attempts,
+        maxStreamResumes,
+        stderrBufferBytes);
+  }
+}

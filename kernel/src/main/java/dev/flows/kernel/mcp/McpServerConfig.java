@@ -1,0 +1,56 @@
+package dev.flows.kernel.mcp;
+
+import java.net.URI;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * How to reach one MCP server; the variant chooses the transport, so one pool can mix both. Names
+ * are unique within a pool and prefix the server's tools in the registry.
+ */
+public sealed interface McpServerConfig {
+  String name();
+
+  /**
+   * A local server spoken to over stdin/stdout. The child starts with an EMPTY environment plus
+   * {@code envAllowlist} (names copied from the parent when set there) plus {@code env} (explicit
+   * values, which win).
+   */
+  record Stdio(
+      String name,
+      String command,
+      List<String> args,
+      List<String> envAllowlist,
+      Map<String, String> env,
+      Optional<String> cwd)
+      implements McpServerConfig {
+    public Stdio {
+      requireName(name);
+      Objects.requireNonNull(command, "command");
+      args = List.copyOf(args);
+      envAllowlist = List.copyOf(envAllowlist);
+      env = Map.copyOf(env);
+      Objects.requireNonNull(cwd, "cwd");
+    }
+  }
+
+  /** A remote server on Streamable HTTP. {@code headers} are sent on every request. */
+  record Http(String name, URI url, Map<String, String> headers, McpAuth auth)
+      implements McpServerConfig {
+    public Http {
+      requireName(name);
+      Objects.requireNonNull(url, "url");
+      headers = Map.copyOf(headers);
+      Objects.requireNonNull(auth, "auth");
+    }
+  }
+
+  private static void requireName(String name) {
+    Objects.requireNonNull(name, "name");
+    if (name.isBlank() || name.contains("/")) {
+      throw new IllegalArgumentException("server name must be non-blank without '/': " + name);
+    }
+  }
+}

@@ -1,0 +1,57 @@
+package dev.flows.kernel.mcp;
+
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * One connection to one MCP server, whatever carries it (stdio or Streamable HTTP). Implementations
+ * keep the {@link ConnectionState} machine, reconnect on loss, and keep the server's tools in a
+ * {@link ToolRegistry} exactly while connected.
+ */
+public interface McpTransportPort extends AutoCloseable {
+
+  /** The configured server name (the registry prefix). */
+  String server();
+
+  /**
+   * Connects and lists tools. Completes when connected, or exceptionally with an {@link
+   * McpException}. Cancelling the future, like {@link #stop()}, abandons the attempt and releases
+   * its process or sockets.
+   */
+  CompletableFuture<Void> connect();
+
+  /** Current state. */
+  ConnectionState state();
+
+  /** Tools registered for this server now (empty unless connected). */
+  List<ToolDescriptor> tools();
+
+  /**
+   * Calls {@code tool}. Completes with the result (a tool-reported error is a result) or
+   * exceptionally with an {@link McpException}. Cancelling the future abandons the call.
+   */
+  CompletableFuture<ToolCallResult> callTool(String tool, Map<String, Object> arguments);
+
+  /** Listens to every state change; {@code cause} says why when it was a failure. */
+  void addStateListener(StateListener listener);
+
+  /**
+   * Stops from any state: pending calls fail with {@code mcp_disconnected}, tools are removed, the
+   * process or session is ended, and the state becomes closed. Idempotent; blocks at most about
+   * twice the configured stop grace.
+   */
+  void stop();
+
+  @Override
+  default void close() {
+    stop();
+  }
+
+  /** Observer of {@link ConnectionTransition}s. */
+  @FunctionalInterface
+  interface StateListener {
+    void onTransition(ConnectionTransition transition, Optional<McpDiagnostic> cause);
+  }
+}
