@@ -4,9 +4,10 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.flows.kernel.mcp.McpAuth.ClientAuth;
+import dev.flows.kernel.mcp.McpAuth.ClientRegistration;
 import dev.flows.kernel.mcp.McpAuth.OAuthGrant;
 import dev.flows.kernel.mcp.McpAuth.SecretSource;
-import dev.flows.kernel.mcp.McpAuth.TokenEndpointAuth;
 import java.net.URI;
 import java.util.ArrayList;
 import java.util.Iterator;
@@ -67,19 +68,52 @@ public final class McpServerConfigJson {
           case OAuthGrant.ProvidedToken p -> g.put("kind", "provided").put("id", p.id());
           case OAuthGrant.ClientCredentials cc -> {
             g.put("kind", "client_credentials").put("clientId", cc.clientId());
-            g.set("clientSecret", secret(cc.clientSecret()));
-            g.put("method", cc.method().name());
+            g.set("clientAuth", clientAuth(cc.auth()));
           }
           case OAuthGrant.AuthorizationCode ac -> {
-            g.put("kind", "authorization_code").put("clientId", ac.clientId());
-            ac.clientSecret().ifPresent(s -> g.set("clientSecret", secret(s)));
-            g.put("method", ac.method().name());
+            g.put("kind", "authorization_code");
             g.put("redirectUri", ac.redirectUri()).put("completerId", ac.completerId());
+            ObjectNode reg = g.putObject("client");
+            switch (ac.client()) {
+              case ClientRegistration.PreRegistered p -> {
+                reg.put("kind", "pre_registered").put("clientId", p.clientId());
+                reg.set("clientAuth", clientAuth(p.auth()));
+              }
+              case ClientRegistration.Dynamic d ->
+                  reg.put("kind", "dynamic").put("clientName", d.clientName());
+              case ClientRegistration.MetadataDocument m ->
+                  reg.put("kind", "metadata_document")
+                      .put("clientIdUrl", m.clientIdUrl())
+                      .put("clientName", m.clientName());
+            }
           }
         }
       }
     }
     return n;
+  }
+
+  private static ObjectNode clientAuth(ClientAuth a) {
+    ObjectNode n = JSON.objectNode();
+    switch (a) {
+      case ClientAuth.SecretBasic b ->
+          n.put("method", "client_secret_basic").set("secret", secret(b.secret()));
+      case ClientAuth.SecretPost p ->
+          n.put("method", "client_secret_post").set("secret", secret(p.secret()));
+      case ClientAuth.NoSecret none -> n.put("method", "none");
+      case ClientAuth.PrivateKeyJwt k ->
+          n.put("method", "private_key_jwt").set("key", secret(k.privateKeyPem()));
+    }
+    return n;
+  }
+
+  private static ClientAuth readClientAuth(JsonNode n) {
+    return switch (n.path("method").asText()) {
+      case "client_secret_basic" -> new ClientAuth.SecretBasic(readSecret(n.path("secret")));
+      case "client_secret_post" -> new ClientAuth.SecretPost(readSecret(n.path("secret")));
+      case "private_key_jwt" -> new ClientAuth.PrivateKeyJwt(readSecret(n.path("key")));
+      default -> new ClientAuth.NoSecret();
+    };
   }
 
   private static ObjectNode secret(SecretSource s) {
@@ -127,18 +161,22 @@ public final class McpServerConfigJson {
               case "provided" -> new OAuthGrant.ProvidedToken(g.path("id").asText());
               case "client_credentials" ->
                   new OAuthGrant.ClientCredentials(
-                      g.path("clientId").asText(),
-                      readSecret(g.path("clientSecret")),
-                      TokenEndpointAuth.valueOf(g.path("method").asText()));
-              case "authorization_code" ->
-                  new OAuthGrant.AuthorizationCode(
-                      g.path("clientId").asText(),
-                      g.has("clientSecret")
-                          ? Optional.of(readSecret(g.get("clientSecret")))
-                          : Optional.empty(),
-                      TokenEndpointAuth.valueOf(g.path("method").asText()),
-                      g.path("redirectUri").asText(),
-                      g.path("completerId").asText());
+                      g.path("clientId").asText(), readClientAuth(g.path("clientAuth")));
+              case "authorization_code" -> {
+                JsonNode c = g.path("client");
+                ClientRegistration reg =
+                    switch (c.path("kind").asText()) {
+                      case "pre_registered" ->
+                          new ClientRegistration.PreRegistered(
+                              c.path("clientId").asText(), readClientAuth(c.path("clientAuth")));
+                      case "metadata_document" ->
+                          new ClientRegistration.MetadataDocument(
+                              c.path("clientIdUrl").asText(), c.path("clientName").asText());
+                      default -> new ClientRegistration.Dynamic(c.path("clientName").asText());
+                    };
+                yield new OAuthGrant.AuthorizationCode(
+                    reg, g.path("redirectUri").asText(), g.path("completerId").asText());
+              }
               default -> throw new IllegalArgumentException("unknown oauth grant " + g);
             };
         yield new McpAuth.OAuth(grant, strings(n.path("scopes")));

@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.flows.kernel.mcp.McpAuth.OAuthGrant;
 import dev.flows.kernel.mcp.McpAuth.SecretSource;
-import dev.flows.kernel.mcp.McpAuth.TokenEndpointAuth;
 import java.net.URI;
 import java.util.List;
 import java.util.Map;
@@ -32,8 +31,7 @@ class McpServerConfigJsonTest {
                 new McpAuth.OAuth(
                     new OAuthGrant.ClientCredentials(
                         "id",
-                        new SecretSource.Provider("vault"),
-                        TokenEndpointAuth.CLIENT_SECRET_POST),
+                        new McpAuth.ClientAuth.SecretPost(new SecretSource.Provider("vault"))),
                     List.of("read"))),
             new McpServerConfig.Http(
                 "p",
@@ -41,8 +39,19 @@ class McpServerConfigJsonTest {
                 Map.of(),
                 new McpAuth.OAuth(
                     new OAuthGrant.AuthorizationCode(
-                        "id", Optional.empty(), TokenEndpointAuth.NONE, "http://cb", "headless"),
-                    List.of())));
+                        new McpAuth.ClientRegistration.PreRegistered(
+                            "id", new McpAuth.ClientAuth.NoSecret()),
+                        "http://cb",
+                        "headless"),
+                    List.of())),
+            new McpServerConfig.Http(
+                "d",
+                URI.create("https://x/mcp"),
+                Map.of(),
+                new McpAuth.OAuth(
+                    new OAuthGrant.AuthorizationCode(
+                        new McpAuth.ClientRegistration.Dynamic("flows"), "http://cb", "headless"),
+                    List.of("a"))));
     for (McpServerConfig c : all) {
       assertThat(McpServerConfigJson.read(McpServerConfigJson.write(c))).isEqualTo(c);
     }

@@ -23,6 +23,7 @@ import dev.flows.kernel.spec.RunSpecJson;
 import dev.flows.sdk.Ctx;
 import dev.flows.sdk.FlowHeader;
 import dev.flows.sdk.McpResult;
+import dev.flows.worker.FaultPoint;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.HashMap;
@@ -97,6 +98,13 @@ final class DurableCtx implements Ctx {
     this.children = new HashSet<>(journal.children(runId()));
   }
 
+  private int nextPosition() {
+    if (position > 0) {
+      FaultPoint.BETWEEN_BODY_CALLS.reached();
+    }
+    return ++position;
+  }
+
   @Override
   public RunId runId() {
     return attempt.lease().runId();
@@ -155,7 +163,7 @@ final class DurableCtx implements Ctx {
 
   @Override
   public JsonNode step(String name, StepBody<?> body) {
-    int pos = ++position;
+    int pos = nextPosition();
     RunId wouldBeChild = Lowering.childId(runId(), pos);
     if (children.contains(wouldBeChild)) {
       throw nondeterministic(pos, describeChild(wouldBeChild), "f.step(\"" + name + "\")");
@@ -228,7 +236,7 @@ final class DurableCtx implements Ctx {
 
   /** Admits (or finds, on replay) the child at the next position and waits for its result. */
   private JsonNode child(RunSpec spec, String call) {
-    int pos = ++position;
+    int pos = nextPosition();
     if (memos.containsKey(pos)) {
       throw nondeterministic(pos, "f.step(\"" + memos.get(pos).path("name").asText() + "\")", call);
     }
@@ -336,14 +344,14 @@ final class DurableCtx implements Ctx {
         tail = c.trajectoryTail().get();
       }
     }
-    String code = tail.path("diagnostic").path("code").asText("");
+    String code = tail.path("diagnostic").asText("");
     ErrorCode ec =
         ErrorCode.fromWire(code)
             .orElse(
                 s.status() == dev.flows.kernel.lifecycle.RunStatus.CANCELED
                     ? ErrorCode.RUN_TERMINAL
                     : ErrorCode.FLOW_FAILED);
-    String message = tail.path("diagnostic").path("message").asText(reason.wire());
+    String message = tail.path("message").asText(reason.wire());
     return new ChildFailedException(
         ec, describeChild(child) + " failed: " + message, child, tail, false);
   }

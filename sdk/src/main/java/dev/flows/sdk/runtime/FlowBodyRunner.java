@@ -62,8 +62,7 @@ public final class FlowBodyRunner {
       outcome = new StepOutcome.Succeeded(result == null ? JSON.nullNode() : result);
     } catch (DurableCtx.ParkSignal p) {
       ObjectNode t = JSON.objectNode().put("type", "flow").put("parkedChild", p.child.value());
-      t.putObject("diagnostic")
-          .put("code", ErrorCode.EFFECT_OUTCOME_UNKNOWN.wire())
+      t.put("diagnostic", ErrorCode.EFFECT_OUTCOME_UNKNOWN.wire())
           .put("message", "child run " + p.child + " is parked until an operator resolves it");
       return new StepOutcome.Parked(
           CompletionReason.WORKER_ERROR, ErrorCode.EFFECT_OUTCOME_UNKNOWN, t);
@@ -94,8 +93,8 @@ public final class FlowBodyRunner {
 
   static ObjectNode tail(FlowsException e) {
     ObjectNode t = JSON.objectNode().put("type", "flow");
-    ObjectNode d = t.putObject("diagnostic");
-    d.put("code", e.code().wire()).put("message", e.getMessage());
+    ObjectNode d = t;
+    d.put("diagnostic", e.code().wire()).put("message", e.getMessage());
     e.place().ifPresent(p -> d.put("place", p));
     e.fix().ifPresent(f -> d.put("fix", f));
     if (e instanceof ChildFailedException c) {

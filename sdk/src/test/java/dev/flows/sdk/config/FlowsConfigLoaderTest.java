@@ -64,7 +64,9 @@ class FlowsConfigLoaderTest {
     McpAuth.OAuth o =
         (McpAuth.OAuth) ((McpServerConfig.Http) c.server("crm").orElseThrow().config()).auth();
     McpAuth.OAuthGrant.ClientCredentials g = (McpAuth.OAuthGrant.ClientCredentials) o.grant();
-    assertThat(g.method()).isEqualTo(McpAuth.TokenEndpointAuth.CLIENT_SECRET_POST);
+    assertThat(g.auth())
+        .isEqualTo(
+            new McpAuth.ClientAuth.SecretPost(new McpAuth.SecretSource.EnvVar("CRM_SECRET")));
     assertThat(o.scopes()).containsExactly("read");
   }
 
