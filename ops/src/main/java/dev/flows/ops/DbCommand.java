@@ -1,10 +1,13 @@
 package dev.flows.ops;
 
+import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.flows.kernel.ErrorCode;
 import dev.flows.kernel.FlowsException;
+import dev.flows.migrations.Migrations;
 import java.sql.ResultSet;
 import java.sql.Statement;
+import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -14,7 +17,12 @@ import picocli.CommandLine.Command;
     name = "db",
     description = "Start, stop, inspect or migrate the database.",
     mixinStandardHelpOptions = true,
-    subcommands = {DbCommand.Start.class, DbCommand.Stop.class, DbCommand.Status.class})
+    subcommands = {
+      DbCommand.Start.class,
+      DbCommand.Stop.class,
+      DbCommand.Status.class,
+      DbCommand.Migrate.class
+    })
 final class DbCommand implements Callable<Integer> {
   @Override
   public Integer call() {
@@ -45,6 +53,10 @@ final class DbCommand implements Callable<Integer> {
           }
           return null;
         });
+    List<String> pending = Session.pending(Migrations.of(db.dataSource()), db);
+    d.put("schemaCurrent", pending.isEmpty());
+    ArrayNode p = d.putArray("pendingMigrations");
+    pending.forEach(p::add);
     return d;
   }
 
@@ -62,7 +74,7 @@ final class DbCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-      Database db = s.database();
+      Database db = s.embedded() ? s.readyDatabase() : s.database();
       ObjectNode out = s.object();
       ObjectNode d = describe(s, db);
       if (db.target() instanceof DatabaseTarget.Embedded e) {
@@ -85,7 +97,43 @@ final class DbCommand implements Callable<Integer> {
                       + d.path("fsync").asText()
                       + ", synchronous_commit "
                       + d.path("synchronousCommit").asText()
-                      + ")"));
+                      + ")"
+                      + schemaNote(d)));
+      return Exit.SUCCESS;
+    }
+  }
+
+  static String schemaNote(ObjectNode d) {
+    return d.path("schemaCurrent").asBoolean(true)
+        ? ""
+        : "; schema behind, pending " + d.path("pendingMigrations") + ", run `flows db migrate`";
+  }
+
+  @Command(
+      name = "migrate",
+      mixinStandardHelpOptions = true,
+      description = "Apply this build's schema migrations (Flyway, schema flows).")
+  static final class Migrate implements Callable<Integer> {
+    private final Session s;
+
+    Migrate(Session s) {
+      this.s = s;
+    }
+
+    @Override
+    public Integer call() {
+      Database db = s.database();
+      int applied = Session.migrate(Migrations.of(db.dataSource()), db);
+      ObjectNode out = s.object();
+      out.put("applied", applied);
+      out.set("database", describe(s, db));
+      s.emit(
+          out,
+          p ->
+              p.println(
+                  applied == 0
+                      ? "schema already current: " + db.target().describe()
+                      : "applied " + applied + " migration(s) to " + db.target().describe()));
       return Exit.SUCCESS;
     }
   }
@@ -180,6 +228,13 @@ final class DbCommand implements Callable<Integer> {
     }
 
     private static void printSettings(java.io.PrintStream p, ObjectNode d) {
+      if (d.has("schemaCurrent")) {
+        p.println(
+            "  schema: "
+                + (d.path("schemaCurrent").asBoolean()
+                    ? "current"
+                    : "behind, pending " + d.path("pendingMigrations") + " (`flows db migrate`)"));
+      }
       if (d.has("serverVersion")) {
         p.println("  PostgreSQL " + d.path("serverVersion").asText());
         p.println(

@@ -32,7 +32,7 @@ import picocli.CommandLine.ParseResult;
     mixinStandardHelpOptions = true,
     versionProvider = FlowsCli.Version.class,
     description = "Durable flows with journaled effects, on Postgres.",
-    subcommands = {DbCommand.class})
+    subcommands = {DbCommand.class, RunsCommand.class})
 public final class FlowsCli implements Callable<Integer> {
   @Mixin GlobalOptions global;
 

@@ -14,6 +14,7 @@ import java.time.Duration;
  * @param watchPollInterval how often {@code flows runs watch} reads the journal
  * @param listDefaultLimit rows {@code flows runs list} shows without {@code --limit}
  * @param listMaxLimit the largest {@code --limit} accepted
+ * @param journalPoolSize connections a command's journal holds (commands are short-lived)
  */
 public record OpsConfig(
     Duration embeddedStartTimeout,
@@ -22,7 +23,8 @@ public record OpsConfig(
     Duration connectTimeout,
     Duration watchPollInterval,
     int listDefaultLimit,
-    int listMaxLimit) {
+    int listMaxLimit,
+    int journalPoolSize) {
 
   public static final Duration DEFAULT_EMBEDDED_START_TIMEOUT = Duration.ofSeconds(120);
   public static final Duration DEFAULT_EMBEDDED_STOP_TIMEOUT = Duration.ofSeconds(60);
@@ -31,6 +33,7 @@ public record OpsConfig(
   public static final Duration DEFAULT_WATCH_POLL_INTERVAL = Duration.ofMillis(500);
   public static final int DEFAULT_LIST_LIMIT = 50;
   public static final int DEFAULT_LIST_MAX_LIMIT = 10_000;
+  public static final int DEFAULT_JOURNAL_POOL_SIZE = 2;
 
   public OpsConfig {
     requirePositive(embeddedStartTimeout, "embeddedStartTimeout");
@@ -40,6 +43,9 @@ public record OpsConfig(
     requirePositive(watchPollInterval, "watchPollInterval");
     if (listDefaultLimit < 1 || listMaxLimit < listDefaultLimit) {
       throw new IllegalArgumentException("need 1 <= listDefaultLimit <= listMaxLimit");
+    }
+    if (journalPoolSize < 1) {
+      throw new IllegalArgumentException("journalPoolSize must be >= 1");
     }
   }
 
@@ -51,7 +57,8 @@ public record OpsConfig(
         DEFAULT_CONNECT_TIMEOUT,
         DEFAULT_WATCH_POLL_INTERVAL,
         DEFAULT_LIST_LIMIT,
-        DEFAULT_LIST_MAX_LIMIT);
+        DEFAULT_LIST_MAX_LIMIT,
+        DEFAULT_JOURNAL_POOL_SIZE);
   }
 
   public OpsConfig withWatchPollInterval(Duration interval) {
@@ -62,7 +69,8 @@ public record OpsConfig(
         connectTimeout,
         interval,
         listDefaultLimit,
-        listMaxLimit);
+        listMaxLimit,
+        journalPoolSize);
   }
 
   private static void requirePositive(Duration d, String name) {

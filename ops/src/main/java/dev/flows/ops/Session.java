@@ -4,9 +4,15 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.flows.journalstore.JournalStoreConfig;
+import dev.flows.journalstore.PostgresJournal;
+import dev.flows.kernel.ErrorCode;
 import dev.flows.kernel.FlowsException;
+import dev.flows.kernel.journal.Journal;
+import dev.flows.migrations.Migrations;
 import java.io.PrintStream;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.function.Consumer;
@@ -27,6 +33,9 @@ final class Session implements AutoCloseable {
   private final OpsConfig config;
   private final GlobalOptions options;
   private Database database;
+  private boolean schemaChecked;
+  private boolean startedEmbedded;
+  private PostgresJournal journal;
 
   Session(
       PrintStream out,
@@ -78,12 +87,88 @@ final class Session implements AutoCloseable {
     return DatabaseTarget.resolve(Optional.ofNullable(options.db), env, home());
   }
 
+  boolean embedded() {
+    return target() instanceof DatabaseTarget.Embedded;
+  }
+
   /** The database, connected (and the embedded server started) on first use. */
   Database database() {
     if (database == null) {
-      database = Database.open(target(), config, this::notice);
+      database =
+          Database.open(
+              target(),
+              config,
+              line -> {
+                startedEmbedded = true;
+                notice(line);
+              });
     }
     return database;
+  }
+
+  /**
+   * The database with this build's schema. The embedded default is migrated on the spot (it is
+   * ours); any other database with pending migrations is refused {@code migration_pending}, so an
+   * operator decides when a shared database changes ({@code flows db migrate}).
+   */
+  Database readyDatabase() {
+    Database db = database();
+    if (!schemaChecked) {
+      Migrations migrations = Migrations.of(db.dataSource());
+      List<String> pending = pending(migrations, db);
+      if (!pending.isEmpty()) {
+        if (!db.embedded()) {
+          throw new FlowsException(
+              ErrorCode.MIGRATION_PENDING,
+              "the database schema is older than this build; pending: "
+                  + String.join(", ", pending),
+              db.target().describe(),
+              "run `flows db migrate` with the same --db / FLOWS_DATABASE_URL");
+        }
+        int applied = migrate(migrations, db);
+        // Creating the schema is part of a first start, which has said its one line already.
+        if (!startedEmbedded) {
+          notice("flows: migrated the embedded database (" + applied + " migration(s))");
+        }
+      }
+      schemaChecked = true;
+    }
+    return db;
+  }
+
+  static List<String> pending(Migrations migrations, Database db) {
+    try {
+      return migrations.pending();
+    } catch (RuntimeException e) {
+      throw FlowsCli.asFlows(e, db.target().describe());
+    }
+  }
+
+  static int migrate(Migrations migrations, Database db) {
+    try {
+      return migrations.migrate();
+    } catch (RuntimeException e) {
+      throw FlowsCli.asFlows(e, db.target().describe());
+    }
+  }
+
+  /** The Postgres journal over the ready database, opened on first use. */
+  Journal journal() {
+    if (journal == null) {
+      Database db = readyDatabase();
+      JournalStoreConfig c =
+          new JournalStoreConfig(
+              db.jdbcUrl(),
+              db.user(),
+              db.password(),
+              config.journalPoolSize(),
+              config.connectTimeout(),
+              JournalStoreConfig.DEFAULT_LISTEN_POLL_INTERVAL,
+              JournalStoreConfig.DEFAULT_LISTEN_RECONNECT_DELAY,
+              JournalStoreConfig.DEFAULT_EXPIRY_BATCH_SIZE);
+      journal = PostgresJournal.connect(c);
+    }
+    return journal;
   }
 
   /** A line for the human on stderr (kept off stdout so {@code --json} output stays parseable). */
@@ -143,6 +228,10 @@ final class Session implements AutoCloseable {
 
   @Override
   public void close() {
+    if (journal != null) {
+      journal.close();
+      journal = null;
+    }
     database = null;
   }
 }
