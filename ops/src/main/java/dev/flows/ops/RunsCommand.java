@@ -113,19 +113,29 @@ final class RunsCommand implements Callable<Integer> {
   static final class ListRuns implements Callable<Integer> {
     private static final Pattern AGO = Pattern.compile("(\\d+)([smhd])");
 
-    @Option(names = "--status", description = "running, parked, succeeded, failed or canceled")
+    @Option(
+        names = "--status",
+        paramLabel = "STATUS",
+        description = "running, parked, succeeded, failed or canceled")
     String status;
 
-    @Option(names = "--flow", description = "Only runs of this flow (the run name).")
+    @Option(
+        names = "--flow",
+        paramLabel = "NAME",
+        description = "Only runs of this flow (the run name).")
     String flow;
 
     @Option(
         names = "--since",
+        paramLabel = "WHEN",
         description =
             "Only runs created since: a duration ago (30m, 2h, 7d) or an ISO instant/date.")
     String since;
 
-    @Option(names = "--limit", description = "At most this many rows (default 50).")
+    @Option(
+        names = "--limit",
+        paramLabel = "N",
+        description = "At most this many rows (default 50).")
     Integer limit;
 
     @Option(names = "--all", description = "Include child runs (one per f.mcp / f.run call).")
@@ -354,7 +364,7 @@ final class RunsCommand implements Callable<Integer> {
       mixinStandardHelpOptions = true,
       description = "Cancel a run: running attempts end canceled, the run completes canceled.")
   static final class Cancel extends OnRun {
-    @Option(names = "--reason", description = "Journaled with the cancel.")
+    @Option(names = "--reason", paramLabel = "TEXT", description = "Journaled with the cancel.")
     String reason;
 
     Cancel(Session s) {
