@@ -156,6 +156,35 @@ class EmbeddedDatabaseTest {
     Refusals.assertJsonRefused(r, "database_unavailable", Exit.FAILED);
   }
 
+  @Test
+  @Order(6)
+  void aLockFileLeftByACrashNamingAnotherLiveProcessDoesNotBlockTheNextStart() throws Exception {
+    assertThat(cli.run("db", "stop").exit()).isZero();
+    // As after a crash and reboot: postmaster.pid names a live process (this JVM) that is not the
+    // server; the server is judged by its port answering, and PostgreSQL replaces the stale file.
+    Path pidFile = home.resolve("pg/data/postmaster.pid");
+    Files.writeString(
+        pidFile,
+        String.join(
+            "\n",
+            Long.toString(ProcessHandle.current().pid()),
+            home.resolve("pg/data").toString(),
+            "0",
+            "1",
+            "",
+            "localhost",
+            "0 0",
+            "ready",
+            ""));
+    assertThat(
+            cli.run("db", "status", "--json").json().path("database").path("running").asBoolean())
+        .isFalse();
+    Cli.Result start = cli.run("db", "start", "--json");
+    assertThat(start.exit()).as(start.err()).isZero();
+    assertThat(start.json().path("database").path("pid").asLong())
+        .isNotEqualTo(ProcessHandle.current().pid());
+  }
+
   private static Process flowsProcess(String... args) throws IOException {
     List<String> cmd = new ArrayList<>();
     cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
