@@ -32,7 +32,14 @@ import picocli.CommandLine.ParseResult;
     mixinStandardHelpOptions = true,
     versionProvider = FlowsCli.Version.class,
     description = "Durable flows with journaled effects, on Postgres.",
-    subcommands = {DbCommand.class, RunsCommand.class})
+    subcommands = {
+      RunCommand.class,
+      CheckCommand.class,
+      WorkerCommand.class,
+      RunsCommand.class,
+      McpCommand.class,
+      DbCommand.class
+    })
 public final class FlowsCli implements Callable<Integer> {
   @Mixin GlobalOptions global;
 
@@ -48,7 +55,7 @@ public final class FlowsCli implements Callable<Integer> {
         ErrorCode.INVALID_INPUT,
         "a subcommand is required",
         "flows",
-        "run `flows --help` for the list (db, runs)");
+        "run `flows --help` for the list (run, check, worker, runs, mcp, db)");
   }
 
   public static void main(String[] args) {

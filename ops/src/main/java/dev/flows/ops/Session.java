@@ -154,6 +154,14 @@ final class Session implements AutoCloseable {
 
   /** The Postgres journal over the ready database, opened on first use. */
   Journal journal() {
+    return journal(config.journalPoolSize());
+  }
+
+  /**
+   * As {@link #journal()}, with a pool of {@code poolSize} connections: a command that hosts a
+   * worker needs one per concurrent attempt plus its claim and reconcile loops.
+   */
+  Journal journal(int poolSize) {
     if (journal == null) {
       Database db = readyDatabase();
       JournalStoreConfig c =
@@ -161,7 +169,7 @@ final class Session implements AutoCloseable {
               db.jdbcUrl(),
               db.user(),
               db.password(),
-              config.journalPoolSize(),
+              poolSize,
               config.connectTimeout(),
               JournalStoreConfig.DEFAULT_LISTEN_POLL_INTERVAL,
               JournalStoreConfig.DEFAULT_LISTEN_RECONNECT_DELAY,
