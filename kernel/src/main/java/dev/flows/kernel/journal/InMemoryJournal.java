@@ -155,6 +155,7 @@ public final class InMemoryJournal implements Journal {
         }
         for (StepRow step : run.steps.values()) {
           if (req.kinds().contains(step.spec.kind())
+              && req.accepts(dev.flows.kernel.spec.Routes.of(step.spec))
               && Lifecycle.claimable(step.status, step.notBefore, now)) {
             ready.add(new Candidate(run, step));
           }
@@ -404,7 +405,9 @@ public final class InMemoryJournal implements Journal {
                   effects,
                   Optional.of(p.trajectoryTail()),
                   Optional.empty()));
-          run.status = Lifecycle.run(RunTransition.STEP_PARKED, Optional.of(run.status));
+          if (run.status == RunStatus.RUNNING) {
+            run.status = Lifecycle.run(RunTransition.STEP_PARKED, Optional.of(run.status));
+          }
           yield new CompletionAck(p.reason(), Disposition.PARK, Optional.empty(), run.status);
         }
       };
@@ -439,6 +442,10 @@ public final class InMemoryJournal implements Journal {
   }
 
   private void failRun(RunRow run, String stepId, Instant now) {
+    if (run.status != RunStatus.RUNNING) {
+      // A parked run stays parked: the operator's resolution comes first.
+      return;
+    }
     run.status = Lifecycle.run(RunTransition.STEP_FAILED, Optional.of(run.status));
     run.completedAt = now;
     run.completionReason = RunCompletionReason.STEP_FAILED;
