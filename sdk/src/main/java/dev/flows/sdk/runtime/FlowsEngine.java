@@ -54,6 +54,8 @@ public final class FlowsEngine implements AutoCloseable {
             new AgentExecutor(
                 List.of(new FlowInstructionExecutor(runner), new McpToolExecutor(sessions))));
     this.worker = new Worker(this.journal, executors, workerConfig, InstantSource.system());
+    // Flow classes registered here (at their versions) are the only class-path bodies it claims.
+    this.worker.addRoutes(resolver::routes);
   }
 
   public static FlowsEngine withDefaults(Journal journal) {
