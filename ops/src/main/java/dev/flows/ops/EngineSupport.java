@@ -24,6 +24,10 @@ final class EngineSupport {
   }
 
   static FlowsEngine engine(Journal journal, int capacity) {
+    return engine(journal, capacity, McpCredentials.fromEnvironment());
+  }
+
+  static FlowsEngine engine(Journal journal, int capacity, McpCredentials credentials) {
     WorkerConfig config =
         WorkerConfig.defaults().toBuilder()
             .capacity(capacity)
