@@ -19,18 +19,18 @@ import java.util.Map;
 import java.util.Optional;
 
 /** SDK clients for the example servers, as the tests drive them. */
-final class Clients {
+public final class Clients {
   /** Generous: two shared cores, and a child JVM starting cold. */
-  static final Duration TIMEOUT = Duration.ofSeconds(60);
+  public static final Duration TIMEOUT = Duration.ofSeconds(60);
 
   private Clients() {}
 
-  static String java() {
+  public static String java() {
     return ProcessHandle.current().info().command().orElse("java");
   }
 
   /** JVM arguments that run {@code mainClass} on this test's class path, started quickly. */
-  static List<String> jvmArgs(Class<?> mainClass) {
+  public static List<String> jvmArgs(Class<?> mainClass) {
     return List.of(
         "-XX:+UseSerialGC",
         "-XX:TieredStopAtLevel=1",
@@ -39,16 +39,20 @@ final class Clients {
         mainClass.getName());
   }
 
-  static McpSyncClient stdio(String command, List<String> args, Map<String, String> env) {
+  public static McpSyncClient stdio(String command, List<String> args, Map<String, String> env) {
     ServerParameters params = ServerParameters.builder(command).args(args).env(env).build();
     return connect(new StdioClientTransport(params, McpJsonDefaults.getMapper()));
   }
 
-  static McpSyncClient tickets() {
+  public static McpSyncClient tickets() {
     return stdio(java(), jvmArgs(TicketsServer.class), Map.of());
   }
 
-  static McpSyncClient http(URI endpoint, Optional<String> token) {
+  public static McpSyncClient http(URI endpoint, String token) {
+    return http(endpoint, Optional.of(token));
+  }
+
+  public static McpSyncClient http(URI endpoint, Optional<String> token) {
     HttpClientStreamableHttpTransport.Builder b =
         HttpClientStreamableHttpTransport.builder(
                 endpoint.getScheme() + "://" + endpoint.getAuthority())
@@ -72,31 +76,31 @@ final class Clients {
     return c;
   }
 
-  static CallToolResult call(McpSyncClient c, String tool, Map<String, Object> args) {
+  public static CallToolResult call(McpSyncClient c, String tool, Map<String, Object> args) {
     return c.callTool(new CallToolRequest(tool, args));
   }
 
-  static CallToolResult callWithKey(
+  public static CallToolResult callWithKey(
       McpSyncClient c, String tool, Map<String, Object> args, String metaName, String key) {
     return c.callTool(
         CallToolRequest.builder().name(tool).arguments(args).meta(Map.of(metaName, key)).build());
   }
 
-  static JsonNode structured(CallToolResult r) {
+  public static JsonNode structured(CallToolResult r) {
     if (Boolean.TRUE.equals(r.isError())) {
       throw new AssertionError("tool answered an error: " + text(r));
     }
     return ToolKit.JSON.valueToTree(r.structuredContent());
   }
 
-  static String text(CallToolResult r) {
+  public static String text(CallToolResult r) {
     return r.content().stream()
         .filter(McpSchema.TextContent.class::isInstance)
         .map(c -> ((McpSchema.TextContent) c).text())
         .reduce("", (a, b) -> a + b);
   }
 
-  static McpSchema.Tool tool(McpSyncClient c, String name) {
+  public static McpSchema.Tool tool(McpSyncClient c, String name) {
     return c.listTools().tools().stream()
         .filter(t -> t.name().equals(name))
         .findFirst()
@@ -104,14 +108,14 @@ final class Clients {
   }
 
   /** The names in the tool's input schema's {@code required}. */
-  static List<String> required(McpSchema.Tool t) {
+  public static List<String> required(McpSchema.Tool t) {
     List<String> out = new ArrayList<>();
     ToolKit.JSON.valueToTree(t.inputSchema()).path("required").forEach(n -> out.add(n.asText()));
     return out;
   }
 
   /** The tool's input schema's property names. */
-  static List<String> properties(McpSchema.Tool t) {
+  public static List<String> properties(McpSchema.Tool t) {
     List<String> out = new ArrayList<>();
     ToolKit.JSON
         .valueToTree(t.inputSchema())

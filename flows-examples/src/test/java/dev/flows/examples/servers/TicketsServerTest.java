@@ -106,6 +106,14 @@ class TicketsServerTest {
     cmd.add(Clients.java());
     cmd.addAll(Clients.jvmArgs(TicketsServer.class));
     Process p = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.DISCARD).start();
+    try {
+      exchangeThenClose(p);
+    } finally {
+      p.destroyForcibly();
+    }
+  }
+
+  private static void exchangeThenClose(Process p) throws Exception {
     try (OutputStream in = p.getOutputStream()) {
       in.write(
           ("""
@@ -136,8 +144,12 @@ class TicketsServerTest {
     cmd.add(Clients.java());
     cmd.addAll(Clients.jvmArgs(TicketsServer.class));
     Process p = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.DISCARD).start();
-    p.getOutputStream().close();
-    assertThat(p.waitFor(Clients.TIMEOUT.toSeconds(), TimeUnit.SECONDS)).isTrue();
-    assertThat(p.exitValue()).isZero();
+    try {
+      p.getOutputStream().close();
+      assertThat(p.waitFor(Clients.TIMEOUT.toSeconds(), TimeUnit.SECONDS)).isTrue();
+      assertThat(p.exitValue()).isZero();
+    } finally {
+      p.destroyForcibly();
+    }
   }
 }
