@@ -51,28 +51,4 @@ public record ExamplesConfig(
         DEFAULT_STOP_TIMEOUT,
         DEFAULT_STDIN_EOF_GRACE);
   }
-
-  public ExamplesConfig withMaxLedgerKeys(int n) {
-    return new ExamplesConfig(
-        requestTimeout,
-        keepAliveInterval,
-        maxSessions,
-        n,
-        maxAmountCents,
-        maxTextChars,
-        stopTimeout,
-        stdinEofGrace);
-  }
-
-  public ExamplesConfig withMaxSessions(int n) {
-    return new ExamplesConfig(
-        requestTimeout,
-        keepAliveInterval,
-        n,
-        maxLedgerKeys,
-        maxAmountCents,
-        maxTextChars,
-        stopTimeout,
-        stdinEofGrace);
-  }
 }
