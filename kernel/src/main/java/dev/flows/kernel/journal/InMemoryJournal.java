@@ -240,8 +240,7 @@ public final class InMemoryJournal implements Journal {
     try {
       Instant now = clock.instant();
       StepRow step = live(lease, now);
-      if (!(step.spec.body() instanceof StepBody.Agent agent)
-          || !agent.externalSurfaces().contains(surfacePath)) {
+      if (!(step.spec.body() instanceof StepBody.Agent agent) || !agent.declares(surfacePath)) {
         throw new FlowsException(
             ErrorCode.EFFECT_NOT_DECLARED,
             "surface " + surfacePath + " is not declared by step " + lease.stepId(),

@@ -52,17 +52,66 @@ public sealed interface McpAuth {
   }
 
   /** How a client authenticates at the token endpoint. */
-  enum TokenEndpointAuth {
-    CLIENT_SECRET_BASIC,
-    CLIENT_SECRET_POST,
-    NONE
+  sealed interface ClientAuth {
+    /** {@code client_secret_basic}: HTTP Basic with the client id and secret. */
+    record SecretBasic(SecretSource secret) implements ClientAuth {
+      public SecretBasic {
+        Objects.requireNonNull(secret, "secret");
+      }
+    }
+
+    /** {@code client_secret_post}: id and secret in the form body. */
+    record SecretPost(SecretSource secret) implements ClientAuth {
+      public SecretPost {
+        Objects.requireNonNull(secret, "secret");
+      }
+    }
+
+    /** {@code none}: a public client, only its id in the form body. */
+    record NoSecret() implements ClientAuth {}
+
+    /** {@code private_key_jwt} (RFC 7523) signed with an EC P-256 key (ES256), PKCS#8 PEM. */
+    record PrivateKeyJwt(SecretSource privateKeyPem) implements ClientAuth {
+      public PrivateKeyJwt {
+        Objects.requireNonNull(privateKeyPem, "privateKeyPem");
+      }
+    }
+  }
+
+  /** Who the client is at the authorization server. */
+  sealed interface ClientRegistration {
+    /** A client registered beforehand. */
+    record PreRegistered(String clientId, ClientAuth auth) implements ClientRegistration {
+      public PreRegistered {
+        Objects.requireNonNull(clientId, "clientId");
+        Objects.requireNonNull(auth, "auth");
+      }
+    }
+
+    /** Dynamic client registration (RFC 7591) at the server's registration endpoint. */
+    record Dynamic(String clientName) implements ClientRegistration {
+      public Dynamic {
+        Objects.requireNonNull(clientName, "clientName");
+      }
+    }
+
+    /**
+     * A URL-based client id (client ID metadata document) when the authorization server advertises
+     * support for it, else dynamic registration under {@code clientName}.
+     */
+    record MetadataDocument(String clientIdUrl, String clientName) implements ClientRegistration {
+      public MetadataDocument {
+        Objects.requireNonNull(clientIdUrl, "clientIdUrl");
+        Objects.requireNonNull(clientName, "clientName");
+      }
+    }
   }
 
   /** Where OAuth tokens come from. */
   sealed interface OAuthGrant {
     /**
      * Tokens come from an injected provider (registered under {@code id}); on 401 the provider is
-     * asked to refresh once.
+     * asked to refresh, once per rejected token.
      */
     record ProvidedToken(String id) implements OAuthGrant {
       public ProvidedToken {
@@ -70,31 +119,22 @@ public sealed interface McpAuth {
       }
     }
 
-    /** Machine-to-machine: client credentials grant with a pre-registered client. */
-    record ClientCredentials(String clientId, SecretSource clientSecret, TokenEndpointAuth method)
-        implements OAuthGrant {
+    /** Machine-to-machine: the client credentials grant with a pre-registered client. */
+    record ClientCredentials(String clientId, ClientAuth auth) implements OAuthGrant {
       public ClientCredentials {
         Objects.requireNonNull(clientId, "clientId");
-        Objects.requireNonNull(clientSecret, "clientSecret");
-        Objects.requireNonNull(method, "method");
+        Objects.requireNonNull(auth, "auth");
       }
     }
 
     /**
-     * Authorization code with PKCE for a pre-registered client. The redirect is completed by the
-     * completer registered under {@code completerId} (a browser hand-off, or headless in tests).
+     * Authorization code with PKCE (S256). The redirect is completed by the completer registered
+     * under {@code completerId} (a browser hand-off, or headless in tests and automation).
      */
-    record AuthorizationCode(
-        String clientId,
-        Optional<SecretSource> clientSecret,
-        TokenEndpointAuth method,
-        String redirectUri,
-        String completerId)
+    record AuthorizationCode(ClientRegistration client, String redirectUri, String completerId)
         implements OAuthGrant {
       public AuthorizationCode {
-        Objects.requireNonNull(clientId, "clientId");
-        Objects.requireNonNull(clientSecret, "clientSecret");
-        Objects.requireNonNull(method, "method");
+        Objects.requireNonNull(client, "client");
         Objects.requireNonNull(redirectUri, "redirectUri");
         Objects.requireNonNull(completerId, "completerId");
       }

@@ -401,6 +401,17 @@ public abstract class JournalContract {
   }
 
   @Test
+  void aDeclaredPrefixCoversEveryPathBelowIt() {
+    RunId id = start(run(agent("a", "/memo/*")));
+    ClaimedAttempt a = claimOne();
+    journal.recordEffect(a.lease(), "/memo/1");
+    journal.recordEffect(a.lease(), "/memo/2");
+    assertRefused(() -> journal.recordEffect(a.lease(), "/memo/"), ErrorCode.EFFECT_NOT_DECLARED);
+    assertRefused(() -> journal.recordEffect(a.lease(), "/memox"), ErrorCode.EFFECT_NOT_DECLARED);
+    assertThat(entriesOf(id, JournalEntry.EffectRecorded.class)).hasSize(2);
+  }
+
+  @Test
   void aNonAgentStepCannotRecordEffects() {
     start(run(command("c", "true")));
     ClaimedAttempt a = claimOne();

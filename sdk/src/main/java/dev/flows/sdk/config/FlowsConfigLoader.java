@@ -6,9 +6,10 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.flows.kernel.ErrorCode;
 import dev.flows.kernel.FlowsException;
 import dev.flows.kernel.mcp.McpAuth;
+import dev.flows.kernel.mcp.McpAuth.ClientAuth;
+import dev.flows.kernel.mcp.McpAuth.ClientRegistration;
 import dev.flows.kernel.mcp.McpAuth.OAuthGrant;
 import dev.flows.kernel.mcp.McpAuth.SecretSource;
-import dev.flows.kernel.mcp.McpAuth.TokenEndpointAuth;
 import dev.flows.kernel.mcp.McpServerConfig;
 import java.io.IOException;
 import java.net.URI;
@@ -229,12 +230,16 @@ public final class FlowsConfigLoader {
         w.onlyKeys(
             n,
             ptr,
-            Set.of("mode", "grant", "clientId", "clientSecretEnv", "tokenEndpointAuth", "scopes"));
+            Set.of(
+                "mode",
+                "grant",
+                "clientId",
+                "clientSecretEnv",
+                "privateKeyEnv",
+                "tokenEndpointAuth",
+                "scopes"));
         yield new McpAuth.OAuth(
-            new OAuthGrant.ClientCredentials(
-                w.string(n, ptr, "clientId"),
-                new SecretSource.EnvVar(envName(w, n, ptr, "clientSecretEnv")),
-                endpointAuth(w, n, ptr, TokenEndpointAuth.CLIENT_SECRET_BASIC)),
+            new OAuthGrant.ClientCredentials(w.string(n, ptr, "clientId"), clientAuth(w, n, ptr)),
             scopes);
       }
       case "authorization_code" -> {
@@ -245,28 +250,29 @@ public final class FlowsConfigLoader {
                 "mode",
                 "grant",
                 "clientId",
+                "clientIdUrl",
+                "clientName",
                 "clientSecretEnv",
+                "privateKeyEnv",
                 "tokenEndpointAuth",
                 "redirectUri",
                 "completer",
                 "scopes"));
-        Optional<SecretSource> secret =
-            n.has("clientSecretEnv")
-                ? Optional.of(new SecretSource.EnvVar(envName(w, n, ptr, "clientSecretEnv")))
-                : Optional.empty();
+        String clientName = n.has("clientName") ? w.string(n, ptr, "clientName") : "flows";
+        ClientRegistration reg;
+        if (n.has("clientId")) {
+          reg =
+              new ClientRegistration.PreRegistered(
+                  w.string(n, ptr, "clientId"), clientAuth(w, n, ptr));
+        } else if (n.has("clientIdUrl")) {
+          reg =
+              new ClientRegistration.MetadataDocument(w.string(n, ptr, "clientIdUrl"), clientName);
+        } else {
+          reg = new ClientRegistration.Dynamic(clientName);
+        }
         yield new McpAuth.OAuth(
             new OAuthGrant.AuthorizationCode(
-                w.string(n, ptr, "clientId"),
-                secret,
-                endpointAuth(
-                    w,
-                    n,
-                    ptr,
-                    secret.isPresent()
-                        ? TokenEndpointAuth.CLIENT_SECRET_BASIC
-                        : TokenEndpointAuth.NONE),
-                w.string(n, ptr, "redirectUri"),
-                w.string(n, ptr, "completer")),
+                reg, w.string(n, ptr, "redirectUri"), w.string(n, ptr, "completer")),
             scopes);
       }
       default ->
@@ -277,20 +283,32 @@ public final class FlowsConfigLoader {
     };
   }
 
-  private static TokenEndpointAuth endpointAuth(
-      Walker w, JsonNode n, String ptr, TokenEndpointAuth dflt) {
-    if (!n.has("tokenEndpointAuth")) {
-      return dflt;
-    }
-    return switch (w.string(n, ptr, "tokenEndpointAuth")) {
-      case "client_secret_basic" -> TokenEndpointAuth.CLIENT_SECRET_BASIC;
-      case "client_secret_post" -> TokenEndpointAuth.CLIENT_SECRET_POST;
-      case "none" -> TokenEndpointAuth.NONE;
+  /**
+   * How the client authenticates at the token endpoint. Defaults to client_secret_basic when a
+   * secret variable is named, none otherwise.
+   */
+  private static ClientAuth clientAuth(Walker w, JsonNode n, String ptr) {
+    String method =
+        n.has("tokenEndpointAuth")
+            ? w.string(n, ptr, "tokenEndpointAuth")
+            : n.has("privateKeyEnv")
+                ? "private_key_jwt"
+                : n.has("clientSecretEnv") ? "client_secret_basic" : "none";
+    return switch (method) {
+      case "client_secret_basic" ->
+          new ClientAuth.SecretBasic(
+              new SecretSource.EnvVar(envName(w, n, ptr, "clientSecretEnv")));
+      case "client_secret_post" ->
+          new ClientAuth.SecretPost(new SecretSource.EnvVar(envName(w, n, ptr, "clientSecretEnv")));
+      case "private_key_jwt" ->
+          new ClientAuth.PrivateKeyJwt(
+              new SecretSource.EnvVar(envName(w, n, ptr, "privateKeyEnv")));
+      case "none" -> new ClientAuth.NoSecret();
       default ->
           throw w.refuse(
               ptr + "/tokenEndpointAuth",
-              "unknown token endpoint auth method",
-              "use client_secret_basic, client_secret_post or none");
+              "unknown token endpoint auth method '" + method + "'",
+              "use client_secret_basic, client_secret_post, private_key_jwt or none");
     };
   }
 

@@ -1,0 +1,31 @@
+package dev.flows.worker.mcp;
+
+import dev.flows.kernel.mcp.McpAuth;
+import dev.flows.kernel.mcp.McpClientConfig;
+import dev.flows.kernel.mcp.McpServerConfig;
+
+/** Chooses the transport (and, for HTTP, the authenticator) from a server's configuration. */
+public final class McpTransports {
+  private McpTransports() {}
+
+  public static TransportFactory factory(
+      McpServerConfig server, McpClientConfig limits, McpCredentials credentials) {
+    return switch (server) {
+      case McpServerConfig.Stdio s -> lost -> new StdioTransport(s, limits, Json.MAPPER, lost);
+      case McpServerConfig.Http h -> {
+        HttpAuthenticator auth = authenticator(h, limits, credentials);
+        yield lost -> new StreamableHttpTransport(h, limits, Json.MAPPER, auth, lost);
+      }
+    };
+  }
+
+  /** One authenticator per server, shared by its reconnects so tokens survive them. */
+  static HttpAuthenticator authenticator(
+      McpServerConfig.Http h, McpClientConfig limits, McpCredentials credentials) {
+    return switch (h.auth()) {
+      case McpAuth.None n -> HttpAuthenticator.NONE;
+      case McpAuth.ApiToken t -> new ApiTokenAuthenticator(h.name(), t, credentials);
+      case McpAuth.OAuth o -> new OAuthAuthenticator(h.name(), h.url(), o, credentials, limits);
+    };
+  }
+}

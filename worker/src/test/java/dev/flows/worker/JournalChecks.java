@@ -1,0 +1,25 @@
+package dev.flows.worker;
+
+import dev.flows.kernel.journal.CompletionReason;
+import dev.flows.kernel.journal.Journal;
+import dev.flows.kernel.journal.JournalEntry;
+import dev.flows.kernel.journal.JournalRecord;
+import dev.flows.kernel.journal.RunId;
+import java.util.List;
+
+/** Reads what tests assert on out of a run's journal. */
+public final class JournalChecks {
+  private JournalChecks() {}
+
+  public static List<JournalEntry.StepCompleted> completions(Journal journal, RunId run) {
+    return journal.entries(run).stream()
+        .map(JournalRecord::entry)
+        .filter(e -> e instanceof JournalEntry.StepCompleted)
+        .map(e -> (JournalEntry.StepCompleted) e)
+        .toList();
+  }
+
+  public static long completionsWith(Journal journal, RunId run, CompletionReason reason) {
+    return completions(journal, run).stream().filter(c -> c.reason() == reason).count();
+  }
+}

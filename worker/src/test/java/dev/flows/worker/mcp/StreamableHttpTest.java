@@ -1,0 +1,284 @@
+package dev.flows.worker.mcp;
+
+import static dev.flows.worker.mcp.McpTestSupport.WAIT;
+import static dev.flows.worker.mcp.McpTestSupport.diagnosticOf;
+import static dev.flows.worker.mcp.McpTestSupport.get;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.flows.kernel.mcp.ConnectionState;
+import dev.flows.kernel.mcp.ConnectionTransition;
+import dev.flows.kernel.mcp.McpAuth;
+import dev.flows.kernel.mcp.McpClientConfig;
+import dev.flows.kernel.mcp.McpDiagnostic;
+import dev.flows.kernel.mcp.McpServerConfig;
+import dev.flows.kernel.mcp.ToolDescriptor;
+import dev.flows.kernel.mcp.ToolRegistry;
+import dev.flows.worker.mcp.testing.FaultServer;
+import dev.flows.worker.mcp.testing.JettyMcpServer;
+import java.net.URI;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.SplittableRandom;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+class StreamableHttpTest {
+  private static final McpClientConfig LIMITS =
+      McpClientConfig.DEFAULTS
+          .withStopGrace(Duration.ofSeconds(2))
+          .withBackoff(Duration.ofMillis(500), Duration.ofSeconds(2), 2.0, 0.0, 8);
+
+  private final ToolRegistry registry = new ToolRegistry();
+  private final List<AutoCloseable> cleanup = new ArrayList<>();
+  private final List<Long> attempts = new CopyOnWriteArrayList<>();
+
+  @AfterEach
+  void cleanUp() throws Exception {
+    for (AutoCloseable c : cleanup.reversed()) {
+      c.close();
+    }
+  }
+
+  private McpConnection connection(McpServerConfig.Http cfg, McpCredentials creds) {
+    TransportFactory inner = McpTransports.factory(cfg, LIMITS, creds);
+    McpConnection c =
+        new McpConnection(
+            cfg.name(),
+            LIMITS,
+            lost -> {
+              attempts.add(System.nanoTime());
+              return inner.create(lost);
+            },
+            registry,
+            new SplittableRandom(3));
+    cleanup.add(c);
+    return c;
+  }
+
+  private static McpServerConfig.Http http(String name, URI url, McpAuth auth) {
+    return new McpServerConfig.Http(name, url, Map.of("X-Flows-Test", "1"), auth);
+  }
+
+  private JettyMcpServer jetty(Optional<String[]> required) throws Exception {
+    JettyMcpServer s = new JettyMcpServer(required).start();
+    cleanup.add(s);
+    return s;
+  }
+
+  private FaultServer fault() throws Exception {
+    FaultServer s = new FaultServer();
+    cleanup.add(s);
+    return s;
+  }
+
+  @Test
+  void anSdkServerOverHttpIsConnectedCalledAndItsSessionDeletedOnStop() throws Exception {
+    JettyMcpServer server = jetty(Optional.empty());
+    McpConnection c =
+        connection(http("web", server.url(), new McpAuth.None()), McpCredentials.fromEnvironment());
+
+    get(c.connect());
+
+    assertThat(registry.find("web", "echo")).isPresent();
+    assertThat(get(c.callTool("echo", Map.of("text", "over http"))).text()).isEqualTo("over http");
+    c.stop();
+    assertThat(registry.tools("web")).isEmpty();
+    assertThat(server.requests())
+        .anyMatch(r -> r.startsWith("DELETE ") && r.contains("mcp-session-id="));
+    assertThat(server.requests())
+        .filteredOn(r -> r.startsWith("POST "))
+        .allMatch(r -> r.contains("x-flows-test=1"));
+  }
+
+  @Test
+  void anApiTokenFromAProviderIsSentInTheConfiguredHeaderAndAWrongOneIsAuthFailed()
+      throws Exception {
+    JettyMcpServer server = jetty(Optional.of(new String[] {"X-Api-Key", "s3cret"}));
+    McpAuth auth =
+        new McpAuth.ApiToken(
+            "X-Api-Key", Optional.empty(), new McpAuth.SecretSource.Provider("key"));
+    McpCredentials good =
+        new McpCredentials(n -> null, Map.of("key", () -> "s3cret"), Map.of(), Map.of());
+    McpCredentials bad =
+        new McpCredentials(n -> null, Map.of("key", () -> "wrong"), Map.of(), Map.of());
+
+    McpConnection ok = connection(http("keyed", server.url(), auth), good);
+    get(ok.connect());
+    assertThat(get(ok.callTool("echo", Map.of("text", "in"))).text()).isEqualTo("in");
+
+    McpConnection refused = connection(http("keyed2", server.url(), auth), bad);
+    assertThat(diagnosticOf(refused.connect())).isEqualTo(McpDiagnostic.AUTH_FAILED);
+  }
+
+  @Test
+  void anApiTokenFromAnUnsetVariableIsAuthFailedWithoutAnyRequestCarryingIt() throws Exception {
+    JettyMcpServer server = jetty(Optional.empty());
+    McpAuth auth =
+        new McpAuth.ApiToken(
+            "Authorization",
+            Optional.of("Bearer"),
+            new McpAuth.SecretSource.EnvVar("FLOWS_UNSET_TOKEN"));
+    McpConnection c =
+        connection(
+            http("envtoken", server.url(), auth),
+            new McpCredentials(n -> null, Map.of(), Map.of(), Map.of()));
+
+    assertThat(diagnosticOf(c.connect())).isEqualTo(McpDiagnostic.AUTH_FAILED);
+    assertThat(server.requests()).isEmpty();
+  }
+
+  @Test
+  void aRestartedServerExpiresTheSessionAndTheRejectedCallIsRetriedOnceAfterReinitializing()
+      throws Exception {
+    JettyMcpServer server = jetty(Optional.empty());
+    McpConnection c =
+        connection(
+            http("restart", server.url(), new McpAuth.None()), McpCredentials.fromEnvironment());
+    get(c.connect());
+    server.stop();
+    server.start(server.port());
+
+    assertThat(get(c.callTool("echo", Map.of("text", "after restart"))).text())
+        .isEqualTo("after restart");
+    assertThat(c.state()).isEqualTo(ConnectionState.CONNECTED);
+  }
+
+  @Test
+  void aServerThatGoesAwayIsReconnectedWithGrowingBackoffAndItsToolsAreNotDuplicated()
+      throws Exception {
+    JettyMcpServer server = jetty(Optional.empty());
+    McpConnection c =
+        connection(
+            http("flaky", server.url(), new McpAuth.None()), McpCredentials.fromEnvironment());
+    List<ConnectionTransition> seen = new CopyOnWriteArrayList<>();
+    c.addStateListener((t, cause) -> seen.add(t));
+    get(c.connect());
+    List<ToolDescriptor> before = registry.all();
+    int port = server.port();
+    server.stop();
+
+    assertThat(diagnosticOf(c.callTool("echo", Map.of("text", "x"))))
+        .isEqualTo(McpDiagnostic.MCP_DISCONNECTED);
+    await().atMost(WAIT).until(() -> c.state() == ConnectionState.RECONNECTING);
+    assertThat(registry.tools("flaky")).isEmpty();
+    await().atMost(WAIT).until(() -> attempts.size() >= 4);
+    server.start(port);
+    await().atMost(WAIT).until(() -> c.state() == ConnectionState.CONNECTED);
+
+    assertThat(registry.all()).containsExactlyInAnyOrderElementsOf(before);
+    assertThat(seen)
+        .containsSubsequence(ConnectionTransition.LOST, ConnectionTransition.RECONNECTED);
+    // Attempt 1 follows the loss by >= 500 ms, then 1000 ms, then 2000 ms (jitter 0, factor 2).
+    long[] gaps = new long[3];
+    for (int i = 0; i < 3; i++) {
+      gaps[i] = Duration.ofNanos(attempts.get(i + 2) - attempts.get(i + 1)).toMillis();
+    }
+    assertThat(gaps[0]).isGreaterThanOrEqualTo(900);
+    assertThat(gaps[1]).isGreaterThanOrEqualTo(1800);
+    assertThat(gaps[2]).isGreaterThanOrEqualTo(1800);
+    assertThat(get(c.callTool("echo", Map.of("text", "again"))).text()).isEqualTo("again");
+  }
+
+  @Test
+  void aDroppedAnswerStreamIsResumedWithLastEventIdAfterTheServersRetryDelay() throws Exception {
+    FaultServer server = fault();
+    server.callMode = FaultServer.CallMode.DROP_THEN_REPLAY;
+    server.retryMs = 700;
+    McpConnection c =
+        connection(
+            http("drop", server.url(), new McpAuth.None()), McpCredentials.fromEnvironment());
+    get(c.connect());
+    List<ToolDescriptor> before = registry.all();
+
+    assertThat(get(c.callTool("echo", Map.of())).text()).isEqualTo("called echo");
+
+    List<FaultServer.Seen> reqs = server.requests();
+    FaultServer.Seen call =
+        reqs.stream().filter(r -> r.body().contains("tools/call")).findFirst().orElseThrow();
+    FaultServer.Seen resume =
+        reqs.stream()
+            .filter(r -> r.method().equals("GET") && r.header("Last-Event-ID").isPresent())
+            .findFirst()
+            .orElseThrow();
+    assertThat(resume.header("Mcp-Session-Id")).isPresent();
+    assertThat(Duration.ofNanos(resume.nanos() - call.nanos()).toMillis())
+        .isGreaterThanOrEqualTo(650);
+    assertThat(registry.all()).isEqualTo(before);
+    assertThat(c.state()).isEqualTo(ConnectionState.CONNECTED);
+  }
+
+  @Test
+  void aDroppedAnswerThatCannotBeResumedIsResultUnavailable() throws Exception {
+    FaultServer server = fault();
+    server.callMode = FaultServer.CallMode.DROP_NO_RESUME;
+    server.retryMs = 100;
+    McpConnection c =
+        connection(
+            http("lost", server.url(), new McpAuth.None()), McpCredentials.fromEnvironment());
+    get(c.connect());
+
+    assertThat(diagnosticOf(c.callTool("echo", Map.of())))
+        .isEqualTo(McpDiagnostic.MCP_RESULT_UNAVAILABLE);
+  }
+
+  @Test
+  void anExpiredSessionIsReinitializedAndTheRejectedRequestIsSentExactlyOnceMore()
+      throws Exception {
+    FaultServer server = fault();
+    McpConnection c =
+        connection(
+            http("expiry", server.url(), new McpAuth.None()), McpCredentials.fromEnvironment());
+    get(c.connect());
+    server.expireSessions();
+
+    assertThat(get(c.callTool("echo", Map.of())).text()).isEqualTo("called echo");
+
+    List<FaultServer.Seen> calls =
+        server.requests().stream().filter(r -> r.body().contains("tools/call")).toList();
+    assertThat(calls).hasSize(2);
+    assertThat(calls.get(0).header("Mcp-Session-Id"))
+        .isNotEqualTo(calls.get(1).header("Mcp-Session-Id"));
+    assertThat(server.requests().stream().filter(r -> r.body().contains("\"initialize\"")).count())
+        .isEqualTo(2);
+  }
+
+  @Test
+  void aRedirectIsRefusedAndNotFollowed() throws Exception {
+    FaultServer server = fault();
+    FaultServer elsewhere = fault();
+    server.redirectTo = Optional.of(elsewhere.url().toString());
+    McpConnection c =
+        connection(
+            http("moved", server.url(), new McpAuth.None()), McpCredentials.fromEnvironment());
+
+    assertThat(diagnosticOf(c.connect())).isEqualTo(McpDiagnostic.HANDSHAKE_REJECTED);
+    assertThat(elsewhere.requests()).isEmpty();
+  }
+
+  @Test
+  void toolPagesAreMergedAndARepeatedCursorIsAProtocolError() throws Exception {
+    FaultServer server = fault();
+    server.listMode = FaultServer.ListMode.TWO_PAGES;
+    McpConnection paged =
+        connection(
+            http("paged", server.url(), new McpAuth.None()), McpCredentials.fromEnvironment());
+    get(paged.connect());
+    assertThat(registry.tools("paged"))
+        .extracting(ToolDescriptor::name)
+        .containsExactly("echo", "noop-p2");
+
+    server.listMode = FaultServer.ListMode.REPEATED_CURSOR;
+    McpConnection looping =
+        connection(
+            http("looping", server.url(), new McpAuth.None()), McpCredentials.fromEnvironment());
+    assertThat(McpTestSupport.failureOf(looping.connect()))
+        .satisfies(e -> assertThat(e.diagnostic()).isEqualTo(McpDiagnostic.HANDSHAKE_REJECTED))
+        .hasMessageContaining("cursor again twice");
+    assertThat(registry.tools("looping")).isEmpty();
+  }
+}
