@@ -1,0 +1,168 @@
+package dev.flows.examples.flows;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.flows.examples.servers.ExamplesConfig;
+import dev.flows.examples.servers.IdempotencyLedger;
+import dev.flows.examples.servers.PaymentsServer;
+import dev.flows.kernel.journal.InMemoryJournal;
+import dev.flows.kernel.journal.Journal;
+import dev.flows.kernel.journal.RunId;
+import dev.flows.kernel.journal.RunSnapshot;
+import dev.flows.kernel.lifecycle.RunStatus;
+import dev.flows.kernel.mcp.McpClientConfig;
+import dev.flows.sdk.runtime.FlowsEngine;
+import dev.flows.sdk.runtime.LoadedFlow;
+import dev.flows.sdk.runtime.SdkConfig;
+import dev.flows.worker.WorkerConfig;
+import dev.flows.worker.mcp.McpCredentials;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The example flow files through the real engine (preflight, lowering, worker, MCP executor) on the
+ * in-memory journal, against the example servers: tickets started by its launcher exactly as the
+ * shipped flows.json says, payments in-process on a free port.
+ */
+class ExampleFlowsEngineTest {
+  private static final ObjectMapper JSON = new ObjectMapper();
+  private static final String TOKEN = "engine-test-token";
+  private static final Duration RUN_DEADLINE = Duration.ofSeconds(120);
+
+  private static PaymentsServer payments;
+
+  @BeforeAll
+  static void startPayments() throws Exception {
+    payments = PaymentsServer.start(ExamplesConfig.defaults(), 0, TOKEN);
+  }
+
+  @AfterAll
+  static void stopPayments() throws Exception {
+    payments.close();
+  }
+
+  /** The shipped flows.json with payments moved to this test's port. */
+  private static Path flowsJson(Path dir) throws Exception {
+    JsonNode shipped =
+        JSON.readTree(Files.readString(ExampleFlowsTest.FLOWS.resolve("flows.json")));
+    ObjectNode mcp = (ObjectNode) shipped.path("mcp").deepCopy();
+    ((ObjectNode) mcp.get("tickets")).put("cwd", ExampleFlowsTest.FLOWS.toString());
+    ((ObjectNode) mcp.get("payments")).put("url", payments.endpoint().toString());
+    Files.writeString(
+        dir.resolve("flows.json"),
+        JSON.writeValueAsString(JSON.createObjectNode().set("mcp", mcp)));
+    return dir;
+  }
+
+  private static FlowsEngine engine(Journal journal) {
+    McpCredentials credentials =
+        new McpCredentials(
+            name -> name.equals(PaymentsServer.TOKEN_ENV) ? TOKEN : System.getenv(name),
+            Map.of(),
+            Map.of(),
+            Map.of());
+    return new FlowsEngine(
+        journal,
+        WorkerConfig.defaults().toBuilder().pollInterval(Duration.ofMillis(50)).build(),
+        SdkConfig.DEFAULTS,
+        McpClientConfig.DEFAULTS,
+        credentials);
+  }
+
+  private static LoadedFlow load(String file, Path configDir) {
+    LoadedFlow shipped =
+        LoadedFlow.load(ExampleFlowsTest.FLOWS.resolve(file).toString(), ExampleFlowsTest.FLOWS);
+    return new LoadedFlow(shipped.flow(), shipped.origin(), shipped.bodyServers(), configDir);
+  }
+
+  private static RunSnapshot runToEnd(
+      Journal journal, FlowsEngine engine, LoadedFlow flow, String input) throws Exception {
+    RunId root = engine.start(flow, JSON.readTree(input), Optional.empty()).runId();
+    engine.startWorker();
+    long until = System.nanoTime() + RUN_DEADLINE.toNanos();
+    while (System.nanoTime() < until) {
+      RunSnapshot s = journal.run(root).orElseThrow();
+      if (s.status().terminal() || s.status() == RunStatus.PARKED) {
+        return s;
+      }
+      journal.awaitWork(Duration.ofMillis(200));
+    }
+    throw new AssertionError("run did not end: " + journal.run(root));
+  }
+
+  private static List<JsonNode> receipts(Journal journal, RunId root) {
+    return journal.children(root).stream()
+        .map(c -> journal.run(c).orElseThrow().steps().getFirst().output().orElseThrow())
+        .toList();
+  }
+
+  @Test
+  void theTriageFlowSucceedsWithFourReceiptsAndEachPaymentsKeyPerformedOnce(@TempDir Path dir)
+      throws Exception {
+    Journal journal = new InMemoryJournal(Clock.systemUTC());
+    try (FlowsEngine engine = engine(journal)) {
+      RunSnapshot done =
+          runToEnd(
+              journal,
+              engine,
+              load("triage.flow.java", flowsJson(dir)),
+              "{\"email\":\"noor@example.com\",\"message\":\"I was double charged, refund ASAP\"}");
+      assertThat(done.status()).isEqualTo(RunStatus.SUCCEEDED);
+      JsonNode out = done.steps().getFirst().output().orElseThrow();
+      assertThat(out.path("ticket").asText()).startsWith("T-");
+      assertThat(out.path("category").asText()).isEqualTo("billing");
+      assertThat(out.path("priority").asText()).isEqualTo("urgent");
+      assertThat(out.path("credit").asText()).startsWith("cr_");
+      List<JsonNode> receipts = receipts(journal, done.runId());
+      assertThat(receipts)
+          .extracting(r -> r.path("server").asText() + "/" + r.path("tool").asText())
+          .containsExactlyInAnyOrder(
+              "tickets/classify",
+              "payments/create_customer",
+              "payments/credit",
+              "tickets/create_ticket");
+      for (JsonNode r : receipts) {
+        if (r.path("server").asText().equals("payments")) {
+          IdempotencyLedger.Count c =
+              payments.ledger().counts().get(r.path("idempotencyKey").asText());
+          assertThat(c).as("the server saw the receipt's key in _meta").isNotNull();
+          assertThat(c.performed()).isEqualTo(1);
+        }
+      }
+    }
+  }
+
+  @Test
+  void thePaymentFlowChargesOnceAndReturnsTheChargeReceipt(@TempDir Path dir) throws Exception {
+    Journal journal = new InMemoryJournal(Clock.systemUTC());
+    try (FlowsEngine engine = engine(journal)) {
+      RunSnapshot done =
+          runToEnd(
+              journal,
+              engine,
+              load("payment.flow.java", flowsJson(dir)),
+              "{\"email\":\"sam@example.com\",\"amountCents\":1234,\"currency\":\"usd\"}");
+      assertThat(done.status()).isEqualTo(RunStatus.SUCCEEDED);
+      JsonNode out = done.steps().getFirst().output().orElseThrow();
+      assertThat(out.path("charge").asText()).startsWith("ch_");
+      assertThat(out.path("amountCents").asLong()).isEqualTo(1234);
+      assertThat(out.path("currency").asText()).isEqualTo("USD");
+      IdempotencyLedger.Count c =
+          payments.ledger().counts().get(out.path("idempotencyKey").asText());
+      assertThat(c.tool()).isEqualTo("charge");
+      assertThat(c.performed()).isEqualTo(1);
+    }
+  }
+}
