@@ -42,6 +42,7 @@ class ExampleFlowsEngineTest {
   private static final Duration RUN_DEADLINE = Duration.ofSeconds(120);
 
   private static PaymentsServer payments;
+  private final Journal journal = new InMemoryJournal(Clock.systemUTC());
 
   @BeforeAll
   static void startPayments() throws Exception {
@@ -87,22 +88,26 @@ class ExampleFlowsEngineTest {
     return new LoadedFlow(shipped.flow(), shipped.origin(), shipped.bodyServers(), configDir);
   }
 
-  private static RunSnapshot runToEnd(
-      Journal journal, FlowsEngine engine, LoadedFlow flow, String input) throws Exception {
-    RunId root = engine.start(flow, JSON.readTree(input), Optional.empty()).runId();
-    engine.startWorker();
-    long until = System.nanoTime() + RUN_DEADLINE.toNanos();
-    while (System.nanoTime() < until) {
-      RunSnapshot s = journal.run(root).orElseThrow();
-      if (s.status().terminal() || s.status() == RunStatus.PARKED) {
-        return s;
+  /** Starts {@code file} with {@code input} and runs it to its end; it must succeed. */
+  private RunSnapshot succeeded(String file, Path dir, String input) throws Exception {
+    try (FlowsEngine engine = engine(journal)) {
+      RunId root =
+          engine.start(load(file, flowsJson(dir)), JSON.readTree(input), Optional.empty()).runId();
+      engine.startWorker();
+      long until = System.nanoTime() + RUN_DEADLINE.toNanos();
+      while (System.nanoTime() < until) {
+        RunSnapshot s = journal.run(root).orElseThrow();
+        if (s.status().terminal() || s.status() == RunStatus.PARKED) {
+          assertThat(s.status()).as(s.toString()).isEqualTo(RunStatus.SUCCEEDED);
+          return s;
+        }
+        journal.awaitWork(Duration.ofMillis(200));
       }
-      journal.awaitWork(Duration.ofMillis(200));
+      throw new AssertionError("run did not end: " + journal.run(root));
     }
-    throw new AssertionError("run did not end: " + journal.run(root));
   }
 
-  private static List<JsonNode> receipts(Journal journal, RunId root) {
+  private List<JsonNode> receipts(RunId root) {
     return journal.children(root).stream()
         .map(c -> journal.run(c).orElseThrow().steps().getFirst().output().orElseThrow())
         .toList();
@@ -111,58 +116,47 @@ class ExampleFlowsEngineTest {
   @Test
   void theTriageFlowSucceedsWithFourReceiptsAndEachPaymentsKeyPerformedOnce(@TempDir Path dir)
       throws Exception {
-    Journal journal = new InMemoryJournal(Clock.systemUTC());
-    try (FlowsEngine engine = engine(journal)) {
-      RunSnapshot done =
-          runToEnd(
-              journal,
-              engine,
-              load("triage.flow.java", flowsJson(dir)),
-              "{\"email\":\"noor@example.com\",\"message\":\"I was double charged, refund ASAP\"}");
-      assertThat(done.status()).isEqualTo(RunStatus.SUCCEEDED);
-      JsonNode out = done.steps().getFirst().output().orElseThrow();
-      assertThat(out.path("ticket").asText()).startsWith("T-");
-      assertThat(out.path("category").asText()).isEqualTo("billing");
-      assertThat(out.path("priority").asText()).isEqualTo("urgent");
-      assertThat(out.path("credit").asText()).startsWith("cr_");
-      List<JsonNode> receipts = receipts(journal, done.runId());
-      assertThat(receipts)
-          .extracting(r -> r.path("server").asText() + "/" + r.path("tool").asText())
-          .containsExactlyInAnyOrder(
-              "tickets/classify",
-              "payments/create_customer",
-              "payments/credit",
-              "tickets/create_ticket");
-      for (JsonNode r : receipts) {
-        if (r.path("server").asText().equals("payments")) {
-          IdempotencyLedger.Count c =
-              payments.ledger().counts().get(r.path("idempotencyKey").asText());
-          assertThat(c).as("the server saw the receipt's key in _meta").isNotNull();
-          assertThat(c.performed()).isEqualTo(1);
-        }
+    RunSnapshot done =
+        succeeded(
+            "triage.flow.java",
+            dir,
+            "{\"email\":\"noor@example.com\",\"message\":\"I was double charged, refund ASAP\"}");
+    JsonNode out = done.steps().getFirst().output().orElseThrow();
+    assertThat(out.path("ticket").asText()).startsWith("T-");
+    assertThat(out.path("category").asText()).isEqualTo("billing");
+    assertThat(out.path("priority").asText()).isEqualTo("urgent");
+    assertThat(out.path("credit").asText()).startsWith("cr_");
+    List<JsonNode> receipts = receipts(done.runId());
+    assertThat(receipts)
+        .extracting(r -> r.path("server").asText() + "/" + r.path("tool").asText())
+        .containsExactlyInAnyOrder(
+            "tickets/classify",
+            "payments/create_customer",
+            "payments/credit",
+            "tickets/create_ticket");
+    for (JsonNode r : receipts) {
+      if (r.path("server").asText().equals("payments")) {
+        IdempotencyLedger.Count c =
+            payments.ledger().counts().get(r.path("idempotencyKey").asText());
+        assertThat(c).as("the server saw the receipt's key in _meta").isNotNull();
+        assertThat(c.performed()).isEqualTo(1);
       }
     }
   }
 
   @Test
   void thePaymentFlowChargesOnceAndReturnsTheChargeReceipt(@TempDir Path dir) throws Exception {
-    Journal journal = new InMemoryJournal(Clock.systemUTC());
-    try (FlowsEngine engine = engine(journal)) {
-      RunSnapshot done =
-          runToEnd(
-              journal,
-              engine,
-              load("payment.flow.java", flowsJson(dir)),
-              "{\"email\":\"sam@example.com\",\"amountCents\":1234,\"currency\":\"usd\"}");
-      assertThat(done.status()).isEqualTo(RunStatus.SUCCEEDED);
-      JsonNode out = done.steps().getFirst().output().orElseThrow();
-      assertThat(out.path("charge").asText()).startsWith("ch_");
-      assertThat(out.path("amountCents").asLong()).isEqualTo(1234);
-      assertThat(out.path("currency").asText()).isEqualTo("USD");
-      IdempotencyLedger.Count c =
-          payments.ledger().counts().get(out.path("idempotencyKey").asText());
-      assertThat(c.tool()).isEqualTo("charge");
-      assertThat(c.performed()).isEqualTo(1);
-    }
+    RunSnapshot done =
+        succeeded(
+            "payment.flow.java",
+            dir,
+            "{\"email\":\"sam@example.com\",\"amountCents\":1234,\"currency\":\"usd\"}");
+    JsonNode out = done.steps().getFirst().output().orElseThrow();
+    assertThat(out.path("charge").asText()).startsWith("ch_");
+    assertThat(out.path("amountCents").asLong()).isEqualTo(1234);
+    assertThat(out.path("currency").asText()).isEqualTo("USD");
+    IdempotencyLedger.Count c = payments.ledger().counts().get(out.path("idempotencyKey").asText());
+    assertThat(c.tool()).isEqualTo("charge");
+    assertThat(c.performed()).isEqualTo(1);
   }
 }
