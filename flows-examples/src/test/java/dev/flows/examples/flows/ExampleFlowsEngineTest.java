@@ -1,6 +1,7 @@
 package dev.flows.examples.flows;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -61,10 +62,26 @@ class ExampleFlowsEngineTest {
     ObjectNode mcp = (ObjectNode) shipped.path("mcp").deepCopy();
     ((ObjectNode) mcp.get("tickets")).put("cwd", ExampleFlowsTest.FLOWS.toString());
     ((ObjectNode) mcp.get("payments")).put("url", payments.endpoint().toString());
+    everythingScript()
+        .ifPresent(
+            script -> {
+              ObjectNode everything = (ObjectNode) mcp.get("everything");
+              // Offline: the installed reference server instead of npx fetching it.
+              everything.put("command", "node");
+              everything.putArray("args").add(script.toString()).add("stdio");
+            });
     Files.writeString(
         dir.resolve("flows.json"),
         JSON.writeValueAsString(JSON.createObjectNode().set("mcp", mcp)));
     return dir;
+  }
+
+  /** server-everything's dist/index.js, when FLOWS_EVERYTHING_SERVER names one. */
+  static Optional<Path> everythingScript() {
+    return Optional.ofNullable(System.getenv("FLOWS_EVERYTHING_SERVER"))
+        .filter(s -> !s.isBlank())
+        .map(Path::of)
+        .filter(Files::isRegularFile);
   }
 
   private static FlowsEngine engine(Journal journal) {
@@ -158,5 +175,17 @@ class ExampleFlowsEngineTest {
     IdempotencyLedger.Count c = payments.ledger().counts().get(out.path("idempotencyKey").asText());
     assertThat(c.tool()).isEqualTo("charge");
     assertThat(c.performed()).isEqualTo(1);
+  }
+
+  @Test
+  void theEverythingFlowEchoesAndSumsThroughTheEngine(@TempDir Path dir) throws Exception {
+    assumeTrue(
+        everythingScript().isPresent(),
+        "FLOWS_EVERYTHING_SERVER does not name server-everything's dist/index.js");
+    RunSnapshot done =
+        succeeded("everything.flow.java", dir, "{\"message\":\"ping\",\"a\":40,\"b\":2}");
+    JsonNode out = done.steps().getFirst().output().orElseThrow();
+    assertThat(out.path("echo").asText()).contains("ping");
+    assertThat(out.path("sum").asText()).contains("42");
   }
 }

@@ -161,12 +161,15 @@ class ExampleFlowsTest {
    */
   @Test
   void theEverythingFlowEchoesAndSumsOnTheReferenceServer() throws Exception {
-    String script = System.getenv().getOrDefault("FLOWS_EVERYTHING_SERVER", "");
+    Optional<Path> script = ExampleFlowsEngineTest.everythingScript();
     assumeTrue(
-        !script.isEmpty() && Files.isRegularFile(Path.of(script)),
+        script.isPresent(),
         "FLOWS_EVERYTHING_SERVER does not name server-everything's dist/index.js");
     McpSyncClient everything =
-        Clients.stdio("node", List.of(script, "stdio"), Map.of("PATH", System.getenv("PATH")));
+        Clients.stdio(
+            "node",
+            List.of(script.get().toString(), "stdio"),
+            Map.of("PATH", System.getenv("PATH")));
     try {
       Flow flow = compile("everything.flow.java");
       JsonNode input = JSON.readTree("{\"message\":\"hi\",\"a\":20,\"b\":22}");
