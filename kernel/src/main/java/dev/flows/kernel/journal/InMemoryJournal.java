@@ -404,7 +404,9 @@ public final class InMemoryJournal implements Journal {
                   effects,
                   Optional.of(p.trajectoryTail()),
                   Optional.empty()));
-          run.status = Lifecycle.run(RunTransition.STEP_PARKED, Optional.of(run.status));
+          if (run.status == RunStatus.RUNNING) {
+            run.status = Lifecycle.run(RunTransition.STEP_PARKED, Optional.of(run.status));
+          }
           yield new CompletionAck(p.reason(), Disposition.PARK, Optional.empty(), run.status);
         }
       };
@@ -439,6 +441,10 @@ public final class InMemoryJournal implements Journal {
   }
 
   private void failRun(RunRow run, String stepId, Instant now) {
+    if (run.status != RunStatus.RUNNING) {
+      // A parked run stays parked: the operator's resolution comes first.
+      return;
+    }
     run.status = Lifecycle.run(RunTransition.STEP_FAILED, Optional.of(run.status));
     run.completedAt = now;
     run.completionReason = RunCompletionReason.STEP_FAILED;

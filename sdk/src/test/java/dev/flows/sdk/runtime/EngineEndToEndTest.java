@@ -46,7 +46,7 @@ class EngineEndToEndTest {
           String echoed = f.mcp("tools").tool("echo").call(Map.of("text", text)).text();
           String sum = f.mcp("tools").tool("add").call(Map.of("a", 2, "b", 3)).text();
           f.step("audit", () -> Map.of("echoed", echoed, "sum", sum));
-          String meta = f.mcp("tools").tool("meta").call(Map.of()).text();
+          String meta = f.mcp("tools").tool("ledger").call(Map.of("note", echoed)).text();
           return JsonNodeFactory.instance.objectNode().put("echoed", echoed).put("sum", sum)
               .put("meta", meta);
         }
@@ -55,14 +55,24 @@ class EngineEndToEndTest {
 
   static void writeFlow(Path dir) throws Exception {
     Files.writeString(dir.resolve("triage.flow.java"), FLOW);
-    JsonNode s = McpServerConfigJson.write(Jvm.stdioServer("tools", List.of(), Map.of()));
+    JsonNode s =
+        McpServerConfigJson.write(
+            Jvm.stdioServer(
+                "tools", List.of(), Map.of("FLOWS_TEST_LEDGER", dir.resolve("ledger").toString())));
     Files.writeString(
         dir.resolve("flows.json"),
         "{\"mcp\": {\"tools\": {\"command\": "
             + s.path("command")
             + ", \"args\": "
             + s.path("args")
+            + ", \"setEnv\": "
+            + s.path("env")
             + "}}}");
+  }
+
+  /** The journal the engine runs on; Postgres in the subclass. */
+  protected Journal journal() {
+    return new InMemoryJournal(Clock.systemUTC());
   }
 
   static RunSnapshot awaitTerminal(Journal journal, RunId run) throws InterruptedException {
@@ -81,7 +91,7 @@ class EngineEndToEndTest {
   void aSingleFileFlowRunsThroughTheWorkerWithThreeReceiptsAndTwoMemos(@TempDir Path dir)
       throws Exception {
     writeFlow(dir);
-    Journal journal = new InMemoryJournal(Clock.systemUTC());
+    Journal journal = journal();
     try (FlowsEngine engine =
         new FlowsEngine(
             journal,
@@ -132,7 +142,6 @@ class EngineEndToEndTest {
       assertThat(journal.entries(root))
           .filteredOn(r -> r.entry() instanceof JournalEntry.EffectConfirmed)
           .hasSize(2);
-      assertThat(engine.worker().stats().completed()).isGreaterThanOrEqualTo(4);
     }
   }
 }
