@@ -19,13 +19,11 @@ import dev.flows.sdk.runtime.FlowsEngine;
 import dev.flows.sdk.runtime.LoadedFlow;
 import dev.flows.sdk.runtime.SdkConfig;
 import dev.flows.worker.WorkerConfig;
-import dev.flows.worker.mcp.McpCredentials;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -40,7 +38,6 @@ import org.junit.jupiter.api.io.TempDir;
 class ExampleFlowsEngineTest {
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final String TOKEN = "engine-test-token";
-  private static final Duration RUN_DEADLINE = Duration.ofSeconds(120);
 
   private static PaymentsServer payments;
   private final Journal journal = new InMemoryJournal(Clock.systemUTC());
@@ -85,18 +82,12 @@ class ExampleFlowsEngineTest {
   }
 
   private static FlowsEngine engine(Journal journal) {
-    McpCredentials credentials =
-        new McpCredentials(
-            name -> name.equals(PaymentsServer.TOKEN_ENV) ? TOKEN : System.getenv(name),
-            Map.of(),
-            Map.of(),
-            Map.of());
     return new FlowsEngine(
         journal,
         WorkerConfig.defaults().toBuilder().pollInterval(Duration.ofMillis(50)).build(),
         SdkConfig.DEFAULTS,
         McpClientConfig.DEFAULTS,
-        credentials);
+        Runs.withPaymentsToken(TOKEN));
   }
 
   private static LoadedFlow load(String file, Path configDir) {
@@ -111,16 +102,9 @@ class ExampleFlowsEngineTest {
       RunId root =
           engine.start(load(file, flowsJson(dir)), JSON.readTree(input), Optional.empty()).runId();
       engine.startWorker();
-      long until = System.nanoTime() + RUN_DEADLINE.toNanos();
-      while (System.nanoTime() < until) {
-        RunSnapshot s = journal.run(root).orElseThrow();
-        if (s.status().terminal() || s.status() == RunStatus.PARKED) {
-          assertThat(s.status()).as(s.toString()).isEqualTo(RunStatus.SUCCEEDED);
-          return s;
-        }
-        journal.awaitWork(Duration.ofMillis(200));
-      }
-      throw new AssertionError("run did not end: " + journal.run(root));
+      RunSnapshot s = Runs.awaitSettled(journal, root);
+      assertThat(s.status()).as(s.toString()).isEqualTo(RunStatus.SUCCEEDED);
+      return s;
     }
   }
 

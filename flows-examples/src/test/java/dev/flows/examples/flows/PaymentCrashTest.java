@@ -19,9 +19,9 @@ import dev.flows.kernel.mcp.McpClientConfig;
 import dev.flows.sdk.runtime.FlowsEngine;
 import dev.flows.sdk.runtime.LoadedFlow;
 import dev.flows.sdk.runtime.SdkConfig;
+import dev.flows.sdk.runtime.TestWorkerMain;
 import dev.flows.worker.FaultPoint;
 import dev.flows.worker.WorkerConfig;
-import dev.flows.worker.mcp.McpCredentials;
 import java.io.File;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -46,7 +46,6 @@ class PaymentCrashTest {
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final String TOKEN = "crash-test-token";
   private static final Duration LEASE = Duration.ofSeconds(2);
-  private static final Duration SETTLE_DEADLINE = Duration.ofSeconds(120);
 
   private static TestDatabase.Fresh db;
   private static PostgresJournal journal;
@@ -71,7 +70,7 @@ class PaymentCrashTest {
     cmd.addAll(List.of("-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC"));
     faultArgs.ifPresent(f -> cmd.addAll(List.of(f.split(" "))));
     cmd.addAll(List.of("-cp", System.getProperty("java.class.path")));
-    cmd.add(ExampleWorkerMain.class.getName());
+    cmd.add(TestWorkerMain.class.getName());
     cmd.add(db.jdbcUrl());
     cmd.add(String.valueOf(LEASE.toMillis()));
     ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log);
@@ -97,12 +96,6 @@ class PaymentCrashTest {
         LoadedFlow.load(
             ExampleFlowsTest.FLOWS.resolve("payment.flow.java").toString(), ExampleFlowsTest.FLOWS);
     LoadedFlow flow = new LoadedFlow(shipped.flow(), shipped.origin(), shipped.bodyServers(), dir);
-    McpCredentials credentials =
-        new McpCredentials(
-            name -> name.equals(PaymentsServer.TOKEN_ENV) ? TOKEN : System.getenv(name),
-            Map.of(),
-            Map.of(),
-            Map.of());
     RunId root;
     // This engine only preflights and admits; the workers are separate processes.
     try (FlowsEngine admit =
@@ -111,7 +104,7 @@ class PaymentCrashTest {
             WorkerConfig.defaults(),
             SdkConfig.DEFAULTS,
             McpClientConfig.DEFAULTS,
-            credentials)) {
+            Runs.withPaymentsToken(TOKEN))) {
       root =
           admit
               .start(flow, JSON.readTree("{\"email\":\"crash@example.com\"}"), Optional.empty())
@@ -126,7 +119,7 @@ class PaymentCrashTest {
                     + FaultPoint.AFTER_CALL_BEFORE_CONFIRM.wire()
                     + " -Dflows.fault.skip=1"),
             dir.resolve("dying.log").toFile());
-    assertThat(dying.waitFor(SETTLE_DEADLINE.toSeconds(), TimeUnit.SECONDS))
+    assertThat(dying.waitFor(Runs.SETTLE_DEADLINE.toSeconds(), TimeUnit.SECONDS))
         .as("the faulty worker died")
         .isTrue();
     assertThat(dying.exitValue()).isEqualTo(FaultPoint.HALT_STATUS);
@@ -137,10 +130,10 @@ class PaymentCrashTest {
     Process healthy = worker(Optional.empty(), dir.resolve("healthy.log").toFile());
     RunSnapshot done;
     try {
-      done = awaitSettled(root);
+      done = Runs.awaitSettled(journal, root);
     } finally {
       healthy.destroy();
-      healthy.waitFor(SETTLE_DEADLINE.toSeconds(), TimeUnit.SECONDS);
+      healthy.waitFor(Runs.SETTLE_DEADLINE.toSeconds(), TimeUnit.SECONDS);
     }
 
     assertThat(done.status()).as(done.toString()).isEqualTo(RunStatus.SUCCEEDED);
@@ -156,17 +149,5 @@ class PaymentCrashTest {
           .filteredOn(r -> r.entry() instanceof JournalEntry.EffectConfirmed)
           .hasSize(1);
     }
-  }
-
-  private static RunSnapshot awaitSettled(RunId run) throws InterruptedException {
-    long until = System.nanoTime() + SETTLE_DEADLINE.toNanos();
-    while (System.nanoTime() < until) {
-      RunSnapshot s = journal.run(run).orElseThrow();
-      if (s.status().terminal() || s.status() == RunStatus.PARKED) {
-        return s;
-      }
-      journal.awaitWork(Duration.ofMillis(200));
-    }
-    throw new AssertionError("run did not settle: " + journal.run(run));
   }
 }
