@@ -197,6 +197,7 @@ public final class PostgresJournal implements Journal, AutoCloseable {
           .bind("stepId", s.id())
           .bind("position", i)
           .bind("kind", s.kind().wire())
+          .bind("route", dev.flows.kernel.spec.Routes.of(s))
           .bind("status", status.wire())
           .bindArray("dependsOn", String.class, s.dependsOn())
           .bind("maxIterations", s.maxIterations())
@@ -239,6 +240,11 @@ public final class PostgresJournal implements Journal, AutoCloseable {
                   q ->
                       q.bind("now", now.toString())
                           .bindArray("kinds", String.class, kinds)
+                          .bind("anyRoute", request.routes().isEmpty())
+                          .bindArray(
+                              "routes",
+                              String.class,
+                              request.routes().map(List::copyOf).orElse(List.of()))
                           .bind("capacity", request.capacity()),
                   (rs, ctx) ->
                       new ClaimRow(

@@ -95,8 +95,8 @@ class SchemaTest {
   void anEmptyDatabaseReportsTheSchemaAsPendingUntilMigrated() {
     TestDatabase.Fresh empty = TestDatabase.empty("unmigrated");
     Migrations m = Migrations.of(empty.dataSource());
-    assertThat(m.pending()).containsExactly("1 flows schema");
-    assertThat(m.migrate()).isEqualTo(1);
+    assertThat(m.pending()).containsExactly("1 flows schema", "2 step routes");
+    assertThat(m.migrate()).isEqualTo(2);
     assertThat(m.pending()).isEmpty();
     assertThat(m.migrate()).isZero();
   }
@@ -108,8 +108,8 @@ class SchemaTest {
             + " created_at) VALUES ('r1', 'n', 'running', 'k1', '{}', 'h', 't', now())");
     exec(
         "INSERT INTO flows.steps (run_id, step_id, position, kind, status, depends_on,"
-            + " max_iterations, spec, not_before, updated_at)"
-            + " VALUES ('r1', 'a', 0, 'llm', 'waiting', '{}', 1, '{}', now(), now())");
+            + " max_iterations, spec, route, not_before, updated_at)"
+            + " VALUES ('r1', 'a', 0, 'llm', 'waiting', '{}', 1, '{}', 'llm', now(), now())");
     assertThatThrownBy(
             () -> exec("UPDATE flows.steps SET status = 'succeeded' WHERE step_id = 'a'"))
         .hasMessageContaining("undeclared step transition waiting -> succeeded");
@@ -132,9 +132,10 @@ class SchemaTest {
             () ->
                 exec(
                     "INSERT INTO flows.steps (run_id, step_id, position, kind, status, depends_on,"
-                        + " max_iterations, spec, attempts, lease_id, lease_deadline, lease_ms,"
-                        + " worker_id, not_before, updated_at) VALUES ('r2', 'a', 0, 'llm',"
-                        + " 'running', '{}', 1, '{}', 1, 'l', now(), 10, 'w', now(), now())"))
+                        + " max_iterations, spec, route, attempts, lease_id, lease_deadline,"
+                        + " lease_ms, worker_id, not_before, updated_at) VALUES ('r2', 'a', 0,"
+                        + " 'llm', 'running', '{}', 1, '{}', 'llm', 1, 'l', now(), 10, 'w', now(),"
+                        + " now())"))
         .hasMessageContaining("created waiting or ready");
   }
 

@@ -1,4 +1,4 @@
--- Ready steps whose backoff has passed, of the kinds asked for, in running runs; rows another
+-- Ready steps whose backoff has passed, of the kinds (and routes, when given) asked for, in running runs; rows another
 -- claimer holds are skipped, never waited on.
 SELECT s.run_id, s.step_id, s.kind, s.status, s.depends_on, s.max_iterations, s.spec,
        s.attempts, s.lease_id, s.lease_deadline, s.lease_ms, s.worker_id, s.not_before,
@@ -8,6 +8,7 @@ SELECT s.run_id, s.step_id, s.kind, s.status, s.depends_on, s.max_iterations, s.
  WHERE s.status = 'ready'
    AND s.not_before <= CAST(:now AS timestamptz)
    AND CAST(s.kind AS text) = ANY(:kinds)
+   AND (:anyRoute OR s.route = ANY(:routes))
    AND r.status = 'running'
  ORDER BY s.not_before, s.created_seq
  LIMIT :capacity

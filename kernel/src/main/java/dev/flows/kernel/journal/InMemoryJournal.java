@@ -155,6 +155,7 @@ public final class InMemoryJournal implements Journal {
         }
         for (StepRow step : run.steps.values()) {
           if (req.kinds().contains(step.spec.kind())
+              && req.accepts(dev.flows.kernel.spec.Routes.of(step.spec))
               && Lifecycle.claimable(step.status, step.notBefore, now)) {
             ready.add(new Candidate(run, step));
           }

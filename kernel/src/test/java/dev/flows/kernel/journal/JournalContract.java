@@ -22,7 +22,9 @@ import dev.flows.kernel.lifecycle.StepStatus;
 import dev.flows.kernel.lifecycle.StepTransition;
 import dev.flows.kernel.spec.RetryPolicy;
 import dev.flows.kernel.spec.RunSpec;
+import dev.flows.kernel.spec.StepBody;
 import dev.flows.kernel.spec.StepKind;
+import dev.flows.kernel.spec.StepSpec;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.EnumSet;
@@ -241,6 +243,42 @@ public abstract class JournalContract {
     List<ClaimedAttempt> rest = claim(5, StepKind.LLM, StepKind.AGENT);
     assertThat(rest).extracting(c -> c.step().id()).containsExactlyInAnyOrder("l", "g");
     assertThat(claim(5)).isEmpty();
+  }
+
+  @Test
+  void aClaimWithRoutesTakesOnlyStepsOnThoseRoutes() {
+    StepSpec flowV2 =
+        new StepSpec(
+            "f2",
+            List.of(),
+            JSON.nullNode(),
+            1,
+            Specs.FAST_RETRY,
+            java.util.OptionalLong.empty(),
+            java.util.OptionalLong.empty(),
+            new StepBody.Agent(
+                JSON.objectNode().put("type", "flow").put("route", "pay@2"),
+                dev.flows.kernel.spec.RecoveryMode.RESET,
+                List.of()));
+    start(run(agent("t"), command("c", "true"), flowV2));
+    List<ClaimedAttempt> none =
+        journal.claim(
+            new ClaimRequest(
+                WORKER,
+                EnumSet.allOf(StepKind.class),
+                10,
+                LONG_LEASE,
+                Optional.of(Set.of("flow:pay@1", "llm"))));
+    assertThat(none).isEmpty();
+    List<ClaimedAttempt> some =
+        journal.claim(
+            new ClaimRequest(
+                WORKER,
+                EnumSet.allOf(StepKind.class),
+                10,
+                LONG_LEASE,
+                Optional.of(Set.of("flow:pay@2", "test", "deterministic"))));
+    assertThat(some).extracting(c -> c.step().id()).containsExactlyInAnyOrder("f2", "t", "c");
   }
 
   @Test

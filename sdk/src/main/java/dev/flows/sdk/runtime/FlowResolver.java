@@ -31,6 +31,19 @@ public final class FlowResolver {
     return this;
   }
 
+  /**
+   * The routes of the flow bodies this resolver can run: any single-file flow (its source travels
+   * in the journal), and each registered class at its version.
+   */
+  public java.util.Set<String> routes() {
+    java.util.Set<String> out = new java.util.HashSet<>();
+    out.add(Lowering.FLOW_TYPE);
+    byName
+        .values()
+        .forEach(f -> out.add(Lowering.FLOW_TYPE + ":" + Lowering.classRoute(f.header())));
+    return out;
+  }
+
   public Flow resolve(JsonNode instruction) {
     String name = instruction.path("flow").asText();
     String version = instruction.path("version").asText();

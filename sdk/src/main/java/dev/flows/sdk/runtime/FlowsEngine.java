@@ -119,6 +119,15 @@ public final class FlowsEngine implements AutoCloseable {
     return this;
   }
 
+  /**
+   * Registers every flow class on the class path that declares itself in {@code
+   * META-INF/services/dev.flows.sdk.Flow}, so this worker can claim and replay their runs.
+   */
+  public FlowsEngine registerServiceLoaded() {
+    java.util.ServiceLoader.load(dev.flows.sdk.Flow.class).forEach(resolver::register);
+    return this;
+  }
+
   public void startWorker() {
     worker.start();
   }

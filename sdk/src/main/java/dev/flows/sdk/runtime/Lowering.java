@@ -43,7 +43,11 @@ public final class Lowering {
     instruction.put("type", FLOW_TYPE).put("flow", header.name()).put("version", header.version());
     ObjectNode o = instruction.putObject("origin");
     switch (origin) {
-      case Origin.ClassFlow c -> o.put("kind", "class").put("className", c.className());
+      case Origin.ClassFlow c -> {
+        o.put("kind", "class").put("className", c.className());
+        // Only a worker that has this class at this version may claim the body.
+        instruction.put("route", classRoute(header));
+      }
       case Origin.SourceFlow s ->
           o.put("kind", "source")
               .put("className", s.className())
@@ -62,6 +66,11 @@ public final class Lowering {
             OptionalLong.empty(),
             new StepBody.Agent(instruction, RecoveryMode.INSPECT, List.of(MEMO_SURFACES)));
     return new RunSpec(RunSpec.VERSION, header.name(), List.of(body));
+  }
+
+  /** The narrower route of a class-path flow's body: {@code <name>@<version>}. */
+  public static String classRoute(FlowHeader header) {
+    return header.name() + "@" + header.version();
   }
 
   public static String mcpSurface(String server, String tool) {
