@@ -34,12 +34,7 @@ final class EngineSupport {
             .pollInterval(Duration.ofMillis(250))
             .build();
     FlowsEngine engine =
-        new FlowsEngine(
-            journal,
-            config,
-            SdkConfig.DEFAULTS,
-            McpClientConfig.DEFAULTS,
-            McpCredentials.fromEnvironment());
+        new FlowsEngine(journal, config, SdkConfig.DEFAULTS, McpClientConfig.DEFAULTS, credentials);
     engine.registerServiceLoaded();
     return engine;
   }

@@ -38,7 +38,8 @@ import picocli.CommandLine.ParseResult;
       WorkerCommand.class,
       RunsCommand.class,
       McpCommand.class,
-      DbCommand.class
+      DbCommand.class,
+      DemoCommand.class
     })
 public final class FlowsCli implements Callable<Integer> {
   @Mixin GlobalOptions global;
@@ -55,7 +56,7 @@ public final class FlowsCli implements Callable<Integer> {
         ErrorCode.INVALID_INPUT,
         "a subcommand is required",
         "flows",
-        "run `flows --help` for the list (run, check, worker, runs, mcp, db)");
+        "run `flows --help` for the list (demo, run, check, worker, runs, mcp, db)");
   }
 
   public static void main(String[] args) {

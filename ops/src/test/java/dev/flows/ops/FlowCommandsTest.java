@@ -168,4 +168,19 @@ class FlowCommandsTest {
     assertThat(unknown.errLines()).hasSize(1);
     assertThat(unknown.errLines().getFirst()).startsWith("error mcp_undeclared_server:");
   }
+
+  @Test
+  void demoRunsTheTriageExampleAgainstBothExampleServersAndPrintsItsReceipts() {
+    Path root = Path.of("..").toAbsolutePath().normalize();
+    Cli.Result r =
+        cli.with("FLOWS_ROOT", root.toString()).run("--db", db.jdbcUrl(), "--json", "demo");
+    assertThat(r.exit()).as(r.err()).isZero();
+    JsonNode end = r.jsonLines().getLast();
+    assertThat(end.path("type").asText()).isEqualTo("demo.end");
+    assertThat(end.path("receipts").findValuesAsText("tool"))
+        .contains("classify", "create_customer", "create_ticket");
+    assertThat(end.path("receipts"))
+        .allSatisfy(rc -> assertThat(rc.path("type").asText()).isEqualTo("mcp"));
+    assertThat(end.path("output").path("ticket").asText()).startsWith("T-");
+  }
 }
