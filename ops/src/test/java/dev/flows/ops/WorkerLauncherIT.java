@@ -1,0 +1,195 @@
+package dev.flows.ops;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * {@code flows worker} as an operator runs it, through the real launcher, with no database
+ * configured: every command shares the one embedded database.
+ */
+class WorkerLauncherIT {
+  private static final ObjectMapper JSON = new ObjectMapper();
+  private static final long TIMEOUT_SECONDS = 240;
+  private static Path home;
+  private static Path flow;
+
+  static final String FLOW =
+      """
+      import com.fasterxml.jackson.databind.JsonNode;
+      import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+      import dev.flows.sdk.*;
+
+      public class Slow implements Flow {
+        public FlowHeader header() {
+          return FlowHeader.named("slow").build();
+        }
+
+        public JsonNode run(Ctx f, JsonNode input) {
+          f.sh("sleep 3");
+          String second = f.sh("echo second").path("stdout").asText().trim();
+          return JsonNodeFactory.instance.objectNode().put("second", second);
+        }
+      }
+      """;
+
+  @BeforeAll
+  static void setUp() throws IOException {
+    home = Files.createTempDirectory("flows-home-worker-it");
+    Path dir = Files.createTempDirectory("flows-flow-it");
+    flow = Files.writeString(dir.resolve("slow.flow.java"), FLOW);
+  }
+
+  @AfterAll
+  static void stop() throws Exception {
+    flows("db", "stop");
+    PgBinaries.deleteTree(home);
+  }
+
+  @Test
+  void aDetachedRunCompletesThroughAWorkerInAnotherProcessOnTheOneEmbeddedDatabase()
+      throws Exception {
+    Process worker = start("worker");
+    try {
+      String run = detach();
+      Ran watch = flows("runs", "watch", run, "--json");
+      assertThat(watch.exit()).as(watch.err()).isZero();
+      JsonNode end = lastLine(watch.out());
+      assertThat(end.path("run").path("status").asText()).isEqualTo("succeeded");
+      assertThat(end.path("output").path("second").asText()).isEqualTo("second");
+    } finally {
+      worker.destroy();
+      worker.waitFor(60, TimeUnit.SECONDS);
+    }
+  }
+
+  @Test
+  void aWorkerStoppedWithSigtermMidRunLeavesNoLeaseAndAnotherWorkerFinishesTheRun()
+      throws Exception {
+    Process first = start("worker");
+    String run;
+    try {
+      run = detach();
+      awaitChildRunning(run);
+    } finally {
+      first.destroy(); // SIGTERM: stop claiming, drain within the stop grace, leave no lease
+    }
+    assertThat(first.waitFor(120, TimeUnit.SECONDS)).isTrue();
+    JsonNode shown = flows("runs", "show", run, "--json").json();
+    assertThat(runningSteps(shown.path("run"))).as("no step is left leased").isZero();
+    assertThat(shown.path("run").path("status").asText()).isEqualTo("running");
+
+    Process second = start("worker");
+    try {
+      Ran watch = flows("runs", "watch", run, "--json");
+      assertThat(watch.exit()).as(watch.err()).isZero();
+      assertThat(lastLine(watch.out()).path("output").path("second").asText()).isEqualTo("second");
+    } finally {
+      second.destroy();
+      second.waitFor(60, TimeUnit.SECONDS);
+    }
+  }
+
+  private static String detach() throws Exception {
+    Ran r = flows("run", flow.toString(), "--detach", "--json");
+    assertThat(r.exit()).as(r.err()).isZero();
+    return JSON.readTree(r.out().lines().findFirst().orElseThrow()).path("run").asText();
+  }
+
+  private static void awaitChildRunning(String run) throws Exception {
+    long until = System.nanoTime() + Duration.ofSeconds(120).toNanos();
+    while (System.nanoTime() < until) {
+      JsonNode tree = flows("runs", "show", run, "--json").json().path("run");
+      for (JsonNode child : tree.path("children")) {
+        if (runningSteps(child) > 0) {
+          return;
+        }
+      }
+      Thread.sleep(200);
+    }
+    throw new AssertionError("the first child never ran");
+  }
+
+  private static int runningSteps(JsonNode run) {
+    int n = 0;
+    for (JsonNode step : run.path("steps")) {
+      if ("running".equals(step.path("status").asText())) {
+        n++;
+      }
+    }
+    for (JsonNode child : run.path("children")) {
+      n += runningSteps(child);
+    }
+    return n;
+  }
+
+  private static JsonNode lastLine(String out) throws IOException {
+    List<String> lines = out.lines().filter(l -> !l.isBlank()).toList();
+    return JSON.readTree(lines.getLast());
+  }
+
+  record Ran(int exit, String out, String err) {
+    JsonNode json() throws IOException {
+      return JSON.readTree(out);
+    }
+  }
+
+  private static ProcessBuilder builder(String... args) {
+    List<String> cmd = new ArrayList<>();
+    cmd.add(repoRoot().resolve("flows").toString());
+    cmd.addAll(List.of(args));
+    ProcessBuilder pb = new ProcessBuilder(cmd);
+    pb.environment().put(Session.HOME_VARIABLE, home.toString());
+    pb.environment().put("FLOWS_SKIP_BUILD", "1");
+    pb.environment().remove(DatabaseTarget.URL_VARIABLE);
+    pb.environment().remove(Session.DEBUG_VARIABLE);
+    return pb;
+  }
+
+  private static Process start(String... args) throws IOException {
+    ProcessBuilder pb = builder(args);
+    pb.redirectErrorStream(true)
+        .redirectOutput(Files.createTempFile("flows-worker", ".log").toFile());
+    return pb.start();
+  }
+
+  private static Ran flows(String... args) throws Exception {
+    ProcessBuilder pb = builder(args);
+    Path out = Files.createTempFile("flows-it", ".out");
+    Path err = Files.createTempFile("flows-it", ".err");
+    pb.redirectOutput(out.toFile()).redirectError(err.toFile());
+    Process p = pb.start();
+    assertThat(p.waitFor(TIMEOUT_SECONDS, TimeUnit.SECONDS)).isTrue();
+    Ran r =
+        new Ran(
+            p.exitValue(),
+            Files.readString(out, StandardCharsets.UTF_8),
+            Files.readString(err, StandardCharsets.UTF_8));
+    Files.delete(out);
+    Files.delete(err);
+    return r;
+  }
+
+  private static Path repoRoot() {
+    Path dir = Path.of("").toAbsolutePath();
+    while (dir != null && !Files.isExecutable(dir.resolve("flows"))) {
+      dir = dir.getParent();
+    }
+    if (dir == null) {
+      throw new IllegalStateException("no ./flows above " + Path.of("").toAbsolutePath());
+    }
+    return dir;
+  }
+}
