@@ -229,6 +229,11 @@ public final class McpConnection implements McpTransportPort {
 
   /** tools/list page by page; a cursor seen twice would loop forever, so it is a protocol error. */
   private List<ToolDescriptor> listAll(McpAsyncClient c) {
+    McpSchema.ServerCapabilities caps = c.getServerCapabilities();
+    if (caps == null || caps.tools() == null) {
+      // A server without the tools capability offers none; that is not an error.
+      return List.of();
+    }
     List<ToolDescriptor> out = new ArrayList<>();
     Set<String> seen = new HashSet<>();
     Set<String> names = new HashSet<>();

@@ -304,18 +304,24 @@ public final class StreamableHttpTransport implements McpClientTransport {
     }
   }
 
+  /** Delivers a JSON answer (one message or a batch); what is not a valid message is skipped. */
   private void deliverJson(String body) throws IOException {
     String trimmed = body.strip();
     if (trimmed.isEmpty()) {
       return;
     }
-    if (trimmed.startsWith("[")) {
-      List<Object> items = json.readValue(trimmed, new TypeRef<List<Object>>() {});
-      for (Object item : items) {
+    List<Object> items =
+        trimmed.startsWith("[")
+            ? json.readValue(trimmed, new TypeRef<List<Object>>() {})
+            : List.of(json.readValue(trimmed, new TypeRef<Object>() {}));
+    for (Object item : items) {
+      try {
         deliver(parse(json.writeValueAsString(item)));
+      } catch (IOException | IllegalArgumentException e) {
+        LOG.warn(
+            "mcp server {}: ignoring an answer that is not a valid JSON-RPC message",
+            server.name());
       }
-    } else {
-      deliver(parse(trimmed));
     }
   }
 
