@@ -58,12 +58,6 @@ public final class StreamableHttpTransport implements McpClientTransport {
   /** Key in such an answer's data naming the {@link McpDiagnostic}. */
   static final String DIAGNOSTIC_KEY = "flowsDiagnostic";
 
-  /**
-   * Challenges answered per request. OAuth needs at most: 401 discovery, then a 403 step-up; a
-   * third refusal means the credentials will not do, and looping would only hammer the server.
-   */
-  private static final int MAX_AUTH_ROUNDS = 3;
-
   private final McpServerConfig.Http server;
   private final McpClientConfig limits;
   private final McpJsonMapper json;
@@ -251,7 +245,7 @@ public final class StreamableHttpTransport implements McpClientTransport {
       discard(r);
       boolean retry;
       try {
-        retry = round < MAX_AUTH_ROUNDS && auth.onChallenge(r);
+        retry = round < limits.maxAuthChallenges() && auth.onChallenge(r);
       } catch (McpException e) {
         throw e;
       } catch (RuntimeException e) {
@@ -310,11 +304,17 @@ public final class StreamableHttpTransport implements McpClientTransport {
     if (trimmed.isEmpty()) {
       return;
     }
-    List<Object> items =
-        trimmed.startsWith("[")
-            ? json.readValue(trimmed, new TypeRef<List<Object>>() {})
-            : List.of(json.readValue(trimmed, new TypeRef<Object>() {}));
-    for (Object item : items) {
+    if (!trimmed.startsWith("[")) {
+      try {
+        deliver(parse(trimmed));
+      } catch (IOException | IllegalArgumentException e) {
+        LOG.warn(
+            "mcp server {}: ignoring an answer that is not a valid JSON-RPC message",
+            server.name());
+      }
+      return;
+    }
+    for (Object item : json.readValue(trimmed, new TypeRef<List<Object>>() {})) {
       try {
         deliver(parse(json.writeValueAsString(item)));
       } catch (IOException | IllegalArgumentException e) {

@@ -266,4 +266,33 @@ class StdioConnectionTest {
     assertThatThrownBy(() -> get(c.callTool("echo", Map.of("text", "x"))))
         .hasCauseInstanceOf(McpException.class);
   }
+
+  @Test
+  void cancellingAConnectInFlightStopsTheConnectionAndItsProcess() throws Exception {
+    McpConnection c =
+        connection(Jvm.stdioServer("cancelled", List.of(), Map.of(), "--silent"), LIMITS);
+    CompletableFuture<Void> connecting = c.connect();
+    await().atMost(WAIT).until(() -> !spawned.isEmpty() && spawned.getFirst().pid().isPresent());
+    long pid = spawned.getFirst().pid().orElseThrow();
+
+    connecting.cancel(true);
+
+    await().atMost(WAIT).until(() -> c.state() == ConnectionState.CLOSED);
+    await()
+        .atMost(WAIT)
+        .until(() -> ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false) == false);
+  }
+
+  @Test
+  void cancellingACallAbandonsItAndTheConnectionStaysUsable() throws Exception {
+    McpConnection c = connection(Jvm.stdioServer("patient", List.of(), Map.of()), LIMITS);
+    get(c.connect());
+    CompletableFuture<ToolCallResult> slow = c.callTool("sleep", Map.of("ms", 120_000));
+
+    assertThat(slow.cancel(true)).isTrue();
+
+    assertThat(slow).isCancelled();
+    assertThat(get(c.callTool("echo", Map.of("text", "next"))).text()).isEqualTo("next");
+    assertThat(c.state()).isEqualTo(ConnectionState.CONNECTED);
+  }
 }

@@ -281,4 +281,54 @@ class StreamableHttpTest {
         .hasMessageContaining("cursor again twice");
     assertThat(registry.tools("looping")).isEmpty();
   }
+
+  @Test
+  void aPoolChoosesTheTransportPerServerAndAddressesToolsAsServerSlashTool() throws Exception {
+    JettyMcpServer server = jetty(Optional.empty());
+    McpPool pool =
+        new McpPool(
+            List.of(
+                dev.flows.worker.mcp.testing.Jvm.stdioServer("near", List.of(), Map.of()),
+                http("far", server.url(), new McpAuth.None())),
+            LIMITS,
+            McpCredentials.fromEnvironment(),
+            registry);
+    cleanup.add(pool);
+
+    get(pool.connectAll());
+
+    assertThat(get(pool.call("near/echo", Map.of("text", "stdio"))).text()).isEqualTo("stdio");
+    assertThat(get(pool.call("far/echo", Map.of("text", "http"))).text()).isEqualTo("http");
+    assertThat(registry.all())
+        .extracting(ToolDescriptor::qualifiedName)
+        .contains("near/echo", "far/echo");
+    assertThat(diagnosticOf(pool.call("nowhere/echo", Map.of())))
+        .isEqualTo(McpDiagnostic.MCP_UNKNOWN_TOOL);
+    assertThat(server.requests()).noneMatch(r -> r.contains("authorization="));
+  }
+
+  @Test
+  void stoppingWhileReconnectingClosesAndLeavesNoReconnectThread() throws Exception {
+    JettyMcpServer server = jetty(Optional.empty());
+    McpConnection c =
+        connection(
+            http("gone", server.url(), new McpAuth.None()), McpCredentials.fromEnvironment());
+    get(c.connect());
+    server.stop();
+    diagnosticOf(c.callTool("echo", Map.of("text", "x")));
+    await().atMost(WAIT).until(() -> c.state() == ConnectionState.RECONNECTING);
+
+    c.stop();
+
+    assertThat(c.state()).isEqualTo(ConnectionState.CLOSED);
+    await()
+        .atMost(WAIT)
+        .until(
+            () ->
+                Thread.getAllStackTraces().keySet().stream()
+                    .noneMatch(t -> t.getName().equals("mcp-reconnect-gone") && t.isAlive()));
+    int attemptsAtStop = attempts.size();
+    Thread.sleep(LIMITS.backoffMax().toMillis() + 500);
+    assertThat(attempts).hasSize(attemptsAtStop);
+  }
 }
