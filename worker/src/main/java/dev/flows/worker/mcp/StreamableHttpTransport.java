@@ -220,6 +220,7 @@ public final class StreamableHttpTransport implements McpClientTransport {
   /** Sends, answering auth challenges a bounded number of times. */
   private HttpResponse<InputStream> exchange(
       java.util.function.Supplier<HttpRequest> build, boolean init) {
+    boolean resent = false;
     for (int round = 0; ; round++) {
       HttpResponse<InputStream> r;
       try {
@@ -230,6 +231,17 @@ public final class StreamableHttpTransport implements McpClientTransport {
             "no answer from " + server.url() + " in time",
             e);
       } catch (IOException e) {
+        if (!resent && staleConnection(e)) {
+          // Almost always a pooled keep-alive connection the server closed while idle, which never
+          // delivered the request; one resend on a fresh connection. Not repeated, so a server
+          // that really drops requests still surfaces as lost.
+          LOG.info(
+              "mcp server {}: connection closed before any answer; sending once more",
+              server.name());
+          resent = true;
+          round--;
+          continue;
+        }
         if (init) {
           throw error(McpDiagnostic.MCP_DISCONNECTED, "cannot reach " + server.url() + ": " + e, e);
         }
@@ -259,6 +271,13 @@ public final class StreamableHttpTransport implements McpClientTransport {
             null);
       }
     }
+  }
+
+  /** The JDK's words for a connection that ended before any byte of an answer arrived. */
+  static boolean staleConnection(IOException e) {
+    String m = String.valueOf(e.getMessage());
+    return m.contains("header parser received no bytes")
+        || (e instanceof java.io.EOFException && m.contains("EOF reached while reading"));
   }
 
   private void reinitialize(String expiredSession) {

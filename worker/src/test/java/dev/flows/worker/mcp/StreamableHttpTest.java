@@ -331,4 +331,20 @@ class StreamableHttpTest {
     Thread.sleep(LIMITS.backoffMax().toMillis() + 500);
     assertThat(attempts).hasSize(attemptsAtStop);
   }
+
+  @Test
+  void aConnectionClosedBeforeAnyAnswerIsResentOnceOnAFreshConnection() throws Exception {
+    FaultServer server = fault();
+    McpConnection c =
+        connection(
+            http("stale", server.url(), new McpAuth.None()), McpCredentials.fromEnvironment());
+    get(c.connect());
+    server.hangUpNextCall = true;
+
+    assertThat(get(c.callTool("echo", Map.of())).text()).isEqualTo("called echo");
+
+    assertThat(server.requests().stream().filter(r -> r.body().contains("tools/call")).count())
+        .isEqualTo(2);
+    assertThat(c.state()).isEqualTo(ConnectionState.CONNECTED);
+  }
 }
