@@ -402,10 +402,9 @@ public final class StreamableHttpTransport implements McpClientTransport {
             && String.valueOf(awaited).equals(String.valueOf(res.id()))) {
           answered = true;
         }
+        // Read on to the end even once answered: a body left unread makes the HTTP client drop
+        // the connection instead of reusing it, which costs a new TCP connection per call.
         deliver(m);
-        if (answered) {
-          break;
-        }
       }
     } catch (IOException e) {
       LOG.debug("mcp server {}: SSE stream interrupted: {}", server.name(), e.toString());
