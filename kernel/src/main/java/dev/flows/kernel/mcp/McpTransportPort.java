@@ -34,6 +34,12 @@ public interface McpTransportPort extends AutoCloseable {
    */
   CompletableFuture<ToolCallResult> callTool(String tool, Map<String, Object> arguments);
 
+  /**
+   * Listens to this server's tools being registered (on connect, reconnect and list_changed) and
+   * removed (on disconnect and stop).
+   */
+  void addToolListener(ToolRegistry.Listener listener);
+
   /** Listens to every state change; {@code cause} says why when it was a failure. */
   void addStateListener(StateListener listener);
 

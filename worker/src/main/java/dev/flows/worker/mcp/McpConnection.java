@@ -96,6 +96,26 @@ public final class McpConnection implements McpTransportPort {
   }
 
   @Override
+  public void addToolListener(ToolRegistry.Listener listener) {
+    registry.addListener(
+        new ToolRegistry.Listener() {
+          @Override
+          public void added(ToolDescriptor tool) {
+            if (tool.server().equals(server)) {
+              listener.added(tool);
+            }
+          }
+
+          @Override
+          public void removed(ToolDescriptor tool) {
+            if (tool.server().equals(server)) {
+              listener.removed(tool);
+            }
+          }
+        });
+  }
+
+  @Override
   public void addStateListener(StateListener listener) {
     listeners.add(listener);
   }

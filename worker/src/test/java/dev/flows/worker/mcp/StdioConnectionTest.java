@@ -167,6 +167,19 @@ class StdioConnectionTest {
     McpConnection c = connection(Jvm.stdioServer("crashy", List.of(), Map.of()), LIMITS);
     List<String> seen = new CopyOnWriteArrayList<>();
     c.addStateListener((t, cause) -> seen.add(t + cause.map(d -> ":" + d.wire()).orElse("")));
+    List<String> toolEvents = new CopyOnWriteArrayList<>();
+    c.addToolListener(
+        new ToolRegistry.Listener() {
+          @Override
+          public void added(ToolDescriptor t) {
+            toolEvents.add("+" + t.name());
+          }
+
+          @Override
+          public void removed(ToolDescriptor t) {
+            toolEvents.add("-" + t.name());
+          }
+        });
     get(c.connect());
     int before = registry.all().size();
     CompletableFuture<ToolCallResult> slow = c.callTool("sleep", Map.of("ms", 120_000));
@@ -178,6 +191,9 @@ class StdioConnectionTest {
     await().atMost(WAIT).until(() -> c.state() == ConnectionState.CONNECTED);
     assertThat(seen).contains("LOST:mcp_disconnected", "RECONNECTED");
     assertThat(registry.all()).hasSize(before);
+    assertThat(toolEvents.stream().filter(e -> e.equals("+echo"))).hasSize(2);
+    assertThat(toolEvents.stream().filter(e -> e.equals("-echo"))).hasSize(1);
+    assertThat(toolEvents).hasSize(before * 3);
     assertThat(get(c.callTool("echo", Map.of("text", "back"))).text()).isEqualTo("back");
     assertThat(spawned).hasSizeGreaterThanOrEqualTo(2);
   }
