@@ -91,12 +91,7 @@ final class OAuthAuthenticator implements HttpAuthenticator {
     this.config = config;
     this.credentials = credentials;
     this.limits = limits;
-    this.http =
-        HttpClient.newBuilder()
-            .followRedirects(HttpClient.Redirect.NEVER)
-            .version(HttpClient.Version.HTTP_1_1)
-            .connectTimeout(limits.connectTimeout())
-            .build();
+    this.http = StreamableHttpTransport.newHttpClient(limits.connectTimeout());
   }
 
   @Override

@@ -88,12 +88,16 @@ public final class StreamableHttpTransport implements McpClientTransport {
     this.json = json;
     this.auth = auth;
     this.onLost = onLost;
-    this.http =
-        HttpClient.newBuilder()
-            .followRedirects(HttpClient.Redirect.NEVER)
-            .version(HttpClient.Version.HTTP_1_1)
-            .connectTimeout(limits.connectTimeout())
-            .build();
+    this.http = StreamableHttpTransport.newHttpClient(limits.connectTimeout());
+  }
+
+  /** The HTTP client every MCP exchange uses: redirects are never followed, HTTP/1.1. */
+  static HttpClient newHttpClient(Duration connectTimeout) {
+    return HttpClient.newBuilder()
+        .followRedirects(HttpClient.Redirect.NEVER)
+        .version(HttpClient.Version.HTTP_1_1)
+        .connectTimeout(connectTimeout)
+        .build();
   }
 
   /** The session the server assigned, if any. */
