@@ -177,7 +177,11 @@ public final class McpConnection implements McpTransportPort {
     McpAsyncClient c =
         McpClient.async(t)
             .clientInfo(CLIENT_INFO)
-            .requestTimeout(limits.callTimeout())
+            // The SDK has one timeout for every request; ours are per kind and enforced here.
+            .requestTimeout(
+                limits.callTimeout().compareTo(limits.listTimeout()) > 0
+                    ? limits.callTimeout()
+                    : limits.listTimeout())
             .initializationTimeout(limits.connectTimeout())
             .capabilities(McpSchema.ClientCapabilities.builder().build())
             .toolsChangeConsumer(tools -> Mono.fromRunnable(() -> refreshLater(gen)))
@@ -424,7 +428,9 @@ public final class McpConnection implements McpTransportPort {
               "list the server's tools; names are case-sensitive"));
     }
     CompletableFuture<McpSchema.CallToolResult> sdk =
-        c.callTool(new McpSchema.CallToolRequest(tool, arguments)).toFuture();
+        c.callTool(new McpSchema.CallToolRequest(tool, arguments))
+            .toFuture()
+            .orTimeout(limits.callTimeout().toMillis(), TimeUnit.MILLISECONDS);
     CompletableFuture<ToolCallResult> out = new CompletableFuture<>();
     pending.add(out);
     sdk.whenComplete(

@@ -155,7 +155,7 @@ class StdioConnectionTest {
     McpConnection c =
         connection(
             Jvm.stdioServer("slow", List.of(), Map.of()),
-            LIMITS.withCallTimeout(Duration.ofSeconds(3)));
+            LIMITS.withCallTimeout(Duration.ofSeconds(6)));
     get(c.connect());
     assertThat(diagnosticOf(c.callTool("sleep", Map.of("ms", 30_000))))
         .isEqualTo(McpDiagnostic.MCP_RESULT_UNAVAILABLE);
