@@ -24,6 +24,13 @@ public enum ErrorCode {
   MIGRATION_PENDING("migration_pending", false),
   CONFIG_INVALID("config_invalid", false),
   INVALID_INPUT("invalid_input", false),
+  MCP_UNDECLARED_SERVER("mcp_undeclared_server", false),
+  MCP_UNREACHABLE("mcp_unreachable", true),
+  NONDETERMINISTIC_REPLAY("nondeterministic_replay", false),
+  FLOW_INVALID("flow_invalid", false),
+  FLOW_NOT_FOUND("flow_not_found", false),
+  FLOW_FAILED("flow_failed", false),
+  DISPATCH_TIMEOUT("dispatch_timeout", true),
   MCP_SPAWN_FAILED("spawn_failed", false),
   MCP_HANDSHAKE_TIMEOUT("handshake_timeout", true),
   MCP_HANDSHAKE_REJECTED("handshake_rejected", false),
@@ -31,7 +38,8 @@ public enum ErrorCode {
   MCP_DISCONNECTED("mcp_disconnected", true),
   MCP_UNKNOWN_TOOL("mcp_unknown_tool", false),
   MCP_TOOL_ERROR("mcp_tool_error", false),
-  MCP_RESULT_UNAVAILABLE("mcp_result_unavailable", false);
+  MCP_RESULT_UNAVAILABLE("mcp_result_unavailable", false),
+  INTERNAL_ERROR("internal_error", false);
 
   private final String wire;
   private final boolean retryable;

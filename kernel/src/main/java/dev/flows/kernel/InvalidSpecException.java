@@ -1,12 +1,22 @@
 package dev.flows.kernel;
 
-/** A run spec was refused by the fail-closed parser; {@link #place()} is a JSON pointer. */
+import java.util.Objects;
+
+/**
+ * A run spec was refused by the fail-closed parser. {@link #pointer()} is an RFC 6901 JSON pointer
+ * to the offending place; the empty pointer is the whole document (as when it is not JSON at all).
+ */
 public final class InvalidSpecException extends FlowsException {
+  private final String pointer;
+
   public InvalidSpecException(String message, String pointer, String fix) {
-    super(ErrorCode.INVALID_SPEC, message, pointer.isEmpty() ? "/" : pointer, fix);
+    // The root pointer "" leaves place() empty: the whole document is no narrower place.
+    super(ErrorCode.INVALID_SPEC, message, pointer, fix);
+    this.pointer = Objects.requireNonNull(pointer, "pointer");
   }
 
+  /** The RFC 6901 pointer, exactly: {@code ""} is the root, {@code "/"} the key "" at the root. */
   public String pointer() {
-    return place().orElse("/");
+    return pointer;
   }
 }

@@ -60,6 +60,21 @@ public interface Journal {
    */
   List<ExpiredAttempt> expireLeases();
 
+  /**
+   * Sends a failed or parked run back to work: its failed and parked steps become ready (each gets
+   * one more attempt beyond its budget per resume); journals {@code run.resumed}. Refused {@code
+   * run_terminal} for a succeeded or canceled run; a running run is answered unchanged.
+   */
+  RunSnapshot resumeRun(RunId runId, String by);
+
+  /**
+   * Resolves a parked step: {@code performed} present = the effect happened with that output, the
+   * step succeeds with it (its open elections are confirmed); empty = it did not happen, the
+   * elections are dropped and the step runs again. Journals {@code step.resolved}. Refused {@code
+   * invalid_input} when the step is not parked.
+   */
+  RunSnapshot resolveStep(RunId runId, String stepId, Optional<JsonNode> performed, String by);
+
   Optional<RunSnapshot> run(RunId runId);
 
   /** The run's journal entries in order. */

@@ -119,6 +119,30 @@ public sealed interface JournalEntry {
     }
   }
 
+  /**
+   * An operator (or {@code flows runs resume}) sent a failed or parked run back to work: failed and
+   * parked steps become ready again.
+   */
+  record RunResumed(RunId runId, String by) implements JournalEntry {
+    @Override
+    public String type() {
+      return "run.resumed";
+    }
+  }
+
+  /**
+   * An operator resolved a parked step whose effect outcome was unknown: {@code performed} with its
+   * {@code output} (the step succeeds with it), or not performed (the step runs again).
+   */
+  record StepResolved(
+      RunId runId, String stepId, boolean performed, Optional<JsonNode> output, String by)
+      implements JournalEntry {
+    @Override
+    public String type() {
+      return "step.resolved";
+    }
+  }
+
   /** An effect named in a step completion. */
   record EffectRef(String surfacePath, String idempotencyKey) {}
 }

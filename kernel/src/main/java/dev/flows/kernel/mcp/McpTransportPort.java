@@ -32,7 +32,19 @@ public interface McpTransportPort extends AutoCloseable {
    * Calls {@code tool}. Completes with the result (a tool-reported error is a result) or
    * exceptionally with an {@link McpException}. Cancelling the future abandons the call.
    */
-  CompletableFuture<ToolCallResult> callTool(String tool, Map<String, Object> arguments);
+  default CompletableFuture<ToolCallResult> callTool(String tool, Map<String, Object> arguments) {
+    return callTool(tool, arguments, Map.of());
+  }
+
+  /**
+   * As {@link #callTool(String, Map)}, sending {@code meta} as the request's {@code _meta} (where
+   * flows puts the idempotency key, so servers that honour it can dedupe).
+   */
+  CompletableFuture<ToolCallResult> callTool(
+      String tool, Map<String, Object> arguments, Map<String, Object> meta);
+
+  /** The {@code _meta} key carrying a call's idempotency key. */
+  String IDEMPOTENCY_KEY_META = "dev.flows/idempotency-key";
 
   /**
    * Listens to this server's tools being registered (on connect, reconnect and list_changed) and

@@ -38,6 +38,23 @@ public sealed interface StepBody {
       externalSurfaces = List.copyOf(externalSurfaces);
     }
 
+    /**
+     * Whether {@code path} is one of the declared surfaces. A declared path ending in {@code /*}
+     * covers every path under it: a flow's root step declares {@code /memo/*} because the number of
+     * memoized steps is known only as the body runs.
+     */
+    public boolean declares(String path) {
+      for (String s : externalSurfaces) {
+        if (s.equals(path)
+            || (s.endsWith("/*")
+                && path.startsWith(s.substring(0, s.length() - 1))
+                && path.length() > s.length() - 1)) {
+          return true;
+        }
+      }
+      return false;
+    }
+
     public String instructionType() {
       return instruction.path("type").asText();
     }

@@ -410,7 +410,8 @@ public final class McpConnection implements McpTransportPort {
   }
 
   @Override
-  public CompletableFuture<ToolCallResult> callTool(String tool, Map<String, Object> arguments) {
+  public CompletableFuture<ToolCallResult> callTool(
+      String tool, Map<String, Object> arguments, Map<String, Object> meta) {
     McpAsyncClient c;
     synchronized (lock) {
       if (state != ConnectionState.CONNECTED) {
@@ -428,7 +429,7 @@ public final class McpConnection implements McpTransportPort {
               "list the server's tools; names are case-sensitive"));
     }
     CompletableFuture<McpSchema.CallToolResult> sdk =
-        c.callTool(new McpSchema.CallToolRequest(tool, arguments))
+        c.callTool(new McpSchema.CallToolRequest(tool, arguments, meta.isEmpty() ? null : meta))
             .toFuture()
             .orTimeout(limits.callTimeout().toMillis(), TimeUnit.MILLISECONDS);
     CompletableFuture<ToolCallResult> out = new CompletableFuture<>();

@@ -19,6 +19,15 @@ public final class TestTools {
     return Map.of("type", "object", "properties", properties, "required", required);
   }
 
+  private static synchronized void append(java.nio.file.Path p, String line) throws IOException {
+    java.nio.file.Files.writeString(
+        p,
+        line,
+        java.nio.file.StandardOpenOption.CREATE,
+        java.nio.file.StandardOpenOption.APPEND,
+        java.nio.file.StandardOpenOption.SYNC);
+  }
+
   private static CallToolResult text(String s) {
     return CallToolResult.builder().addTextContent(s).isError(false).build();
   }
@@ -39,7 +48,7 @@ public final class TestTools {
         .build();
   }
 
-  /** echo, add, noop, env, pid, sleep, fail, die, spawn_grandchild, add_tool. */
+  /** echo, add, noop, env, pid, sleep, fail, die, spawn_grandchild, add_tool, meta, ledger. */
   public static List<SyncToolSpecification> all(AtomicReference<McpSyncServer> self) {
     Map<String, Object> none = schema(Map.of(), List.of());
     List<SyncToolSpecification> tools = new ArrayList<>();
@@ -122,6 +131,61 @@ public final class TestTools {
               self.get().addTool(tool(name, none, null, x -> text(name)));
               return text("added " + name);
             }));
+    tools.add(
+        SyncToolSpecification.builder()
+            .tool(
+                McpSchema.Tool.builder()
+                    .name("meta")
+                    .description("answers the request's _meta")
+                    .inputSchema(none)
+                    .build())
+            .callHandler(
+                (ex, req) ->
+                    text(
+                        String.valueOf(
+                            req.meta() == null ? Map.of() : new java.util.TreeMap<>(req.meta()))))
+            .build());
+    tools.add(
+        SyncToolSpecification.builder()
+            .tool(
+                McpSchema.Tool.builder()
+                    .name("ledger")
+                    .description(
+                        "performs once per idempotency key (from _meta): the key is appended to the file"
+                            + " named by FLOWS_TEST_LEDGER the first time; every call is appended to"
+                            + " FLOWS_TEST_LEDGER.calls")
+                    .inputSchema(none)
+                    .build())
+            .callHandler(
+                (ex, req) -> {
+                  Object key =
+                      req.meta() == null ? null : req.meta().get("dev.flows/idempotency-key");
+                  String file = System.getenv("FLOWS_TEST_LEDGER");
+                  if (file == null) {
+                    return CallToolResult.builder()
+                        .addTextContent("FLOWS_TEST_LEDGER is not set")
+                        .isError(true)
+                        .build();
+                  }
+                  try {
+                    java.nio.file.Path ledger = java.nio.file.Path.of(file);
+                    java.nio.file.Path calls = java.nio.file.Path.of(file + ".calls");
+                    append(calls, key + "\n");
+                    // Idempotency-aware: a key seen before is not performed again.
+                    if (java.nio.file.Files.exists(ledger)
+                        && java.nio.file.Files.readAllLines(ledger).contains(String.valueOf(key))) {
+                      return text("performed " + key);
+                    }
+                    append(ledger, key + "\n");
+                  } catch (IOException e) {
+                    return CallToolResult.builder()
+                        .addTextContent(e.toString())
+                        .isError(true)
+                        .build();
+                  }
+                  return text("performed " + key);
+                })
+            .build());
     return tools;
   }
 }

@@ -1,0 +1,98 @@
+package dev.flows.journalstore;
+
+import dev.flows.kernel.ErrorCode;
+import dev.flows.kernel.FlowsException;
+import java.time.Duration;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * How the Postgres journal connects and the limits it works within. {@code user} and {@code
+ * password} are empty when the JDBC URL carries them (or none is needed).
+ *
+ * @param poolSize connections in the HikariCP pool (the LISTEN connection is extra)
+ * @param connectionTimeout how long a caller waits for a pooled connection before {@code
+ *     database_unavailable}
+ * @param listenPollInterval how often the LISTEN connection checks for notifications and for close
+ * @param listenReconnectDelay the pause before re-opening a lost LISTEN connection
+ * @param expiryBatchSize at most this many expired leases are handled per {@code expireLeases}
+ */
+public record JournalStoreConfig(
+    String jdbcUrl,
+    Optional<String> user,
+    Optional<String> password,
+    int poolSize,
+    Duration connectionTimeout,
+    Duration listenPollInterval,
+    Duration listenReconnectDelay,
+    int expiryBatchSize) {
+
+  public static final int DEFAULT_POOL_SIZE = 10;
+  public static final Duration DEFAULT_CONNECTION_TIMEOUT = Duration.ofSeconds(10);
+  public static final Duration DEFAULT_LISTEN_POLL_INTERVAL = Duration.ofMillis(500);
+  public static final Duration DEFAULT_LISTEN_RECONNECT_DELAY = Duration.ofSeconds(1);
+  public static final int DEFAULT_EXPIRY_BATCH_SIZE = 500;
+
+  public JournalStoreConfig {
+    Objects.requireNonNull(jdbcUrl, "jdbcUrl");
+    Objects.requireNonNull(user, "user");
+    Objects.requireNonNull(password, "password");
+    if (!jdbcUrl.startsWith("jdbc:postgresql:")) {
+      throw invalid("jdbcUrl must start with jdbc:postgresql:", "jdbcUrl");
+    }
+    if (poolSize < 1) {
+      throw invalid("poolSize must be >= 1", "poolSize");
+    }
+    if (expiryBatchSize < 1) {
+      throw invalid("expiryBatchSize must be >= 1", "expiryBatchSize");
+    }
+    for (Duration d :
+        new Duration[] {connectionTimeout, listenPollInterval, listenReconnectDelay}) {
+      if (d.isNegative() || d.isZero()) {
+        throw invalid("durations must be positive", "journal-store timeouts");
+      }
+    }
+  }
+
+  /** The named defaults for a database at {@code jdbcUrl}. */
+  public static JournalStoreConfig forUrl(String jdbcUrl) {
+    return new JournalStoreConfig(
+        jdbcUrl,
+        Optional.empty(),
+        Optional.empty(),
+        DEFAULT_POOL_SIZE,
+        DEFAULT_CONNECTION_TIMEOUT,
+        DEFAULT_LISTEN_POLL_INTERVAL,
+        DEFAULT_LISTEN_RECONNECT_DELAY,
+        DEFAULT_EXPIRY_BATCH_SIZE);
+  }
+
+  public JournalStoreConfig withCredentials(String user, String password) {
+    return new JournalStoreConfig(
+        jdbcUrl,
+        Optional.of(user),
+        Optional.of(password),
+        poolSize,
+        connectionTimeout,
+        listenPollInterval,
+        listenReconnectDelay,
+        expiryBatchSize);
+  }
+
+  public JournalStoreConfig withPoolSize(int size) {
+    return new JournalStoreConfig(
+        jdbcUrl,
+        user,
+        password,
+        size,
+        connectionTimeout,
+        listenPollInterval,
+        listenReconnectDelay,
+        expiryBatchSize);
+  }
+
+  private static FlowsException invalid(String message, String place) {
+    return new FlowsException(
+        ErrorCode.CONFIG_INVALID, message, place, "fix the journal-store configuration");
+  }
+}

@@ -1,0 +1,1317 @@
+package dev.flows.journalstore;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.NullNode;
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import dev.flows.kernel.ErrorCode;
+import dev.flows.kernel.FlowsException;
+import dev.flows.kernel.LeaseConflictException;
+import dev.flows.kernel.NotFoundException;
+import dev.flows.kernel.RunAdmissionConflictException;
+import dev.flows.kernel.RunTerminalException;
+import dev.flows.kernel.journal.CancelOutcome;
+import dev.flows.kernel.journal.ClaimRequest;
+import dev.flows.kernel.journal.ClaimedAttempt;
+import dev.flows.kernel.journal.CompletionAck;
+import dev.flows.kernel.journal.CompletionReason;
+import dev.flows.kernel.journal.Disposition;
+import dev.flows.kernel.journal.EffectElection;
+import dev.flows.kernel.journal.ExpiredAttempt;
+import dev.flows.kernel.journal.Journal;
+import dev.flows.kernel.journal.JournalEntry;
+import dev.flows.kernel.journal.JournalEntry.EffectRef;
+import dev.flows.kernel.journal.JournalRecord;
+import dev.flows.kernel.journal.LeaseToken;
+import dev.flows.kernel.journal.RunCompletionReason;
+import dev.flows.kernel.journal.RunId;
+import dev.flows.kernel.journal.RunSnapshot;
+import dev.flows.kernel.journal.StartRun;
+import dev.flows.kernel.journal.StartedRun;
+import dev.flows.kernel.journal.StepOutcome;
+import dev.flows.kernel.journal.StepSnapshot;
+import dev.flows.kernel.keys.Keys;
+import dev.flows.kernel.lifecycle.Lifecycle;
+import dev.flows.kernel.lifecycle.RunStatus;
+import dev.flows.kernel.lifecycle.RunTransition;
+import dev.flows.kernel.lifecycle.StepStatus;
+import dev.flows.kernel.lifecycle.StepTransition;
+import dev.flows.kernel.spec.Backoff;
+import dev.flows.kernel.spec.RunSpecJson;
+import dev.flows.kernel.spec.StepBody;
+import dev.flows.kernel.spec.StepKind;
+import dev.flows.kernel.spec.StepSpec;
+import java.sql.Array;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Optional;
+import javax.sql.DataSource;
+import org.jdbi.v3.core.Handle;
+import org.jdbi.v3.core.HandleCallback;
+import org.jdbi.v3.core.Jdbi;
+import org.jdbi.v3.core.JdbiException;
+import org.jdbi.v3.core.statement.PreparedBatch;
+
+/**
+ * The Postgres {@link Journal}. Every verb is one transaction (Postgres' default READ COMMITTED)
+ * that takes "now" from the database clock once, locks what it changes (the run before its steps,
+ * always, so lockers never deadlock; claimers lock only steps and skip locked ones), asks the
+ * kernel's {@link Lifecycle} for every status change, writes with the expected old status (and, for
+ * a worker's verbs, the lease) in the WHERE clause, and journals in the same transaction. All SQL
+ * lives in {@code sql/*.sql} resources.
+ */
+public final class PostgresJournal implements Journal, AutoCloseable {
+  private final Jdbi jdbi;
+  private final JournalStoreConfig config;
+  private final WorkListener listener;
+  private final Optional<HikariDataSource> ownedPool;
+
+  private PostgresJournal(
+      DataSource dataSource, JournalStoreConfig config, Optional<HikariDataSource> ownedPool) {
+    this.jdbi = Jdbi.create(dataSource);
+    this.config = config;
+    this.ownedPool = ownedPool;
+    this.listener = new WorkListener(config);
+  }
+
+  /** Opens a HikariCP pool on {@code config} (closed with the journal). */
+  public static PostgresJournal connect(JournalStoreConfig config) {
+    HikariConfig h = new HikariConfig();
+    h.setJdbcUrl(config.jdbcUrl());
+    config.user().ifPresent(h::setUsername);
+    config.password().ifPresent(h::setPassword);
+    h.setMaximumPoolSize(config.poolSize());
+    h.setConnectionTimeout(config.connectionTimeout().toMillis());
+    h.setPoolName("flows-journal");
+    // Fail on first use, not at construction, so a journal can be built while Postgres starts.
+    h.setInitializationFailTimeout(-1);
+    HikariDataSource pool = new HikariDataSource(h);
+    return new PostgresJournal(pool, config, Optional.of(pool));
+  }
+
+  @Override
+  public void close() {
+    listener.close();
+    ownedPool.ifPresent(HikariDataSource::close);
+  }
+
+  // ---------------------------------------------------------------- start
+
+  @Override
+  public StartedRun startRun(StartRun r) {
+    String hash = RunSpecJson.hash(r.spec());
+    return tx(
+        h -> {
+          Instant now = now(h);
+          // A concurrent start with the same id or key makes our insert do nothing; the
+          // second pass then finds that run.
+          for (int pass = 0; ; pass++) {
+            Optional<StartedRun> existing = existingAdmission(h, r, hash);
+            if (existing.isPresent()) {
+              return existing.get();
+            }
+            RunId runId = r.runId().orElseGet(RunId::random);
+            if (insertRun(h, r, runId, hash, now)) {
+              return spawn(h, r, runId, hash, now);
+            }
+            if (pass > 0) {
+              throw new IllegalStateException("run insert conflicted twice for " + runId);
+            }
+          }
+        });
+  }
+
+  private Optional<StartedRun> existingAdmission(Handle h, StartRun r, String hash) {
+    if (r.runId().isPresent()) {
+      Optional<RunRow> byId = lockRun(h, r.runId().get());
+      if (byId.isPresent()) {
+        RunRow row = byId.get();
+        boolean sameKey = row.admissionKey().equals(r.admissionKey());
+        if (row.tombstone() || (row.status().terminal() && !sameKey)) {
+          throw new RunTerminalException(
+              "run " + row.runId() + " is " + describe(row) + " and cannot be started",
+              row.runId().value());
+        }
+        if (!sameKey) {
+          throw new RunAdmissionConflictException(row.admissionKey(), row.runId().value());
+        }
+        return Optional.of(sameSpecOrConflict(row, r, hash));
+      }
+    }
+    Optional<RunRow> byKey =
+        query(h, "run_by_admission_key", q -> q.bind("admissionKey", r.admissionKey()), RUN)
+            .stream()
+            .findFirst();
+    if (byKey.isPresent()
+        && r.runId().isPresent()
+        && !r.runId().get().equals(byKey.get().runId())) {
+      // The key admitted another run id: this request cannot be the same admission.
+      throw new RunAdmissionConflictException(r.admissionKey(), byKey.get().runId().value());
+    }
+    return byKey.map(row -> sameSpecOrConflict(row, r, hash));
+  }
+
+  private static StartedRun sameSpecOrConflict(RunRow row, StartRun r, String hash) {
+    if (!row.specHash().equals(hash)) {
+      throw new RunAdmissionConflictException(r.admissionKey(), row.runId().value());
+    }
+    return new StartedRun(row.runId(), false, row.status());
+  }
+
+  private static String describe(RunRow row) {
+    return row.tombstone() ? "tombstoned (canceled before it started)" : row.status().wire();
+  }
+
+  private boolean insertRun(Handle h, StartRun r, RunId runId, String hash, Instant now) {
+    RunStatus status = Lifecycle.run(RunTransition.SPAWNED, Optional.empty());
+    return h.createUpdate(Sql.text("run_insert"))
+            .bind("runId", runId.value())
+            .bind("name", r.spec().name())
+            .bind("status", status.wire())
+            .bind("parentRunId", r.parentRunId().map(RunId::value).orElse(null))
+            .bind("admissionKey", r.admissionKey())
+            .bind("spec", EntryCodec.text(RunSpecJson.write(r.spec())))
+            .bind("specHash", hash)
+            .bind("createdBy", r.createdBy())
+            .bind("now", now.toString())
+            .execute()
+        == 1;
+  }
+
+  private StartedRun spawn(Handle h, StartRun r, RunId runId, String hash, Instant now) {
+    PreparedBatch batch = h.prepareBatch(Sql.text("step_insert"));
+    boolean anyReady = false;
+    List<StepSpec> steps = r.spec().steps();
+    for (int i = 0; i < steps.size(); i++) {
+      StepSpec s = steps.get(i);
+      StepStatus status = s.dependsOn().isEmpty() ? StepStatus.READY : StepStatus.WAITING;
+      anyReady |= status == StepStatus.READY;
+      batch
+          .bind("runId", runId.value())
+          .bind("stepId", s.id())
+          .bind("position", i)
+          .bind("kind", s.kind().wire())
+          .bind("route", dev.flows.kernel.spec.Routes.of(s))
+          .bind("status", status.wire())
+          .bindArray("dependsOn", String.class, s.dependsOn())
+          .bind("maxIterations", s.maxIterations())
+          .bind("spec", EntryCodec.text(RunSpecJson.writeStep(s)))
+          .bind("now", now.toString())
+          .add();
+    }
+    batch.execute();
+    append(
+        h,
+        now,
+        new JournalEntry.RunSpawned(
+            runId,
+            RunSpecJson.write(r.spec()),
+            hash,
+            r.parentRunId(),
+            r.admissionKey(),
+            r.createdBy()));
+    if (anyReady) {
+      notifyWork(h, runId);
+    }
+    return new StartedRun(runId, true, RunStatus.RUNNING);
+  }
+
+  // ---------------------------------------------------------------- claim
+
+  @Override
+  public List<ClaimedAttempt> claim(ClaimRequest request) {
+    if (request.capacity() == 0 || request.kinds().isEmpty()) {
+      return List.of();
+    }
+    List<String> kinds = request.kinds().stream().map(StepKind::wire).sorted().toList();
+    return tx(
+        h -> {
+          Instant now = now(h);
+          List<ClaimRow> rows =
+              query(
+                  h,
+                  "claim_select",
+                  q ->
+                      q.bind("now", now.toString())
+                          .bindArray("kinds", String.class, kinds)
+                          .bind("anyRoute", request.routes().isEmpty())
+                          .bindArray(
+                              "routes",
+                              String.class,
+                              request.routes().map(List::copyOf).orElse(List.of()))
+                          .bind("capacity", request.capacity()),
+                  (rs, ctx) ->
+                      new ClaimRow(
+                          STEP.map(rs, ctx),
+                          Optional.ofNullable(rs.getString("parent_run_id")).map(RunId::new)));
+          if (rows.isEmpty()) {
+            return List.of();
+          }
+          // One batch of fenced updates and one of journal entries: a claim costs the same few
+          // round trips whatever its capacity.
+          PreparedBatch open = h.prepareBatch(Sql.text("step_open_attempt"));
+          List<JournalEntry> started = new ArrayList<>(rows.size());
+          List<ClaimedAttempt> claimed = new ArrayList<>(rows.size());
+          for (ClaimRow row : rows) {
+            StepRow s = row.step();
+            StepStatus to = Lifecycle.step(StepTransition.CLAIMED, s.status());
+            int attempt = s.attempts() + 1;
+            String leaseId = Keys.leaseId(s.runId(), s.stepId(), attempt);
+            long leaseMs = s.spec().leaseMs().orElse(request.defaultLease().toMillis());
+            Instant deadline = now.plusMillis(leaseMs);
+            open.bind("runId", s.runId().value())
+                .bind("stepId", s.stepId())
+                .bind("from", s.status().wire())
+                .bind("to", to.wire())
+                .bind("attempt", attempt)
+                .bind("leaseId", leaseId)
+                .bind("leaseDeadline", deadline.toString())
+                .bind("leaseMs", leaseMs)
+                .bind("workerId", request.workerId().value())
+                .bind("now", now.toString())
+                .add();
+            String key = Keys.idempotencyKey(s.runId(), s.stepId());
+            started.add(
+                new JournalEntry.StepAttemptStarted(
+                    s.runId(),
+                    s.stepId(),
+                    attempt,
+                    s.kind(),
+                    key,
+                    leaseId,
+                    deadline,
+                    request.workerId()));
+            claimed.add(
+                new ClaimedAttempt(
+                    new LeaseToken(s.runId(), s.stepId(), attempt, leaseId),
+                    deadline,
+                    leaseMs,
+                    s.spec(),
+                    key,
+                    row.parentRunId()));
+          }
+          for (int n : open.execute()) {
+            expectOne(n, "open a claimed attempt");
+          }
+          append(h, now, started);
+          return claimed;
+        });
+  }
+
+  // ---------------------------------------------------------------- fenced verbs
+
+  @Override
+  public Instant heartbeat(LeaseToken lease) {
+    return tx(
+        h -> {
+          Instant now = now(h);
+          live(h, lease, now);
+          return query(
+                  h,
+                  "step_heartbeat",
+                  q -> fence(q, lease).bind("now", now.toString()),
+                  (rs, ctx) -> instant(rs, "lease_deadline"))
+              .stream()
+              .findFirst()
+              .orElseThrow(() -> lost(lease));
+        });
+  }
+
+  @Override
+  public EffectElection recordEffect(LeaseToken lease, String surfacePath) {
+    return tx(
+        h -> {
+          Instant now = now(h);
+          StepRow s = live(h, lease, now);
+          boolean declared = s.spec().body() instanceof StepBody.Agent a && a.declares(surfacePath);
+          if (!declared) {
+            throw new FlowsException(
+                ErrorCode.EFFECT_NOT_DECLARED,
+                "surface " + surfacePath + " is not declared by step " + s.stepId(),
+                lease.place(),
+                "declare it in the agent step's surfaces.external");
+          }
+          String key = Keys.idempotencyKey(lease.runId(), lease.stepId());
+          Optional<ElectionRow> election = election(h, lease, surfacePath);
+          if (election.isEmpty()) {
+            expectOne(
+                h.createUpdate(Sql.text("election_insert"))
+                    .bind("runId", lease.runId().value())
+                    .bind("stepId", lease.stepId())
+                    .bind("surfacePath", surfacePath)
+                    .bind("attempt", lease.attempt())
+                    .bind("idempotencyKey", key)
+                    .bind("now", now.toString())
+                    .execute(),
+                "elect " + surfacePath);
+            append(h, now, recorded(lease, surfacePath, key, false));
+            return new EffectElection(key, false, false, Optional.empty());
+          }
+          ElectionRow e = election.get();
+          if (e.confirmed()) {
+            return new EffectElection(key, true, false, e.output());
+          }
+          if (e.attempt() == lease.attempt()) {
+            return new EffectElection(key, false, false, Optional.empty());
+          }
+          expectOne(
+              h.createUpdate(Sql.text("election_take_over"))
+                  .bind("runId", lease.runId().value())
+                  .bind("stepId", lease.stepId())
+                  .bind("surfacePath", surfacePath)
+                  .bind("attempt", lease.attempt())
+                  .bind("now", now.toString())
+                  .execute(),
+              "take over " + surfacePath);
+          append(h, now, recorded(lease, surfacePath, key, true));
+          return new EffectElection(key, false, true, Optional.empty());
+        });
+  }
+
+  private static JournalEntry.EffectRecorded recorded(
+      LeaseToken lease, String surfacePath, String key, boolean takenOver) {
+    return new JournalEntry.EffectRecorded(
+        lease.runId(), lease.stepId(), lease.attempt(), surfacePath, key, takenOver);
+  }
+
+  @Override
+  public void confirmEffect(LeaseToken lease, String surfacePath, Optional<JsonNode> output) {
+    tx(
+        h -> {
+          Instant now = now(h);
+          live(h, lease, now);
+          Optional<ElectionRow> election = election(h, lease, surfacePath);
+          if (election.isEmpty() || election.get().attempt() != lease.attempt()) {
+            throw new FlowsException(
+                ErrorCode.EFFECT_NOT_RECORDED,
+                "attempt " + lease.attempt() + " holds no election for " + surfacePath,
+                lease.place(),
+                "record the effect before performing it, then confirm it");
+          }
+          if (election.get().confirmed()) {
+            return null;
+          }
+          expectOne(
+              h.createUpdate(Sql.text("election_confirm"))
+                  .bind("runId", lease.runId().value())
+                  .bind("stepId", lease.stepId())
+                  .bind("surfacePath", surfacePath)
+                  .bind("attempt", lease.attempt())
+                  .bind("output", output.map(EntryCodec::text).orElse(null))
+                  .bind("now", now.toString())
+                  .execute(),
+              "confirm " + surfacePath);
+          append(
+              h,
+              now,
+              new JournalEntry.EffectConfirmed(
+                  lease.runId(),
+                  lease.stepId(),
+                  lease.attempt(),
+                  surfacePath,
+                  election.get().idempotencyKey(),
+                  output));
+          return null;
+        });
+  }
+
+  @Override
+  public CompletionAck complete(LeaseToken lease, StepOutcome outcome) {
+    return tx(
+        h -> {
+          Instant now = now(h);
+          RunRow run = lockRun(h, lease.runId()).orElseThrow(() -> runNotFound(lease.runId()));
+          StepRow s = live(h, lease, now);
+          List<ElectionRow> mine = electionsOf(h, lease);
+          List<EffectRef> confirmed =
+              mine.stream()
+                  .filter(ElectionRow::confirmed)
+                  .map(e -> new EffectRef(e.surfacePath(), e.idempotencyKey()))
+                  .toList();
+          return switch (outcome) {
+            case StepOutcome.Succeeded ok -> succeed(h, run, s, lease, ok, mine, confirmed, now);
+            case StepOutcome.Failed f -> fail(h, run, s, lease, f, confirmed, now);
+            case StepOutcome.Parked p -> park(h, run, s, lease, p, confirmed, now);
+          };
+        });
+  }
+
+  private CompletionAck succeed(
+      Handle h,
+      RunRow run,
+      StepRow s,
+      LeaseToken lease,
+      StepOutcome.Succeeded ok,
+      List<ElectionRow> mine,
+      List<EffectRef> confirmed,
+      Instant now) {
+    Optional<ElectionRow> open = mine.stream().filter(e -> !e.confirmed()).findFirst();
+    if (open.isPresent()) {
+      throw new FlowsException(
+          ErrorCode.EFFECT_UNCONFIRMED,
+          "attempt "
+              + lease.attempt()
+              + " holds an unconfirmed election for "
+              + open.get().surfacePath(),
+          lease.place(),
+          "confirm the effect before completing with success, or complete as failed");
+    }
+    JsonNode output = ok.output() == null ? NullNode.getInstance() : ok.output();
+    endFenced(
+        h, s, lease, StepTransition.COMPLETED_SUCCESS, CompletionReason.SUCCESS, output, null, now);
+    append(
+        h,
+        now,
+        new JournalEntry.StepCompleted(
+            lease.runId(),
+            lease.stepId(),
+            lease.attempt(),
+            CompletionReason.SUCCESS,
+            Disposition.STEP_DONE,
+            Optional.of(output),
+            confirmed,
+            Optional.empty(),
+            Optional.empty()));
+    return new CompletionAck(
+        CompletionReason.SUCCESS,
+        Disposition.STEP_DONE,
+        Optional.empty(),
+        afterSuccess(h, run, now));
+  }
+
+  /**
+   * After a step succeeded: waiting steps whose dependencies all succeeded become ready, and a
+   * running run whose steps all succeeded completes. Answers the run's status.
+   */
+  private RunStatus afterSuccess(Handle h, RunRow run, Instant now) {
+    List<StepRow> unblocked =
+        query(h, "steps_unblocked", q -> q.bind("runId", run.runId().value()), STEP);
+    for (StepRow w : unblocked) {
+      setStatus(h, w, StepTransition.DEPENDENCIES_MET, Optional.of(now), now);
+    }
+    if (!unblocked.isEmpty()) {
+      notifyWork(h, run.runId());
+      return run.status();
+    }
+    boolean allSucceeded =
+        !h.createQuery(Sql.text("steps_unsucceeded_exist"))
+            .bind("runId", run.runId().value())
+            .mapTo(Boolean.class)
+            .one();
+    if (allSucceeded && run.status() == RunStatus.RUNNING) {
+      return finishRun(
+          h, run, RunTransition.ALL_STEPS_SUCCEEDED, RunCompletionReason.SUCCESS, null, now);
+    }
+    return run.status();
+  }
+
+  private CompletionAck fail(
+      Handle h,
+      RunRow run,
+      StepRow s,
+      LeaseToken lease,
+      StepOutcome.Failed f,
+      List<EffectRef> confirmed,
+      Instant now) {
+    StepSpec spec = s.spec();
+    Optional<JsonNode> tail = Optional.ofNullable(f.trajectoryTail());
+    if (f.retryable() && lease.attempt() < spec.maxIterations()) {
+      Instant next = now.plusMillis(backoffMs(spec, lease));
+      endFenced(h, s, lease, StepTransition.COMPLETED_RETRY, f.reason(), null, next, now);
+      append(
+          h,
+          now,
+          new JournalEntry.StepCompleted(
+              lease.runId(),
+              lease.stepId(),
+              lease.attempt(),
+              f.reason(),
+              Disposition.RETRY,
+              Optional.empty(),
+              confirmed,
+              tail,
+              Optional.of(next)));
+      notifyWork(h, lease.runId());
+      return new CompletionAck(f.reason(), Disposition.RETRY, Optional.of(next), run.status());
+    }
+    CompletionReason reason = f.retryable() ? CompletionReason.RETRIES_EXHAUSTED : f.reason();
+    endFenced(h, s, lease, StepTransition.COMPLETED_FAILED, reason, null, null, now);
+    append(
+        h,
+        now,
+        new JournalEntry.StepCompleted(
+            lease.runId(),
+            lease.stepId(),
+            lease.attempt(),
+            reason,
+            Disposition.STEP_DONE,
+            Optional.empty(),
+            confirmed,
+            tail,
+            Optional.empty()));
+    RunStatus after = failRun(h, run, lease.stepId(), now);
+    return new CompletionAck(reason, Disposition.STEP_DONE, Optional.empty(), after);
+  }
+
+  private CompletionAck park(
+      Handle h,
+      RunRow run,
+      StepRow s,
+      LeaseToken lease,
+      StepOutcome.Parked p,
+      List<EffectRef> confirmed,
+      Instant now) {
+    endFenced(h, s, lease, StepTransition.COMPLETED_PARKED, p.reason(), null, null, now);
+    append(
+        h,
+        now,
+        new JournalEntry.StepCompleted(
+            lease.runId(),
+            lease.stepId(),
+            lease.attempt(),
+            p.reason(),
+            Disposition.PARK,
+            Optional.empty(),
+            confirmed,
+            Optional.ofNullable(p.trajectoryTail()),
+            Optional.empty()));
+    RunStatus after = run.status();
+    if (run.status() == RunStatus.RUNNING) {
+      RunStatus to = Lifecycle.run(RunTransition.STEP_PARKED, Optional.of(run.status()));
+      expectOne(
+          h.createUpdate(Sql.text("run_set_status"))
+              .bind("runId", run.runId().value())
+              .bind("from", run.status().wire())
+              .bind("to", to.wire())
+              .execute(),
+          "park run " + run.runId());
+      after = to;
+    }
+    return new CompletionAck(p.reason(), Disposition.PARK, Optional.empty(), after);
+  }
+
+  private RunStatus failRun(Handle h, RunRow run, String stepId, Instant now) {
+    if (run.status() != RunStatus.RUNNING) {
+      return run.status();
+    }
+    return finishRun(
+        h, run, RunTransition.STEP_FAILED, RunCompletionReason.STEP_FAILED, stepId, now);
+  }
+
+  private RunStatus finishRun(
+      Handle h,
+      RunRow run,
+      RunTransition t,
+      RunCompletionReason reason,
+      String failedStepId,
+      Instant now) {
+    RunStatus to = Lifecycle.run(t, Optional.of(run.status()));
+    expectOne(
+        h.createUpdate(Sql.text("run_finish"))
+            .bind("runId", run.runId().value())
+            .bind("from", run.status().wire())
+            .bind("to", to.wire())
+            .bind("reason", reason.wire())
+            .bind("now", now.toString())
+            .execute(),
+        "finish run " + run.runId());
+    append(
+        h,
+        now,
+        new JournalEntry.RunCompleted(run.runId(), reason, Optional.ofNullable(failedStepId)));
+    notifyWork(h, run.runId());
+    return to;
+  }
+
+  private void endFenced(
+      Handle h,
+      StepRow s,
+      LeaseToken lease,
+      StepTransition t,
+      CompletionReason reason,
+      JsonNode output,
+      Instant notBefore,
+      Instant now) {
+    StepStatus to = Lifecycle.step(t, s.status());
+    int rows =
+        fence(h.createUpdate(Sql.text("step_end_fenced")), lease)
+            .bind("from", s.status().wire())
+            .bind("to", to.wire())
+            .bind("reason", reason.wire())
+            .bind("output", output == null ? null : EntryCodec.text(output))
+            .bind("notBefore", notBefore == null ? null : notBefore.toString())
+            .bind("now", now.toString())
+            .execute();
+    if (rows != 1) {
+      throw lost(lease);
+    }
+  }
+
+  // ---------------------------------------------------------------- cancel
+
+  @Override
+  public CancelOutcome cancelRun(RunId runId, String reason) {
+    return tx(
+        h -> {
+          Instant now = now(h);
+          for (int pass = 0; ; pass++) {
+            Optional<RunRow> found = lockRun(h, runId);
+            if (found.isPresent()) {
+              return cancelExisting(h, found.get(), reason, now);
+            }
+            if (tombstone(h, runId, now)) {
+              append(h, now, new JournalEntry.RunCancelRequested(runId, reason));
+              notifyWork(h, runId);
+              return new CancelOutcome(runId, RunStatus.CANCELED, true, false);
+            }
+            if (pass > 0) {
+              throw new IllegalStateException("tombstone insert conflicted twice for " + runId);
+            }
+          }
+        });
+  }
+
+  private boolean tombstone(Handle h, RunId runId, Instant now) {
+    RunStatus status = Lifecycle.run(RunTransition.TOMBSTONED, Optional.empty());
+    return h.createUpdate(Sql.text("run_insert_tombstone"))
+            .bind("runId", runId.value())
+            .bind("status", status.wire())
+            .bind("now", now.toString())
+            .execute()
+        == 1;
+  }
+
+  private CancelOutcome cancelExisting(Handle h, RunRow run, String reason, Instant now) {
+    Optional<RunTransition> runCancel = Lifecycle.cancelFor(run.status());
+    if (runCancel.isEmpty()) {
+      return new CancelOutcome(run.runId(), run.status(), false, true);
+    }
+    append(h, now, new JournalEntry.RunCancelRequested(run.runId(), reason));
+    for (StepRow s : lockSteps(h, run.runId())) {
+      Optional<StepTransition> t = Lifecycle.cancelFor(s.status());
+      if (t.isEmpty()) {
+        continue;
+      }
+      if (s.status() == StepStatus.RUNNING) {
+        endAttempt(h, s, t.get(), CompletionReason.CANCELED, null, now);
+        append(
+            h,
+            now,
+            new JournalEntry.StepCompleted(
+                s.runId(),
+                s.stepId(),
+                s.attempts(),
+                CompletionReason.CANCELED,
+                Disposition.STEP_DONE,
+                Optional.empty(),
+                List.of(),
+                Optional.empty(),
+                Optional.empty()));
+      } else {
+        setStatus(h, s, t.get(), Optional.empty(), now);
+      }
+    }
+    RunStatus after = finishRun(h, run, runCancel.get(), RunCompletionReason.CANCELED, null, now);
+    notifyWork(h, run.runId());
+    return new CancelOutcome(run.runId(), after, false, false);
+  }
+
+  // ---------------------------------------------------------------- expiry
+
+  @Override
+  public List<ExpiredAttempt> expireLeases() {
+    List<Candidate> candidates =
+        tx(
+            h ->
+                query(
+                    h,
+                    "steps_expired",
+                    q -> q.bind("limit", config.expiryBatchSize()),
+                    (rs, ctx) ->
+                        new Candidate(
+                            new RunId(rs.getString("run_id")),
+                            rs.getString("step_id"),
+                            rs.getInt("attempts"))));
+    List<ExpiredAttempt> expired = new ArrayList<>();
+    // One transaction per attempt: a concurrent expirer or a late completion decides each attempt
+    // under its own locks, so every expired attempt is journaled exactly once.
+    for (Candidate c : candidates) {
+      tx(h -> expireOne(h, c)).ifPresent(expired::add);
+    }
+    return expired;
+  }
+
+  private Optional<ExpiredAttempt> expireOne(Handle h, Candidate c) {
+    Instant now = now(h);
+    Optional<RunRow> run = lockRun(h, c.runId());
+    Optional<StepRow> step = lockStep(h, c.runId(), c.stepId());
+    if (run.isEmpty() || step.isEmpty()) {
+      return Optional.empty();
+    }
+    StepRow s = step.get();
+    if (run.get().status().terminal()
+        || s.status() != StepStatus.RUNNING
+        || s.attempts() != c.attempt()
+        || Lifecycle.leaseLive(s.leaseDeadline(), now)) {
+      return Optional.empty();
+    }
+    LeaseToken token = new LeaseToken(s.runId(), s.stepId(), s.attempts(), s.leaseId());
+    StepSpec spec = s.spec();
+    // As in the reference journal, an expiry names no effects: the dead attempt never reported.
+    List<EffectRef> confirmed = List.of();
+    if (s.attempts() < spec.maxIterations()) {
+      Instant next = now.plusMillis(backoffMs(spec, token));
+      endAttempt(
+          h, s, StepTransition.LEASE_EXPIRED_RETRY, CompletionReason.LEASE_EXPIRED, next, now);
+      append(
+          h,
+          now,
+          new JournalEntry.StepCompleted(
+              s.runId(),
+              s.stepId(),
+              s.attempts(),
+              CompletionReason.LEASE_EXPIRED,
+              Disposition.RETRY,
+              Optional.empty(),
+              confirmed,
+              Optional.empty(),
+              Optional.of(next)));
+      notifyWork(h, s.runId());
+      return Optional.of(new ExpiredAttempt(token, Disposition.RETRY));
+    }
+    endAttempt(
+        h,
+        s,
+        StepTransition.LEASE_EXPIRED_EXHAUSTED,
+        CompletionReason.RETRIES_EXHAUSTED,
+        null,
+        now);
+    append(
+        h,
+        now,
+        new JournalEntry.StepCompleted(
+            s.runId(),
+            s.stepId(),
+            s.attempts(),
+            CompletionReason.RETRIES_EXHAUSTED,
+            Disposition.STEP_DONE,
+            Optional.empty(),
+            confirmed,
+            Optional.empty(),
+            Optional.empty()));
+    failRun(h, run.get(), s.stepId(), now);
+    return Optional.of(new ExpiredAttempt(token, Disposition.STEP_DONE));
+  }
+
+  // ---------------------------------------------------------------- operator verbs
+
+  @Override
+  public RunSnapshot resumeRun(RunId runId, String by) {
+    tx(
+        h -> {
+          Instant now = now(h);
+          RunRow run = lockRun(h, runId).orElseThrow(() -> runNotFound(runId));
+          RunTransition t =
+              switch (run.status()) {
+                case RUNNING -> null;
+                case SUCCEEDED, CANCELED ->
+                    throw new RunTerminalException(
+                        "run " + runId + " is " + run.status().wire() + " and cannot resume",
+                        runId.value());
+                case FAILED -> RunTransition.RESUMED;
+                case PARKED -> RunTransition.UNPARKED;
+              };
+          if (t == null) {
+            return null;
+          }
+          RunStatus to = Lifecycle.run(t, Optional.of(run.status()));
+          expectOne(
+              h.createUpdate(Sql.text("run_resume"))
+                  .bind("runId", runId.value())
+                  .bind("from", run.status().wire())
+                  .bind("to", to.wire())
+                  .execute(),
+              "resume run " + runId);
+          for (StepRow s : lockSteps(h, runId)) {
+            switch (s.status()) {
+              case FAILED -> setStatus(h, s, StepTransition.RESUMED, Optional.of(now), now);
+              case PARKED -> setStatus(h, s, StepTransition.RESOLVED, Optional.of(now), now);
+              case WAITING, READY, RUNNING, SUCCEEDED, CANCELED -> {}
+            }
+          }
+          append(h, now, new JournalEntry.RunResumed(runId, by));
+          notifyWork(h, runId);
+          return null;
+        });
+    return run(runId).orElseThrow(() -> runNotFound(runId));
+  }
+
+  @Override
+  public RunSnapshot resolveStep(
+      RunId runId, String stepId, Optional<JsonNode> performed, String by) {
+    tx(
+        h -> {
+          Instant now = now(h);
+          RunRow run = lockRun(h, runId).orElseThrow(() -> runNotFound(runId));
+          StepRow s =
+              lockStep(h, runId, stepId)
+                  .orElseThrow(
+                      () ->
+                          new NotFoundException(
+                              ErrorCode.STEP_NOT_FOUND,
+                              "run " + runId + " has no step " + stepId,
+                              stepId));
+          if (s.status() != StepStatus.PARKED) {
+            throw new FlowsException(
+                ErrorCode.INVALID_INPUT,
+                "step " + stepId + " is " + s.status().wire() + ", not parked",
+                s.place(),
+                "only a parked step can be resolved");
+          }
+          append(
+              h,
+              now,
+              new JournalEntry.StepResolved(runId, stepId, performed.isPresent(), performed, by));
+          if (performed.isPresent()) {
+            String output = EntryCodec.text(performed.get());
+            bindStep(h.createUpdate(Sql.text("elections_confirm_open")), s)
+                .bind("output", output)
+                .bind("now", now.toString())
+                .execute();
+            StepStatus to = Lifecycle.step(StepTransition.RESOLVED_PERFORMED, s.status());
+            expectOne(
+                bindStep(h.createUpdate(Sql.text("step_resolve_performed")), s)
+                    .bind("from", s.status().wire())
+                    .bind("to", to.wire())
+                    .bind("output", output)
+                    .bind("now", now.toString())
+                    .execute(),
+                "resolve " + s.place());
+          } else {
+            bindStep(h.createUpdate(Sql.text("elections_drop_open")), s).execute();
+            setStatus(h, s, StepTransition.RESOLVED, Optional.of(now), now);
+          }
+          RunRow current = run;
+          boolean stillParked =
+              query(h, "steps_of_run", q -> q.bind("runId", runId.value()), STEP).stream()
+                  .anyMatch(x -> x.status() == StepStatus.PARKED);
+          if (run.status() == RunStatus.PARKED && !stillParked) {
+            RunStatus to = Lifecycle.run(RunTransition.UNPARKED, Optional.of(run.status()));
+            expectOne(
+                h.createUpdate(Sql.text("run_set_status"))
+                    .bind("runId", runId.value())
+                    .bind("from", run.status().wire())
+                    .bind("to", to.wire())
+                    .execute(),
+                "unpark run " + runId);
+            current = run.withStatus(to);
+          }
+          if (current.status() == RunStatus.RUNNING) {
+            afterSuccess(h, current, now);
+          }
+          notifyWork(h, runId);
+          return null;
+        });
+    return run(runId).orElseThrow(() -> runNotFound(runId));
+  }
+
+  private static <S extends org.jdbi.v3.core.statement.SqlStatement<S>> S bindStep(
+      S statement, StepRow s) {
+    return statement.bind("runId", s.runId().value()).bind("stepId", s.stepId());
+  }
+
+  // ---------------------------------------------------------------- reads
+
+  @Override
+  public Optional<RunSnapshot> run(RunId runId) {
+    return tx(
+        h ->
+            query(h, "run_columns", q -> q.bind("runId", runId.value()), RUN).stream()
+                .findFirst()
+                .map(
+                    r ->
+                        new RunSnapshot(
+                            r.runId(),
+                            r.name(),
+                            r.status(),
+                            r.parentRunId(),
+                            r.admissionKey(),
+                            EntryCodec.canonicalSpec(r.spec()),
+                            r.specHash(),
+                            r.createdAt(),
+                            r.completedAt(),
+                            r.completionReason(),
+                            query(h, "steps_of_run", q -> q.bind("runId", runId.value()), STEP)
+                                .stream()
+                                .map(
+                                    s ->
+                                        new StepSnapshot(
+                                            s.stepId(),
+                                            s.kind(),
+                                            s.status(),
+                                            s.attempts(),
+                                            s.notBefore(),
+                                            s.lastReason(),
+                                            s.output()))
+                                .toList())));
+  }
+
+  @Override
+  public List<JournalRecord> entries(RunId runId) {
+    return tx(
+        h ->
+            query(
+                h,
+                "entries_of_run",
+                q -> q.bind("runId", runId.value()),
+                (rs, ctx) ->
+                    new JournalRecord(
+                        rs.getLong("seq"),
+                        instant(rs, "at"),
+                        EntryCodec.decode(
+                            runId,
+                            rs.getString("entry_type"),
+                            EntryCodec.parse(rs.getString("payload"))))));
+  }
+
+  @Override
+  public List<RunId> children(RunId parent) {
+    return tx(
+        h ->
+            query(
+                h,
+                "runs_children",
+                q -> q.bind("parentRunId", parent.value()),
+                (rs, ctx) -> new RunId(rs.getString("run_id"))));
+  }
+
+  @Override
+  public boolean awaitWork(Duration timeout) throws InterruptedException {
+    return listener.await(timeout);
+  }
+
+  // ---------------------------------------------------------------- helpers
+
+  /** Every verb runs here: one transaction, and the one place SQL failures are translated. */
+  private <T> T tx(HandleCallback<T, RuntimeException> body) {
+    try {
+      return jdbi.inTransaction(body);
+    } catch (FlowsException e) {
+      throw e;
+    } catch (JdbiException e) {
+      throw SqlErrors.translate(e);
+    }
+  }
+
+  private static Instant now(Handle h) {
+    return h.createQuery(Sql.text("now")).map((rs, ctx) -> instant(rs, "clock_timestamp")).one();
+  }
+
+  /** Checks that {@code lease} names the live attempt, holding the step's row lock until commit. */
+  private StepRow live(Handle h, LeaseToken lease, Instant now) {
+    Optional<LiveRow> row =
+        query(
+                h,
+                "step_lock_live",
+                q -> q.bind("runId", lease.runId().value()).bind("stepId", lease.stepId()),
+                (rs, ctx) ->
+                    new LiveRow(STEP.map(rs, ctx), RunStatus.fromWire(rs.getString("run_status"))))
+            .stream()
+            .findFirst();
+    if (row.isEmpty()) {
+      // No such step: find out whether the run exists and how it stands.
+      RunRow run =
+          query(h, "run_columns", q -> q.bind("runId", lease.runId().value()), RUN).stream()
+              .findFirst()
+              .orElseThrow(() -> runNotFound(lease.runId()));
+      throw run.status().terminal() ? terminal(run.runId(), run.status()) : lost(lease);
+    }
+    if (row.get().runStatus().terminal()) {
+      throw terminal(lease.runId(), row.get().runStatus());
+    }
+    StepRow s = row.get().step();
+    boolean live =
+        s.status() == StepStatus.RUNNING
+            && s.attempts() == lease.attempt()
+            && lease.leaseId().equals(s.leaseId())
+            && Lifecycle.leaseLive(s.leaseDeadline(), now);
+    if (!live) {
+      throw lost(lease);
+    }
+    return s;
+  }
+
+  private static RunTerminalException terminal(RunId runId, RunStatus status) {
+    return new RunTerminalException("run " + runId + " is already " + status.wire(), runId.value());
+  }
+
+  private static LeaseConflictException lost(LeaseToken lease) {
+    return new LeaseConflictException(
+        "attempt " + lease.attempt() + " does not hold a live lease " + lease.leaseId(),
+        lease.place());
+  }
+
+  private static NotFoundException runNotFound(RunId runId) {
+    return new NotFoundException(ErrorCode.RUN_NOT_FOUND, "no run " + runId, runId.value());
+  }
+
+  private static <S extends org.jdbi.v3.core.statement.SqlStatement<S>> S fence(
+      S statement, LeaseToken lease) {
+    return statement
+        .bind("runId", lease.runId().value())
+        .bind("stepId", lease.stepId())
+        .bind("attempt", lease.attempt())
+        .bind("leaseId", lease.leaseId());
+  }
+
+  private static long backoffMs(StepSpec spec, LeaseToken lease) {
+    return Backoff.delayMs(
+        spec.retry(), lease.attempt(), Keys.idempotencyKey(lease.runId(), lease.stepId()));
+  }
+
+  private void endAttempt(
+      Handle h,
+      StepRow s,
+      StepTransition t,
+      CompletionReason reason,
+      Instant notBefore,
+      Instant now) {
+    StepStatus to = Lifecycle.step(t, s.status());
+    expectOne(
+        h.createUpdate(Sql.text("step_end_unfenced"))
+            .bind("runId", s.runId().value())
+            .bind("stepId", s.stepId())
+            .bind("from", s.status().wire())
+            .bind("to", to.wire())
+            .bind("attempt", s.attempts())
+            .bind("reason", reason.wire())
+            .bind("notBefore", notBefore == null ? null : notBefore.toString())
+            .bind("now", now.toString())
+            .execute(),
+        "end attempt " + s.attempts() + " of " + s.place());
+  }
+
+  private void setStatus(
+      Handle h, StepRow s, StepTransition t, Optional<Instant> notBefore, Instant now) {
+    StepStatus to = Lifecycle.step(t, s.status());
+    expectOne(
+        h.createUpdate(Sql.text("step_set_status"))
+            .bind("runId", s.runId().value())
+            .bind("stepId", s.stepId())
+            .bind("from", s.status().wire())
+            .bind("to", to.wire())
+            .bind("notBefore", notBefore.map(Instant::toString).orElse(null))
+            .bind("now", now.toString())
+            .execute(),
+        t + " on " + s.place());
+  }
+
+  private static void expectOne(int rows, String what) {
+    if (rows != 1) {
+      // Every caller holds the row lock and has just read the row: this is a journal bug.
+      throw new IllegalStateException(what + " changed " + rows + " rows, expected 1");
+    }
+  }
+
+  private static void append(Handle h, Instant now, JournalEntry entry) {
+    append(h, now, List.of(entry));
+  }
+
+  private static void append(Handle h, Instant now, List<JournalEntry> entries) {
+    PreparedBatch batch = h.prepareBatch(Sql.text("entry_insert"));
+    for (JournalEntry entry : entries) {
+      EntryCodec.Row row = EntryCodec.encode(entry);
+      batch
+          .bind("at", now.toString())
+          .bind("runId", entry.runId().value())
+          .bind("type", row.type())
+          .bind("stepId", row.stepId().orElse(null))
+          .bind("attempt", row.attempt().orElse(null))
+          .bind("payload", row.payload())
+          .add();
+    }
+    batch.execute();
+  }
+
+  private static void notifyWork(Handle h, RunId runId) {
+    h.createQuery(Sql.text("notify_work")).bind("runId", runId.value()).mapTo(String.class).one();
+  }
+
+  private static Optional<RunRow> lockRun(Handle h, RunId runId) {
+    return query(h, "run_lock", q -> q.bind("runId", runId.value()), RUN).stream().findFirst();
+  }
+
+  private static Optional<StepRow> lockStep(Handle h, RunId runId, String stepId) {
+    return query(h, "step_lock", q -> q.bind("runId", runId.value()).bind("stepId", stepId), STEP)
+        .stream()
+        .findFirst();
+  }
+
+  private static List<StepRow> lockSteps(Handle h, RunId runId) {
+    return query(h, "steps_of_run_lock", q -> q.bind("runId", runId.value()), STEP);
+  }
+
+  private static Optional<ElectionRow> election(Handle h, LeaseToken lease, String surfacePath) {
+    return query(
+            h,
+            "election_lock",
+            q ->
+                q.bind("runId", lease.runId().value())
+                    .bind("stepId", lease.stepId())
+                    .bind("surfacePath", surfacePath),
+            (rs, ctx) ->
+                new ElectionRow(
+                    surfacePath,
+                    rs.getInt("attempt"),
+                    rs.getString("idempotency_key"),
+                    rs.getBoolean("confirmed"),
+                    json(rs, "output")))
+        .stream()
+        .findFirst();
+  }
+
+  private static List<ElectionRow> electionsOf(Handle h, LeaseToken lease) {
+    return electionsOf(h, lease.runId(), lease.stepId(), lease.attempt());
+  }
+
+  private static List<ElectionRow> electionsOf(Handle h, RunId runId, String stepId, int attempt) {
+    return query(
+        h,
+        "elections_of_attempt",
+        q -> q.bind("runId", runId.value()).bind("stepId", stepId).bind("attempt", attempt),
+        (rs, ctx) ->
+            new ElectionRow(
+                rs.getString("surface_path"),
+                attempt,
+                rs.getString("idempotency_key"),
+                rs.getBoolean("confirmed"),
+                Optional.empty()));
+  }
+
+  private static <T> List<T> query(
+      Handle h,
+      String sql,
+      java.util.function.UnaryOperator<org.jdbi.v3.core.statement.Query> binder,
+      org.jdbi.v3.core.mapper.RowMapper<T> mapper) {
+    return binder.apply(h.createQuery(Sql.text(sql))).map(mapper).list();
+  }
+
+  private static Instant instant(ResultSet rs, String column) throws SQLException {
+    OffsetDateTime t = rs.getObject(column, OffsetDateTime.class);
+    return t == null ? null : t.toInstant();
+  }
+
+  private static Optional<Instant> optionalInstant(ResultSet rs, String column)
+      throws SQLException {
+    return Optional.ofNullable(instant(rs, column));
+  }
+
+  private static Optional<JsonNode> json(ResultSet rs, String column) throws SQLException {
+    String text = rs.getString(column);
+    return text == null ? Optional.empty() : Optional.of(EntryCodec.parse(text));
+  }
+
+  private static List<String> strings(ResultSet rs, String column) throws SQLException {
+    Array a = rs.getArray(column);
+    return a == null ? List.of() : Arrays.asList((String[]) a.getArray());
+  }
+
+  private static final org.jdbi.v3.core.mapper.RowMapper<RunRow> RUN =
+      (rs, ctx) ->
+          new RunRow(
+              new RunId(rs.getString("run_id")),
+              rs.getString("name"),
+              RunStatus.fromWire(rs.getString("status")),
+              Optional.ofNullable(rs.getString("parent_run_id")).map(RunId::new),
+              rs.getString("admission_key"),
+              EntryCodec.parse(rs.getString("spec")),
+              rs.getString("spec_hash"),
+              rs.getBoolean("tombstone"),
+              instant(rs, "created_at"),
+              optionalInstant(rs, "completed_at"),
+              Optional.ofNullable(rs.getString("completion_reason"))
+                  .map(RunCompletionReason::fromWire));
+
+  private static final org.jdbi.v3.core.mapper.RowMapper<StepRow> STEP =
+      (rs, ctx) ->
+          new StepRow(
+              new RunId(rs.getString("run_id")),
+              rs.getString("step_id"),
+              StepKind.fromWire(rs.getString("kind"))
+                  .orElseThrow(() -> new IllegalStateException("stored step kind unknown")),
+              StepStatus.fromWire(rs.getString("status")),
+              strings(rs, "depends_on"),
+              StoredSpecs.readStep(EntryCodec.parse(rs.getString("spec"))),
+              rs.getInt("attempts"),
+              rs.getString("lease_id"),
+              instant(rs, "lease_deadline"),
+              instant(rs, "not_before"),
+              Optional.ofNullable(rs.getString("last_reason")).map(CompletionReason::fromWire),
+              json(rs, "output"));
+
+  private record RunRow(
+      RunId runId,
+      String name,
+      RunStatus status,
+      Optional<RunId> parentRunId,
+      String admissionKey,
+      JsonNode spec,
+      String specHash,
+      boolean tombstone,
+      Instant createdAt,
+      Optional<Instant> completedAt,
+      Optional<RunCompletionReason> completionReason) {
+    RunRow withStatus(RunStatus s) {
+      return new RunRow(
+          runId,
+          name,
+          s,
+          parentRunId,
+          admissionKey,
+          spec,
+          specHash,
+          tombstone,
+          createdAt,
+          completedAt,
+          completionReason);
+    }
+  }
+
+  /** A step row; {@code leaseId} and {@code leaseDeadline} are null unless it is running. */
+  private record StepRow(
+      RunId runId,
+      String stepId,
+      StepKind kind,
+      StepStatus status,
+      List<String> dependsOn,
+      StepSpec spec,
+      int attempts,
+      String leaseId,
+      Instant leaseDeadline,
+      Instant notBefore,
+      Optional<CompletionReason> lastReason,
+      Optional<JsonNode> output) {
+    String place() {
+      return runId.value() + "/" + stepId;
+    }
+  }
+
+  private record ClaimRow(StepRow step, Optional<RunId> parentRunId) {}
+
+  private record LiveRow(StepRow step, RunStatus runStatus) {}
+
+  private record ElectionRow(
+      String surfacePath,
+      int attempt,
+      String idempotencyKey,
+      boolean confirmed,
+      Optional<JsonNode> output) {}
+
+  private record Candidate(RunId runId, String stepId, int attempt) {}
+}

@@ -1,0 +1,61 @@
+package dev.flows.journalstore;
+
+import dev.flows.kernel.ErrorCode;
+import dev.flows.kernel.FlowsException;
+import java.sql.SQLException;
+import java.sql.SQLNonTransientConnectionException;
+import java.sql.SQLTransientConnectionException;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * The one place where database failures become {@link FlowsException}s: a lost or refused
+ * connection is {@code database_unavailable} (retryable); anything else the database refuses is
+ * {@code database_error} (retryable only for serialization failures and deadlocks).
+ */
+final class SqlErrors {
+  /** SQLSTATEs outside class 08 that still mean "the server is not there for us right now". */
+  private static final Set<String> UNAVAILABLE =
+      Set.of("57P01", "57P02", "57P03", "53300", "53000");
+
+  private static final Set<String> RETRYABLE_ERRORS = Set.of("40001", "40P01");
+
+  private SqlErrors() {}
+
+  static FlowsException translate(RuntimeException e) {
+    Optional<SQLException> sql = sqlCause(e);
+    String state = sql.map(SQLException::getSQLState).orElse("");
+    String message = sql.map(SQLException::getMessage).orElse(String.valueOf(e.getMessage()));
+    boolean connection =
+        sql.filter(
+                s ->
+                    s instanceof SQLTransientConnectionException
+                        || s instanceof SQLNonTransientConnectionException)
+            .isPresent();
+    if (connection || (state != null && (state.startsWith("08") || UNAVAILABLE.contains(state)))) {
+      return new FlowsException(
+          ErrorCode.DATABASE_UNAVAILABLE,
+          "database unavailable: " + message,
+          "sqlstate " + state,
+          "check that Postgres is up and reachable; the call may be retried",
+          true,
+          e);
+    }
+    return new FlowsException(
+        ErrorCode.DATABASE_ERROR,
+        "database refused the statement: " + message,
+        "sqlstate " + state,
+        "",
+        RETRYABLE_ERRORS.contains(state),
+        e);
+  }
+
+  private static Optional<SQLException> sqlCause(Throwable e) {
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      if (t instanceof SQLException s) {
+        return Optional.of(s);
+      }
+    }
+    return Optional.empty();
+  }
+}

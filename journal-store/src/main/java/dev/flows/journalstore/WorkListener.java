@@ -1,0 +1,127 @@
+package dev.flows.journalstore;
+
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.Properties;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import org.postgresql.PGConnection;
+import org.postgresql.PGNotification;
+
+/**
+ * Holds one dedicated connection that LISTENs on {@code flows_work} and turns notifications into
+ * wake-ups. Each waiting thread remembers the last wake-up it saw, so a notification that arrives
+ * between a thread's empty claim and its next wait still wakes it (at the price of spurious
+ * wake-ups, which the port allows).
+ */
+final class WorkListener implements AutoCloseable {
+  private final JournalStoreConfig config;
+  private final Object monitor = new Object();
+  private final ThreadLocal<long[]> seen = ThreadLocal.withInitial(() -> new long[] {0});
+  private final CountDownLatch firstListen = new CountDownLatch(1);
+  private final Thread thread;
+  private long generation; // guarded by monitor
+  private volatile boolean closed;
+  private volatile Connection current;
+
+  WorkListener(JournalStoreConfig config) {
+    this.config = config;
+    this.thread = Thread.ofPlatform().daemon().name("flows-work-listener").start(this::loop);
+    try {
+      // Wake-ups only count from when LISTEN holds; waiting here makes that "from construction".
+      firstListen.await(config.connectionTimeout().toMillis(), TimeUnit.MILLISECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  boolean await(Duration timeout) throws InterruptedException {
+    long[] mine = seen.get();
+    long deadline = System.nanoTime() + timeout.toNanos();
+    synchronized (monitor) {
+      while (generation == mine[0]) {
+        long left = deadline - System.nanoTime();
+        if (left <= 0) {
+          return false;
+        }
+        TimeUnit.NANOSECONDS.timedWait(monitor, left);
+      }
+      mine[0] = generation;
+      return true;
+    }
+  }
+
+  private void loop() {
+    boolean reconnect = false;
+    while (!closed) {
+      try (Connection c = connect();
+          Statement st = c.createStatement()) {
+        current = c;
+        st.execute(Sql.text("listen_work"));
+        firstListen.countDown();
+        if (reconnect) {
+          // Notifications sent while we were disconnected are lost: wake everyone to re-check.
+          wake();
+        }
+        PGConnection pg = c.unwrap(PGConnection.class);
+        while (!closed) {
+          PGNotification[] ns = pg.getNotifications((int) config.listenPollInterval().toMillis());
+          if (ns != null && ns.length > 0) {
+            wake();
+          }
+        }
+      } catch (SQLException e) {
+        reconnect = true;
+        if (!closed) {
+          pause();
+        }
+      }
+    }
+  }
+
+  private Connection connect() throws SQLException {
+    Properties p = new Properties();
+    config.user().ifPresent(u -> p.setProperty("user", u));
+    config.password().ifPresent(pw -> p.setProperty("password", pw));
+    p.setProperty("ApplicationName", "flows-work-listener");
+    return DriverManager.getConnection(config.jdbcUrl(), p);
+  }
+
+  private void wake() {
+    synchronized (monitor) {
+      generation++;
+      monitor.notifyAll();
+    }
+  }
+
+  private void pause() {
+    try {
+      Thread.sleep(config.listenReconnectDelay());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      closed = true;
+    }
+  }
+
+  @Override
+  public void close() {
+    closed = true;
+    Connection c = current;
+    if (c != null) {
+      try {
+        // Unblocks getNotifications at once instead of after a poll interval.
+        c.close();
+      } catch (SQLException e) {
+        // Closing a connection that is already broken: nothing more to release.
+      }
+    }
+    try {
+      thread.join(config.listenPollInterval().multipliedBy(2).toMillis());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+}

@@ -1,0 +1,1 @@
+LISTEN flows_work

@@ -1,0 +1,11 @@
+-- Ends an attempt on the journal's own authority (cancel, lease expiry): fenced by attempt only.
+UPDATE flows.steps
+   SET status = CAST(:to AS flows.step_status),
+       last_reason = CAST(:reason AS flows.completion_reason),
+       not_before = coalesce(CAST(:notBefore AS timestamptz), not_before),
+       lease_id = NULL, lease_deadline = NULL, lease_ms = NULL, worker_id = NULL,
+       updated_at = CAST(:now AS timestamptz)
+ WHERE run_id = :runId
+   AND step_id = :stepId
+   AND status = CAST(:from AS flows.step_status)
+   AND attempts = :attempt

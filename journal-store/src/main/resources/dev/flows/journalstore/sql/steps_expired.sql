@@ -1,0 +1,10 @@
+-- Attempts past their deadline in runs that are still going (a terminal run's attempts are
+-- refused run_terminal anyway and are left as they are).
+SELECT s.run_id, s.step_id, s.attempts
+  FROM flows.steps s
+  JOIN flows.runs r ON r.run_id = s.run_id
+ WHERE s.status = 'running'
+   AND s.lease_deadline <= clock_timestamp()
+   AND r.status IN ('running', 'parked')
+ ORDER BY s.lease_deadline
+ LIMIT :limit

@@ -1,0 +1,113 @@
+package dev.flows.journalstore;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import dev.flows.kernel.journal.CompletionReason;
+import dev.flows.kernel.journal.Disposition;
+import dev.flows.kernel.journal.JournalEntry;
+import dev.flows.kernel.journal.JournalEntry.EffectRef;
+import dev.flows.kernel.journal.RunCompletionReason;
+import dev.flows.kernel.journal.RunId;
+import dev.flows.kernel.journal.WorkerId;
+import dev.flows.kernel.spec.RunSpec;
+import dev.flows.kernel.spec.RunSpecJson;
+import dev.flows.kernel.spec.StepKind;
+import java.time.Instant;
+import java.util.List;
+import java.util.Optional;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+class EntryCodecTest {
+  private static final RunId RUN = new RunId("run_codec");
+  private static final JsonNode OUT = JsonNodeFactory.instance.objectNode().put("ok", true);
+
+  static Stream<JournalEntry> everyEntryType() {
+    RunSpec spec =
+        Specs.run("codec", Specs.llm("a"), Specs.agent("b", 2, "/mcp/x"), Specs.shell("c"));
+    Instant t = Instant.parse("2026-11-29T12:00:00.123456Z");
+    return Stream.of(
+        new JournalEntry.RunSpawned(
+            RUN,
+            RunSpecJson.write(spec),
+            RunSpecJson.hash(spec),
+            Optional.of(new RunId("parent")),
+            "key",
+            "test"),
+        new JournalEntry.RunSpawned(
+            RUN, RunSpecJson.write(spec), "h", Optional.empty(), "key", "test"),
+        new JournalEntry.RunCancelRequested(RUN, "operator"),
+        new JournalEntry.StepAttemptStarted(
+            RUN, "a", 3, StepKind.AGENT, "k".repeat(64), "lease_1", t, new WorkerId("w-1")),
+        new JournalEntry.StepCompleted(
+            RUN,
+            "a",
+            1,
+            CompletionReason.SUCCESS,
+            Disposition.STEP_DONE,
+            Optional.of(OUT),
+            List.of(new EffectRef("/mcp/x", "k".repeat(64))),
+            Optional.empty(),
+            Optional.empty()),
+        new JournalEntry.StepCompleted(
+            RUN,
+            "a",
+            2,
+            CompletionReason.LEASE_EXPIRED,
+            Disposition.RETRY,
+            Optional.empty(),
+            List.of(),
+            Optional.of(JsonNodeFactory.instance.arrayNode().add("tail")),
+            Optional.of(t)),
+        new JournalEntry.StepCompleted(
+            RUN,
+            "a",
+            2,
+            CompletionReason.WORKER_ERROR,
+            Disposition.PARK,
+            Optional.empty(),
+            List.of(),
+            Optional.of(JsonNodeFactory.instance.nullNode()),
+            Optional.empty()),
+        new JournalEntry.EffectRecorded(RUN, "b", 2, "/mcp/x", "k".repeat(64), true),
+        new JournalEntry.EffectConfirmed(RUN, "b", 2, "/mcp/x", "k".repeat(64), Optional.of(OUT)),
+        new JournalEntry.EffectConfirmed(RUN, "b", 2, "/mcp/x", "k".repeat(64), Optional.empty()),
+        new JournalEntry.RunCompleted(RUN, RunCompletionReason.STEP_FAILED, Optional.of("a")),
+        new JournalEntry.RunCompleted(RUN, RunCompletionReason.SUCCESS, Optional.empty()),
+        new JournalEntry.RunResumed(RUN, "operator"),
+        new JournalEntry.StepResolved(RUN, "b", true, Optional.of(OUT), "operator"),
+        new JournalEntry.StepResolved(RUN, "b", false, Optional.empty(), "operator"));
+  }
+
+  @ParameterizedTest
+  @MethodSource("everyEntryType")
+  void everyEntryReadsBackAsTheSameRecordFromItsStoredText(JournalEntry entry) {
+    EntryCodec.Row row = EntryCodec.encode(entry);
+    JournalEntry back = EntryCodec.decode(RUN, row.type(), EntryCodec.parse(row.payload()));
+    assertThat(back).isEqualTo(entry);
+    assertThat(row.type()).isEqualTo(entry.type());
+  }
+
+  @Test
+  void theSamplesCoverEveryEntryType() {
+    assertThat(everyEntryType().<Class<?>>map(Object::getClass).distinct())
+        .containsExactlyInAnyOrder(JournalEntry.class.getPermittedSubclasses());
+  }
+
+  @Test
+  void aStoredStepSpecReadsBackEqualForEveryKind() {
+    for (var s :
+        List.of(
+            Specs.llm("a"),
+            Specs.agent("b", 3, "/mcp/x", "/mcp/y"),
+            Specs.shell("c"),
+            Specs.argv("d"))) {
+      JsonNode stored = EntryCodec.parse(EntryCodec.text(RunSpecJson.writeStep(s)));
+      assertThat(StoredSpecs.readStep(stored)).isEqualTo(s);
+    }
+  }
+}

@@ -1,0 +1,50 @@
+package dev.flows.journalstore;
+
+import dev.flows.journalstore.testing.TestDatabase;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+
+/** A PostgresJournal over a fresh database of its own, with the test-sized pool. */
+record PostgresFixture(TestDatabase.Fresh db, PostgresJournal journal) implements AutoCloseable {
+  static final int POOL_SIZE = 6;
+
+  static PostgresFixture create(String label) {
+    TestDatabase.Fresh db = TestDatabase.fresh(label);
+    JournalStoreConfig config =
+        new JournalStoreConfig(
+            db.jdbcUrl(),
+            java.util.Optional.empty(),
+            java.util.Optional.empty(),
+            POOL_SIZE,
+            JournalStoreConfig.DEFAULT_CONNECTION_TIMEOUT,
+            Duration.ofMillis(100),
+            Duration.ofMillis(200),
+            JournalStoreConfig.DEFAULT_EXPIRY_BATCH_SIZE);
+    return new PostgresFixture(db, PostgresJournal.connect(config));
+  }
+
+  /** Runs a statement directly, bypassing the journal (to prove what the database refuses). */
+  void execute(String sql) throws SQLException {
+    try (Connection c = DriverManager.getConnection(db.jdbcUrl());
+        Statement st = c.createStatement()) {
+      st.execute(sql);
+    }
+  }
+
+  long count(String sql) throws SQLException {
+    try (Connection c = DriverManager.getConnection(db.jdbcUrl());
+        Statement st = c.createStatement();
+        var rs = st.executeQuery(sql)) {
+      rs.next();
+      return rs.getLong(1);
+    }
+  }
+
+  @Override
+  public void close() {
+    journal.close();
+  }
+}

@@ -1,0 +1,278 @@
+package dev.flows.journalstore;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import dev.flows.kernel.ErrorCode;
+import dev.flows.kernel.FlowsException;
+import dev.flows.kernel.journal.ClaimRequest;
+import dev.flows.kernel.journal.ClaimedAttempt;
+import dev.flows.kernel.journal.CompletionReason;
+import dev.flows.kernel.journal.Disposition;
+import dev.flows.kernel.journal.JournalEntry;
+import dev.flows.kernel.journal.JournalRecord;
+import dev.flows.kernel.journal.RunId;
+import dev.flows.kernel.journal.StartRun;
+import dev.flows.kernel.journal.StepOutcome;
+import dev.flows.kernel.journal.WorkerId;
+import dev.flows.kernel.lifecycle.RunStatus;
+import dev.flows.kernel.lifecycle.StepStatus;
+import dev.flows.kernel.spec.RunSpec;
+import dev.flows.kernel.spec.RunSpecJson;
+import dev.flows.kernel.spec.StepKind;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** Postgres-specific behaviour of the journal, beyond the shared contract suite. */
+class PostgresJournalTest {
+  private static final WorkerId WORKER = new WorkerId("w-test");
+  private static final JsonNode OUT = JsonNodeFactory.instance.objectNode().put("done", 1);
+  private static final JsonNode TAIL = JsonNodeFactory.instance.arrayNode().add("last words");
+
+  private PostgresFixture pg;
+  private PostgresJournal journal;
+
+  @BeforeEach
+  void open() {
+    pg = PostgresFixture.create("pgj");
+    journal = pg.journal();
+  }
+
+  @AfterEach
+  void close() {
+    pg.close();
+  }
+
+  private List<ClaimedAttempt> claim(int capacity, Duration lease) {
+    return journal.claim(new ClaimRequest(WORKER, Set.of(StepKind.values()), capacity, lease));
+  }
+
+  @Test
+  void aClaimOpensAnAttemptWhoseDeadlineComesFromTheDatabaseClock() throws Exception {
+    journal.startRun(StartRun.of("k", Specs.run("one", Specs.llm("a"))));
+    Instant before =
+        Instant.ofEpochMilli(
+            pg.count("SELECT (extract(epoch FROM clock_timestamp()) * 1000)::bigint"));
+    ClaimedAttempt a = claim(5, Duration.ofSeconds(30)).getFirst();
+    Instant after =
+        Instant.ofEpochMilli(
+            pg.count("SELECT (extract(epoch FROM clock_timestamp()) * 1000)::bigint"));
+    assertThat(a.lease().attempt()).isEqualTo(1);
+    assertThat(a.leaseMs()).isEqualTo(30_000);
+    assertThat(a.leaseDeadline())
+        .isBetween(before.plusSeconds(30).minusMillis(1), after.plusSeconds(30).plusMillis(1));
+    assertThat(a.step()).isEqualTo(Specs.llm("a"));
+    assertThat(journal.run(a.lease().runId()).orElseThrow().step("a").orElseThrow().status())
+        .isEqualTo(StepStatus.RUNNING);
+  }
+
+  @Test
+  void everyEntryTypeReadsBackFromPostgresAsTheSameSealedRecords() {
+    RunSpec spec = Specs.run("all", Specs.agent("a", 1, "/mcp/x"), Specs.llm("b", 1, List.of("a")));
+    RunId runId = journal.startRun(StartRun.of("k", spec)).runId();
+    ClaimedAttempt a = claim(5, Duration.ofSeconds(30)).getFirst();
+    journal.recordEffect(a.lease(), "/mcp/x");
+    journal.confirmEffect(a.lease(), "/mcp/x", Optional.of(OUT));
+    journal.complete(a.lease(), new StepOutcome.Succeeded(OUT));
+    journal.cancelRun(runId, "enough");
+
+    List<JournalEntry> entries = journal.entries(runId).stream().map(JournalRecord::entry).toList();
+    assertThat(entries)
+        .extracting(JournalEntry::type)
+        .containsExactly(
+            "run.spawned",
+            "step.attempt.started",
+            "effect.recorded",
+            "effect.confirmed",
+            "step.completed",
+            "run.cancel.requested",
+            "run.completed");
+    var spawned = (JournalEntry.RunSpawned) entries.getFirst();
+    assertThat(spawned.spec()).isEqualTo(RunSpecJson.write(spec));
+    assertThat(journal.run(runId).orElseThrow().spec()).isEqualTo(RunSpecJson.write(spec));
+    var completed = (JournalEntry.StepCompleted) entries.get(4);
+    assertThat(completed.output()).contains(OUT);
+    assertThat(completed.effects())
+        .extracting(JournalEntry.EffectRef::surfacePath)
+        .containsExactly("/mcp/x");
+    assertThat(journal.entries(runId)).extracting(JournalRecord::seq).isSorted();
+  }
+
+  @Test
+  void fencedVerbsAfterExpiryAreRefusedAndLeaveTheJournalUnchanged() throws Exception {
+    RunId runId =
+        journal.startRun(StartRun.of("k", Specs.run("f", Specs.agent("a", 2, "/mcp/x")))).runId();
+    // Long enough that the record lands inside the lease on a loaded machine.
+    ClaimedAttempt a = claim(1, Duration.ofMillis(2_000)).getFirst();
+    journal.recordEffect(a.lease(), "/mcp/x");
+    Thread.sleep(2_300);
+    List<JournalRecord> before = journal.entries(runId);
+    var snapshotBefore = journal.run(runId).orElseThrow();
+
+    assertThatThrownBy(() -> journal.heartbeat(a.lease()))
+        .isInstanceOf(FlowsException.class)
+        .extracting(e -> ((FlowsException) e).code())
+        .isEqualTo(ErrorCode.LEASE_CONFLICT);
+    assertThatThrownBy(() -> journal.recordEffect(a.lease(), "/mcp/x"))
+        .extracting(e -> ((FlowsException) e).code())
+        .isEqualTo(ErrorCode.LEASE_CONFLICT);
+    assertThatThrownBy(() -> journal.confirmEffect(a.lease(), "/mcp/x", Optional.of(OUT)))
+        .extracting(e -> ((FlowsException) e).code())
+        .isEqualTo(ErrorCode.LEASE_CONFLICT);
+    assertThatThrownBy(() -> journal.complete(a.lease(), new StepOutcome.Succeeded(OUT)))
+        .extracting(e -> ((FlowsException) e).code())
+        .isEqualTo(ErrorCode.LEASE_CONFLICT);
+
+    assertThat(journal.entries(runId)).isEqualTo(before);
+    assertThat(journal.run(runId).orElseThrow()).isEqualTo(snapshotBefore);
+    assertThat(pg.count("SELECT count(*) FROM flows.effect_elections WHERE confirmed")).isZero();
+  }
+
+  @Test
+  void anExpiredLeaseIsRetriedDurablyThenExhaustsAndFailsTheRun() throws Exception {
+    RunId runId =
+        journal.startRun(StartRun.of("k", Specs.run("x", Specs.llm("a", 2, List.of())))).runId();
+    ClaimedAttempt first = claim(1, Duration.ofMillis(200)).getFirst();
+    Thread.sleep(300);
+    var expired = journal.expireLeases();
+    assertThat(expired)
+        .singleElement()
+        .satisfies(e -> assertThat(e.disposition()).isEqualTo(Disposition.RETRY));
+    assertThat(journal.expireLeases()).as("each expiry is journaled once").isEmpty();
+    Instant nextAt =
+        pg.count("SELECT count(*) FROM flows.steps WHERE not_before > updated_at") == 1
+            ? Instant.MIN
+            : Instant.MAX;
+    assertThat(nextAt).as("the next attempt time is stored in the database").isEqualTo(Instant.MIN);
+
+    ClaimedAttempt second = awaitClaim(Duration.ofMillis(200));
+    assertThat(second.lease().attempt()).isEqualTo(2);
+    assertThat(second.lease().leaseId()).isNotEqualTo(first.lease().leaseId());
+    assertThat(second.idempotencyKey()).isEqualTo(first.idempotencyKey());
+    Thread.sleep(300);
+    assertThat(journal.expireLeases())
+        .singleElement()
+        .satisfies(e -> assertThat(e.disposition()).isEqualTo(Disposition.STEP_DONE));
+    var run = journal.run(runId).orElseThrow();
+    assertThat(run.status()).isEqualTo(RunStatus.FAILED);
+    assertThat(run.step("a").orElseThrow().lastReason())
+        .contains(CompletionReason.RETRIES_EXHAUSTED);
+    assertThat(journal.entries(runId).getLast().entry())
+        .isInstanceOf(JournalEntry.RunCompleted.class);
+  }
+
+  private ClaimedAttempt awaitClaim(Duration lease) throws InterruptedException {
+    long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+    while (System.nanoTime() < until) {
+      List<ClaimedAttempt> got = claim(1, lease);
+      if (!got.isEmpty()) {
+        return got.getFirst();
+      }
+      journal.awaitWork(Duration.ofMillis(50));
+    }
+    throw new AssertionError("nothing became claimable");
+  }
+
+  @Test
+  void aTombstoneRefusesALaterStartWithRunTerminal() {
+    RunId child = new RunId("child_late");
+    var canceled = journal.cancelRun(child, "parent canceled");
+    assertThat(canceled.tombstoned()).isTrue();
+    assertThat(journal.cancelRun(child, "again").alreadyTerminal()).isTrue();
+    StartRun late =
+        new StartRun(
+            Optional.of(child), "child-key", Specs.run("c", Specs.llm("a")), Optional.empty(), "t");
+    assertThatThrownBy(() -> journal.startRun(late))
+        .extracting(e -> ((FlowsException) e).code())
+        .isEqualTo(ErrorCode.RUN_TERMINAL);
+    assertThat(journal.run(child).orElseThrow().steps()).isEmpty();
+  }
+
+  @Test
+  void journalEntriesRefuseUpdateDeleteAndTruncateAtTheDatabase() throws Exception {
+    journal.startRun(StartRun.of("k", Specs.run("a", Specs.llm("a"))));
+    long entries = pg.count("SELECT count(*) FROM flows.journal_entries");
+    assertThat(entries).isEqualTo(1);
+    assertThatThrownBy(() -> pg.execute("UPDATE flows.journal_entries SET payload = '{}'"))
+        .hasMessageContaining("append-only");
+    assertThatThrownBy(() -> pg.execute("DELETE FROM flows.journal_entries"))
+        .hasMessageContaining("append-only");
+    assertThatThrownBy(() -> pg.execute("TRUNCATE flows.journal_entries CASCADE"))
+        .hasMessageContaining("append-only");
+    assertThat(pg.count("SELECT count(*) FROM flows.journal_entries")).isEqualTo(entries);
+  }
+
+  @Test
+  void anUnconfirmedElectionIsTakenOverByTheNextAttempt() throws Exception {
+    journal.startRun(StartRun.of("k", Specs.run("t", Specs.agent("a", 2, "/mcp/x"))));
+    ClaimedAttempt first = claim(1, Duration.ofMillis(2_000)).getFirst();
+    assertThat(journal.recordEffect(first.lease(), "/mcp/x").takenOver()).isFalse();
+    assertThatThrownBy(() -> journal.complete(first.lease(), new StepOutcome.Succeeded(OUT)))
+        .extracting(e -> ((FlowsException) e).code())
+        .isEqualTo(ErrorCode.EFFECT_UNCONFIRMED);
+    Thread.sleep(2_300);
+    journal.expireLeases();
+    ClaimedAttempt second = awaitClaim(Duration.ofSeconds(30));
+    var election = journal.recordEffect(second.lease(), "/mcp/x");
+    assertThat(election.takenOver()).isTrue();
+    assertThat(election.deduped()).isFalse();
+    journal.confirmEffect(second.lease(), "/mcp/x", Optional.of(OUT));
+    journal.complete(
+        second.lease(), new StepOutcome.Failed(CompletionReason.WORKER_ERROR, TAIL, false));
+    assertThat(pg.count("SELECT count(*) FROM flows.effects WHERE confirmed AND attempt = 2"))
+        .isEqualTo(1);
+  }
+
+  @Test
+  void aStatementTheDatabaseRefusesIsDatabaseErrorAndWritesNothing() {
+    RunId runId = journal.startRun(StartRun.of("k", Specs.run("z", Specs.llm("a")))).runId();
+    ClaimedAttempt a = claim(1, Duration.ofSeconds(30)).getFirst();
+    List<JournalRecord> before = journal.entries(runId);
+    // jsonb cannot hold U+0000: the completion fails inside the transaction, after its first
+    // writes.
+    JsonNode nul = JsonNodeFactory.instance.objectNode().put("text", "a\u0000b");
+    assertThatThrownBy(() -> journal.complete(a.lease(), new StepOutcome.Succeeded(nul)))
+        .isInstanceOfSatisfying(
+            FlowsException.class,
+            e -> {
+              assertThat(e.code()).isEqualTo(ErrorCode.DATABASE_ERROR);
+              assertThat(e.retryable()).isFalse();
+            });
+    assertThat(journal.entries(runId)).isEqualTo(before);
+    assertThat(journal.run(runId).orElseThrow().step("a").orElseThrow().status())
+        .isEqualTo(StepStatus.RUNNING);
+    journal.complete(a.lease(), new StepOutcome.Succeeded(OUT));
+  }
+
+  @Test
+  void anUnreachableDatabaseIsRetryableDatabaseUnavailable() {
+    JournalStoreConfig config =
+        new JournalStoreConfig(
+            "jdbc:postgresql://127.0.0.1:1/flows?connectTimeout=1",
+            Optional.empty(),
+            Optional.empty(),
+            1,
+            Duration.ofMillis(500),
+            Duration.ofMillis(100),
+            Duration.ofMillis(100),
+            10);
+    try (PostgresJournal down = PostgresJournal.connect(config)) {
+      assertThatThrownBy(() -> down.run(new RunId("r")))
+          .isInstanceOfSatisfying(
+              FlowsException.class,
+              e -> {
+                assertThat(e.code()).isEqualTo(ErrorCode.DATABASE_UNAVAILABLE);
+                assertThat(e.retryable()).isTrue();
+              });
+    }
+  }
+}

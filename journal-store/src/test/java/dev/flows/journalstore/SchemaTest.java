@@ -1,0 +1,160 @@
+package dev.flows.journalstore;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.flows.journalstore.testing.TestDatabase;
+import dev.flows.kernel.lifecycle.RunStatus;
+import dev.flows.kernel.lifecycle.RunTransition;
+import dev.flows.kernel.lifecycle.StepStatus;
+import dev.flows.kernel.lifecycle.StepTransition;
+import dev.flows.kernel.spec.StepKind;
+import dev.flows.migrations.Migrations;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/** The schema itself refuses illegal states, whatever code talks to it. */
+class SchemaTest {
+  private static TestDatabase.Fresh db;
+
+  @BeforeAll
+  static void database() {
+    db = TestDatabase.fresh("schema");
+  }
+
+  @Test
+  void theDatabaseStepTransitionsAreExactlyTheKernelTable() throws SQLException {
+    List<String> db =
+        strings(
+            "SELECT name || ':' || from_status || '->' || to_status FROM flows.step_transitions");
+    List<String> kernel =
+        Arrays.stream(StepTransition.values())
+            .map(t -> t.name() + ":" + t.from().wire() + "->" + t.to().wire())
+            .toList();
+    assertThat(db).containsExactlyInAnyOrderElementsOf(kernel);
+  }
+
+  @Test
+  void theDatabaseRunTransitionsAreExactlyTheKernelTable() throws SQLException {
+    List<String> db =
+        strings(
+            "SELECT name || ':' || coalesce(from_status::text, '-') || '->' || to_status"
+                + " FROM flows.run_transitions");
+    List<String> kernel =
+        Arrays.stream(RunTransition.values())
+            .map(
+                t ->
+                    t.name()
+                        + ":"
+                        + t.from().map(RunStatus::wire).orElse("-")
+                        + "->"
+                        + t.to().wire())
+            .toList();
+    assertThat(db).containsExactlyInAnyOrderElementsOf(kernel);
+  }
+
+  @Test
+  void theDatabaseEnumsSpellTheKernelWireNames() throws SQLException {
+    assertThat(strings("SELECT unnest(enum_range(NULL::flows.step_status))::text"))
+        .containsExactlyElementsOf(
+            Arrays.stream(StepStatus.values()).map(StepStatus::wire).toList());
+    assertThat(strings("SELECT unnest(enum_range(NULL::flows.run_status))::text"))
+        .containsExactlyElementsOf(Arrays.stream(RunStatus.values()).map(RunStatus::wire).toList());
+    assertThat(strings("SELECT unnest(enum_range(NULL::flows.step_kind))::text"))
+        .containsExactlyElementsOf(Arrays.stream(StepKind.values()).map(StepKind::wire).toList());
+    assertThat(strings("SELECT unnest(enum_range(NULL::flows.completion_reason))::text"))
+        .containsExactlyElementsOf(
+            Arrays.stream(dev.flows.kernel.journal.CompletionReason.values())
+                .map(dev.flows.kernel.journal.CompletionReason::wire)
+                .toList());
+    assertThat(strings("SELECT unnest(enum_range(NULL::flows.disposition))::text"))
+        .containsExactlyElementsOf(
+            Arrays.stream(dev.flows.kernel.journal.Disposition.values())
+                .map(dev.flows.kernel.journal.Disposition::wire)
+                .toList());
+    assertThat(strings("SELECT unnest(enum_range(NULL::flows.run_completion_reason))::text"))
+        .containsExactlyElementsOf(
+            Arrays.stream(dev.flows.kernel.journal.RunCompletionReason.values())
+                .map(dev.flows.kernel.journal.RunCompletionReason::wire)
+                .toList());
+  }
+
+  @Test
+  void aFreshDatabaseHasNoPendingMigration() {
+    assertThat(Migrations.of(db.dataSource()).pending()).isEmpty();
+  }
+
+  @Test
+  void anEmptyDatabaseReportsTheSchemaAsPendingUntilMigrated() {
+    TestDatabase.Fresh empty = TestDatabase.empty("unmigrated");
+    Migrations m = Migrations.of(empty.dataSource());
+    assertThat(m.pending()).containsExactly("1 flows schema", "2 step routes");
+    assertThat(m.migrate()).isEqualTo(2);
+    assertThat(m.pending()).isEmpty();
+    assertThat(m.migrate()).isZero();
+  }
+
+  @Test
+  void anUndeclaredStepTransitionIsRefusedByTheDatabase() throws SQLException {
+    exec(
+        "INSERT INTO flows.runs (run_id, name, status, admission_key, spec, spec_hash, created_by,"
+            + " created_at) VALUES ('r1', 'n', 'running', 'k1', '{}', 'h', 't', now())");
+    exec(
+        "INSERT INTO flows.steps (run_id, step_id, position, kind, status, depends_on,"
+            + " max_iterations, spec, route, not_before, updated_at)"
+            + " VALUES ('r1', 'a', 0, 'llm', 'waiting', '{}', 1, '{}', 'llm', now(), now())");
+    assertThatThrownBy(
+            () -> exec("UPDATE flows.steps SET status = 'succeeded' WHERE step_id = 'a'"))
+        .hasMessageContaining("undeclared step transition waiting -> succeeded");
+    exec("UPDATE flows.steps SET status = 'ready' WHERE step_id = 'a'");
+    assertThatThrownBy(() -> exec("UPDATE flows.steps SET status = 'running' WHERE step_id = 'a'"))
+        .as("a running step without a lease")
+        .hasMessageContaining("steps_lease_iff_running");
+    assertThatThrownBy(() -> exec("UPDATE flows.runs SET status = 'succeeded' WHERE run_id = 'r1'"))
+        .as("a terminal run without completion time")
+        .hasMessageContaining("runs_completed_iff_terminal");
+    assertThatThrownBy(() -> exec("DELETE FROM flows.steps")).hasMessageContaining("append-only");
+  }
+
+  @Test
+  void aStepCannotBeCreatedRunning() throws SQLException {
+    exec(
+        "INSERT INTO flows.runs (run_id, name, status, admission_key, spec, spec_hash, created_by,"
+            + " created_at) VALUES ('r2', 'n', 'running', 'k2', '{}', 'h', 't', now())");
+    assertThatThrownBy(
+            () ->
+                exec(
+                    "INSERT INTO flows.steps (run_id, step_id, position, kind, status, depends_on,"
+                        + " max_iterations, spec, route, attempts, lease_id, lease_deadline,"
+                        + " lease_ms, worker_id, not_before, updated_at) VALUES ('r2', 'a', 0,"
+                        + " 'llm', 'running', '{}', 1, '{}', 'llm', 1, 'l', now(), 10, 'w', now(),"
+                        + " now())"))
+        .hasMessageContaining("created waiting or ready");
+  }
+
+  private static void exec(String sql) throws SQLException {
+    try (Connection c = DriverManager.getConnection(db.jdbcUrl());
+        Statement st = c.createStatement()) {
+      st.execute(sql);
+    }
+  }
+
+  private static List<String> strings(String sql) throws SQLException {
+    try (Connection c = DriverManager.getConnection(db.jdbcUrl());
+        Statement st = c.createStatement();
+        var rs = st.executeQuery(sql)) {
+      List<String> out = new ArrayList<>();
+      while (rs.next()) {
+        out.add(rs.getString(1));
+      }
+      return out;
+    }
+  }
+}

@@ -1,0 +1,637 @@
+package dev.flows.kernel.spec;
+
+import com.fasterxml.jackson.core.JsonLocation;
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.StreamReadFeature;
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectReader;
+import com.fasterxml.jackson.databind.node.NullNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.flows.kernel.InvalidSpecException;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Deque;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.Set;
+import java.util.function.Function;
+import java.util.regex.Pattern;
+import java.util.stream.Collectors;
+
+/**
+ * The fail-closed reader of run specs (format in SURFACE.md, "Run spec"). Anything it does not
+ * understand is refused with an {@link InvalidSpecException} whose pointer names the offending
+ * place, rather than ignored: a misspelt {@code retry} silently meaning "no retry policy" is the
+ * kind of surprise a durable engine must not have. It accepts exactly what {@link RunSpecJson}
+ * writes, so {@code parse(write(spec))} equals {@code spec}.
+ *
+ * <p>JSON {@code null} is never taken for an absent field: an optional field is either left out or
+ * holds a value of its type. Pure: no I/O, and a refusal leaves nothing behind.
+ */
+public final class RunSpecParser {
+  /** Longest step id; ids end up in keys, logs and views, so they stay short and plain. */
+  public static final int MAX_STEP_ID_LENGTH = 100;
+
+  private static final Pattern STEP_ID =
+      Pattern.compile("[A-Za-z0-9_.\\-]{1," + MAX_STEP_ID_LENGTH + "}");
+  private static final int MAX_JITTER_PERCENT = 100;
+  private static final int MAX_SHOWN_LENGTH = 120;
+
+  // Duplicate keys would otherwise resolve silently to the last one, and trailing text after the
+  // document would be ignored: both hide mistakes.
+  private static final ObjectReader READER =
+      RunSpecJson.MAPPER
+          .reader()
+          .with(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
+          .with(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
+
+  private static final List<String> ROOT_FIELDS = List.of("version", "name", "steps");
+  private static final List<String> STEP_FIELDS =
+      List.of(
+          "id",
+          "dependsOn",
+          "input",
+          "maxIterations",
+          "retry",
+          "leaseMs",
+          "timeoutMs",
+          StepKind.DETERMINISTIC.wire(),
+          StepKind.LLM.wire(),
+          StepKind.AGENT.wire());
+  private static final List<String> RETRY_FIELDS =
+      List.of("initialBackoffMs", "maxBackoffMs", "multiplier", "jitterPercent");
+  private static final List<String> DETERMINISTIC_FIELDS = List.of("command");
+  private static final List<String> LLM_FIELDS = List.of("prompt", "model");
+  private static final List<String> AGENT_FIELDS =
+      List.of("instruction", "recoveryMode", "surfaces");
+  private static final List<String> SURFACES_FIELDS = List.of("external");
+
+  private RunSpecParser() {}
+
+  /** Parses JSON text. Malformed JSON is refused with the root pointer {@code ""}. */
+  public static RunSpec parse(String json) {
+    Objects.requireNonNull(json, "json");
+    JsonNode root;
+    try {
+      root = READER.readTree(json);
+    } catch (JsonProcessingException e) {
+      JsonLocation at = e.getLocation();
+      String where =
+          at == null ? "" : " (line " + at.getLineNr() + ", column " + at.getColumnNr() + ")";
+      throw new InvalidSpecException(
+          "the spec is not valid JSON: " + e.getOriginalMessage() + where,
+          "",
+          "fix the JSON syntax at that position");
+    }
+    if (root == null || root.isMissingNode()) {
+      throw new InvalidSpecException(
+          "the spec is empty", "", "write a JSON object with \"version\" and \"steps\"");
+    }
+    return parse(root);
+  }
+
+  /** Parses a JSON tree. The result shares no mutable state with {@code node}. */
+  public static RunSpec parse(JsonNode node) {
+    Objects.requireNonNull(node, "node");
+    ObjectNode root = object(node, "", "the spec");
+    onlyFields(root, "", ROOT_FIELDS);
+
+    String version = string(required(root, "", "version"), "/version", "version");
+    if (!version.equals(RunSpec.VERSION)) {
+      throw new InvalidSpecException(
+          "unsupported spec version " + shown(version),
+          "/version",
+          "this engine reads version \"" + RunSpec.VERSION + "\"");
+    }
+    String name = optional(root, "name", v -> string(v, "/name", "name")).orElse("");
+
+    JsonNode stepsNode = required(root, "", "steps");
+    if (!stepsNode.isArray()) {
+      throw wrongType(stepsNode, "/steps", "steps", "an array of steps");
+    }
+    if (stepsNode.isEmpty()) {
+      throw new InvalidSpecException(
+          "the spec has no steps", "/steps", "add at least one step to \"steps\"");
+    }
+    List<StepSpec> steps = new ArrayList<>();
+    Map<String, Integer> indexById = new HashMap<>();
+    for (int i = 0; i < stepsNode.size(); i++) {
+      String p = at("/steps", i);
+      StepSpec step = step(stepsNode.get(i), p);
+      Integer first = indexById.putIfAbsent(step.id(), i);
+      if (first != null) {
+        throw new InvalidSpecException(
+            "step id \"" + step.id() + "\" is already used by step " + first,
+            at(p, "id"),
+            "give every step a distinct id");
+      }
+      steps.add(step);
+    }
+    checkDependenciesExist(steps, indexById);
+    checkAcyclic(steps, indexById);
+    return new RunSpec(RunSpec.VERSION, name, steps);
+  }
+
+  private static StepSpec step(JsonNode node, String p) {
+    ObjectNode o = object(node, p, "a step");
+    onlyFields(o, p, STEP_FIELDS);
+    String id = stepId(required(o, p, "id"), at(p, "id"));
+    List<String> dependsOn =
+        optional(o, "dependsOn", v -> dependsOn(v, at(p, "dependsOn"), id)).orElse(List.of());
+    JsonNode input =
+        optional(o, "input", v -> freeJson(v, at(p, "input"))).orElse(NullNode.instance);
+    int maxIterations =
+        optional(
+                o,
+                "maxIterations",
+                v -> intWithin(v, at(p, "maxIterations"), "maxIterations", 1, Integer.MAX_VALUE))
+            .orElse(StepSpec.DEFAULT_MAX_ITERATIONS);
+    RetryPolicy retry =
+        optional(o, "retry", v -> retry(v, at(p, "retry"))).orElse(RetryPolicy.defaults());
+    OptionalLong leaseMs = positiveMillis(o, p, "leaseMs");
+    OptionalLong timeoutMs = positiveMillis(o, p, "timeoutMs");
+    StepBody body = body(o, p, id);
+    return new StepSpec(id, dependsOn, input, maxIterations, retry, leaseMs, timeoutMs, body);
+  }
+
+  private static String stepId(JsonNode v, String p) {
+    String id = string(v, p, "id");
+    if (!STEP_ID.matcher(id).matches()) {
+      throw new InvalidSpecException(
+          "step id " + shown(id) + " is not 1 to " + MAX_STEP_ID_LENGTH + " letters, digits, _ - .",
+          p,
+          "use only ASCII letters, digits, '_', '-' and '.', at most "
+              + MAX_STEP_ID_LENGTH
+              + " characters");
+    }
+    return id;
+  }
+
+  private static List<String> dependsOn(JsonNode v, String p, String self) {
+    List<String> deps = distinctStrings(v, p, "dependsOn", "a step id");
+    for (int j = 0; j < deps.size(); j++) {
+      if (deps.get(j).equals(self)) {
+        throw new InvalidSpecException(
+            "step \"" + self + "\" depends on itself",
+            at(p, j),
+            "remove \"" + self + "\" from its own dependsOn");
+      }
+    }
+    return deps;
+  }
+
+  private static RetryPolicy retry(JsonNode node, String p) {
+    ObjectNode o = object(node, p, "retry");
+    onlyFields(o, p, RETRY_FIELDS);
+    long initial =
+        optional(
+                o,
+                "initialBackoffMs",
+                v -> longAtLeast(v, at(p, "initialBackoffMs"), "initialBackoffMs", 0))
+            .orElse(RetryPolicy.DEFAULT_INITIAL_BACKOFF_MS);
+    long max =
+        optional(o, "maxBackoffMs", v -> longAtLeast(v, at(p, "maxBackoffMs"), "maxBackoffMs", 0))
+            .orElse(RetryPolicy.DEFAULT_MAX_BACKOFF_MS);
+    double multiplier =
+        optional(o, "multiplier", v -> multiplier(v, at(p, "multiplier")))
+            .orElse(RetryPolicy.DEFAULT_MULTIPLIER);
+    int jitter =
+        optional(
+                o,
+                "jitterPercent",
+                v -> intWithin(v, at(p, "jitterPercent"), "jitterPercent", 0, MAX_JITTER_PERCENT))
+            .orElse(RetryPolicy.DEFAULT_JITTER_PERCENT);
+    if (max < initial) {
+      // Point at whichever of the two the author wrote; a default is nowhere to be fixed.
+      boolean maxWritten = o.has("maxBackoffMs");
+      throw new InvalidSpecException(
+          "maxBackoffMs ("
+              + max
+              + (maxWritten ? "" : ", the default")
+              + ") is less than initialBackoffMs ("
+              + initial
+              + (o.has("initialBackoffMs") ? "" : ", the default")
+              + ")",
+          at(p, maxWritten ? "maxBackoffMs" : "initialBackoffMs"),
+          "make maxBackoffMs at least initialBackoffMs");
+    }
+    return new RetryPolicy(initial, max, multiplier, jitter);
+  }
+
+  private static double multiplier(JsonNode v, String p) {
+    if (!v.isNumber()) {
+      throw wrongType(v, p, "multiplier", "a number");
+    }
+    double m = v.doubleValue();
+    if (!Double.isFinite(m)) {
+      throw new InvalidSpecException(
+          "multiplier " + v + " is too large", p, "use a multiplier between 1 and a few");
+    }
+    if (m < 1.0) {
+      throw new InvalidSpecException(
+          "multiplier " + v + " is less than 1, so delays would shrink",
+          p,
+          "use a multiplier of at least 1 (1 keeps the delay constant)");
+    }
+    return m;
+  }
+
+  private static OptionalLong positiveMillis(ObjectNode o, String p, String field) {
+    return optional(o, field, v -> longAtLeast(v, at(p, field), field, 1))
+        .map(OptionalLong::of)
+        .orElse(OptionalLong.empty());
+  }
+
+  private static StepBody body(ObjectNode o, String p, String id) {
+    List<String> kinds =
+        fieldNames(o).stream().filter(f -> StepKind.fromWire(f).isPresent()).toList();
+    if (kinds.isEmpty()) {
+      throw new InvalidSpecException(
+          "step \"" + id + "\" has no kind",
+          p,
+          "add exactly one of \"deterministic\", \"llm\" or \"agent\"");
+    }
+    if (kinds.size() > 1) {
+      throw new InvalidSpecException(
+          "step \""
+              + id
+              + "\" has two kinds, \""
+              + kinds.get(0)
+              + "\" and \""
+              + kinds.get(1)
+              + "\"",
+          at(p, kinds.get(1)),
+          "keep exactly one of \"deterministic\", \"llm\" or \"agent\"");
+    }
+    String wire = kinds.getFirst();
+    JsonNode v = o.get(wire);
+    String kp = at(p, wire);
+    return switch (StepKind.fromWire(wire).orElseThrow()) {
+      case DETERMINISTIC -> deterministic(v, kp);
+      case LLM -> llm(v, kp);
+      case AGENT -> agent(v, kp);
+    };
+  }
+
+  private static StepBody.Deterministic deterministic(JsonNode node, String p) {
+    ObjectNode o = object(node, p, "deterministic");
+    onlyFields(o, p, DETERMINISTIC_FIELDS);
+    String cp = at(p, "command");
+    JsonNode command = required(o, p, "command");
+    if (command.isTextual()) {
+      nonBlank(command.textValue(), cp, "command", "write the shell command to run");
+      return new StepBody.Deterministic(List.of(command.textValue()), true);
+    }
+    if (!command.isArray()) {
+      throw wrongType(
+          command, cp, "command", "a string (run by a shell) or an array of strings (argv)");
+    }
+    if (command.isEmpty()) {
+      throw new InvalidSpecException(
+          "command is an empty argv", cp, "name at least the program to run");
+    }
+    List<String> argv = new ArrayList<>();
+    for (int j = 0; j < command.size(); j++) {
+      String arg = string(command.get(j), at(cp, j), "an argv element");
+      if (arg.isEmpty()) {
+        throw new InvalidSpecException(
+            "argv element " + j + " is empty", at(cp, j), "remove it or give it a value");
+      }
+      argv.add(arg);
+    }
+    return new StepBody.Deterministic(argv, false);
+  }
+
+  private static StepBody.Llm llm(JsonNode node, String p) {
+    ObjectNode o = object(node, p, "llm");
+    onlyFields(o, p, LLM_FIELDS);
+    String prompt = string(required(o, p, "prompt"), at(p, "prompt"), "prompt");
+    nonBlank(prompt, at(p, "prompt"), "prompt", "write the prompt");
+    String model = optional(o, "model", v -> string(v, at(p, "model"), "model")).orElse("");
+    return new StepBody.Llm(prompt, model);
+  }
+
+  private static StepBody.Agent agent(JsonNode node, String p) {
+    ObjectNode o = object(node, p, "agent");
+    onlyFields(o, p, AGENT_FIELDS);
+    String ip = at(p, "instruction");
+    ObjectNode instruction = object(required(o, p, "instruction"), ip, "instruction");
+    String type = string(required(instruction, ip, "type"), at(ip, "type"), "type");
+    nonBlank(type, at(ip, "type"), "type", "name the instruction type, e.g. \"mcp\"");
+    freeJson(instruction, ip);
+    RecoveryMode mode =
+        optional(o, "recoveryMode", v -> recoveryMode(v, at(p, "recoveryMode")))
+            .orElse(RecoveryMode.RESET);
+    List<String> external =
+        optional(o, "surfaces", v -> surfaces(v, at(p, "surfaces"))).orElse(List.of());
+    return new StepBody.Agent(instruction, mode, external);
+  }
+
+  private static RecoveryMode recoveryMode(JsonNode v, String p) {
+    String wire = string(v, p, "recoveryMode");
+    return RecoveryMode.fromWire(wire)
+        .orElseThrow(
+            () ->
+                new InvalidSpecException(
+                    "recoveryMode "
+                        + shown(wire)
+                        + " is not one of "
+                        + wires(RecoveryMode.values()),
+                    p,
+                    "use one of " + wires(RecoveryMode.values())));
+  }
+
+  private static List<String> surfaces(JsonNode node, String p) {
+    ObjectNode o = object(node, p, "surfaces");
+    onlyFields(o, p, SURFACES_FIELDS);
+    String ep = at(p, "external");
+    List<String> paths =
+        optional(o, "external", v -> distinctStrings(v, ep, "external", "a surface path"))
+            .orElse(List.of());
+    for (int j = 0; j < paths.size(); j++) {
+      if (!paths.get(j).startsWith("/")) {
+        throw new InvalidSpecException(
+            "surface path " + shown(paths.get(j)) + " does not start with \"/\"",
+            at(ep, j),
+            "write an absolute surface path such as \"/mcp/<server>/<tool>\"");
+      }
+    }
+    return paths;
+  }
+
+  private static void checkDependenciesExist(List<StepSpec> steps, Map<String, Integer> indexById) {
+    for (int i = 0; i < steps.size(); i++) {
+      StepSpec s = steps.get(i);
+      for (int j = 0; j < s.dependsOn().size(); j++) {
+        String dep = s.dependsOn().get(j);
+        if (!indexById.containsKey(dep)) {
+          throw new InvalidSpecException(
+              "step \""
+                  + s.id()
+                  + "\" depends on "
+                  + shown(dep)
+                  + ", which is not a step of this spec",
+              at(at(at("/steps", i), "dependsOn"), j),
+              "name an existing step id or remove the dependency");
+        }
+      }
+    }
+  }
+
+  /**
+   * Kahn's algorithm, iterative so a long chain cannot overflow the stack. Every step left over has
+   * a left-over dependency, so following those from the first left-over step must close a cycle; it
+   * is reported from its first step in document order so the message is stable.
+   */
+  private static void checkAcyclic(List<StepSpec> steps, Map<String, Integer> indexById) {
+    int n = steps.size();
+    int[] pending = new int[n];
+    List<List<Integer>> dependents = new ArrayList<>();
+    for (int i = 0; i < n; i++) {
+      dependents.add(new ArrayList<>());
+    }
+    Deque<Integer> ready = new ArrayDeque<>();
+    for (int i = 0; i < n; i++) {
+      pending[i] = steps.get(i).dependsOn().size();
+      for (String dep : steps.get(i).dependsOn()) {
+        dependents.get(indexById.get(dep)).add(i);
+      }
+    }
+    for (int i = 0; i < n; i++) {
+      if (pending[i] == 0) {
+        ready.add(i);
+      }
+    }
+    while (!ready.isEmpty()) {
+      for (int d : dependents.get(ready.poll())) {
+        if (--pending[d] == 0) {
+          ready.add(d);
+        }
+      }
+    }
+    int start = -1;
+    for (int i = 0; i < n && start < 0; i++) {
+      if (pending[i] > 0) {
+        start = i;
+      }
+    }
+    if (start < 0) {
+      return;
+    }
+    Map<Integer, Integer> positionOnPath = new HashMap<>();
+    List<Integer> path = new ArrayList<>();
+    int current = start;
+    while (!positionOnPath.containsKey(current)) {
+      positionOnPath.put(current, path.size());
+      path.add(current);
+      current =
+          steps.get(current).dependsOn().stream()
+              .map(indexById::get)
+              .filter(d -> pending[d] > 0)
+              .findFirst()
+              .orElseThrow();
+    }
+    List<Integer> cycle = path.subList(positionOnPath.get(current), path.size());
+    int first = cycle.indexOf(cycle.stream().min(Integer::compare).orElseThrow());
+    List<String> names = new ArrayList<>();
+    for (int k = 0; k <= cycle.size(); k++) {
+      names.add("\"" + steps.get(cycle.get((first + k) % cycle.size())).id() + "\"");
+    }
+    throw new InvalidSpecException(
+        "dependency cycle: " + String.join(" -> ", names) + " (each depends on the next)",
+        at("/steps", cycle.get(first)),
+        "remove one of these dependencies");
+  }
+
+  // ---- shared JSON checks ----
+
+  private static ObjectNode object(JsonNode v, String p, String what) {
+    if (!v.isObject()) {
+      throw wrongType(v, p, what, "an object");
+    }
+    return (ObjectNode) v;
+  }
+
+  private static void onlyFields(ObjectNode o, String p, List<String> allowed) {
+    for (String f : fieldNames(o)) {
+      if (!allowed.contains(f)) {
+        String hint =
+            allowed.stream()
+                .filter(a -> loose(a).equals(loose(f)))
+                .findFirst()
+                .map(a -> "did you mean \"" + a + "\"? ")
+                .orElse("remove it; ");
+        throw new InvalidSpecException(
+            "unknown field " + shown(f),
+            at(p, f),
+            hint + "the fields allowed here are " + String.join(", ", allowed));
+      }
+    }
+  }
+
+  /** Spelling-insensitive form, so {@code depends_on} can be pointed to {@code dependsOn}. */
+  private static String loose(String name) {
+    return name.replace("_", "").replace("-", "").toLowerCase(Locale.ROOT);
+  }
+
+  private static List<String> fieldNames(ObjectNode o) {
+    return o.properties().stream().map(Map.Entry::getKey).toList();
+  }
+
+  private static JsonNode required(ObjectNode o, String p, String field) {
+    JsonNode v = o.get(field);
+    if (v == null) {
+      throw new InvalidSpecException(
+          "missing required field \"" + field + "\"", at(p, field), "add \"" + field + "\" here");
+    }
+    return v;
+  }
+
+  private static <T> Optional<T> optional(ObjectNode o, String field, Function<JsonNode, T> read) {
+    JsonNode v = o.get(field);
+    return v == null ? Optional.empty() : Optional.of(read.apply(v));
+  }
+
+  private static String string(JsonNode v, String p, String what) {
+    if (!v.isTextual()) {
+      throw wrongType(v, p, what, "a string");
+    }
+    return v.textValue();
+  }
+
+  private static void nonBlank(String s, String p, String what, String fix) {
+    if (s.isBlank()) {
+      throw new InvalidSpecException(what + " is blank", p, fix);
+    }
+  }
+
+  private static List<String> distinctStrings(JsonNode v, String p, String what, String element) {
+    if (!v.isArray()) {
+      throw wrongType(v, p, what, "an array of strings");
+    }
+    List<String> out = new ArrayList<>();
+    Set<String> seen = new HashSet<>();
+    for (int j = 0; j < v.size(); j++) {
+      String s = string(v.get(j), at(p, j), element);
+      if (!seen.add(s)) {
+        throw new InvalidSpecException(
+            shown(s) + " is listed twice in " + what, at(p, j), "list it once");
+      }
+      out.add(s);
+    }
+    return out;
+  }
+
+  private static long longAtLeast(JsonNode v, String p, String what, long min) {
+    if (!v.isNumber()) {
+      throw wrongType(v, p, what, "an integer");
+    }
+    if (!v.isIntegralNumber()) {
+      throw new InvalidSpecException(
+          what + " must be a whole number, got " + v,
+          p,
+          "write an integer, without a fraction or an exponent");
+    }
+    if (!v.canConvertToLong()) {
+      throw new InvalidSpecException(what + " " + v + " is too large", p, "use a smaller value");
+    }
+    long n = v.longValue();
+    if (n < min) {
+      throw new InvalidSpecException(
+          what + " is " + n + (min == 0 ? ", which is negative" : ", below " + min),
+          p,
+          "use a value of at least " + min);
+    }
+    return n;
+  }
+
+  private static int intWithin(JsonNode v, String p, String what, int min, int max) {
+    long n = longAtLeast(v, p, what, min);
+    if (n > max) {
+      throw new InvalidSpecException(
+          what + " is " + n + ", above " + max, p, "use a value from " + min + " to " + max);
+    }
+    return (int) n;
+  }
+
+  /**
+   * Free-form JSON ({@code input}, an agent's instruction) is kept as written, but it must be plain
+   * JSON that survives the canonical writer: no non-finite numbers (a number too large for a double
+   * reads as infinity) and no non-JSON nodes from a hand-built tree.
+   */
+  private static JsonNode freeJson(JsonNode root, String rootPointer) {
+    Deque<Map.Entry<String, JsonNode>> todo = new ArrayDeque<>();
+    todo.push(Map.entry(rootPointer, root));
+    while (!todo.isEmpty()) {
+      Map.Entry<String, JsonNode> e = todo.pop();
+      String p = e.getKey();
+      JsonNode v = e.getValue();
+      switch (v.getNodeType()) {
+        case OBJECT ->
+            v.properties().forEach(f -> todo.push(Map.entry(at(p, f.getKey()), f.getValue())));
+        case ARRAY -> {
+          for (int j = 0; j < v.size(); j++) {
+            todo.push(Map.entry(at(p, j), v.get(j)));
+          }
+        }
+        case NUMBER -> {
+          if (v.isFloatingPointNumber() && !Double.isFinite(v.doubleValue())) {
+            throw new InvalidSpecException(
+                "number " + v.asText() + " is out of range", p, "use a finite number");
+          }
+        }
+        case STRING, BOOLEAN, NULL -> {}
+        case BINARY, POJO, MISSING ->
+            throw new InvalidSpecException(
+                "not a JSON value (" + v.getNodeType() + ")", p, "use plain JSON values only");
+      }
+    }
+    return root;
+  }
+
+  private static InvalidSpecException wrongType(
+      JsonNode v, String p, String what, String expected) {
+    return new InvalidSpecException(
+        what + " must be " + expected + ", got " + describe(v), p, "write " + expected + " here");
+  }
+
+  private static String describe(JsonNode v) {
+    return switch (v.getNodeType()) {
+      case STRING -> "a string";
+      case NUMBER -> "a number";
+      case BOOLEAN -> "a boolean";
+      case NULL -> "null";
+      case ARRAY -> "an array";
+      case OBJECT -> "an object";
+      case BINARY, POJO, MISSING -> "a non-JSON value";
+    };
+  }
+
+  private static String wires(RecoveryMode[] modes) {
+    return Arrays.stream(modes).map(m -> "\"" + m.wire() + "\"").collect(Collectors.joining(", "));
+  }
+
+  /** Quotes a value from the spec for a message, cut short so a one-line refusal stays one line. */
+  private static String shown(String value) {
+    return "\""
+        + (value.length() > MAX_SHOWN_LENGTH ? value.substring(0, MAX_SHOWN_LENGTH) + "..." : value)
+        + "\"";
+  }
+
+  /** RFC 6901: "~" and "/" inside a reference token are escaped as "~0" and "~1". */
+  static String at(String pointer, String field) {
+    return pointer + "/" + field.replace("~", "~0").replace("/", "~1");
+  }
+
+  static String at(String pointer, int index) {
+    return pointer + "/" + index;
+  }
+}

@@ -1,0 +1,19 @@
+package dev.flows.kernel.journal;
+
+import java.time.Duration;
+import java.time.Instant;
+
+class InMemoryJournalContractTest extends JournalContract {
+  private ManualClock clock;
+
+  @Override
+  protected Journal newJournal() {
+    clock = new ManualClock(Instant.parse("2026-01-01T00:00:00Z"));
+    return new InMemoryJournal(clock);
+  }
+
+  @Override
+  protected void elapse(Duration d) {
+    clock.advance(d);
+  }
+}

@@ -1,0 +1,805 @@
+package dev.flows.kernel.journal;
+
+import static dev.flows.kernel.journal.Specs.agent;
+import static dev.flows.kernel.journal.Specs.command;
+import static dev.flows.kernel.journal.Specs.dependsOn;
+import static dev.flows.kernel.journal.Specs.iterations;
+import static dev.flows.kernel.journal.Specs.lease;
+import static dev.flows.kernel.journal.Specs.llm;
+import static dev.flows.kernel.journal.Specs.run;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import dev.flows.kernel.ErrorCode;
+import dev.flows.kernel.FlowsException;
+import dev.flows.kernel.keys.Keys;
+import dev.flows.kernel.lifecycle.Lifecycle;
+import dev.flows.kernel.lifecycle.RunStatus;
+import dev.flows.kernel.lifecycle.RunTransition;
+import dev.flows.kernel.lifecycle.StepStatus;
+import dev.flows.kernel.lifecycle.StepTransition;
+import dev.flows.kernel.spec.RetryPolicy;
+import dev.flows.kernel.spec.RunSpec;
+import dev.flows.kernel.spec.StepBody;
+import dev.flows.kernel.spec.StepKind;
+import dev.flows.kernel.spec.StepSpec;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The behaviour every {@link Journal} must have. Implementations extend this class, hand out a
+ * fresh, empty journal per test and say how time passes for it. After the suite, every declared run
+ * and step transition must have been exercised, or the suite fails.
+ */
+public abstract class JournalContract {
+  protected static final WorkerId WORKER = new WorkerId("worker-contract");
+  protected static final Duration LONG_LEASE = Duration.ofSeconds(30);
+  private static final JsonNodeFactory JSON = JsonNodeFactory.instance;
+
+  protected Journal journal;
+
+  /** A journal with no runs in it. */
+  protected abstract Journal newJournal();
+
+  /** Lets {@code d} pass on the journal's clock (advance a fake clock, or sleep). */
+  protected abstract void elapse(Duration d);
+
+  /** The lease used where a test wants an attempt to expire. */
+  protected Duration shortLease() {
+    return Duration.ofMillis(400);
+  }
+
+  /** How long to let pass so a short lease (or a 1 ms backoff) is surely over. */
+  protected Duration pastShortLease() {
+    return shortLease().plusMillis(250);
+  }
+
+  @BeforeEach
+  void freshJournal() {
+    journal = newJournal();
+  }
+
+  @AfterAll
+  static void everyDeclaredTransitionWasExercised() {
+    assertThat(Lifecycle.stepTransitionsSeen())
+        .as("step transitions exercised by the suite")
+        .containsExactlyInAnyOrderElementsOf(EnumSet.allOf(StepTransition.class));
+    assertThat(Lifecycle.runTransitionsSeen())
+        .as("run transitions exercised by the suite")
+        .containsExactlyInAnyOrderElementsOf(EnumSet.allOf(RunTransition.class));
+  }
+
+  // ---- helpers
+
+  protected RunId start(RunSpec spec) {
+    return journal.startRun(StartRun.of("key-" + System.nanoTime(), spec)).runId();
+  }
+
+  protected List<ClaimedAttempt> claim(int capacity, StepKind... kinds) {
+    Set<StepKind> k = kinds.length == 0 ? EnumSet.allOf(StepKind.class) : Set.of(kinds);
+    return journal.claim(new ClaimRequest(WORKER, k, capacity, LONG_LEASE));
+  }
+
+  protected ClaimedAttempt claimOne() {
+    List<ClaimedAttempt> c = claim(1);
+    assertThat(c).as("one claimable step").hasSize(1);
+    return c.getFirst();
+  }
+
+  protected RunSnapshot snapshot(RunId id) {
+    return journal.run(id).orElseThrow();
+  }
+
+  protected StepStatus stepStatus(RunId id, String step) {
+    return snapshot(id).step(step).orElseThrow().status();
+  }
+
+  protected List<String> types(RunId id) {
+    return journal.entries(id).stream().map(r -> r.entry().type()).toList();
+  }
+
+  protected <T extends JournalEntry> List<T> entriesOf(RunId id, Class<T> type) {
+    return journal.entries(id).stream()
+        .map(JournalRecord::entry)
+        .filter(type::isInstance)
+        .map(type::cast)
+        .toList();
+  }
+
+  protected static JsonNode json(String field, String value) {
+    return JSON.objectNode().put(field, value);
+  }
+
+  protected static StepOutcome ok() {
+    return new StepOutcome.Succeeded(json("ok", "yes"));
+  }
+
+  protected static StepOutcome retryableFailure() {
+    return new StepOutcome.Failed(CompletionReason.WORKER_ERROR, json("why", "boom"), true);
+  }
+
+  protected static void assertRefused(Runnable r, ErrorCode code) {
+    assertThatThrownBy(r::run)
+        .isInstanceOf(FlowsException.class)
+        .satisfies(e -> assertThat(((FlowsException) e).code()).isEqualTo(code));
+  }
+
+  /** Starts a one-step agent run with a short lease and claims it. */
+  protected ClaimedAttempt expiringAttempt(int maxIterations, String... surfaces) {
+    RunId id = start(run(iterations(lease(agent("a", surfaces), shortLease()), maxIterations)));
+    ClaimedAttempt a = claimOne();
+    assertThat(a.lease().runId()).isEqualTo(id);
+    return a;
+  }
+
+  // ---- start
+
+  @Test
+  void startingARunJournalsRunSpawnedAndMakesRootStepsReady() {
+    RunSpec spec = run(command("a", "true"), dependsOn(command("b", "true"), "a"));
+    StartedRun s = journal.startRun(StartRun.of("k1", spec));
+    assertThat(s.created()).isTrue();
+    assertThat(s.status()).isEqualTo(RunStatus.RUNNING);
+    RunSnapshot snap = snapshot(s.runId());
+    assertThat(snap.name()).isEqualTo("test");
+    assertThat(snap.step("a").orElseThrow().status()).isEqualTo(StepStatus.READY);
+    assertThat(snap.step("b").orElseThrow().status()).isEqualTo(StepStatus.WAITING);
+    List<JournalEntry.RunSpawned> spawned = entriesOf(s.runId(), JournalEntry.RunSpawned.class);
+    assertThat(spawned).hasSize(1);
+    assertThat(spawned.getFirst().admissionKey()).isEqualTo("k1");
+    assertThat(spawned.getFirst().specHash()).isEqualTo(snap.specHash()).hasSize(64);
+  }
+
+  @Test
+  void startIsIdempotentByAdmissionKey() {
+    RunSpec spec = run(command("a", "true"));
+    StartedRun first = journal.startRun(StartRun.of("same", spec));
+    StartedRun again = journal.startRun(StartRun.of("same", spec));
+    assertThat(again.runId()).isEqualTo(first.runId());
+    assertThat(again.created()).isFalse();
+    assertThat(types(first.runId())).containsExactly("run.spawned");
+  }
+
+  @Test
+  void theSameAdmissionKeyWithAnotherSpecIsRefusedAndWritesNothing() {
+    StartedRun first = journal.startRun(StartRun.of("same", run(command("a", "true"))));
+    assertRefused(
+        () -> journal.startRun(StartRun.of("same", run(command("a", "false")))),
+        ErrorCode.RUN_ADMISSION_CONFLICT);
+    assertThat(types(first.runId())).containsExactly("run.spawned");
+  }
+
+  @Test
+  void aCallerChosenRunIdAndParentAreKeptAndTheChildIsListed() {
+    RunId parent = start(run(agent("root")));
+    RunId child = new RunId("child-1");
+    StartedRun s =
+        journal.startRun(
+            new StartRun(
+                Optional.of(child), "ck", run(agent("a")), Optional.of(parent), "flow:root"));
+    assertThat(s.runId()).isEqualTo(child);
+    assertThat(snapshot(child).parentRunId()).contains(parent);
+    assertThat(journal.children(parent)).containsExactly(child);
+    assertThat(entriesOf(child, JournalEntry.RunSpawned.class).getFirst().createdBy())
+        .isEqualTo("flow:root");
+  }
+
+  @Test
+  void aChosenRunIdAlreadyUsedUnderAnotherKeyIsRefused() {
+    RunId id = new RunId("taken");
+    journal.startRun(new StartRun(Optional.of(id), "k1", run(agent("a")), Optional.empty(), "api"));
+    assertRefused(
+        () ->
+            journal.startRun(
+                new StartRun(Optional.of(id), "k2", run(agent("a")), Optional.empty(), "api")),
+        ErrorCode.RUN_ADMISSION_CONFLICT);
+  }
+
+  // ---- claim
+
+  @Test
+  void aClaimOpensAnAttemptWithALeaseAndJournalsIt() {
+    RunId id = start(run(agent("a")));
+    ClaimedAttempt a = claimOne();
+    assertThat(a.lease()).isEqualTo(new LeaseToken(id, "a", 1, Keys.leaseId(id, "a", 1)));
+    assertThat(a.idempotencyKey()).isEqualTo(Keys.idempotencyKey(id, "a"));
+    assertThat(a.leaseMs()).isEqualTo(LONG_LEASE.toMillis());
+    assertThat(stepStatus(id, "a")).isEqualTo(StepStatus.RUNNING);
+    List<JournalEntry.StepAttemptStarted> started =
+        entriesOf(id, JournalEntry.StepAttemptStarted.class);
+    assertThat(started).hasSize(1);
+    assertThat(started.getFirst().workerId()).isEqualTo(WORKER);
+    assertThat(started.getFirst().leaseId()).isEqualTo(a.lease().leaseId());
+    assertThat(started.getFirst().stepKind()).isEqualTo(StepKind.AGENT);
+    // The deadline is the claim time plus the lease, both on the journal's clock.
+    Instant claimedAt =
+        journal.entries(id).stream()
+            .filter(r -> r.entry() instanceof JournalEntry.StepAttemptStarted)
+            .findFirst()
+            .orElseThrow()
+            .at();
+    assertThat(a.leaseDeadline())
+        .isBetween(
+            claimedAt.plus(LONG_LEASE).minusSeconds(1), claimedAt.plus(LONG_LEASE).plusSeconds(1));
+  }
+
+  @Test
+  void aClaimServesOnlyTheRequestedKindsUpToCapacity() {
+    start(run(command("c1", "true"), command("c2", "true"), llm("l"), agent("g")));
+    assertThat(claim(0, StepKind.DETERMINISTIC)).isEmpty();
+    assertThat(claim(1, StepKind.DETERMINISTIC)).hasSize(1);
+    assertThat(claim(5, StepKind.DETERMINISTIC)).hasSize(1);
+    List<ClaimedAttempt> rest = claim(5, StepKind.LLM, StepKind.AGENT);
+    assertThat(rest).extracting(c -> c.step().id()).containsExactlyInAnyOrder("l", "g");
+    assertThat(claim(5)).isEmpty();
+  }
+
+  @Test
+  void aClaimWithRoutesTakesOnlyStepsOnThoseRoutes() {
+    StepSpec flowV2 =
+        new StepSpec(
+            "f2",
+            List.of(),
+            JSON.nullNode(),
+            1,
+            Specs.FAST_RETRY,
+            java.util.OptionalLong.empty(),
+            java.util.OptionalLong.empty(),
+            new StepBody.Agent(
+                JSON.objectNode().put("type", "flow").put("route", "pay@2"),
+                dev.flows.kernel.spec.RecoveryMode.RESET,
+                List.of()));
+    start(run(agent("t"), command("c", "true"), flowV2));
+    List<ClaimedAttempt> none =
+        journal.claim(
+            new ClaimRequest(
+                WORKER,
+                EnumSet.allOf(StepKind.class),
+                10,
+                LONG_LEASE,
+                Optional.of(Set.of("flow:pay@1", "llm"))));
+    assertThat(none).isEmpty();
+    List<ClaimedAttempt> some =
+        journal.claim(
+            new ClaimRequest(
+                WORKER,
+                EnumSet.allOf(StepKind.class),
+                10,
+                LONG_LEASE,
+                Optional.of(Set.of("flow:pay@2", "test", "deterministic"))));
+    assertThat(some).extracting(c -> c.step().id()).containsExactlyInAnyOrder("f2", "t", "c");
+  }
+
+  @Test
+  void aStepSpecLeaseOverridesTheWorkersDefault() {
+    start(run(lease(agent("a"), Duration.ofSeconds(7))));
+    assertThat(claimOne().leaseMs()).isEqualTo(7000);
+  }
+
+  @Test
+  void aDependentStepBecomesReadyOnlyAfterItsDependencySucceedsAndTheRunThenSucceeds() {
+    RunId id = start(run(agent("a"), dependsOn(agent("b"), "a")));
+    ClaimedAttempt a = claimOne();
+    assertThat(claim(5)).isEmpty();
+    CompletionAck ack = journal.complete(a.lease(), ok());
+    assertThat(ack.disposition()).isEqualTo(Disposition.STEP_DONE);
+    assertThat(ack.runStatus()).isEqualTo(RunStatus.RUNNING);
+    assertThat(stepStatus(id, "b")).isEqualTo(StepStatus.READY);
+    ClaimedAttempt b = claimOne();
+    assertThat(b.step().id()).isEqualTo("b");
+    assertThat(journal.complete(b.lease(), ok()).runStatus()).isEqualTo(RunStatus.SUCCEEDED);
+    RunSnapshot snap = snapshot(id);
+    assertThat(snap.status()).isEqualTo(RunStatus.SUCCEEDED);
+    assertThat(snap.completedAt()).isPresent();
+    assertThat(snap.completionReason()).contains(RunCompletionReason.SUCCESS);
+    assertThat(snap.step("a").orElseThrow().output()).contains(json("ok", "yes"));
+    assertThat(types(id))
+        .containsExactly(
+            "run.spawned",
+            "step.attempt.started",
+            "step.completed",
+            "step.attempt.started",
+            "step.completed",
+            "run.completed");
+  }
+
+  @Test
+  void aClaimSkipsStepsOfRunsThatAreNotRunning() {
+    RunId id = start(run(agent("a")));
+    journal.cancelRun(id, "test");
+    assertThat(claim(5)).isEmpty();
+  }
+
+  // ---- heartbeat and fencing
+
+  @Test
+  void aHeartbeatExtendsTheDeadline() {
+    start(run(agent("a")));
+    ClaimedAttempt a = claimOne();
+    elapse(Duration.ofMillis(50));
+    Instant renewed = journal.heartbeat(a.lease());
+    assertThat(renewed).isAfter(a.leaseDeadline());
+  }
+
+  @Test
+  void aHeartbeatAfterExpiryIsRefusedAndTheJournalIsUnchanged() {
+    ClaimedAttempt a = expiringAttempt(1);
+    elapse(pastShortLease());
+    List<JournalRecord> before = journal.entries(a.lease().runId());
+    assertRefused(() -> journal.heartbeat(a.lease()), ErrorCode.LEASE_CONFLICT);
+    assertThat(journal.entries(a.lease().runId())).isEqualTo(before);
+  }
+
+  @Test
+  void aLateCompletionIsRefusedAndChangesNothingEvenBeforeTheReconcilerRuns() {
+    ClaimedAttempt a = expiringAttempt(1);
+    elapse(pastShortLease());
+    List<JournalRecord> before = journal.entries(a.lease().runId());
+    assertRefused(() -> journal.complete(a.lease(), ok()), ErrorCode.LEASE_CONFLICT);
+    assertThat(journal.entries(a.lease().runId())).isEqualTo(before);
+    assertThat(stepStatus(a.lease().runId(), "a")).isEqualTo(StepStatus.RUNNING);
+  }
+
+  @Test
+  void bothEffectVerbsAfterExpiryAreRefusedAndTheJournalIsUnchanged() {
+    ClaimedAttempt a = expiringAttempt(1, "/mcp/s/t");
+    journal.recordEffect(a.lease(), "/mcp/s/t");
+    elapse(pastShortLease());
+    List<JournalRecord> before = journal.entries(a.lease().runId());
+    assertRefused(() -> journal.recordEffect(a.lease(), "/mcp/s/t"), ErrorCode.LEASE_CONFLICT);
+    assertRefused(
+        () -> journal.confirmEffect(a.lease(), "/mcp/s/t", Optional.empty()),
+        ErrorCode.LEASE_CONFLICT);
+    assertThat(journal.entries(a.lease().runId())).isEqualTo(before);
+  }
+
+  @Test
+  void aTokenWithTheWrongLeaseIdOrAttemptIsRefused() {
+    start(run(agent("a")));
+    LeaseToken t = claimOne().lease();
+    LeaseToken wrongLease = new LeaseToken(t.runId(), t.stepId(), t.attempt(), "lease_forged");
+    LeaseToken wrongAttempt = new LeaseToken(t.runId(), t.stepId(), 2, t.leaseId());
+    assertRefused(() -> journal.heartbeat(wrongLease), ErrorCode.LEASE_CONFLICT);
+    assertRefused(() -> journal.complete(wrongAttempt, ok()), ErrorCode.LEASE_CONFLICT);
+    assertThat(journal.complete(t, ok()).disposition()).isEqualTo(Disposition.STEP_DONE);
+  }
+
+  @Test
+  void aCompletedAttemptCannotCompleteTwice() {
+    start(run(agent("a"), agent("b")));
+    LeaseToken t = claimOne().lease();
+    journal.complete(t, ok());
+    assertRefused(() -> journal.complete(t, ok()), ErrorCode.LEASE_CONFLICT);
+  }
+
+  @Test
+  void fencedVerbsOnATerminalRunAnswerRunTerminal() {
+    RunId id = start(run(agent("a", "/x")));
+    LeaseToken t = claimOne().lease();
+    journal.cancelRun(id, "test");
+    assertRefused(() -> journal.heartbeat(t), ErrorCode.RUN_TERMINAL);
+    assertRefused(() -> journal.recordEffect(t, "/x"), ErrorCode.RUN_TERMINAL);
+    assertRefused(() -> journal.complete(t, ok()), ErrorCode.RUN_TERMINAL);
+  }
+
+  @Test
+  void fencedVerbsOnAnUnknownRunAnswerRunNotFound() {
+    LeaseToken t = new LeaseToken(new RunId("nope"), "a", 1, "lease_x");
+    assertRefused(() -> journal.heartbeat(t), ErrorCode.RUN_NOT_FOUND);
+  }
+
+  // ---- effects
+
+  @Test
+  void recordThenConfirmThenCompleteListsTheEffectInTheCompletion() {
+    RunId id = start(run(agent("a", "/mcp/s/t")));
+    ClaimedAttempt a = claimOne();
+    EffectElection e = journal.recordEffect(a.lease(), "/mcp/s/t");
+    assertThat(e).isEqualTo(new EffectElection(a.idempotencyKey(), false, false, Optional.empty()));
+    journal.confirmEffect(a.lease(), "/mcp/s/t", Optional.of(json("out", "1")));
+    journal.complete(a.lease(), ok());
+    JournalEntry.StepCompleted done = entriesOf(id, JournalEntry.StepCompleted.class).getFirst();
+    assertThat(done.effects())
+        .containsExactly(new JournalEntry.EffectRef("/mcp/s/t", a.idempotencyKey()));
+    assertThat(entriesOf(id, JournalEntry.EffectConfirmed.class).getFirst().output())
+        .contains(json("out", "1"));
+  }
+
+  @Test
+  void recordingTwiceInOneAttemptIsIdempotentAndJournaledOnce() {
+    RunId id = start(run(agent("a", "/x")));
+    ClaimedAttempt a = claimOne();
+    journal.recordEffect(a.lease(), "/x");
+    EffectElection again = journal.recordEffect(a.lease(), "/x");
+    assertThat(again.deduped()).isFalse();
+    assertThat(again.takenOver()).isFalse();
+    journal.confirmEffect(a.lease(), "/x", Optional.empty());
+    journal.confirmEffect(a.lease(), "/x", Optional.empty());
+    assertThat(entriesOf(id, JournalEntry.EffectRecorded.class)).hasSize(1);
+    assertThat(entriesOf(id, JournalEntry.EffectConfirmed.class)).hasSize(1);
+  }
+
+  @Test
+  void anUndeclaredSurfaceIsRefused() {
+    start(run(agent("a", "/mcp/s/t")));
+    ClaimedAttempt a = claimOne();
+    assertRefused(
+        () -> journal.recordEffect(a.lease(), "/mcp/s/other"), ErrorCode.EFFECT_NOT_DECLARED);
+  }
+
+  @Test
+  void aDeclaredPrefixCoversEveryPathBelowIt() {
+    RunId id = start(run(agent("a", "/memo/*")));
+    ClaimedAttempt a = claimOne();
+    journal.recordEffect(a.lease(), "/memo/1");
+    journal.recordEffect(a.lease(), "/memo/2");
+    assertRefused(() -> journal.recordEffect(a.lease(), "/memo/"), ErrorCode.EFFECT_NOT_DECLARED);
+    assertRefused(() -> journal.recordEffect(a.lease(), "/memox"), ErrorCode.EFFECT_NOT_DECLARED);
+    assertThat(entriesOf(id, JournalEntry.EffectRecorded.class)).hasSize(2);
+  }
+
+  @Test
+  void aNonAgentStepCannotRecordEffects() {
+    start(run(command("c", "true")));
+    ClaimedAttempt a = claimOne();
+    assertRefused(() -> journal.recordEffect(a.lease(), "/x"), ErrorCode.EFFECT_NOT_DECLARED);
+  }
+
+  @Test
+  void confirmingWithoutARecordIsRefused() {
+    start(run(agent("a", "/x")));
+    ClaimedAttempt a = claimOne();
+    assertRefused(
+        () -> journal.confirmEffect(a.lease(), "/x", Optional.empty()),
+        ErrorCode.EFFECT_NOT_RECORDED);
+  }
+
+  @Test
+  void aSuccessWhileHoldingAnUnconfirmedElectionIsRefused() {
+    RunId id = start(run(agent("a", "/x")));
+    ClaimedAttempt a = claimOne();
+    journal.recordEffect(a.lease(), "/x");
+    assertRefused(() -> journal.complete(a.lease(), ok()), ErrorCode.EFFECT_UNCONFIRMED);
+    assertThat(stepStatus(id, "a")).isEqualTo(StepStatus.RUNNING);
+    assertThat(entriesOf(id, JournalEntry.StepCompleted.class)).isEmpty();
+  }
+
+  @Test
+  void aConfirmedElectionDedupesTheNextAttemptWithItsOutput() {
+    RunId id = start(run(iterations(agent("a", "/x"), 2)));
+    ClaimedAttempt a1 = claimOne();
+    journal.recordEffect(a1.lease(), "/x");
+    journal.confirmEffect(a1.lease(), "/x", Optional.of(json("paid", "42")));
+    journal.complete(a1.lease(), retryableFailure());
+    elapse(pastShortLease());
+    ClaimedAttempt a2 = claimOne();
+    assertThat(a2.lease().attempt()).isEqualTo(2);
+    EffectElection e = journal.recordEffect(a2.lease(), "/x");
+    assertThat(e.deduped()).isTrue();
+    assertThat(e.confirmedOutput()).contains(json("paid", "42"));
+    assertThat(e.idempotencyKey()).isEqualTo(a1.idempotencyKey());
+    assertThat(entriesOf(id, JournalEntry.EffectRecorded.class)).hasSize(1);
+  }
+
+  @Test
+  void anUnconfirmedElectionLeftByADeadAttemptIsTakenOverByTheNext() {
+    ClaimedAttempt a1 = expiringAttempt(2, "/x");
+    RunId id = a1.lease().runId();
+    journal.recordEffect(a1.lease(), "/x");
+    elapse(pastShortLease());
+    assertThat(journal.expireLeases()).hasSize(1);
+    elapse(pastShortLease());
+    ClaimedAttempt a2 = claimOne();
+    EffectElection e = journal.recordEffect(a2.lease(), "/x");
+    assertThat(e.takenOver()).isTrue();
+    assertThat(e.deduped()).isFalse();
+    assertThat(e.idempotencyKey()).isEqualTo(a1.idempotencyKey());
+    List<JournalEntry.EffectRecorded> recs = entriesOf(id, JournalEntry.EffectRecorded.class);
+    assertThat(recs)
+        .extracting(JournalEntry.EffectRecorded::takenOver)
+        .containsExactly(false, true);
+    assertRefused(
+        () -> journal.confirmEffect(a1.lease(), "/x", Optional.empty()), ErrorCode.LEASE_CONFLICT);
+    journal.confirmEffect(a2.lease(), "/x", Optional.empty());
+    journal.complete(a2.lease(), ok());
+    assertThat(snapshot(id).status()).isEqualTo(RunStatus.SUCCEEDED);
+  }
+
+  // ---- failures, retries, expiry
+
+  @Test
+  void aRetryableFailureSchedulesADurableBackoff() {
+    RetryPolicy slow = new RetryPolicy(60_000, 60_000, 1.0, 0);
+    RunId id = start(run(Specs.retry(iterations(agent("a"), 3), slow)));
+    ClaimedAttempt a = claimOne();
+    CompletionAck ack = journal.complete(a.lease(), retryableFailure());
+    assertThat(ack.disposition()).isEqualTo(Disposition.RETRY);
+    assertThat(ack.nextAttemptAt()).isPresent();
+    assertThat(ack.nextAttemptAt().get()).isAfter(a.leaseDeadline().minus(LONG_LEASE));
+    assertThat(stepStatus(id, "a")).isEqualTo(StepStatus.READY);
+    assertThat(claim(5)).as("not claimable during backoff").isEmpty();
+    JournalEntry.StepCompleted c = entriesOf(id, JournalEntry.StepCompleted.class).getFirst();
+    assertThat(c.reason()).isEqualTo(CompletionReason.WORKER_ERROR);
+    assertThat(c.disposition()).isEqualTo(Disposition.RETRY);
+    assertThat(c.nextAttemptAt()).isEqualTo(ack.nextAttemptAt());
+    assertThat(c.trajectoryTail()).contains(json("why", "boom"));
+  }
+
+  @Test
+  void aRetriedStepIsClaimableAgainOnceItsBackoffHasPassed() {
+    RunId id = start(run(iterations(agent("a"), 2)));
+    journal.complete(claimOne().lease(), retryableFailure());
+    elapse(pastShortLease());
+    ClaimedAttempt again = claimOne();
+    assertThat(again.lease().attempt()).isEqualTo(2);
+    assertThat(again.lease().leaseId()).isNotEqualTo(Keys.leaseId(id, "a", 1));
+  }
+
+  @Test
+  void aRetryableFailureOnTheLastIterationFailsTheRunWithRetriesExhausted() {
+    RunId id = start(run(agent("a"), agent("b")));
+    ClaimedAttempt a =
+        claim(5).stream().filter(c -> c.step().id().equals("a")).findFirst().orElseThrow();
+    CompletionAck ack = journal.complete(a.lease(), retryableFailure());
+    assertThat(ack.reason()).isEqualTo(CompletionReason.RETRIES_EXHAUSTED);
+    assertThat(ack.runStatus()).isEqualTo(RunStatus.FAILED);
+    List<JournalEntry.RunCompleted> done = entriesOf(id, JournalEntry.RunCompleted.class);
+    assertThat(done).hasSize(1);
+    assertThat(done.getFirst().reason()).isEqualTo(RunCompletionReason.STEP_FAILED);
+    assertThat(done.getFirst().failedStepId()).contains("a");
+  }
+
+  @Test
+  void aNonRetryableFailureFailsTheRunWithItsOwnReason() {
+    RunId id = start(run(iterations(agent("a"), 5)));
+    CompletionAck ack =
+        journal.complete(
+            claimOne().lease(),
+            new StepOutcome.Failed(CompletionReason.TIMEOUT, json("t", "x"), false));
+    assertThat(ack.reason()).isEqualTo(CompletionReason.TIMEOUT);
+    assertThat(snapshot(id).status()).isEqualTo(RunStatus.FAILED);
+    assertThat(snapshot(id).step("a").orElseThrow().lastReason())
+        .contains(CompletionReason.TIMEOUT);
+  }
+
+  @Test
+  void anExpiredLeaseIsJournaledLeaseExpiredAndRetriedWithDurableBackoff() {
+    ClaimedAttempt a = expiringAttempt(2);
+    RunId id = a.lease().runId();
+    assertThat(journal.expireLeases()).as("nothing expired yet").isEmpty();
+    elapse(pastShortLease());
+    List<ExpiredAttempt> expired = journal.expireLeases();
+    assertThat(expired).containsExactly(new ExpiredAttempt(a.lease(), Disposition.RETRY));
+    JournalEntry.StepCompleted c = entriesOf(id, JournalEntry.StepCompleted.class).getFirst();
+    assertThat(c.reason()).isEqualTo(CompletionReason.LEASE_EXPIRED);
+    assertThat(c.disposition()).isEqualTo(Disposition.RETRY);
+    assertThat(c.nextAttemptAt()).isPresent();
+    elapse(pastShortLease());
+    ClaimedAttempt next = claimOne();
+    assertThat(next.lease().attempt()).isEqualTo(2);
+    journal.complete(next.lease(), ok());
+    assertThat(snapshot(id).status()).isEqualTo(RunStatus.SUCCEEDED);
+  }
+
+  @Test
+  void anExpiredLeaseOnTheLastIterationFailsTheRunWithRetriesExhausted() {
+    ClaimedAttempt a = expiringAttempt(1);
+    elapse(pastShortLease());
+    assertThat(journal.expireLeases())
+        .containsExactly(new ExpiredAttempt(a.lease(), Disposition.STEP_DONE));
+    RunSnapshot snap = snapshot(a.lease().runId());
+    assertThat(snap.status()).isEqualTo(RunStatus.FAILED);
+    assertThat(snap.step("a").orElseThrow().lastReason())
+        .contains(CompletionReason.RETRIES_EXHAUSTED);
+  }
+
+  @Test
+  void expiringTwiceJournalsEachExpiredAttemptOnce() {
+    ClaimedAttempt a = expiringAttempt(3);
+    elapse(pastShortLease());
+    assertThat(journal.expireLeases()).hasSize(1);
+    assertThat(journal.expireLeases()).isEmpty();
+    assertThat(entriesOf(a.lease().runId(), JournalEntry.StepCompleted.class)).hasSize(1);
+  }
+
+  @Test
+  void concurrentReconcilersJournalEachExpiredAttemptOnce() throws Exception {
+    ClaimedAttempt a = expiringAttempt(3);
+    elapse(pastShortLease());
+    List<CompletableFuture<List<ExpiredAttempt>>> runs =
+        List.of(
+            CompletableFuture.supplyAsync(journal::expireLeases),
+            CompletableFuture.supplyAsync(journal::expireLeases),
+            CompletableFuture.supplyAsync(journal::expireLeases));
+    int total = 0;
+    for (CompletableFuture<List<ExpiredAttempt>> f : runs) {
+      total += f.get(30, TimeUnit.SECONDS).size();
+    }
+    assertThat(total).isEqualTo(1);
+    assertThat(entriesOf(a.lease().runId(), JournalEntry.StepCompleted.class)).hasSize(1);
+  }
+
+  // ---- park, resolve, resume
+
+  @Test
+  void aParkedOutcomeParksTheStepAndTheRun() {
+    RunId id = start(run(agent("a", "/x")));
+    ClaimedAttempt a = claimOne();
+    CompletionAck ack =
+        journal.complete(
+            a.lease(),
+            new StepOutcome.Parked(
+                CompletionReason.WORKER_ERROR, ErrorCode.EFFECT_OUTCOME_UNKNOWN, json("c", "u")));
+    assertThat(ack.disposition()).isEqualTo(Disposition.PARK);
+    assertThat(ack.runStatus()).isEqualTo(RunStatus.PARKED);
+    assertThat(stepStatus(id, "a")).isEqualTo(StepStatus.PARKED);
+    assertThat(claim(5)).isEmpty();
+  }
+
+  private RunId parkedAfterUnknownEffect() {
+    RunId id = start(run(iterations(agent("a", "/x"), 3), dependsOn(agent("b"), "a")));
+    ClaimedAttempt a = claimOne();
+    journal.recordEffect(a.lease(), "/x");
+    journal.complete(
+        a.lease(),
+        new StepOutcome.Parked(
+            CompletionReason.WORKER_ERROR, ErrorCode.EFFECT_OUTCOME_UNKNOWN, json("c", "u")));
+    return id;
+  }
+
+  @Test
+  void resolvingAParkedStepAsPerformedSucceedsItWithTheGivenOutput() {
+    RunId id = parkedAfterUnknownEffect();
+    RunSnapshot s = journal.resolveStep(id, "a", Optional.of(json("charged", "yes")), "ops");
+    assertThat(s.status()).isEqualTo(RunStatus.RUNNING);
+    assertThat(s.step("a").orElseThrow().status()).isEqualTo(StepStatus.SUCCEEDED);
+    assertThat(s.step("a").orElseThrow().output()).contains(json("charged", "yes"));
+    assertThat(s.step("b").orElseThrow().status()).isEqualTo(StepStatus.READY);
+    assertThat(entriesOf(id, JournalEntry.StepResolved.class).getFirst().performed()).isTrue();
+  }
+
+  @Test
+  void resolvingAParkedStepAsNotPerformedRunsItAgainWithAFreshElection() {
+    RunId id = parkedAfterUnknownEffect();
+    journal.resolveStep(id, "a", Optional.empty(), "ops");
+    ClaimedAttempt again = claimOne();
+    assertThat(again.step().id()).isEqualTo("a");
+    EffectElection e = journal.recordEffect(again.lease(), "/x");
+    assertThat(e.takenOver()).isFalse();
+    assertThat(e.deduped()).isFalse();
+  }
+
+  @Test
+  void resolvingAStepThatIsNotParkedIsRefused() {
+    RunId id = start(run(agent("a")));
+    assertRefused(
+        () -> journal.resolveStep(id, "a", Optional.empty(), "ops"), ErrorCode.INVALID_INPUT);
+    assertRefused(
+        () -> journal.resolveStep(id, "zz", Optional.empty(), "ops"), ErrorCode.STEP_NOT_FOUND);
+  }
+
+  @Test
+  void resumingAFailedRunMakesItsFailedStepReadyForOneMoreAttempt() {
+    RunId id = start(run(agent("a")));
+    journal.complete(claimOne().lease(), retryableFailure());
+    assertThat(snapshot(id).status()).isEqualTo(RunStatus.FAILED);
+    RunSnapshot s = journal.resumeRun(id, "ops");
+    assertThat(s.status()).isEqualTo(RunStatus.RUNNING);
+    assertThat(s.completedAt()).isEmpty();
+    ClaimedAttempt again = claimOne();
+    assertThat(again.lease().attempt()).isEqualTo(2);
+    journal.complete(again.lease(), ok());
+    assertThat(snapshot(id).status()).isEqualTo(RunStatus.SUCCEEDED);
+    assertThat(types(id)).contains("run.resumed");
+  }
+
+  @Test
+  void resumingAParkedRunRunsTheParkedStepAgain() {
+    RunId id = parkedAfterUnknownEffect();
+    assertThat(journal.resumeRun(id, "ops").status()).isEqualTo(RunStatus.RUNNING);
+    ClaimedAttempt again = claimOne();
+    assertThat(journal.recordEffect(again.lease(), "/x").takenOver()).isTrue();
+  }
+
+  @Test
+  void resumingASucceededRunIsRefusedAndARunningRunIsUnchanged() {
+    RunId id = start(run(agent("a")));
+    assertThat(journal.resumeRun(id, "ops").status()).isEqualTo(RunStatus.RUNNING);
+    journal.complete(claimOne().lease(), ok());
+    assertRefused(() -> journal.resumeRun(id, "ops"), ErrorCode.RUN_TERMINAL);
+    assertRefused(() -> journal.resumeRun(new RunId("nope"), "ops"), ErrorCode.RUN_NOT_FOUND);
+  }
+
+  // ---- cancel
+
+  @Test
+  void aCancelEndsRunningAttemptsPendingStepsAndTheRun() {
+    RunId id = start(run(agent("a"), agent("b"), dependsOn(agent("c"), "a")));
+    ClaimedAttempt a =
+        claim(5, StepKind.AGENT).stream()
+            .filter(c -> c.step().id().equals("a"))
+            .findFirst()
+            .orElseThrow();
+    CancelOutcome out = journal.cancelRun(id, "operator");
+    assertThat(out).isEqualTo(new CancelOutcome(id, RunStatus.CANCELED, false, false));
+    RunSnapshot snap = snapshot(id);
+    assertThat(snap.steps()).extracting(StepSnapshot::status).containsOnly(StepStatus.CANCELED);
+    assertThat(snap.completionReason()).contains(RunCompletionReason.CANCELED);
+    List<JournalEntry.StepCompleted> done = entriesOf(id, JournalEntry.StepCompleted.class);
+    assertThat(done)
+        .extracting(JournalEntry.StepCompleted::stepId)
+        .containsExactlyInAnyOrder(a.step().id(), "b");
+    assertThat(done)
+        .extracting(JournalEntry.StepCompleted::reason)
+        .containsOnly(CompletionReason.CANCELED);
+    assertThat(types(id)).contains("run.cancel.requested").endsWith("run.completed");
+  }
+
+  @Test
+  void aCancelIsIdempotent() {
+    RunId id = start(run(agent("a")));
+    journal.cancelRun(id, "x");
+    int n = journal.entries(id).size();
+    CancelOutcome again = journal.cancelRun(id, "x");
+    assertThat(again.alreadyTerminal()).isTrue();
+    assertThat(journal.entries(id)).hasSize(n);
+  }
+
+  @Test
+  void aParkedRunCanBeCanceled() {
+    RunId id = parkedAfterUnknownEffect();
+    assertThat(journal.cancelRun(id, "x").status()).isEqualTo(RunStatus.CANCELED);
+    assertThat(stepStatus(id, "a")).isEqualTo(StepStatus.CANCELED);
+  }
+
+  @Test
+  void aCancelBeforeStartLeavesATombstoneThatRefusesTheLaterStart() {
+    RunId id = new RunId("late-child");
+    CancelOutcome out = journal.cancelRun(id, "dispatch deadline");
+    assertThat(out.tombstoned()).isTrue();
+    assertThat(out.status()).isEqualTo(RunStatus.CANCELED);
+    assertRefused(
+        () ->
+            journal.startRun(
+                new StartRun(Optional.of(id), "child-key", run(agent("a")), Optional.empty(), "x")),
+        ErrorCode.RUN_TERMINAL);
+    assertThat(types(id)).containsExactly("run.cancel.requested");
+    assertThat(claim(5)).isEmpty();
+  }
+
+  // ---- wake-ups
+
+  @Test
+  void awaitWorkReturnsEarlyWhenARunStarts() throws Exception {
+    CompletableFuture<Boolean> woke =
+        CompletableFuture.supplyAsync(
+            () -> {
+              try {
+                return journal.awaitWork(Duration.ofSeconds(20));
+              } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return false;
+              }
+            });
+    // Give the waiter time to start listening; spurious early wake-ups are allowed.
+    Thread.sleep(300);
+    start(run(agent("a")));
+    assertThat(woke.get(15, TimeUnit.SECONDS)).isTrue();
+  }
+
+  @Test
+  void awaitWorkTimesOutWhenNothingHappens() throws Exception {
+    assertThat(journal.awaitWork(Duration.ofMillis(50))).isFalse();
+  }
+}

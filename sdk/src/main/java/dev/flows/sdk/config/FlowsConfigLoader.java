@@ -1,0 +1,435 @@
+package dev.flows.sdk.config;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.flows.kernel.ErrorCode;
+import dev.flows.kernel.FlowsException;
+import dev.flows.kernel.mcp.McpAuth;
+import dev.flows.kernel.mcp.McpAuth.ClientAuth;
+import dev.flows.kernel.mcp.McpAuth.ClientRegistration;
+import dev.flows.kernel.mcp.McpAuth.OAuthGrant;
+import dev.flows.kernel.mcp.McpAuth.SecretSource;
+import dev.flows.kernel.mcp.McpServerConfig;
+import java.io.IOException;
+import java.net.URI;
+import java.net.URISyntaxException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.regex.Pattern;
+
+/**
+ * Finds and parses {@code flows.json}, fail-closed: an unknown key, a wrong type, both transport
+ * shapes or neither is refused {@code config_invalid} with the file, a JSON pointer and the fix.
+ * Secrets never appear in the file, only the names of the environment variables holding them.
+ */
+public final class FlowsConfigLoader {
+  public static final String FILE_NAME = "flows.json";
+  private static final ObjectMapper MAPPER = new ObjectMapper();
+  private static final Pattern ENV_NAME = Pattern.compile("[A-Za-z_][A-Za-z0-9_]*");
+  private static final Pattern SERVER_NAME = Pattern.compile("[A-Za-z][A-Za-z0-9_-]{0,63}");
+
+  private FlowsConfigLoader() {}
+
+  /** The nearest {@code flows.json} walking up from {@code start} (a file or a directory). */
+  public static Optional<Path> find(Path start) {
+    Path dir = start.toAbsolutePath().normalize();
+    if (!Files.isDirectory(dir)) {
+      dir = dir.getParent();
+    }
+    for (Path d = dir; d != null; d = d.getParent()) {
+      Path candidate = d.resolve(FILE_NAME);
+      if (Files.isRegularFile(candidate)) {
+        return Optional.of(candidate);
+      }
+    }
+    return Optional.empty();
+  }
+
+  /** Loads the nearest configuration; no file means no servers. */
+  public static FlowsConfig loadNearest(Path start) {
+    return find(start).map(FlowsConfigLoader::load).orElseGet(FlowsConfig::empty);
+  }
+
+  public static FlowsConfig load(Path file) {
+    String text;
+    try {
+      text = Files.readString(file);
+    } catch (IOException e) {
+      throw new FlowsException(
+          ErrorCode.CONFIG_INVALID,
+          "cannot read " + file + ": " + e.getMessage(),
+          file.toString(),
+          "make the file readable");
+    }
+    return parse(file, text);
+  }
+
+  public static FlowsConfig parse(Path file, String text) {
+    JsonNode root;
+    try {
+      root = MAPPER.readTree(text);
+    } catch (JsonProcessingException e) {
+      throw new Walker(file)
+          .refuse(
+              "",
+              "is not valid JSON: " + e.getOriginalMessage(),
+              "fix the JSON syntax near line " + e.getLocation().getLineNr());
+    }
+    Walker w = new Walker(file);
+    w.object(root, "");
+    w.onlyKeys(root, "", Set.of("mcp"));
+    Map<String, ServerEntry> servers = new LinkedHashMap<>();
+    JsonNode mcp = root.path("mcp");
+    if (!mcp.isMissingNode()) {
+      w.object(mcp, "/mcp");
+      for (Iterator<Map.Entry<String, JsonNode>> it = mcp.fields(); it.hasNext(); ) {
+        Map.Entry<String, JsonNode> e = it.next();
+        String ptr = "/mcp/" + Walker.escape(e.getKey());
+        if (!SERVER_NAME.matcher(e.getKey()).matches()) {
+          throw w.refuse(
+              ptr,
+              "server name '" + e.getKey() + "' is not allowed",
+              "use letters, digits, _ and - (starting with a letter, at most 64)");
+        }
+        servers.put(e.getKey(), server(w, e.getKey(), e.getValue(), ptr));
+      }
+    }
+    return new FlowsConfig(Optional.of(file), servers);
+  }
+
+  private static ServerEntry server(Walker w, String name, JsonNode n, String ptr) {
+    w.object(n, ptr);
+    boolean stdio = n.has("command");
+    boolean http = n.has("url");
+    if (stdio == http) {
+      throw w.refuse(
+          ptr,
+          stdio ? "declares both \"command\" (stdio) and \"url\" (http)" : "declares no transport",
+          "give exactly one of \"command\" (a local stdio server) or \"url\" (Streamable HTTP)");
+    }
+    boolean idem = w.optBool(n, ptr, "idempotencyKeys", false);
+    if (stdio) {
+      w.onlyKeys(n, ptr, Set.of("command", "args", "env", "setEnv", "cwd", "idempotencyKeys"));
+      String command = w.string(n, ptr, "command");
+      if (command.isBlank()) {
+        throw w.refuse(ptr + "/command", "is empty", "name the program to start");
+      }
+      List<String> args = w.optStrings(n, ptr, "args");
+      List<String> env = w.optStrings(n, ptr, "env");
+      Set<String> seen = new HashSet<>();
+      for (int i = 0; i < env.size(); i++) {
+        String v = env.get(i);
+        if (!ENV_NAME.matcher(v).matches()) {
+          throw w.refuse(
+              ptr + "/env/" + i,
+              "'" + v + "' is not an environment variable name",
+              "list names (^[A-Za-z_][A-Za-z0-9_]*$) to copy from the parent environment");
+        }
+        if (!seen.add(v)) {
+          throw w.refuse(ptr + "/env/" + i, "'" + v + "' is listed twice", "list each name once");
+        }
+      }
+      Map<String, String> setEnv = w.optStringMap(n, ptr, "setEnv");
+      for (String k : setEnv.keySet()) {
+        if (!ENV_NAME.matcher(k).matches()) {
+          throw w.refuse(
+              ptr + "/setEnv/" + Walker.escape(k),
+              "'" + k + "' is not an environment variable name",
+              "use ^[A-Za-z_][A-Za-z0-9_]*$");
+        }
+      }
+      Optional<String> cwd =
+          n.has("cwd")
+              ? Optional.of(
+                  w.file
+                      .toAbsolutePath()
+                      .getParent()
+                      .resolve(w.string(n, ptr, "cwd"))
+                      .normalize()
+                      .toString())
+              : Optional.empty();
+      return new ServerEntry(
+          new McpServerConfig.Stdio(name, command, args, env, setEnv, cwd), idem);
+    }
+    w.onlyKeys(n, ptr, Set.of("url", "headers", "auth", "idempotencyKeys"));
+    URI url = url(w, w.string(n, ptr, "url"), ptr + "/url");
+    Map<String, String> headers = w.optStringMap(n, ptr, "headers");
+    McpAuth auth = n.has("auth") ? auth(w, n.get("auth"), ptr + "/auth") : new McpAuth.None();
+    return new ServerEntry(new McpServerConfig.Http(name, url, headers, auth), idem);
+  }
+
+  private static URI url(Walker w, String s, String ptr) {
+    URI u;
+    try {
+      u = new URI(s);
+    } catch (URISyntaxException e) {
+      throw w.refuse(ptr, "is not a URL: " + e.getReason(), "write e.g. http://127.0.0.1:8080/mcp");
+    }
+    if (!"http".equals(u.getScheme()) && !"https".equals(u.getScheme())) {
+      throw w.refuse(ptr, "must be http or https", "write e.g. https://mcp.example.com/mcp");
+    }
+    if (u.getHost() == null) {
+      throw w.refuse(ptr, "has no host", "write e.g. https://mcp.example.com/mcp");
+    }
+    if (u.getUserInfo() != null) {
+      throw w.refuse(
+          ptr,
+          "must not carry credentials",
+          "remove user:password@ and use \"auth\" with an environment variable");
+    }
+    if (u.getFragment() != null) {
+      throw w.refuse(ptr, "must not have a #fragment", "remove the fragment");
+    }
+    return u;
+  }
+
+  private static McpAuth auth(Walker w, JsonNode n, String ptr) {
+    w.object(n, ptr);
+    String mode = w.string(n, ptr, "mode");
+    return switch (mode) {
+      case "none" -> {
+        w.onlyKeys(n, ptr, Set.of("mode"));
+        yield new McpAuth.None();
+      }
+      case "api-token" -> {
+        w.onlyKeys(n, ptr, Set.of("mode", "header", "scheme", "tokenEnv", "provider"));
+        String header = n.has("header") ? w.string(n, ptr, "header") : "Authorization";
+        Optional<String> scheme =
+            n.has("scheme")
+                ? Optional.of(w.string(n, ptr, "scheme")).filter(s -> !s.isEmpty())
+                : Optional.of("Bearer");
+        yield new McpAuth.ApiToken(header, scheme, secret(w, n, ptr, "tokenEnv", "provider"));
+      }
+      case "oauth" -> oauth(w, n, ptr);
+      default ->
+          throw w.refuse(
+              ptr + "/mode",
+              "unknown auth mode '" + mode + "'",
+              "use one of none, api-token, oauth");
+    };
+  }
+
+  private static McpAuth oauth(Walker w, JsonNode n, String ptr) {
+    String grant = w.string(n, ptr, "grant");
+    List<String> scopes = w.optStrings(n, ptr, "scopes");
+    return switch (grant) {
+      case "provided" -> {
+        w.onlyKeys(n, ptr, Set.of("mode", "grant", "provider", "scopes"));
+        yield new McpAuth.OAuth(new OAuthGrant.ProvidedToken(w.string(n, ptr, "provider")), scopes);
+      }
+      case "client_credentials" -> {
+        w.onlyKeys(
+            n,
+            ptr,
+            Set.of(
+                "mode",
+                "grant",
+                "clientId",
+                "clientSecretEnv",
+                "privateKeyEnv",
+                "tokenEndpointAuth",
+                "scopes"));
+        yield new McpAuth.OAuth(
+            new OAuthGrant.ClientCredentials(w.string(n, ptr, "clientId"), clientAuth(w, n, ptr)),
+            scopes);
+      }
+      case "authorization_code" -> {
+        w.onlyKeys(
+            n,
+            ptr,
+            Set.of(
+                "mode",
+                "grant",
+                "clientId",
+                "clientIdUrl",
+                "clientName",
+                "clientSecretEnv",
+                "privateKeyEnv",
+                "tokenEndpointAuth",
+                "redirectUri",
+                "completer",
+                "scopes"));
+        String clientName = n.has("clientName") ? w.string(n, ptr, "clientName") : "flows";
+        ClientRegistration reg;
+        if (n.has("clientId")) {
+          reg =
+              new ClientRegistration.PreRegistered(
+                  w.string(n, ptr, "clientId"), clientAuth(w, n, ptr));
+        } else if (n.has("clientIdUrl")) {
+          reg =
+              new ClientRegistration.MetadataDocument(w.string(n, ptr, "clientIdUrl"), clientName);
+        } else {
+          reg = new ClientRegistration.Dynamic(clientName);
+        }
+        yield new McpAuth.OAuth(
+            new OAuthGrant.AuthorizationCode(
+                reg, w.string(n, ptr, "redirectUri"), w.string(n, ptr, "completer")),
+            scopes);
+      }
+      default ->
+          throw w.refuse(
+              ptr + "/grant",
+              "unknown oauth grant '" + grant + "'",
+              "use one of provided, client_credentials, authorization_code");
+    };
+  }
+
+  /**
+   * How the client authenticates at the token endpoint. Defaults to client_secret_basic when a
+   * secret variable is named, none otherwise.
+   */
+  private static ClientAuth clientAuth(Walker w, JsonNode n, String ptr) {
+    String method =
+        n.has("tokenEndpointAuth")
+            ? w.string(n, ptr, "tokenEndpointAuth")
+            : n.has("privateKeyEnv")
+                ? "private_key_jwt"
+                : n.has("clientSecretEnv") ? "client_secret_basic" : "none";
+    return switch (method) {
+      case "client_secret_basic" ->
+          new ClientAuth.SecretBasic(
+              new SecretSource.EnvVar(envName(w, n, ptr, "clientSecretEnv")));
+      case "client_secret_post" ->
+          new ClientAuth.SecretPost(new SecretSource.EnvVar(envName(w, n, ptr, "clientSecretEnv")));
+      case "private_key_jwt" ->
+          new ClientAuth.PrivateKeyJwt(
+              new SecretSource.EnvVar(envName(w, n, ptr, "privateKeyEnv")));
+      case "none" -> new ClientAuth.NoSecret();
+      default ->
+          throw w.refuse(
+              ptr + "/tokenEndpointAuth",
+              "unknown token endpoint auth method '" + method + "'",
+              "use client_secret_basic, client_secret_post, private_key_jwt or none");
+    };
+  }
+
+  private static SecretSource secret(
+      Walker w, JsonNode n, String ptr, String envKey, String providerKey) {
+    if (n.has(envKey) == n.has(providerKey)) {
+      throw w.refuse(
+          ptr,
+          "needs exactly one of \"" + envKey + "\" or \"" + providerKey + "\"",
+          "name the environment variable holding the token (never the token itself)");
+    }
+    return n.has(envKey)
+        ? new SecretSource.EnvVar(envName(w, n, ptr, envKey))
+        : new SecretSource.Provider(w.string(n, ptr, providerKey));
+  }
+
+  private static String envName(Walker w, JsonNode n, String ptr, String key) {
+    String v = w.string(n, ptr, key);
+    if (!ENV_NAME.matcher(v).matches()) {
+      throw w.refuse(
+          ptr + "/" + key,
+          "must name an environment variable, not hold a secret",
+          "write the variable's name (^[A-Za-z_][A-Za-z0-9_]*$) and export the secret there");
+    }
+    return v;
+  }
+
+  /** Typed reads with pointers; every refusal names the file and the place. */
+  private static final class Walker {
+    final Path file;
+
+    Walker(Path file) {
+      this.file = file;
+    }
+
+    static String escape(String key) {
+      return key.replace("~", "~0").replace("/", "~1");
+    }
+
+    FlowsException refuse(String pointer, String problem, String fix) {
+      String where = file + "#" + (pointer.isEmpty() ? "/" : pointer);
+      return new FlowsException(ErrorCode.CONFIG_INVALID, FILE_NAME + " " + problem, where, fix);
+    }
+
+    void object(JsonNode n, String ptr) {
+      if (!n.isObject()) {
+        throw refuse(ptr, "must be a JSON object", "write {...} here");
+      }
+    }
+
+    void onlyKeys(JsonNode n, String ptr, Set<String> allowed) {
+      for (Iterator<String> it = n.fieldNames(); it.hasNext(); ) {
+        String k = it.next();
+        if (!allowed.contains(k)) {
+          throw refuse(
+              ptr + "/" + escape(k),
+              "has unknown key \"" + k + "\"",
+              "remove it; allowed here: " + String.join(", ", new java.util.TreeSet<>(allowed)));
+        }
+      }
+    }
+
+    String string(JsonNode n, String ptr, String key) {
+      JsonNode v = n.get(key);
+      if (v == null) {
+        throw refuse(ptr + "/" + key, "is missing \"" + key + "\"", "add \"" + key + "\"");
+      }
+      if (!v.isTextual()) {
+        throw refuse(ptr + "/" + key, "must be a string", "write \"" + key + "\": \"...\"");
+      }
+      return v.asText();
+    }
+
+    boolean optBool(JsonNode n, String ptr, String key, boolean dflt) {
+      JsonNode v = n.get(key);
+      if (v == null) {
+        return dflt;
+      }
+      if (!v.isBoolean()) {
+        throw refuse(ptr + "/" + key, "must be true or false", "write true or false");
+      }
+      return v.asBoolean();
+    }
+
+    List<String> optStrings(JsonNode n, String ptr, String key) {
+      JsonNode v = n.get(key);
+      if (v == null) {
+        return List.of();
+      }
+      if (!v.isArray()) {
+        throw refuse(ptr + "/" + key, "must be an array of strings", "write [\"...\"]");
+      }
+      List<String> out = new ArrayList<>();
+      for (int i = 0; i < v.size(); i++) {
+        if (!v.get(i).isTextual()) {
+          throw refuse(ptr + "/" + key + "/" + i, "must be a string", "write \"...\"");
+        }
+        out.add(v.get(i).asText());
+      }
+      return out;
+    }
+
+    Map<String, String> optStringMap(JsonNode n, String ptr, String key) {
+      JsonNode v = n.get(key);
+      if (v == null) {
+        return Map.of();
+      }
+      if (!v.isObject()) {
+        throw refuse(
+            ptr + "/" + key, "must be an object of strings", "write {\"Name\": \"value\"}");
+      }
+      Map<String, String> out = new LinkedHashMap<>();
+      for (Iterator<Map.Entry<String, JsonNode>> it = v.fields(); it.hasNext(); ) {
+        Map.Entry<String, JsonNode> e = it.next();
+        if (!e.getValue().isTextual()) {
+          throw refuse(
+              ptr + "/" + key + "/" + escape(e.getKey()), "must be a string", "write \"...\"");
+        }
+        out.put(e.getKey(), e.getValue().asText());
+      }
+      return out;
+    }
+  }
+}

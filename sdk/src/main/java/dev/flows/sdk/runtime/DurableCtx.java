@@ -1,0 +1,413 @@
+package dev.flows.sdk.runtime;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.flows.kernel.ErrorCode;
+import dev.flows.kernel.FlowsException;
+import dev.flows.kernel.RunAdmissionConflictException;
+import dev.flows.kernel.RunTerminalException;
+import dev.flows.kernel.journal.ClaimedAttempt;
+import dev.flows.kernel.journal.CompletionReason;
+import dev.flows.kernel.journal.EffectElection;
+import dev.flows.kernel.journal.Journal;
+import dev.flows.kernel.journal.JournalEntry;
+import dev.flows.kernel.journal.JournalRecord;
+import dev.flows.kernel.journal.RunId;
+import dev.flows.kernel.journal.RunSnapshot;
+import dev.flows.kernel.journal.StartRun;
+import dev.flows.kernel.journal.StepSnapshot;
+import dev.flows.kernel.spec.RunSpec;
+import dev.flows.kernel.spec.RunSpecJson;
+import dev.flows.sdk.Ctx;
+import dev.flows.sdk.FlowHeader;
+import dev.flows.sdk.McpResult;
+import dev.flows.worker.FaultPoint;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * The {@link Ctx} of one attempt of a flow body. Every call takes the next position; what a
+ * position did is journaled (a memo effect on the root step, or a child run whose id derives from
+ * the position), so a later attempt running the body again from the top gets the journaled answers
+ * and notices when the body now asks for something else at a position ({@code
+ * nondeterministic_replay}).
+ */
+final class DurableCtx implements Ctx {
+  static final ObjectMapper MAPPER = new ObjectMapper();
+  private static final JsonNodeFactory JSON = JsonNodeFactory.instance;
+
+  /** Starts a child run; a seam so tests can hold a start back past the dispatch deadline. */
+  @FunctionalInterface
+  interface ChildStarter {
+    void start(Journal journal, StartRun request);
+  }
+
+  /** Unwinds the body when a child is parked: the root parks too until an operator resolves it. */
+  static final class ParkSignal extends RuntimeException {
+    final RunId child;
+
+    ParkSignal(RunId child) {
+      super("child run " + child + " is parked", null, false, false);
+      this.child = child;
+    }
+  }
+
+  private final Journal journal;
+  private final ClaimedAttempt attempt;
+  private final FlowHeader header;
+  private final Inventory inventory;
+  private final SdkConfig config;
+  private final ChildStarter starter;
+  private final Map<Integer, JsonNode> memos = new HashMap<>();
+  private final Set<RunId> children;
+  private int position;
+
+  DurableCtx(
+      Journal journal,
+      ClaimedAttempt attempt,
+      FlowHeader header,
+      Inventory inventory,
+      SdkConfig config,
+      ChildStarter starter) {
+    this.journal = journal;
+    this.attempt = attempt;
+    this.header = header;
+    this.inventory = inventory;
+    this.config = config;
+    this.starter = starter;
+    // What earlier attempts did, read once: replayed positions answer from here.
+    for (JournalRecord r : journal.entries(runId())) {
+      if (r.entry() instanceof JournalEntry.EffectConfirmed c
+          && c.surfacePath().startsWith("/memo/")
+          && c.output().isPresent()) {
+        memos.put(Integer.parseInt(c.surfacePath().substring("/memo/".length())), c.output().get());
+      }
+    }
+    this.children = new HashSet<>(journal.children(runId()));
+  }
+
+  private int nextPosition() {
+    if (position > 0) {
+      FaultPoint.BETWEEN_BODY_CALLS.reached();
+    }
+    return ++position;
+  }
+
+  @Override
+  public RunId runId() {
+    return attempt.lease().runId();
+  }
+
+  @Override
+  public JsonNode input() {
+    return attempt.step().input();
+  }
+
+  @Override
+  public McpServer mcp(String server) {
+    if (!header.mcp().contains(server)) {
+      throw new FlowsException(
+          ErrorCode.MCP_UNDECLARED_SERVER,
+          "the body calls server '" + server + "' that the header does not declare",
+          "flow " + header.name(),
+          "add \"" + server + "\" to the header's tools.mcp (and to flows.json)");
+    }
+    return tool -> args -> callMcp(server, tool, args);
+  }
+
+  private McpResult callMcp(String server, String tool, Object args) {
+    if (!inventory.hasTool(server, tool)) {
+      throw new FlowsException(
+          ErrorCode.MCP_UNKNOWN_TOOL,
+          "server '"
+              + server
+              + "' has no tool '"
+              + tool
+              + "' (tools: "
+              + inventory.tools(server)
+              + ")",
+          "flow " + header.name(),
+          "call one of the server's tools; `flows mcp tools " + server + "` lists them");
+    }
+    JsonNode argsJson = MAPPER.valueToTree(args == null ? Map.of() : args);
+    if (!argsJson.isObject()) {
+      throw new FlowsException(
+          ErrorCode.INVALID_INPUT,
+          "tool arguments must be a JSON object, got " + argsJson.getNodeType(),
+          server + "/" + tool,
+          "pass a Map, a record or an ObjectNode");
+    }
+    RunSpec spec =
+        Lowering.mcpCall(
+            header.name(),
+            server,
+            tool,
+            argsJson,
+            inventory.connection(server).orElseThrow(),
+            inventory.mayReperform(server, tool),
+            config);
+    return new McpResult(child(spec, "f.mcp(\"" + server + "\").tool(\"" + tool + "\")"));
+  }
+
+  @Override
+  public JsonNode step(String name, StepBody<?> body) {
+    int pos = nextPosition();
+    RunId wouldBeChild = Lowering.childId(runId(), pos);
+    if (children.contains(wouldBeChild)) {
+      throw nondeterministic(pos, describeChild(wouldBeChild), "f.step(\"" + name + "\")");
+    }
+    JsonNode journaled = memos.get(pos);
+    if (journaled != null) {
+      if (!journaled.path("name").asText().equals(name)) {
+        throw nondeterministic(
+            pos, "f.step(\"" + journaled.path("name").asText() + "\")", "f.step(\"" + name + "\")");
+      }
+      return journaled.path("value");
+    }
+    String path = "/memo/" + pos;
+    EffectElection e = journal.recordEffect(attempt.lease(), path);
+    if (e.deduped() && e.confirmedOutput().isPresent()) {
+      return e.confirmedOutput().get().path("value");
+    }
+    Object value;
+    try {
+      value = body.get();
+    } catch (RuntimeException ex) {
+      throw ex;
+    } catch (Exception ex) {
+      throw new FlowsException(
+          ErrorCode.FLOW_FAILED,
+          "f.step(\"" + name + "\") threw " + ex,
+          "flow " + header.name(),
+          "handle the exception in the step body",
+          false,
+          ex);
+    }
+    JsonNode v = MAPPER.valueToTree(value);
+    ObjectNode memo = JSON.objectNode().put("name", name);
+    memo.set("value", v == null ? JSON.nullNode() : v);
+    journal.confirmEffect(attempt.lease(), path, Optional.of(memo));
+    memos.put(pos, memo);
+    return memo.get("value");
+  }
+
+  @Override
+  public <T> T step(String name, Class<T> type, StepBody<T> body) {
+    JsonNode v = step(name, (StepBody<?>) body);
+    try {
+      return MAPPER.treeToValue(v, type);
+    } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+      throw new FlowsException(
+          ErrorCode.FLOW_FAILED,
+          "journaled value of f.step(\"" + name + "\") does not convert to " + type.getName(),
+          "flow " + header.name(),
+          "keep the step's type stable across versions");
+    }
+  }
+
+  @Override
+  public JsonNode run(String... argv) {
+    if (argv.length == 0) {
+      throw new FlowsException(
+          ErrorCode.INVALID_INPUT, "f.run needs a command", header.name(), "pass argv");
+    }
+    return child(
+        Lowering.command(header.name(), List.of(argv), false, config),
+        "f.run(" + String.join(" ", argv) + ")");
+  }
+
+  @Override
+  public JsonNode sh(String command) {
+    return child(
+        Lowering.command(header.name(), List.of(command), true, config), "f.sh(" + command + ")");
+  }
+
+  /** Admits (or finds, on replay) the child at the next position and waits for its result. */
+  private JsonNode child(RunSpec spec, String call) {
+    int pos = nextPosition();
+    if (memos.containsKey(pos)) {
+      throw nondeterministic(pos, "f.step(\"" + memos.get(pos).path("name").asText() + "\")", call);
+    }
+    RunId child = Lowering.childId(runId(), pos);
+    Instant began = Instant.now();
+    if (!children.contains(child)) {
+      admit(child, spec, call, pos);
+      children.add(child);
+    } else {
+      RunSnapshot existing = journal.run(child).orElseThrow();
+      if (!existing.specHash().equals(RunSpecJson.hash(spec))) {
+        throw nondeterministic(pos, describeChild(child), call);
+      }
+    }
+    return await(child, began);
+  }
+
+  private void admit(RunId child, RunSpec spec, String call, int pos) {
+    StartRun req =
+        new StartRun(
+            Optional.of(child), child.value(), spec, Optional.of(runId()), "flow:" + header.name());
+    CompletableFuture<Void> start =
+        CompletableFuture.runAsync(
+            () -> starter.start(journal, req), r -> Thread.ofVirtual().start(r));
+    try {
+      start.get(config.dispatchDeadline().toMillis(), TimeUnit.MILLISECONDS);
+    } catch (TimeoutException e) {
+      // The start may still land later; the tombstone (or this cancel) stops it either way.
+      journal.cancelRun(child, "dispatch deadline passed before the child was admitted");
+      throw dispatchTimeout(child, call);
+    } catch (InterruptedException e) {
+      start.cancel(true);
+      Thread.currentThread().interrupt();
+      throw new FlowsException(
+          ErrorCode.LEASE_CONFLICT, "attempt interrupted", call, "the journal re-drives the run");
+    } catch (ExecutionException e) {
+      Throwable cause = e.getCause();
+      if (cause instanceof RunAdmissionConflictException) {
+        throw nondeterministic(pos, describeChild(child), call);
+      }
+      if (cause instanceof RunTerminalException) {
+        throw new ChildFailedException(
+            ErrorCode.DISPATCH_TIMEOUT,
+            call + " was cancelled before it started: " + cancelReason(child),
+            child,
+            JSON.objectNode().put("call", call),
+            false);
+      }
+      if (cause instanceof RuntimeException re) {
+        throw re;
+      }
+      throw new IllegalStateException(cause);
+    }
+  }
+
+  private JsonNode await(RunId child, Instant began) {
+    Instant deadline = began.plus(config.dispatchDeadline());
+    while (true) {
+      RunSnapshot s = journal.run(child).orElseThrow();
+      StepSnapshot step = s.steps().getFirst();
+      switch (s.status()) {
+        case SUCCEEDED -> {
+          return step.output().orElse(JSON.nullNode());
+        }
+        case PARKED -> throw new ParkSignal(child);
+        case FAILED, CANCELED -> throw failed(child, s);
+        case RUNNING -> {
+          if (step.attempts() == 0 && Instant.now().isAfter(deadline)) {
+            journal.cancelRun(child, "dispatch deadline passed before a worker claimed it");
+            throw dispatchTimeout(child, describeChild(child));
+          }
+        }
+      }
+      try {
+        journal.awaitWork(config.childPoll());
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new FlowsException(
+            ErrorCode.LEASE_CONFLICT,
+            "attempt interrupted while waiting for " + child,
+            child.value(),
+            "the journal re-drives the run");
+      }
+    }
+  }
+
+  private ChildFailedException dispatchTimeout(RunId child, String call) {
+    return new ChildFailedException(
+        ErrorCode.DISPATCH_TIMEOUT,
+        call
+            + " was not picked up within "
+            + config.dispatchDeadline().toMillis()
+            + " ms; the child run was cancelled",
+        child,
+        JSON.objectNode().put("call", call),
+        false);
+  }
+
+  private ChildFailedException failed(RunId child, RunSnapshot s) {
+    JsonNode tail = JSON.objectNode();
+    CompletionReason reason = s.steps().getFirst().lastReason().orElse(CompletionReason.CANCELED);
+    List<JournalRecord> entries = journal.entries(child);
+    for (JournalRecord r : entries) {
+      if (r.entry() instanceof JournalEntry.StepCompleted c && c.trajectoryTail().isPresent()) {
+        tail = c.trajectoryTail().get();
+      }
+    }
+    String code = tail.path("diagnostic").asText("");
+    ErrorCode ec =
+        ErrorCode.fromWire(code)
+            .orElse(
+                s.status() == dev.flows.kernel.lifecycle.RunStatus.CANCELED
+                    ? ErrorCode.RUN_TERMINAL
+                    : ErrorCode.FLOW_FAILED);
+    String message = tail.path("message").asText(reason.wire());
+    return new ChildFailedException(
+        ec, describeChild(child) + " failed: " + message, child, tail, false);
+  }
+
+  private String cancelReason(RunId child) {
+    for (JournalRecord r : journal.entries(child)) {
+      if (r.entry() instanceof JournalEntry.RunCancelRequested c) {
+        return c.reason();
+      }
+    }
+    return "cancelled";
+  }
+
+  private String describeChild(RunId child) {
+    return journal
+        .run(child)
+        .map(
+            s -> {
+              JsonNode step = s.spec().path("steps").path(0);
+              JsonNode in = step.path("agent").path("instruction");
+              if (in.isObject()) {
+                return "f.mcp(\""
+                    + in.path("server").asText()
+                    + "\").tool(\""
+                    + in.path("tool").asText()
+                    + "\").call("
+                    + in.path("input")
+                    + ")";
+              }
+              return "f.run(" + step.path("deterministic").path("command") + ")";
+            })
+        .orElse("child " + child);
+  }
+
+  private FlowsException nondeterministic(int pos, String journaled, String now) {
+    return new FlowsException(
+        ErrorCode.NONDETERMINISTIC_REPLAY,
+        "call #"
+            + pos
+            + " replayed differently: the journal has "
+            + journaled
+            + ", the body now makes "
+            + now,
+        "flow " + header.name() + " call #" + pos,
+        "keep the body deterministic between f calls (no clocks, randomness or I/O outside f.step)");
+  }
+
+  /** Cancels the children still open when the root ends: no orphan runs. */
+  void cancelOpenChildren(String why) {
+    for (RunId c : journal.children(runId())) {
+      journal.run(c).filter(s -> !s.status().terminal()).ifPresent(s -> journal.cancelRun(c, why));
+    }
+  }
+
+  static Duration remaining(Instant deadline) {
+    Duration d = Duration.between(Instant.now(), deadline);
+    return d.isNegative() ? Duration.ZERO : d;
+  }
+}

@@ -1,0 +1,106 @@
+package dev.flows.sdk.runtime;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.flows.kernel.ErrorCode;
+import dev.flows.kernel.FlowsException;
+import dev.flows.kernel.journal.ClaimedAttempt;
+import dev.flows.kernel.journal.CompletionReason;
+import dev.flows.kernel.journal.Journal;
+import dev.flows.kernel.journal.StepOutcome;
+import dev.flows.kernel.spec.StepBody;
+import dev.flows.sdk.Flow;
+
+/**
+ * Runs one attempt of a flow body and says how it ended. Replays are the normal case: the body
+ * always runs from the top, and its {@code f} calls answer from the journal where they can.
+ */
+public final class FlowBodyRunner {
+  private static final JsonNodeFactory JSON = JsonNodeFactory.instance;
+  private final Journal journal;
+  private final FlowResolver resolver;
+  private final SdkConfig config;
+  private final DurableCtx.ChildStarter starter;
+
+  public FlowBodyRunner(Journal journal, FlowResolver resolver, SdkConfig config) {
+    this(journal, resolver, config, Journal::startRun);
+  }
+
+  FlowBodyRunner(
+      Journal journal, FlowResolver resolver, SdkConfig config, DurableCtx.ChildStarter starter) {
+    this.journal = journal;
+    this.resolver = resolver;
+    this.config = config;
+    this.starter = starter;
+  }
+
+  /**
+   * Runs the body. Answers the outcome to complete the attempt with; an interrupt (the lease was
+   * lost) propagates so the caller completes nothing.
+   */
+  public StepOutcome run(ClaimedAttempt attempt) throws InterruptedException {
+    JsonNode instruction = ((StepBody.Agent) attempt.step().body()).instruction();
+    Flow flow;
+    try {
+      flow = resolver.resolve(instruction);
+    } catch (FlowsException e) {
+      // Another worker may have the flow (or the version): let the step retry there.
+      return new StepOutcome.Failed(CompletionReason.WORKER_ERROR, tail(e), true);
+    }
+    DurableCtx ctx =
+        new DurableCtx(
+            journal,
+            attempt,
+            flow.header(),
+            new Inventory(instruction.path("mcp")),
+            config,
+            starter);
+    StepOutcome outcome;
+    try {
+      JsonNode result = flow.run(ctx, attempt.step().input());
+      outcome = new StepOutcome.Succeeded(result == null ? JSON.nullNode() : result);
+    } catch (DurableCtx.ParkSignal p) {
+      ObjectNode t = JSON.objectNode().put("type", "flow").put("parkedChild", p.child.value());
+      t.put("diagnostic", ErrorCode.EFFECT_OUTCOME_UNKNOWN.wire())
+          .put("message", "child run " + p.child + " is parked until an operator resolves it");
+      return new StepOutcome.Parked(
+          CompletionReason.WORKER_ERROR, ErrorCode.EFFECT_OUTCOME_UNKNOWN, t);
+    } catch (FlowsException e) {
+      if (Thread.currentThread().isInterrupted()) {
+        throw new InterruptedException("lease lost during the body");
+      }
+      outcome = new StepOutcome.Failed(CompletionReason.WORKER_ERROR, tail(e), false);
+    } catch (InterruptedException e) {
+      throw e;
+    } catch (Exception e) {
+      if (Thread.currentThread().isInterrupted()) {
+        throw new InterruptedException("lease lost during the body");
+      }
+      FlowsException wrapped =
+          new FlowsException(
+              ErrorCode.FLOW_FAILED,
+              "the body threw " + e,
+              "flow " + flow.header().name(),
+              "fix the flow, then `flows runs resume`",
+              false,
+              e);
+      outcome = new StepOutcome.Failed(CompletionReason.WORKER_ERROR, tail(wrapped), false);
+    }
+    ctx.cancelOpenChildren("the flow body ended");
+    return outcome;
+  }
+
+  static ObjectNode tail(FlowsException e) {
+    ObjectNode t = JSON.objectNode().put("type", "flow");
+    ObjectNode d = t;
+    d.put("diagnostic", e.code().wire()).put("message", e.getMessage());
+    e.place().ifPresent(p -> d.put("place", p));
+    e.fix().ifPresent(f -> d.put("fix", f));
+    if (e instanceof ChildFailedException c) {
+      d.put("child", c.child().value());
+      d.set("childTail", c.diagnostic());
+    }
+    return t;
+  }
+}

@@ -1,0 +1,150 @@
+package dev.flows.sdk.runtime;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.flows.kernel.journal.Journal;
+import dev.flows.kernel.journal.RunId;
+import dev.flows.kernel.journal.StartRun;
+import dev.flows.kernel.journal.StartedRun;
+import dev.flows.kernel.mcp.McpClientConfig;
+import dev.flows.kernel.spec.RunSpec;
+import dev.flows.sdk.config.FlowsConfig;
+import dev.flows.sdk.config.FlowsConfigLoader;
+import dev.flows.worker.AgentExecutor;
+import dev.flows.worker.ExecutorRegistry;
+import dev.flows.worker.ResilientJournal;
+import dev.flows.worker.Worker;
+import dev.flows.worker.WorkerConfig;
+import dev.flows.worker.exec.DeterministicExecutor;
+import dev.flows.worker.mcp.McpCredentials;
+import dev.flows.worker.mcp.McpSessions;
+import dev.flows.worker.mcp.McpToolExecutor;
+import java.time.InstantSource;
+import java.util.List;
+import java.util.Optional;
+import java.util.UUID;
+
+/**
+ * Everything needed to start and run flows against one journal: preflight, admission of root runs,
+ * and a worker serving flow bodies, MCP calls and commands. The CLI, tests and embedding
+ * applications all assemble the engine here, so they behave the same.
+ */
+public final class FlowsEngine implements AutoCloseable {
+  private final Journal journal;
+  private final SdkConfig config;
+  private final McpCredentials credentials;
+  private final FlowResolver resolver = new FlowResolver();
+  private final McpSessions sessions;
+  private final Worker worker;
+
+  public FlowsEngine(
+      Journal journal,
+      WorkerConfig workerConfig,
+      SdkConfig config,
+      McpClientConfig mcpLimits,
+      McpCredentials credentials) {
+    this.journal =
+        journal instanceof ResilientJournal ? journal : new ResilientJournal(journal, workerConfig);
+    this.config = config;
+    this.credentials = credentials;
+    this.sessions = new McpSessions(mcpLimits, credentials);
+    FlowBodyRunner runner = new FlowBodyRunner(this.journal, resolver, config);
+    ExecutorRegistry executors =
+        ExecutorRegistry.of(
+            new DeterministicExecutor(workerConfig),
+            new AgentExecutor(
+                List.of(new FlowInstructionExecutor(runner), new McpToolExecutor(sessions))));
+    this.worker = new Worker(this.journal, executors, workerConfig, InstantSource.system());
+    // Flow classes registered here (at their versions) are the only class-path bodies it claims.
+    this.worker.addRoutes(resolver::routes);
+  }
+
+  public static FlowsEngine withDefaults(Journal journal) {
+    return new FlowsEngine(
+        journal,
+        WorkerConfig.defaults(),
+        SdkConfig.DEFAULTS,
+        McpClientConfig.DEFAULTS,
+        McpCredentials.fromEnvironment());
+  }
+
+  public Journal journal() {
+    return journal;
+  }
+
+  public FlowResolver resolver() {
+    return resolver;
+  }
+
+  public Worker worker() {
+    return worker;
+  }
+
+  /**
+   * Preflights the flow (pure pass, then connect pass) and answers the inventory to freeze. Throws
+   * {@link PreflightException} with every problem; nothing is journaled.
+   */
+  public Inventory preflight(LoadedFlow flow, FlowsConfig servers) {
+    var problems = Preflight.pure(flow.flow().header(), servers, flow.bodyServers());
+    if (!problems.isEmpty()) {
+      throw new PreflightException(problems);
+    }
+    return Preflight.connect(flow.flow().header(), servers, config.preflightTimeout(), credentials);
+  }
+
+  /** Preflights with the nearest flows.json and admits the root run. */
+  public StartedRun start(LoadedFlow flow, JsonNode input, Optional<String> key) {
+    FlowsConfig servers = FlowsConfigLoader.loadNearest(flow.configSearchStart());
+    Inventory inventory = preflight(flow, servers);
+    return admit(flow, input, key, inventory);
+  }
+
+  /** Admits a root run for an already preflighted flow. Idempotent by {@code key}. */
+  public StartedRun admit(
+      LoadedFlow flow, JsonNode input, Optional<String> key, Inventory inventory) {
+    flow.compiled().ifPresentOrElse(resolver::registerSource, () -> resolver.register(flow.flow()));
+    RunSpec spec = Lowering.root(flow.flow().header(), flow.origin(), input, inventory, config);
+    String admission =
+        key.map(k -> "flow:" + flow.flow().header().name() + ":" + k)
+            .orElseGet(() -> "flow:" + UUID.randomUUID());
+    return journal.startRun(
+        new StartRun(
+            Optional.empty(),
+            admission,
+            spec,
+            Optional.empty(),
+            "flow:" + flow.flow().header().name()));
+  }
+
+  /** Registers a class-path flow so this engine's worker can run (and replay) it. */
+  public FlowsEngine register(dev.flows.sdk.Flow flow) {
+    resolver.register(flow);
+    return this;
+  }
+
+  /**
+   * Registers every flow class on the class path that declares itself in {@code
+   * META-INF/services/dev.flows.sdk.Flow}, so this worker can claim and replay their runs.
+   */
+  public FlowsEngine registerServiceLoaded() {
+    java.util.ServiceLoader.load(dev.flows.sdk.Flow.class).forEach(resolver::register);
+    return this;
+  }
+
+  public void startWorker() {
+    worker.start();
+  }
+
+  /** Cancels a run and every open run under it. */
+  public void cancelTree(RunId run, String reason) {
+    for (RunId child : journal.children(run)) {
+      cancelTree(child, reason);
+    }
+    journal.cancelRun(run, reason);
+  }
+
+  @Override
+  public void close() {
+    worker.close();
+    sessions.close();
+  }
+}

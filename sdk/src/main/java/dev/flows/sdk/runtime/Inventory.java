@@ -1,0 +1,85 @@
+package dev.flows.sdk.runtime;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.flows.kernel.mcp.McpServerConfig;
+import dev.flows.kernel.mcp.McpServerConfigJson;
+import dev.flows.kernel.mcp.ToolDescriptor;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * The MCP servers a run may call, frozen at preflight: each server's non-secret connection config,
+ * whether it honours idempotency keys, and its tools with the hints that decide whether a call of
+ * unknown outcome may be sent again. Stored in the root run's spec, so a replay on any worker uses
+ * exactly these.
+ */
+public record Inventory(JsonNode json) {
+  private static final JsonNodeFactory JSON = JsonNodeFactory.instance;
+
+  public static Inventory empty() {
+    return new Inventory(JSON.objectNode());
+  }
+
+  /** One server as preflight saw it. */
+  public record Server(
+      McpServerConfig config, boolean honoursIdempotencyKeys, List<ToolDescriptor> tools) {}
+
+  public static Inventory of(List<Server> servers) {
+    ObjectNode root = JSON.objectNode();
+    for (Server s : servers) {
+      ObjectNode n = root.putObject(s.config().name());
+      n.set("connection", McpServerConfigJson.write(s.config()));
+      n.put("idempotencyKeys", s.honoursIdempotencyKeys());
+      ObjectNode tools = n.putObject("tools");
+      for (ToolDescriptor t : s.tools()) {
+        ObjectNode tn = tools.putObject(t.name());
+        t.hints().readOnly().ifPresent(v -> tn.put("readOnlyHint", v));
+        t.hints().idempotent().ifPresent(v -> tn.put("idempotentHint", v));
+        t.hints().destructive().ifPresent(v -> tn.put("destructiveHint", v));
+      }
+    }
+    return new Inventory(root);
+  }
+
+  public boolean hasServer(String server) {
+    return json.has(server);
+  }
+
+  public boolean hasTool(String server, String tool) {
+    return json.path(server).path("tools").has(tool);
+  }
+
+  public Optional<JsonNode> connection(String server) {
+    return Optional.ofNullable(json.path(server).get("connection"));
+  }
+
+  /**
+   * Whether a call whose outcome is unknown may be sent again with the same key: the tool says it
+   * is read-only or idempotent, or the server honours idempotency keys.
+   */
+  public boolean mayReperform(String server, String tool) {
+    JsonNode s = json.path(server);
+    JsonNode t = s.path("tools").path(tool);
+    return s.path("idempotencyKeys").asBoolean(false)
+        || t.path("readOnlyHint").asBoolean(false)
+        || t.path("idempotentHint").asBoolean(false);
+  }
+
+  public List<String> tools(String server) {
+    java.util.ArrayList<String> out = new java.util.ArrayList<>();
+    for (Iterator<String> it = json.path(server).path("tools").fieldNames(); it.hasNext(); ) {
+      out.add(it.next());
+    }
+    return out;
+  }
+
+  public Map<String, JsonNode> servers() {
+    java.util.LinkedHashMap<String, JsonNode> out = new java.util.LinkedHashMap<>();
+    json.fields().forEachRemaining(e -> out.put(e.getKey(), e.getValue()));
+    return out;
+  }
+}

@@ -1,0 +1,139 @@
+package dev.flows.sdk.runtime;
+
+import dev.flows.kernel.ErrorCode;
+import dev.flows.kernel.FlowsException;
+import dev.flows.kernel.mcp.McpClientConfig;
+import dev.flows.kernel.mcp.McpDiagnostic;
+import dev.flows.kernel.mcp.McpException;
+import dev.flows.kernel.mcp.ToolRegistry;
+import dev.flows.sdk.FlowHeader;
+import dev.flows.sdk.config.FlowsConfig;
+import dev.flows.sdk.config.ServerEntry;
+import dev.flows.worker.mcp.McpConnection;
+import dev.flows.worker.mcp.McpCredentials;
+import dev.flows.worker.mcp.McpTransports;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.SplittableRandom;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * Checks a flow before anything is journaled. The pure pass needs no network: it compares the
+ * header's {@code tools.mcp} with flows.json and with the servers the body's source calls, and
+ * reports every mismatch at once.
+ */
+public final class Preflight {
+  private Preflight() {}
+
+  /**
+   * The pure pass. {@code bodyServers} are the servers the body names in {@code f.mcp("...")} (from
+   * its source; empty when the source is not at hand).
+   */
+  public static List<FlowsException> pure(
+      FlowHeader header, FlowsConfig config, Set<String> bodyServers) {
+    List<FlowsException> problems = new ArrayList<>();
+    for (int i = 0; i < header.mcp().size(); i++) {
+      String s = header.mcp().get(i);
+      if (config.server(s).isEmpty()) {
+        problems.add(
+            new FlowsException(
+                ErrorCode.MCP_UNDECLARED_SERVER,
+                "the header declares server '"
+                    + s
+                    + "' but "
+                    + config.origin()
+                    + " has no entry for it"
+                    + (config.mcp().isEmpty() ? "" : " (it has: " + config.mcp().keySet() + ")"),
+                "flow " + header.name() + " tools.mcp[" + i + "]",
+                "add \"" + s + "\" under \"mcp\" in flows.json, or fix the name in the header"));
+      }
+    }
+    for (String s : bodyServers) {
+      if (!header.mcp().contains(s)) {
+        problems.add(
+            new FlowsException(
+                ErrorCode.MCP_UNDECLARED_SERVER,
+                "the body calls f.mcp(\"" + s + "\") but the header does not declare it",
+                "flow " + header.name() + " body",
+                "add \"" + s + "\" to the header's tools.mcp, or fix the name in the call"));
+      }
+    }
+    return problems;
+  }
+
+  /**
+   * The connect pass: connects to every server the header declares (in parallel, each bounded by
+   * {@code timeout}), lists its tools, and disconnects. Answers the inventory to freeze into the
+   * run, or throws every unreachable server at once. Nothing is journaled either way.
+   */
+  public static Inventory connect(
+      FlowHeader header, FlowsConfig config, Duration timeout, McpCredentials credentials) {
+    List<FlowsException> pure = pure(header, config, Set.of());
+    if (!pure.isEmpty()) {
+      throw new PreflightException(pure);
+    }
+    McpClientConfig limits =
+        McpClientConfig.DEFAULTS.withConnectTimeout(timeout).withCallTimeout(timeout);
+    List<ServerEntry> entries =
+        header.mcp().stream().map(s -> config.server(s).orElseThrow()).toList();
+    List<McpConnection> connections = new ArrayList<>();
+    List<CompletableFuture<Void>> connecting = new ArrayList<>();
+    SplittableRandom random = new SplittableRandom();
+    for (ServerEntry e : entries) {
+      McpConnection c =
+          new McpConnection(
+              e.name(),
+              limits,
+              McpTransports.factory(e.config(), limits, credentials),
+              new ToolRegistry(),
+              random.split());
+      connections.add(c);
+      connecting.add(c.connect());
+    }
+    List<FlowsException> problems = new ArrayList<>();
+    List<Inventory.Server> servers = new ArrayList<>();
+    try {
+      for (int i = 0; i < entries.size(); i++) {
+        ServerEntry e = entries.get(i);
+        String place = config.origin() + "#/mcp/" + e.name();
+        try {
+          // The connection's own timeout answers first; this bound only guards against a hang.
+          connecting.get(i).get(timeout.toMillis() * 2 + 1_000, TimeUnit.MILLISECONDS);
+          servers.add(
+              new Inventory.Server(
+                  e.config(), e.honoursIdempotencyKeys(), connections.get(i).tools()));
+        } catch (ExecutionException x) {
+          McpDiagnostic d =
+              x.getCause() instanceof McpException m
+                  ? m.diagnostic()
+                  : McpDiagnostic.MCP_DISCONNECTED;
+          problems.add(
+              new McpUnreachableException(
+                  e.name(), d, String.valueOf(x.getCause().getMessage()), place));
+        } catch (TimeoutException x) {
+          problems.add(
+              new McpUnreachableException(
+                  e.name(),
+                  McpDiagnostic.HANDSHAKE_TIMEOUT,
+                  "no handshake within " + timeout,
+                  place));
+        } catch (InterruptedException x) {
+          Thread.currentThread().interrupt();
+          throw new FlowsException(
+              ErrorCode.MCP_UNREACHABLE, "preflight interrupted", e.name(), "run it again");
+        }
+      }
+    } finally {
+      connections.forEach(McpConnection::stop);
+    }
+    if (!problems.isEmpty()) {
+      throw new PreflightException(problems);
+    }
+    return Inventory.of(servers);
+  }
+}

@@ -1,0 +1,49 @@
+package dev.flows.sdk.runtime;
+
+import java.time.Duration;
+
+/**
+ * Every timeout and limit of the authoring runtime, with named defaults.
+ *
+ * @param dispatchDeadline how long an {@code f.*} call waits for its child run to be admitted and
+ *     its step claimed; past it the child is cancelled by id and the call fails {@code
+ *     dispatch_timeout}
+ * @param childPoll longest wait between two looks at a child run (wake-ups usually come sooner)
+ * @param rootMaxIterations attempts of a flow body (each crash of its worker uses one)
+ * @param mcpMaxIterations attempts of one MCP call's child step
+ * @param commandMaxIterations attempts of one {@code f.run} child step
+ * @param preflightTimeout connect + tools/list per server during preflight
+ */
+public record SdkConfig(
+    Duration dispatchDeadline,
+    Duration childPoll,
+    int rootMaxIterations,
+    int mcpMaxIterations,
+    int commandMaxIterations,
+    Duration preflightTimeout) {
+  public static final Duration DEFAULT_DISPATCH_DEADLINE = Duration.ofSeconds(30);
+  public static final Duration DEFAULT_CHILD_POLL = Duration.ofMillis(200);
+  public static final int DEFAULT_ROOT_MAX_ITERATIONS = 10;
+  public static final int DEFAULT_MCP_MAX_ITERATIONS = 5;
+  public static final int DEFAULT_COMMAND_MAX_ITERATIONS = 3;
+  public static final Duration DEFAULT_PREFLIGHT_TIMEOUT = Duration.ofSeconds(10);
+
+  public static final SdkConfig DEFAULTS =
+      new SdkConfig(
+          DEFAULT_DISPATCH_DEADLINE,
+          DEFAULT_CHILD_POLL,
+          DEFAULT_ROOT_MAX_ITERATIONS,
+          DEFAULT_MCP_MAX_ITERATIONS,
+          DEFAULT_COMMAND_MAX_ITERATIONS,
+          DEFAULT_PREFLIGHT_TIMEOUT);
+
+  public SdkConfig withDispatchDeadline(Duration d) {
+    return new SdkConfig(
+        d, childPoll, rootMaxIterations, mcpMaxIterations, commandMaxIterations, preflightTimeout);
+  }
+
+  public SdkConfig withPreflightTimeout(Duration d) {
+    return new SdkConfig(
+        dispatchDeadline, childPoll, rootMaxIterations, mcpMaxIterations, commandMaxIterations, d);
+  }
+}

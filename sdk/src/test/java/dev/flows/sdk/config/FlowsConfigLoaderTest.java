@@ -1,0 +1,162 @@
+package dev.flows.sdk.config;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.flows.kernel.ErrorCode;
+import dev.flows.kernel.FlowsException;
+import dev.flows.kernel.mcp.McpAuth;
+import dev.flows.kernel.mcp.McpServerConfig;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+class FlowsConfigLoaderTest {
+  private static final Path FILE = Path.of("/work/x/flows.json");
+
+  @Test
+  void aStdioAndAnHttpServerAreReadWithTheirDefaults() {
+    FlowsConfig c =
+        FlowsConfigLoader.parse(
+            FILE,
+            """
+            {"mcp": {
+              "tickets": {"command": "bin/tickets", "args": ["--x"], "env": ["HOME"],
+                          "setEnv": {"MODE": "demo"}, "cwd": "srv"},
+              "pay": {"url": "http://127.0.0.1:9/mcp", "headers": {"X-Team": "a"},
+                      "auth": {"mode": "api-token", "tokenEnv": "PAY_TOKEN"},
+                      "idempotencyKeys": true}
+            }}
+            """);
+    McpServerConfig.Stdio t = (McpServerConfig.Stdio) c.server("tickets").orElseThrow().config();
+    assertThat(t.command()).isEqualTo("bin/tickets");
+    assertThat(t.args()).containsExactly("--x");
+    assertThat(t.envAllowlist()).containsExactly("HOME");
+    assertThat(t.env()).containsEntry("MODE", "demo");
+    assertThat(t.cwd()).contains("/work/x/srv");
+    assertThat(c.server("tickets").orElseThrow().honoursIdempotencyKeys()).isFalse();
+    ServerEntry pay = c.server("pay").orElseThrow();
+    assertThat(pay.honoursIdempotencyKeys()).isTrue();
+    McpServerConfig.Http h = (McpServerConfig.Http) pay.config();
+    assertThat(h.url().toString()).isEqualTo("http://127.0.0.1:9/mcp");
+    McpAuth.ApiToken auth = (McpAuth.ApiToken) h.auth();
+    assertThat(auth.headerName()).isEqualTo("Authorization");
+    assertThat(auth.scheme()).contains("Bearer");
+    assertThat(auth.token()).isEqualTo(new McpAuth.SecretSource.EnvVar("PAY_TOKEN"));
+  }
+
+  @Test
+  void oauthClientCredentialsNamesTheSecretsVariable() {
+    FlowsConfig c =
+        FlowsConfigLoader.parse(
+            FILE,
+            """
+            {"mcp": {"crm": {"url": "https://crm.example/mcp", "auth": {"mode": "oauth",
+              "grant": "client_credentials", "clientId": "flows", "clientSecretEnv": "CRM_SECRET",
+              "tokenEndpointAuth": "client_secret_post", "scopes": ["read"]}}}}
+            """);
+    McpAuth.OAuth o =
+        (McpAuth.OAuth) ((McpServerConfig.Http) c.server("crm").orElseThrow().config()).auth();
+    McpAuth.OAuthGrant.ClientCredentials g = (McpAuth.OAuthGrant.ClientCredentials) o.grant();
+    assertThat(g.auth())
+        .isEqualTo(
+            new McpAuth.ClientAuth.SecretPost(new McpAuth.SecretSource.EnvVar("CRM_SECRET")));
+    assertThat(o.scopes()).containsExactly("read");
+  }
+
+  static Stream<Arguments> malformed() {
+    return Stream.of(
+        Arguments.of("not json", "{", "/"),
+        Arguments.of("not an object", "[]", "/"),
+        Arguments.of("unknown top-level key", "{\"servers\": {}}", "/servers"),
+        Arguments.of("mcp not an object", "{\"mcp\": []}", "/mcp"),
+        Arguments.of("server not an object", "{\"mcp\": {\"a\": 1}}", "/mcp/a"),
+        Arguments.of(
+            "both shapes",
+            "{\"mcp\": {\"a\": {\"command\": \"x\", \"url\": \"http://h/mcp\"}}}",
+            "/mcp/a"),
+        Arguments.of("neither shape", "{\"mcp\": {\"a\": {\"args\": []}}}", "/mcp/a"),
+        Arguments.of(
+            "unknown stdio key",
+            "{\"mcp\": {\"a\": {\"command\": \"x\", \"bogus\": 1}}}",
+            "/mcp/a/bogus"),
+        Arguments.of("empty command", "{\"mcp\": {\"a\": {\"command\": \"\"}}}", "/mcp/a/command"),
+        Arguments.of(
+            "args not strings",
+            "{\"mcp\": {\"a\": {\"command\": \"x\", \"args\": [1]}}}",
+            "/mcp/a/args/0"),
+        Arguments.of(
+            "bad env name",
+            "{\"mcp\": {\"a\": {\"command\": \"x\", \"env\": [\"A-B\"]}}}",
+            "/mcp/a/env/0"),
+        Arguments.of(
+            "duplicate env name",
+            "{\"mcp\": {\"a\": {\"command\": \"x\", \"env\": [\"A\", \"A\"]}}}",
+            "/mcp/a/env/1"),
+        Arguments.of(
+            "bad url scheme", "{\"mcp\": {\"a\": {\"url\": \"ftp://h/x\"}}}", "/mcp/a/url"),
+        Arguments.of(
+            "url with userinfo",
+            "{\"mcp\": {\"a\": {\"url\": \"http://u:p@h/mcp\"}}}",
+            "/mcp/a/url"),
+        Arguments.of(
+            "url with fragment", "{\"mcp\": {\"a\": {\"url\": \"http://h/mcp#x\"}}}", "/mcp/a/url"),
+        Arguments.of(
+            "unknown http key",
+            "{\"mcp\": {\"a\": {\"url\": \"http://h/mcp\", \"env\": []}}}",
+            "/mcp/a/env"),
+        Arguments.of(
+            "unknown auth mode",
+            "{\"mcp\": {\"a\": {\"url\": \"http://h/mcp\", \"auth\": {\"mode\": \"magic\"}}}}",
+            "/mcp/a/auth/mode"),
+        Arguments.of(
+            "inline token instead of a variable name",
+            "{\"mcp\": {\"a\": {\"url\": \"http://h/mcp\", \"auth\": {\"mode\": \"api-token\","
+                + " \"tokenEnv\": \"sk_live_123-abc\"}}}}",
+            "/mcp/a/auth/tokenEnv"),
+        Arguments.of(
+            "api-token without a source",
+            "{\"mcp\": {\"a\": {\"url\": \"http://h/mcp\", \"auth\": {\"mode\": \"api-token\"}}}}",
+            "/mcp/a/auth"),
+        Arguments.of(
+            "idempotencyKeys not boolean",
+            "{\"mcp\": {\"a\": {\"command\": \"x\", \"idempotencyKeys\": \"yes\"}}}",
+            "/mcp/a/idempotencyKeys"),
+        Arguments.of("bad server name", "{\"mcp\": {\"a/b\": {\"command\": \"x\"}}}", "/mcp/a~1b"));
+  }
+
+  @ParameterizedTest(name = "{0} is refused at {2}")
+  @MethodSource("malformed")
+  void aMalformedShapeIsRefusedWithItsPointerAndAFix(String what, String json, String pointer) {
+    assertThatThrownBy(() -> FlowsConfigLoader.parse(FILE, json))
+        .isInstanceOfSatisfying(
+            FlowsException.class,
+            e -> {
+              assertThat(e.code()).isEqualTo(ErrorCode.CONFIG_INVALID);
+              assertThat(e.place()).contains(FILE + "#" + pointer);
+              assertThat(e.fix()).isPresent();
+            });
+  }
+
+  @Test
+  void theNearestFileWalkingUpWinsWithoutMerging(@TempDir Path dir) throws IOException {
+    Path inner = Files.createDirectories(dir.resolve("a/b"));
+    Files.writeString(dir.resolve("flows.json"), "{\"mcp\": {\"outer\": {\"command\": \"x\"}}}");
+    Files.writeString(dir.resolve("a/flows.json"), "{\"mcp\": {\"inner\": {\"command\": \"y\"}}}");
+    Path flow = Files.writeString(inner.resolve("x.flow.java"), "");
+    FlowsConfig c = FlowsConfigLoader.loadNearest(flow);
+    assertThat(c.mcp()).containsOnlyKeys("inner");
+    assertThat(c.file()).contains(dir.resolve("a/flows.json").toAbsolutePath());
+  }
+
+  @Test
+  void noFileMeansNoServers(@TempDir Path dir) {
+    assertThat(FlowsConfigLoader.loadNearest(dir).mcp()).isEmpty();
+  }
+}

@@ -1,0 +1,147 @@
+package dev.flows.sdk.runtime;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import dev.flows.kernel.journal.InMemoryJournal;
+import dev.flows.kernel.journal.Journal;
+import dev.flows.kernel.journal.JournalEntry;
+import dev.flows.kernel.journal.RunId;
+import dev.flows.kernel.journal.RunSnapshot;
+import dev.flows.kernel.lifecycle.RunStatus;
+import dev.flows.kernel.mcp.McpClientConfig;
+import dev.flows.kernel.mcp.McpServerConfigJson;
+import dev.flows.worker.WorkerConfig;
+import dev.flows.worker.mcp.McpCredentials;
+import dev.flows.worker.mcp.testing.Jvm;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** A single-file flow, a real stdio MCP server, the real worker: from source to receipts. */
+class EngineEndToEndTest {
+  static final String FLOW =
+      """
+      import com.fasterxml.jackson.databind.JsonNode;
+      import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+      import dev.flows.sdk.*;
+      import java.util.Map;
+
+      public class Triage implements Flow {
+        public FlowHeader header() {
+          return FlowHeader.named("triage").version("1").mcp("tools").build();
+        }
+
+        public JsonNode run(Ctx f, JsonNode input) {
+          String text = f.step("normalize", () -> input.path("text").asText().trim()).asText();
+          String echoed = f.mcp("tools").tool("echo").call(Map.of("text", text)).text();
+          String sum = f.mcp("tools").tool("add").call(Map.of("a", 2, "b", 3)).text();
+          f.step("audit", () -> Map.of("echoed", echoed, "sum", sum));
+          String meta = f.mcp("tools").tool("ledger").call(Map.of("note", echoed)).text();
+          return JsonNodeFactory.instance.objectNode().put("echoed", echoed).put("sum", sum)
+              .put("meta", meta);
+        }
+      }
+      """;
+
+  static void writeFlow(Path dir) throws Exception {
+    Files.writeString(dir.resolve("triage.flow.java"), FLOW);
+    JsonNode s =
+        McpServerConfigJson.write(
+            Jvm.stdioServer(
+                "tools", List.of(), Map.of("FLOWS_TEST_LEDGER", dir.resolve("ledger").toString())));
+    Files.writeString(
+        dir.resolve("flows.json"),
+        "{\"mcp\": {\"tools\": {\"command\": "
+            + s.path("command")
+            + ", \"args\": "
+            + s.path("args")
+            + ", \"setEnv\": "
+            + s.path("env")
+            + "}}}");
+  }
+
+  /** The journal the engine runs on; Postgres in the subclass. */
+  protected Journal journal() {
+    return new InMemoryJournal(Clock.systemUTC());
+  }
+
+  static RunSnapshot awaitTerminal(Journal journal, RunId run) throws InterruptedException {
+    long until = System.nanoTime() + Duration.ofSeconds(90).toNanos();
+    while (System.nanoTime() < until) {
+      RunSnapshot s = journal.run(run).orElseThrow();
+      if (s.status().terminal() || s.status() == RunStatus.PARKED) {
+        return s;
+      }
+      journal.awaitWork(Duration.ofMillis(200));
+    }
+    throw new AssertionError("run did not end: " + journal.run(run));
+  }
+
+  @Test
+  void aSingleFileFlowRunsThroughTheWorkerWithThreeReceiptsAndTwoMemos(@TempDir Path dir)
+      throws Exception {
+    writeFlow(dir);
+    Journal journal = journal();
+    try (FlowsEngine engine =
+        new FlowsEngine(
+            journal,
+            WorkerConfig.defaults().toBuilder().pollInterval(Duration.ofMillis(50)).build(),
+            SdkConfig.DEFAULTS,
+            McpClientConfig.DEFAULTS,
+            McpCredentials.fromEnvironment())) {
+      LoadedFlow flow = LoadedFlow.load(dir.resolve("triage.flow.java").toString(), dir);
+      RunId root =
+          engine
+              .start(
+                  flow,
+                  JsonNodeFactory.instance.objectNode().put("text", "  hello "),
+                  Optional.empty())
+              .runId();
+      engine.startWorker();
+      RunSnapshot done = awaitTerminal(journal, root);
+
+      assertThat(done.status()).isEqualTo(RunStatus.SUCCEEDED);
+      JsonNode out = done.steps().getFirst().output().orElseThrow();
+      assertThat(out.path("echoed").asText()).isEqualTo("hello");
+      assertThat(out.path("sum").asText()).isEqualTo("5");
+      List<RunId> children = journal.children(root);
+      assertThat(children).hasSize(3);
+      Set<String> keys = new HashSet<>();
+      for (RunId c : children) {
+        List<JournalEntry> entries = journal.entries(c).stream().map(r -> r.entry()).toList();
+        assertThat(entries).filteredOn(e -> e instanceof JournalEntry.EffectRecorded).hasSize(1);
+        assertThat(entries).filteredOn(e -> e instanceof JournalEntry.EffectConfirmed).hasSize(1);
+        JsonNode receipt = journal.run(c).orElseThrow().steps().getFirst().output().orElseThrow();
+        assertThat(receipt.path("type").asText()).isEqualTo("mcp");
+        keys.add(receipt.path("idempotencyKey").asText());
+      }
+      assertThat(keys).hasSize(3);
+      // The server saw the idempotency key of the meta call in _meta.
+      String metaKey =
+          journal
+              .run(children.get(2))
+              .orElseThrow()
+              .steps()
+              .getFirst()
+              .output()
+              .orElseThrow()
+              .path("idempotencyKey")
+              .asText();
+      assertThat(out.path("meta").asText()).contains(metaKey);
+      // Two memos on the root step, each recorded and confirmed once.
+      assertThat(journal.entries(root))
+          .filteredOn(r -> r.entry() instanceof JournalEntry.EffectConfirmed)
+          .hasSize(2);
+    }
+  }
+}

@@ -1,0 +1,105 @@
+package dev.flows.sdk.runtime;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.flows.kernel.journal.ClaimRequest;
+import dev.flows.kernel.journal.ClaimedAttempt;
+import dev.flows.kernel.journal.CompletionReason;
+import dev.flows.kernel.journal.EffectElection;
+import dev.flows.kernel.journal.Journal;
+import dev.flows.kernel.journal.StepOutcome;
+import dev.flows.kernel.journal.WorkerId;
+import dev.flows.kernel.spec.StepBody;
+import dev.flows.kernel.spec.StepKind;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * A minimal stand-in for the worker runtime, enough to drive flows through a journal in sdk tests:
+ * flow roots run on virtual threads, MCP children call an in-memory "server" that counts how often
+ * each idempotency key was performed, and command children succeed.
+ */
+final class MiniWorker {
+  private static final JsonNodeFactory JSON = JsonNodeFactory.instance;
+  final Journal journal;
+  final FlowBodyRunner runner;
+  final Map<String, AtomicInteger> performedByKey = new ConcurrentHashMap<>();
+  final List<String> calls = java.util.Collections.synchronizedList(new ArrayList<>());
+  final List<Thread> bodies = java.util.Collections.synchronizedList(new ArrayList<>());
+  volatile boolean serveMcp = true;
+
+  MiniWorker(Journal journal, FlowBodyRunner runner) {
+    this.journal = journal;
+    this.runner = runner;
+  }
+
+  /** Claims and runs whatever is ready; flow bodies go on in the background. */
+  int tick() {
+    Set<StepKind> kinds = EnumSet.allOf(StepKind.class);
+    List<ClaimedAttempt> claimed =
+        journal.claim(new ClaimRequest(new WorkerId("mini"), kinds, 16, Duration.ofSeconds(30)));
+    for (ClaimedAttempt a : claimed) {
+      switch (a.step().body()) {
+        case StepBody.Agent agent when agent.instructionType().equals(Lowering.FLOW_TYPE) -> {
+          Thread t =
+              Thread.ofVirtual()
+                  .start(
+                      () -> {
+                        try {
+                          journal.complete(a.lease(), runner.run(a));
+                        } catch (InterruptedException e) {
+                          // The "worker" died: complete nothing, the lease will expire.
+                        } catch (RuntimeException e) {
+                          // A lease lost while completing: the journal owns the attempt.
+                        }
+                      });
+          bodies.add(t);
+        }
+        case StepBody.Agent agent -> journal.complete(a.lease(), mcp(a, agent.instruction()));
+        case StepBody.Deterministic d ->
+            journal.complete(
+                a.lease(), new StepOutcome.Succeeded(JSON.objectNode().put("exitCode", 0)));
+        case StepBody.Llm l ->
+            journal.complete(
+                a.lease(),
+                new StepOutcome.Failed(CompletionReason.WORKER_ERROR, JSON.objectNode(), false));
+      }
+    }
+    return claimed.size();
+  }
+
+  private StepOutcome mcp(ClaimedAttempt a, JsonNode in) {
+    String server = in.path("server").asText();
+    String tool = in.path("tool").asText();
+    String path = Lowering.mcpSurface(server, tool);
+    EffectElection e = journal.recordEffect(a.lease(), path);
+    if (e.deduped()) {
+      return new StepOutcome.Succeeded(e.confirmedOutput().orElseThrow());
+    }
+    performedByKey.computeIfAbsent(e.idempotencyKey(), k -> new AtomicInteger()).incrementAndGet();
+    calls.add(server + "/" + tool);
+    ObjectNode output = JSON.objectNode();
+    output.putArray("content").addObject().put("type", "text").put("text", tool + " done");
+    ObjectNode receipt =
+        JSON.objectNode().put("type", "mcp").put("server", server).put("tool", tool);
+    receipt.set("input", in.path("input"));
+    receipt.set("output", output);
+    receipt.put("idempotencyKey", e.idempotencyKey());
+    journal.confirmEffect(a.lease(), path, java.util.Optional.of(receipt));
+    return new StepOutcome.Succeeded(receipt);
+  }
+
+  void killBodies() {
+    for (Thread t : bodies) {
+      t.interrupt();
+    }
+    bodies.clear();
+  }
+}

@@ -1,0 +1,45 @@
+package dev.flows.sdk.runtime;
+
+import dev.flows.journalstore.JournalStoreConfig;
+import dev.flows.journalstore.PostgresJournal;
+import dev.flows.kernel.mcp.McpClientConfig;
+import dev.flows.worker.WorkerConfig;
+import dev.flows.worker.mcp.McpCredentials;
+import java.time.Duration;
+
+/**
+ * A worker process for crash tests: serves flows, MCP calls and commands from the journal at {@code
+ * args[0]} with a lease of {@code args[1]} ms until killed. Fault points are armed by the parent
+ * with {@code -Dflows.fault}.
+ */
+public final class TestWorkerMain {
+  private TestWorkerMain() {}
+
+  public static void main(String[] args) throws Exception {
+    Duration lease = Duration.ofMillis(Long.parseLong(args[1]));
+    PostgresJournal journal = PostgresJournal.connect(JournalStoreConfig.forUrl(args[0]));
+    FlowsEngine engine =
+        new FlowsEngine(
+            journal,
+            WorkerConfig.defaults().toBuilder()
+                .defaultLease(lease)
+                .pollInterval(Duration.ofMillis(100))
+                .reconcileInterval(Duration.ofMillis(300))
+                .stopGrace(Duration.ofSeconds(1))
+                .build(),
+            SdkConfig.DEFAULTS,
+            McpClientConfig.DEFAULTS,
+            McpCredentials.fromEnvironment());
+    Runtime.getRuntime()
+        .addShutdownHook(
+            new Thread(
+                () -> {
+                  engine.close();
+                  journal.close();
+                }));
+    engine.startWorker();
+    System.out.println("worker ready");
+    System.out.flush();
+    Thread.currentThread().join();
+  }
+}

@@ -1,0 +1,203 @@
+package dev.flows.worker;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.flows.kernel.LeaseConflictException;
+import dev.flows.kernel.RunTerminalException;
+import dev.flows.kernel.journal.CancelOutcome;
+import dev.flows.kernel.journal.ClaimRequest;
+import dev.flows.kernel.journal.ClaimedAttempt;
+import dev.flows.kernel.journal.CompletionAck;
+import dev.flows.kernel.journal.EffectElection;
+import dev.flows.kernel.journal.ExpiredAttempt;
+import dev.flows.kernel.journal.Journal;
+import dev.flows.kernel.journal.JournalEntry;
+import dev.flows.kernel.journal.JournalRecord;
+import dev.flows.kernel.journal.LeaseToken;
+import dev.flows.kernel.journal.RunId;
+import dev.flows.kernel.journal.RunSnapshot;
+import dev.flows.kernel.journal.StartRun;
+import dev.flows.kernel.journal.StartedRun;
+import dev.flows.kernel.journal.StepOutcome;
+import io.github.resilience4j.core.IntervalFunction;
+import io.github.resilience4j.retry.Retry;
+import io.github.resilience4j.retry.RetryConfig;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A journal whose calls are retried on transient database faults ({@link TransientFaults}) with
+ * bounded exponential backoff and jitter (resilience4j-retry, {@link WorkerConfig} {@code
+ * dbRetry*}). Every verb is safe to repeat: the journal is idempotent by admission key, lease token
+ * and attempt, and a repeated claim at worst opens attempts nobody runs, which expire and are
+ * retried. A completion whose answer was lost and whose retry is refused ({@code lease_conflict},
+ * or {@code run_terminal} when it ended the run) is resolved by reading the journal: if this
+ * attempt's {@code step.completed} is there, the first try committed and its acknowledgement is
+ * answered.
+ */
+public final class ResilientJournal implements Journal {
+  private static final Logger LOG = LoggerFactory.getLogger(ResilientJournal.class);
+
+  private final Journal delegate;
+  private final Retry retry;
+
+  public ResilientJournal(Journal delegate, WorkerConfig config) {
+    this.delegate = delegate;
+    RetryConfig rc =
+        RetryConfig.custom()
+            .maxAttempts(config.dbRetryMaxAttempts())
+            .intervalFunction(
+                IntervalFunction.ofExponentialRandomBackoff(
+                    config.dbRetryInitialBackoff(),
+                    config.dbRetryMultiplier(),
+                    config.dbRetryJitter(),
+                    config.dbRetryMaxBackoff()))
+            .retryOnException(TransientFaults::isTransient)
+            .failAfterMaxAttempts(false)
+            .build();
+    this.retry = Retry.of("journal", rc);
+    retry
+        .getEventPublisher()
+        .onRetry(
+            e ->
+                LOG.warn(
+                    "transient database fault, retry {} in {} ms: {}",
+                    e.getNumberOfRetryAttempts(),
+                    e.getWaitInterval().toMillis(),
+                    String.valueOf(e.getLastThrowable())));
+  }
+
+  private <T> T call(Supplier<T> s) {
+    return Retry.decorateSupplier(retry, s).get();
+  }
+
+  private void run(Runnable r) {
+    call(
+        () -> {
+          r.run();
+          return null;
+        });
+  }
+
+  @Override
+  public StartedRun startRun(StartRun request) {
+    return call(() -> delegate.startRun(request));
+  }
+
+  @Override
+  public List<ClaimedAttempt> claim(ClaimRequest request) {
+    return call(() -> delegate.claim(request));
+  }
+
+  @Override
+  public Instant heartbeat(LeaseToken lease) {
+    return call(() -> delegate.heartbeat(lease));
+  }
+
+  @Override
+  public EffectElection recordEffect(LeaseToken lease, String surfacePath) {
+    return call(() -> delegate.recordEffect(lease, surfacePath));
+  }
+
+  @Override
+  public void confirmEffect(LeaseToken lease, String surfacePath, Optional<JsonNode> output) {
+    run(() -> delegate.confirmEffect(lease, surfacePath, output));
+  }
+
+  @Override
+  public CompletionAck complete(LeaseToken lease, StepOutcome outcome) {
+    AtomicBoolean faulted = new AtomicBoolean();
+    return call(
+        () -> {
+          try {
+            return delegate.complete(lease, outcome);
+          } catch (LeaseConflictException | RunTerminalException refused) {
+            if (faulted.get()) {
+              return alreadyCompleted(lease).orElseThrow(() -> refused);
+            }
+            throw refused;
+          } catch (RuntimeException e) {
+            faulted.compareAndSet(false, TransientFaults.isTransient(e));
+            throw e;
+          }
+        });
+  }
+
+  /** The acknowledgement of this attempt's completion, if the journal holds one. */
+  private Optional<CompletionAck> alreadyCompleted(LeaseToken lease) {
+    Optional<JournalEntry.StepCompleted> done =
+        delegate.entries(lease.runId()).stream()
+            .map(JournalRecord::entry)
+            .filter(e -> e instanceof JournalEntry.StepCompleted)
+            .map(e -> (JournalEntry.StepCompleted) e)
+            .filter(c -> c.stepId().equals(lease.stepId()) && c.attempt() == lease.attempt())
+            .findFirst();
+    return done.flatMap(
+        c ->
+            delegate
+                .run(lease.runId())
+                .map(
+                    r ->
+                        new CompletionAck(
+                            c.reason(), c.disposition(), c.nextAttemptAt(), r.status())));
+  }
+
+  @Override
+  public CancelOutcome cancelRun(RunId runId, String reason) {
+    return call(() -> delegate.cancelRun(runId, reason));
+  }
+
+  @Override
+  public List<ExpiredAttempt> expireLeases() {
+    return call(delegate::expireLeases);
+  }
+
+  @Override
+  public RunSnapshot resumeRun(RunId runId, String by) {
+    return call(() -> delegate.resumeRun(runId, by));
+  }
+
+  @Override
+  public RunSnapshot resolveStep(
+      RunId runId, String stepId, Optional<JsonNode> performed, String by) {
+    return call(() -> delegate.resolveStep(runId, stepId, performed, by));
+  }
+
+  @Override
+  public Optional<RunSnapshot> run(RunId runId) {
+    return call(() -> delegate.run(runId));
+  }
+
+  @Override
+  public List<JournalRecord> entries(RunId runId) {
+    return call(() -> delegate.entries(runId));
+  }
+
+  @Override
+  public List<RunId> children(RunId parent) {
+    return call(() -> delegate.children(parent));
+  }
+
+  /**
+   * Not retried: a transient failure waits out the timeout (so a dead database is not hammered) and
+   * answers "not woken"; the caller's next claim goes through the retry.
+   */
+  @Override
+  public boolean awaitWork(Duration timeout) throws InterruptedException {
+    try {
+      return delegate.awaitWork(timeout);
+    } catch (RuntimeException e) {
+      if (!TransientFaults.isTransient(e)) {
+        throw e;
+      }
+      LOG.warn("waiting for work failed transiently: {}", String.valueOf(e));
+      Thread.sleep(timeout);
+      return false;
+    }
+  }
+}

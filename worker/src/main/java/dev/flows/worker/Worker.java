@@ -1,0 +1,321 @@
+package dev.flows.worker;
+
+import dev.flows.kernel.journal.ClaimRequest;
+import dev.flows.kernel.journal.ClaimedAttempt;
+import dev.flows.kernel.journal.ExpiredAttempt;
+import dev.flows.kernel.journal.Journal;
+import dev.flows.kernel.journal.WorkerId;
+import dev.flows.kernel.spec.StepKind;
+import java.net.InetAddress;
+import java.net.UnknownHostException;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.InstantSource;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Claims steps of the kinds its executors serve and runs each attempt on a virtual thread under
+ * {@link WorkerLease#withWorkerLease}. It waits for work with {@link Journal#awaitWork} (NOTIFY on
+ * Postgres) and claims again at least every {@link WorkerConfig#pollInterval()}; a reconciler loop
+ * expires overdue leases every {@link WorkerConfig#reconcileInterval()} (the journal makes that
+ * safe with many workers). {@link #stop()} stops claiming, lets running attempts finish within
+ * {@link WorkerConfig#stopGrace()}, then cancels the rest, which complete with a retryable {@code
+ * worker_error} ({@code cause: worker_shutdown}) so no lease is left dangling.
+ */
+public final class Worker implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(Worker.class);
+  private static final WorkerId PROCESS_ID = processId();
+
+  private final Journal journal;
+  private final ExecutorRegistry executors;
+  private final WorkerConfig config;
+  private final InstantSource clock;
+  private final WorkerId id;
+  private final WorkerLease lease;
+  private final Semaphore slots;
+  private final Map<CancellationToken, Thread> inFlight = new ConcurrentHashMap<>();
+  private final CountDownLatch stopping = new CountDownLatch(1);
+  private final Object idle = new Object();
+  private final AtomicLong claimed = new AtomicLong();
+  private final AtomicLong completed = new AtomicLong();
+  private final AtomicLong leaseLost = new AtomicLong();
+  private final AtomicLong failed = new AtomicLong();
+  private final AtomicLong renewals = new AtomicLong();
+  private final List<java.util.function.Supplier<Set<String>>> extraRoutes =
+      new java.util.concurrent.CopyOnWriteArrayList<>();
+  private Thread claimLoop;
+  private Thread reconciler;
+
+  /** A worker with this process's id: one worker id per process. */
+  public Worker(
+      Journal journal, ExecutorRegistry executors, WorkerConfig config, InstantSource clock) {
+    this(journal, executors, config, clock, PROCESS_ID);
+  }
+
+  /** A worker with a chosen id, for hosting several workers in one process (tests). */
+  public Worker(
+      Journal journal,
+      ExecutorRegistry executors,
+      WorkerConfig config,
+      InstantSource clock,
+      WorkerId id) {
+    this.journal =
+        journal instanceof ResilientJournal ? journal : new ResilientJournal(journal, config);
+    this.executors = executors;
+    this.config = config;
+    this.clock = clock;
+    this.id = id;
+    this.lease = new WorkerLease(this.journal, config, clock);
+    this.slots = new Semaphore(config.capacity());
+  }
+
+  /** {@code host/pid/random}: unique per process, and says where to look when an attempt hangs. */
+  private static WorkerId processId() {
+    String host;
+    try {
+      host = InetAddress.getLocalHost().getHostName();
+    } catch (UnknownHostException e) {
+      host = "unknown-host";
+    }
+    return new WorkerId(
+        host
+            + "/"
+            + ProcessHandle.current().pid()
+            + "/"
+            + UUID.randomUUID().toString().substring(0, 8));
+  }
+
+  public static WorkerId processWorkerId() {
+    return PROCESS_ID;
+  }
+
+  public WorkerId id() {
+    return id;
+  }
+
+  public WorkerStats stats() {
+    return new WorkerStats(
+        claimed.get(), completed.get(), leaseLost.get(), failed.get(), renewals.get());
+  }
+
+  public synchronized void start() {
+    if (claimLoop != null) {
+      throw new IllegalStateException("worker already started");
+    }
+    LOG.info("worker {} attached: kinds {}, capacity {}", id, executors.kinds(), config.capacity());
+    claimLoop =
+        Thread.ofPlatform().name("flows-claim-" + id).daemon().start(this::claimUntilStopped);
+    reconciler =
+        Thread.ofPlatform()
+            .name("flows-reconcile-" + id)
+            .daemon()
+            .start(this::reconcileUntilStopped);
+  }
+
+  private boolean stopped() {
+    return stopping.getCount() == 0;
+  }
+
+  /** Waits for the stop signal up to {@code d}; answers true when stopping. */
+  private boolean pause(Duration d) {
+    try {
+      return stopping.await(d.toNanos(), TimeUnit.NANOSECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return true;
+    }
+  }
+
+  /**
+   * Adds routes this worker can run beyond what its executors name, e.g. {@code
+   * flow:<name>@<version>} for each flow class it hosts; read at every claim.
+   */
+  public void addRoutes(java.util.function.Supplier<Set<String>> more) {
+    extraRoutes.add(more);
+  }
+
+  private Optional<Set<String>> claimRoutes() {
+    Optional<Set<String>> own = executors.routes();
+    if (own.isEmpty()) {
+      return own;
+    }
+    Set<String> all = new java.util.HashSet<>(own.get());
+    extraRoutes.forEach(s -> all.addAll(s.get()));
+    return Optional.of(all);
+  }
+
+  private void claimUntilStopped() {
+    ClaimRequest base =
+        new ClaimRequest(id, executors.kinds(), config.capacity(), config.defaultLease());
+    while (!stopped()) {
+      try {
+        if (!slots.tryAcquire(config.pollInterval().toNanos(), TimeUnit.NANOSECONDS)) {
+          continue;
+        }
+      } catch (InterruptedException e) {
+        return;
+      }
+      int want = 1 + slots.drainPermits();
+      if (stopped()) {
+        slots.release(want);
+        return;
+      }
+      Instant sent = clock.instant();
+      List<ClaimedAttempt> got;
+      try {
+        got =
+            journal.claim(
+                new ClaimRequest(id, base.kinds(), want, base.defaultLease(), claimRoutes()));
+      } catch (RuntimeException e) {
+        slots.release(want);
+        LOG.error("claim failed; trying again after the poll interval", e);
+        pause(config.pollInterval());
+        continue;
+      }
+      slots.release(want - got.size());
+      got.forEach(a -> launch(a, sent));
+      if (got.isEmpty()) {
+        try {
+          journal.awaitWork(config.pollInterval());
+        } catch (InterruptedException e) {
+          return;
+        } catch (RuntimeException e) {
+          LOG.error("waiting for work failed", e);
+          pause(config.pollInterval());
+        }
+      }
+    }
+  }
+
+  private void launch(ClaimedAttempt attempt, Instant claimSentAt) {
+    claimed.incrementAndGet();
+    CancellationToken token = new CancellationToken();
+    Thread t =
+        Thread.ofVirtual()
+            .name("flows-attempt-" + attempt.lease().place())
+            .unstarted(() -> runAttempt(attempt, claimSentAt, token));
+    inFlight.put(token, t);
+    t.start();
+  }
+
+  private void runAttempt(ClaimedAttempt attempt, Instant claimSentAt, CancellationToken token) {
+    try {
+      StepKind kind = attempt.step().kind();
+      JournalEffectGate gate = new JournalEffectGate(journal, attempt.lease());
+      LeasedCompletion done =
+          lease.withWorkerLease(
+              attempt,
+              claimSentAt,
+              token,
+              tok -> {
+                Optional<StepExecutor> executor = executors.executorFor(kind);
+                if (executor.isEmpty()) {
+                  return Tails.workerError(
+                      WorkerDiagnostic.NO_EXECUTOR, "no executor for kind " + kind.wire());
+                }
+                return executor.get().execute(new StepExecution(attempt, tok, gate));
+              });
+      completed.incrementAndGet();
+      renewals.addAndGet(done.renewals());
+    } catch (LeaseLostException e) {
+      leaseLost.incrementAndGet();
+      LOG.warn("{}: {}", attempt.lease().place(), e.oneLine());
+    } catch (RuntimeException e) {
+      failed.incrementAndGet();
+      LOG.error("{}: attempt ended without a completion", attempt.lease().place(), e);
+    } finally {
+      inFlight.remove(token);
+      slots.release();
+      synchronized (idle) {
+        idle.notifyAll();
+      }
+    }
+  }
+
+  private void reconcileUntilStopped() {
+    while (!pause(config.reconcileInterval())) {
+      try {
+        List<ExpiredAttempt> expired = journal.expireLeases();
+        if (!expired.isEmpty()) {
+          LOG.info("expired {} overdue leases", expired.size());
+        }
+      } catch (RuntimeException e) {
+        LOG.warn("reconciling leases failed; trying again next interval", e);
+      }
+    }
+  }
+
+  /** Waits up to {@code d} for no attempt to be running; answers whether none is. */
+  private boolean awaitIdle(Duration d) {
+    long deadline = System.nanoTime() + d.toNanos();
+    synchronized (idle) {
+      while (!inFlight.isEmpty()) {
+        long left = deadline - System.nanoTime();
+        if (left <= 0) {
+          return false;
+        }
+        try {
+          TimeUnit.NANOSECONDS.timedWait(idle, left);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          return inFlight.isEmpty();
+        }
+      }
+      return true;
+    }
+  }
+
+  /**
+   * Stops claiming, lets running attempts finish within the stop grace, then cancels the rest and
+   * waits for them to complete. Idempotent.
+   */
+  public void stop() {
+    synchronized (this) {
+      if (claimLoop == null || stopped()) {
+        stopping.countDown();
+        return;
+      }
+      stopping.countDown();
+    }
+    LOG.info("worker {} stopping: {} attempts running", id, inFlight.size());
+    // The claim loop may be waiting a whole poll interval for a wake-up: cut that wait short. It
+    // runs on a platform thread, so an interrupt cannot close a journal socket under it.
+    claimLoop.interrupt();
+    joinQuietly(claimLoop, config.pollInterval().plus(config.stopGrace()));
+    if (!awaitIdle(config.stopGrace())) {
+      LOG.warn("{} attempts outlived the stop grace; canceling them", inFlight.size());
+      inFlight.keySet().forEach(t -> t.cancel(CancellationToken.Cause.WORKER_SHUTDOWN));
+      if (!awaitIdle(config.killGrace().plus(config.stopCompletionTimeout()))) {
+        LOG.error(
+            "{} attempts did not complete; their leases will expire and be retried",
+            inFlight.size());
+      }
+    }
+    joinQuietly(reconciler, config.reconcileInterval());
+    LOG.info("worker {} stopped: {}", id, stats());
+  }
+
+  private static void joinQuietly(Thread t, Duration d) {
+    try {
+      t.join(d);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  @Override
+  public void close() {
+    stop();
+  }
+}

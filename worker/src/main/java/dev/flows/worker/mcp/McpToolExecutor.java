@@ -1,0 +1,187 @@
+package dev.flows.worker.mcp;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.flows.kernel.ErrorCode;
+import dev.flows.kernel.journal.CompletionReason;
+import dev.flows.kernel.journal.EffectElection;
+import dev.flows.kernel.journal.StepOutcome;
+import dev.flows.kernel.mcp.McpDiagnostic;
+import dev.flows.kernel.mcp.McpException;
+import dev.flows.kernel.mcp.McpTransportPort;
+import dev.flows.kernel.mcp.ToolCallResult;
+import dev.flows.kernel.spec.StepBody;
+import dev.flows.worker.AgentInstructionExecutor;
+import dev.flows.worker.FaultPoint;
+import dev.flows.worker.StepExecution;
+import java.nio.charset.StandardCharsets;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * Performs one MCP tool call as a durable effect (agent instruction type {@code mcp}): record the
+ * effect, call the tool with the idempotency key in {@code _meta}, confirm, and answer the receipt
+ * {@code {type:"mcp", server, tool, input, output, idempotencyKey}}.
+ *
+ * <p>After a dead attempt the journal says what is known: a confirmed effect is answered from the
+ * journal without calling; an effect recorded but never confirmed has an unknown outcome, and is
+ * called again only when that is safe (read-only or idempotent tool, or a server that honours
+ * idempotency keys) — otherwise the step parks {@code effect_outcome_unknown} for an operator.
+ */
+public final class McpToolExecutor implements AgentInstructionExecutor {
+  public static final String TYPE = "mcp";
+
+  /** Trajectory tails are capped so a chatty failure cannot bloat the journal. */
+  public static final int TAIL_CAP_BYTES = 16 * 1024;
+
+  private static final JsonNodeFactory JSON = JsonNodeFactory.instance;
+  private static final ObjectMapper MAPPER = new ObjectMapper();
+  private final McpSessions sessions;
+
+  public McpToolExecutor(McpSessions sessions) {
+    this.sessions = sessions;
+  }
+
+  @Override
+  public String instructionType() {
+    return TYPE;
+  }
+
+  @Override
+  public StepOutcome execute(StepExecution ex) throws InterruptedException {
+    JsonNode in = ((StepBody.Agent) ex.attempt().step().body()).instruction();
+    String server = in.path("server").asText();
+    String tool = in.path("tool").asText();
+    JsonNode input = in.path("input");
+    String path = "/mcp/" + server + "/" + tool;
+    EffectElection e = ex.effects().record(path);
+    String key = e.idempotencyKey();
+    if (e.deduped()) {
+      return new StepOutcome.Succeeded(
+          e.confirmedOutput().orElseGet(() -> receipt(server, tool, input, JSON.nullNode(), key)));
+    }
+    if (e.takenOver() && !in.path("mayReperform").asBoolean(false)) {
+      return new StepOutcome.Parked(
+          CompletionReason.WORKER_ERROR,
+          ErrorCode.EFFECT_OUTCOME_UNKNOWN,
+          tail(
+              server,
+              tool,
+              input,
+              key,
+              ErrorCode.EFFECT_OUTCOME_UNKNOWN.wire(),
+              "an earlier attempt sent this call and died before confirming it; the tool is not"
+                  + " declared idempotent, so flows will not send it again. Resolve with `flows"
+                  + " runs resolve`."));
+    }
+    FaultPoint.AFTER_RECORD.reached();
+    ToolCallResult result;
+    try {
+      McpTransportPort session = sessions.session(in.path("connection"));
+      @SuppressWarnings("unchecked")
+      Map<String, Object> args = MAPPER.convertValue(input, Map.class);
+      CompletableFuture<ToolCallResult> call =
+          session.callTool(tool, args, Map.of(McpTransportPort.IDEMPOTENCY_KEY_META, key));
+      ex.token().onCancel(() -> call.cancel(true));
+      FaultPoint.DURING_CALL.reached();
+      result = call.get(sessions.limits().callTimeout().toMillis() * 2, TimeUnit.MILLISECONDS);
+    } catch (McpException m) {
+      return failed(server, tool, input, key, m.diagnostic(), m.getMessage());
+    } catch (ExecutionException x) {
+      if (x.getCause() instanceof McpException m) {
+        return failed(server, tool, input, key, m.diagnostic(), m.getMessage());
+      }
+      return failed(
+          server, tool, input, key, McpDiagnostic.MCP_DISCONNECTED, String.valueOf(x.getCause()));
+    } catch (TimeoutException t) {
+      return failed(
+          server,
+          tool,
+          input,
+          key,
+          McpDiagnostic.MCP_RESULT_UNAVAILABLE,
+          "no result within " + sessions.limits().callTimeout());
+    } catch (java.util.concurrent.CancellationException c) {
+      throw new InterruptedException("call cancelled with the attempt");
+    }
+    FaultPoint.AFTER_CALL_BEFORE_CONFIRM.reached();
+    ObjectNode output = JSON.objectNode();
+    output.set("content", result.content());
+    result.structuredContent().ifPresent(s -> output.set("structuredContent", s));
+    output.put("isError", result.isError());
+    ObjectNode receipt = receipt(server, tool, input, output, key);
+    // The tool ran either way: confirm, so a retry never sends it again.
+    ex.effects().confirm(path, Optional.of(receipt));
+    FaultPoint.AFTER_CONFIRM_BEFORE_COMPLETE.reached();
+    if (result.isError()) {
+      ObjectNode t =
+          tail(
+              server,
+              tool,
+              input,
+              key,
+              McpDiagnostic.MCP_TOOL_ERROR.wire(),
+              "the tool reported an error: " + cap(result.text(), 2048));
+      t.set("output", output);
+      return new StepOutcome.Failed(CompletionReason.WORKER_ERROR, capTail(t), false);
+    }
+    return new StepOutcome.Succeeded(receipt);
+  }
+
+  /**
+   * A transport failure after the call may have been sent: the outcome is unknown, so the step is
+   * retried and the next attempt's election decides (call again only if safe, else park).
+   */
+  private static StepOutcome failed(
+      String server, String tool, JsonNode input, String key, McpDiagnostic d, String message) {
+    boolean retry =
+        switch (d) {
+          case SPAWN_FAILED, HANDSHAKE_TIMEOUT, MCP_DISCONNECTED, MCP_RESULT_UNAVAILABLE -> true;
+          case HANDSHAKE_REJECTED, AUTH_FAILED, MCP_UNKNOWN_TOOL, MCP_TOOL_ERROR -> false;
+        };
+    return new StepOutcome.Failed(
+        CompletionReason.WORKER_ERROR,
+        capTail(tail(server, tool, input, key, d.wire(), message)),
+        retry);
+  }
+
+  static ObjectNode receipt(
+      String server, String tool, JsonNode input, JsonNode output, String key) {
+    ObjectNode r = JSON.objectNode().put("type", "mcp").put("server", server).put("tool", tool);
+    r.set("input", input);
+    r.set("output", output);
+    r.put("idempotencyKey", key);
+    return r;
+  }
+
+  static ObjectNode tail(
+      String server, String tool, JsonNode input, String key, String diagnostic, String message) {
+    ObjectNode t = JSON.objectNode().put("type", "mcp").put("server", server).put("tool", tool);
+    t.set("input", input);
+    t.put("idempotencyKey", key).put("diagnostic", diagnostic).put("message", message);
+    return t;
+  }
+
+  private static ObjectNode capTail(ObjectNode t) {
+    if (t.toString().getBytes(StandardCharsets.UTF_8).length <= TAIL_CAP_BYTES) {
+      return t;
+    }
+    t.remove("output");
+    if (t.toString().getBytes(StandardCharsets.UTF_8).length > TAIL_CAP_BYTES) {
+      t.put("input", cap(t.path("input").toString(), TAIL_CAP_BYTES / 2));
+      t.put("message", cap(t.path("message").asText(), TAIL_CAP_BYTES / 4));
+    }
+    t.put("truncated", true);
+    return t;
+  }
+
+  private static String cap(String s, int max) {
+    return s.length() <= max ? s : s.substring(0, max) + "…";
+  }
+}

@@ -1,0 +1,101 @@
+package dev.flows.worker;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.flows.kernel.journal.CancelOutcome;
+import dev.flows.kernel.journal.ClaimRequest;
+import dev.flows.kernel.journal.ClaimedAttempt;
+import dev.flows.kernel.journal.CompletionAck;
+import dev.flows.kernel.journal.EffectElection;
+import dev.flows.kernel.journal.ExpiredAttempt;
+import dev.flows.kernel.journal.Journal;
+import dev.flows.kernel.journal.JournalRecord;
+import dev.flows.kernel.journal.LeaseToken;
+import dev.flows.kernel.journal.RunId;
+import dev.flows.kernel.journal.RunSnapshot;
+import dev.flows.kernel.journal.StartRun;
+import dev.flows.kernel.journal.StartedRun;
+import dev.flows.kernel.journal.StepOutcome;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Optional;
+
+/** A journal that forwards every call; tests override the verbs they want to disturb. */
+public class ForwardingJournal implements Journal {
+  protected final Journal delegate;
+
+  public ForwardingJournal(Journal delegate) {
+    this.delegate = delegate;
+  }
+
+  @Override
+  public StartedRun startRun(StartRun request) {
+    return delegate.startRun(request);
+  }
+
+  @Override
+  public List<ClaimedAttempt> claim(ClaimRequest request) {
+    return delegate.claim(request);
+  }
+
+  @Override
+  public Instant heartbeat(LeaseToken lease) {
+    return delegate.heartbeat(lease);
+  }
+
+  @Override
+  public EffectElection recordEffect(LeaseToken lease, String surfacePath) {
+    return delegate.recordEffect(lease, surfacePath);
+  }
+
+  @Override
+  public void confirmEffect(LeaseToken lease, String surfacePath, Optional<JsonNode> output) {
+    delegate.confirmEffect(lease, surfacePath, output);
+  }
+
+  @Override
+  public CompletionAck complete(LeaseToken lease, StepOutcome outcome) {
+    return delegate.complete(lease, outcome);
+  }
+
+  @Override
+  public CancelOutcome cancelRun(RunId runId, String reason) {
+    return delegate.cancelRun(runId, reason);
+  }
+
+  @Override
+  public List<ExpiredAttempt> expireLeases() {
+    return delegate.expireLeases();
+  }
+
+  @Override
+  public RunSnapshot resumeRun(RunId runId, String by) {
+    return delegate.resumeRun(runId, by);
+  }
+
+  @Override
+  public RunSnapshot resolveStep(
+      RunId runId, String stepId, Optional<JsonNode> performed, String by) {
+    return delegate.resolveStep(runId, stepId, performed, by);
+  }
+
+  @Override
+  public Optional<RunSnapshot> run(RunId runId) {
+    return delegate.run(runId);
+  }
+
+  @Override
+  public List<JournalRecord> entries(RunId runId) {
+    return delegate.entries(runId);
+  }
+
+  @Override
+  public List<RunId> children(RunId parent) {
+    return delegate.children(parent);
+  }
+
+  @Override
+  public boolean awaitWork(Duration timeout) throws InterruptedException {
+    return delegate.awaitWork(timeout);
+  }
+}

@@ -1,0 +1,369 @@
+package dev.flows.worker;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import dev.flows.kernel.ErrorCode;
+import dev.flows.kernel.FlowsException;
+import dev.flows.kernel.journal.ClaimRequest;
+import dev.flows.kernel.journal.ClaimedAttempt;
+import dev.flows.kernel.journal.CompletionAck;
+import dev.flows.kernel.journal.CompletionReason;
+import dev.flows.kernel.journal.InMemoryJournal;
+import dev.flows.kernel.journal.Journal;
+import dev.flows.kernel.journal.LeaseToken;
+import dev.flows.kernel.journal.RunId;
+import dev.flows.kernel.journal.Specs;
+import dev.flows.kernel.journal.StartRun;
+import dev.flows.kernel.journal.StepOutcome;
+import dev.flows.kernel.journal.WorkerId;
+import dev.flows.kernel.spec.StepKind;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.Test;
+
+class WorkerLeaseTest {
+  private static final Duration LEASE = Duration.ofMillis(900);
+  private static final Duration SLACK = Duration.ofSeconds(1);
+  private static final Duration CLOCK_READ_GAP = Duration.ofMillis(50);
+  private final Clock clock = Clock.systemUTC();
+  private final InMemoryJournal inMemory = new InMemoryJournal(clock);
+
+  private record Claimed(ClaimedAttempt attempt, Instant sentAt) {}
+
+  private Claimed startAndClaim(int maxIterations) {
+    RunId run = RunId.random();
+    inMemory.startRun(
+        new StartRun(
+            java.util.Optional.of(run),
+            UUID.randomUUID().toString(),
+            Specs.run(
+                Specs.iterations(Specs.lease(Specs.command("s", "true"), LEASE), maxIterations)),
+            java.util.Optional.empty(),
+            "test"));
+    Instant sent = clock.instant();
+    List<ClaimedAttempt> claimed =
+        inMemory.claim(
+            new ClaimRequest(new WorkerId("w"), Set.of(StepKind.DETERMINISTIC), 1, LEASE));
+    assertThat(claimed).hasSize(1);
+    return new Claimed(claimed.getFirst(), sent);
+  }
+
+  private WorkerLease lease(Journal journal) {
+    return new WorkerLease(journal, WorkerConfig.defaults(), clock);
+  }
+
+  private static StepOutcome ok() {
+    return new StepOutcome.Succeeded(JsonNodeFactory.instance.objectNode().put("ok", true));
+  }
+
+  @Test
+  void aStepRunningThreeTimesItsLeaseCompletesWithRenewalsAndExactlyOneCompletion() {
+    Claimed c = startAndClaim(1);
+
+    LeasedCompletion done =
+        lease(inMemory)
+            .withWorkerLease(
+                c.attempt(),
+                c.sentAt(),
+                new CancellationToken(),
+                token -> {
+                  Thread.sleep(LEASE.multipliedBy(3));
+                  return ok();
+                });
+
+    assertThat(done.ack().reason()).isEqualTo(CompletionReason.SUCCESS);
+    assertThat(done.renewals()).isGreaterThanOrEqualTo(2);
+    assertThat(JournalChecks.completions(inMemory, c.attempt().lease().runId())).hasSize(1);
+  }
+
+  @Test
+  void theFirstRenewalHappensBeforeTheWorkStarts() {
+    Claimed c = startAndClaim(1);
+    RenewalRecorder journal = new RenewalRecorder(inMemory, clock);
+    AtomicInteger renewalsSeenByWork = new AtomicInteger(-1);
+
+    lease(journal)
+        .withWorkerLease(
+            c.attempt(),
+            c.sentAt(),
+            new CancellationToken(),
+            token -> {
+              renewalsSeenByWork.set(journal.accepted());
+              return ok();
+            });
+
+    assertThat(renewalsSeenByWork).hasValue(1);
+  }
+
+  @Test
+  void aRenewalInFlightWhenTheWorkEndsIsDrainedBeforeTheCompletion() {
+    Claimed c = startAndClaim(1);
+    CountDownLatch secondRenewalSent = new CountDownLatch(1);
+    List<String> events = new CopyOnWriteArrayList<>();
+    AtomicInteger calls = new AtomicInteger();
+    Journal slow =
+        new ForwardingJournal(inMemory) {
+          @Override
+          public Instant heartbeat(LeaseToken lease) {
+            if (calls.incrementAndGet() == 2) {
+              secondRenewalSent.countDown();
+              try {
+                Thread.sleep(LEASE.dividedBy(4));
+              } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+              }
+              events.add("renewal answered");
+            }
+            return super.heartbeat(lease);
+          }
+
+          @Override
+          public CompletionAck complete(LeaseToken lease, StepOutcome outcome) {
+            events.add("complete");
+            return super.complete(lease, outcome);
+          }
+        };
+
+    lease(slow)
+        .withWorkerLease(
+            c.attempt(),
+            c.sentAt(),
+            new CancellationToken(),
+            token -> {
+              secondRenewalSent.await();
+              return ok();
+            });
+
+    assertThat(events).containsExactly("renewal answered", "complete");
+  }
+
+  @Test
+  void anAttemptPastItsLocalDeadlineStartsNoWork() {
+    Claimed c = startAndClaim(1);
+    AtomicBoolean ran = new AtomicBoolean();
+
+    assertThatThrownBy(
+            () ->
+                lease(inMemory)
+                    .withWorkerLease(
+                        c.attempt(),
+                        c.sentAt().minus(LEASE.multipliedBy(2)),
+                        new CancellationToken(),
+                        token -> {
+                          ran.set(true);
+                          return ok();
+                        }))
+        .isInstanceOfSatisfying(
+            LeaseLostException.class,
+            e -> assertThat(e.reason()).isEqualTo(LostLeaseReason.ALREADY_EXPIRED));
+    assertThat(ran).isFalse();
+  }
+
+  @Test
+  void aRefusedFirstRenewalStartsNoWork() {
+    Claimed c = startAndClaim(1);
+    inMemory.cancelRun(c.attempt().lease().runId(), "test");
+    AtomicBoolean ran = new AtomicBoolean();
+
+    assertThatThrownBy(
+            () ->
+                lease(inMemory)
+                    .withWorkerLease(
+                        c.attempt(),
+                        c.sentAt(),
+                        new CancellationToken(),
+                        token -> {
+                          ran.set(true);
+                          return ok();
+                        }))
+        .isInstanceOfSatisfying(
+            LeaseLostException.class,
+            e -> {
+              assertThat(e.reason()).isEqualTo(LostLeaseReason.ALREADY_EXPIRED);
+              assertThat(e.refusal()).contains(ErrorCode.RUN_TERMINAL);
+            });
+    assertThat(ran).isFalse();
+  }
+
+  @Test
+  void aRefusedRenewalLetsTheLocalDeadlineCancelTheWorkAndNothingIsCompleted() {
+    Claimed c = startAndClaim(1);
+    RunId run = c.attempt().lease().runId();
+    RenewalRecorder journal = new RenewalRecorder(inMemory, clock);
+    AtomicReference<Instant> canceledAt = new AtomicReference<>();
+    CancellationToken token = new CancellationToken();
+    token.onCancel(() -> canceledAt.set(clock.instant()));
+    int entriesBefore = inMemory.entries(run).size();
+
+    assertThatThrownBy(
+            () ->
+                lease(journal)
+                    .withWorkerLease(
+                        c.attempt(),
+                        c.sentAt(),
+                        token,
+                        t -> {
+                          // Revoke the lease under the running work: the next renewal is refused.
+                          inMemory.cancelRun(run, "revoked");
+                          Thread.sleep(LEASE.multipliedBy(10));
+                          return ok();
+                        }))
+        .isInstanceOfSatisfying(
+            LeaseLostException.class,
+            e -> assertThat(e.reason()).isEqualTo(LostLeaseReason.RENEWAL_EXPIRED));
+    assertThat(token.cause()).contains(CancellationToken.Cause.LEASE_EXPIRED);
+    Duration late = Duration.between(journal.localDeadline(LEASE), canceledAt.get());
+    // The test notes the renewal's send time a moment after the lease does: allow that moment.
+    assertThat(late).isBetween(CLOCK_READ_GAP.negated(), SLACK);
+    // The cancel journaled its own entries; the worker added none after it.
+    assertThat(inMemory.entries(run).size()).isEqualTo(entriesBefore + 3);
+  }
+
+  @Test
+  void aCompletionAfterTheLeaseWasTakenIsRefusedAsCompletionExpired() {
+    Claimed c = startAndClaim(1);
+    RunId run = c.attempt().lease().runId();
+
+    assertThatThrownBy(
+            () ->
+                lease(inMemory)
+                    .withWorkerLease(
+                        c.attempt(),
+                        c.sentAt(),
+                        new CancellationToken(),
+                        t -> {
+                          inMemory.cancelRun(run, "revoked");
+                          return ok();
+                        }))
+        .isInstanceOfSatisfying(
+            LeaseLostException.class,
+            e -> {
+              assertThat(e.reason()).isEqualTo(LostLeaseReason.COMPLETION_EXPIRED);
+              assertThat(e.refusal()).contains(ErrorCode.RUN_TERMINAL);
+            });
+    assertThat(JournalChecks.completionsWith(inMemory, run, CompletionReason.SUCCESS)).isZero();
+  }
+
+  @Test
+  void aRenewalAnsweredAfterTheLocalDeadlineCannotReviveTheLease() throws Exception {
+    Claimed c = startAndClaim(1);
+    CountDownLatch released = new CountDownLatch(1);
+    AtomicInteger calls = new AtomicInteger();
+    Journal slow =
+        new ForwardingJournal(inMemory) {
+          @Override
+          public Instant heartbeat(LeaseToken lease) {
+            if (calls.incrementAndGet() == 2) {
+              // The second renewal's answer is held until the local deadline has passed.
+              try {
+                released.await(10, TimeUnit.SECONDS);
+              } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+              }
+            }
+            return super.heartbeat(lease);
+          }
+        };
+    CancellationToken token = new CancellationToken();
+    token.onCancel(released::countDown);
+
+    assertThatThrownBy(
+            () ->
+                lease(slow)
+                    .withWorkerLease(
+                        c.attempt(),
+                        c.sentAt(),
+                        token,
+                        t -> {
+                          Thread.sleep(LEASE.multipliedBy(10));
+                          return ok();
+                        }))
+        .isInstanceOfSatisfying(
+            LeaseLostException.class,
+            e -> {
+              assertThat(e.reason()).isEqualTo(LostLeaseReason.RENEWAL_EXPIRED);
+              assertThat(e.renewals()).isEqualTo(1);
+            });
+    assertThat(token.cause()).contains(CancellationToken.Cause.LEASE_EXPIRED);
+  }
+
+  @Test
+  void aFirstRenewalFailingWithAnErrorHandsTheStepBackWithoutRunningTheWork() {
+    Claimed c = startAndClaim(3);
+    AtomicInteger calls = new AtomicInteger();
+    Journal broken =
+        new ForwardingJournal(inMemory) {
+          @Override
+          public Instant heartbeat(LeaseToken lease) {
+            calls.incrementAndGet();
+            throw new FlowsException(ErrorCode.DATABASE_ERROR, "boom", "", "");
+          }
+        };
+    AtomicBoolean ran = new AtomicBoolean();
+
+    assertThatThrownBy(
+            () ->
+                lease(broken)
+                    .withWorkerLease(
+                        c.attempt(),
+                        c.sentAt(),
+                        new CancellationToken(),
+                        t -> {
+                          ran.set(true);
+                          return ok();
+                        }))
+        .isInstanceOfSatisfying(
+            FlowsException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.DATABASE_ERROR));
+    assertThat(ran).isFalse();
+    var completion = JournalChecks.completions(inMemory, c.attempt().lease().runId()).getFirst();
+    assertThat(completion.reason()).isEqualTo(CompletionReason.WORKER_ERROR);
+    assertThat(completion.trajectoryTail().orElseThrow().get("diagnostic").asText())
+        .isEqualTo("renewal_failed");
+  }
+
+  @Test
+  void aRenewalErrorThatIsNotARefusalEndsTheAttemptAsARetryableWorkerError() {
+    Claimed c = startAndClaim(3);
+    AtomicInteger calls = new AtomicInteger();
+    Journal broken =
+        new ForwardingJournal(inMemory) {
+          @Override
+          public Instant heartbeat(LeaseToken lease) {
+            if (calls.incrementAndGet() == 2) {
+              throw new FlowsException(ErrorCode.DATABASE_ERROR, "boom", "", "");
+            }
+            return super.heartbeat(lease);
+          }
+        };
+    CancellationToken token = new CancellationToken();
+
+    LeasedCompletion done =
+        lease(broken)
+            .withWorkerLease(
+                c.attempt(),
+                c.sentAt(),
+                token,
+                t -> {
+                  Thread.sleep(LEASE.multipliedBy(10));
+                  return ok();
+                });
+
+    assertThat(token.cause()).contains(CancellationToken.Cause.RENEWAL_FAILED);
+    assertThat(done.ack().reason()).isEqualTo(CompletionReason.WORKER_ERROR);
+    var completion = JournalChecks.completions(inMemory, c.attempt().lease().runId()).getFirst();
+    assertThat(completion.trajectoryTail().orElseThrow().get("diagnostic").asText())
+        .isEqualTo("renewal_failed");
+  }
+}

@@ -1,0 +1,205 @@
+package dev.flows.worker;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.TextNode;
+import dev.flows.kernel.journal.ClaimRequest;
+import dev.flows.kernel.journal.CompletionReason;
+import dev.flows.kernel.journal.EffectElection;
+import dev.flows.kernel.journal.InMemoryJournal;
+import dev.flows.kernel.journal.JournalEntry;
+import dev.flows.kernel.journal.JournalRecord;
+import dev.flows.kernel.journal.RunId;
+import dev.flows.kernel.journal.Specs;
+import dev.flows.kernel.journal.StartRun;
+import dev.flows.kernel.journal.StepOutcome;
+import dev.flows.kernel.journal.WorkerId;
+import dev.flows.kernel.lifecycle.RunStatus;
+import dev.flows.kernel.lifecycle.StepStatus;
+import dev.flows.kernel.spec.RunSpec;
+import dev.flows.kernel.spec.StepKind;
+import dev.flows.kernel.spec.StepSpec;
+import dev.flows.worker.exec.DeterministicExecutor;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.UUID;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+class WorkerTest {
+  private static final Duration WAIT = Duration.ofSeconds(30);
+  private final Clock clock = Clock.systemUTC();
+  private final InMemoryJournal journal = new InMemoryJournal(clock);
+  private final WorkerConfig config =
+      WorkerConfig.defaults().toBuilder()
+          .capacity(4)
+          .pollInterval(Duration.ofMillis(200))
+          .reconcileInterval(Duration.ofMillis(200))
+          .stopGrace(Duration.ofMillis(500))
+          .killGrace(Duration.ofMillis(300))
+          .build();
+  private final List<Worker> workers = new ArrayList<>();
+
+  @AfterEach
+  void stopWorkers() {
+    workers.forEach(Worker::stop);
+  }
+
+  private Worker worker(WorkerConfig c, StepExecutor... executors) {
+    Worker w =
+        new Worker(
+            journal,
+            ExecutorRegistry.of(executors),
+            c,
+            clock,
+            new WorkerId("w-" + UUID.randomUUID()));
+    workers.add(w);
+    w.start();
+    return w;
+  }
+
+  private RunId start(RunSpec spec) {
+    return journal.startRun(StartRun.of(UUID.randomUUID().toString(), spec)).runId();
+  }
+
+  private RunStatus status(RunId run) {
+    return journal.run(run).orElseThrow().status();
+  }
+
+  private StepStatus stepStatus(RunId run) {
+    return journal.run(run).orElseThrow().steps().getFirst().status();
+  }
+
+  @Test
+  void aWorkerRunsDeterministicStepsToSuccessUnderItsOwnId() {
+    List<RunId> runs = new ArrayList<>();
+    for (int i = 0; i < 10; i++) {
+      runs.add(start(Specs.run(Specs.command("s", "echo", "hi"))));
+    }
+    Worker w = worker(config, new DeterministicExecutor(config));
+
+    await().atMost(WAIT).until(() -> runs.stream().allMatch(r -> status(r) == RunStatus.SUCCEEDED));
+    for (RunId run : runs) {
+      assertThat(JournalChecks.completions(journal, run)).hasSize(1);
+      assertThat(
+              journal.entries(run).stream()
+                  .map(JournalRecord::entry)
+                  .filter(e -> e instanceof JournalEntry.StepAttemptStarted)
+                  .map(e -> ((JournalEntry.StepAttemptStarted) e).workerId()))
+          .containsExactly(w.id());
+    }
+    assertThat(w.stats().completed()).isEqualTo(10);
+  }
+
+  @Test
+  void anAttemptLeftByADeadWorkerIsExpiredAndFinishedByAnother() {
+    StepSpec step = Specs.iterations(Specs.command("s", "true"), 2);
+    RunId run = start(Specs.run(Specs.lease(step, Duration.ofMillis(300))));
+    // A worker that claims and then never renews or completes: it died.
+    assertThat(
+            journal.claim(
+                new ClaimRequest(
+                    new WorkerId("dead"),
+                    Set.of(StepKind.DETERMINISTIC),
+                    1,
+                    config.defaultLease())))
+        .hasSize(1);
+
+    worker(config, new DeterministicExecutor(config));
+
+    await().atMost(WAIT).until(() -> status(run) == RunStatus.SUCCEEDED);
+    assertThat(JournalChecks.completionsWith(journal, run, CompletionReason.LEASE_EXPIRED))
+        .isEqualTo(1);
+    assertThat(JournalChecks.completionsWith(journal, run, CompletionReason.SUCCESS)).isEqualTo(1);
+  }
+
+  @Test
+  void stopLetsAnAttemptThatFinishesWithinTheGraceComplete() {
+    RunId run = start(Specs.run(Specs.command("s", "sleep", "0.3")));
+    Worker w =
+        worker(
+            config.toBuilder().stopGrace(Duration.ofSeconds(20)).build(),
+            new DeterministicExecutor(config));
+    await().atMost(WAIT).until(() -> stepStatus(run) == StepStatus.RUNNING);
+
+    w.stop();
+
+    assertThat(status(run)).isEqualTo(RunStatus.SUCCEEDED);
+  }
+
+  @Test
+  void stopCancelsAnAttemptThatOutlivesTheGraceAndCompletesItForARetry() {
+    RunId run = start(Specs.run(Specs.iterations(Specs.command("s", "sleep", "60"), 2)));
+    Worker w = worker(config, new DeterministicExecutor(config));
+    await().atMost(WAIT).until(() -> stepStatus(run) == StepStatus.RUNNING);
+
+    w.stop();
+
+    assertThat(stepStatus(run)).isEqualTo(StepStatus.READY);
+    JournalEntry.StepCompleted c = JournalChecks.completions(journal, run).getFirst();
+    assertThat(c.reason()).isEqualTo(CompletionReason.WORKER_ERROR);
+    assertThat(c.trajectoryTail().orElseThrow().get("cause").asText()).isEqualTo("worker_shutdown");
+  }
+
+  @Test
+  void agentStepsAreDispatchedByInstructionTypeAndMayRecordEffects() {
+    AgentInstructionExecutor test =
+        new AgentInstructionExecutor() {
+          @Override
+          public String instructionType() {
+            return "test";
+          }
+
+          @Override
+          public StepOutcome execute(StepExecution execution) {
+            EffectElection e = execution.effects().record("/mcp/x/y");
+            execution.effects().confirm("/mcp/x/y", Optional.of(TextNode.valueOf("done")));
+            return new StepOutcome.Succeeded(
+                JsonNodeFactory.instance.objectNode().put("key", e.idempotencyKey()));
+          }
+        };
+    RunId run = start(Specs.run(Specs.agent("s", "/mcp/x/y")));
+    worker(config, new AgentExecutor(List.of(test)));
+
+    await().atMost(WAIT).until(() -> status(run) == RunStatus.SUCCEEDED);
+    assertThat(JournalChecks.completions(journal, run).getFirst().effects()).hasSize(1);
+  }
+
+  @Test
+  void aStepWhoseInstructionTypeThisWorkerCannotRunIsLeftForAnotherWorker() throws Exception {
+    RunId run = start(Specs.run(Specs.iterations(Specs.agent("s"), 3)));
+    Worker w = worker(config, new AgentExecutor(List.of()));
+
+    Thread.sleep(config.pollInterval().multipliedBy(3).toMillis());
+    assertThat(w.stats().claimed()).isZero();
+    assertThat(status(run)).isEqualTo(RunStatus.RUNNING);
+    assertThat(JournalChecks.completions(journal, run)).isEmpty();
+  }
+
+  @Test
+  void anAgentExecutorAskedForATypeItLacksFailsWithoutRetry() throws Exception {
+    AgentExecutor none = new AgentExecutor(List.of());
+    RunId run = start(Specs.run(Specs.agent("s")));
+    var attempt =
+        journal
+            .claim(
+                new dev.flows.kernel.journal.ClaimRequest(
+                    new dev.flows.kernel.journal.WorkerId("direct"),
+                    java.util.Set.of(dev.flows.kernel.spec.StepKind.AGENT),
+                    1,
+                    java.time.Duration.ofSeconds(30)))
+            .getFirst();
+    StepOutcome out = none.execute(new StepExecution(attempt, new CancellationToken(), null));
+    assertThat(out).isInstanceOf(StepOutcome.Failed.class);
+    assertThat(((StepOutcome.Failed) out).retryable()).isFalse();
+    assertThat(((StepOutcome.Failed) out).trajectoryTail().get("diagnostic").asText())
+        .isEqualTo("unknown_instruction_type");
+    assertThat(run).isNotNull();
+  }
+}

@@ -1,0 +1,207 @@
+package dev.flows.worker.mcp;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.flows.kernel.ErrorCode;
+import dev.flows.kernel.journal.ClaimRequest;
+import dev.flows.kernel.journal.ClaimedAttempt;
+import dev.flows.kernel.journal.InMemoryJournal;
+import dev.flows.kernel.journal.JournalEntry;
+import dev.flows.kernel.journal.ManualClock;
+import dev.flows.kernel.journal.RunId;
+import dev.flows.kernel.journal.StartRun;
+import dev.flows.kernel.journal.StepOutcome;
+import dev.flows.kernel.journal.WorkerId;
+import dev.flows.kernel.mcp.McpClientConfig;
+import dev.flows.kernel.mcp.McpServerConfigJson;
+import dev.flows.kernel.spec.RecoveryMode;
+import dev.flows.kernel.spec.RetryPolicy;
+import dev.flows.kernel.spec.RunSpec;
+import dev.flows.kernel.spec.StepBody;
+import dev.flows.kernel.spec.StepKind;
+import dev.flows.kernel.spec.StepSpec;
+import dev.flows.worker.CancellationToken;
+import dev.flows.worker.EffectGate;
+import dev.flows.worker.StepExecution;
+import dev.flows.worker.mcp.testing.Jvm;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.Set;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+class McpToolExecutorTest {
+  private static final JsonNodeFactory JSON = JsonNodeFactory.instance;
+  private static McpSessions sessions;
+  private static McpToolExecutor executor;
+  private final ManualClock clock = new ManualClock(Instant.parse("2026-01-01T00:00:00Z"));
+  private final InMemoryJournal journal = new InMemoryJournal(clock);
+
+  @BeforeAll
+  static void sessions() {
+    sessions = new McpSessions(McpClientConfig.DEFAULTS, McpCredentials.fromEnvironment());
+    executor = new McpToolExecutor(sessions);
+  }
+
+  @AfterAll
+  static void close() {
+    sessions.close();
+  }
+
+  private static final JsonNode CONNECTION =
+      McpServerConfigJson.write(Jvm.stdioServer("tools", List.of(), Map.of()));
+
+  private ClaimedAttempt callStep(
+      String tool, JsonNode args, boolean mayReperform, int iterations) {
+    ObjectNode in = JSON.objectNode().put("type", "mcp").put("server", "tools").put("tool", tool);
+    in.set("input", args);
+    in.set("connection", CONNECTION);
+    in.put("mayReperform", mayReperform);
+    StepSpec step =
+        new StepSpec(
+            "call",
+            List.of(),
+            args,
+            iterations,
+            new RetryPolicy(1, 1, 1.0, 0),
+            OptionalLong.of(2_000),
+            OptionalLong.empty(),
+            new StepBody.Agent(in, RecoveryMode.INSPECT, List.of("/mcp/tools/" + tool)));
+    journal.startRun(
+        StartRun.of("k" + System.nanoTime(), new RunSpec(RunSpec.VERSION, "t", List.of(step))));
+    return claim();
+  }
+
+  private ClaimedAttempt claim() {
+    return journal
+        .claim(
+            new ClaimRequest(new WorkerId("w"), Set.of(StepKind.AGENT), 1, Duration.ofSeconds(30)))
+        .getFirst();
+  }
+
+  private StepExecution exec(ClaimedAttempt a) {
+    EffectGate gate =
+        new EffectGate() {
+          @Override
+          public dev.flows.kernel.journal.EffectElection record(String path) {
+            return journal.recordEffect(a.lease(), path);
+          }
+
+          @Override
+          public void confirm(String path, Optional<JsonNode> output) {
+            journal.confirmEffect(a.lease(), path, output);
+          }
+        };
+    return new StepExecution(a, new CancellationToken(), gate);
+  }
+
+  @Test
+  void aCallIsRecordedCalledWithTheKeyInMetaConfirmedAndAnsweredWithAReceipt() throws Exception {
+    ClaimedAttempt a = callStep("meta", JSON.objectNode(), false, 1);
+    StepOutcome out = executor.execute(exec(a));
+    JsonNode receipt = ((StepOutcome.Succeeded) out).output();
+    assertThat(receipt.path("type").asText()).isEqualTo("mcp");
+    assertThat(receipt.path("server").asText()).isEqualTo("tools");
+    assertThat(receipt.path("tool").asText()).isEqualTo("meta");
+    assertThat(receipt.path("idempotencyKey").asText()).isEqualTo(a.idempotencyKey());
+    assertThat(receipt.path("output").path("content").path(0).path("text").asText())
+        .contains("dev.flows/idempotency-key=" + a.idempotencyKey());
+    RunId run = a.lease().runId();
+    assertThat(journal.entries(run))
+        .extracting(r -> r.entry().type())
+        .containsSubsequence("effect.recorded", "effect.confirmed");
+    journal.complete(a.lease(), out);
+  }
+
+  @Test
+  void aConfirmedEffectIsAnsweredFromTheJournalWithoutCallingAgain() throws Exception {
+    ClaimedAttempt first = callStep("pid", JSON.objectNode(), false, 2);
+    StepOutcome out = executor.execute(exec(first));
+    journal.complete(
+        first.lease(),
+        new StepOutcome.Failed(
+            dev.flows.kernel.journal.CompletionReason.CRASHED, JSON.objectNode(), true));
+    clock.advance(Duration.ofSeconds(1));
+    ClaimedAttempt second = claim();
+    StepOutcome again = executor.execute(exec(second));
+    assertThat(((StepOutcome.Succeeded) again).output())
+        .isEqualTo(((StepOutcome.Succeeded) out).output());
+    assertThat(
+            journal.entries(first.lease().runId()).stream()
+                .filter(r -> r.entry() instanceof JournalEntry.EffectRecorded))
+        .hasSize(1);
+  }
+
+  @Test
+  void anUnconfirmedEffectOfANonIdempotentToolParksTheStepInsteadOfCallingAgain() throws Exception {
+    ClaimedAttempt first = callStep("noop", JSON.objectNode(), false, 2);
+    journal.recordEffect(first.lease(), "/mcp/tools/noop"); // the attempt dies after this
+    clock.advance(Duration.ofSeconds(3));
+    journal.expireLeases();
+    clock.advance(Duration.ofSeconds(1));
+    ClaimedAttempt second = claim();
+    StepOutcome out = executor.execute(exec(second));
+    assertThat(out).isInstanceOf(StepOutcome.Parked.class);
+    assertThat(((StepOutcome.Parked) out).code()).isEqualTo(ErrorCode.EFFECT_OUTCOME_UNKNOWN);
+  }
+
+  @Test
+  void anUnconfirmedEffectOfAnIdempotentToolIsCalledAgainWithTheSameKey() throws Exception {
+    ClaimedAttempt first = callStep("meta", JSON.objectNode(), true, 2);
+    journal.recordEffect(first.lease(), "/mcp/tools/meta");
+    clock.advance(Duration.ofSeconds(3));
+    journal.expireLeases();
+    clock.advance(Duration.ofSeconds(1));
+    ClaimedAttempt second = claim();
+    StepOutcome out = executor.execute(exec(second));
+    JsonNode receipt = ((StepOutcome.Succeeded) out).output();
+    assertThat(receipt.path("idempotencyKey").asText()).isEqualTo(first.idempotencyKey());
+    assertThat(receipt.path("output").toString()).contains(first.idempotencyKey());
+  }
+
+  @Test
+  void aToolErrorFailsWithoutRetryAndIsConfirmedSoItIsNeverSentAgain() throws Exception {
+    ClaimedAttempt a = callStep("fail", JSON.objectNode(), false, 3);
+    StepOutcome out = executor.execute(exec(a));
+    StepOutcome.Failed f = (StepOutcome.Failed) out;
+    assertThat(f.retryable()).isFalse();
+    assertThat(f.trajectoryTail().path("diagnostic").asText()).isEqualTo("mcp_tool_error");
+    assertThat(f.trajectoryTail().path("idempotencyKey").asText()).isEqualTo(a.idempotencyKey());
+    assertThat(f.trajectoryTail().fieldNames())
+        .toIterable()
+        .contains("type", "server", "tool", "input", "idempotencyKey", "diagnostic");
+  }
+
+  @Test
+  void anUnreachableServerFailsRetryablyWithSpawnFailed() throws Exception {
+    ObjectNode in = JSON.objectNode().put("type", "mcp").put("server", "nope").put("tool", "x");
+    in.set("input", JSON.objectNode());
+    in.set(
+        "connection",
+        McpServerConfigJson.write(
+            new dev.flows.kernel.mcp.McpServerConfig.Stdio(
+                "nope", "/nonexistent/server", List.of(), List.of(), Map.of(), Optional.empty())));
+    StepSpec step =
+        new StepSpec(
+            "call",
+            List.of(),
+            JSON.objectNode(),
+            1,
+            RetryPolicy.defaults(),
+            OptionalLong.empty(),
+            OptionalLong.empty(),
+            new StepBody.Agent(in, RecoveryMode.INSPECT, List.of("/mcp/nope/x")));
+    journal.startRun(StartRun.of("bad", new RunSpec(RunSpec.VERSION, "t", List.of(step))));
+    StepOutcome.Failed f = (StepOutcome.Failed) executor.execute(exec(claim()));
+    assertThat(f.retryable()).isTrue();
+    assertThat(f.trajectoryTail().path("diagnostic").asText()).isEqualTo("spawn_failed");
+  }
+}
