@@ -19,6 +19,9 @@ import java.util.Objects;
  * @param backoffJitter fraction of the delay randomly added or removed (0..1)
  * @param maxReconnectAttempts attempts before the connection gives up and is disconnected
  * @param maxStreamResumes resumptions of one interrupted SSE response before its call fails
+ * @param maxAuthChallenges 401/403 answers one HTTP request may answer with new credentials (OAuth
+ *     needs two at most: discovery, then a step-up); past it the request fails with {@code
+ *     auth_failed} instead of looping
  * @param stderrBufferBytes how much of a stdio server's stderr is kept (the newest bytes)
  */
 public record McpClientConfig(
@@ -32,6 +35,7 @@ public record McpClientConfig(
     double backoffJitter,
     int maxReconnectAttempts,
     int maxStreamResumes,
+    int maxAuthChallenges,
     int stderrBufferBytes) {
 
   public static final Duration DEFAULT_CONNECT_TIMEOUT = Duration.ofSeconds(30);
@@ -44,6 +48,7 @@ public record McpClientConfig(
   public static final double DEFAULT_BACKOFF_JITTER = 0.2;
   public static final int DEFAULT_MAX_RECONNECT_ATTEMPTS = 10;
   public static final int DEFAULT_MAX_STREAM_RESUMES = 5;
+  public static final int DEFAULT_MAX_AUTH_CHALLENGES = 3;
   public static final int DEFAULT_STDERR_BUFFER_BYTES = 1 << 20;
 
   public static final McpClientConfig DEFAULTS =
@@ -58,6 +63,7 @@ public record McpClientConfig(
           DEFAULT_BACKOFF_JITTER,
           DEFAULT_MAX_RECONNECT_ATTEMPTS,
           DEFAULT_MAX_STREAM_RESUMES,
+          DEFAULT_MAX_AUTH_CHALLENGES,
           DEFAULT_STDERR_BUFFER_BYTES);
 
   public McpClientConfig {
@@ -76,7 +82,10 @@ public record McpClientConfig(
     if (backoffJitter < 0.0 || backoffJitter > 1.0) {
       throw new IllegalArgumentException("backoffJitter must be in [0,1]: " + backoffJitter);
     }
-    if (maxReconnectAttempts < 0 || maxStreamResumes < 0 || stderrBufferBytes < 0) {
+    if (maxReconnectAttempts < 0
+        || maxStreamResumes < 0
+        || maxAuthChallenges < 0
+        || stderrBufferBytes < 0) {
       throw new IllegalArgumentException("limits must be >= 0");
     }
   }
@@ -104,6 +113,7 @@ public record McpClientConfig(
         backoffJitter,
         maxReconnectAttempts,
         maxStreamResumes,
+        maxAuthChallenges,
         stderrBufferBytes);
   }
 
@@ -119,6 +129,7 @@ public record McpClientConfig(
         backoffJitter,
         maxReconnectAttempts,
         maxStreamResumes,
+        maxAuthChallenges,
         stderrBufferBytes);
   }
 
@@ -134,6 +145,7 @@ public record McpClientConfig(
         backoffJitter,
         maxReconnectAttempts,
         maxStreamResumes,
+        maxAuthChallenges,
         stderrBufferBytes);
   }
 
@@ -150,6 +162,7 @@ public record McpClientConfig(
         jitter,
         attempts,
         maxStreamResumes,
+        maxAuthChallenges,
         stderrBufferBytes);
   }
 }

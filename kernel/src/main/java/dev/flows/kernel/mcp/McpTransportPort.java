@@ -46,6 +46,12 @@ public interface McpTransportPort extends AutoCloseable {
   /** The {@code _meta} key carrying a call's idempotency key. */
   String IDEMPOTENCY_KEY_META = "dev.flows/idempotency-key";
 
+  /**
+   * Listens to this server's tools being registered (on connect, reconnect and list_changed) and
+   * removed (on disconnect and stop).
+   */
+  void addToolListener(ToolRegistry.Listener listener);
+
   /** Listens to every state change; {@code cause} says why when it was a failure. */
   void addStateListener(StateListener listener);
 

@@ -24,13 +24,12 @@ final class ClientAssertion {
 
   private ClientAssertion() {}
 
-  static String es256(String clientId, String audience, String pkcs8Pem) {
+  static String es256(String clientId, String audience, String pkcs8Pem, Instant now) {
     try {
       String b64 = pkcs8Pem.replaceAll("-----(BEGIN|END) [A-Z ]+-----", "").replaceAll("\\s", "");
       PrivateKey key =
           KeyFactory.getInstance("EC")
               .generatePrivate(new PKCS8EncodedKeySpec(Base64.getDecoder().decode(b64)));
-      Instant now = Instant.now();
       byte[] jti = new byte[16];
       RANDOM.nextBytes(jti);
       Map<String, Object> claims = new LinkedHashMap<>();

@@ -20,11 +20,7 @@ public final class HeadlessRedirectCompleter implements RedirectCompleter {
 
   public HeadlessRedirectCompleter(Duration timeout) {
     this.timeout = timeout;
-    this.http =
-        HttpClient.newBuilder()
-            .followRedirects(HttpClient.Redirect.NEVER)
-            .connectTimeout(timeout)
-            .build();
+    this.http = StreamableHttpTransport.newHttpClient(timeout);
   }
 
   @Override

@@ -96,6 +96,26 @@ public final class McpConnection implements McpTransportPort {
   }
 
   @Override
+  public void addToolListener(ToolRegistry.Listener listener) {
+    registry.addListener(
+        new ToolRegistry.Listener() {
+          @Override
+          public void added(ToolDescriptor tool) {
+            if (tool.server().equals(server)) {
+              listener.added(tool);
+            }
+          }
+
+          @Override
+          public void removed(ToolDescriptor tool) {
+            if (tool.server().equals(server)) {
+              listener.removed(tool);
+            }
+          }
+        });
+  }
+
+  @Override
   public void addStateListener(StateListener listener) {
     listeners.add(listener);
   }
@@ -157,7 +177,11 @@ public final class McpConnection implements McpTransportPort {
     McpAsyncClient c =
         McpClient.async(t)
             .clientInfo(CLIENT_INFO)
-            .requestTimeout(limits.callTimeout())
+            // The SDK has one timeout for every request; ours are per kind and enforced here.
+            .requestTimeout(
+                limits.callTimeout().compareTo(limits.listTimeout()) > 0
+                    ? limits.callTimeout()
+                    : limits.listTimeout())
             .initializationTimeout(limits.connectTimeout())
             .capabilities(McpSchema.ClientCapabilities.builder().build())
             .toolsChangeConsumer(tools -> Mono.fromRunnable(() -> refreshLater(gen)))
@@ -229,6 +253,11 @@ public final class McpConnection implements McpTransportPort {
 
   /** tools/list page by page; a cursor seen twice would loop forever, so it is a protocol error. */
   private List<ToolDescriptor> listAll(McpAsyncClient c) {
+    McpSchema.ServerCapabilities caps = c.getServerCapabilities();
+    if (caps == null || caps.tools() == null) {
+      // A server without the tools capability offers none; that is not an error.
+      return List.of();
+    }
     List<ToolDescriptor> out = new ArrayList<>();
     Set<String> seen = new HashSet<>();
     Set<String> names = new HashSet<>();
@@ -401,7 +430,8 @@ public final class McpConnection implements McpTransportPort {
     }
     CompletableFuture<McpSchema.CallToolResult> sdk =
         c.callTool(new McpSchema.CallToolRequest(tool, arguments, meta.isEmpty() ? null : meta))
-            .toFuture();
+            .toFuture()
+            .orTimeout(limits.callTimeout().toMillis(), TimeUnit.MILLISECONDS);
     CompletableFuture<ToolCallResult> out = new CompletableFuture<>();
     pending.add(out);
     sdk.whenComplete(

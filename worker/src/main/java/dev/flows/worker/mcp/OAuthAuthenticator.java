@@ -18,6 +18,7 @@ import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.security.SecureRandom;
+import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.LinkedHashMap;
@@ -56,6 +57,7 @@ final class OAuthAuthenticator implements HttpAuthenticator {
   private final McpCredentials credentials;
   private final HttpClient http;
   private final McpClientConfig limits;
+  private final InstantSource clock;
   private final Set<String> rejected = new LinkedHashSet<>();
 
   private String accessToken;
@@ -85,18 +87,15 @@ final class OAuthAuthenticator implements HttpAuthenticator {
       URI resourceUrl,
       McpAuth.OAuth config,
       McpCredentials credentials,
-      McpClientConfig limits) {
+      McpClientConfig limits,
+      InstantSource clock) {
+    this.clock = clock;
     this.server = server;
     this.resourceUrl = resourceUrl;
     this.config = config;
     this.credentials = credentials;
     this.limits = limits;
-    this.http =
-        HttpClient.newBuilder()
-            .followRedirects(HttpClient.Redirect.NEVER)
-            .version(HttpClient.Version.HTTP_1_1)
-            .connectTimeout(limits.connectTimeout())
-            .build();
+    this.http = StreamableHttpTransport.newHttpClient(limits.connectTimeout());
   }
 
   @Override
@@ -341,7 +340,10 @@ final class OAuthAuthenticator implements HttpAuthenticator {
         body.put(
             "client_assertion",
             ClientAssertion.es256(
-                c.id(), md.issuer().toString(), credentials.secret(server, j.privateKeyPem())));
+                c.id(),
+                md.issuer().toString(),
+                credentials.secret(server, j.privateKeyPem()),
+                clock.instant()));
       }
     }
     JsonNode answer;

@@ -58,12 +58,6 @@ public final class StreamableHttpTransport implements McpClientTransport {
   /** Key in such an answer's data naming the {@link McpDiagnostic}. */
   static final String DIAGNOSTIC_KEY = "flowsDiagnostic";
 
-  /**
-   * Challenges answered per request. OAuth needs at most: 401 discovery, then a 403 step-up; a
-   * third refusal means the credentials will not do, and looping would only hammer the server.
-   */
-  private static final int MAX_AUTH_ROUNDS = 3;
-
   private final McpServerConfig.Http server;
   private final McpClientConfig limits;
   private final McpJsonMapper json;
@@ -94,12 +88,16 @@ public final class StreamableHttpTransport implements McpClientTransport {
     this.json = json;
     this.auth = auth;
     this.onLost = onLost;
-    this.http =
-        HttpClient.newBuilder()
-            .followRedirects(HttpClient.Redirect.NEVER)
-            .version(HttpClient.Version.HTTP_1_1)
-            .connectTimeout(limits.connectTimeout())
-            .build();
+    this.http = StreamableHttpTransport.newHttpClient(limits.connectTimeout());
+  }
+
+  /** The HTTP client every MCP exchange uses: redirects are never followed, HTTP/1.1. */
+  static HttpClient newHttpClient(Duration connectTimeout) {
+    return HttpClient.newBuilder()
+        .followRedirects(HttpClient.Redirect.NEVER)
+        .version(HttpClient.Version.HTTP_1_1)
+        .connectTimeout(connectTimeout)
+        .build();
   }
 
   /** The session the server assigned, if any. */
@@ -226,6 +224,7 @@ public final class StreamableHttpTransport implements McpClientTransport {
   /** Sends, answering auth challenges a bounded number of times. */
   private HttpResponse<InputStream> exchange(
       java.util.function.Supplier<HttpRequest> build, boolean init) {
+    boolean resent = false;
     for (int round = 0; ; round++) {
       HttpResponse<InputStream> r;
       try {
@@ -236,6 +235,17 @@ public final class StreamableHttpTransport implements McpClientTransport {
             "no answer from " + server.url() + " in time",
             e);
       } catch (IOException e) {
+        if (!resent && staleConnection(e)) {
+          // Almost always a pooled keep-alive connection the server closed while idle, which never
+          // delivered the request; one resend on a fresh connection. Not repeated, so a server
+          // that really drops requests still surfaces as lost.
+          LOG.info(
+              "mcp server {}: connection closed before any answer; sending once more",
+              server.name());
+          resent = true;
+          round--;
+          continue;
+        }
         if (init) {
           throw error(McpDiagnostic.MCP_DISCONNECTED, "cannot reach " + server.url() + ": " + e, e);
         }
@@ -251,7 +261,7 @@ public final class StreamableHttpTransport implements McpClientTransport {
       discard(r);
       boolean retry;
       try {
-        retry = round < MAX_AUTH_ROUNDS && auth.onChallenge(r);
+        retry = round < limits.maxAuthChallenges() && auth.onChallenge(r);
       } catch (McpException e) {
         throw e;
       } catch (RuntimeException e) {
@@ -265,6 +275,13 @@ public final class StreamableHttpTransport implements McpClientTransport {
             null);
       }
     }
+  }
+
+  /** The JDK's words for a connection that ended before any byte of an answer arrived. */
+  static boolean staleConnection(IOException e) {
+    String m = String.valueOf(e.getMessage());
+    return m.contains("header parser received no bytes")
+        || (e instanceof java.io.EOFException && m.contains("EOF reached while reading"));
   }
 
   private void reinitialize(String expiredSession) {
@@ -304,18 +321,30 @@ public final class StreamableHttpTransport implements McpClientTransport {
     }
   }
 
+  /** Delivers a JSON answer (one message or a batch); what is not a valid message is skipped. */
   private void deliverJson(String body) throws IOException {
     String trimmed = body.strip();
     if (trimmed.isEmpty()) {
       return;
     }
-    if (trimmed.startsWith("[")) {
-      List<Object> items = json.readValue(trimmed, new TypeRef<List<Object>>() {});
-      for (Object item : items) {
-        deliver(parse(json.writeValueAsString(item)));
+    if (!trimmed.startsWith("[")) {
+      try {
+        deliver(parse(trimmed));
+      } catch (IOException | IllegalArgumentException e) {
+        LOG.warn(
+            "mcp server {}: ignoring an answer that is not a valid JSON-RPC message",
+            server.name());
       }
-    } else {
-      deliver(parse(trimmed));
+      return;
+    }
+    for (Object item : json.readValue(trimmed, new TypeRef<List<Object>>() {})) {
+      try {
+        deliver(parse(json.writeValueAsString(item)));
+      } catch (IOException | IllegalArgumentException e) {
+        LOG.warn(
+            "mcp server {}: ignoring an answer that is not a valid JSON-RPC message",
+            server.name());
+      }
     }
   }
 
@@ -377,10 +406,9 @@ public final class StreamableHttpTransport implements McpClientTransport {
             && String.valueOf(awaited).equals(String.valueOf(res.id()))) {
           answered = true;
         }
+        // Read on to the end even once answered: a body left unread makes the HTTP client drop
+        // the connection instead of reusing it, which costs a new TCP connection per call.
         deliver(m);
-        if (answered) {
-          break;
-        }
       }
     } catch (IOException e) {
       LOG.debug("mcp server {}: SSE stream interrupted: {}", server.name(), e.toString());

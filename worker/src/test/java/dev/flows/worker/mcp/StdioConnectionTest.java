@@ -155,7 +155,7 @@ class StdioConnectionTest {
     McpConnection c =
         connection(
             Jvm.stdioServer("slow", List.of(), Map.of()),
-            LIMITS.withCallTimeout(Duration.ofSeconds(3)));
+            LIMITS.withCallTimeout(Duration.ofSeconds(6)));
     get(c.connect());
     assertThat(diagnosticOf(c.callTool("sleep", Map.of("ms", 30_000))))
         .isEqualTo(McpDiagnostic.MCP_RESULT_UNAVAILABLE);
@@ -167,6 +167,19 @@ class StdioConnectionTest {
     McpConnection c = connection(Jvm.stdioServer("crashy", List.of(), Map.of()), LIMITS);
     List<String> seen = new CopyOnWriteArrayList<>();
     c.addStateListener((t, cause) -> seen.add(t + cause.map(d -> ":" + d.wire()).orElse("")));
+    List<String> toolEvents = new CopyOnWriteArrayList<>();
+    c.addToolListener(
+        new ToolRegistry.Listener() {
+          @Override
+          public void added(ToolDescriptor t) {
+            toolEvents.add("+" + t.name());
+          }
+
+          @Override
+          public void removed(ToolDescriptor t) {
+            toolEvents.add("-" + t.name());
+          }
+        });
     get(c.connect());
     int before = registry.all().size();
     CompletableFuture<ToolCallResult> slow = c.callTool("sleep", Map.of("ms", 120_000));
@@ -178,6 +191,9 @@ class StdioConnectionTest {
     await().atMost(WAIT).until(() -> c.state() == ConnectionState.CONNECTED);
     assertThat(seen).contains("LOST:mcp_disconnected", "RECONNECTED");
     assertThat(registry.all()).hasSize(before);
+    assertThat(toolEvents.stream().filter(e -> e.equals("+echo"))).hasSize(2);
+    assertThat(toolEvents.stream().filter(e -> e.equals("-echo"))).hasSize(1);
+    assertThat(toolEvents).hasSize(before * 3);
     assertThat(get(c.callTool("echo", Map.of("text", "back"))).text()).isEqualTo("back");
     assertThat(spawned).hasSizeGreaterThanOrEqualTo(2);
   }
@@ -265,5 +281,34 @@ class StdioConnectionTest {
     assertThat(c.state()).isEqualTo(ConnectionState.DISCONNECTED);
     assertThatThrownBy(() -> get(c.callTool("echo", Map.of("text", "x"))))
         .hasCauseInstanceOf(McpException.class);
+  }
+
+  @Test
+  void cancellingAConnectInFlightStopsTheConnectionAndItsProcess() throws Exception {
+    McpConnection c =
+        connection(Jvm.stdioServer("cancelled", List.of(), Map.of(), "--silent"), LIMITS);
+    CompletableFuture<Void> connecting = c.connect();
+    await().atMost(WAIT).until(() -> !spawned.isEmpty() && spawned.getFirst().pid().isPresent());
+    long pid = spawned.getFirst().pid().orElseThrow();
+
+    connecting.cancel(true);
+
+    await().atMost(WAIT).until(() -> c.state() == ConnectionState.CLOSED);
+    await()
+        .atMost(WAIT)
+        .until(() -> ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false) == false);
+  }
+
+  @Test
+  void cancellingACallAbandonsItAndTheConnectionStaysUsable() throws Exception {
+    McpConnection c = connection(Jvm.stdioServer("patient", List.of(), Map.of()), LIMITS);
+    get(c.connect());
+    CompletableFuture<ToolCallResult> slow = c.callTool("sleep", Map.of("ms", 120_000));
+
+    assertThat(slow.cancel(true)).isTrue();
+
+    assertThat(slow).isCancelled();
+    assertThat(get(c.callTool("echo", Map.of("text", "next"))).text()).isEqualTo("next");
+    assertThat(c.state()).isEqualTo(ConnectionState.CONNECTED);
   }
 }

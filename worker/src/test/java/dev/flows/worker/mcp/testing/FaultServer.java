@@ -68,6 +68,9 @@ public final class FaultServer implements AutoCloseable {
   public volatile Optional<String> redirectTo = Optional.empty();
   public volatile Gate gate = r -> Optional.empty();
 
+  /** Closes the connection of the next tools/call without a byte of answer (a stale connection). */
+  public volatile boolean hangUpNextCall;
+
   public FaultServer() throws IOException {
     http = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
     http.setExecutor(Executors.newCachedThreadPool(r -> Thread.ofPlatform().daemon().unstarted(r)));
@@ -215,6 +218,11 @@ public final class FaultServer implements AutoCloseable {
   }
 
   private void call(HttpExchange ex, JsonNode id, JsonNode params) throws IOException {
+    if (hangUpNextCall) {
+      hangUpNextCall = false;
+      ex.close();
+      return;
+    }
     ObjectNode result = JSON.createObjectNode();
     result
         .putArray("content")
