@@ -190,6 +190,11 @@ public final class StreamableHttpTransport implements McpClientTransport {
   }
 
   private HttpResponse<InputStream> post(JSONRPCMessage message, boolean init) {
+    // A tools/call may have side effects: never send it twice on our own, even when the first
+    // send probably never arrived. The journal's effect election decides what happens next.
+    boolean mayResend =
+        !(message instanceof io.modelcontextprotocol.spec.McpSchema.JSONRPCRequest req
+            && io.modelcontextprotocol.spec.McpSchema.METHOD_TOOLS_CALL.equals(req.method()));
     byte[] body;
     try {
       body = json.writeValueAsBytes(message);
@@ -203,6 +208,7 @@ public final class StreamableHttpTransport implements McpClientTransport {
                 .header("Accept", "application/json, text/event-stream")
                 .POST(HttpRequest.BodyPublishers.ofByteArray(body))
                 .build(),
+        mayResend,
         init);
   }
 
@@ -223,8 +229,8 @@ public final class StreamableHttpTransport implements McpClientTransport {
 
   /** Sends, answering auth challenges a bounded number of times. */
   private HttpResponse<InputStream> exchange(
-      java.util.function.Supplier<HttpRequest> build, boolean init) {
-    boolean resent = false;
+      java.util.function.Supplier<HttpRequest> build, boolean mayResend, boolean init) {
+    boolean resent = !mayResend;
     for (int round = 0; ; round++) {
       HttpResponse<InputStream> r;
       try {
@@ -496,6 +502,7 @@ public final class StreamableHttpTransport implements McpClientTransport {
                 lastEventId.ifPresent(id -> b.header("Last-Event-ID", id));
                 return b.build();
               },
+              true,
               true));
     } catch (McpException e) {
       LOG.debug("mcp server {}: GET failed: {}", server.name(), e.getMessage());
