@@ -34,6 +34,7 @@ final class MiniWorker {
   final List<String> calls = java.util.Collections.synchronizedList(new ArrayList<>());
   final List<Thread> bodies = java.util.Collections.synchronizedList(new ArrayList<>());
   volatile boolean serveMcp = true;
+  volatile Duration lease = Duration.ofSeconds(30);
 
   MiniWorker(Journal journal, FlowBodyRunner runner) {
     this.journal = journal;
@@ -44,7 +45,7 @@ final class MiniWorker {
   int tick() {
     Set<StepKind> kinds = EnumSet.allOf(StepKind.class);
     List<ClaimedAttempt> claimed =
-        journal.claim(new ClaimRequest(new WorkerId("mini"), kinds, 16, Duration.ofSeconds(30)));
+        journal.claim(new ClaimRequest(new WorkerId("mini"), kinds, 16, lease));
     for (ClaimedAttempt a : claimed) {
       switch (a.step().body()) {
         case StepBody.Agent agent when agent.instructionType().equals(Lowering.FLOW_TYPE) -> {
