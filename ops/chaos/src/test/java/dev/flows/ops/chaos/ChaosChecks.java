@@ -147,15 +147,17 @@ final class ChaosChecks {
   }
 
   void noCompletionAfterItsLease() throws SQLException {
-    // A worker's completion (any reason but the expiry itself or a cancel) is judged against the
-    // deadline the step row held when the engine let the completion through.
-    String worker = "c.payload->>'reason' NOT IN ('lease_expired', 'canceled')";
-    long judged =
-        single(
-            "SELECT count(*) FROM flows.journal_entries c JOIN chaos.attempt_ends e"
-                + " ON e.run_id = c.run_id AND e.step_id = c.step_id AND e.attempt = c.attempt"
-                + " WHERE c.entry_type = 'step.completed' AND "
-                + worker);
+    // A worker's completion reports something (an output, or a trajectory tail); the journal's own
+    // expiry of a dead attempt reports nothing, since that attempt never did. Each is judged
+    // against the deadline the step row held when the attempt ended.
+    String reported = "(c.payload ? 'output' OR c.payload ? 'trajectoryTail')";
+    String worker = reported + " AND c.payload->>'reason' <> 'canceled'";
+    String expiry = "NOT " + reported;
+    String joined =
+        " FROM flows.journal_entries c JOIN chaos.attempt_ends e"
+            + " ON e.run_id = c.run_id AND e.step_id = c.step_id AND e.attempt = c.attempt"
+            + " WHERE c.entry_type = 'step.completed' AND ";
+    long judged = single("SELECT count(*)" + joined + worker);
     long all =
         single(
             "SELECT count(*) FROM flows.journal_entries c WHERE c.entry_type = 'step.completed'"
@@ -165,14 +167,9 @@ final class ChaosChecks {
     if (judged != all) {
       violation((all - judged) + " worker completions have no recorded lease to judge them by");
     }
-    for (List<String> r :
-        rows(
-            "SELECT c.run_id, c.step_id, c.attempt::text, c.at::text, e.lease_deadline::text"
-                + " FROM flows.journal_entries c JOIN chaos.attempt_ends e"
-                + " ON e.run_id = c.run_id AND e.step_id = c.step_id AND e.attempt = c.attempt"
-                + " WHERE c.entry_type = 'step.completed' AND "
-                + worker
-                + " AND c.at >= e.lease_deadline")) {
+    String place =
+        "SELECT c.run_id, c.step_id, c.attempt::text, c.at::text, e.lease_deadline::text";
+    for (List<String> r : rows(place + joined + worker + " AND c.at >= e.lease_deadline")) {
       violation(
           "completion of "
               + r.get(0)
@@ -185,17 +182,50 @@ final class ChaosChecks {
               + ", its lease ended "
               + r.get(4));
     }
+    for (List<String> r : rows(place + joined + expiry + " AND c.at < e.lease_deadline")) {
+      violation(
+          "attempt "
+              + r.get(2)
+              + " of "
+              + r.get(0)
+              + "/"
+              + r.get(1)
+              + " expired at "
+              + r.get(3)
+              + " while its lease ran to "
+              + r.get(4));
+    }
+    for (List<String> r :
+        rows(
+            "SELECT c.run_id, c.step_id, c.attempt::text, c.payload->>'reason'"
+                + " FROM flows.journal_entries c WHERE c.entry_type = 'step.completed' AND "
+                + expiry
+                + " AND c.payload->>'reason' NOT IN ('lease_expired', 'retries_exhausted')")) {
+      violation(
+          "completion of "
+              + r.get(0)
+              + "/"
+              + r.get(1)
+              + " attempt "
+              + r.get(2)
+              + " reports nothing but is no expiry ("
+              + r.get(3)
+              + ")");
+    }
     facts.put(
         "lease expiries",
         single(
-            "SELECT count(*) FROM flows.journal_entries WHERE entry_type = 'step.completed'"
-                + " AND payload->>'reason' = 'lease_expired'"));
+            "SELECT count(*) FROM flows.journal_entries c WHERE c.entry_type = 'step.completed'"
+                + " AND "
+                + expiry));
     // Not a violation (decided in time, the row lock held until commit), but worth seeing.
     facts.put(
         "completions decided in time but written after the deadline",
         single(
-            "SELECT count(*) FROM chaos.attempt_ends WHERE reason <> 'lease_expired'"
-                + " AND written_at >= lease_deadline"));
+            "SELECT count(*)"
+                + joined
+                + worker
+                + " AND c.at < e.lease_deadline AND e.written_at >= e.lease_deadline"));
   }
 
   void journalNeverChanged(List<JournalSnapshot> snapshots) throws SQLException {

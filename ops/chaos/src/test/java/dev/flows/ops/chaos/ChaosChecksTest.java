@@ -137,9 +137,26 @@ class ChaosChecksTest {
         "INSERT INTO flows.journal_entries (at, run_id, entry_type, step_id, attempt, payload)"
             + " VALUES (now(), '"
             + run.value()
-            + "', 'step.completed', 'one', 2, '{\"reason\": \"success\"}')");
+            + "', 'step.completed', 'one', 2, '{\"reason\": \"success\", \"output\": 1}')");
 
     assertThat(check()).singleElement().asString().contains("attempt 2 accepted at");
+  }
+
+  @Test
+  void anExpiryJournaledWhileTheLeaseRanIsAViolation() throws Exception {
+    RunId run = completedRun();
+    // Forged as well: attempt 2 expired a minute before its deadline (an expiry reports nothing).
+    execute(
+        "INSERT INTO chaos.attempt_ends VALUES ('"
+            + run.value()
+            + "', 'one', 2, now() + interval '1 minute', now(), now(), 'ready', 'lease_expired')");
+    execute(
+        "INSERT INTO flows.journal_entries (at, run_id, entry_type, step_id, attempt, payload)"
+            + " VALUES (now(), '"
+            + run.value()
+            + "', 'step.completed', 'one', 2, '{\"reason\": \"lease_expired\"}')");
+
+    assertThat(check()).singleElement().asString().contains("expired at", "while its lease ran");
   }
 
   @Test
