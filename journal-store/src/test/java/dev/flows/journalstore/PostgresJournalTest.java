@@ -111,9 +111,10 @@ class PostgresJournalTest {
   void fencedVerbsAfterExpiryAreRefusedAndLeaveTheJournalUnchanged() throws Exception {
     RunId runId =
         journal.startRun(StartRun.of("k", Specs.run("f", Specs.agent("a", 2, "/mcp/x")))).runId();
-    ClaimedAttempt a = claim(1, Duration.ofMillis(300)).getFirst();
+    // Long enough that the record lands inside the lease on a loaded machine.
+    ClaimedAttempt a = claim(1, Duration.ofMillis(2_000)).getFirst();
     journal.recordEffect(a.lease(), "/mcp/x");
-    Thread.sleep(400);
+    Thread.sleep(2_300);
     List<JournalRecord> before = journal.entries(runId);
     var snapshotBefore = journal.run(runId).orElseThrow();
 
@@ -213,12 +214,12 @@ class PostgresJournalTest {
   @Test
   void anUnconfirmedElectionIsTakenOverByTheNextAttempt() throws Exception {
     journal.startRun(StartRun.of("k", Specs.run("t", Specs.agent("a", 2, "/mcp/x"))));
-    ClaimedAttempt first = claim(1, Duration.ofMillis(200)).getFirst();
+    ClaimedAttempt first = claim(1, Duration.ofMillis(2_000)).getFirst();
     assertThat(journal.recordEffect(first.lease(), "/mcp/x").takenOver()).isFalse();
     assertThatThrownBy(() -> journal.complete(first.lease(), new StepOutcome.Succeeded(OUT)))
         .extracting(e -> ((FlowsException) e).code())
         .isEqualTo(ErrorCode.EFFECT_UNCONFIRMED);
-    Thread.sleep(300);
+    Thread.sleep(2_300);
     journal.expireLeases();
     ClaimedAttempt second = awaitClaim(Duration.ofSeconds(30));
     var election = journal.recordEffect(second.lease(), "/mcp/x");

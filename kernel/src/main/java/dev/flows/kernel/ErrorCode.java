@@ -38,7 +38,8 @@ public enum ErrorCode {
   MCP_DISCONNECTED("mcp_disconnected", true),
   MCP_UNKNOWN_TOOL("mcp_unknown_tool", false),
   MCP_TOOL_ERROR("mcp_tool_error", false),
-  MCP_RESULT_UNAVAILABLE("mcp_result_unavailable", false);
+  MCP_RESULT_UNAVAILABLE("mcp_result_unavailable", false),
+  INTERNAL_ERROR("internal_error", false);
 
   private final String wire;
   private final boolean retryable;

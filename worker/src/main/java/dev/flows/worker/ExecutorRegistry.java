@@ -32,6 +32,28 @@ public final class ExecutorRegistry {
     return byKind.keySet();
   }
 
+  /**
+   * The step routes these executors can run ({@link dev.flows.kernel.spec.Routes}): the plain
+   * kinds, and for agent steps each instruction type the {@link AgentExecutor} dispatches. Empty
+   * when an agent executor cannot say which types it serves (then any agent step is claimed).
+   */
+  public Optional<Set<String>> routes() {
+    Set<String> out = new java.util.HashSet<>();
+    for (Map.Entry<StepKind, StepExecutor> e : byKind.entrySet()) {
+      switch (e.getKey()) {
+        case DETERMINISTIC, LLM -> out.add(e.getKey().wire());
+        case AGENT -> {
+          if (e.getValue() instanceof AgentExecutor a) {
+            out.addAll(a.instructionTypes());
+          } else {
+            return Optional.empty();
+          }
+        }
+      }
+    }
+    return Optional.of(out);
+  }
+
   public Optional<StepExecutor> executorFor(StepKind kind) {
     return Optional.ofNullable(byKind.get(kind));
   }

@@ -12,15 +12,19 @@ import java.util.Set;
 
 /**
  * The one place that decides whether a database fault is worth retrying unchanged: the server or
- * the network went away for a moment (connection refused or reset, SQLSTATE class 08, admin
- * shutdown 57P01/57P02, starting up 57P03), the server asked us to retry (serialization failure
- * 40001, deadlock 40P01) or was full (too many connections 53300). Everything else, including every
- * journal refusal ({@code lease_conflict}, {@code run_terminal}, ...), fails fast with its code.
+ * the network went away for a moment (connection refused or reset, SQLSTATE class 08, a pooled
+ * connection found closed, admin shutdown 57P01/57P02, starting up 57P03), the server asked us to
+ * retry (serialization failure 40001, deadlock 40P01) or was full (too many connections 53300).
+ * Everything else, including every journal refusal ({@code lease_conflict}, {@code run_terminal},
+ * ...), fails fast with its code.
  */
 public final class TransientFaults {
   private static final Set<String> TRANSIENT_SQLSTATES =
       Set.of("57P01", "57P02", "57P03", "40001", "40P01", "53300");
   private static final String CONNECTION_EXCEPTION_CLASS = "08";
+  // HikariCP's proxy of a connection it already closed (e.g. after 57P01) throws this without a
+  // SQLSTATE; a fresh connection from the pool is the cure.
+  private static final String POOL_CLOSED_CONNECTION = "Connection is closed";
 
   private TransientFaults() {}
 
@@ -49,7 +53,9 @@ public final class TransientFaults {
       return true;
     }
     String state = e.getSQLState();
-    return state != null
-        && (state.startsWith(CONNECTION_EXCEPTION_CLASS) || TRANSIENT_SQLSTATES.contains(state));
+    if (state == null) {
+      return POOL_CLOSED_CONNECTION.equals(e.getMessage());
+    }
+    return (state.startsWith(CONNECTION_EXCEPTION_CLASS) || TRANSIENT_SQLSTATES.contains(state));
   }
 }

@@ -14,6 +14,7 @@ import java.time.InstantSource;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
@@ -51,6 +52,8 @@ public final class Worker implements AutoCloseable {
   private final AtomicLong leaseLost = new AtomicLong();
   private final AtomicLong failed = new AtomicLong();
   private final AtomicLong renewals = new AtomicLong();
+  private final List<java.util.function.Supplier<Set<String>>> extraRoutes =
+      new java.util.concurrent.CopyOnWriteArrayList<>();
   private Thread claimLoop;
   private Thread reconciler;
 
@@ -134,6 +137,24 @@ public final class Worker implements AutoCloseable {
     }
   }
 
+  /**
+   * Adds routes this worker can run beyond what its executors name, e.g. {@code
+   * flow:<name>@<version>} for each flow class it hosts; read at every claim.
+   */
+  public void addRoutes(java.util.function.Supplier<Set<String>> more) {
+    extraRoutes.add(more);
+  }
+
+  private Optional<Set<String>> claimRoutes() {
+    Optional<Set<String>> own = executors.routes();
+    if (own.isEmpty()) {
+      return own;
+    }
+    Set<String> all = new java.util.HashSet<>(own.get());
+    extraRoutes.forEach(s -> all.addAll(s.get()));
+    return Optional.of(all);
+  }
+
   private void claimUntilStopped() {
     ClaimRequest base =
         new ClaimRequest(id, executors.kinds(), config.capacity(), config.defaultLease());
@@ -153,7 +174,9 @@ public final class Worker implements AutoCloseable {
       Instant sent = clock.instant();
       List<ClaimedAttempt> got;
       try {
-        got = journal.claim(new ClaimRequest(id, base.kinds(), want, base.defaultLease()));
+        got =
+            journal.claim(
+                new ClaimRequest(id, base.kinds(), want, base.defaultLease(), claimRoutes()));
       } catch (RuntimeException e) {
         slots.release(want);
         LOG.error("claim failed; trying again after the poll interval", e);
@@ -266,6 +289,9 @@ public final class Worker implements AutoCloseable {
       stopping.countDown();
     }
     LOG.info("worker {} stopping: {} attempts running", id, inFlight.size());
+    // The claim loop may be waiting a whole poll interval for a wake-up: cut that wait short. It
+    // runs on a platform thread, so an interrupt cannot close a journal socket under it.
+    claimLoop.interrupt();
     joinQuietly(claimLoop, config.pollInterval().plus(config.stopGrace()));
     if (!awaitIdle(config.stopGrace())) {
       LOG.warn("{} attempts outlived the stop grace; canceling them", inFlight.size());

@@ -1,8 +1,12 @@
 package dev.flows.worker;
 
+import dev.flows.kernel.ErrorCode;
+import dev.flows.kernel.FlowsException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Objects;
+import java.util.Properties;
+import java.util.function.Function;
 
 /**
  * Every timeout and limit of the worker module, in one place. {@link #defaults()} gives the named
@@ -45,6 +49,7 @@ public record WorkerConfig(
     double dbRetryJitter) {
 
   public static final Duration DEFAULT_LEASE = Duration.ofSeconds(30);
+  public static final String PROPERTY_PREFIX = "flows.worker.";
   public static final int DEFAULT_RENEWAL_DIVISOR = 3;
   public static final int DEFAULT_CAPACITY = 16;
   public static final Duration DEFAULT_POLL_INTERVAL = Duration.ofSeconds(1);
@@ -107,6 +112,41 @@ public record WorkerConfig(
         DEFAULT_DB_RETRY_MULTIPLIER,
         DEFAULT_DB_RETRY_MAX_BACKOFF,
         DEFAULT_DB_RETRY_JITTER);
+  }
+
+  /**
+   * This config with the fields named in {@code p} replaced: {@code flows.worker.capacity} and, in
+   * milliseconds, {@code flows.worker.leaseMs}, {@code pollMs}, {@code reconcileMs}, {@code
+   * stopGraceMs}, {@code killGraceMs}. Refused {@code config_invalid} when a value is not a number
+   * or out of range.
+   */
+  public WorkerConfig overriddenBy(Properties p) {
+    Builder b = toBuilder();
+    try {
+      String capacity = p.getProperty(PROPERTY_PREFIX + "capacity");
+      if (capacity != null) {
+        b.capacity(Integer.parseInt(capacity.trim()));
+      }
+      millis(p, "leaseMs", b::defaultLease);
+      millis(p, "pollMs", b::pollInterval);
+      millis(p, "reconcileMs", b::reconcileInterval);
+      millis(p, "stopGraceMs", b::stopGrace);
+      millis(p, "killGraceMs", b::killGrace);
+      return b.build();
+    } catch (IllegalArgumentException e) {
+      throw new FlowsException(
+          ErrorCode.CONFIG_INVALID,
+          e.getMessage(),
+          PROPERTY_PREFIX + "*",
+          "give whole numbers in range (durations in milliseconds)");
+    }
+  }
+
+  private static void millis(Properties p, String name, Function<Duration, Builder> set) {
+    String v = p.getProperty(PROPERTY_PREFIX + name);
+    if (v != null) {
+      set.apply(Duration.ofMillis(Long.parseLong(v.trim())));
+    }
   }
 
   public Builder toBuilder() {

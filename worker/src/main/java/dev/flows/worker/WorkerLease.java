@@ -54,17 +54,7 @@ public final class WorkerLease {
     if (!clock.instant().isBefore(state.deadline)) {
       throw new LeaseLostException(lease, LostLeaseReason.ALREADY_EXPIRED, null, 0, null);
     }
-    Instant sent = clock.instant();
-    try {
-      journal.heartbeat(lease);
-    } catch (LeaseConflictException | RunTerminalException refused) {
-      LOG.warn("{}: first renewal refused ({}); not starting work", lease.place(), refused.code());
-      throw new LeaseLostException(
-          lease, LostLeaseReason.ALREADY_EXPIRED, refused.code(), 0, refused);
-    }
-    if (!state.renewed(sent, leaseLength, clock.instant())) {
-      throw new LeaseLostException(lease, LostLeaseReason.RENEWAL_EXPIRED, null, 0, null);
-    }
+    renewBeforeWork(lease, leaseLength, state);
 
     token.onCancel(state::interruptWork);
     Thread timer =
@@ -75,11 +65,44 @@ public final class WorkerLease {
         Thread.ofVirtual()
             .name("lease-renewer-" + lease.place())
             .start(() -> state.renewUntilStopped(lease, leaseLength, token));
-    StepOutcome outcome = runWork(work, token);
-    state.stop(timer, renewer);
+    StepOutcome outcome;
+    try {
+      outcome = runWork(work, token);
+    } finally {
+      state.stop(timer, renewer);
+      // Interrupts were ours, to stop the work; it has stopped. Left set, they would break the
+      // waits below and close the journal's socket under the completion (virtual threads do that).
+      Thread.interrupted();
+    }
     drain(renewer, state);
-    Thread.interrupted();
 
+    return complete(lease, state, outcome);
+  }
+
+  /** The renewal before any effectful work: refused or late, the work never starts. */
+  private void renewBeforeWork(LeaseToken lease, Duration leaseLength, State state) {
+    Instant sent = clock.instant();
+    try {
+      journal.heartbeat(lease);
+    } catch (LeaseConflictException | RunTerminalException refused) {
+      LOG.warn("{}: first renewal refused ({}); not starting work", lease.place(), refused.code());
+      throw new LeaseLostException(
+          lease, LostLeaseReason.ALREADY_EXPIRED, refused.code(), 0, refused);
+    } catch (RuntimeException fatal) {
+      // The lease may still be live: hand the step back now rather than let it wait for expiry.
+      giveBack(lease, fatal);
+      throw fatal;
+    }
+    if (!state.renewed(sent, leaseLength, clock.instant())) {
+      throw new LeaseLostException(lease, LostLeaseReason.RENEWAL_EXPIRED, null, 0, null);
+    }
+  }
+
+  /**
+   * Completes unless the lease was lost: the clock is checked again after renewals were drained.
+   */
+  private LeasedCompletion complete(LeaseToken lease, State state, StepOutcome workOutcome) {
+    StepOutcome outcome = workOutcome;
     synchronized (state) {
       if (state.expired) {
         throw new LeaseLostException(
@@ -104,6 +127,16 @@ public final class WorkerLease {
     }
   }
 
+  private void giveBack(LeaseToken lease, RuntimeException fatal) {
+    try {
+      journal.complete(
+          lease,
+          Tails.workerError(WorkerDiagnostic.RENEWAL_FAILED, String.valueOf(fatal.getMessage())));
+    } catch (RuntimeException e) {
+      fatal.addSuppressed(e);
+    }
+  }
+
   private static StepOutcome runWork(LeasedWork work, CancellationToken token) {
     try {
       return work.run(token);
@@ -123,7 +156,6 @@ public final class WorkerLease {
    * answer no longer matters.
    */
   private void drain(Thread renewer, State state) {
-    boolean interrupted = false;
     while (renewer.isAlive()) {
       Duration left = Duration.between(clock.instant(), state.deadline());
       if (left.isNegative() || left.isZero()) {
@@ -132,11 +164,10 @@ public final class WorkerLease {
       try {
         renewer.join(left);
       } catch (InterruptedException e) {
-        interrupted = true;
+        // Someone else wants this thread to stop: do not wait any longer, but let them know.
+        Thread.currentThread().interrupt();
+        return;
       }
-    }
-    if (interrupted) {
-      Thread.currentThread().interrupt();
     }
   }
 

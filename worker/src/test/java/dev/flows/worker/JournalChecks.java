@@ -5,6 +5,7 @@ import dev.flows.kernel.journal.Journal;
 import dev.flows.kernel.journal.JournalEntry;
 import dev.flows.kernel.journal.JournalRecord;
 import dev.flows.kernel.journal.RunId;
+import dev.flows.kernel.lifecycle.RunStatus;
 import java.util.List;
 
 /** Reads what tests assert on out of a run's journal. */
@@ -17,6 +18,12 @@ public final class JournalChecks {
         .filter(e -> e instanceof JournalEntry.StepCompleted)
         .map(e -> (JournalEntry.StepCompleted) e)
         .toList();
+  }
+
+  /** Whether every one of {@code runs} has succeeded (for await conditions). */
+  public static boolean allSucceeded(Journal journal, List<RunId> runs) {
+    return runs.stream()
+        .allMatch(r -> journal.run(r).orElseThrow().status() == RunStatus.SUCCEEDED);
   }
 
   public static long completionsWith(Journal journal, RunId run, CompletionReason reason) {

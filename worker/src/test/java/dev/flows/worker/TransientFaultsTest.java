@@ -58,6 +58,13 @@ class TransientFaultsTest {
   }
 
   @Test
+  void aPooledConnectionFoundClosedIsTransient() {
+    assertThat(TransientFaults.isTransient(dbError(new SQLException("Connection is closed"))))
+        .isTrue();
+    assertThat(TransientFaults.isTransient(dbError(new SQLException("syntax error")))).isFalse();
+  }
+
+  @Test
   void aJournalRefusalIsNeverTransientWhateverItsCause() {
     FlowsException refusal =
         new FlowsException(

@@ -172,14 +172,34 @@ class WorkerTest {
   }
 
   @Test
-  void anAgentInstructionTypeWithoutExecutorFailsWithoutRetry() {
+  void aStepWhoseInstructionTypeThisWorkerCannotRunIsLeftForAnotherWorker() throws Exception {
     RunId run = start(Specs.run(Specs.iterations(Specs.agent("s"), 3)));
-    worker(config, new AgentExecutor(List.of()));
+    Worker w = worker(config, new AgentExecutor(List.of()));
 
-    await().atMost(WAIT).until(() -> status(run) == RunStatus.FAILED);
-    List<JournalEntry.StepCompleted> done = JournalChecks.completions(journal, run);
-    assertThat(done).hasSize(1);
-    assertThat(done.getFirst().trajectoryTail().orElseThrow().get("diagnostic").asText())
+    Thread.sleep(config.pollInterval().multipliedBy(3).toMillis());
+    assertThat(w.stats().claimed()).isZero();
+    assertThat(status(run)).isEqualTo(RunStatus.RUNNING);
+    assertThat(JournalChecks.completions(journal, run)).isEmpty();
+  }
+
+  @Test
+  void anAgentExecutorAskedForATypeItLacksFailsWithoutRetry() throws Exception {
+    AgentExecutor none = new AgentExecutor(List.of());
+    RunId run = start(Specs.run(Specs.agent("s")));
+    var attempt =
+        journal
+            .claim(
+                new dev.flows.kernel.journal.ClaimRequest(
+                    new dev.flows.kernel.journal.WorkerId("direct"),
+                    java.util.Set.of(dev.flows.kernel.spec.StepKind.AGENT),
+                    1,
+                    java.time.Duration.ofSeconds(30)))
+            .getFirst();
+    StepOutcome out = none.execute(new StepExecution(attempt, new CancellationToken(), null));
+    assertThat(out).isInstanceOf(StepOutcome.Failed.class);
+    assertThat(((StepOutcome.Failed) out).retryable()).isFalse();
+    assertThat(((StepOutcome.Failed) out).trajectoryTail().get("diagnostic").asText())
         .isEqualTo("unknown_instruction_type");
+    assertThat(run).isNotNull();
   }
 }

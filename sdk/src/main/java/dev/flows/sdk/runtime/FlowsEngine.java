@@ -54,6 +54,8 @@ public final class FlowsEngine implements AutoCloseable {
             new AgentExecutor(
                 List.of(new FlowInstructionExecutor(runner), new McpToolExecutor(sessions))));
     this.worker = new Worker(this.journal, executors, workerConfig, InstantSource.system());
+    // Flow classes registered here (at their versions) are the only class-path bodies it claims.
+    this.worker.addRoutes(resolver::routes);
   }
 
   public static FlowsEngine withDefaults(Journal journal) {
@@ -116,6 +118,15 @@ public final class FlowsEngine implements AutoCloseable {
   /** Registers a class-path flow so this engine's worker can run (and replay) it. */
   public FlowsEngine register(dev.flows.sdk.Flow flow) {
     resolver.register(flow);
+    return this;
+  }
+
+  /**
+   * Registers every flow class on the class path that declares itself in {@code
+   * META-INF/services/dev.flows.sdk.Flow}, so this worker can claim and replay their runs.
+   */
+  public FlowsEngine registerServiceLoaded() {
+    java.util.ServiceLoader.load(dev.flows.sdk.Flow.class).forEach(resolver::register);
     return this;
   }
 

@@ -9,6 +9,9 @@ import java.nio.charset.StandardCharsets;
  * neither fill a pipe (and block) nor fill memory.
  */
 final class OutputTail {
+  /** Bytes read per call; only the copy size, unrelated to how much is kept. */
+  private static final int READ_CHUNK_BYTES = 8192;
+
   private final byte[] ring;
   private long total;
 
@@ -18,7 +21,7 @@ final class OutputTail {
 
   /** Reads until end of stream; an I/O error ends the drain (the process is gone or going). */
   void drain(InputStream in) {
-    byte[] buf = new byte[Math.min(ring.length, 8192)];
+    byte[] buf = new byte[Math.min(ring.length, READ_CHUNK_BYTES)];
     try (in) {
       int n;
       while ((n = in.read(buf)) >= 0) {

@@ -1,0 +1,222 @@
+package dev.flows.examples.servers;
+
+import dev.flows.kernel.keys.Keys;
+import io.modelcontextprotocol.server.McpServerFeatures.SyncToolSpecification;
+import io.modelcontextprotocol.server.McpSyncServerExchange;
+import io.modelcontextprotocol.spec.McpSchema.CallToolRequest;
+import io.modelcontextprotocol.spec.McpSchema.CallToolResult;
+import java.security.SecureRandom;
+import java.util.Collections;
+import java.util.HexFormat;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.function.Supplier;
+import java.util.regex.Pattern;
+
+/**
+ * The payments server's tools. Each MCP session has its own activity record; the idempotency ledger
+ * is the one thing every session of the process shares.
+ *
+ * <p>Customer ids are derived from the email, so {@code charge} accepts a customer created in any
+ * session: flows runs each tool call on whichever worker claims it, and each worker has its own
+ * session, so a charge often arrives on another session than the customer's creation.
+ */
+public final class Payments {
+  static final Pattern CUSTOMER_ID = Pattern.compile("cus_[0-9a-f]{12}");
+  static final Pattern CURRENCY = Pattern.compile("[A-Z]{3}");
+  static final Pattern EMAIL = Pattern.compile("[^@\\s]+@[^@\\s]+\\.[^@\\s]+");
+  static final int ID_HEX_CHARS = 12;
+  static final int RANDOM_ID_BYTES = 8;
+
+  private final ExamplesConfig config;
+  private final IdempotencyLedger ledger;
+  private final Map<String, PaymentSession> sessions;
+  private final SecureRandom random = new SecureRandom();
+
+  public Payments(ExamplesConfig config) {
+    this.config = config;
+    this.ledger = new IdempotencyLedger(config.maxLedgerKeys());
+    int max = config.maxSessions();
+    this.sessions =
+        Collections.synchronizedMap(
+            new LinkedHashMap<>(16, 0.75f, true) {
+              private static final long serialVersionUID = 1L;
+
+              @Override
+              protected boolean removeEldestEntry(Map.Entry<String, PaymentSession> eldest) {
+                return size() > max;
+              }
+            });
+  }
+
+  public IdempotencyLedger ledger() {
+    return ledger;
+  }
+
+  public List<SyncToolSpecification> tools() {
+    return List.of(createCustomer(), charge(), credit(), ledgerTool(), sessionSummary());
+  }
+
+  private SyncToolSpecification createCustomer() {
+    return ToolKit.tool(
+        "create_customer",
+        "Create (or find) the customer with this email; the id depends only on the email.",
+        ToolKit.objectSchema(
+            Map.of(
+                "email", ToolKit.prop("string", "the customer's email"),
+                "name", ToolKit.prop("string", "the customer's name")),
+            List.of("email")),
+        ToolKit.annotations("Create a customer", false, false, true),
+        (ex, req) -> {
+          Args a = args(req);
+          String email = a.nonBlank("email").toLowerCase(Locale.ROOT);
+          if (!EMAIL.matcher(email).matches()) {
+            throw new ToolError("email must look like name@example.com");
+          }
+          Optional<String> name = a.optString("name");
+          return keyed(
+              req,
+              "create_customer",
+              () -> {
+                String id = "cus_" + Keys.sha256Hex(email).substring(0, ID_HEX_CHARS);
+                session(ex).customer(id);
+                Map<String, Object> out = new LinkedHashMap<>();
+                out.put("id", id);
+                out.put("email", email);
+                name.ifPresent(n -> out.put("name", n));
+                return ToolKit.ok(out);
+              });
+        });
+  }
+
+  private SyncToolSpecification charge() {
+    return money(
+        "charge",
+        "Charge a customer. Not idempotent by itself: send an idempotency key in _meta (\""
+            + IdempotencyLedger.META_KEY
+            + "\") and a repeat answers the original charge without charging again.",
+        "ch_",
+        "succeeded",
+        PaymentSession::charged);
+  }
+
+  private SyncToolSpecification credit() {
+    return money(
+        "credit",
+        "Credit a customer's balance (a goodwill credit or a refund). Honours an idempotency key in"
+            + " _meta like charge.",
+        "cr_",
+        "credited",
+        PaymentSession::credited);
+  }
+
+  private interface Recorder {
+    void record(PaymentSession s, String id, long cents);
+  }
+
+  private SyncToolSpecification money(
+      String name, String description, String idPrefix, String status, Recorder record) {
+    return ToolKit.tool(
+        name,
+        description,
+        ToolKit.objectSchema(
+            Map.of(
+                "customer", ToolKit.prop("string", "a customer id from create_customer"),
+                "amountCents", ToolKit.prop("integer", "the amount in the currency's minor unit"),
+                "currency", ToolKit.prop("string", "an ISO 4217 code such as EUR"),
+                "reason", ToolKit.prop("string", "why, for the statement")),
+            List.of("customer", "amountCents", "currency")),
+        ToolKit.annotations(name.equals("charge") ? "Charge" : "Credit", false, false, false),
+        (ex, req) -> {
+          Args a = args(req);
+          String customer = a.nonBlank("customer");
+          if (!CUSTOMER_ID.matcher(customer).matches()) {
+            throw new ToolError(
+                "unknown customer " + customer + " (ids look like cus_0123456789ab)");
+          }
+          long cents = a.wholeNumber("amountCents");
+          if (cents < 1 || cents > config.maxAmountCents()) {
+            throw new ToolError("amountCents must be between 1 and " + config.maxAmountCents());
+          }
+          String currency = a.nonBlank("currency").toUpperCase(Locale.ROOT);
+          if (!CURRENCY.matcher(currency).matches()) {
+            throw new ToolError("currency must be a three-letter ISO 4217 code");
+          }
+          Optional<String> reason = a.optString("reason");
+          return keyed(
+              req,
+              name,
+              () -> {
+                String id = idPrefix + randomHex();
+                record.record(session(ex), id, cents);
+                Map<String, Object> out = new LinkedHashMap<>();
+                out.put("id", id);
+                out.put("customer", customer);
+                out.put("amountCents", cents);
+                out.put("currency", currency);
+                reason.ifPresent(r -> out.put("reason", r));
+                out.put("status", status);
+                return ToolKit.ok(out);
+              });
+        });
+  }
+
+  private SyncToolSpecification ledgerTool() {
+    return ToolKit.tool(
+        "ledger",
+        "Every idempotency key this server process has seen, with how many requests carried it"
+            + " and how many times its work was performed (never more than once).",
+        ToolKit.objectSchema(Map.of(), List.of()),
+        ToolKit.annotations("Idempotency ledger", true, false, true),
+        (ex, req) -> {
+          Map<String, Object> keys = new LinkedHashMap<>();
+          ledger
+              .counts()
+              .forEach(
+                  (k, c) ->
+                      keys.put(
+                          k,
+                          Map.of(
+                              "tool", c.tool(),
+                              "requests", c.requests(),
+                              "performed", c.performed())));
+          return ToolKit.ok(Map.of("keys", keys));
+        });
+  }
+
+  private SyncToolSpecification sessionSummary() {
+    return ToolKit.tool(
+        "session_summary",
+        "What this MCP session has done: its customers, charges and credits.",
+        ToolKit.objectSchema(Map.of(), List.of()),
+        ToolKit.annotations("This session's activity", true, false, true),
+        (ex, req) -> ToolKit.ok(session(ex).summary(sessionId(ex))));
+  }
+
+  private CallToolResult keyed(CallToolRequest req, String tool, Supplier<CallToolResult> work) {
+    Optional<String> key = IdempotencyLedger.keyOf(req);
+    return key.isPresent() ? ledger.perform(key.get(), tool, req.arguments(), work) : work.get();
+  }
+
+  private PaymentSession session(McpSyncServerExchange ex) {
+    return sessions.computeIfAbsent(sessionId(ex), k -> new PaymentSession());
+  }
+
+  private static String sessionId(McpSyncServerExchange ex) {
+    String id = ex.sessionId();
+    return id == null ? "" : id;
+  }
+
+  private Args args(CallToolRequest req) {
+    return new Args(req.arguments(), config.maxTextChars());
+  }
+
+  private String randomHex() {
+    byte[] b = new byte[RANDOM_ID_BYTES];
+    random.nextBytes(b);
+    return HexFormat.of().formatHex(b);
+  }
+}

@@ -1,0 +1,134 @@
+package dev.flows.examples.flows;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.flows.examples.servers.IdempotencyLedger;
+import dev.flows.kernel.journal.RunId;
+import dev.flows.sdk.Ctx;
+import dev.flows.sdk.FlowHeader;
+import dev.flows.sdk.McpResult;
+import io.modelcontextprotocol.client.McpSyncClient;
+import io.modelcontextprotocol.json.McpJsonDefaults;
+import io.modelcontextprotocol.spec.McpSchema.CallToolRequest;
+import io.modelcontextprotocol.spec.McpSchema.CallToolResult;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Runs a flow body straight against live MCP clients, with no journal: each call is sent once, with
+ * the idempotency key {@code <runId>:<position>} in {@code _meta} and answered with a receipt of
+ * the runtime's shape. It checks that the example flows and servers fit together (tool names,
+ * arguments, result shapes); durability is the runtime's business and tested there.
+ */
+final class DirectCtx implements Ctx {
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  private final RunId runId;
+  private final FlowHeader header;
+  private final JsonNode input;
+  private final Map<String, McpSyncClient> servers;
+  private final List<JsonNode> receipts = new ArrayList<>();
+  private int position;
+
+  DirectCtx(RunId runId, FlowHeader header, JsonNode input, Map<String, McpSyncClient> servers) {
+    this.runId = runId;
+    this.header = header;
+    this.input = input;
+    this.servers = servers;
+  }
+
+  List<JsonNode> receipts() {
+    return List.copyOf(receipts);
+  }
+
+  @Override
+  public RunId runId() {
+    return runId;
+  }
+
+  @Override
+  public JsonNode input() {
+    return input;
+  }
+
+  @Override
+  public McpServer mcp(String server) {
+    if (!header.mcp().contains(server)) {
+      throw new AssertionError("the body calls " + server + ", which its header does not declare");
+    }
+    McpSyncClient client = servers.get(server);
+    if (client == null) {
+      throw new AssertionError("no client for declared server " + server);
+    }
+    return tool -> arguments -> call(server, client, tool, arguments);
+  }
+
+  private McpResult call(String server, McpSyncClient client, String tool, Object arguments) {
+    JsonNode in = JSON.valueToTree(arguments);
+    String key = runId.value() + ":" + position++;
+    @SuppressWarnings("unchecked")
+    Map<String, Object> args = JSON.convertValue(in, Map.class);
+    CallToolResult r =
+        client.callTool(
+            CallToolRequest.builder()
+                .name(tool)
+                .arguments(args)
+                .meta(Map.of(IdempotencyLedger.META_KEY, key))
+                .build());
+    if (Boolean.TRUE.equals(r.isError())) {
+      throw new AssertionError(server + "/" + tool + " answered an error: " + r.content());
+    }
+    ObjectNode output = JSON.createObjectNode();
+    JsonNode wire = wire(r);
+    output.set("content", wire.path("content"));
+    if (wire.hasNonNull("structuredContent")) {
+      output.set("structuredContent", wire.get("structuredContent"));
+    }
+    ObjectNode receipt = JSON.createObjectNode();
+    receipt.put("type", "mcp");
+    receipt.put("server", server);
+    receipt.put("tool", tool);
+    receipt.set("input", in);
+    receipt.set("output", output);
+    receipt.put("idempotencyKey", key);
+    receipts.add(receipt);
+    return new McpResult(receipt);
+  }
+
+  /** The result as it travels (the SDK's own mapper knows the content types' JSON shape). */
+  private static JsonNode wire(CallToolResult r) {
+    try {
+      return JSON.readTree(McpJsonDefaults.getMapper().writeValueAsString(r));
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  @Override
+  public JsonNode step(String name, StepBody<?> body) {
+    try {
+      return JSON.valueToTree(body.get());
+    } catch (Exception e) {
+      throw new AssertionError("step " + name + " failed", e);
+    }
+  }
+
+  @Override
+  public <T> T step(String name, Class<T> type, StepBody<T> body) {
+    return JSON.convertValue(step(name, body), type);
+  }
+
+  @Override
+  public JsonNode run(String... argv) {
+    throw new UnsupportedOperationException("the example flows run no commands");
+  }
+
+  @Override
+  public JsonNode sh(String command) {
+    throw new UnsupportedOperationException("the example flows run no commands");
+  }
+}

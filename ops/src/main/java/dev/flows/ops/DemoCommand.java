@@ -1,0 +1,146 @@
+package dev.flows.ops;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.flows.examples.servers.ExamplesConfig;
+import dev.flows.examples.servers.PaymentsServer;
+import dev.flows.kernel.ErrorCode;
+import dev.flows.kernel.FlowsException;
+import dev.flows.kernel.journal.RunId;
+import dev.flows.kernel.journal.RunSnapshot;
+import dev.flows.sdk.config.FlowsConfigLoader;
+import dev.flows.sdk.config.ServerEntry;
+import dev.flows.sdk.runtime.FlowsEngine;
+import dev.flows.sdk.runtime.LoadedFlow;
+import dev.flows.sdk.runtime.PreflightException;
+import dev.flows.worker.mcp.McpCredentials;
+import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.SecureRandom;
+import java.util.HexFormat;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+
+/**
+ * {@code flows demo}: the example triage flow against the example servers (tickets over stdio,
+ * payments over Streamable HTTP with a bearer token), on the embedded database by default.
+ */
+@Command(
+    name = "demo",
+    mixinStandardHelpOptions = true,
+    description =
+        "Run the example support-ticket triage flow against the example MCP servers, print its"
+            + " receipts, and show what to try next.")
+final class DemoCommand implements Callable<Integer> {
+  static final String ROOT_VARIABLE = "FLOWS_ROOT";
+  static final String FLOW = "flows-examples/flows/triage.flow.java";
+
+  private final Session s;
+
+  DemoCommand(Session s) {
+    this.s = s;
+  }
+
+  /** The checkout the launcher runs from: $FLOWS_ROOT, else up from the working directory. */
+  Path root() {
+    String env = s.env().get(ROOT_VARIABLE);
+    if (env != null && Files.isRegularFile(Path.of(env, FLOW))) {
+      return Path.of(env);
+    }
+    for (Path d = Path.of("").toAbsolutePath(); d != null; d = d.getParent()) {
+      if (Files.isRegularFile(d.resolve(FLOW))) {
+        return d;
+      }
+    }
+    throw new FlowsException(
+        ErrorCode.FLOW_NOT_FOUND,
+        "cannot find " + FLOW,
+        "flows demo",
+        "run ./flows demo from the flows checkout (or set " + ROOT_VARIABLE + ")");
+  }
+
+  @Override
+  public Integer call() throws Exception {
+    Path flowFile = root().resolve(FLOW);
+    ServerEntry payments = FlowsConfigLoader.loadNearest(flowFile).server("payments").orElseThrow();
+    URI url = ((dev.flows.kernel.mcp.McpServerConfig.Http) payments.config()).url();
+    byte[] secret = new byte[16];
+    new SecureRandom().nextBytes(secret);
+    String token = HexFormat.of().formatHex(secret);
+    // The token exists only in this process: the server is given it, and so is the client.
+    McpCredentials credentials =
+        new McpCredentials(
+            name -> PaymentsServer.TOKEN_ENV.equals(name) ? token : System.getenv(name),
+            Map.of(),
+            Map.of(),
+            Map.of());
+    PaymentsServer server;
+    try {
+      server = PaymentsServer.start(ExamplesConfig.defaults(), url.getPort(), token);
+    } catch (Exception e) {
+      throw new FlowsException(
+          ErrorCode.MCP_UNREACHABLE,
+          "cannot start the example payments server on port "
+              + url.getPort()
+              + ": "
+              + e.getMessage(),
+          url.toString(),
+          "free the port (is another `flows demo` running?)");
+    }
+    s.notice("flows demo: payments server (Streamable HTTP, bearer auth) on " + server.endpoint());
+    try (server;
+        FlowsEngine engine =
+            EngineSupport.engine(s.journal(EngineSupport.poolFor(4)), 4, credentials)) {
+      LoadedFlow flow = LoadedFlow.load(flowFile.toString(), flowFile.getParent());
+      JsonNode input =
+          s.object()
+              .put("email", "ada@example.com")
+              .put("subject", "Charged twice")
+              .put("message", "I was charged twice for my subscription, please refund");
+      RunId id;
+      try {
+        id = engine.start(flow, input, Optional.empty()).runId();
+      } catch (PreflightException e) {
+        return EngineSupport.refusePreflight(s, e);
+      }
+      s.notice("flows demo: started run " + id.value() + " (flow triage)");
+      engine.startWorker();
+      RunSnapshot end = new RunFollower(s, engine.journal(), id).untilSettled();
+      ObjectNode summary = s.object();
+      summary.put("type", "demo.end");
+      summary.set("run", RunView.summary(end));
+      ArrayNode receipts = summary.putArray("receipts");
+      for (RunId child : engine.journal().children(id)) {
+        engine
+            .journal()
+            .run(child)
+            .flatMap(c -> c.steps().getFirst().output())
+            .filter(RunView::isReceipt)
+            .ifPresent(receipts::add);
+      }
+      end.steps().getFirst().output().ifPresent(o -> summary.set("output", o));
+      s.emit(
+          summary,
+          p -> {
+            p.println();
+            p.println("run " + id.value() + " " + end.status().wire());
+            p.println("receipts:");
+            receipts.forEach(r -> p.println("  " + RunView.receiptText(r)));
+            end.steps().getFirst().output().ifPresent(o -> p.println("output: " + o));
+            p.println();
+            p.println("next:");
+            p.println(
+                "  ./flows runs list                 # the run, kept in the embedded database");
+            p.println(
+                "  ./flows runs show " + id.value() + "   # steps, leases, effects, receipts");
+            p.println("  ./flows check " + FLOW + "   # preflight only");
+            p.println("  ./flows db status                 # where the journal lives");
+          });
+      return RunsCommand.exitFor(end.status());
+    }
+  }
+}

@@ -1,0 +1,83 @@
+package dev.flows.ops;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.flows.kernel.ErrorCode;
+import dev.flows.kernel.FlowsException;
+import dev.flows.kernel.journal.Journal;
+import dev.flows.kernel.mcp.McpClientConfig;
+import dev.flows.sdk.runtime.FlowsEngine;
+import dev.flows.sdk.runtime.PreflightException;
+import dev.flows.sdk.runtime.SdkConfig;
+import dev.flows.worker.WorkerConfig;
+import dev.flows.worker.mcp.McpCredentials;
+import java.time.Duration;
+
+/** What run, worker and demo share: the engine over the session's journal, and refusals. */
+final class EngineSupport {
+  private EngineSupport() {}
+
+  /** Connections for a worker of {@code capacity}: one per attempt, plus claim and reconcile. */
+  static int poolFor(int capacity) {
+    return capacity + 4;
+  }
+
+  static FlowsEngine engine(Journal journal, int capacity) {
+    return engine(journal, capacity, McpCredentials.fromEnvironment());
+  }
+
+  static FlowsEngine engine(Journal journal, int capacity, McpCredentials credentials) {
+    WorkerConfig config =
+        WorkerConfig.defaults().toBuilder()
+            .capacity(capacity)
+            .pollInterval(Duration.ofMillis(250))
+            .build();
+    FlowsEngine engine =
+        new FlowsEngine(journal, config, SdkConfig.DEFAULTS, McpClientConfig.DEFAULTS, credentials);
+    engine.registerServiceLoaded();
+    return engine;
+  }
+
+  /** Parses {@code --input}; malformed JSON is refused before anything else happens. */
+  static JsonNode input(String text) {
+    if (text == null) {
+      return Session.JSON.createObjectNode();
+    }
+    try {
+      return Session.JSON.readTree(text);
+    } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+      throw new FlowsException(
+          ErrorCode.INVALID_INPUT,
+          "--input is not valid JSON: " + e.getOriginalMessage(),
+          "--input",
+          "pass a JSON value, e.g. --input '{\"text\":\"hello\"}'");
+    }
+  }
+
+  /**
+   * Prints every problem preflight found (one line each, and one JSON document with --json);
+   * answers the refusal exit code.
+   */
+  static int refusePreflight(Session s, PreflightException e) {
+    if (s.json()) {
+      ObjectNode root = s.object();
+      ObjectNode error = root.putObject("error");
+      error.put("code", e.code().wire()).put("message", e.getMessage());
+      ArrayNode problems = error.putArray("problems");
+      for (FlowsException p : e.problems()) {
+        problems
+            .addObject()
+            .put("code", p.code().wire())
+            .put("message", p.getMessage())
+            .put("place", p.place().orElse(""))
+            .put("fix", p.fix().orElse(""));
+      }
+      s.out().println(Session.write(root));
+    }
+    for (FlowsException p : e.problems()) {
+      s.err().println("error " + p.oneLine());
+    }
+    return Exit.REFUSED;
+  }
+}

@@ -1,0 +1,204 @@
+package dev.flows.ops;
+
+import dev.flows.kernel.ErrorCode;
+import dev.flows.kernel.FlowsException;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.PrintStream;
+import java.io.PrintWriter;
+import java.io.UncheckedIOException;
+import java.lang.reflect.Constructor;
+import java.nio.charset.StandardCharsets;
+import java.sql.SQLException;
+import java.util.Arrays;
+import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.IVersionProvider;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.ParseResult;
+
+/**
+ * The {@code flows} command. Every refusal is one line on stderr, {@code error <code>: <message>
+ * (at <place>) fix: <fix>}, never a stack trace (unless {@code --debug} or {@code FLOWS_DEBUG=1});
+ * with {@code --json} stdout carries {@code {"error":{...}}}. Exit codes: 0 success, 1 failed, 2
+ * refused, 3 parked.
+ */
+@Command(
+    name = "flows",
+    mixinStandardHelpOptions = true,
+    versionProvider = FlowsCli.Version.class,
+    description = "Durable flows with journaled effects, on Postgres.",
+    subcommands = {
+      RunCommand.class,
+      CheckCommand.class,
+      WorkerCommand.class,
+      RunsCommand.class,
+      McpCommand.class,
+      DbCommand.class,
+      DemoCommand.class
+    })
+public final class FlowsCli implements Callable<Integer> {
+  @Mixin GlobalOptions global;
+
+  private final Session session;
+
+  FlowsCli(Session session) {
+    this.session = session;
+  }
+
+  @Override
+  public Integer call() {
+    throw new FlowsException(
+        ErrorCode.INVALID_INPUT,
+        "a subcommand is required",
+        "flows",
+        "run `flows --help` for the list (demo, run, check, worker, runs, mcp, db)");
+  }
+
+  public static void main(String[] args) {
+    int code = run(args, System.out, System.err, System.getenv());
+    System.out.flush();
+    System.exit(code);
+  }
+
+  /** Runs one command line in-process; answers its exit code. Never throws. */
+  public static int run(String[] args, PrintStream out, PrintStream err) {
+    return run(args, out, err, System.getenv());
+  }
+
+  /** As {@link #run(String[], PrintStream, PrintStream)} with an explicit environment. */
+  public static int run(String[] args, PrintStream out, PrintStream err, Map<String, String> env) {
+    return run(args, out, err, env, OpsConfig.defaults());
+  }
+
+  static int run(
+      String[] args, PrintStream out, PrintStream err, Map<String, String> env, OpsConfig config) {
+    GlobalOptions global = new GlobalOptions();
+    fromRawWords(args, global);
+    Session session = new Session(out, err, env, config, global);
+    try (session) {
+      CommandLine cl = new CommandLine(FlowsCli.class, new Factory(session, global));
+      cl.setOut(new PrintWriter(out, true, StandardCharsets.UTF_8));
+      cl.setErr(new PrintWriter(err, true, StandardCharsets.UTF_8));
+      cl.setParameterExceptionHandler(
+          (ParameterException e, String[] a) -> {
+            fromRawWords(args, global);
+            session.refuse(
+                new FlowsException(
+                    ErrorCode.INVALID_INPUT,
+                    Database.oneLine(e.getMessage()),
+                    e.getCommandLine().getCommandSpec().qualifiedName(),
+                    "see `" + e.getCommandLine().getCommandSpec().qualifiedName() + " --help`"));
+            return Exit.REFUSED;
+          });
+      cl.setExecutionExceptionHandler(
+          (e, cmd, parsed) -> {
+            FlowsException f = asFlows(e, cmd.getCommandSpec().qualifiedName());
+            session.refuse(f);
+            return Exit.forCode(f.code());
+          });
+      cl.setExecutionStrategy(
+          parsed -> {
+            bindGlobals(parsed, global);
+            return new CommandLine.RunLast().execute(parsed);
+          });
+      return cl.execute(args);
+    } catch (RuntimeException | Error e) {
+      FlowsException f = asFlows(e, "flows");
+      session.refuse(f);
+      return Exit.forCode(f.code());
+    } finally {
+      out.flush();
+      err.flush();
+    }
+  }
+
+  /** When parsing failed, the options are not bound; the raw words still say what was asked. */
+  private static void fromRawWords(String[] args, GlobalOptions global) {
+    global.json = Arrays.asList(args).contains("--json");
+    global.debug = Arrays.asList(args).contains("--debug");
+  }
+
+  /**
+   * The global options as given at any level ({@code flows --json runs list} or {@code flows runs
+   * list --json}); read from the parse result because picocli binds inherited options per level.
+   */
+  private static void bindGlobals(ParseResult parsed, GlobalOptions global) {
+    boolean json = false;
+    boolean debug = false;
+    String db = null;
+    for (ParseResult p = parsed; p != null; p = p.subcommand()) {
+      json |= p.hasMatchedOption("--json");
+      debug |= p.hasMatchedOption("--debug");
+      if (p.hasMatchedOption("--db")) {
+        // The words as typed: the bound field is shared by every level.
+        java.util.List<String> given = p.matchedOption("--db").originalStringValues();
+        db = given.get(given.size() - 1);
+      }
+    }
+    global.json = json;
+    global.debug = debug;
+    global.db = db;
+  }
+
+  static FlowsException asFlows(Throwable e, String where) {
+    if (e instanceof FlowsException f) {
+      return f;
+    }
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      if (t instanceof FlowsException f) {
+        return f;
+      }
+      if (t instanceof SQLException s) {
+        return Database.translate(s, where);
+      }
+    }
+    String detail = e instanceof UncheckedIOException u ? u.getCause().toString() : e.toString();
+    return new FlowsException(
+        ErrorCode.INTERNAL_ERROR,
+        "unexpected failure: " + Database.oneLine(detail),
+        where,
+        "rerun with --debug for the stack trace and report it",
+        false,
+        e);
+  }
+
+  /** Builds commands with the session (and the one shared set of global options). */
+  private record Factory(Session session, GlobalOptions global) implements CommandLine.IFactory {
+    @Override
+    public <K> K create(Class<K> cls) throws Exception {
+      if (cls == GlobalOptions.class) {
+        return cls.cast(global);
+      }
+      try {
+        Constructor<K> c = cls.getDeclaredConstructor(Session.class);
+        return c.newInstance(session);
+      } catch (NoSuchMethodException e) {
+        return CommandLine.defaultFactory().create(cls);
+      }
+    }
+  }
+
+  /** The version from the build. */
+  static final class Version implements IVersionProvider {
+    @Override
+    public String[] getVersion() {
+      Properties p = new Properties();
+      try (InputStream in = FlowsCli.class.getResourceAsStream("/flows-ops.properties")) {
+        if (in != null) {
+          p.load(in);
+        }
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
+      return new String[] {
+        "flows " + p.getProperty("flows.version", "(unknown version)"),
+        "embedded PostgreSQL " + PgBinaries.VERSION
+      };
+    }
+  }
+}

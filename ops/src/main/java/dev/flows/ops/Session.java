@@ -1,0 +1,245 @@
+package dev.flows.ops;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.flows.journalstore.JournalStoreConfig;
+import dev.flows.journalstore.PostgresJournal;
+import dev.flows.kernel.ErrorCode;
+import dev.flows.kernel.FlowsException;
+import dev.flows.kernel.journal.Journal;
+import dev.flows.migrations.Migrations;
+import java.io.PrintStream;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.function.Consumer;
+
+/**
+ * What one {@code flows} invocation works with: its streams, environment, options and (opened on
+ * first use) its database. Commands print through it so that {@code --json} and the one-line
+ * refusal format are the same everywhere.
+ */
+final class Session implements AutoCloseable {
+  static final String HOME_VARIABLE = "FLOWS_HOME";
+  static final String DEBUG_VARIABLE = "FLOWS_DEBUG";
+  static final ObjectMapper JSON = new ObjectMapper();
+
+  private final PrintStream out;
+  private final PrintStream err;
+  private final Map<String, String> env;
+  private final OpsConfig config;
+  private final GlobalOptions options;
+  private Database database;
+  private boolean schemaChecked;
+  private boolean startedEmbedded;
+  private PostgresJournal journal;
+
+  Session(
+      PrintStream out,
+      PrintStream err,
+      Map<String, String> env,
+      OpsConfig config,
+      GlobalOptions options) {
+    this.out = out;
+    this.err = err;
+    this.env = Map.copyOf(env);
+    this.config = config;
+    this.options = options;
+  }
+
+  PrintStream out() {
+    return out;
+  }
+
+  PrintStream err() {
+    return err;
+  }
+
+  Map<String, String> env() {
+    return env;
+  }
+
+  OpsConfig config() {
+    return config;
+  }
+
+  boolean json() {
+    return options.json;
+  }
+
+  boolean debug() {
+    return options.debug || "1".equals(env.get(DEBUG_VARIABLE));
+  }
+
+  /** {@code $FLOWS_HOME}, else {@code ~/.flows}. */
+  Path home() {
+    String h = env.get(HOME_VARIABLE);
+    if (h != null && !h.isBlank()) {
+      return Path.of(h).toAbsolutePath();
+    }
+    return Path.of(System.getProperty("user.home"), ".flows");
+  }
+
+  DatabaseTarget target() {
+    return DatabaseTarget.resolve(Optional.ofNullable(options.db), env, home());
+  }
+
+  boolean embedded() {
+    return target() instanceof DatabaseTarget.Embedded;
+  }
+
+  /** The database, connected (and the embedded server started) on first use. */
+  Database database() {
+    if (database == null) {
+      database =
+          Database.open(
+              target(),
+              config,
+              line -> {
+                startedEmbedded = true;
+                notice(line);
+              });
+    }
+    return database;
+  }
+
+  /**
+   * The database with this build's schema. The embedded default is migrated on the spot (it is
+   * ours); any other database with pending migrations is refused {@code migration_pending}, so an
+   * operator decides when a shared database changes ({@code flows db migrate}).
+   */
+  Database readyDatabase() {
+    Database db = database();
+    if (!schemaChecked) {
+      Migrations migrations = Migrations.of(db.dataSource());
+      List<String> pending = pending(migrations, db);
+      if (!pending.isEmpty()) {
+        if (!db.embedded()) {
+          throw new FlowsException(
+              ErrorCode.MIGRATION_PENDING,
+              "the database schema is older than this build; pending: "
+                  + String.join(", ", pending),
+              db.target().describe(),
+              "run `flows db migrate` with the same --db / FLOWS_DATABASE_URL");
+        }
+        int applied = migrate(migrations, db);
+        // Creating the schema is part of a first start, which has said its one line already.
+        if (!startedEmbedded) {
+          notice("flows: migrated the embedded database (" + applied + " migration(s))");
+        }
+      }
+      schemaChecked = true;
+    }
+    return db;
+  }
+
+  static List<String> pending(Migrations migrations, Database db) {
+    try {
+      return migrations.pending();
+    } catch (RuntimeException e) {
+      throw FlowsCli.asFlows(e, db.target().describe());
+    }
+  }
+
+  static int migrate(Migrations migrations, Database db) {
+    try {
+      return migrations.migrate();
+    } catch (RuntimeException e) {
+      throw FlowsCli.asFlows(e, db.target().describe());
+    }
+  }
+
+  /** The Postgres journal over the ready database, opened on first use. */
+  Journal journal() {
+    return journal(config.journalPoolSize());
+  }
+
+  /**
+   * As {@link #journal()}, with a pool of {@code poolSize} connections: a command that hosts a
+   * worker needs one per concurrent attempt plus its claim and reconcile loops.
+   */
+  Journal journal(int poolSize) {
+    if (journal == null) {
+      Database db = readyDatabase();
+      JournalStoreConfig c =
+          new JournalStoreConfig(
+              db.jdbcUrl(),
+              db.user(),
+              db.password(),
+              poolSize,
+              config.connectTimeout(),
+              JournalStoreConfig.DEFAULT_LISTEN_POLL_INTERVAL,
+              JournalStoreConfig.DEFAULT_LISTEN_RECONNECT_DELAY,
+              JournalStoreConfig.DEFAULT_EXPIRY_BATCH_SIZE);
+      journal = PostgresJournal.connect(c);
+    }
+    return journal;
+  }
+
+  /** A line for the human on stderr (kept off stdout so {@code --json} output stays parseable). */
+  void notice(String line) {
+    err.println(line);
+  }
+
+  /** Prints {@code json} with {@code --json}, else runs {@code human}. */
+  void emit(JsonNode json, Consumer<PrintStream> human) {
+    if (json()) {
+      out.println(write(json));
+    } else {
+      human.accept(out);
+    }
+  }
+
+  /** Prints one JSON line per event with {@code --json} (streams like watch), else the text. */
+  void event(JsonNode json, String human) {
+    if (json()) {
+      out.println(write(json));
+    } else {
+      out.println(human);
+    }
+    out.flush();
+  }
+
+  ObjectNode object() {
+    return JSON.createObjectNode();
+  }
+
+  /** The refusal contract: one line on stderr, and the same as JSON on stdout with --json. */
+  void refuse(FlowsException e) {
+    err.println("error " + Database.oneLine(e.oneLine()));
+    if (json()) {
+      ObjectNode error = JSON.createObjectNode();
+      error.put("code", e.code().wire());
+      error.put("message", Database.oneLine(e.getMessage()));
+      error.put("place", e.place().orElse(""));
+      error.put("fix", e.fix().orElse(""));
+      error.put("retryable", e.retryable());
+      ObjectNode root = JSON.createObjectNode();
+      root.set("error", error);
+      out.println(write(root));
+    }
+    if (debug()) {
+      e.printStackTrace(err);
+    }
+  }
+
+  static String write(JsonNode node) {
+    try {
+      return JSON.writeValueAsString(node);
+    } catch (JsonProcessingException e) {
+      throw new IllegalStateException("a JSON tree that cannot be written", e);
+    }
+  }
+
+  @Override
+  public void close() {
+    if (journal != null) {
+      journal.close();
+      journal = null;
+    }
+    database = null;
+  }
+}

@@ -1,0 +1,324 @@
+package dev.flows.ops;
+
+import static dev.flows.ops.Refusals.assertJsonRefused;
+import static dev.flows.ops.Refusals.assertRefused;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import dev.flows.journalstore.JournalStoreConfig;
+import dev.flows.journalstore.PostgresJournal;
+import dev.flows.journalstore.testing.TestDatabase;
+import dev.flows.kernel.ErrorCode;
+import dev.flows.kernel.journal.ClaimRequest;
+import dev.flows.kernel.journal.ClaimedAttempt;
+import dev.flows.kernel.journal.CompletionReason;
+import dev.flows.kernel.journal.RunId;
+import dev.flows.kernel.journal.Specs;
+import dev.flows.kernel.journal.StartRun;
+import dev.flows.kernel.journal.StepOutcome;
+import dev.flows.kernel.journal.WorkerId;
+import dev.flows.kernel.lifecycle.RunStatus;
+import dev.flows.kernel.lifecycle.StepStatus;
+import dev.flows.kernel.spec.StepKind;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * {@code flows runs ...} through {@link FlowsCli#run} against a migrated Postgres database, with
+ * the runs put into each state by the real journal's verbs (as a worker would).
+ */
+class RunsCommandTest {
+  private static final WorkerId WORKER = new WorkerId("test-worker");
+  private static final Duration LEASE = Duration.ofSeconds(30);
+
+  private static TestDatabase.Fresh db;
+  private static PostgresJournal journal;
+  private static Cli cli;
+  private static Path home;
+
+  @BeforeAll
+  static void database() throws Exception {
+    db = TestDatabase.fresh("runs_cli");
+    journal = PostgresJournal.connect(JournalStoreConfig.forUrl(db.jdbcUrl()).withPoolSize(2));
+    home = Files.createTempDirectory("flows-home");
+    cli =
+        new Cli(
+            Map.of(
+                Session.HOME_VARIABLE, home.toString(), DatabaseTarget.URL_VARIABLE, db.jdbcUrl()),
+            OpsConfig.defaults().withWatchPollInterval(Duration.ofMillis(50)));
+  }
+
+  @AfterAll
+  static void close() {
+    journal.close();
+    PgBinaries.deleteTree(home);
+  }
+
+  private static RunId start(String flow) {
+    String key = flow + "-" + UUID.randomUUID();
+    return journal
+        .startRun(StartRun.of(key, Specs.named(flow, Specs.command("a", "true"))))
+        .runId();
+  }
+
+  private static ClaimedAttempt claim(RunId run) {
+    // Other tests' runs may be ready too: claim until this run's step comes up.
+    for (int i = 0; i < 50; i++) {
+      List<ClaimedAttempt> got =
+          journal.claim(new ClaimRequest(WORKER, Set.of(StepKind.DETERMINISTIC), 1, LEASE));
+      for (ClaimedAttempt a : got) {
+        if (a.lease().runId().equals(run)) {
+          return a;
+        }
+        journal.complete(a.lease(), new StepOutcome.Succeeded(JsonNodeFactory.instance.nullNode()));
+      }
+    }
+    throw new AssertionError("step of " + run + " never became claimable");
+  }
+
+  private static RunId succeeded(String flow) {
+    RunId run = start(flow);
+    journal.complete(
+        claim(run).lease(),
+        new StepOutcome.Succeeded(JsonNodeFactory.instance.objectNode().put("answer", 42)));
+    return run;
+  }
+
+  private static RunId failed(String flow) {
+    RunId run = start(flow);
+    journal.complete(
+        claim(run).lease(),
+        new StepOutcome.Failed(
+            CompletionReason.WORKER_ERROR,
+            JsonNodeFactory.instance.objectNode().put("diagnostic", "boom"),
+            false));
+    return run;
+  }
+
+  private static RunId parked(String flow) {
+    RunId run = start(flow);
+    journal.complete(
+        claim(run).lease(),
+        new StepOutcome.Parked(
+            CompletionReason.WORKER_ERROR,
+            ErrorCode.EFFECT_OUTCOME_UNKNOWN,
+            JsonNodeFactory.instance.objectNode().put("diagnostic", "effect_outcome_unknown")));
+    return run;
+  }
+
+  @Test
+  void listShowsRootRunsNewestFirstWithFilters() {
+    RunId ok = succeeded("list-ok");
+    RunId bad = failed("list-bad");
+    JsonNode all = cli.run("runs", "list", "--json").json().path("runs");
+    assertThat(all.findValuesAsText("runId")).contains(ok.value(), bad.value());
+    Cli.Result byStatus = cli.run("runs", "list", "--status", "failed", "--json");
+    assertThat(byStatus.exit()).isZero();
+    assertThat(byStatus.json().path("runs").findValuesAsText("status")).containsOnly("failed");
+    JsonNode byFlow = cli.run("runs", "list", "--flow", "list-ok", "--json").json().path("runs");
+    assertThat(byFlow).hasSize(1);
+    JsonNode row = byFlow.get(0);
+    assertThat(row.path("runId").asText()).isEqualTo(ok.value());
+    assertThat(row.path("status").asText()).isEqualTo("succeeded");
+    assertThat(row.path("stepsTotal").asInt()).isEqualTo(1);
+    assertThat(row.path("stepsSucceeded").asInt()).isEqualTo(1);
+    assertThat(row.path("completionReason").asText()).isEqualTo("success");
+    assertThat(
+            cli.run("runs", "list", "--since", "1h", "--limit", "1", "--json").json().path("runs"))
+        .hasSize(1);
+    Cli.Result human = cli.run("runs", "list", "--flow", "list-ok");
+    assertThat(human.out()).contains(ok.value()).contains("succeeded");
+  }
+
+  @Test
+  void showNestsChildRunsUnderTheirParentWithAttemptsAndTimeline() {
+    RunId root = succeeded("show-root");
+    RunId child =
+        journal
+            .startRun(
+                new StartRun(
+                    Optional.empty(),
+                    "child-" + UUID.randomUUID(),
+                    Specs.named("show-child", Specs.command("a", "true")),
+                    Optional.of(root),
+                    "test"))
+            .runId();
+    Cli.Result r = cli.run("runs", "show", root.value(), "--json");
+    assertThat(r.exit()).as(r.err()).isZero();
+    JsonNode run = r.json().path("run");
+    assertThat(run.path("status").asText()).isEqualTo("succeeded");
+    JsonNode step = run.path("steps").get(0);
+    assertThat(step.path("stepId").asText()).isEqualTo("a");
+    assertThat(step.path("output").path("answer").asInt()).isEqualTo(42);
+    JsonNode attempt = step.path("attempts").get(0);
+    assertThat(attempt.path("workerId").asText()).isEqualTo(WORKER.value());
+    assertThat(attempt.path("leaseId").asText()).isNotBlank();
+    assertThat(attempt.path("reason").asText()).isEqualTo("success");
+    assertThat(run.path("timeline").findValuesAsText("type"))
+        .containsSubsequence(
+            "run.spawned", "step.attempt.started", "step.completed", "run.completed");
+    assertThat(run.path("children")).hasSize(1);
+    assertThat(run.path("children").get(0).path("runId").asText()).isEqualTo(child.value());
+    assertThat(run.path("children").get(0).path("parentRunId").asText()).isEqualTo(root.value());
+    Cli.Result human = cli.run("runs", "show", root.value());
+    assertThat(human.out()).contains("step a").contains("attempt 1").contains(child.value());
+  }
+
+  @Test
+  void showPrintsTheDiagnosticOfAFailedAttempt() {
+    RunId run = failed("show-diag");
+    JsonNode attempt =
+        cli.run("runs", "show", run.value(), "--json")
+            .json()
+            .path("run")
+            .path("steps")
+            .get(0)
+            .path("attempts")
+            .get(0);
+    assertThat(attempt.path("diagnostic").path("diagnostic").asText()).isEqualTo("boom");
+    assertThat(cli.run("runs", "show", run.value()).out()).contains("boom");
+  }
+
+  @Test
+  void watchExitsWithTheRunsOutcome() {
+    Cli.Result ok = cli.run("runs", "watch", succeeded("watch-ok").value(), "--json");
+    assertThat(ok.exit()).isEqualTo(Exit.SUCCESS);
+    List<JsonNode> lines = ok.jsonLines();
+    assertThat(lines.get(lines.size() - 1).path("type").asText()).isEqualTo("watch.end");
+    assertThat(lines.get(lines.size() - 1).path("output").path("answer").asInt()).isEqualTo(42);
+    assertThat(lines).extracting(l -> l.path("type").asText()).contains("step.completed");
+    assertThat(cli.run("runs", "watch", failed("watch-bad").value()).exit()).isEqualTo(Exit.FAILED);
+    assertThat(cli.run("runs", "watch", parked("watch-parked").value()).exit())
+        .isEqualTo(Exit.PARKED);
+  }
+
+  @Test
+  void watchFollowsARunThatIsStillGoingUntilItEnds() throws Exception {
+    RunId run = start("watch-live");
+    CompletableFuture<Cli.Result> watching =
+        CompletableFuture.supplyAsync(() -> cli.run("runs", "watch", run.value()));
+    ClaimedAttempt a = claim(run);
+    journal.complete(
+        a.lease(), new StepOutcome.Succeeded(JsonNodeFactory.instance.textNode("done")));
+    Cli.Result r = watching.get(60, TimeUnit.SECONDS);
+    assertThat(r.exit()).isZero();
+    assertThat(r.out())
+        .contains("step a started")
+        .contains("step a completed")
+        .contains("succeeded");
+  }
+
+  @Test
+  void cancelEndsARunAndIsIdempotent() {
+    RunId run = start("cancel-me");
+    Cli.Result first = cli.run("runs", "cancel", run.value(), "--json");
+    assertThat(first.exit()).isZero();
+    assertThat(first.json().path("status").asText()).isEqualTo("canceled");
+    assertThat(first.json().path("alreadyTerminal").asBoolean()).isFalse();
+    assertThat(journal.run(run).orElseThrow().status()).isEqualTo(RunStatus.CANCELED);
+    Cli.Result again = cli.run("runs", "cancel", run.value(), "--json");
+    assertThat(again.exit()).isZero();
+    assertThat(again.json().path("alreadyTerminal").asBoolean()).isTrue();
+  }
+
+  @Test
+  void resumeSendsAFailedRunBackToWork() {
+    RunId run = failed("resume-me");
+    Cli.Result r = cli.run("runs", "resume", run.value(), "--json");
+    assertThat(r.exit()).as(r.err()).isZero();
+    assertThat(r.json().path("run").path("status").asText()).isEqualTo("running");
+    assertThat(journal.run(run).orElseThrow().step("a").orElseThrow().status())
+        .isEqualTo(StepStatus.READY);
+  }
+
+  @Test
+  void resolvePerformedCompletesAParkedStepWithItsOutput() {
+    RunId run = parked("resolve-yes");
+    Cli.Result r =
+        cli.run("runs", "resolve", run.value(), "a", "--performed", "{\"id\":\"ch_1\"}", "--json");
+    assertThat(r.exit()).as(r.err()).isZero();
+    assertThat(r.json().path("performed").asBoolean()).isTrue();
+    assertThat(r.json().path("stepStatus").asText()).isEqualTo("succeeded");
+    assertThat(
+            journal
+                .run(run)
+                .orElseThrow()
+                .step("a")
+                .orElseThrow()
+                .output()
+                .orElseThrow()
+                .path("id")
+                .asText())
+        .isEqualTo("ch_1");
+  }
+
+  @Test
+  void resolveNotPerformedSendsTheStepBackToReady() {
+    RunId run = parked("resolve-no");
+    Cli.Result r = cli.run("runs", "resolve", run.value(), "a", "--not-performed", "--json");
+    assertThat(r.exit()).as(r.err()).isZero();
+    assertThat(r.json().path("stepStatus").asText()).isEqualTo("ready");
+  }
+
+  @Test
+  void anUnknownRunIsRefusedByEveryCommandAndNothingIsWritten() {
+    String unknown = "run_does_not_exist_" + UUID.randomUUID().toString().replace("-", "");
+    for (String[] args :
+        List.of(
+            new String[] {"runs", "show", unknown, "--json"},
+            new String[] {"runs", "watch", unknown, "--json"},
+            new String[] {"runs", "cancel", unknown, "--json"},
+            new String[] {"runs", "resume", unknown, "--json"},
+            new String[] {"runs", "resolve", unknown, "a", "--not-performed", "--json"})) {
+      assertJsonRefused(cli.run(args), "run_not_found", Exit.REFUSED);
+    }
+    assertThat(journal.run(new RunId(unknown))).as("cancel left no tombstone").isEmpty();
+  }
+
+  @Test
+  void malformedInputIsRefusedBeforeAnyWrite() {
+    RunId run = parked("malformed");
+    assertJsonRefused(cli.run("runs", "show", "bad id!", "--json"), "invalid_input", 2);
+    assertJsonRefused(
+        cli.run("runs", "resolve", run.value(), "a", "--performed", "{not json", "--json"),
+        "invalid_input",
+        2);
+    assertJsonRefused(
+        cli.run("runs", "resolve", run.value(), "a", "--performed", "{} trailing", "--json"),
+        "invalid_input",
+        2);
+    assertRefused(
+        cli.run("runs", "resolve", run.value(), "a", "--performed", "1", "--not-performed"),
+        "invalid_input",
+        2);
+    assertRefused(cli.run("runs", "resolve", run.value(), "a"), "invalid_input", 2);
+    assertJsonRefused(
+        cli.run("runs", "resolve", run.value(), "nope", "--not-performed", "--json"),
+        "step_not_found",
+        2);
+    assertJsonRefused(cli.run("runs", "list", "--status", "bogus", "--json"), "invalid_input", 2);
+    assertJsonRefused(
+        cli.run("runs", "list", "--since", "yesterday", "--json"), "invalid_input", 2);
+    assertJsonRefused(cli.run("runs", "list", "--limit", "0", "--json"), "invalid_input", 2);
+    assertThat(journal.run(run).orElseThrow().status()).isEqualTo(RunStatus.PARKED);
+  }
+
+  @Test
+  void anUnreachableDatabaseIsRefusedByRunsCommands() {
+    Cli unreachable = cli.with(DatabaseTarget.URL_VARIABLE, "postgres://x:y@127.0.0.1:1/flows");
+    assertJsonRefused(unreachable.run("runs", "list", "--json"), "database_unavailable", 1);
+    assertJsonRefused(unreachable.run("runs", "show", "r1", "--json"), "database_unavailable", 1);
+  }
+}
