@@ -395,7 +395,9 @@ public final class McpConnection implements McpTransportPort {
       try {
         Thread.sleep(delay);
       } catch (InterruptedException e) {
-        return;
+        // Two senders: stop(), which also ends this generation (checked below), and onLost() for a
+        // server that died during the previous attempt's handshake, whose interrupt can still be
+        // pending here. Returning on the latter left the connection reconnecting for ever.
       }
       synchronized (lock) {
         if (generation != gen || state != ConnectionState.RECONNECTING) {
