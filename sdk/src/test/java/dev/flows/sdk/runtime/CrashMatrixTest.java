@@ -11,7 +11,6 @@ import dev.flows.kernel.journal.JournalEntry;
 import dev.flows.kernel.journal.RunId;
 import dev.flows.kernel.journal.RunSnapshot;
 import dev.flows.kernel.lifecycle.RunStatus;
-import dev.flows.kernel.mcp.McpServerConfigJson;
 import dev.flows.worker.FaultPoint;
 import dev.flows.worker.mcp.testing.Jvm;
 import java.io.File;
@@ -20,7 +19,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
@@ -77,25 +75,13 @@ class CrashMatrixTest {
   }
 
   private static LoadedFlow flow(String server, boolean idempotent, Path ledger) throws Exception {
-    Path d = Files.createDirectories(dir.resolve(server + "-" + System.nanoTime()));
-    Files.writeString(d.resolve("pay.flow.java"), FLOW.replace("SERVER", server));
-    JsonNode s =
-        McpServerConfigJson.write(
-            Jvm.stdioServer(server, List.of(), Map.of("FLOWS_TEST_LEDGER", ledger.toString())));
-    Files.writeString(
-        d.resolve("flows.json"),
-        "{\"mcp\": {\""
-            + server
-            + "\": {\"command\": "
-            + s.path("command")
-            + ", \"args\": "
-            + s.path("args")
-            + ", \"setEnv\": "
-            + s.path("env")
-            + ", \"idempotencyKeys\": "
-            + idempotent
-            + "}}}");
-    return LoadedFlow.load(d.resolve("pay.flow.java").toString(), d);
+    return LedgerFlows.write(
+        dir.resolve(server + "-" + System.nanoTime()),
+        "pay.flow.java",
+        FLOW.replace("SERVER", server),
+        server,
+        idempotent,
+        ledger);
   }
 
   private static Process worker(Optional<FaultPoint> fault) throws Exception {

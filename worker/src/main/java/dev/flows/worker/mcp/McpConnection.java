@@ -56,6 +56,8 @@ public final class McpConnection implements McpTransportPort {
   private final List<StateListener> listeners = new CopyOnWriteArrayList<>();
   private final Set<CompletableFuture<?>> pending =
       java.util.concurrent.ConcurrentHashMap.newKeySet();
+  // Callers waiting for a connect or reconnect in flight to settle; see whenConnected().
+  private final List<CompletableFuture<Void>> settling = new ArrayList<>();
 
   private final Object lock = new Object();
   private ConnectionState state = ConnectionState.DISCONNECTED;
@@ -146,6 +148,48 @@ public final class McpConnection implements McpTransportPort {
           }
         });
     return done;
+  }
+
+  /**
+   * Completes when this connection is connected: at once if it is, or when the connect or reconnect
+   * in flight succeeds. Fails with {@code mcp_disconnected} when the connection is, or ends up,
+   * disconnected or closed. Lets callers that find a connection busy connecting join that attempt
+   * instead of failing (a worker's concurrent first calls, calls during a reconnect).
+   */
+  public CompletableFuture<Void> whenConnected() {
+    synchronized (lock) {
+      return switch (state) {
+        case CONNECTED -> CompletableFuture.completedFuture(null);
+        case CONNECTING, RECONNECTING -> {
+          CompletableFuture<Void> f = new CompletableFuture<>();
+          settling.add(f);
+          yield f;
+        }
+        case DISCONNECTED, CLOSED ->
+            CompletableFuture.failedFuture(disconnected("connection is " + state.wire()));
+      };
+    }
+  }
+
+  /** After every transition: wakes the waiters of whenConnected() once the state has settled. */
+  private void settle() {
+    List<CompletableFuture<Void>> woken;
+    ConnectionState now;
+    synchronized (lock) {
+      now = state;
+      if (now == ConnectionState.CONNECTING || now == ConnectionState.RECONNECTING) {
+        return;
+      }
+      woken = List.copyOf(settling);
+      settling.clear();
+    }
+    for (CompletableFuture<Void> f : woken) {
+      if (now == ConnectionState.CONNECTED) {
+        f.complete(null);
+      } else {
+        f.completeExceptionally(disconnected("connection is " + now.wire()));
+      }
+    }
   }
 
   private void runConnect(long gen, CompletableFuture<Void> done) {
@@ -380,7 +424,9 @@ public final class McpConnection implements McpTransportPort {
       try {
         Thread.sleep(delay);
       } catch (InterruptedException e) {
-        return;
+        // Two senders: stop(), which also ends this generation (checked below), and onLost() for a
+        // server that died during the previous attempt's handshake, whose interrupt can still be
+        // pending here. Returning on the latter left the connection reconnecting for ever.
       }
       synchronized (lock) {
         if (generation != gen || state != ConnectionState.RECONNECTING) {
@@ -594,6 +640,7 @@ public final class McpConnection implements McpTransportPort {
   }
 
   private void fire(ConnectionTransition t, Optional<McpDiagnostic> cause) {
+    settle();
     for (StateListener l : listeners) {
       try {
         l.onTransition(t, cause);

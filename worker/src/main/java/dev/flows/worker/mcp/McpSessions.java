@@ -40,6 +40,7 @@ public final class McpSessions implements AutoCloseable {
   public McpTransportPort session(JsonNode frozenConnection) throws InterruptedException {
     String key = RunSpecJson.canonicalText(frozenConnection);
     McpConnection c;
+    java.util.concurrent.CompletableFuture<Void> ready;
     synchronized (this) {
       c = byKey.get(key);
       if (c == null || c.state() == dev.flows.kernel.mcp.ConnectionState.CLOSED) {
@@ -53,23 +54,28 @@ public final class McpSessions implements AutoCloseable {
                 random.split());
         byKey.put(key, c);
       }
+      // Only the first caller connects: the others join its attempt (or a reconnect in flight)
+      // rather than fail because the connection is busy connecting. Decided under this lock, so
+      // two callers never both see it disconnected.
+      ready =
+          c.state() == dev.flows.kernel.mcp.ConnectionState.DISCONNECTED
+              ? c.connect()
+              : c.whenConnected();
     }
-    if (c.state() != dev.flows.kernel.mcp.ConnectionState.CONNECTED) {
-      try {
-        // Twice the connect timeout: the connection's own timeout fires first with a diagnostic.
-        c.connect().get(limits.connectTimeout().toMillis() * 2, TimeUnit.MILLISECONDS);
-      } catch (ExecutionException e) {
-        if (e.getCause() instanceof McpException m) {
-          throw m;
-        }
-        throw new IllegalStateException(e.getCause());
-      } catch (TimeoutException e) {
-        throw new McpException(
-            dev.flows.kernel.mcp.McpDiagnostic.HANDSHAKE_TIMEOUT,
-            c.server(),
-            "no handshake within " + limits.connectTimeout(),
-            "check that the server starts and answers initialize");
+    try {
+      // Twice the connect timeout: the connection's own timeout fires first with a diagnostic.
+      ready.get(limits.connectTimeout().toMillis() * 2, TimeUnit.MILLISECONDS);
+    } catch (ExecutionException e) {
+      if (e.getCause() instanceof McpException m) {
+        throw m;
       }
+      throw new IllegalStateException(e.getCause());
+    } catch (TimeoutException e) {
+      throw new McpException(
+          dev.flows.kernel.mcp.McpDiagnostic.HANDSHAKE_TIMEOUT,
+          c.server(),
+          "no handshake within " + limits.connectTimeout(),
+          "check that the server starts and answers initialize");
     }
     return c;
   }

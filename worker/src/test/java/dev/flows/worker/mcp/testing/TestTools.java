@@ -167,21 +167,31 @@ public final class TestTools {
                         .isError(true)
                         .build();
                   }
-                  try {
-                    java.nio.file.Path ledger = java.nio.file.Path.of(file);
-                    java.nio.file.Path calls = java.nio.file.Path.of(file + ".calls");
-                    append(calls, key + "\n");
-                    // Idempotency-aware: a key seen before is not performed again.
-                    if (java.nio.file.Files.exists(ledger)
-                        && java.nio.file.Files.readAllLines(ledger).contains(String.valueOf(key))) {
-                      return text("performed " + key);
+                  java.nio.file.Path ledger = java.nio.file.Path.of(file);
+                  java.nio.file.Path calls = java.nio.file.Path.of(file + ".calls");
+                  // Several server processes (one per worker) may share a ledger: the check and
+                  // the append hold a file lock, so that they are one step across processes too.
+                  synchronized (TestTools.class) {
+                    try (java.nio.channels.FileChannel lock =
+                            java.nio.channels.FileChannel.open(
+                                java.nio.file.Path.of(file + ".lock"),
+                                java.nio.file.StandardOpenOption.CREATE,
+                                java.nio.file.StandardOpenOption.WRITE);
+                        var held = lock.lock()) {
+                      append(calls, key + "\n");
+                      // Idempotency-aware: a key seen before is not performed again.
+                      if (java.nio.file.Files.exists(ledger)
+                          && java.nio.file.Files.readAllLines(ledger)
+                              .contains(String.valueOf(key))) {
+                        return text("performed " + key);
+                      }
+                      append(ledger, key + "\n");
+                    } catch (IOException e) {
+                      return CallToolResult.builder()
+                          .addTextContent(e.toString())
+                          .isError(true)
+                          .build();
                     }
-                    append(ledger, key + "\n");
-                  } catch (IOException e) {
-                    return CallToolResult.builder()
-                        .addTextContent(e.toString())
-                        .isError(true)
-                        .build();
                   }
                   return text("performed " + key);
                 })

@@ -1,0 +1,295 @@
+package dev.flows.ops.chaos;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * The invariants checked after a chaos run, over the journal, the chaos instrumentation and the
+ * test servers' ledger files. Each problem found is one violation; {@link #facts} holds the numbers
+ * worth printing besides.
+ */
+final class ChaosChecks {
+  /** Where the idempotency-aware and the plain server write what they did. */
+  record Ledgers(Path idempotent, Path plain, String idempotentPath, String plainPath) {}
+
+  final List<String> violations = new ArrayList<>();
+  final Map<String, Long> facts = new LinkedHashMap<>();
+
+  private final Connection c;
+
+  ChaosChecks(Connection c) {
+    this.c = c;
+  }
+
+  ChaosChecks runAll(Ledgers ledgers, List<JournalSnapshot> snapshots)
+      throws SQLException, IOException {
+    everyRunTerminalOrResumable();
+    noEffectConfirmedTwice();
+    serversPerformedEachKeyOnce(ledgers);
+    noCompletionAfterItsLease();
+    journalNeverChanged(snapshots);
+    journalRefusesChange();
+    return this;
+  }
+
+  private void violation(String what) {
+    violations.add(what);
+  }
+
+  void everyRunTerminalOrResumable() throws SQLException {
+    for (List<String> r :
+        rows(
+            "SELECT (parent_run_id IS NULL)::text, status::text, count(*)::text FROM flows.runs"
+                + " GROUP BY 1, 2 ORDER BY 1, 2")) {
+      facts.put(
+          ("true".equals(r.get(0)) ? "runs." : "child runs.") + r.get(1), Long.parseLong(r.get(2)));
+    }
+    // Parked waits for an operator and failed can be resumed: both are at rest. Running after the
+    // drain means a run that no healthy worker moves on.
+    for (List<String> r :
+        rows(
+            "SELECT r.run_id, string_agg(s.step_id || '=' || s.status, ',' ORDER BY s.position)"
+                + " FROM flows.runs r LEFT JOIN flows.steps s ON s.run_id = r.run_id"
+                + " WHERE r.status = 'running' GROUP BY r.run_id ORDER BY r.run_id")) {
+      violation("run " + r.get(0) + " neither terminal nor resumable (steps " + r.get(1) + ")");
+    }
+  }
+
+  void noEffectConfirmedTwice() throws SQLException {
+    for (List<String> r :
+        rows(
+            "SELECT run_id, step_id, payload->>'surfacePath', count(*)::text"
+                + " FROM flows.journal_entries WHERE entry_type = 'effect.confirmed'"
+                + " GROUP BY 1, 2, 3 HAVING count(*) > 1")) {
+      violation(
+          "effect "
+              + r.get(0)
+              + "/"
+              + r.get(1)
+              + " "
+              + r.get(2)
+              + " confirmed "
+              + r.get(3)
+              + " times");
+    }
+    for (List<String> r :
+        rows(
+            // The effects of one flow body share its step's key; a key sent to a server names
+            // one call only.
+            "SELECT payload->>'idempotencyKey', count(*)::text FROM flows.journal_entries"
+                + " WHERE entry_type = 'effect.confirmed' AND payload->>'surfacePath' LIKE '/mcp/%'"
+                + " GROUP BY 1 HAVING count(*) > 1")) {
+      violation("idempotency key " + r.get(0) + " confirmed " + r.get(1) + " times");
+    }
+    long entries =
+        single("SELECT count(*) FROM flows.journal_entries WHERE entry_type = 'effect.confirmed'");
+    long elections = single("SELECT count(*) FROM flows.effect_elections WHERE confirmed");
+    facts.put("effects confirmed", entries);
+    if (entries != elections) {
+      violation(entries + " effect.confirmed entries but " + elections + " confirmed elections");
+    }
+  }
+
+  void serversPerformedEachKeyOnce(Ledgers l) throws SQLException, IOException {
+    List<String> performed = lines(l.idempotent());
+    List<String> sent = lines(Path.of(l.idempotent() + ".calls"));
+    Set<String> once = new HashSet<>();
+    for (String k : performed) {
+      if (!once.add(k)) {
+        violation("the idempotency-aware server performed key " + k + " twice");
+      }
+    }
+    facts.put("idempotent server: calls received", (long) sent.size());
+    facts.put("idempotent server: keys performed", (long) performed.size());
+    facts.put(
+        "idempotent server: resends absorbed by key", (long) (sent.size() - performed.size()));
+    for (List<String> r : confirmedKeys(l.idempotentPath())) {
+      if (!once.contains(r.get(0))) {
+        violation(
+            "key " + r.get(0) + " confirmed in the journal but never performed by the server");
+      }
+    }
+    // A server without idempotency keys must never see a key twice: flows parks instead.
+    List<String> plainSent = lines(Path.of(l.plain() + ".calls"));
+    Map<String, Integer> seen = new HashMap<>();
+    for (String k : plainSent) {
+      if (seen.merge(k, 1, Integer::sum) == 2) {
+        violation("the server without idempotency keys received key " + k + " more than once");
+      }
+    }
+    facts.put("plain server: calls received", (long) plainSent.size());
+    Set<String> plainSet = new HashSet<>(plainSent);
+    for (List<String> r : confirmedKeys(l.plainPath())) {
+      if (!plainSet.contains(r.get(0))) {
+        violation("key " + r.get(0) + " confirmed in the journal but never received by the server");
+      }
+    }
+  }
+
+  private List<List<String>> confirmedKeys(String surfacePath) throws SQLException {
+    return rows(
+        "SELECT DISTINCT payload->>'idempotencyKey' FROM flows.journal_entries"
+            + " WHERE entry_type = 'effect.confirmed' AND payload->>'surfacePath' = '"
+            + surfacePath.replace("'", "''")
+            + "'");
+  }
+
+  void noCompletionAfterItsLease() throws SQLException {
+    // A worker's completion reports something (an output, or a trajectory tail); the journal's own
+    // expiry of a dead attempt reports nothing, since that attempt never did. Each is judged
+    // against the deadline the step row held when the attempt ended.
+    String reported = "(c.payload ? 'output' OR c.payload ? 'trajectoryTail')";
+    String worker = reported + " AND c.payload->>'reason' <> 'canceled'";
+    String expiry = "NOT " + reported;
+    String joined =
+        " FROM flows.journal_entries c JOIN chaos.attempt_ends e"
+            + " ON e.run_id = c.run_id AND e.step_id = c.step_id AND e.attempt = c.attempt"
+            + " WHERE c.entry_type = 'step.completed' AND ";
+    long judged = single("SELECT count(*)" + joined + worker);
+    long all =
+        single(
+            "SELECT count(*) FROM flows.journal_entries c WHERE c.entry_type = 'step.completed'"
+                + " AND "
+                + worker);
+    facts.put("worker completions judged against their lease", judged);
+    if (judged != all) {
+      violation((all - judged) + " worker completions have no recorded lease to judge them by");
+    }
+    String place =
+        "SELECT c.run_id, c.step_id, c.attempt::text, c.at::text, e.lease_deadline::text";
+    for (List<String> r : rows(place + joined + worker + " AND c.at >= e.lease_deadline")) {
+      violation(
+          "completion of "
+              + r.get(0)
+              + "/"
+              + r.get(1)
+              + " attempt "
+              + r.get(2)
+              + " accepted at "
+              + r.get(3)
+              + ", its lease ended "
+              + r.get(4));
+    }
+    for (List<String> r : rows(place + joined + expiry + " AND c.at < e.lease_deadline")) {
+      violation(
+          "attempt "
+              + r.get(2)
+              + " of "
+              + r.get(0)
+              + "/"
+              + r.get(1)
+              + " expired at "
+              + r.get(3)
+              + " while its lease ran to "
+              + r.get(4));
+    }
+    for (List<String> r :
+        rows(
+            "SELECT c.run_id, c.step_id, c.attempt::text, c.payload->>'reason'"
+                + " FROM flows.journal_entries c WHERE c.entry_type = 'step.completed' AND "
+                + expiry
+                + " AND c.payload->>'reason' NOT IN ('lease_expired', 'retries_exhausted')")) {
+      violation(
+          "completion of "
+              + r.get(0)
+              + "/"
+              + r.get(1)
+              + " attempt "
+              + r.get(2)
+              + " reports nothing but is no expiry ("
+              + r.get(3)
+              + ")");
+    }
+    facts.put(
+        "lease expiries",
+        single(
+            "SELECT count(*) FROM flows.journal_entries c WHERE c.entry_type = 'step.completed'"
+                + " AND "
+                + expiry));
+    // Not a violation (decided in time, the row lock held until commit), but worth seeing.
+    facts.put(
+        "completions decided in time but written after the deadline",
+        single(
+            "SELECT count(*)"
+                + joined
+                + worker
+                + " AND c.at < e.lease_deadline AND e.written_at >= e.lease_deadline"));
+  }
+
+  void journalNeverChanged(List<JournalSnapshot> snapshots) throws SQLException {
+    for (JournalSnapshot s : snapshots) {
+      JournalSnapshot now = JournalSnapshot.upTo(c, s.maxSeq());
+      if (!now.equals(s)) {
+        violation("journal entries up to seq " + s.maxSeq() + " changed: " + s + " then " + now);
+      }
+    }
+    facts.put("journal snapshots compared", (long) snapshots.size());
+    facts.put("journal entries", single("SELECT count(*) FROM flows.journal_entries"));
+  }
+
+  void journalRefusesChange() throws SQLException {
+    for (String sql :
+        List.of(
+            "UPDATE flows.journal_entries SET payload = '{}'"
+                + " WHERE seq = (SELECT min(seq) FROM flows.journal_entries)",
+            "DELETE FROM flows.journal_entries"
+                + " WHERE seq = (SELECT min(seq) FROM flows.journal_entries)",
+            "TRUNCATE flows.journal_entries CASCADE")) {
+      boolean auto = c.getAutoCommit();
+      c.setAutoCommit(false);
+      try (Statement st = c.createStatement()) {
+        st.execute(sql);
+        violation("the journal accepted: " + sql);
+      } catch (SQLException e) {
+        if (!"23001".equals(e.getSQLState())) {
+          violation("the journal refused `" + sql + "` for another reason: " + e.getMessage());
+        }
+      } finally {
+        c.rollback();
+        c.setAutoCommit(auto);
+      }
+    }
+  }
+
+  private static List<String> lines(Path p) throws IOException {
+    return Files.exists(p)
+        ? Files.readAllLines(p).stream().filter(s -> !s.isBlank()).toList()
+        : List.of();
+  }
+
+  private long single(String sql) throws SQLException {
+    try (Statement st = c.createStatement();
+        ResultSet rs = st.executeQuery(sql)) {
+      rs.next();
+      return rs.getLong(1);
+    }
+  }
+
+  private List<List<String>> rows(String sql) throws SQLException {
+    List<List<String>> out = new ArrayList<>();
+    try (Statement st = c.createStatement();
+        ResultSet rs = st.executeQuery(sql)) {
+      int n = rs.getMetaData().getColumnCount();
+      while (rs.next()) {
+        List<String> row = new ArrayList<>();
+        for (int i = 1; i <= n; i++) {
+          row.add(rs.getString(i));
+        }
+        out.add(row);
+      }
+    }
+    return out;
+  }
+}

@@ -1,0 +1,177 @@
+package dev.flows.ops.chaos;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import dev.flows.journalstore.JournalStoreConfig;
+import dev.flows.journalstore.PostgresJournal;
+import dev.flows.journalstore.testing.TestDatabase;
+import dev.flows.kernel.journal.ClaimRequest;
+import dev.flows.kernel.journal.ClaimedAttempt;
+import dev.flows.kernel.journal.RunId;
+import dev.flows.kernel.journal.Specs;
+import dev.flows.kernel.journal.StartRun;
+import dev.flows.kernel.journal.StepOutcome;
+import dev.flows.kernel.journal.WorkerId;
+import dev.flows.kernel.spec.RunSpec;
+import dev.flows.kernel.spec.StepKind;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.EnumSet;
+import java.util.List;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The chaos run's invariant checks, each shown to pass on a clean journal and to catch the
+ * violation it is for. (The chaos run itself is {@code ops/chaos/run}, kept out of the build: it
+ * needs minutes and several JVMs.)
+ */
+class ChaosChecksTest {
+  private static final WorkerId WORKER = new WorkerId("chaos-checks");
+  private static final Duration LEASE = Duration.ofSeconds(30);
+
+  @TempDir Path dir;
+  private TestDatabase.Fresh db;
+  private PostgresJournal journal;
+  private Connection c;
+  private ChaosChecks.Ledgers ledgers;
+
+  @BeforeEach
+  void setUp() throws Exception {
+    db = TestDatabase.fresh("chaos_checks");
+    journal = PostgresJournal.connect(JournalStoreConfig.forUrl(db.jdbcUrl()));
+    c = DriverManager.getConnection(db.jdbcUrl());
+    ChaosMain.instrument(c);
+    ledgers =
+        new ChaosChecks.Ledgers(
+            dir.resolve("idem.ledger"), dir.resolve("plain.ledger"), "/mcp/idem/x", "/mcp/plain/x");
+  }
+
+  @AfterEach
+  void tearDown() throws Exception {
+    c.close();
+    journal.close();
+  }
+
+  private RunId start() {
+    return journal
+        .startRun(
+            StartRun.of(
+                "k" + System.nanoTime(),
+                new RunSpec(RunSpec.VERSION, "t", List.of(Specs.command("one", "true")))))
+        .runId();
+  }
+
+  private ClaimedAttempt claim() {
+    return journal
+        .claim(new ClaimRequest(WORKER, EnumSet.allOf(StepKind.class), 1, LEASE))
+        .getFirst();
+  }
+
+  private RunId completedRun() {
+    RunId run = start();
+    journal.complete(
+        claim().lease(), new StepOutcome.Succeeded(JsonNodeFactory.instance.textNode("ok")));
+    return run;
+  }
+
+  private List<String> check() throws Exception {
+    return new ChaosChecks(c).runAll(ledgers, List.of(JournalSnapshot.take(c))).violations;
+  }
+
+  private void execute(String sql) throws Exception {
+    try (Statement st = c.createStatement()) {
+      st.execute(sql);
+    }
+  }
+
+  @Test
+  void aCompletedRunWhoseKeysWerePerformedOncePassesEveryCheck() throws Exception {
+    completedRun();
+    Files.writeString(ledgers.idempotent(), "k1\nk2\n");
+    Files.writeString(Path.of(ledgers.idempotent() + ".calls"), "k1\nk2\nk2\n");
+
+    ChaosChecks checks = new ChaosChecks(c).runAll(ledgers, List.of(JournalSnapshot.take(c)));
+
+    assertThat(checks.violations).isEmpty();
+    assertThat(checks.facts)
+        .containsEntry("worker completions judged against their lease", 1L)
+        .containsEntry("idempotent server: resends absorbed by key", 1L);
+  }
+
+  @Test
+  void aRunStillRunningAfterTheDrainIsAViolation() throws Exception {
+    RunId run = start();
+    assertThat(check()).singleElement().asString().contains(run.value(), "neither terminal");
+  }
+
+  @Test
+  void aKeyPerformedTwiceOrSentTwiceWithoutIdempotencyIsAViolation() throws Exception {
+    completedRun();
+    Files.writeString(ledgers.idempotent(), "k1\nk1\n");
+    Files.writeString(Path.of(ledgers.plain() + ".calls"), "p1\np1\n");
+
+    assertThat(check())
+        .anySatisfy(v -> assertThat(v).contains("performed key k1 twice"))
+        .anySatisfy(v -> assertThat(v).contains("received key p1 more than once"))
+        .hasSize(2);
+  }
+
+  @Test
+  void aCompletionJournaledAfterItsLeaseEndedIsAViolation() throws Exception {
+    RunId run = completedRun();
+    // Forged, since the engine's fence never lets one through: attempt 2 ended a minute after
+    // its deadline.
+    execute(
+        "INSERT INTO chaos.attempt_ends VALUES ('"
+            + run.value()
+            + "', 'one', 2, now() - interval '1 minute', now(), now(), 'succeeded', 'success')");
+    execute(
+        "INSERT INTO flows.journal_entries (at, run_id, entry_type, step_id, attempt, payload)"
+            + " VALUES (now(), '"
+            + run.value()
+            + "', 'step.completed', 'one', 2, '{\"reason\": \"success\", \"output\": 1}')");
+
+    assertThat(check()).singleElement().asString().contains("attempt 2 accepted at");
+  }
+
+  @Test
+  void anExpiryJournaledWhileTheLeaseRanIsAViolation() throws Exception {
+    RunId run = completedRun();
+    // Forged as well: attempt 2 expired a minute before its deadline (an expiry reports nothing).
+    execute(
+        "INSERT INTO chaos.attempt_ends VALUES ('"
+            + run.value()
+            + "', 'one', 2, now() + interval '1 minute', now(), now(), 'ready', 'lease_expired')");
+    execute(
+        "INSERT INTO flows.journal_entries (at, run_id, entry_type, step_id, attempt, payload)"
+            + " VALUES (now(), '"
+            + run.value()
+            + "', 'step.completed', 'one', 2, '{\"reason\": \"lease_expired\"}')");
+
+    assertThat(check()).singleElement().asString().contains("expired at", "while its lease ran");
+  }
+
+  @Test
+  void aJournalEntryChangedAfterASnapshotIsAViolationAndSoIsAJournalThatAllowsIt()
+      throws Exception {
+    completedRun();
+    JournalSnapshot before = JournalSnapshot.take(c);
+    execute("ALTER TABLE flows.journal_entries DISABLE TRIGGER journal_append_only");
+    execute("UPDATE flows.journal_entries SET payload = '{\"changed\": true}' WHERE seq = 1");
+
+    List<String> violations = new ChaosChecks(c).runAll(ledgers, List.of(before)).violations;
+
+    assertThat(violations)
+        .anySatisfy(v -> assertThat(v).contains("journal entries up to seq"))
+        .anySatisfy(v -> assertThat(v).contains("the journal accepted: UPDATE"))
+        .anySatisfy(v -> assertThat(v).contains("the journal accepted: DELETE"));
+  }
+}

@@ -1,0 +1,91 @@
+package dev.flows.ops.chaos;
+
+import java.nio.file.Path;
+import java.time.Duration;
+
+/**
+ * Every knob of a chaos run, with named defaults. Bounded by construction: {@link #iterations}
+ * faults, each after a gap drawn from [{@link #minFaultGap}, {@link #maxFaultGap}], then at most
+ * {@link #drainTimeout} for the runs to settle.
+ */
+public record ChaosConfig(
+    int iterations,
+    long seed,
+    int workers,
+    int inFlight,
+    Duration lease,
+    Duration minFaultGap,
+    Duration maxFaultGap,
+    Duration warmUp,
+    Duration drainTimeout,
+    Duration processTimeout,
+    Duration loadPollInterval,
+    int snapshots,
+    Path postgresBin,
+    String postgresUser,
+    Path workDir) {
+
+  public static final int DEFAULT_ITERATIONS = 20;
+  public static final int DEFAULT_WORKERS = 3;
+  public static final int DEFAULT_IN_FLIGHT = 8;
+  public static final Duration DEFAULT_LEASE = Duration.ofSeconds(3);
+  public static final Duration DEFAULT_MIN_FAULT_GAP = Duration.ofMillis(800);
+  public static final Duration DEFAULT_MAX_FAULT_GAP = Duration.ofMillis(2_500);
+  public static final Duration DEFAULT_WARM_UP = Duration.ofSeconds(5);
+  public static final Duration DEFAULT_DRAIN_TIMEOUT = Duration.ofMinutes(3);
+  public static final Duration DEFAULT_PROCESS_TIMEOUT = Duration.ofSeconds(60);
+  public static final Duration DEFAULT_LOAD_POLL_INTERVAL = Duration.ofMillis(250);
+  public static final int DEFAULT_SNAPSHOTS = 4;
+  public static final Path DEFAULT_POSTGRES_BIN = Path.of("/usr/lib/postgresql/15/bin");
+  public static final String DEFAULT_POSTGRES_USER = "postgres";
+
+  public static ChaosConfig defaults(Path workDir) {
+    return new ChaosConfig(
+        DEFAULT_ITERATIONS,
+        System.nanoTime(),
+        DEFAULT_WORKERS,
+        DEFAULT_IN_FLIGHT,
+        DEFAULT_LEASE,
+        DEFAULT_MIN_FAULT_GAP,
+        DEFAULT_MAX_FAULT_GAP,
+        DEFAULT_WARM_UP,
+        DEFAULT_DRAIN_TIMEOUT,
+        DEFAULT_PROCESS_TIMEOUT,
+        DEFAULT_LOAD_POLL_INTERVAL,
+        DEFAULT_SNAPSHOTS,
+        DEFAULT_POSTGRES_BIN,
+        DEFAULT_POSTGRES_USER,
+        workDir);
+  }
+
+  public ChaosConfig withIterations(int n) {
+    return with(n, seed, workers);
+  }
+
+  public ChaosConfig withSeed(long s) {
+    return with(iterations, s, workers);
+  }
+
+  public ChaosConfig withWorkers(int w) {
+    return with(iterations, seed, w);
+  }
+
+  private ChaosConfig with(int n, long s, int w) {
+    return new ChaosConfig(
+        n,
+        s,
+        w,
+        inFlight,
+        lease,
+        minFaultGap,
+        maxFaultGap,
+        warmUp,
+        drainTimeout,
+        processTimeout,
+        loadPollInterval,
+        snapshots,
+        postgresBin,
+        postgresUser,
+        workDir);
+  }
+}
