@@ -28,12 +28,18 @@ final class Engines {
   private Engines() {}
 
   static FlowsEngine engine(Journal journal, int capacity, Duration lease) {
+    return engine(journal, capacity, lease, WorkerConfig.DEFAULT_RECONCILE_INTERVAL);
+  }
+
+  static FlowsEngine engine(
+      Journal journal, int capacity, Duration lease, Duration reconcileInterval) {
     FlowsEngine engine =
         new FlowsEngine(
             journal,
             WorkerConfig.defaults().toBuilder()
                 .capacity(capacity)
                 .defaultLease(lease)
+                .reconcileInterval(reconcileInterval)
                 // Only so the benchmark's own stops are quick; it never changes a measurement.
                 .stopGrace(STOP_GRACE)
                 .build(),

@@ -8,6 +8,12 @@ final class Notes {
       """
       ## Why a target misses, and what would close it
 
+      First, the machine: two cores shared with other sessions (see the load average above; above
+      2 means processes waited for a core). The baseline is mostly disk-bound and barely notices;
+      the engine's per-call cost is mostly CPU (JSON, Jdbi, several statements per transaction,
+      thread hand-offs), so its ratios come out worse here than on an idle machine. Compare the
+      commits per call, which do not depend on load, before the throughput ratios.
+
       - **f.step throughput and commits per f.step.** An `f.step` runs its body in-process and then
         records and confirms its memo in one transaction (`Journal.recordConfirmedEffect`): one
         WAL flush per step, so a single flow is bounded by the single-connection INSERT rate, less
@@ -29,9 +35,9 @@ final class Notes {
         round trip) close it.
       - **Recovery.** A dead worker's lease is expired by another worker's reconcile loop, every
         `reconcileInterval` (5 s by default), and the retry is claimed on the next poll (1 s). So
-        recovery is up to lease + 5 s + 1 s after the last renewal. Closing it: make the
-        reconciler wake at the earliest known lease deadline (or a reconcile interval of at most
-        a quarter of the shortest lease, and at most 1 s).
+        recovery is up to lease + 5 s after the kill. Closing it: a reconcile interval of 1 s (the
+        "what closes it" row above measures exactly that), or better a reconciler that wakes at
+        the earliest lease deadline it knows of, so idle workers do not poll every second.
       - **Memory and renewals of waiting runs.** Every attempt renews its own lease in its own
         transaction (one write per lease per third of the lease), so the renewal cost grows with
         the runs held; each waiting body also polls its child. Closing it: one `UPDATE … WHERE

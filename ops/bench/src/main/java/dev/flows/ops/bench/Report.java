@@ -28,7 +28,11 @@ final class Report {
   private int commitCalls;
   private Pg.Counters zeroCalls;
   private Pg.Counters nCalls;
-  private final Map<Duration, Stats> recovery = new java.util.LinkedHashMap<>();
+
+  /** One recovery measurement; only those on product defaults are judged against the target. */
+  private record Recovery(Duration lease, Duration reconcile, boolean judged, Stats stats) {}
+
+  private final List<Recovery> recovery = new ArrayList<>();
   private String waiting = "";
   private long waitingRss = -1;
   private double waitingCommitsPerRenewal = Double.NaN;
@@ -42,6 +46,10 @@ final class Report {
     env.put("cores", String.valueOf(Runtime.getRuntime().availableProcessors()));
     env.put("memory", memTotal());
     env.put("java", System.getProperty("java.vm.name") + " " + Runtime.version());
+    // The machine is shared: other processes' load skews CPU-bound engine numbers, not the disk's.
+    String[] load =
+        java.nio.file.Files.readString(java.nio.file.Path.of("/proc/loadavg")).split(" ");
+    env.put("load average at start (1/5/15 min)", load[0] + " / " + load[1] + " / " + load[2]);
     pgSettings = settings;
   }
 
@@ -93,8 +101,8 @@ final class Report {
     nCalls = nc;
   }
 
-  void recovery(Duration lease, Stats s) {
-    recovery.put(lease, s);
+  void recovery(Duration lease, Duration reconcile, boolean judged, Stats s) {
+    recovery.add(new Recovery(lease, reconcile, judged, s));
   }
 
   void waiting(
@@ -140,7 +148,7 @@ final class Report {
   }
 
   private static String f2(double v) {
-    return Double.isNaN(v) ? "n/a" : String.format(Locale.ROOT, "%.2f", v);
+    return Double.isNaN(v) || Double.isInfinite(v) ? "n/a" : String.format(Locale.ROOT, "%.2f", v);
   }
 
   private static String row(String... cells) {
@@ -290,15 +298,16 @@ final class Report {
             zeroCalls == null ? "n/a" : zeroCalls.commits() + " / " + zeroCalls.writes()));
 
     md.append("\n## Recovery: SIGKILL of a worker → the next attempt starts\n\n")
-        .append(header("lease", "samples", "p50 s", "max s"));
-    recovery.forEach(
-        (lease, s) ->
-            md.append(
-                row(
-                    lease.toSeconds() + " s",
-                    String.valueOf(s.sortedNanos().size()),
-                    f2(s.p50() / 1000),
-                    f2(s.ms(1.0) / 1000))));
+        .append(header("lease", "survivor's reconcile interval", "samples", "p50 s", "max s"));
+    for (Recovery r : recovery) {
+      md.append(
+          row(
+              r.lease().toSeconds() + " s",
+              r.reconcile().toSeconds() + " s" + (r.judged() ? " (default)" : " (what closes it)"),
+              String.valueOf(r.stats().sortedNanos().size()),
+              f2(r.stats().p50() / 1000),
+              f2(r.stats().ms(1.0) / 1000)));
+    }
 
     if (waitingRuns > 0) {
       waitingSection(md);
@@ -402,18 +411,17 @@ final class Report {
                     f2(added / (3 * commit)) + "× over"));
           });
     }
-    recovery.forEach(
-        (lease, s) -> {
-          double worst = s.ms(1.0) / 1000;
-          double bound = lease.toSeconds() + 1.0;
-          out.add(
-              new Target(
-                  "recovery, lease " + lease.toSeconds() + " s (worst sample)",
-                  f2(worst) + " s",
-                  "≤ " + f1(bound) + " s",
-                  worst <= bound,
-                  f2(worst - bound) + " s over"));
-        });
+    for (Recovery r : recovery.stream().filter(Recovery::judged).toList()) {
+      double worst = r.stats().ms(1.0) / 1000;
+      double bound = r.lease().toSeconds() + 1.0;
+      out.add(
+          new Target(
+              "recovery, lease " + r.lease().toSeconds() + " s (worst sample)",
+              f2(worst) + " s",
+              "≤ " + f1(bound) + " s",
+              worst <= bound,
+              f2(worst - bound) + " s over"));
+    }
     if (waitingRss >= 0) {
       out.add(
           new Target(
