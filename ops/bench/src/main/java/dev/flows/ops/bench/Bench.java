@@ -490,42 +490,92 @@ public final class Bench {
 
   // ---------------------------------------------------------------- commits
 
+  /** Idle engine lifetimes whose difference gives the engine's background rate. */
+  private static final List<Double> IDLE_SECONDS = List.of(1.0, 4.0);
+
   private void commitsPerCall() throws Exception {
     log("commits per f.step and per f.mcp");
-    Pg.Counters zeroSteps = commitsOfOneRun(BenchFlows.STEPS, stepsInput("z", 0), false);
-    Pg.Counters nSteps =
-        commitsOfOneRun(BenchFlows.STEPS, stepsInput("n", plan.commitSteps()), false);
-    Pg.Counters zeroCalls = commitsOfOneRun(BenchFlows.MCP, mcpInput(BenchFlows.STDIO, 0), true);
-    Pg.Counters nCalls =
-        commitsOfOneRun(BenchFlows.MCP, mcpInput(BenchFlows.STDIO, plan.commitCalls()), true);
-    report.commits(plan.commitSteps(), zeroSteps, nSteps, plan.commitCalls(), zeroCalls, nCalls);
+    // What an idle engine spends per second (claim polls, reconciles): a longer run pays more of
+    // it, and that is not the calls' cost.
+    Spent shortIdle = spentBy(Optional.empty(), JSON.objectNode(), false, IDLE_SECONDS.get(0));
+    Spent longIdle = spentBy(Optional.empty(), JSON.objectNode(), false, IDLE_SECONDS.get(1));
+    double span = longIdle.seconds() - shortIdle.seconds();
+    double[] background = {
+      (longIdle.counters().commits() - shortIdle.counters().commits()) / span,
+      (longIdle.counters().writes() - shortIdle.counters().writes()) / span
+    };
+    Spent zeroSteps = spentBy(Optional.of(BenchFlows.STEPS), stepsInput("z", 0), false, 0);
+    Spent nSteps =
+        spentBy(Optional.of(BenchFlows.STEPS), stepsInput("n", plan.commitSteps()), false, 0);
+    Spent zeroCalls = spentBy(Optional.of(BenchFlows.MCP), mcpInput(BenchFlows.STDIO, 0), true, 0);
+    Spent nCalls =
+        spentBy(
+            Optional.of(BenchFlows.MCP), mcpInput(BenchFlows.STDIO, plan.commitCalls()), true, 0);
+    report.commits(
+        "f.step", plan.commitSteps(), zeroSteps.marginal(nSteps, plan.commitSteps(), background));
+    report.commits(
+        "durable f.mcp (stdio)",
+        plan.commitCalls(),
+        zeroCalls.marginal(nCalls, plan.commitCalls(), background));
+  }
+
+  /** Counters one engine lifetime spent, and how long the engine was up. */
+  record Spent(Pg.Counters counters, double seconds) {
+    /**
+     * Per call, between this (0 calls) and {@code n} ({@code count} calls): commits and writes raw,
+     * then both less the background rate over the extra time {@code n} took.
+     */
+    double[] marginal(Spent n, int count, double[] background) {
+      double extra = n.seconds - seconds;
+      double commits = n.counters.commits() - counters.commits();
+      double writes = n.counters.writes() - counters.writes();
+      return new double[] {
+        commits / count,
+        writes / count,
+        (commits - background[0] * extra) / count,
+        (writes - background[1] * extra) / count,
+        background[0],
+        background[1]
+      };
+    }
   }
 
   /**
-   * Counters spent by one run on a fresh engine and pool, the pool closed before reading (so every
-   * backend has flushed its statistics), with the reads of this method and its polling left out.
+   * Counters spent by one engine lifetime (one run of {@code flow}, or {@code idleSeconds} of
+   * nothing) on a fresh engine and pool, the pool closed before reading (so every backend has
+   * flushed its statistics), with the reads of this method and its polling left out.
    */
-  private Pg.Counters commitsOfOneRun(Flow flow, ObjectNode input, boolean withServers)
+  private Spent spentBy(
+      Optional<Flow> flow, ObjectNode input, boolean withServers, double idleSeconds)
       throws Exception {
     String url = pg.fresh("bench_commits", true);
     Pg.Counters a = pg.counters(url);
     Pg.Counters b = pg.counters(url);
     Pg.Counters perRead = b.minus(a);
-    long polls;
+    long polls = 0;
+    double seconds;
     try (Servers servers = withServers ? Servers.start() : null) {
       Inventory inv = withServers ? servers.inventory() : Inventory.empty();
       try (PostgresJournal journal = PostgresJournal.connect(JournalStoreConfig.forUrl(url));
           FlowsEngine engine = Engines.engine(journal, 4, DEFAULT_LEASE)) {
         engine.startWorker();
-        RunId run = engine.admit(Engines.loaded(flow), input, Optional.empty(), inv).runId();
-        polls = awaitEnded(url, List.of(run));
+        long t0 = System.nanoTime();
+        if (flow.isPresent()) {
+          RunId run =
+              engine.admit(Engines.loaded(flow.get()), input, Optional.empty(), inv).runId();
+          polls = awaitEnded(url, List.of(run));
+        } else {
+          Thread.sleep((long) (idleSeconds * 1000));
+        }
+        seconds = (System.nanoTime() - t0) / 1e9;
       }
     }
     Pg.settleStats();
     Pg.Counters c = pg.counters(url);
     pg.drop("bench_commits");
     Pg.Counters spent = c.minus(b);
-    return new Pg.Counters(spent.commits() - perRead.commits() - polls, spent.writes());
+    return new Spent(
+        new Pg.Counters(spent.commits() - perRead.commits() - polls, spent.writes()), seconds);
   }
 
   // ---------------------------------------------------------------- recovery
@@ -720,7 +770,18 @@ public final class Bench {
       long heldAfter = running(url);
       long rss = rssBytes(w.pid());
       long heap = heapUsed(wlog);
-      report.waiting(n, held, heldAfter, rampSeconds, b.minus(a), window, rss, heap);
+      // Heap in use counts garbage not yet collected; after a full GC it is the live set.
+      new ProcessBuilder(
+              Path.of(System.getProperty("java.home"), "bin", "jcmd").toString(),
+              String.valueOf(w.pid()),
+              "GC.run")
+          .redirectErrorStream(true)
+          .redirectOutput(ProcessBuilder.Redirect.DISCARD)
+          .start()
+          .waitFor(60, TimeUnit.SECONDS);
+      Thread.sleep(2_500);
+      long live = heapUsed(wlog);
+      report.waiting(n, held, heldAfter, rampSeconds, b.minus(a), window, rss, heap, live);
       log("  held " + held + " rss " + rss / (1 << 20) + " MiB");
     } finally {
       w.destroyForcibly();

@@ -19,7 +19,7 @@ class BenchSmokeTest {
         .contains("## Environment", "postgres fsync", "postgres synchronous_commit")
         .contains("## Baseline", "## Engine throughput", "## Durable f.mcp", "## Latency")
         .contains("| f.step | 5 |", "| durable f.mcp (stdio) | 1 |")
-        .contains("| f.step throughput at c=1 |", "| commits per f.step |")
+        .contains("| f.step throughput at c=1 |", "| commits per f.step (net) |")
         .contains("added latency of durable f.mcp (stdio, p50)")
         .contains("added latency of durable f.mcp (http, p50)")
         .doesNotContain("NaN");
