@@ -638,7 +638,7 @@ public final class Bench {
     throw new IllegalStateException("no attempt #" + n + " of " + run + " within " + timeout);
   }
 
-  /** The reconcile interval that lets a survivor meet lease + 1 s: shown beside the default. */
+  /** A shorter reconcile interval, measured beside the default to show how much it buys. */
   static final Duration FAST_RECONCILE = Duration.ofSeconds(1);
 
   private void recovery() throws Exception {

@@ -34,10 +34,14 @@ final class Notes {
         (fewer, merged writes; a worker executing the child it just admitted without a claim
         round trip) close it.
       - **Recovery.** A dead worker's lease is expired by another worker's reconcile loop, every
-        `reconcileInterval` (5 s by default), and the retry is claimed on the next poll (1 s). So
-        recovery is up to lease + 5 s after the kill. Closing it: a reconcile interval of 1 s (the
-        "what closes it" row above measures exactly that), or better a reconciler that wakes at
-        the earliest lease deadline it knows of, so idle workers do not poll every second.
+        `reconcileInterval` (5 s by default); the expiry schedules the retry after its backoff
+        (100 ms ± 20 %), so the NOTIFY it sends finds nothing claimable yet and the survivor claims
+        on its next poll (1 s). Recovery is therefore up to remaining lease + 5 s + 1 s. A 1 s
+        reconcile interval (the third row above) narrows it to about lease + 1.5 s but does not
+        close it. Closing it: a reconciler that wakes at the earliest lease deadline it knows of,
+        and a claim loop that, when a claim finds nothing, waits only until the earliest
+        `not_before` of a ready step (or a wake-up sent when the backoff ends) rather than a full
+        poll interval.
       - **Memory and renewals of waiting runs.** Every attempt renews its own lease in its own
         transaction (one write per lease per third of the lease), so the renewal cost grows with
         the runs held; each waiting body also polls its child. Closing it: one `UPDATE … WHERE

@@ -291,7 +291,9 @@ final class Report {
       md.append(
           row(
               r.lease().toSeconds() + " s",
-              r.reconcile().toSeconds() + " s" + (r.judged() ? " (default)" : " (what closes it)"),
+              r.reconcile().toSeconds()
+                  + " s"
+                  + (r.judged() ? " (default)" : " (shorter, not a default)"),
               String.valueOf(r.stats().sortedNanos().size()),
               f2(r.stats().p50() / 1000),
               f2(r.stats().ms(1.0) / 1000)));
