@@ -225,7 +225,7 @@ final class Report {
                 "durable calls/s",
                 "bare calls/s",
                 "ratio",
-                "bare calls unanswered in 5 s"));
+                "bare calls failed or unanswered in 5 s"));
     mcp.forEach(
         (server, byC) ->
             byC.forEach(
