@@ -325,53 +325,67 @@ public final class PostgresJournal implements Journal, AutoCloseable {
 
   @Override
   public EffectElection recordEffect(LeaseToken lease, String surfacePath) {
+    return tx(h -> recordIn(h, lease, surfacePath, now(h)));
+  }
+
+  @Override
+  public EffectElection recordConfirmedEffect(
+      LeaseToken lease, String surfacePath, Optional<JsonNode> output) {
     return tx(
         h -> {
           Instant now = now(h);
-          StepRow s = live(h, lease, now);
-          boolean declared = s.spec().body() instanceof StepBody.Agent a && a.declares(surfacePath);
-          if (!declared) {
-            throw new FlowsException(
-                ErrorCode.EFFECT_NOT_DECLARED,
-                "surface " + surfacePath + " is not declared by step " + s.stepId(),
-                lease.place(),
-                "declare it in the agent step's surfaces.external");
+          EffectElection e = recordIn(h, lease, surfacePath, now);
+          if (!e.deduped()) {
+            confirmIn(h, lease, surfacePath, output, now);
           }
-          String key = Keys.idempotencyKey(lease.runId(), lease.stepId());
-          Optional<ElectionRow> election = election(h, lease, surfacePath);
-          if (election.isEmpty()) {
-            expectOne(
-                h.createUpdate(Sql.text("election_insert"))
-                    .bind("runId", lease.runId().value())
-                    .bind("stepId", lease.stepId())
-                    .bind("surfacePath", surfacePath)
-                    .bind("attempt", lease.attempt())
-                    .bind("idempotencyKey", key)
-                    .bind("now", now.toString())
-                    .execute(),
-                "elect " + surfacePath);
-            append(h, now, recorded(lease, surfacePath, key, false));
-            return new EffectElection(key, false, false, Optional.empty());
-          }
-          ElectionRow e = election.get();
-          if (e.confirmed()) {
-            return new EffectElection(key, true, false, e.output());
-          }
-          if (e.attempt() == lease.attempt()) {
-            return new EffectElection(key, false, false, Optional.empty());
-          }
-          expectOne(
-              h.createUpdate(Sql.text("election_take_over"))
-                  .bind("runId", lease.runId().value())
-                  .bind("stepId", lease.stepId())
-                  .bind("surfacePath", surfacePath)
-                  .bind("attempt", lease.attempt())
-                  .bind("now", now.toString())
-                  .execute(),
-              "take over " + surfacePath);
-          append(h, now, recorded(lease, surfacePath, key, true));
-          return new EffectElection(key, false, true, Optional.empty());
+          return e;
         });
+  }
+
+  private EffectElection recordIn(Handle h, LeaseToken lease, String surfacePath, Instant now) {
+    StepRow s = live(h, lease, now);
+    boolean declared = s.spec().body() instanceof StepBody.Agent a && a.declares(surfacePath);
+    if (!declared) {
+      throw new FlowsException(
+          ErrorCode.EFFECT_NOT_DECLARED,
+          "surface " + surfacePath + " is not declared by step " + s.stepId(),
+          lease.place(),
+          "declare it in the agent step's surfaces.external");
+    }
+    String key = Keys.idempotencyKey(lease.runId(), lease.stepId());
+    Optional<ElectionRow> election = election(h, lease, surfacePath);
+    if (election.isEmpty()) {
+      expectOne(
+          h.createUpdate(Sql.text("election_insert"))
+              .bind("runId", lease.runId().value())
+              .bind("stepId", lease.stepId())
+              .bind("surfacePath", surfacePath)
+              .bind("attempt", lease.attempt())
+              .bind("idempotencyKey", key)
+              .bind("now", now.toString())
+              .execute(),
+          "elect " + surfacePath);
+      append(h, now, recorded(lease, surfacePath, key, false));
+      return new EffectElection(key, false, false, Optional.empty());
+    }
+    ElectionRow e = election.get();
+    if (e.confirmed()) {
+      return new EffectElection(key, true, false, e.output());
+    }
+    if (e.attempt() == lease.attempt()) {
+      return new EffectElection(key, false, false, Optional.empty());
+    }
+    expectOne(
+        h.createUpdate(Sql.text("election_take_over"))
+            .bind("runId", lease.runId().value())
+            .bind("stepId", lease.stepId())
+            .bind("surfacePath", surfacePath)
+            .bind("attempt", lease.attempt())
+            .bind("now", now.toString())
+            .execute(),
+        "take over " + surfacePath);
+    append(h, now, recorded(lease, surfacePath, key, true));
+    return new EffectElection(key, false, true, Optional.empty());
   }
 
   private static JournalEntry.EffectRecorded recorded(
@@ -384,41 +398,45 @@ public final class PostgresJournal implements Journal, AutoCloseable {
   public void confirmEffect(LeaseToken lease, String surfacePath, Optional<JsonNode> output) {
     tx(
         h -> {
-          Instant now = now(h);
-          live(h, lease, now);
-          Optional<ElectionRow> election = election(h, lease, surfacePath);
-          if (election.isEmpty() || election.get().attempt() != lease.attempt()) {
-            throw new FlowsException(
-                ErrorCode.EFFECT_NOT_RECORDED,
-                "attempt " + lease.attempt() + " holds no election for " + surfacePath,
-                lease.place(),
-                "record the effect before performing it, then confirm it");
-          }
-          if (election.get().confirmed()) {
-            return null;
-          }
-          expectOne(
-              h.createUpdate(Sql.text("election_confirm"))
-                  .bind("runId", lease.runId().value())
-                  .bind("stepId", lease.stepId())
-                  .bind("surfacePath", surfacePath)
-                  .bind("attempt", lease.attempt())
-                  .bind("output", output.map(EntryCodec::text).orElse(null))
-                  .bind("now", now.toString())
-                  .execute(),
-              "confirm " + surfacePath);
-          append(
-              h,
-              now,
-              new JournalEntry.EffectConfirmed(
-                  lease.runId(),
-                  lease.stepId(),
-                  lease.attempt(),
-                  surfacePath,
-                  election.get().idempotencyKey(),
-                  output));
+          confirmIn(h, lease, surfacePath, output, now(h));
           return null;
         });
+  }
+
+  private void confirmIn(
+      Handle h, LeaseToken lease, String surfacePath, Optional<JsonNode> output, Instant now) {
+    live(h, lease, now);
+    Optional<ElectionRow> election = election(h, lease, surfacePath);
+    if (election.isEmpty() || election.get().attempt() != lease.attempt()) {
+      throw new FlowsException(
+          ErrorCode.EFFECT_NOT_RECORDED,
+          "attempt " + lease.attempt() + " holds no election for " + surfacePath,
+          lease.place(),
+          "record the effect before performing it, then confirm it");
+    }
+    if (election.get().confirmed()) {
+      return;
+    }
+    expectOne(
+        h.createUpdate(Sql.text("election_confirm"))
+            .bind("runId", lease.runId().value())
+            .bind("stepId", lease.stepId())
+            .bind("surfacePath", surfacePath)
+            .bind("attempt", lease.attempt())
+            .bind("output", output.map(EntryCodec::text).orElse(null))
+            .bind("now", now.toString())
+            .execute(),
+        "confirm " + surfacePath);
+    append(
+        h,
+        now,
+        new JournalEntry.EffectConfirmed(
+            lease.runId(),
+            lease.stepId(),
+            lease.attempt(),
+            surfacePath,
+            election.get().idempotencyKey(),
+            output));
   }
 
   @Override

@@ -104,6 +104,15 @@ public final class ResilientJournal implements Journal {
     return call(() -> delegate.recordEffect(lease, surfacePath));
   }
 
+  /**
+   * Safe to retry: a retry after an unseen commit finds the effect confirmed and writes nothing.
+   */
+  @Override
+  public EffectElection recordConfirmedEffect(
+      LeaseToken lease, String surfacePath, Optional<JsonNode> output) {
+    return call(() -> delegate.recordConfirmedEffect(lease, surfacePath, output));
+  }
+
   @Override
   public void confirmEffect(LeaseToken lease, String surfacePath, Optional<JsonNode> output) {
     run(() -> delegate.confirmEffect(lease, surfacePath, output));

@@ -279,6 +279,21 @@ public final class InMemoryJournal implements Journal {
   }
 
   @Override
+  public EffectElection recordConfirmedEffect(
+      LeaseToken lease, String surfacePath, Optional<JsonNode> output) {
+    lock.lock();
+    try {
+      EffectElection e = recordEffect(lease, surfacePath);
+      if (!e.deduped()) {
+        confirmEffect(lease, surfacePath, output);
+      }
+      return e;
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  @Override
   public void confirmEffect(LeaseToken lease, String surfacePath, Optional<JsonNode> output) {
     lock.lock();
     try {

@@ -43,6 +43,22 @@ public interface Journal {
   void confirmEffect(LeaseToken lease, String surfacePath, Optional<JsonNode> output);
 
   /**
+   * Records and confirms the effect at {@code surfacePath} at once, for an effect already performed
+   * in-process (a memo): one transaction where the journal can. When the effect is already
+   * confirmed it writes nothing and answers the election deduped with the confirmed output, which
+   * wins over {@code output}. Refused as {@link #recordEffect} is; a refused call writes nothing.
+   * The default records, then confirms: correct, but two transactions.
+   */
+  default EffectElection recordConfirmedEffect(
+      LeaseToken lease, String surfacePath, Optional<JsonNode> output) {
+    EffectElection e = recordEffect(lease, surfacePath);
+    if (!e.deduped()) {
+      confirmEffect(lease, surfacePath, output);
+    }
+    return e;
+  }
+
+  /**
    * Ends the attempt. Refused with {@code lease_conflict} after the deadline; a success is refused
    * with {@code effect_unconfirmed} while this attempt holds an unconfirmed election.
    */

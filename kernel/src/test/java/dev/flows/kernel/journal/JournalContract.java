@@ -493,6 +493,71 @@ public abstract class JournalContract {
   }
 
   @Test
+  void recordConfirmedEffectJournalsTheRecordAndTheConfirmationAndDedupesTheNextAttempt() {
+    RunId id = start(run(iterations(agent("a", "/memo/*"), 2)));
+    ClaimedAttempt a1 = claimOne();
+    EffectElection e =
+        journal.recordConfirmedEffect(a1.lease(), "/memo/1", Optional.of(json("v", "7")));
+    assertThat(e)
+        .isEqualTo(new EffectElection(a1.idempotencyKey(), false, false, Optional.empty()));
+    assertThat(entriesOf(id, JournalEntry.EffectRecorded.class)).hasSize(1);
+    assertThat(entriesOf(id, JournalEntry.EffectConfirmed.class).getFirst().output())
+        .contains(json("v", "7"));
+    journal.complete(a1.lease(), retryableFailure());
+    elapse(pastShortLease());
+    ClaimedAttempt a2 = claimOne();
+    EffectElection again = journal.recordEffect(a2.lease(), "/memo/1");
+    assertThat(again.deduped()).isTrue();
+    assertThat(again.confirmedOutput()).contains(json("v", "7"));
+  }
+
+  @Test
+  void recordConfirmedEffectOnAConfirmedEffectKeepsTheFirstOutputAndWritesNothing() {
+    RunId id = start(run(agent("a", "/memo/*")));
+    ClaimedAttempt a = claimOne();
+    journal.recordConfirmedEffect(a.lease(), "/memo/1", Optional.of(json("v", "first")));
+    List<JournalRecord> before = journal.entries(id);
+    EffectElection again =
+        journal.recordConfirmedEffect(a.lease(), "/memo/1", Optional.of(json("v", "second")));
+    assertThat(again.deduped()).isTrue();
+    assertThat(again.confirmedOutput()).contains(json("v", "first"));
+    assertThat(journal.entries(id)).isEqualTo(before);
+    assertThat(journal.complete(a.lease(), ok()).disposition()).isEqualTo(Disposition.STEP_DONE);
+  }
+
+  @Test
+  void recordConfirmedEffectAfterExpiryOrOnAnUndeclaredSurfaceWritesNothing() {
+    ClaimedAttempt a = expiringAttempt(1, "/memo/*");
+    RunId id = a.lease().runId();
+    List<JournalRecord> before = journal.entries(id);
+    assertRefused(
+        () -> journal.recordConfirmedEffect(a.lease(), "/other", Optional.empty()),
+        ErrorCode.EFFECT_NOT_DECLARED);
+    elapse(pastShortLease());
+    assertRefused(
+        () -> journal.recordConfirmedEffect(a.lease(), "/memo/1", Optional.empty()),
+        ErrorCode.LEASE_CONFLICT);
+    assertThat(journal.entries(id)).isEqualTo(before);
+  }
+
+  @Test
+  void recordConfirmedEffectTakesOverAnElectionLeftUnconfirmedByADeadAttempt() {
+    ClaimedAttempt a1 = expiringAttempt(2, "/memo/*");
+    RunId id = a1.lease().runId();
+    journal.recordEffect(a1.lease(), "/memo/1");
+    elapse(pastShortLease());
+    assertThat(journal.expireLeases()).hasSize(1);
+    elapse(pastShortLease());
+    ClaimedAttempt a2 = claimOne();
+    EffectElection e =
+        journal.recordConfirmedEffect(a2.lease(), "/memo/1", Optional.of(json("v", "2")));
+    assertThat(e.takenOver()).isTrue();
+    assertThat(entriesOf(id, JournalEntry.EffectConfirmed.class)).hasSize(1);
+    assertThat(entriesOf(id, JournalEntry.EffectConfirmed.class).getFirst().attempt()).isEqualTo(2);
+    assertThat(journal.complete(a2.lease(), ok()).disposition()).isEqualTo(Disposition.STEP_DONE);
+  }
+
+  @Test
   void anUnconfirmedElectionLeftByADeadAttemptIsTakenOverByTheNext() {
     ClaimedAttempt a1 = expiringAttempt(2, "/x");
     RunId id = a1.lease().runId();

@@ -176,11 +176,6 @@ final class DurableCtx implements Ctx {
       }
       return journaled.path("value");
     }
-    String path = "/memo/" + pos;
-    EffectElection e = journal.recordEffect(attempt.lease(), path);
-    if (e.deduped() && e.confirmedOutput().isPresent()) {
-      return e.confirmedOutput().get().path("value");
-    }
     Object value;
     try {
       value = body.get();
@@ -198,9 +193,13 @@ final class DurableCtx implements Ctx {
     JsonNode v = MAPPER.valueToTree(value);
     ObjectNode memo = JSON.objectNode().put("name", name);
     memo.set("value", v == null ? JSON.nullNode() : v);
-    journal.confirmEffect(attempt.lease(), path, Optional.of(memo));
-    memos.put(pos, memo);
-    return memo.get("value");
+    // The body is in-process and runs again on replay until its memo is confirmed, so nothing is
+    // gained by electing before it runs: record and confirm together, one transaction per step.
+    EffectElection e =
+        journal.recordConfirmedEffect(attempt.lease(), "/memo/" + pos, Optional.of(memo));
+    JsonNode kept = e.deduped() ? e.confirmedOutput().orElse(memo) : memo;
+    memos.put(pos, kept);
+    return kept.path("value");
   }
 
   @Override

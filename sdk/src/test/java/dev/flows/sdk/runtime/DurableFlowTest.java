@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import dev.flows.kernel.ErrorCode;
 import dev.flows.kernel.journal.InMemoryJournal;
+import dev.flows.kernel.journal.Journal;
 import dev.flows.kernel.journal.JournalEntry;
 import dev.flows.kernel.journal.ManualClock;
 import dev.flows.kernel.journal.RunId;
@@ -121,6 +122,48 @@ class DurableFlowTest {
     f.step("audit", () -> Map.of("seen", created.text()));
     var charge = f.mcp("pay").tool("charge").call(Map.of("cents", 500));
     return JSON.objectNode().put("charged", charge.text()).put("key", charge.idempotencyKey());
+  }
+
+  @Test
+  void eachStepRecordsAndConfirmsItsMemoInOneJournalCallAfterItsBodyRan() throws Exception {
+    List<String> effectCalls = new java.util.concurrent.CopyOnWriteArrayList<>();
+    Journal counting =
+        (Journal)
+            java.lang.reflect.Proxy.newProxyInstance(
+                Journal.class.getClassLoader(),
+                new Class<?>[] {Journal.class},
+                (proxy, m, args) -> {
+                  if (m.getName().contains("Effect")) {
+                    effectCalls.add(m.getName() + " " + args[1]);
+                  }
+                  try {
+                    return m.invoke(journal, args);
+                  } catch (java.lang.reflect.InvocationTargetException e) {
+                    throw e.getCause();
+                  }
+                });
+    RunId root =
+        start(
+            new TestFlow(
+                FlowHeader.named("memos").version("1").build(),
+                (f, in) -> {
+                  f.step("a", () -> 1);
+                  f.step("b", () -> effectCalls.size());
+                  return JSON.nullNode();
+                }));
+    MiniWorker w = new MiniWorker(counting, new FlowBodyRunner(counting, resolver, config));
+
+    assertThat(drive(w, root, () -> false).status()).isEqualTo(RunStatus.SUCCEEDED);
+    assertThat(effectCalls)
+        .containsExactly("recordConfirmedEffect /memo/1", "recordConfirmedEffect /memo/2");
+    // The second body ran before its memo was written: it saw only the first step's call.
+    assertThat(
+            journal.entries(root).stream()
+                .map(r -> r.entry())
+                .filter(e -> e instanceof JournalEntry.EffectConfirmed)
+                .map(e -> ((JournalEntry.EffectConfirmed) e).output().orElseThrow())
+                .map(o -> o.path("value").asInt()))
+        .containsExactly(1, 1);
   }
 
   @Test

@@ -1,0 +1,843 @@
+package dev.flows.ops.bench;
+
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.flows.journalstore.JournalStoreConfig;
+import dev.flows.journalstore.PostgresJournal;
+import dev.flows.kernel.journal.Journal;
+import dev.flows.kernel.journal.RunId;
+import dev.flows.kernel.journal.StartRun;
+import dev.flows.kernel.journal.StepOutcome;
+import dev.flows.kernel.mcp.McpClientConfig;
+import dev.flows.kernel.mcp.McpServerConfig;
+import dev.flows.kernel.mcp.McpServerConfigJson;
+import dev.flows.kernel.mcp.McpTransportPort;
+import dev.flows.kernel.spec.StepKind;
+import dev.flows.sdk.Flow;
+import dev.flows.sdk.runtime.FlowsEngine;
+import dev.flows.sdk.runtime.Inventory;
+import dev.flows.sdk.runtime.Lowering;
+import dev.flows.sdk.runtime.SdkConfig;
+import dev.flows.worker.ExecutorRegistry;
+import dev.flows.worker.ResilientJournal;
+import dev.flows.worker.StepExecutor;
+import dev.flows.worker.Worker;
+import dev.flows.worker.WorkerConfig;
+import dev.flows.worker.mcp.McpCredentials;
+import dev.flows.worker.mcp.McpSessions;
+import dev.flows.worker.mcp.testing.JettyMcpServer;
+import dev.flows.worker.mcp.testing.Jvm;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Array;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.InstantSource;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * The benchmark: {@code ops/bench/run [--quick|--smoke] --url JDBC_URL [--out FILE]}. Measures this
+ * Postgres's own limits first, then the engine on the same server, and writes a Markdown report
+ * with each target as a ratio against that baseline.
+ */
+public final class Bench {
+  private static final JsonNodeFactory JSON = JsonNodeFactory.instance;
+  private static final Duration DEFAULT_LEASE = WorkerConfig.DEFAULT_LEASE;
+  private static final Duration RUN_TIMEOUT = Duration.ofMinutes(5);
+  private static final Duration BARE_CALL_TIMEOUT = Duration.ofSeconds(5);
+
+  /** Bare calls refused or unanswered within {@link #BARE_CALL_TIMEOUT}, over the whole run. */
+  static final LongAdder LOST_BARE_CALLS = new LongAdder();
+
+  /**
+   * Sizes of one run: {@code full} about ten minutes, {@code quick} about three, {@code smoke} (the
+   * unit test) seconds, without the sections that start worker JVMs.
+   */
+  record Plan(
+      String mode,
+      List<Integer> concurrencies,
+      double baselineSeconds,
+      int stepsPerFlow,
+      int noopRuns,
+      int mcpCallsPerFlow,
+      double bareSeconds,
+      int commitSteps,
+      int commitCalls,
+      int dispatchSamples,
+      List<Duration> recoveryLeases,
+      int recoverySamples,
+      int waitingRuns,
+      double waitingWindowSeconds,
+      List<Integer> workerProcesses,
+      int scalingRuns,
+      int scalingSteps) {
+    static Plan of(String mode) {
+      return switch (mode) {
+        case "smoke" ->
+            new Plan(
+                mode, List.of(1), 0.3, 3, 5, 1, 0.3, 5, 1, 2, List.of(), 0, 0, 0, List.of(), 0, 0);
+        case "quick" ->
+            new Plan(
+                mode,
+                List.of(1, 4, 16),
+                2,
+                40,
+                100,
+                5,
+                2,
+                100,
+                20,
+                30,
+                List.of(Duration.ofSeconds(2), DEFAULT_LEASE),
+                1,
+                200,
+                10,
+                List.of(1, 2, 4),
+                16,
+                10);
+        default ->
+            new Plan(
+                "full",
+                List.of(1, 4, 16),
+                6,
+                100,
+                400,
+                15,
+                5,
+                200,
+                30,
+                100,
+                List.of(Duration.ofSeconds(2), DEFAULT_LEASE),
+                3,
+                1000,
+                20,
+                List.of(1, 2, 4),
+                32,
+                25);
+      };
+    }
+  }
+
+  private final Plan plan;
+  private final Pg pg;
+  private final Report report = new Report();
+
+  Bench(Plan plan, Pg pg) {
+    this.plan = plan;
+    this.pg = pg;
+  }
+
+  public static void main(String[] args) throws Exception {
+    String mode = "full";
+    String url = System.getenv("FLOWS_BENCH_URL");
+    Path out = Path.of("ops/bench/RESULTS.md");
+    for (int i = 0; i < args.length; i++) {
+      switch (args[i]) {
+        case "--quick" -> mode = "quick";
+        case "--smoke" -> mode = "smoke";
+        case "--url" -> url = args[++i];
+        case "--out" -> out = Path.of(args[++i]);
+        default -> throw new IllegalArgumentException("unknown argument " + args[i]);
+      }
+    }
+    if (url == null) {
+      throw new IllegalArgumentException("give --url JDBC_URL (or FLOWS_BENCH_URL)");
+    }
+    // Exit explicitly either way: the MCP SDK's HTTP session sweeper is not a daemon thread.
+    try {
+      Files.writeString(out, new Bench(Plan.of(mode), new Pg(url)).run());
+      System.out.println("wrote " + out.toAbsolutePath());
+    } catch (Exception | Error e) {
+      e.printStackTrace();
+      System.exit(1);
+    }
+    System.exit(0);
+  }
+
+  /** Runs every section and answers the report. */
+  String run() throws Exception {
+    long began = System.nanoTime();
+    report.environment(plan.mode(), pg.settings());
+    baseline();
+    steps();
+    deterministicChildren();
+    mcp();
+    dispatchLatency();
+    commitsPerCall();
+    recovery();
+    waitingRuns();
+    scaling();
+    report.runtime(Duration.ofNanos(System.nanoTime() - began));
+    return report.markdown(plan);
+  }
+
+  /** How often a worker renews one lease: a third of what remains (WorkerConfig.renewalDivisor). */
+  static double renewalPeriodSeconds() {
+    return DEFAULT_LEASE.toMillis() / 1000.0 / WorkerConfig.DEFAULT_RENEWAL_DIVISOR;
+  }
+
+  private static void log(String s) {
+    System.out.println(Instant.now() + " " + s);
+    System.out.flush();
+  }
+
+  // ---------------------------------------------------------------- baseline
+
+  private void baseline() throws Exception {
+    log("baseline");
+    String url = pg.fresh("bench_baseline", false);
+    for (int c : plan.concurrencies()) {
+      Baseline.prepare(url, 20_000 + (int) (plan.baselineSeconds() * 15_000));
+      Baseline.Result ins = Baseline.inserts(url, c, plan.baselineSeconds());
+      Baseline.Result claim = Baseline.claims(url, c, plan.baselineSeconds());
+      report.baseline(c, ins, claim);
+      log("  c=" + c + " insert " + (int) ins.perSecond() + "/s claim " + (int) claim.perSecond());
+    }
+    pg.drop("bench_baseline");
+  }
+
+  // ---------------------------------------------------------------- engine throughput
+
+  private ObjectNode stepsInput(String id, int n) {
+    return JSON.objectNode().put("id", id).put("n", n);
+  }
+
+  private void steps() throws Exception {
+    log("f.step throughput");
+    String url = pg.fresh("bench_steps", true);
+    try (PostgresJournal journal = PostgresJournal.connect(JournalStoreConfig.forUrl(url))) {
+      for (int c : plan.concurrencies()) {
+        try (FlowsEngine engine = Engines.engine(journal, c, DEFAULT_LEASE)) {
+          engine.startWorker();
+          // Warm-up: class loading and JIT, not measured.
+          admitAndWait(url, engine, BenchFlows.STEPS, c, i -> stepsInput("w" + i, 5));
+          int n = c == 1 ? plan.stepsPerFlow() * 4 : plan.stepsPerFlow();
+          double secs = admitAndWait(url, engine, BenchFlows.STEPS, c, i -> stepsInput("m" + i, n));
+          report.steps(c, c * n / secs);
+          log("  c=" + c + " " + (int) (c * n / secs) + " steps/s");
+        }
+      }
+    }
+    pg.drop("bench_steps");
+  }
+
+  /** Admits {@code count} runs of {@code flow} at once and answers seconds until all ended. */
+  private double admitAndWait(
+      String url,
+      FlowsEngine engine,
+      Flow flow,
+      int count,
+      java.util.function.IntFunction<ObjectNode> input)
+      throws Exception {
+    return admitAndWait(url, engine, flow, count, input, Inventory.empty());
+  }
+
+  private double admitAndWait(
+      String url,
+      FlowsEngine engine,
+      Flow flow,
+      int count,
+      java.util.function.IntFunction<ObjectNode> input,
+      Inventory inventory)
+      throws Exception {
+    long t0 = System.nanoTime();
+    List<RunId> runs = new ArrayList<>();
+    for (int i = 0; i < count; i++) {
+      runs.add(
+          engine.admit(Engines.loaded(flow), input.apply(i), Optional.empty(), inventory).runId());
+    }
+    awaitEnded(url, runs);
+    return (System.nanoTime() - t0) / 1e9;
+  }
+
+  /**
+   * Polls (every 20 ms, on its own connection) until every run has ended; fails unless all
+   * succeeded. Answers how many polling transactions it made, so commit counts can leave them out.
+   */
+  static long awaitEnded(String url, List<RunId> runs) throws Exception {
+    long polls = 0;
+    long until = System.nanoTime() + RUN_TIMEOUT.toNanos();
+    try (Connection c = DriverManager.getConnection(url);
+        PreparedStatement ps =
+            c.prepareStatement(
+                "SELECT count(*) FILTER (WHERE status <> 'running'),"
+                    + " count(*) FILTER (WHERE status = 'succeeded')"
+                    + " FROM flows.runs WHERE run_id = ANY (?)")) {
+      Array ids = c.createArrayOf("text", runs.stream().map(RunId::value).toArray());
+      ps.setArray(1, ids);
+      while (System.nanoTime() < until) {
+        polls++;
+        try (ResultSet r = ps.executeQuery()) {
+          r.next();
+          if (r.getLong(1) == runs.size()) {
+            if (r.getLong(2) != runs.size()) {
+              throw new IllegalStateException(
+                  (runs.size() - r.getLong(2)) + " of " + runs.size() + " runs did not succeed");
+            }
+            return polls;
+          }
+        }
+        Thread.sleep(20);
+      }
+    }
+    throw new IllegalStateException("runs did not end within " + RUN_TIMEOUT);
+  }
+
+  /** An executor that completes every deterministic attempt at once: claim → complete only. */
+  private static final class NoopExecutor implements StepExecutor {
+    @Override
+    public StepKind kind() {
+      return StepKind.DETERMINISTIC;
+    }
+
+    @Override
+    public StepOutcome execute(dev.flows.worker.StepExecution execution) {
+      return new StepOutcome.Succeeded(JSON.nullNode());
+    }
+  }
+
+  private void deterministicChildren() throws Exception {
+    log("deterministic no-op steps");
+    String url = pg.fresh("bench_noop", true);
+    try (PostgresJournal journal = PostgresJournal.connect(JournalStoreConfig.forUrl(url))) {
+      for (int c : plan.concurrencies()) {
+        List<RunId> runs = admitCommands(journal, plan.noopRuns());
+        WorkerConfig config =
+            WorkerConfig.defaults().toBuilder().capacity(c).stopGrace(Engines.STOP_GRACE).build();
+        long t0 = System.nanoTime();
+        try (Worker w =
+            new Worker(
+                new ResilientJournal(journal, config),
+                ExecutorRegistry.of(new NoopExecutor()),
+                config,
+                InstantSource.system())) {
+          w.start();
+          awaitEnded(url, runs);
+        }
+        double rate = runs.size() / ((System.nanoTime() - t0) / 1e9);
+        report.noop(c, rate);
+        log("  c=" + c + " " + (int) rate + " steps/s");
+      }
+    }
+    pg.drop("bench_noop");
+  }
+
+  private static List<RunId> admitCommands(Journal journal, int count) throws Exception {
+    var spec = Lowering.command("bench", List.of("true"), false, SdkConfig.DEFAULTS);
+    ExecutorService pool = Executors.newFixedThreadPool(8);
+    try {
+      List<Future<RunId>> fs = new ArrayList<>();
+      for (int i = 0; i < count; i++) {
+        fs.add(
+            pool.submit(
+                () ->
+                    journal
+                        .startRun(
+                            new StartRun(
+                                Optional.empty(),
+                                "noop:" + UUID.randomUUID(),
+                                spec,
+                                Optional.empty(),
+                                "bench"))
+                        .runId()));
+      }
+      List<RunId> out = new ArrayList<>();
+      for (Future<RunId> f : fs) {
+        out.add(f.get());
+      }
+      return out;
+    } finally {
+      pool.shutdown();
+    }
+  }
+
+  // ---------------------------------------------------------------- MCP
+
+  /** The two no-op servers: a stdio child JVM and Streamable HTTP on loopback. */
+  private record Servers(McpServerConfig.Stdio stdio, JettyMcpServer http, Inventory inventory)
+      implements AutoCloseable {
+    static Servers start() throws Exception {
+      McpServerConfig.Stdio stdio = Jvm.stdioServer(BenchFlows.STDIO, List.of(), Map.of());
+      JettyMcpServer http = new JettyMcpServer(Optional.empty()).start();
+      return new Servers(stdio, http, Engines.inventory(stdio, Optional.of(http.url())));
+    }
+
+    McpServerConfig config(String server) {
+      return server.equals(BenchFlows.STDIO)
+          ? stdio
+          : new McpServerConfig.Http(
+              BenchFlows.HTTP, http.url(), Map.of(), new dev.flows.kernel.mcp.McpAuth.None());
+    }
+
+    @Override
+    public void close() throws Exception {
+      http.close();
+    }
+  }
+
+  private ObjectNode mcpInput(String server, int n) {
+    return JSON.objectNode().put("server", server).put("n", n);
+  }
+
+  private void mcp() throws Exception {
+    log("f.mcp throughput and added latency");
+    String url = pg.fresh("bench_mcp", true);
+    int maxC = plan.concurrencies().getLast();
+    try (Servers servers = Servers.start();
+        PostgresJournal journal = PostgresJournal.connect(JournalStoreConfig.forUrl(url));
+        FlowsEngine engine = Engines.engine(journal, 2 * maxC + 2, DEFAULT_LEASE);
+        McpSessions bare =
+            new McpSessions(McpClientConfig.DEFAULTS, McpCredentials.fromEnvironment())) {
+      engine.startWorker();
+      for (String server : List.of(BenchFlows.STDIO, BenchFlows.HTTP)) {
+        McpTransportPort session = bare.session(McpServerConfigJson.write(servers.config(server)));
+        // Warm-up: starts the engine's own session to the server, loads classes.
+        admitAndWait(url, engine, BenchFlows.MCP, 2, i -> mcpInput(server, 3), servers.inventory());
+        bareCalls(session, 1, 0.5);
+        for (int c : plan.concurrencies()) {
+          int n = c == 1 ? plan.mcpCallsPerFlow() * 3 : plan.mcpCallsPerFlow();
+          BenchFlows.MCP_CALL_NANOS.clear();
+          double secs =
+              admitAndWait(
+                  url, engine, BenchFlows.MCP, c, i -> mcpInput(server, n), servers.inventory());
+          Stats durable = Stats.of(BenchFlows.MCP_CALL_NANOS);
+          long lostBefore = LOST_BARE_CALLS.sum();
+          Baseline.Result b = bareCalls(session, c, plan.bareSeconds());
+          report.mcp(server, c, c * n / secs, durable, b.perSecond(), b.latency());
+          report.lostBareCalls(server, c, LOST_BARE_CALLS.sum() - lostBefore);
+          log(
+              "  "
+                  + server
+                  + " c="
+                  + c
+                  + " durable "
+                  + (int) (c * n / secs)
+                  + "/s bare "
+                  + (int) b.perSecond()
+                  + "/s");
+        }
+      }
+    }
+    pg.drop("bench_mcp");
+  }
+
+  /** The same no-op call made bare through the MCP client: no journal at all. */
+  private static Baseline.Result bareCalls(McpTransportPort session, int c, double seconds)
+      throws Exception {
+    return Baseline.loop(
+        c,
+        seconds,
+        (worker, end, record) -> {
+          long t;
+          while ((t = System.nanoTime()) < end) {
+            try {
+              session
+                  .callTool(
+                      "noop",
+                      Map.of(),
+                      Map.of(McpTransportPort.IDEMPOTENCY_KEY_META, UUID.randomUUID().toString()))
+                  .get(BARE_CALL_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+              record.accept(System.nanoTime() - t);
+            } catch (java.util.concurrent.TimeoutException
+                | java.util.concurrent.ExecutionException lost) {
+              // Seen under concurrent load (no answer over stdio, a reconnecting HTTP session):
+              // counted and reported, not fatal; a short pause lets a reconnect finish.
+              LOST_BARE_CALLS.increment();
+              Thread.sleep(50);
+            }
+          }
+        });
+  }
+
+  // ---------------------------------------------------------------- latency
+
+  private void dispatchLatency() throws Exception {
+    log("run start -> first dispatch");
+    String url = pg.fresh("bench_dispatch", true);
+    List<Long> samples = new ArrayList<>();
+    try (PostgresJournal journal = PostgresJournal.connect(JournalStoreConfig.forUrl(url));
+        FlowsEngine engine = Engines.engine(journal, 4, DEFAULT_LEASE)) {
+      engine.startWorker();
+      admitAndWait(url, engine, BenchFlows.STEPS, 2, i -> stepsInput("warm" + i, 1));
+      for (int i = 0; i < plan.dispatchSamples(); i++) {
+        String id = "d" + i;
+        long t0 = System.nanoTime();
+        RunId run =
+            engine
+                .admit(
+                    Engines.loaded(BenchFlows.STEPS),
+                    stepsInput(id, 0),
+                    Optional.empty(),
+                    Inventory.empty())
+                .runId();
+        awaitEnded(url, List.of(run));
+        samples.add(BenchFlows.FIRST_DISPATCH.get(id) - t0);
+      }
+    }
+    report.dispatch(Stats.of(samples));
+    pg.drop("bench_dispatch");
+  }
+
+  // ---------------------------------------------------------------- commits
+
+  /** Idle engine lifetimes whose difference gives the engine's background rate. */
+  private static final List<Double> IDLE_SECONDS = List.of(1.0, 4.0);
+
+  private void commitsPerCall() throws Exception {
+    log("commits per f.step and per f.mcp");
+    // What an idle engine spends per second (claim polls, reconciles): a longer run pays more of
+    // it, and that is not the calls' cost.
+    Spent shortIdle = spentBy(Optional.empty(), JSON.objectNode(), false, IDLE_SECONDS.get(0));
+    Spent longIdle = spentBy(Optional.empty(), JSON.objectNode(), false, IDLE_SECONDS.get(1));
+    double span = longIdle.seconds() - shortIdle.seconds();
+    double[] background = {
+      (longIdle.counters().commits() - shortIdle.counters().commits()) / span,
+      (longIdle.counters().writes() - shortIdle.counters().writes()) / span
+    };
+    Spent zeroSteps = spentBy(Optional.of(BenchFlows.STEPS), stepsInput("z", 0), false, 0);
+    Spent nSteps =
+        spentBy(Optional.of(BenchFlows.STEPS), stepsInput("n", plan.commitSteps()), false, 0);
+    Spent zeroCalls = spentBy(Optional.of(BenchFlows.MCP), mcpInput(BenchFlows.STDIO, 0), true, 0);
+    Spent nCalls =
+        spentBy(
+            Optional.of(BenchFlows.MCP), mcpInput(BenchFlows.STDIO, plan.commitCalls()), true, 0);
+    report.commits(
+        "f.step", plan.commitSteps(), zeroSteps.marginal(nSteps, plan.commitSteps(), background));
+    report.commits(
+        "durable f.mcp (stdio)",
+        plan.commitCalls(),
+        zeroCalls.marginal(nCalls, plan.commitCalls(), background));
+  }
+
+  /** Counters one engine lifetime spent, and how long the engine was up. */
+  record Spent(Pg.Counters counters, double seconds) {
+    /**
+     * Per call, between this (0 calls) and {@code n} ({@code count} calls): commits and writes raw,
+     * then both less the background rate over the extra time {@code n} took.
+     */
+    double[] marginal(Spent n, int count, double[] background) {
+      double extra = n.seconds - seconds;
+      double commits = n.counters.commits() - counters.commits();
+      double writes = n.counters.writes() - counters.writes();
+      return new double[] {
+        commits / count,
+        writes / count,
+        (commits - background[0] * extra) / count,
+        (writes - background[1] * extra) / count,
+        background[0],
+        background[1]
+      };
+    }
+  }
+
+  /**
+   * Counters spent by one engine lifetime (one run of {@code flow}, or {@code idleSeconds} of
+   * nothing) on a fresh engine and pool, the pool closed before reading (so every backend has
+   * flushed its statistics), with the reads of this method and its polling left out.
+   */
+  private Spent spentBy(
+      Optional<Flow> flow, ObjectNode input, boolean withServers, double idleSeconds)
+      throws Exception {
+    String url = pg.fresh("bench_commits", true);
+    Pg.Counters a = pg.counters(url);
+    Pg.Counters b = pg.counters(url);
+    Pg.Counters perRead = b.minus(a);
+    long polls = 0;
+    double seconds;
+    try (Servers servers = withServers ? Servers.start() : null) {
+      Inventory inv = withServers ? servers.inventory() : Inventory.empty();
+      try (PostgresJournal journal = PostgresJournal.connect(JournalStoreConfig.forUrl(url));
+          FlowsEngine engine = Engines.engine(journal, 4, DEFAULT_LEASE)) {
+        engine.startWorker();
+        long t0 = System.nanoTime();
+        if (flow.isPresent()) {
+          RunId run =
+              engine.admit(Engines.loaded(flow.get()), input, Optional.empty(), inv).runId();
+          polls = awaitEnded(url, List.of(run));
+        } else {
+          Thread.sleep((long) (idleSeconds * 1000));
+        }
+        seconds = (System.nanoTime() - t0) / 1e9;
+      }
+    }
+    Pg.settleStats();
+    Pg.Counters c = pg.counters(url);
+    pg.drop("bench_commits");
+    Pg.Counters spent = c.minus(b);
+    return new Spent(
+        new Pg.Counters(spent.commits() - perRead.commits() - polls, spent.writes()), seconds);
+  }
+
+  // ---------------------------------------------------------------- recovery
+
+  private Process worker(String url, Duration lease, int capacity, Path log, List<String> jvm)
+      throws Exception {
+    List<String> cmd = new ArrayList<>();
+    cmd.add(Jvm.java());
+    cmd.addAll(jvm);
+    cmd.addAll(List.of("-cp", System.getProperty("java.class.path")));
+    cmd.add(BenchWorkerMain.class.getName());
+    cmd.add(url);
+    cmd.add(String.valueOf(lease.toMillis()));
+    cmd.add(String.valueOf(capacity));
+    return new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+  }
+
+  private static void awaitReady(Process p, Path log) throws Exception {
+    long until = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+    while (System.nanoTime() < until) {
+      if (Files.exists(log) && Files.readString(log).contains("worker ready")) {
+        return;
+      }
+      if (!p.isAlive()) {
+        throw new IllegalStateException("worker exited: " + Files.readString(log));
+      }
+      Thread.sleep(50);
+    }
+    throw new IllegalStateException("worker not ready: " + Files.readString(log));
+  }
+
+  /** Attempt start times of the run's root step, from the journal (database clock). */
+  private static List<Instant> attemptStarts(String url, RunId run) throws Exception {
+    try (Connection c = DriverManager.getConnection(url);
+        PreparedStatement ps =
+            c.prepareStatement(
+                "SELECT at FROM flows.journal_entries WHERE run_id = ?"
+                    + " AND entry_type = 'step.attempt.started' ORDER BY seq")) {
+      ps.setString(1, run.value());
+      List<Instant> out = new ArrayList<>();
+      try (ResultSet r = ps.executeQuery()) {
+        while (r.next()) {
+          out.add(r.getTimestamp(1).toInstant());
+        }
+      }
+      return out;
+    }
+  }
+
+  private static List<Instant> awaitAttempts(String url, RunId run, int n, Duration timeout)
+      throws Exception {
+    long until = System.nanoTime() + timeout.toNanos();
+    while (System.nanoTime() < until) {
+      List<Instant> s = attemptStarts(url, run);
+      if (s.size() >= n) {
+        return s;
+      }
+      Thread.sleep(10);
+    }
+    throw new IllegalStateException("no attempt #" + n + " of " + run + " within " + timeout);
+  }
+
+  /** A shorter reconcile interval, measured beside the default to show how much it buys. */
+  static final Duration FAST_RECONCILE = Duration.ofSeconds(1);
+
+  private void recovery() throws Exception {
+    log("recovery after SIGKILL");
+    for (Duration lease : plan.recoveryLeases()) {
+      recovery(lease, WorkerConfig.DEFAULT_RECONCILE_INTERVAL, true);
+    }
+    if (!plan.recoveryLeases().isEmpty()) {
+      recovery(plan.recoveryLeases().getFirst(), FAST_RECONCILE, false);
+    }
+  }
+
+  private void recovery(Duration lease, Duration reconcile, boolean judged) throws Exception {
+    List<Long> samples = new ArrayList<>();
+    for (int i = 0; i < plan.recoverySamples(); i++) {
+      String url = pg.fresh("bench_recovery", true);
+      Path wlog = Files.createTempFile("bench-worker", ".log");
+      Process victim = worker(url, lease, 4, wlog, List.of());
+      try (PostgresJournal journal = PostgresJournal.connect(JournalStoreConfig.forUrl(url))) {
+        awaitReady(victim, wlog);
+        FlowsEngine admitter = Engines.engine(journal, 1, lease, reconcile);
+        RunId run =
+            admitter
+                .admit(
+                    Engines.loaded(BenchFlows.HOLD),
+                    JSON.objectNode().put("ms", Duration.ofMinutes(10).toMillis()),
+                    Optional.empty(),
+                    Inventory.empty())
+                .runId();
+        awaitAttempts(url, run, 1, Duration.ofSeconds(60));
+        // The survivor is up and idle before the kill, as in a deployment.
+        try (FlowsEngine survivor = admitter) {
+          survivor.startWorker();
+          Thread.sleep(500);
+          Instant killed = Instant.now();
+          victim.destroyForcibly();
+          victim.waitFor(30, TimeUnit.SECONDS);
+          List<Instant> starts = awaitAttempts(url, run, 2, lease.plus(Duration.ofSeconds(60)));
+          samples.add(Duration.between(killed, starts.get(1)).toNanos());
+          survivor.cancelTree(run, "benchmark done");
+        }
+      } finally {
+        victim.destroyForcibly();
+      }
+      pg.drop("bench_recovery");
+    }
+    report.recovery(lease, reconcile, judged, Stats.of(samples));
+    log("  lease " + lease + " reconcile " + reconcile + " p50 " + Stats.of(samples).p50() + " ms");
+  }
+
+  // ---------------------------------------------------------------- waiting runs
+
+  private static long rssBytes(long pid) throws Exception {
+    for (String line : Files.readAllLines(Path.of("/proc/" + pid + "/status"))) {
+      if (line.startsWith("VmRSS:")) {
+        return Long.parseLong(line.replaceAll("[^0-9]", "")) * 1024;
+      }
+    }
+    throw new IllegalStateException("no VmRSS for " + pid);
+  }
+
+  private static long heapUsed(Path log) throws Exception {
+    long last = -1;
+    for (String line : Files.readAllLines(log)) {
+      if (line.startsWith("heap used=")) {
+        last = Long.parseLong(line.substring("heap used=".length(), line.indexOf(' ', 10)));
+      }
+    }
+    return last;
+  }
+
+  private static long running(String url) throws Exception {
+    try (Connection c = DriverManager.getConnection(url);
+        ResultSet r =
+            c.createStatement()
+                .executeQuery("SELECT count(*) FROM flows.steps WHERE status = 'running'")) {
+      r.next();
+      return r.getLong(1);
+    }
+  }
+
+  private void waitingRuns() throws Exception {
+    int n = plan.waitingRuns();
+    if (n == 0) {
+      return;
+    }
+    log("a worker holding " + n + " waiting runs");
+    String url = pg.fresh("bench_waiting", true);
+    Path wlog = Files.createTempFile("bench-worker", ".log");
+    McpServerConfig.Stdio stdio = Jvm.stdioServer(BenchFlows.STDIO, List.of(), Map.of());
+    Inventory inv = Engines.inventory(stdio, Optional.empty());
+    // The calls must outlast the measurement but not the client's call timeout.
+    long sleepMs = McpClientConfig.DEFAULTS.callTimeout().toMillis() - 5_000;
+    Process w = worker(url, DEFAULT_LEASE, 2 * n + 8, wlog, List.of());
+    try {
+      awaitReady(w, wlog);
+      long t0 = System.nanoTime();
+      try (PostgresJournal journal = PostgresJournal.connect(JournalStoreConfig.forUrl(url))) {
+        FlowsEngine admitter = Engines.engine(journal, 1, DEFAULT_LEASE);
+        ExecutorService pool = Executors.newFixedThreadPool(8);
+        List<Future<?>> fs = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+          fs.add(
+              pool.submit(
+                  () ->
+                      admitter.admit(
+                          Engines.loaded(BenchFlows.SLOW),
+                          JSON.objectNode().put("ms", sleepMs),
+                          Optional.empty(),
+                          inv)));
+        }
+        for (Future<?> f : fs) {
+          f.get();
+        }
+        pool.shutdown();
+        admitter.close();
+      }
+      long held = 0;
+      long until = System.nanoTime() + Duration.ofMillis(sleepMs / 2).toNanos();
+      while (System.nanoTime() < until && (held = running(url)) < 2L * n) {
+        Thread.sleep(200);
+      }
+      double rampSeconds = (System.nanoTime() - t0) / 1e9;
+      Pg.Counters a = pg.counters(url);
+      long windowStart = System.nanoTime();
+      Thread.sleep((long) (plan.waitingWindowSeconds() * 1000));
+      Pg.Counters b = pg.counters(url);
+      double window = (System.nanoTime() - windowStart) / 1e9;
+      long heldAfter = running(url);
+      long rss = rssBytes(w.pid());
+      long heap = heapUsed(wlog);
+      // Heap in use counts garbage not yet collected; after a full GC it is the live set.
+      new ProcessBuilder(
+              Path.of(System.getProperty("java.home"), "bin", "jcmd").toString(),
+              String.valueOf(w.pid()),
+              "GC.run")
+          .redirectErrorStream(true)
+          .redirectOutput(ProcessBuilder.Redirect.DISCARD)
+          .start()
+          .waitFor(60, TimeUnit.SECONDS);
+      Thread.sleep(2_500);
+      long live = heapUsed(wlog);
+      report.waiting(n, held, heldAfter, rampSeconds, b.minus(a), window, rss, heap, live);
+      log("  held " + held + " rss " + rss / (1 << 20) + " MiB");
+    } finally {
+      w.destroyForcibly();
+      w.waitFor(30, TimeUnit.SECONDS);
+    }
+    pg.drop("bench_waiting");
+  }
+
+  // ---------------------------------------------------------------- scaling
+
+  private void scaling() throws Exception {
+    log("scaling over worker processes");
+    for (int procs : plan.workerProcesses()) {
+      String url = pg.fresh("bench_scaling", true);
+      List<Process> workers = new ArrayList<>();
+      try {
+        List<Path> logs = new ArrayList<>();
+        for (int i = 0; i < procs; i++) {
+          Path wlog = Files.createTempFile("bench-worker", ".log");
+          logs.add(wlog);
+          workers.add(worker(url, DEFAULT_LEASE, 16, wlog, List.of()));
+        }
+        for (int i = 0; i < procs; i++) {
+          awaitReady(workers.get(i), logs.get(i));
+        }
+        try (PostgresJournal journal = PostgresJournal.connect(JournalStoreConfig.forUrl(url))) {
+          FlowsEngine admitter = Engines.engine(journal, 1, DEFAULT_LEASE);
+          long t0 = System.nanoTime();
+          List<RunId> runs = new ArrayList<>();
+          for (int i = 0; i < plan.scalingRuns(); i++) {
+            runs.add(
+                admitter
+                    .admit(
+                        Engines.loaded(BenchFlows.STEPS),
+                        stepsInput("s" + i, plan.scalingSteps()),
+                        Optional.empty(),
+                        Inventory.empty())
+                    .runId());
+          }
+          awaitEnded(url, runs);
+          double secs = (System.nanoTime() - t0) / 1e9;
+          double rate = plan.scalingRuns() * plan.scalingSteps() / secs;
+          report.scaling(procs, rate);
+          log("  " + procs + " workers: " + (int) rate + " steps/s");
+          admitter.close();
+        }
+      } finally {
+        for (Process p : workers) {
+          p.destroyForcibly();
+          p.waitFor(30, TimeUnit.SECONDS);
+        }
+      }
+      pg.drop("bench_scaling");
+    }
+  }
+}

@@ -1,0 +1,89 @@
+package dev.flows.ops.bench;
+
+import dev.flows.kernel.journal.Journal;
+import dev.flows.kernel.mcp.McpAuth;
+import dev.flows.kernel.mcp.McpClientConfig;
+import dev.flows.kernel.mcp.McpServerConfig;
+import dev.flows.kernel.mcp.ToolDescriptor;
+import dev.flows.sdk.Flow;
+import dev.flows.sdk.runtime.FlowsEngine;
+import dev.flows.sdk.runtime.Inventory;
+import dev.flows.sdk.runtime.LoadedFlow;
+import dev.flows.sdk.runtime.Lowering;
+import dev.flows.sdk.runtime.SdkConfig;
+import dev.flows.worker.WorkerConfig;
+import dev.flows.worker.mcp.McpCredentials;
+import java.net.URI;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+
+/** Engines as a deployment would assemble them: product defaults except lease and capacity. */
+final class Engines {
+  static final Duration STOP_GRACE = Duration.ofSeconds(1);
+
+  private Engines() {}
+
+  static FlowsEngine engine(Journal journal, int capacity, Duration lease) {
+    return engine(journal, capacity, lease, WorkerConfig.DEFAULT_RECONCILE_INTERVAL);
+  }
+
+  static FlowsEngine engine(
+      Journal journal, int capacity, Duration lease, Duration reconcileInterval) {
+    FlowsEngine engine =
+        new FlowsEngine(
+            journal,
+            WorkerConfig.defaults().toBuilder()
+                .capacity(capacity)
+                .defaultLease(lease)
+                .reconcileInterval(reconcileInterval)
+                // Only so the benchmark's own stops are quick; it never changes a measurement.
+                .stopGrace(STOP_GRACE)
+                .build(),
+            SdkConfig.DEFAULTS,
+            McpClientConfig.DEFAULTS,
+            McpCredentials.fromEnvironment());
+    for (Flow f : BenchFlows.all()) {
+      engine.register(f);
+    }
+    return engine;
+  }
+
+  static LoadedFlow loaded(Flow flow) {
+    return new LoadedFlow(
+        flow, new Lowering.Origin.ClassFlow(flow.getClass().getName()), Set.of(), Path.of("."));
+  }
+
+  /** What preflight would freeze for the two no-op servers: both honour idempotency keys. */
+  static Inventory inventory(McpServerConfig.Stdio stdio, Optional<URI> http) {
+    var servers =
+        new java.util.ArrayList<>(
+            List.of(
+                new Inventory.Server(
+                    stdio, true, List.of(tool(STDIO_NAME, "noop"), tool(STDIO_NAME, "sleep")))));
+    http.ifPresent(
+        u ->
+            servers.add(
+                new Inventory.Server(
+                    new McpServerConfig.Http(BenchFlows.HTTP, u, Map.of(), new McpAuth.None()),
+                    true,
+                    List.of(tool(BenchFlows.HTTP, "noop")))));
+    return Inventory.of(servers);
+  }
+
+  private static final String STDIO_NAME = BenchFlows.STDIO;
+
+  private static ToolDescriptor tool(String server, String name) {
+    return new ToolDescriptor(
+        server,
+        name,
+        Optional.empty(),
+        Optional.empty(),
+        com.fasterxml.jackson.databind.node.JsonNodeFactory.instance.objectNode(),
+        Optional.empty(),
+        ToolDescriptor.ToolHints.NONE);
+  }
+}

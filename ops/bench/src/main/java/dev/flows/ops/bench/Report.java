@@ -1,0 +1,440 @@
+package dev.flows.ops.bench;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.TreeMap;
+
+/** What one run measured, and its Markdown: environment, tables, then each target as a ratio. */
+final class Report {
+  private static final long MIB = 1 << 20;
+  private static final long RSS_TARGET = 256 * MIB;
+
+  private final Map<String, String> env = new java.util.LinkedHashMap<>();
+  private Map<String, String> pgSettings = Map.of();
+  private final Map<Integer, Baseline.Result> inserts = new TreeMap<>();
+  private final Map<Integer, Baseline.Result> claims = new TreeMap<>();
+  private final Map<Integer, Double> steps = new TreeMap<>();
+  private final Map<Integer, Double> noop = new TreeMap<>();
+  private final Map<String, Map<Integer, double[]>> mcp = new java.util.LinkedHashMap<>();
+  private final Map<String, Stats[]> mcpLatency = new java.util.LinkedHashMap<>();
+  private Stats dispatch = Stats.of(List.of());
+
+  /** Per call kind: N, then {@link Bench.Spent#marginal}'s six numbers. */
+  private final Map<String, double[]> commits = new java.util.LinkedHashMap<>();
+
+  /** One recovery measurement; only those on product defaults are judged against the target. */
+  private record Recovery(Duration lease, Duration reconcile, boolean judged, Stats stats) {}
+
+  private final List<Recovery> recovery = new ArrayList<>();
+  private String waiting = "";
+  private long waitingRss = -1;
+  private double waitingCommitsPerRenewal = Double.NaN;
+  private int waitingRuns;
+  private final Map<Integer, Double> scaling = new TreeMap<>();
+  private Duration runtime = Duration.ZERO;
+
+  void environment(String mode, Map<String, String> settings) throws Exception {
+    env.put("date", Instant.now().toString());
+    env.put("mode", mode);
+    env.put("cores", String.valueOf(Runtime.getRuntime().availableProcessors()));
+    env.put("memory", memTotal());
+    env.put("java", System.getProperty("java.vm.name") + " " + Runtime.version());
+    // The machine is shared: other processes' load skews CPU-bound engine numbers, not the disk's.
+    String[] load =
+        java.nio.file.Files.readString(java.nio.file.Path.of("/proc/loadavg")).split(" ");
+    env.put("load average at start (1/5/15 min)", load[0] + " / " + load[1] + " / " + load[2]);
+    pgSettings = settings;
+  }
+
+  private static String memTotal() throws Exception {
+    for (String l : java.nio.file.Files.readAllLines(java.nio.file.Path.of("/proc/meminfo"))) {
+      if (l.startsWith("MemTotal:")) {
+        long kb = Long.parseLong(l.replaceAll("[^0-9]", ""));
+        return String.format(Locale.ROOT, "%.1f GiB", kb / 1024.0 / 1024.0);
+      }
+    }
+    return "unknown";
+  }
+
+  void baseline(int c, Baseline.Result ins, Baseline.Result claim) {
+    inserts.put(c, ins);
+    claims.put(c, claim);
+  }
+
+  void steps(int c, double rate) {
+    steps.put(c, rate);
+  }
+
+  void noop(int c, double rate) {
+    noop.put(c, rate);
+  }
+
+  void mcp(String server, int c, double durable, Stats durableLat, double bare, Stats bareLat) {
+    mcp.computeIfAbsent(server, s -> new TreeMap<>()).put(c, new double[] {durable, bare, 0});
+    if (c == 1) {
+      mcpLatency.put(server, new Stats[] {durableLat, bareLat});
+    }
+  }
+
+  void lostBareCalls(String server, int c, long lost) {
+    mcp.get(server).get(c)[2] = lost;
+  }
+
+  void dispatch(Stats s) {
+    dispatch = s;
+  }
+
+  void commits(String call, int n, double[] marginal) {
+    double[] row = new double[marginal.length + 1];
+    row[0] = n;
+    System.arraycopy(marginal, 0, row, 1, marginal.length);
+    commits.put(call, row);
+  }
+
+  void recovery(Duration lease, Duration reconcile, boolean judged, Stats s) {
+    recovery.add(new Recovery(lease, reconcile, judged, s));
+  }
+
+  void waiting(
+      int runs,
+      long held,
+      long heldAfter,
+      double ramp,
+      Pg.Counters spent,
+      double window,
+      long rss,
+      long heap,
+      long liveHeap) {
+    waitingRuns = runs;
+    waitingRss = rss;
+    double renewalPeriod = Bench.renewalPeriodSeconds();
+    waitingCommitsPerRenewal = spent.writes() / window * renewalPeriod;
+    waiting =
+        row(
+            String.valueOf(runs),
+            held + " / " + heldAfter,
+            f1(ramp),
+            f1(rss / (double) MIB),
+            heap < 0 ? "n/a" : f1(heap / (double) MIB),
+            liveHeap < 0 ? "n/a" : f1(liveHeap / (double) MIB),
+            f1(spent.commits() / window),
+            f1(spent.writes() / window),
+            f1(renewalPeriod),
+            f1(waitingCommitsPerRenewal));
+  }
+
+  void scaling(int procs, double rate) {
+    scaling.put(procs, rate);
+  }
+
+  void runtime(Duration d) {
+    runtime = d;
+  }
+
+  private static String f0(double v) {
+    return Double.isNaN(v) ? "n/a" : String.format(Locale.ROOT, "%,.0f", v);
+  }
+
+  private static String f1(double v) {
+    return Double.isNaN(v) ? "n/a" : String.format(Locale.ROOT, "%,.1f", v);
+  }
+
+  private static String f2(double v) {
+    return Double.isNaN(v) || Double.isInfinite(v) ? "n/a" : String.format(Locale.ROOT, "%.2f", v);
+  }
+
+  private static String row(String... cells) {
+    return "| " + String.join(" | ", cells) + " |\n";
+  }
+
+  private static String header(String... cells) {
+    StringBuilder sb = new StringBuilder(row(cells)).append('|');
+    for (int i = 0; i < cells.length; i++) {
+      sb.append("---|");
+    }
+    return sb.append('\n').toString();
+  }
+
+  /** One target row; a miss says by how much. */
+  private record Target(String name, String measured, String bound, boolean pass, String miss) {}
+
+  String markdown(Bench.Plan plan) {
+    StringBuilder md = new StringBuilder();
+    md.append("# flows benchmark results\n\n");
+    md.append(
+        "Written by `ops/bench/run"
+            + (plan.mode().equals("full") ? "" : " --" + plan.mode())
+            + "` (see SURFACE.md, Benchmarks). Every ratio is against the baseline measured in"
+            + " this same run on the same Postgres; absolute numbers vary run to run with the"
+            + " disk.\n\n");
+    md.append("## Environment\n\n").append(header("what", "value"));
+    env.forEach((k, v) -> md.append(row(k, v)));
+    md.append(row("run time", runtime.toSeconds() + " s"));
+    pgSettings.forEach((k, v) -> md.append(row("postgres " + k, v)));
+    md.append(
+        "\nEngines are assembled as a deployment would (`FlowsEngine`, product defaults: pool 10,"
+            + " poll 1 s, reconcile 5 s, lease 30 s) except capacity (= concurrency; 2×+2 for"
+            + " f.mcp, which holds a body and a child at once) and the lease where stated.\n\n");
+
+    md.append("## Baseline: this Postgres's limits\n\n")
+        .append(
+            header(
+                "concurrency",
+                "INSERT+COMMIT /s",
+                "commit p50 ms",
+                "commit p99 ms",
+                "SKIP LOCKED claim+commit /s"));
+    for (int c : inserts.keySet()) {
+      Baseline.Result i = inserts.get(c);
+      md.append(
+          row(
+              String.valueOf(c),
+              f0(i.perSecond()),
+              f2(i.latency().p50()),
+              f2(i.latency().p99()),
+              f0(claims.get(c).perSecond())));
+    }
+
+    md.append("\n## Engine throughput\n\n")
+        .append(
+            header(
+                "concurrency",
+                "f.step steps/s (c flows at once; c=1 is one flow)",
+                "× INSERT",
+                "deterministic no-op child steps/s (claim → complete)",
+                "× claim"));
+    for (int c : steps.keySet()) {
+      md.append(
+          row(
+              String.valueOf(c),
+              f0(steps.get(c)),
+              f2(steps.get(c) / inserts.get(c).perSecond()),
+              f0(noop.getOrDefault(c, Double.NaN)),
+              f2(noop.getOrDefault(c, Double.NaN) / claims.get(c).perSecond())));
+    }
+
+    md.append("\n## Durable f.mcp vs the bare MCP client (no-op tool)\n\n")
+        .append(
+            header(
+                "transport",
+                "concurrency",
+                "durable calls/s",
+                "bare calls/s",
+                "ratio",
+                "bare calls failed or unanswered in 5 s"));
+    mcp.forEach(
+        (server, byC) ->
+            byC.forEach(
+                (c, v) ->
+                    md.append(
+                        row(
+                            server,
+                            String.valueOf(c),
+                            f0(v[0]),
+                            f0(v[1]),
+                            f2(v[0] / v[1]),
+                            f0(v[2])))));
+
+    md.append("\n## Latency (ms)\n\n").append(header("what", "p50", "p99"));
+    md.append(
+        row(
+            "run start (admit) → first dispatch of the body",
+            f2(dispatch.p50()),
+            f2(dispatch.p99())));
+    mcpLatency.forEach(
+        (server, s) -> {
+          md.append(row("durable f.mcp over " + server + " (c=1)", f2(s[0].p50()), f2(s[0].p99())));
+          md.append(row("bare call over " + server + " (c=1)", f2(s[1].p50()), f2(s[1].p99())));
+          md.append(
+              row(
+                  "added by durability over " + server,
+                  f2(s[0].p50() - s[1].p50()),
+                  f2(s[0].p99() - s[1].p99())));
+        });
+
+    md.append("\n## Commits on the success path\n\n")
+        .append(
+            "Marginal cost: (a run with N calls − the same run with 0 calls) / N, each on a fresh"
+                + " engine and pool closed before reading. `xact_commit` counts every transaction,"
+                + " reads included; `writes` counts transaction ids handed out (transactions that"
+                + " flush WAL at commit). \"Net\" also leaves out what an idle engine spends per"
+                + " second (claim polls, reconciles: measured as the difference between idle"
+                + " engines up 1 s and 4 s) over the extra time the longer run took.\n\n")
+        .append(
+            header(
+                "call",
+                "N",
+                "xact_commit per call (raw)",
+                "writes per call (raw)",
+                "xact_commit per call (net)",
+                "writes per call (net)",
+                "idle engine: xact_commit/s, writes/s"));
+    commits.forEach(
+        (call, v) ->
+            md.append(
+                row(
+                    call,
+                    f0(v[0]),
+                    f2(v[1]),
+                    f2(v[2]),
+                    f2(v[3]),
+                    f2(v[4]),
+                    f2(v[5]) + ", " + f2(v[6]))));
+
+    md.append("\n## Recovery: SIGKILL of a worker → the next attempt starts\n\n")
+        .append(header("lease", "survivor's reconcile interval", "samples", "p50 s", "max s"));
+    for (Recovery r : recovery) {
+      md.append(
+          row(
+              r.lease().toSeconds() + " s",
+              r.reconcile().toSeconds()
+                  + " s"
+                  + (r.judged() ? " (default)" : " (shorter, not a default)"),
+              String.valueOf(r.stats().sortedNanos().size()),
+              f2(r.stats().p50() / 1000),
+              f2(r.stats().ms(1.0) / 1000)));
+    }
+
+    if (waitingRuns > 0) {
+      waitingSection(md);
+    }
+    if (!scaling.isEmpty()) {
+      scalingSection(md);
+    }
+    targetsSection(md);
+    return md.toString();
+  }
+
+  private void waitingSection(StringBuilder md) {
+    md.append("\n## A worker holding runs whose bodies wait on slow MCP calls\n\n")
+        .append(
+            header(
+                "runs",
+                "attempts held (start / end of window)",
+                "ramp s",
+                "RSS MiB",
+                "heap used MiB",
+                "heap after full GC MiB",
+                "xact_commit/s",
+                "writes/s",
+                "renewal period s",
+                "writes per renewal period"))
+        .append(waiting);
+    if (waitingRuns < 10_000) {
+      md.append(
+          "\nScaled down from 10,000 runs to "
+              + waitingRuns
+              + ": on this shared 2-core machine every waiting body polls its child's status"
+              + " every 200 ms (SdkConfig.childPoll), so 10,000 bodies would ask for 50,000"
+              + " reads/s from a pool of 10 connections; the numbers above show the per-run cost,"
+              + " which scales linearly. The worker JVM runs with default flags (G1, max heap a"
+              + " quarter of RAM), so RSS follows how far G1 let the heap grow, not the live set;"
+              + " the heap after a full GC is the live set.\n");
+    }
+  }
+
+  private void scalingSection(StringBuilder md) {
+    md.append("\n## Scaling over worker processes (f.step flows, capacity 16 each)\n\n")
+        .append(header("worker processes", "f.step steps/s", "× 1 process"));
+    double one = scaling.getOrDefault(1, Double.NaN);
+    scaling.forEach((p, r) -> md.append(row(String.valueOf(p), f0(r), f2(r / one))));
+  }
+
+  private void targetsSection(StringBuilder md) {
+    md.append("\n## Targets\n\n")
+        .append(header("target", "measured", "bound", "verdict", "miss by"));
+    for (Target t : targets()) {
+      md.append(
+          row(
+              t.name(),
+              t.measured(),
+              t.bound(),
+              t.pass() ? "PASS" : "MISS",
+              t.pass() ? "" : t.miss()));
+    }
+    md.append("\nChaos (≥ 200 faults, 0 violations) is measured by `ops/chaos`, not here.\n");
+    md.append("\n").append(Notes.MISSES);
+  }
+
+  private List<Target> targets() {
+    List<Target> out = new ArrayList<>();
+    for (int c : steps.keySet()) {
+      double ratio = steps.get(c) / inserts.get(c).perSecond();
+      double bound = c >= 16 ? 1.0 : 0.5;
+      out.add(
+          new Target(
+              "f.step throughput at c=" + c,
+              f2(ratio) + "× INSERT+COMMIT",
+              "≥ " + f2(bound) + "×",
+              ratio >= bound,
+              f2(bound / ratio) + "× short"));
+    }
+    double[] step = commits.get("f.step");
+    if (step != null) {
+      out.add(
+          new Target(
+              "commits per f.step (net)",
+              f2(step[3]) + " (writes " + f2(step[4]) + "; raw " + f2(step[1]) + ")",
+              "≤ 1",
+              step[3] <= 1.0,
+              f2(step[3] - 1) + " too many"));
+    }
+    double[] call = commits.get("durable f.mcp (stdio)");
+    if (call != null) {
+      out.add(
+          new Target(
+              "commits per durable f.mcp (net)",
+              f2(call[3]) + " (writes " + f2(call[4]) + "; raw " + f2(call[1]) + ")",
+              "≤ 3",
+              call[3] <= 3.0,
+              f2(call[3] - 3) + " too many"));
+    }
+    Baseline.Result one = inserts.get(1);
+    if (one != null) {
+      double commit = one.latency().p50();
+      mcpLatency.forEach(
+          (server, s) -> {
+            double added = s[0].p50() - s[1].p50();
+            out.add(
+                new Target(
+                    "added latency of durable f.mcp (" + server + ", p50)",
+                    f2(added) + " ms = " + f2(added / commit) + "× commit (" + f2(commit) + " ms)",
+                    "≤ 3× commit",
+                    added <= 3 * commit,
+                    f2(added / (3 * commit)) + "× over"));
+          });
+    }
+    for (Recovery r : recovery.stream().filter(Recovery::judged).toList()) {
+      double worst = r.stats().ms(1.0) / 1000;
+      double bound = r.lease().toSeconds() + 1.0;
+      out.add(
+          new Target(
+              "recovery, lease " + r.lease().toSeconds() + " s (worst sample)",
+              f2(worst) + " s",
+              "≤ " + f1(bound) + " s",
+              worst <= bound,
+              f2(worst - bound) + " s over"));
+    }
+    if (waitingRss >= 0) {
+      out.add(
+          new Target(
+              "RSS of a worker with " + waitingRuns + " waiting runs (target: 10,000)",
+              f1(waitingRss / (double) MIB) + " MiB",
+              "≤ 256 MiB",
+              waitingRss <= RSS_TARGET,
+              f1((waitingRss - RSS_TARGET) / (double) MIB) + " MiB over"));
+      out.add(
+          new Target(
+              "renewal cost with " + waitingRuns + " waiting runs",
+              f1(waitingCommitsPerRenewal) + " write commits per renewal period",
+              "≤ 1",
+              waitingCommitsPerRenewal <= 1.0,
+              f1(waitingCommitsPerRenewal) + "× over"));
+    }
+    return out;
+  }
+}
