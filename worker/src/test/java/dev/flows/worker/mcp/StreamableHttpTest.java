@@ -162,8 +162,10 @@ class StreamableHttpTest {
     int port = server.port();
     server.stop();
 
+    // Whether the server went away before or while taking the call is a race the client cannot
+    // see; both answers say the outcome is not known to have happened.
     assertThat(diagnosticOf(c.callTool("echo", Map.of("text", "x"))))
-        .isEqualTo(McpDiagnostic.MCP_DISCONNECTED);
+        .isIn(McpDiagnostic.MCP_DISCONNECTED, McpDiagnostic.MCP_RESULT_UNAVAILABLE);
     await().atMost(WAIT).until(() -> c.state() == ConnectionState.RECONNECTING);
     assertThat(registry.tools("flaky")).isEmpty();
     await().atMost(WAIT).until(() -> attempts.size() >= 5);
