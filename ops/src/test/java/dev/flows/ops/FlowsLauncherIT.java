@@ -2,15 +2,10 @@ package dev.flows.ops;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
@@ -25,19 +20,7 @@ import org.junit.jupiter.api.TestMethodOrder;
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class FlowsLauncherIT {
-  private static final ObjectMapper JSON = new ObjectMapper();
-  private static final long TIMEOUT_SECONDS = 300;
   private static Path home;
-
-  record Ran(int exit, String out, String err) {
-    JsonNode json() throws IOException {
-      return JSON.readTree(out);
-    }
-
-    List<String> errLines() {
-      return err.lines().filter(l -> !l.isBlank()).toList();
-    }
-  }
 
   @BeforeAll
   static void freshHome() throws IOException {
@@ -53,7 +36,7 @@ class FlowsLauncherIT {
   @Test
   @Order(1)
   void versionNamesTheBuildAndTheEmbeddedPostgres() throws Exception {
-    Ran r = flows("--version");
+    Launcher.Ran r = flows("--version");
     assertThat(r.exit()).isZero();
     assertThat(r.out()).startsWith("flows ").contains("PostgreSQL 17");
   }
@@ -61,7 +44,7 @@ class FlowsLauncherIT {
   @Test
   @Order(2)
   void theFirstCommandStartsTheEmbeddedDatabaseAndSaysWhereInOneLine() throws Exception {
-    Ran r = flows("runs", "list", "--json");
+    Launcher.Ran r = flows("runs", "list", "--json");
     assertThat(r.exit()).as(r.err()).isZero();
     assertThat(r.json().path("runs").isArray()).isTrue();
     assertThat(r.errLines())
@@ -69,7 +52,7 @@ class FlowsLauncherIT {
         .asString()
         .contains("started the embedded PostgreSQL")
         .contains(home.resolve("pg").toString());
-    Ran again = flows("runs", "list");
+    Launcher.Ran again = flows("runs", "list");
     assertThat(again.exit()).isZero();
     assertThat(again.err()).as("the running server is found, not started again").isEmpty();
     assertThat(again.out()).contains("no runs");
@@ -78,22 +61,22 @@ class FlowsLauncherIT {
   @Test
   @Order(3)
   void refusalsAreOneLineWithACodeAndTheirExitCode() throws Exception {
-    Ran unknown = flows("runs", "show", "run_nope", "--json");
+    Launcher.Ran unknown = flows("runs", "show", "run_nope", "--json");
     assertThat(unknown.exit()).isEqualTo(Exit.REFUSED);
     assertThat(unknown.errLines()).singleElement().asString().startsWith("error run_not_found: ");
     assertThat(unknown.json().path("error").path("code").asText()).isEqualTo("run_not_found");
 
-    Ran unreachable = flows("runs", "list", "--db", "postgres://u:p@127.0.0.1:1/flows");
+    Launcher.Ran unreachable = flows("runs", "list", "--db", "postgres://u:p@127.0.0.1:1/flows");
     assertThat(unreachable.exit()).isEqualTo(Exit.FAILED);
     assertThat(unreachable.errLines())
         .singleElement()
         .asString()
         .startsWith("error database_unavailable: ");
 
-    Ran bogus = flows("bogus");
+    Launcher.Ran bogus = flows("bogus");
     assertThat(bogus.exit()).isEqualTo(Exit.REFUSED);
     assertThat(bogus.errLines()).singleElement().asString().startsWith("error invalid_input: ");
-    for (Ran r : List.of(unknown, unreachable, bogus)) {
+    for (Launcher.Ran r : List.of(unknown, unreachable, bogus)) {
       assertThat(r.err()).doesNotContain("\tat ");
     }
   }
@@ -101,47 +84,15 @@ class FlowsLauncherIT {
   @Test
   @Order(4)
   void dbStopStopsTheServerAndStatusSaysSo() throws Exception {
-    Ran stop = flows("db", "stop", "--json");
+    Launcher.Ran stop = flows("db", "stop", "--json");
     assertThat(stop.exit()).isZero();
     assertThat(stop.json().path("stopped").asBoolean()).isTrue();
-    Ran status = flows("db", "status", "--json");
+    Launcher.Ran status = flows("db", "status", "--json");
     assertThat(status.json().path("database").path("running").asBoolean()).isFalse();
     assertThat(status.json().path("database").path("initialized").asBoolean()).isTrue();
   }
 
-  private static Ran flows(String... args) throws Exception {
-    Path launcher = repoRoot().resolve("flows");
-    List<String> cmd = new ArrayList<>();
-    cmd.add(launcher.toString());
-    cmd.addAll(List.of(args));
-    ProcessBuilder pb = new ProcessBuilder(cmd);
-    pb.environment().put(Session.HOME_VARIABLE, home.toString());
-    pb.environment().put("FLOWS_SKIP_BUILD", "1");
-    pb.environment().remove(DatabaseTarget.URL_VARIABLE);
-    pb.environment().remove(Session.DEBUG_VARIABLE);
-    Path out = Files.createTempFile("flows-it", ".out");
-    Path err = Files.createTempFile("flows-it", ".err");
-    pb.redirectOutput(out.toFile()).redirectError(err.toFile());
-    Process p = pb.start();
-    assertThat(p.waitFor(TIMEOUT_SECONDS, TimeUnit.SECONDS)).isTrue();
-    Ran r =
-        new Ran(
-            p.exitValue(),
-            Files.readString(out, StandardCharsets.UTF_8),
-            Files.readString(err, StandardCharsets.UTF_8));
-    Files.delete(out);
-    Files.delete(err);
-    return r;
-  }
-
-  private static Path repoRoot() {
-    Path dir = Path.of("").toAbsolutePath();
-    while (dir != null && !Files.isExecutable(dir.resolve("flows"))) {
-      dir = dir.getParent();
-    }
-    if (dir == null) {
-      throw new IllegalStateException("no ./flows above " + Path.of("").toAbsolutePath());
-    }
-    return dir;
+  private static Launcher.Ran flows(String... args) throws Exception {
+    return new Launcher(home).run(args);
   }
 }

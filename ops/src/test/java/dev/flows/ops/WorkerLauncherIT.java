@@ -5,11 +5,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
@@ -22,7 +20,6 @@ import org.junit.jupiter.api.Test;
  */
 class WorkerLauncherIT {
   private static final ObjectMapper JSON = new ObjectMapper();
-  private static final long TIMEOUT_SECONDS = 240;
   private static Path home;
   private static Path flow;
 
@@ -64,7 +61,7 @@ class WorkerLauncherIT {
     Process worker = start("worker");
     try {
       String run = detach();
-      Ran watch = flows("runs", "watch", run, "--json");
+      Launcher.Ran watch = flows("runs", "watch", run, "--json");
       assertThat(watch.exit()).as(watch.err()).isZero();
       JsonNode end = lastLine(watch.out());
       assertThat(end.path("run").path("status").asText()).isEqualTo("succeeded");
@@ -93,7 +90,7 @@ class WorkerLauncherIT {
 
     Process second = start("worker");
     try {
-      Ran watch = flows("runs", "watch", run, "--json");
+      Launcher.Ran watch = flows("runs", "watch", run, "--json");
       assertThat(watch.exit()).as(watch.err()).isZero();
       assertThat(lastLine(watch.out()).path("output").path("second").asText()).isEqualTo("second");
     } finally {
@@ -103,7 +100,7 @@ class WorkerLauncherIT {
   }
 
   private static String detach() throws Exception {
-    Ran r = flows("run", flow.toString(), "--detach", "--json");
+    Launcher.Ran r = flows("run", flow.toString(), "--detach", "--json");
     assertThat(r.exit()).as(r.err()).isZero();
     return JSON.readTree(r.out().lines().findFirst().orElseThrow()).path("run").asText();
   }
@@ -139,56 +136,11 @@ class WorkerLauncherIT {
     return JSON.readTree(lines.getLast());
   }
 
-  record Ran(int exit, String out, String err) {
-    JsonNode json() throws IOException {
-      return JSON.readTree(out);
-    }
-  }
-
-  private static ProcessBuilder builder(String... args) {
-    List<String> cmd = new ArrayList<>();
-    cmd.add(repoRoot().resolve("flows").toString());
-    cmd.addAll(List.of(args));
-    ProcessBuilder pb = new ProcessBuilder(cmd);
-    pb.environment().put(Session.HOME_VARIABLE, home.toString());
-    pb.environment().put("FLOWS_SKIP_BUILD", "1");
-    pb.environment().remove(DatabaseTarget.URL_VARIABLE);
-    pb.environment().remove(Session.DEBUG_VARIABLE);
-    return pb;
+  private static Launcher.Ran flows(String... args) throws Exception {
+    return new Launcher(home).run(args);
   }
 
   private static Process start(String... args) throws IOException {
-    ProcessBuilder pb = builder(args);
-    pb.redirectErrorStream(true)
-        .redirectOutput(Files.createTempFile("flows-worker", ".log").toFile());
-    return pb.start();
-  }
-
-  private static Ran flows(String... args) throws Exception {
-    ProcessBuilder pb = builder(args);
-    Path out = Files.createTempFile("flows-it", ".out");
-    Path err = Files.createTempFile("flows-it", ".err");
-    pb.redirectOutput(out.toFile()).redirectError(err.toFile());
-    Process p = pb.start();
-    assertThat(p.waitFor(TIMEOUT_SECONDS, TimeUnit.SECONDS)).isTrue();
-    Ran r =
-        new Ran(
-            p.exitValue(),
-            Files.readString(out, StandardCharsets.UTF_8),
-            Files.readString(err, StandardCharsets.UTF_8));
-    Files.delete(out);
-    Files.delete(err);
-    return r;
-  }
-
-  private static Path repoRoot() {
-    Path dir = Path.of("").toAbsolutePath();
-    while (dir != null && !Files.isExecutable(dir.resolve("flows"))) {
-      dir = dir.getParent();
-    }
-    if (dir == null) {
-      throw new IllegalStateException("no ./flows above " + Path.of("").toAbsolutePath());
-    }
-    return dir;
+    return new Launcher(home).start(args);
   }
 }

@@ -122,13 +122,17 @@ final class DirectCtx implements Ctx {
     return JSON.convertValue(step(name, body), type);
   }
 
+  /**
+   * The example flows make no f.run / f.sh calls; this direct context checks MCP wiring only, so a
+   * command here means an example changed and its test must move to the engine tests.
+   */
   @Override
   public JsonNode run(String... argv) {
-    throw new UnsupportedOperationException("the example flows run no commands");
+    throw new AssertionError("an example flow ran a command; test it through the engine instead");
   }
 
   @Override
   public JsonNode sh(String command) {
-    throw new UnsupportedOperationException("the example flows run no commands");
+    throw new AssertionError("an example flow ran a command; test it through the engine instead");
   }
 }

@@ -1,0 +1,88 @@
+package dev.flows.ops;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Runs the real {@code ./flows} launcher as a user would, with its own FLOWS_HOME, no database
+ * configured and no rebuild (integration tests run after {@code package}).
+ */
+final class Launcher {
+  private static final ObjectMapper JSON = new ObjectMapper();
+  private static final long TIMEOUT_SECONDS = 300;
+
+  private final Path home;
+
+  Launcher(Path home) {
+    this.home = home;
+  }
+
+  /** What one command printed and how it exited. */
+  record Ran(int exit, String out, String err) {
+    JsonNode json() throws IOException {
+      return JSON.readTree(out);
+    }
+
+    List<String> errLines() {
+      return err.lines().filter(l -> !l.isBlank()).toList();
+    }
+  }
+
+  private ProcessBuilder builder(String... args) {
+    List<String> cmd = new ArrayList<>();
+    cmd.add(repoRoot().resolve("flows").toString());
+    cmd.addAll(List.of(args));
+    ProcessBuilder pb = new ProcessBuilder(cmd);
+    pb.environment().put(Session.HOME_VARIABLE, home.toString());
+    pb.environment().put("FLOWS_SKIP_BUILD", "1");
+    pb.environment().remove(DatabaseTarget.URL_VARIABLE);
+    pb.environment().remove(Session.DEBUG_VARIABLE);
+    return pb;
+  }
+
+  /** Runs a command to its end. */
+  Ran run(String... args) throws Exception {
+    ProcessBuilder pb = builder(args);
+    Path out = Files.createTempFile("flows-it", ".out");
+    Path err = Files.createTempFile("flows-it", ".err");
+    pb.redirectOutput(out.toFile()).redirectError(err.toFile());
+    Process p = pb.start();
+    assertThat(p.waitFor(TIMEOUT_SECONDS, TimeUnit.SECONDS)).isTrue();
+    Ran r =
+        new Ran(
+            p.exitValue(),
+            Files.readString(out, StandardCharsets.UTF_8),
+            Files.readString(err, StandardCharsets.UTF_8));
+    Files.delete(out);
+    Files.delete(err);
+    return r;
+  }
+
+  /** Starts a long-running command (a worker), its output going to a log file. */
+  Process start(String... args) throws IOException {
+    ProcessBuilder pb = builder(args);
+    pb.redirectErrorStream(true)
+        .redirectOutput(Files.createTempFile("flows-worker", ".log").toFile());
+    return pb.start();
+  }
+
+  static Path repoRoot() {
+    Path dir = Path.of("").toAbsolutePath();
+    while (dir != null && !Files.isExecutable(dir.resolve("flows"))) {
+      dir = dir.getParent();
+    }
+    if (dir == null) {
+      throw new IllegalStateException("no ./flows above " + Path.of("").toAbsolutePath());
+    }
+    return dir;
+  }
+}
