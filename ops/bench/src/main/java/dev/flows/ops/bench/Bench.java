@@ -135,30 +135,55 @@ public final class Bench {
   private final Pg pg;
   private final Report report = new Report();
 
+  /** Section names for {@code --only}; the baseline always runs (every ratio needs it). */
+  static final List<String> SECTIONS =
+      List.of("steps", "children", "mcp", "latency", "commits", "recovery", "waiting", "scaling");
+
+  private final java.util.Set<String> only;
+
   Bench(Plan plan, Pg pg) {
+    this(plan, pg, java.util.Set.of());
+  }
+
+  Bench(Plan plan, Pg pg, java.util.Set<String> only) {
     this.plan = plan;
     this.pg = pg;
+    this.only = only;
+  }
+
+  private boolean runs(String section) {
+    return only.isEmpty() || only.contains(section);
   }
 
   public static void main(String[] args) throws Exception {
     String mode = "full";
     String url = System.getenv("FLOWS_BENCH_URL");
     Path out = Path.of("ops/bench/RESULTS.md");
+    java.util.Set<String> only = java.util.Set.of();
     for (int i = 0; i < args.length; i++) {
       switch (args[i]) {
         case "--quick" -> mode = "quick";
         case "--smoke" -> mode = "smoke";
         case "--url" -> url = args[++i];
         case "--out" -> out = Path.of(args[++i]);
+        case "--only" -> only = java.util.Set.of(args[++i].split(","));
         default -> throw new IllegalArgumentException("unknown argument " + args[i]);
       }
     }
     if (url == null) {
       throw new IllegalArgumentException("give --url JDBC_URL (or FLOWS_BENCH_URL)");
     }
+    if (!only.isEmpty() && !SECTIONS.containsAll(only)) {
+      throw new IllegalArgumentException("--only takes some of " + SECTIONS + ", got " + only);
+    }
+    if (!only.isEmpty() && out.equals(Path.of("ops/bench/RESULTS.md"))) {
+      // A partial run must not overwrite the full report.
+      out = Path.of("ops/bench/target/PARTIAL.md");
+      Files.createDirectories(out.getParent());
+    }
     // Exit explicitly either way: the MCP SDK's HTTP session sweeper is not a daemon thread.
     try {
-      Files.writeString(out, new Bench(Plan.of(mode), new Pg(url)).run());
+      Files.writeString(out, new Bench(Plan.of(mode), new Pg(url), only).run());
       System.out.println("wrote " + out.toAbsolutePath());
     } catch (Exception | Error e) {
       e.printStackTrace();
@@ -172,14 +197,30 @@ public final class Bench {
     long began = System.nanoTime();
     report.environment(plan.mode(), pg.settings());
     baseline();
-    steps();
-    deterministicChildren();
-    mcp();
-    dispatchLatency();
-    commitsPerCall();
-    recovery();
-    waitingRuns();
-    scaling();
+    if (runs("steps")) {
+      steps();
+    }
+    if (runs("children")) {
+      deterministicChildren();
+    }
+    if (runs("mcp")) {
+      mcp();
+    }
+    if (runs("latency")) {
+      dispatchLatency();
+    }
+    if (runs("commits")) {
+      commitsPerCall();
+    }
+    if (runs("recovery")) {
+      recovery();
+    }
+    if (runs("waiting")) {
+      waitingRuns();
+    }
+    if (runs("scaling")) {
+      scaling();
+    }
     report.runtime(Duration.ofNanos(System.nanoTime() - began));
     return report.markdown(plan);
   }
