@@ -22,6 +22,7 @@ import dev.flows.kernel.journal.Journal;
 import dev.flows.kernel.journal.JournalEntry;
 import dev.flows.kernel.journal.JournalEntry.EffectRef;
 import dev.flows.kernel.journal.JournalRecord;
+import dev.flows.kernel.journal.LeaseRenewals;
 import dev.flows.kernel.journal.LeaseToken;
 import dev.flows.kernel.journal.RunCompletionReason;
 import dev.flows.kernel.journal.RunId;
@@ -49,7 +50,11 @@ import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collection;
+import java.util.Comparator;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import javax.sql.DataSource;
 import org.jdbi.v3.core.Handle;
@@ -1012,6 +1017,102 @@ public final class PostgresJournal implements Journal, AutoCloseable {
   @Override
   public boolean awaitWork(Duration timeout) throws InterruptedException {
     return listener.await(timeout);
+  }
+
+  // ---------------------------------------------------------------- batched lease renewal and
+  // the reconciler's and claimer's timing (perf-lease)
+
+  /**
+   * One statement, one commit, however many leases: the fence of {@link #heartbeat} per lease,
+   * "now" read once. Leases are sent in (run, step) order so two batches lock shared rows in one
+   * order.
+   */
+  @Override
+  public LeaseRenewals renewLeases(Collection<LeaseToken> leases) {
+    if (leases.isEmpty()) {
+      return LeaseRenewals.none();
+    }
+    List<LeaseToken> asked =
+        leases.stream()
+            .distinct()
+            .sorted(
+                Comparator.comparing((LeaseToken t) -> t.runId().value())
+                    .thenComparing(LeaseToken::stepId))
+            .toList();
+    Map<String, LeaseToken> byKey = new HashMap<>();
+    asked.forEach(
+        t -> byKey.put(leaseKey(t.runId().value(), t.stepId(), t.attempt(), t.leaseId()), t));
+    return tx(
+        h -> {
+          Map<LeaseToken, Instant> renewed = new HashMap<>();
+          Map<LeaseToken, ErrorCode> refused = new HashMap<>();
+          h.createQuery(Sql.text("leases_renew"))
+              .bindArray(
+                  "runIds", String.class, asked.stream().map(t -> t.runId().value()).toList())
+              .bindArray("stepIds", String.class, asked.stream().map(LeaseToken::stepId).toList())
+              .bindArray(
+                  "attempts", Integer.class, asked.stream().map(LeaseToken::attempt).toList())
+              .bindArray("leaseIds", String.class, asked.stream().map(LeaseToken::leaseId).toList())
+              .map(
+                  (rs, ctx) -> {
+                    LeaseToken t =
+                        byKey.get(
+                            leaseKey(
+                                rs.getString("run_id"),
+                                rs.getString("step_id"),
+                                rs.getInt("attempt"),
+                                rs.getString("lease_id")));
+                    Instant deadline = instant(rs, "lease_deadline");
+                    String runStatus = rs.getString("run_status");
+                    if (deadline != null) {
+                      renewed.put(t, deadline);
+                    } else if (runStatus == null) {
+                      refused.put(t, ErrorCode.RUN_NOT_FOUND);
+                    } else if (RunStatus.fromWire(runStatus).terminal()) {
+                      refused.put(t, ErrorCode.RUN_TERMINAL);
+                    } else {
+                      refused.put(t, ErrorCode.LEASE_CONFLICT);
+                    }
+                    return t;
+                  })
+              .list();
+          return new LeaseRenewals(renewed, refused);
+        });
+  }
+
+  private static String leaseKey(String runId, String stepId, int attempt, String leaseId) {
+    return runId + '\u0000' + stepId + '\u0000' + attempt + '\u0000' + leaseId;
+  }
+
+  @Override
+  public Optional<Duration> untilNextLeaseDeadline() {
+    return tx(
+        h ->
+            h.createQuery(Sql.text("leases_next_deadline"))
+                .map((rs, ctx) -> untilMs(rs.getDouble("until_ms")))
+                .findFirst());
+  }
+
+  @Override
+  public Optional<Duration> untilNextClaimable(ClaimRequest request) {
+    if (request.kinds().isEmpty()) {
+      return Optional.empty();
+    }
+    List<String> kinds = request.kinds().stream().map(StepKind::wire).sorted().toList();
+    return tx(
+        h ->
+            h.createQuery(Sql.text("steps_next_claimable"))
+                .bindArray("kinds", String.class, kinds)
+                .bind("anyRoute", request.routes().isEmpty())
+                .bindArray(
+                    "routes", String.class, request.routes().map(List::copyOf).orElse(List.of()))
+                .map((rs, ctx) -> untilMs(rs.getDouble("until_ms")))
+                .findFirst());
+  }
+
+  /** A span in milliseconds from the database, never negative (past is "now"). */
+  private static Duration untilMs(double ms) {
+    return ms <= 0 ? Duration.ZERO : Duration.ofNanos((long) Math.ceil(ms * 1_000_000));
   }
 
   // ---------------------------------------------------------------- helpers

@@ -12,6 +12,7 @@ import dev.flows.kernel.journal.ExpiredAttempt;
 import dev.flows.kernel.journal.Journal;
 import dev.flows.kernel.journal.JournalEntry;
 import dev.flows.kernel.journal.JournalRecord;
+import dev.flows.kernel.journal.LeaseRenewals;
 import dev.flows.kernel.journal.LeaseToken;
 import dev.flows.kernel.journal.RunId;
 import dev.flows.kernel.journal.RunSnapshot;
@@ -23,6 +24,7 @@ import io.github.resilience4j.retry.Retry;
 import io.github.resilience4j.retry.RetryConfig;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Collection;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -208,5 +210,23 @@ public final class ResilientJournal implements Journal {
       Thread.sleep(timeout);
       return false;
     }
+  }
+
+  // ---- batched lease renewal and timing (perf-lease)
+
+  /** Safe to retry: renewing a lease again only moves its deadline from a later "now". */
+  @Override
+  public LeaseRenewals renewLeases(Collection<LeaseToken> leases) {
+    return call(() -> delegate.renewLeases(leases));
+  }
+
+  @Override
+  public Optional<Duration> untilNextLeaseDeadline() {
+    return call(delegate::untilNextLeaseDeadline);
+  }
+
+  @Override
+  public Optional<Duration> untilNextClaimable(ClaimRequest request) {
+    return call(() -> delegate.untilNextClaimable(request));
   }
 }

@@ -27,15 +27,34 @@ import org.slf4j.LoggerFactory;
 /**
  * Claims steps of the kinds its executors serve and runs each attempt on a virtual thread under
  * {@link WorkerLease#withWorkerLease}. It waits for work with {@link Journal#awaitWork} (NOTIFY on
- * Postgres) and claims again at least every {@link WorkerConfig#pollInterval()}; a reconciler loop
- * expires overdue leases every {@link WorkerConfig#reconcileInterval()} (the journal makes that
- * safe with many workers). {@link #stop()} stops claiming, lets running attempts finish within
+ * Postgres) and claims again at least every {@link WorkerConfig#pollInterval()}, or sooner when a
+ * retry backoff ends before that; a reconciler loop expires overdue leases as soon as the earliest
+ * lease deadline in the journal passes, and at least every {@link WorkerConfig#reconcileInterval()}
+ * (the journal makes that safe with many workers). All leases are renewed together by one {@link
+ * LeaseKeeper} per worker. {@link #stop()} stops claiming, lets running attempts finish within
  * {@link WorkerConfig#stopGrace()}, then cancels the rest, which complete with a retryable {@code
  * worker_error} ({@code cause: worker_shutdown}) so no lease is left dangling.
  */
 public final class Worker implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(Worker.class);
   private static final WorkerId PROCESS_ID = processId();
+
+  /**
+   * After a wake-up, how long the reconciler lets claims land before reading the next lease
+   * deadline again, and how long it steps back when an overdue lease was expired by someone else.
+   */
+  static final Duration RECONCILE_SETTLE = Duration.ofMillis(200);
+
+  /**
+   * Read past the deadline by this much: the journal expires only what is strictly past it, and the
+   * local sleep may end a hair early.
+   */
+  static final Duration RECONCILE_AFTER_DEADLINE_MARGIN = Duration.ofMillis(5);
+
+  /**
+   * Claim this long after a retry backoff ends, so the claim finds it over by the journal's clock.
+   */
+  static final Duration CLAIM_AFTER_BACKOFF_MARGIN = Duration.ofMillis(5);
 
   private final Journal journal;
   private final ExecutorRegistry executors;
@@ -158,6 +177,9 @@ public final class Worker implements AutoCloseable {
   private void claimUntilStopped() {
     ClaimRequest base =
         new ClaimRequest(id, executors.kinds(), config.capacity(), config.defaultLease());
+    // Idle: the last wait ran its whole poll interval without a wake-up. Only then is the backoff
+    // query skipped, so an idle worker costs one claim per poll interval, as before.
+    boolean idle = false;
     while (!stopped()) {
       try {
         if (!slots.tryAcquire(config.pollInterval().toNanos(), TimeUnit.NANOSECONDS)) {
@@ -187,15 +209,33 @@ public final class Worker implements AutoCloseable {
       got.forEach(a -> launch(a, sent));
       if (got.isEmpty()) {
         try {
-          journal.awaitWork(config.pollInterval());
+          Duration wait = idle ? config.pollInterval() : untilClaimable(base);
+          idle = !journal.awaitWork(wait) && wait.equals(config.pollInterval());
         } catch (InterruptedException e) {
           return;
         } catch (RuntimeException e) {
           LOG.error("waiting for work failed", e);
           pause(config.pollInterval());
         }
+      } else {
+        idle = false;
       }
     }
+  }
+
+  /**
+   * How long a claimer that found nothing waits: until the earliest retry backoff of a step it
+   * could claim passes, when that is sooner than the poll interval (an expired lease's retry comes
+   * due ~100 ms after the expiry's wake-up, which found nothing claimable yet).
+   */
+  private Duration untilClaimable(ClaimRequest base) {
+    Optional<Duration> next =
+        journal.untilNextClaimable(
+            new ClaimRequest(
+                id, base.kinds(), base.capacity(), base.defaultLease(), claimRoutes()));
+    return next.map(d -> d.plus(CLAIM_AFTER_BACKOFF_MARGIN))
+        .filter(d -> d.compareTo(config.pollInterval()) < 0)
+        .orElse(config.pollInterval());
   }
 
   private void launch(ClaimedAttempt attempt, Instant claimSentAt) {
@@ -243,15 +283,48 @@ public final class Worker implements AutoCloseable {
     }
   }
 
+  /**
+   * Expires overdue leases as soon as the earliest one is due: sleeps until the earliest lease
+   * deadline in the journal (at most {@link WorkerConfig#reconcileInterval()}), then expires. A
+   * wake-up from the journal (work changed: a claim may have granted a shorter lease) ends the
+   * sleep early; the deadline is read again after {@link #RECONCILE_SETTLE}, once claims had time
+   * to land, so a busy journal costs at most one cheap read per settle period.
+   */
   private void reconcileUntilStopped() {
-    while (!pause(config.reconcileInterval())) {
+    while (!stopped()) {
+      Duration sleep;
       try {
-        List<ExpiredAttempt> expired = journal.expireLeases();
-        if (!expired.isEmpty()) {
-          LOG.info("expired {} overdue leases", expired.size());
+        Optional<Duration> until = journal.untilNextLeaseDeadline();
+        if (until.isPresent() && !until.get().isPositive()) {
+          List<ExpiredAttempt> expired = journal.expireLeases();
+          if (!expired.isEmpty()) {
+            LOG.info("expired {} overdue leases", expired.size());
+            continue;
+          }
+          // Overdue, yet another reconciler or a late completion got there first: let it finish.
+          sleep = RECONCILE_SETTLE;
+        } else {
+          sleep =
+              until
+                  .map(d -> d.plus(RECONCILE_AFTER_DEADLINE_MARGIN))
+                  .filter(d -> d.compareTo(config.reconcileInterval()) < 0)
+                  .orElse(config.reconcileInterval());
         }
       } catch (RuntimeException e) {
         LOG.warn("reconciling leases failed; trying again next interval", e);
+        sleep = config.reconcileInterval();
+      }
+      try {
+        if (journal.awaitWork(sleep) && pause(RECONCILE_SETTLE)) {
+          return;
+        }
+      } catch (InterruptedException e) {
+        return;
+      } catch (RuntimeException e) {
+        LOG.warn("waiting for work changes failed", e);
+        if (pause(sleep)) {
+          return;
+        }
       }
     }
   }
@@ -302,6 +375,9 @@ public final class Worker implements AutoCloseable {
             inFlight.size());
       }
     }
+    // The reconciler may be waiting for a wake-up up to a whole interval: cut that short. It runs
+    // on a platform thread, so an interrupt cannot close a journal socket under it.
+    reconciler.interrupt();
     joinQuietly(reconciler, config.reconcileInterval());
     LOG.info("worker {} stopped: {}", id, stats());
   }

@@ -24,23 +24,28 @@ import org.slf4j.LoggerFactory;
  * already have given the step to another worker. Before completing, an in-flight renewal is drained
  * and the clock checked again. The journal's clock judges for real: a completion it receives late
  * is refused and reported here as {@link LostLeaseReason#COMPLETION_EXPIRED}.
+ *
+ * <p>All leases of one {@code WorkerLease} (one per worker) are kept by one {@link LeaseKeeper}:
+ * they are renewed together, one {@link Journal#renewLeases} call per tick, and one timer enforces
+ * every local deadline. Attempts that start together share the renewal before their work.
  */
 public final class WorkerLease {
   private static final Logger LOG = LoggerFactory.getLogger(WorkerLease.class);
 
   private final Journal journal;
-  private final WorkerConfig config;
   private final InstantSource clock;
+  private final LeaseKeeper keeper;
 
   /** {@code journal} should be a {@link ResilientJournal}: renewals ride out brief faults. */
   public WorkerLease(Journal journal, WorkerConfig config, InstantSource clock) {
     this.journal = journal;
-    this.config = config;
     this.clock = clock;
+    this.keeper = new LeaseKeeper(journal, config, clock);
   }
 
   /**
-   * Runs {@code work} for {@code attempt} and completes the attempt with its outcome.
+   * Runs {@code work} for {@code attempt} and completes the attempt with its outcome, with {@link
+   * LeaseOptions#defaults()}.
    *
    * @param claimSentAt local time just before the claim that opened the attempt was sent
    * @param token cancels the work; the lease cancels it too (lease expiry, renewal failure)
@@ -48,78 +53,100 @@ public final class WorkerLease {
    */
   public LeasedCompletion withWorkerLease(
       ClaimedAttempt attempt, Instant claimSentAt, CancellationToken token, LeasedWork work) {
+    return withWorkerLease(attempt, claimSentAt, token, LeaseOptions.defaults(), work);
+  }
+
+  /**
+   * Runs {@code work} for {@code attempt} as {@link #withWorkerLease(ClaimedAttempt, Instant,
+   * CancellationToken, LeasedWork)} does, with {@code options}: whether to renew before the work,
+   * and what completes the attempt.
+   */
+  public LeasedCompletion withWorkerLease(
+      ClaimedAttempt attempt,
+      Instant claimSentAt,
+      CancellationToken token,
+      LeaseOptions options,
+      LeasedWork work) {
     LeaseToken lease = attempt.lease();
     Duration leaseLength = Duration.ofMillis(attempt.leaseMs());
-    State state = new State(claimSentAt, claimSentAt.plus(leaseLength), Thread.currentThread());
-    if (!clock.instant().isBefore(state.deadline)) {
+    if (!clock.instant().isBefore(claimSentAt.plus(leaseLength))) {
       throw new LeaseLostException(lease, LostLeaseReason.ALREADY_EXPIRED, null, 0, null);
     }
-    renewBeforeWork(lease, leaseLength, state);
-
-    token.onCancel(state::interruptWork);
-    Thread timer =
-        Thread.ofVirtual()
-            .name("lease-timer-" + lease.place())
-            .start(() -> state.expireAtDeadline(token));
-    Thread renewer =
-        Thread.ofVirtual()
-            .name("lease-renewer-" + lease.place())
-            .start(() -> state.renewUntilStopped(lease, leaseLength, token));
-    StepOutcome outcome;
+    LeaseKeeper.Held held =
+        keeper.hold(lease, leaseLength, claimSentAt, token, Thread.currentThread());
     try {
-      outcome = runWork(work, token);
+      if (options.renewBeforeWork()) {
+        renewBeforeWork(held);
+      }
+      token.onCancel(held::interruptWork);
+      StepOutcome outcome;
+      try {
+        outcome = runWork(work, token);
+      } finally {
+        held.stopWork();
+        // Interrupts were ours, to stop the work; it has stopped. Left set, they would break the
+        // waits below and close the journal's socket under the completion (virtual threads do
+        // that).
+        Thread.interrupted();
+      }
+      held.drain();
+      return complete(held, outcome, options);
     } finally {
-      state.stop(timer, renewer);
-      // Interrupts were ours, to stop the work; it has stopped. Left set, they would break the
-      // waits below and close the journal's socket under the completion (virtual threads do that).
-      Thread.interrupted();
+      keeper.release(held);
     }
-    drain(renewer, state);
-
-    return complete(lease, state, outcome);
   }
 
   /** The renewal before any effectful work: refused or late, the work never starts. */
-  private void renewBeforeWork(LeaseToken lease, Duration leaseLength, State state) {
-    Instant sent = clock.instant();
-    try {
-      journal.heartbeat(lease);
-    } catch (LeaseConflictException | RunTerminalException refused) {
-      LOG.warn("{}: first renewal refused ({}); not starting work", lease.place(), refused.code());
-      throw new LeaseLostException(
-          lease, LostLeaseReason.ALREADY_EXPIRED, refused.code(), 0, refused);
-    } catch (RuntimeException fatal) {
-      // The lease may still be live: hand the step back now rather than let it wait for expiry.
-      giveBack(lease, fatal);
-      throw fatal;
-    }
-    if (!state.renewed(sent, leaseLength, clock.instant())) {
-      throw new LeaseLostException(lease, LostLeaseReason.RENEWAL_EXPIRED, null, 0, null);
+  private void renewBeforeWork(LeaseKeeper.Held held) {
+    LeaseToken lease = held.lease();
+    switch (keeper.renewFirst(held)) {
+      case LeaseKeeper.FirstRenewal.Renewed r -> {}
+      case LeaseKeeper.FirstRenewal.Late l ->
+          throw new LeaseLostException(lease, LostLeaseReason.RENEWAL_EXPIRED, null, 0, null);
+      case LeaseKeeper.FirstRenewal.Expired e ->
+          throw new LeaseLostException(lease, LostLeaseReason.ALREADY_EXPIRED, null, 0, null);
+      case LeaseKeeper.FirstRenewal.Refused r -> {
+        LOG.warn(
+            "{}: first renewal refused ({}); not starting work", lease.place(), r.code().wire());
+        throw new LeaseLostException(lease, LostLeaseReason.ALREADY_EXPIRED, r.code(), 0, null);
+      }
+      case LeaseKeeper.FirstRenewal.Failed f -> {
+        // The lease may still be live: hand the step back now rather than let it wait for expiry.
+        giveBack(lease, f.error());
+        throw f.error();
+      }
     }
   }
 
   /**
    * Completes unless the lease was lost: the clock is checked again after renewals were drained.
    */
-  private LeasedCompletion complete(LeaseToken lease, State state, StepOutcome workOutcome) {
-    StepOutcome outcome = workOutcome;
-    synchronized (state) {
-      if (state.expired) {
-        throw new LeaseLostException(
-            lease, LostLeaseReason.RENEWAL_EXPIRED, null, state.renewals, null);
-      }
-      if (state.fatal != null) {
-        outcome =
-            Tails.workerError(
-                WorkerDiagnostic.RENEWAL_FAILED, String.valueOf(state.fatal.getMessage()));
-      }
-      if (!clock.instant().isBefore(state.deadline)) {
-        throw new LeaseLostException(
-            lease, LostLeaseReason.COMPLETION_EXPIRED, null, state.renewals, null);
-      }
+  private LeasedCompletion complete(
+      LeaseKeeper.Held held, StepOutcome workOutcome, LeaseOptions options) {
+    LeaseToken lease = held.lease();
+    LeaseKeeper.Snapshot state = held.snapshot();
+    if (state.expired()) {
+      throw new LeaseLostException(
+          lease, LostLeaseReason.RENEWAL_EXPIRED, null, state.renewals(), null);
+    }
+    StepOutcome outcome =
+        state
+            .fatal()
+            .<StepOutcome>map(
+                f ->
+                    Tails.workerError(
+                        WorkerDiagnostic.RENEWAL_FAILED, String.valueOf(f.getMessage())))
+            .orElse(workOutcome);
+    if (!clock.instant().isBefore(state.deadline())) {
+      throw new LeaseLostException(
+          lease, LostLeaseReason.COMPLETION_EXPIRED, null, state.renewals(), null);
     }
     try {
-      CompletionAck ack = journal.complete(lease, outcome);
+      CompletionAck ack =
+          options
+              .completer()
+              .map(c -> c.complete(lease, outcome))
+              .orElseGet(() -> journal.complete(lease, outcome));
       return new LeasedCompletion(ack, state.renewals());
     } catch (LeaseConflictException | RunTerminalException refused) {
       throw new LeaseLostException(
@@ -127,6 +154,7 @@ public final class WorkerLease {
     }
   }
 
+  /** Before any work: a plain {@link Journal#complete}, whatever completer the options name. */
   private void giveBack(LeaseToken lease, RuntimeException fatal) {
     try {
       journal.complete(
@@ -148,155 +176,6 @@ public final class WorkerLease {
       }
       LOG.error("executor failed", e);
       return Tails.workerError(WorkerDiagnostic.EXECUTOR_FAILED, String.valueOf(e));
-    }
-  }
-
-  /**
-   * Waits for an in-flight renewal to answer, but never past the local deadline: after it the
-   * answer no longer matters.
-   */
-  private void drain(Thread renewer, State state) {
-    while (renewer.isAlive()) {
-      Duration left = Duration.between(clock.instant(), state.deadline());
-      if (left.isNegative() || left.isZero()) {
-        break;
-      }
-      try {
-        renewer.join(left);
-      } catch (InterruptedException e) {
-        // Someone else wants this thread to stop: do not wait any longer, but let them know.
-        Thread.currentThread().interrupt();
-        return;
-      }
-    }
-  }
-
-  private void sleepUntil(Instant t) throws InterruptedException {
-    for (Instant now = clock.instant(); now.isBefore(t); now = clock.instant()) {
-      Thread.sleep(Duration.between(now, t));
-    }
-  }
-
-  /** The local view of one lease, shared by the work thread, the timer and the renewer. */
-  private final class State {
-    private final Thread workThread;
-    private Instant lastRenewal;
-    private Instant deadline;
-    private int renewals;
-    private boolean expired;
-    private boolean stopping;
-    private boolean renewalInFlight;
-    private Throwable fatal;
-
-    State(Instant issuedAt, Instant deadline, Thread workThread) {
-      this.lastRenewal = issuedAt;
-      this.deadline = deadline;
-      this.workThread = workThread;
-    }
-
-    synchronized Instant deadline() {
-      return deadline;
-    }
-
-    synchronized int renewals() {
-      return renewals;
-    }
-
-    /** Applies a renewal sent at {@code sent}; refused if the lease expired before the answer. */
-    synchronized boolean renewed(Instant sent, Duration leaseLength, Instant answeredAt) {
-      if (expired || !answeredAt.isBefore(deadline)) {
-        return false;
-      }
-      lastRenewal = sent;
-      Instant extended = sent.plus(leaseLength);
-      if (extended.isAfter(deadline)) {
-        deadline = extended;
-      }
-      renewals++;
-      return true;
-    }
-
-    /** Interrupts the work unless it already ended (the thread may be completing by then). */
-    synchronized void interruptWork() {
-      if (!stopping) {
-        workThread.interrupt();
-      }
-    }
-
-    void expireAtDeadline(CancellationToken token) {
-      try {
-        while (true) {
-          Instant d;
-          synchronized (this) {
-            if (stopping) {
-              return;
-            }
-            d = deadline;
-            if (!clock.instant().isBefore(d)) {
-              expired = true;
-              break;
-            }
-          }
-          sleepUntil(d);
-        }
-      } catch (InterruptedException e) {
-        return;
-      }
-      LOG.warn("local lease deadline passed; canceling the work of {}", workThread);
-      token.cancel(CancellationToken.Cause.LEASE_EXPIRED);
-    }
-
-    void renewUntilStopped(LeaseToken lease, Duration leaseLength, CancellationToken token) {
-      while (true) {
-        Instant next;
-        synchronized (this) {
-          next = config.nextRenewalAt(lastRenewal, deadline);
-        }
-        try {
-          sleepUntil(next);
-        } catch (InterruptedException e) {
-          return;
-        }
-        Instant sent;
-        synchronized (this) {
-          if (stopping || expired) {
-            return;
-          }
-          renewalInFlight = true;
-          sent = clock.instant();
-        }
-        try {
-          journal.heartbeat(lease);
-          if (!renewed(sent, leaseLength, clock.instant())) {
-            LOG.warn("{}: renewal answered after the local deadline; ignored", lease.place());
-            return;
-          }
-        } catch (LeaseConflictException | RunTerminalException refused) {
-          // The journal owns the attempt's fate now; the local deadline still cancels the work.
-          LOG.warn("{}: renewal refused ({}); no more renewals", lease.place(), refused.code());
-          return;
-        } catch (RuntimeException e) {
-          LOG.error("{}: renewal failed; aborting the attempt", lease.place(), e);
-          synchronized (this) {
-            fatal = e;
-          }
-          token.cancel(CancellationToken.Cause.RENEWAL_FAILED);
-          return;
-        } finally {
-          synchronized (this) {
-            renewalInFlight = false;
-          }
-        }
-      }
-    }
-
-    /** Ends the timer and a sleeping renewer; a renewal in flight is left to answer (drained). */
-    synchronized void stop(Thread timer, Thread renewer) {
-      stopping = true;
-      timer.interrupt();
-      if (!renewalInFlight) {
-        renewer.interrupt();
-      }
     }
   }
 }

@@ -98,4 +98,18 @@ public class ForwardingJournal implements Journal {
   public boolean awaitWork(Duration timeout) throws InterruptedException {
     return delegate.awaitWork(timeout);
   }
+
+  // ---- batched lease renewal and timing (perf-lease). renewLeases is left to the port's default,
+  // which calls heartbeat once per lease: a test that disturbs heartbeat disturbs batched
+  // renewals too.
+
+  @Override
+  public Optional<Duration> untilNextLeaseDeadline() {
+    return delegate.untilNextLeaseDeadline();
+  }
+
+  @Override
+  public Optional<Duration> untilNextClaimable(ClaimRequest request) {
+    return delegate.untilNextClaimable(request);
+  }
 }

@@ -12,6 +12,7 @@ import dev.flows.kernel.journal.CompletionAck;
 import dev.flows.kernel.journal.CompletionReason;
 import dev.flows.kernel.journal.InMemoryJournal;
 import dev.flows.kernel.journal.Journal;
+import dev.flows.kernel.journal.LeaseRenewals;
 import dev.flows.kernel.journal.LeaseToken;
 import dev.flows.kernel.journal.RunId;
 import dev.flows.kernel.journal.Specs;
@@ -22,6 +23,8 @@ import dev.flows.kernel.spec.StepKind;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collection;
 import java.util.List;
 import java.util.Set;
 import java.util.UUID;
@@ -365,5 +368,124 @@ class WorkerLeaseTest {
     var completion = JournalChecks.completions(inMemory, c.attempt().lease().runId()).getFirst();
     assertThat(completion.trajectoryTail().orElseThrow().get("diagnostic").asText())
         .isEqualTo("renewal_failed");
+  }
+
+  // ---- one lease keeper per worker (perf-lease)
+
+  private static final int MANY = 200;
+  private static final Duration MANY_LEASE = Duration.ofSeconds(3);
+  private static final int TICKS_WATCHED = 2;
+
+  @Test
+  void aWorkerHoldingManyLeasesRenewsThemAllWithOneJournalCallPerTick() throws Exception {
+    for (int i = 0; i < MANY; i++) {
+      inMemory.startRun(
+          new StartRun(
+              java.util.Optional.empty(),
+              UUID.randomUUID().toString(),
+              Specs.run(Specs.lease(Specs.command("s", "true"), MANY_LEASE)),
+              java.util.Optional.empty(),
+              "test"));
+    }
+    Instant sent = clock.instant();
+    List<ClaimedAttempt> claimed =
+        inMemory.claim(
+            new ClaimRequest(new WorkerId("w"), Set.of(StepKind.DETERMINISTIC), MANY, MANY_LEASE));
+    assertThat(claimed).hasSize(MANY);
+    List<Integer> batchSizes = new CopyOnWriteArrayList<>();
+    AtomicInteger heartbeats = new AtomicInteger();
+    Journal counting =
+        new ForwardingJournal(inMemory) {
+          @Override
+          public Instant heartbeat(LeaseToken lease) {
+            heartbeats.incrementAndGet();
+            return super.heartbeat(lease);
+          }
+
+          @Override
+          public LeaseRenewals renewLeases(Collection<LeaseToken> leases) {
+            batchSizes.add(leases.size());
+            return delegate.renewLeases(leases);
+          }
+        };
+    WorkerLease lease = lease(counting);
+    CountDownLatch allWorking = new CountDownLatch(MANY);
+    CountDownLatch release = new CountDownLatch(1);
+    List<LeasedCompletion> done = new CopyOnWriteArrayList<>();
+    List<Thread> attempts = new ArrayList<>();
+    for (ClaimedAttempt a : claimed) {
+      attempts.add(
+          Thread.ofVirtual()
+              .start(
+                  () ->
+                      done.add(
+                          lease.withWorkerLease(
+                              a,
+                              sent,
+                              new CancellationToken(),
+                              token -> {
+                                allWorking.countDown();
+                                release.await();
+                                return ok();
+                              }))));
+    }
+    assertThat(allWorking.await(30, TimeUnit.SECONDS)).isTrue();
+    int callsBeforeAllWorking = batchSizes.size();
+    await(() -> batchSizes.size() >= callsBeforeAllWorking + TICKS_WATCHED);
+    release.countDown();
+    for (Thread t : attempts) {
+      t.join(Duration.ofSeconds(30));
+    }
+
+    assertThat(done).hasSize(MANY);
+    assertThat(done)
+        .allSatisfy(d -> assertThat(d.ack().reason()).isEqualTo(CompletionReason.SUCCESS));
+    assertThat(heartbeats).as("no lease renewed on its own").hasValue(0);
+    assertThat(batchSizes.subList(callsBeforeAllWorking, callsBeforeAllWorking + TICKS_WATCHED))
+        .as("each tick renews every held lease in one call")
+        .containsOnly(MANY);
+    assertThat(batchSizes.stream().mapToInt(Integer::intValue).sum())
+        .as("the renewals before the work cover every attempt")
+        .isGreaterThanOrEqualTo(MANY);
+  }
+
+  @Test
+  void anAttemptThatSkipsTheFirstRenewalRunsItsWorkAtOnceAndCompletesThroughItsCompleter() {
+    Claimed c = startAndClaim(1);
+    RenewalRecorder journal = new RenewalRecorder(inMemory, clock);
+    AtomicInteger renewalsSeenByWork = new AtomicInteger(-1);
+    AtomicInteger completerCalls = new AtomicInteger();
+
+    LeasedCompletion done =
+        lease(journal)
+            .withWorkerLease(
+                c.attempt(),
+                c.sentAt(),
+                new CancellationToken(),
+                LeaseOptions.defaults()
+                    .skipFirstRenewal()
+                    .completingWith(
+                        (l, outcome) -> {
+                          completerCalls.incrementAndGet();
+                          return inMemory.complete(l, outcome);
+                        }),
+                token -> {
+                  renewalsSeenByWork.set(journal.accepted());
+                  return ok();
+                });
+
+    assertThat(renewalsSeenByWork).hasValue(0);
+    assertThat(completerCalls).hasValue(1);
+    assertThat(done.ack().reason()).isEqualTo(CompletionReason.SUCCESS);
+    assertThat(JournalChecks.completions(inMemory, c.attempt().lease().runId())).hasSize(1);
+  }
+
+  private static void await(java.util.function.BooleanSupplier condition)
+      throws InterruptedException {
+    long until = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+    while (!condition.getAsBoolean()) {
+      assertThat(System.nanoTime()).as("condition met within a minute").isLessThan(until);
+      Thread.sleep(10);
+    }
   }
 }

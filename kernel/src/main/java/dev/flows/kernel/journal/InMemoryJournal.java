@@ -784,4 +784,71 @@ public final class InMemoryJournal implements Journal {
     wakeups++;
     work.signalAll();
   }
+
+  // ---- batched lease renewal and the reconciler's and claimer's timing (perf-lease)
+
+  /** Under the one lock: every lease is judged against the same "now". */
+  @Override
+  public LeaseRenewals renewLeases(java.util.Collection<LeaseToken> leases) {
+    if (leases.isEmpty()) {
+      return LeaseRenewals.none();
+    }
+    lock.lock();
+    try {
+      Instant now = clock.instant();
+      Map<LeaseToken, Instant> renewed = new HashMap<>();
+      Map<LeaseToken, ErrorCode> refused = new HashMap<>();
+      for (LeaseToken lease : leases) {
+        try {
+          StepRow step = live(lease, now);
+          step.leaseDeadline = now.plusMillis(step.leaseMs);
+          renewed.put(lease, step.leaseDeadline);
+        } catch (FlowsException e) {
+          refused.put(lease, e.code());
+        }
+      }
+      return new LeaseRenewals(renewed, refused);
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  @Override
+  public Optional<Duration> untilNextLeaseDeadline() {
+    lock.lock();
+    try {
+      Instant now = clock.instant();
+      return runs.values().stream()
+          .filter(r -> !r.status.terminal())
+          .flatMap(r -> r.steps.values().stream())
+          .filter(s -> s.status == StepStatus.RUNNING)
+          .map(s -> s.leaseDeadline)
+          .min(Comparator.naturalOrder())
+          .map(d -> d.isAfter(now) ? Duration.between(now, d) : Duration.ZERO);
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  @Override
+  public Optional<Duration> untilNextClaimable(ClaimRequest request) {
+    lock.lock();
+    try {
+      Instant now = clock.instant();
+      return runs.values().stream()
+          .filter(r -> r.status == RunStatus.RUNNING)
+          .flatMap(r -> r.steps.values().stream())
+          .filter(
+              s ->
+                  s.status == StepStatus.READY
+                      && s.notBefore.isAfter(now)
+                      && request.kinds().contains(s.spec.kind())
+                      && request.accepts(dev.flows.kernel.spec.Routes.of(s.spec)))
+          .map(s -> s.notBefore)
+          .min(Comparator.naturalOrder())
+          .map(t -> Duration.between(now, t));
+    } finally {
+      lock.unlock();
+    }
+  }
 }

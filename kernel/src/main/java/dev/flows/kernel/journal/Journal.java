@@ -104,4 +104,46 @@ public interface Journal {
    * true when woken early. Spurious wake-ups are allowed.
    */
   boolean awaitWork(Duration timeout) throws InterruptedException;
+
+  // ---- batched lease renewal and the reconciler's and claimer's timing (perf-lease)
+
+  /**
+   * Renews many leases at once, each exactly as {@link #heartbeat} would (by its step's lease
+   * length from the journal's now, fenced by run, step, attempt, lease id and a deadline not yet
+   * passed by the journal's clock), in one transaction where the journal can. A lease that is not
+   * renewed is answered refused with its code and nothing is written for it; the others are renewed
+   * all the same. An empty collection answers {@link LeaseRenewals#none()} without touching the
+   * journal. The default calls {@link #heartbeat} once per lease: correct, but one transaction
+   * each.
+   */
+  default LeaseRenewals renewLeases(java.util.Collection<LeaseToken> leases) {
+    java.util.Map<LeaseToken, java.time.Instant> renewed = new java.util.HashMap<>();
+    java.util.Map<LeaseToken, dev.flows.kernel.ErrorCode> refused = new java.util.HashMap<>();
+    for (LeaseToken lease : new java.util.LinkedHashSet<>(leases)) {
+      try {
+        renewed.put(lease, heartbeat(lease));
+      } catch (dev.flows.kernel.FlowsException e) {
+        switch (e.code()) {
+          case LEASE_CONFLICT, RUN_TERMINAL, RUN_NOT_FOUND -> refused.put(lease, e.code());
+          default -> throw e;
+        }
+      }
+    }
+    return new LeaseRenewals(renewed, refused);
+  }
+
+  /**
+   * How long, from the journal's now, until the earliest lease deadline of a running attempt in a
+   * run that is still going (zero when one is already past): when {@link #expireLeases} next has
+   * work. Empty when no attempt is running. A read; cheap (an index on the deadline).
+   */
+  Optional<Duration> untilNextLeaseDeadline();
+
+  /**
+   * How long, from the journal's now, until the earliest retry backoff ({@code not_before}) still
+   * ahead of a ready step that {@code request} could claim (its kinds and routes, in a running run)
+   * passes. Empty when no such step waits on a backoff. A read; lets a claimer that found nothing
+   * claim again when a retry comes due instead of after its whole poll interval.
+   */
+  Optional<Duration> untilNextClaimable(ClaimRequest request);
 }

@@ -867,4 +867,115 @@ public abstract class JournalContract {
   void awaitWorkTimesOutWhenNothingHappens() throws Exception {
     assertThat(journal.awaitWork(Duration.ofMillis(50))).isFalse();
   }
+
+  // ---- batched lease renewal and the reconciler's and claimer's timing (perf-lease)
+
+  @Test
+  void renewLeasesRenewsTheLiveLeasesAndRefusesEachOtherWithItsCodeWritingNothingForIt() {
+    start(run(agent("live")));
+    LeaseToken live = claimOne().lease();
+    ClaimedAttempt expiring = expiringAttempt(2);
+    RunId endedRun = start(run(agent("ended")));
+    LeaseToken ended = claimOne().lease();
+    journal.cancelRun(endedRun, "test");
+    LeaseToken forged = new LeaseToken(live.runId(), live.stepId(), live.attempt(), "lease_forged");
+    LeaseToken unknown = new LeaseToken(new RunId("nope"), "a", 1, "lease_x");
+    elapse(pastShortLease());
+    List<JournalRecord> expiringBefore = journal.entries(expiring.lease().runId());
+
+    LeaseRenewals answer =
+        journal.renewLeases(List.of(live, expiring.lease(), ended, forged, unknown));
+
+    assertThat(answer.renewed()).containsOnlyKeys(live);
+    assertThat(answer.deadline(live).orElseThrow()).isAfter(claimedDeadline(live));
+    assertThat(answer.refused())
+        .containsExactlyInAnyOrderEntriesOf(
+            java.util.Map.of(
+                expiring.lease(),
+                ErrorCode.LEASE_CONFLICT,
+                ended,
+                ErrorCode.RUN_TERMINAL,
+                forged,
+                ErrorCode.LEASE_CONFLICT,
+                unknown,
+                ErrorCode.RUN_NOT_FOUND));
+    assertThat(journal.entries(expiring.lease().runId())).isEqualTo(expiringBefore);
+    assertThat(stepStatus(expiring.lease().runId(), "a")).isEqualTo(StepStatus.RUNNING);
+    assertThat(journal.complete(live, ok()).disposition()).isEqualTo(Disposition.STEP_DONE);
+  }
+
+  /** The deadline the claim granted, from the attempt's journal entry. */
+  private Instant claimedDeadline(LeaseToken lease) {
+    return entriesOf(lease.runId(), JournalEntry.StepAttemptStarted.class).stream()
+        .filter(e -> e.stepId().equals(lease.stepId()) && e.attempt() == lease.attempt())
+        .findFirst()
+        .orElseThrow()
+        .leaseDeadline();
+  }
+
+  @Test
+  void renewLeasesOfNoLeasesAnswersNothing() {
+    assertThat(journal.renewLeases(List.of())).isEqualTo(LeaseRenewals.none());
+  }
+
+  @Test
+  void aLeaseRenewedInABatchIsFencedByTheJournalClockLikeAHeartbeat() {
+    ClaimedAttempt a = expiringAttempt(2);
+    elapse(Duration.ofMillis(50));
+    Instant renewed = journal.renewLeases(List.of(a.lease())).deadline(a.lease()).orElseThrow();
+    assertThat(renewed).isAfter(a.leaseDeadline());
+
+    elapse(pastShortLease());
+
+    assertThat(journal.renewLeases(List.of(a.lease())).refusal(a.lease()))
+        .contains(ErrorCode.LEASE_CONFLICT);
+    assertRefused(() -> journal.complete(a.lease(), ok()), ErrorCode.LEASE_CONFLICT);
+    assertThat(journal.expireLeases())
+        .containsExactly(new ExpiredAttempt(a.lease(), Disposition.RETRY));
+  }
+
+  @Test
+  void theNextLeaseDeadlineIsTheEarliestRunningAttemptsAndZeroOnceItPassed() {
+    assertThat(journal.untilNextLeaseDeadline()).isEmpty();
+    start(run(agent("long")));
+    claimOne();
+    assertThat(journal.untilNextLeaseDeadline().orElseThrow())
+        .isPositive()
+        .isLessThanOrEqualTo(LONG_LEASE);
+    ClaimedAttempt expiring = expiringAttempt(2);
+    assertThat(journal.untilNextLeaseDeadline().orElseThrow())
+        .isPositive()
+        .isLessThanOrEqualTo(shortLease());
+
+    elapse(pastShortLease());
+
+    assertThat(journal.untilNextLeaseDeadline()).contains(Duration.ZERO);
+    assertThat(journal.expireLeases()).hasSize(1);
+    assertThat(journal.untilNextLeaseDeadline().orElseThrow())
+        .isPositive()
+        .isLessThanOrEqualTo(LONG_LEASE);
+    journal.cancelRun(expiring.lease().runId(), "test");
+  }
+
+  @Test
+  void theNextClaimableTimeIsTheEarliestBackoffAheadOfAStepTheRequestCouldClaim() {
+    RetryPolicy slow = new RetryPolicy(60_000, 60_000, 1.0, 0);
+    start(run(Specs.retry(iterations(agent("a"), 3), slow)));
+    ClaimRequest agents =
+        new ClaimRequest(WORKER, Set.of(StepKind.AGENT), 1, LONG_LEASE, Optional.empty());
+    ClaimRequest commands =
+        new ClaimRequest(WORKER, Set.of(StepKind.DETERMINISTIC), 1, LONG_LEASE, Optional.empty());
+    assertThat(journal.untilNextClaimable(agents)).as("ready now: nothing to wait for").isEmpty();
+
+    journal.complete(claimOne().lease(), retryableFailure());
+
+    assertThat(journal.untilNextClaimable(agents).orElseThrow())
+        .isPositive()
+        .isLessThanOrEqualTo(Duration.ofMillis(60_000));
+    assertThat(journal.untilNextClaimable(commands)).isEmpty();
+    ClaimRequest otherRoute =
+        new ClaimRequest(
+            WORKER, Set.of(StepKind.AGENT), 1, LONG_LEASE, Optional.of(Set.of("no-such-route")));
+    assertThat(journal.untilNextClaimable(otherRoute)).isEmpty();
+  }
 }

@@ -1,0 +1,15 @@
+-- Milliseconds from the database clock's now to the earliest backoff still ahead of a ready step
+-- the claimer could take (its kinds and routes, a running run): the steps_claimable index, from
+-- now onwards.
+WITH now AS (SELECT clock_timestamp() AS t)
+SELECT EXTRACT(EPOCH FROM (s.not_before - now.t)) * 1000 AS until_ms
+  FROM flows.steps s
+  JOIN flows.runs r ON r.run_id = s.run_id
+  CROSS JOIN now
+ WHERE s.status = 'ready'
+   AND s.not_before > now.t
+   AND CAST(s.kind AS text) = ANY(:kinds)
+   AND (:anyRoute OR s.route = ANY(:routes))
+   AND r.status = 'running'
+ ORDER BY s.not_before, s.created_seq
+ LIMIT 1
