@@ -33,19 +33,19 @@ final class Notes {
         hop through the claim loop (NOTIFY → claim) before the child starts. The same fixes
         (fewer, merged writes; a worker executing the child it just admitted without a claim
         round trip) close it.
-      - **Recovery.** A dead worker's lease is expired by another worker's reconcile loop, every
-        `reconcileInterval` (5 s by default); the expiry schedules the retry after its backoff
-        (100 ms ± 20 %), so the NOTIFY it sends finds nothing claimable yet and the survivor claims
-        on its next poll (1 s). Recovery is therefore up to remaining lease + 5 s + 1 s. A 1 s
-        reconcile interval (the third row above) narrows it to about lease + 1.5 s but does not
-        close it. Closing it: a reconciler that wakes at the earliest lease deadline it knows of,
-        and a claim loop that, when a claim finds nothing, waits only until the earliest
-        `not_before` of a ready step (or a wake-up sent when the backoff ends) rather than a full
-        poll interval.
-      - **Memory and renewals of waiting runs.** Every attempt renews its own lease in its own
-        transaction (one write per lease per third of the lease), so the renewal cost grows with
-        the runs held; each waiting body also polls its child. Closing it: one `UPDATE … WHERE
-        worker_id = ? AND deadline < …` per renewal period renewing every lease the worker holds,
-        and completion wake-ups instead of polling.
+      - **Recovery.** A dead worker's lease is expired by another worker's reconciler, which
+        sleeps until the earliest lease deadline in the journal (`untilNextLeaseDeadline`, capped
+        by `reconcileInterval`); the expiry schedules the retry after its backoff (100 ms ± 20 %)
+        and its NOTIFY wakes the survivor, whose claim loop then waits only until that backoff
+        ends (`untilNextClaimable`). Recovery is about the remaining lease + 0.1 s plus the
+        machine's scheduling delays; a miss means the survivor's threads did not get a core in
+        time (see the load average), or a lease granted after the reconciler's last read was
+        shorter than its sleep and no wake-up arrived before it (capped by `reconcileInterval`).
+      - **Memory and renewals of waiting runs.** One lease keeper per worker renews every lease
+        it holds in one `renewLeases` statement per tick (a third of the shortest lease), so the
+        renewal writes per period no longer grow with the runs held; the count also includes any
+        other write in the cluster during the window (autovacuum/analyze after the ramp).
+        Memory: each waiting body still holds a virtual thread and polls its child; closing the
+        rest needs completion wake-ups instead of polling.
       """;
 }
