@@ -71,6 +71,9 @@ public final class PostgresJournal implements Journal, AutoCloseable {
   private final JournalStoreConfig config;
   private final WorkListener listener;
   private final Optional<HikariDataSource> ownedPool;
+  // Group commit of recordConfirmedEffect (see the "group commit" block below).
+  private final StepSpecCache stepSpecs;
+  private final GroupCommit<MemoCall, Boolean> memoWrites;
 
   private PostgresJournal(
       DataSource dataSource, JournalStoreConfig config, Optional<HikariDataSource> ownedPool) {
@@ -78,6 +81,12 @@ public final class PostgresJournal implements Journal, AutoCloseable {
     this.config = config;
     this.ownedPool = ownedPool;
     this.listener = new WorkListener(config);
+    this.stepSpecs = new StepSpecCache(config.groupCommit().stepSpecCacheSize());
+    this.memoWrites =
+        new GroupCommit<>(
+            this::writeMemosFast,
+            config.groupCommit().maxBatch(),
+            config.groupCommit().maxInFlight());
   }
 
   /** Opens a HikariCP pool on {@code config} (closed with the journal). */
@@ -276,6 +285,7 @@ public final class PostgresJournal implements Journal, AutoCloseable {
                 .bind("workerId", request.workerId().value())
                 .bind("now", now.toString())
                 .add();
+            stepSpecs.put(s.runId(), s.stepId(), s.spec());
             String key = Keys.idempotencyKey(s.runId(), s.stepId());
             started.add(
                 new JournalEntry.StepAttemptStarted(
@@ -330,6 +340,25 @@ public final class PostgresJournal implements Journal, AutoCloseable {
 
   @Override
   public EffectElection recordConfirmedEffect(
+      LeaseToken lease, String surfacePath, Optional<JsonNode> output) {
+    boolean declared =
+        stepSpecs
+            .get(lease.runId(), lease.stepId())
+            .map(spec -> spec.body() instanceof StepBody.Agent a && a.declares(surfacePath))
+            .orElse(false);
+    if (declared && memoWrites.submit(MemoCall.of(lease, surfacePath, output))) {
+      return new EffectElection(
+          Keys.idempotencyKey(lease.runId(), lease.stepId()), false, false, Optional.empty());
+    }
+    return recordConfirmedEffectOneByOne(lease, surfacePath, output);
+  }
+
+  /**
+   * The general path: every case the group commit does not take (a step whose spec is not cached,
+   * an existing election, a lost lease, a terminal run, an undeclared surface) answers or refuses
+   * here exactly as a lone transaction would.
+   */
+  private EffectElection recordConfirmedEffectOneByOne(
       LeaseToken lease, String surfacePath, Optional<JsonNode> output) {
     return tx(
         h -> {
@@ -1014,6 +1043,81 @@ public final class PostgresJournal implements Journal, AutoCloseable {
     return listener.await(timeout);
   }
 
+  // ---------------------------------------------------------------- group commit (f.step memos)
+
+  /** One recordConfirmedEffect call as the fast path writes it, its entries already encoded. */
+  private record MemoCall(
+      LeaseToken lease,
+      String surfacePath,
+      String idempotencyKey,
+      Optional<String> output,
+      String recordedPayload,
+      String confirmedPayload) {
+    static MemoCall of(LeaseToken lease, String surfacePath, Optional<JsonNode> output) {
+      String key = Keys.idempotencyKey(lease.runId(), lease.stepId());
+      return new MemoCall(
+          lease,
+          surfacePath,
+          key,
+          output.map(EntryCodec::text),
+          EntryCodec.encode(recorded(lease, surfacePath, key, false)).payload(),
+          EntryCodec.encode(
+                  new JournalEntry.EffectConfirmed(
+                      lease.runId(), lease.stepId(), lease.attempt(), surfacePath, key, output))
+              .payload());
+    }
+  }
+
+  /**
+   * Writes a batch of memo effects with one statement in autocommit (one round trip, one
+   * transaction) and answers, per call, whether it took the fast path; see {@code
+   * memo_fast_path.sql}.
+   */
+  private List<Boolean> writeMemosFast(List<MemoCall> calls) {
+    int n = calls.size();
+    List<Integer> ords = new ArrayList<>(n);
+    for (int i = 0; i < n; i++) {
+      ords.add(i);
+    }
+    try {
+      boolean[] fast = new boolean[n];
+      jdbi.useHandle(
+          h ->
+              h.createQuery(Sql.text("memo_fast_path"))
+                  .bindArray("ords", Integer.class, ords)
+                  .bindArray("runIds", String.class, column(calls, c -> c.lease().runId().value()))
+                  .bindArray("stepIds", String.class, column(calls, c -> c.lease().stepId()))
+                  .bindArray("attempts", Integer.class, column(calls, c -> c.lease().attempt()))
+                  .bindArray("leaseIds", String.class, column(calls, c -> c.lease().leaseId()))
+                  .bindArray("surfacePaths", String.class, column(calls, MemoCall::surfacePath))
+                  .bindArray(
+                      "idempotencyKeys", String.class, column(calls, MemoCall::idempotencyKey))
+                  .bindArray("outputs", String.class, column(calls, c -> c.output().orElse(null)))
+                  .bindArray(
+                      "recordedPayloads", String.class, column(calls, MemoCall::recordedPayload))
+                  .bindArray(
+                      "confirmedPayloads", String.class, column(calls, MemoCall::confirmedPayload))
+                  .map((rs, ctx) -> fast[rs.getInt("ord")] = rs.getBoolean("fast"))
+                  .list());
+      List<Boolean> answers = new ArrayList<>(n);
+      for (boolean f : fast) {
+        answers.add(f);
+      }
+      return answers;
+    } catch (JdbiException e) {
+      throw SqlErrors.translate(e);
+    }
+  }
+
+  private static <T> List<T> column(
+      List<MemoCall> calls, java.util.function.Function<MemoCall, T> value) {
+    List<T> values = new ArrayList<>(calls.size());
+    for (MemoCall c : calls) {
+      values.add(value.apply(c));
+    }
+    return values;
+  }
+
   // ---------------------------------------------------------------- helpers
 
   /** Every verb runs here: one transaction, and the one place SQL failures are translated. */
@@ -1062,6 +1166,7 @@ public final class PostgresJournal implements Journal, AutoCloseable {
     if (!live) {
       throw lost(lease);
     }
+    stepSpecs.put(s.runId(), s.stepId(), s.spec());
     return s;
   }
 
