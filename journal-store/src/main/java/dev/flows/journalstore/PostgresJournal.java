@@ -42,6 +42,8 @@ import dev.flows.kernel.spec.StepBody;
 import dev.flows.kernel.spec.StepKind;
 import dev.flows.kernel.spec.StepSpec;
 import java.sql.Array;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
@@ -68,6 +70,7 @@ import org.jdbi.v3.core.statement.PreparedBatch;
  */
 public final class PostgresJournal implements Journal, AutoCloseable {
   private final Jdbi jdbi;
+  private final DataSource dataSource;
   private final JournalStoreConfig config;
   private final WorkListener listener;
   private final Optional<HikariDataSource> ownedPool;
@@ -78,6 +81,7 @@ public final class PostgresJournal implements Journal, AutoCloseable {
   private PostgresJournal(
       DataSource dataSource, JournalStoreConfig config, Optional<HikariDataSource> ownedPool) {
     this.jdbi = Jdbi.create(dataSource);
+    this.dataSource = dataSource;
     this.config = config;
     this.ownedPool = ownedPool;
     this.listener = new WorkListener(config);
@@ -346,9 +350,11 @@ public final class PostgresJournal implements Journal, AutoCloseable {
             .get(lease.runId(), lease.stepId())
             .map(spec -> spec.body() instanceof StepBody.Agent a && a.declares(surfacePath))
             .orElse(false);
-    if (declared && memoWrites.submit(MemoCall.of(lease, surfacePath, output))) {
-      return new EffectElection(
-          Keys.idempotencyKey(lease.runId(), lease.stepId()), false, false, Optional.empty());
+    if (declared) {
+      MemoCall call = MemoCall.of(lease, surfacePath, output);
+      if (memoWrites.submit(call)) {
+        return new EffectElection(call.idempotencyKey(), false, false, Optional.empty());
+      }
     }
     return recordConfirmedEffectOneByOne(lease, surfacePath, output);
   }
@@ -1071,51 +1077,54 @@ public final class PostgresJournal implements Journal, AutoCloseable {
   /**
    * Writes a batch of memo effects with one statement in autocommit (one round trip, one
    * transaction) and answers, per call, whether it took the fast path; see {@code
-   * memo_fast_path.sql}.
+   * memo_fast_path.sql}. Plain JDBC rather than Jdbi: this runs once per {@code f.step}, and Jdbi's
+   * per-statement set-up (config, argument and array type lookups) cost more CPU than the
+   * statement's own work.
    */
   private List<Boolean> writeMemosFast(List<MemoCall> calls) {
     int n = calls.size();
-    List<Integer> ords = new ArrayList<>(n);
-    for (int i = 0; i < n; i++) {
-      ords.add(i);
-    }
-    try {
-      boolean[] fast = new boolean[n];
-      jdbi.useHandle(
-          h ->
-              h.createQuery(Sql.text("memo_fast_path"))
-                  .bindArray("ords", Integer.class, ords)
-                  .bindArray("runIds", String.class, column(calls, c -> c.lease().runId().value()))
-                  .bindArray("stepIds", String.class, column(calls, c -> c.lease().stepId()))
-                  .bindArray("attempts", Integer.class, column(calls, c -> c.lease().attempt()))
-                  .bindArray("leaseIds", String.class, column(calls, c -> c.lease().leaseId()))
-                  .bindArray("surfacePaths", String.class, column(calls, MemoCall::surfacePath))
-                  .bindArray(
-                      "idempotencyKeys", String.class, column(calls, MemoCall::idempotencyKey))
-                  .bindArray("outputs", String.class, column(calls, c -> c.output().orElse(null)))
-                  .bindArray(
-                      "recordedPayloads", String.class, column(calls, MemoCall::recordedPayload))
-                  .bindArray(
-                      "confirmedPayloads", String.class, column(calls, MemoCall::confirmedPayload))
-                  .map((rs, ctx) -> fast[rs.getInt("ord")] = rs.getBoolean("fast"))
-                  .list());
-      List<Boolean> answers = new ArrayList<>(n);
-      for (boolean f : fast) {
-        answers.add(f);
+    try (Connection c = dataSource.getConnection()) {
+      if (!c.getAutoCommit()) {
+        c.setAutoCommit(true);
       }
-      return answers;
-    } catch (JdbiException e) {
+      try (PreparedStatement ps = c.prepareStatement(MEMO_FAST_PATH.sql())) {
+        MEMO_FAST_PATH.bind(ps, "runIds", textArray(c, calls, m -> m.lease().runId().value()));
+        MEMO_FAST_PATH.bind(ps, "stepIds", textArray(c, calls, m -> m.lease().stepId()));
+        Integer[] attempts = new Integer[n];
+        for (int i = 0; i < n; i++) {
+          attempts[i] = calls.get(i).lease().attempt();
+        }
+        MEMO_FAST_PATH.bind(ps, "attempts", c.createArrayOf("int4", attempts));
+        MEMO_FAST_PATH.bind(ps, "leaseIds", textArray(c, calls, m -> m.lease().leaseId()));
+        MEMO_FAST_PATH.bind(ps, "surfacePaths", textArray(c, calls, MemoCall::surfacePath));
+        MEMO_FAST_PATH.bind(ps, "idempotencyKeys", textArray(c, calls, MemoCall::idempotencyKey));
+        MEMO_FAST_PATH.bind(ps, "outputs", textArray(c, calls, m -> m.output().orElse(null)));
+        MEMO_FAST_PATH.bind(ps, "recordedPayloads", textArray(c, calls, MemoCall::recordedPayload));
+        MEMO_FAST_PATH.bind(
+            ps, "confirmedPayloads", textArray(c, calls, MemoCall::confirmedPayload));
+        Boolean[] fast = new Boolean[n];
+        try (ResultSet rs = ps.executeQuery()) {
+          while (rs.next()) {
+            fast[rs.getInt("ord") - 1] = rs.getBoolean("fast");
+          }
+        }
+        return Arrays.asList(fast);
+      }
+    } catch (SQLException e) {
       throw SqlErrors.translate(e);
     }
   }
 
-  private static <T> List<T> column(
-      List<MemoCall> calls, java.util.function.Function<MemoCall, T> value) {
-    List<T> values = new ArrayList<>(calls.size());
-    for (MemoCall c : calls) {
-      values.add(value.apply(c));
+  private static final PositionalSql MEMO_FAST_PATH = PositionalSql.of(Sql.text("memo_fast_path"));
+
+  private static Array textArray(
+      Connection c, List<MemoCall> calls, java.util.function.Function<MemoCall, String> value)
+      throws SQLException {
+    String[] values = new String[calls.size()];
+    for (int i = 0; i < values.length; i++) {
+      values[i] = value.apply(calls.get(i));
     }
-    return values;
+    return c.createArrayOf("text", values);
   }
 
   // ---------------------------------------------------------------- helpers

@@ -2,22 +2,24 @@
 -- statement and so one transaction in autocommit: for every call whose lease is live by the
 -- database clock, whose run is not terminal and whose (run, step, surface) holds no election yet,
 -- insert the election already confirmed and journal effect.recorded then effect.confirmed (payloads
--- encoded by the caller with EntryCodec). Answers per call (ord) whether it took this path; any
--- other call writes nothing here and goes back to the one-call path, which gives the exact answer
--- or refusal. Step rows are locked in (run_id, step_id) order, so two batches never deadlock, and
--- no run row is locked (the entries' foreign-key KEY SHARE does not conflict with run locks).
+-- encoded by the caller with EntryCodec). Answers per call (ord, from 1) whether it took this
+-- path; any other call writes nothing here and goes back to the one-call path, which gives the
+-- exact answer or refusal. Step rows are locked in (run_id, step_id) order, so two batches never
+-- deadlock, and no run row is locked (the entries' foreign-key KEY SHARE does not conflict with
+-- the NO KEY UPDATE run locks of other verbs).
 WITH clock AS MATERIALIZED (
   SELECT clock_timestamp() AS now
 ),
 input AS (
   SELECT *
-    FROM unnest(CAST(:ords AS integer[]), CAST(:runIds AS text[]), CAST(:stepIds AS text[]),
+    FROM unnest(CAST(:runIds AS text[]), CAST(:stepIds AS text[]),
                 CAST(:attempts AS integer[]), CAST(:leaseIds AS text[]),
                 CAST(:surfacePaths AS text[]), CAST(:idempotencyKeys AS text[]),
                 CAST(:outputs AS text[]), CAST(:recordedPayloads AS text[]),
                 CAST(:confirmedPayloads AS text[]))
-      AS i(ord, run_id, step_id, attempt, lease_id, surface_path, idempotency_key, output,
-           recorded, confirmed)
+         WITH ORDINALITY
+      AS i(run_id, step_id, attempt, lease_id, surface_path, idempotency_key, output, recorded,
+           confirmed, ord)
 ),
 fenced AS (
   SELECT i.ord, i.run_id, i.step_id, i.attempt, i.surface_path, i.idempotency_key, i.output,
