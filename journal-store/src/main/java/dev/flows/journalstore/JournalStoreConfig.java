@@ -46,7 +46,7 @@ public record JournalStoreConfig(
    */
   public record GroupCommitLimits(int maxBatch, int maxInFlight, int stepSpecCacheSize) {
     public static final int DEFAULT_MAX_BATCH = 64;
-    public static final int DEFAULT_MAX_IN_FLIGHT = 2;
+    public static final int DEFAULT_MAX_IN_FLIGHT = 1;
     public static final int DEFAULT_STEP_SPEC_CACHE_SIZE = 10_000;
     public static final GroupCommitLimits DEFAULTS =
         new GroupCommitLimits(
