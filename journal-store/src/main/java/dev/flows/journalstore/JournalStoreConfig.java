@@ -16,6 +16,7 @@ import java.util.Optional;
  * @param listenPollInterval how often the LISTEN connection checks for notifications and for close
  * @param listenReconnectDelay the pause before re-opening a lost LISTEN connection
  * @param expiryBatchSize at most this many expired leases are handled per {@code expireLeases}
+ * @param groupCommit how concurrent {@code recordConfirmedEffect} calls are written together
  */
 public record JournalStoreConfig(
     String jdbcUrl,
@@ -25,7 +26,8 @@ public record JournalStoreConfig(
     Duration connectionTimeout,
     Duration listenPollInterval,
     Duration listenReconnectDelay,
-    int expiryBatchSize) {
+    int expiryBatchSize,
+    GroupCommitLimits groupCommit) {
 
   public static final int DEFAULT_POOL_SIZE = 10;
   public static final Duration DEFAULT_CONNECTION_TIMEOUT = Duration.ofSeconds(10);
@@ -33,10 +35,42 @@ public record JournalStoreConfig(
   public static final Duration DEFAULT_LISTEN_RECONNECT_DELAY = Duration.ofSeconds(1);
   public static final int DEFAULT_EXPIRY_BATCH_SIZE = 500;
 
+  /**
+   * Limits of the group commit of {@code recordConfirmedEffect} (an {@code f.step} memo).
+   *
+   * @param maxBatch at most this many calls are written by one statement (one transaction)
+   * @param maxInFlight at most this many batches are being written at once, each on its own
+   *     connection; a call made while fewer run is written at once, the rest queue for the next
+   * @param stepSpecCacheSize step specs kept to judge whether a surface is declared without reading
+   *     the step (a step's spec never changes); a step not in the cache takes the one-call path
+   */
+  public record GroupCommitLimits(int maxBatch, int maxInFlight, int stepSpecCacheSize) {
+    public static final int DEFAULT_MAX_BATCH = 64;
+    public static final int DEFAULT_MAX_IN_FLIGHT = 1;
+    public static final int DEFAULT_STEP_SPEC_CACHE_SIZE = 10_000;
+    public static final GroupCommitLimits DEFAULTS =
+        new GroupCommitLimits(
+            DEFAULT_MAX_BATCH, DEFAULT_MAX_IN_FLIGHT, DEFAULT_STEP_SPEC_CACHE_SIZE);
+
+    public GroupCommitLimits {
+      if (maxBatch < 1) {
+        throw invalid("groupCommit.maxBatch must be >= 1", "groupCommit.maxBatch");
+      }
+      if (maxInFlight < 1) {
+        throw invalid("groupCommit.maxInFlight must be >= 1", "groupCommit.maxInFlight");
+      }
+      if (stepSpecCacheSize < 0) {
+        throw invalid(
+            "groupCommit.stepSpecCacheSize must be >= 0", "groupCommit.stepSpecCacheSize");
+      }
+    }
+  }
+
   public JournalStoreConfig {
     Objects.requireNonNull(jdbcUrl, "jdbcUrl");
     Objects.requireNonNull(user, "user");
     Objects.requireNonNull(password, "password");
+    Objects.requireNonNull(groupCommit, "groupCommit");
     if (!jdbcUrl.startsWith("jdbc:postgresql:")) {
       throw invalid("jdbcUrl must start with jdbc:postgresql:", "jdbcUrl");
     }
@@ -52,6 +86,28 @@ public record JournalStoreConfig(
         throw invalid("durations must be positive", "journal-store timeouts");
       }
     }
+  }
+
+  /** Connection settings and limits with the default group commit limits. */
+  public JournalStoreConfig(
+      String jdbcUrl,
+      Optional<String> user,
+      Optional<String> password,
+      int poolSize,
+      Duration connectionTimeout,
+      Duration listenPollInterval,
+      Duration listenReconnectDelay,
+      int expiryBatchSize) {
+    this(
+        jdbcUrl,
+        user,
+        password,
+        poolSize,
+        connectionTimeout,
+        listenPollInterval,
+        listenReconnectDelay,
+        expiryBatchSize,
+        GroupCommitLimits.DEFAULTS);
   }
 
   /** The named defaults for a database at {@code jdbcUrl}. */
@@ -76,7 +132,8 @@ public record JournalStoreConfig(
         connectionTimeout,
         listenPollInterval,
         listenReconnectDelay,
-        expiryBatchSize);
+        expiryBatchSize,
+        groupCommit);
   }
 
   public JournalStoreConfig withPoolSize(int size) {
@@ -88,7 +145,21 @@ public record JournalStoreConfig(
         connectionTimeout,
         listenPollInterval,
         listenReconnectDelay,
-        expiryBatchSize);
+        expiryBatchSize,
+        groupCommit);
+  }
+
+  public JournalStoreConfig withGroupCommit(GroupCommitLimits limits) {
+    return new JournalStoreConfig(
+        jdbcUrl,
+        user,
+        password,
+        poolSize,
+        connectionTimeout,
+        listenPollInterval,
+        listenReconnectDelay,
+        expiryBatchSize,
+        limits);
   }
 
   private static FlowsException invalid(String message, String place) {

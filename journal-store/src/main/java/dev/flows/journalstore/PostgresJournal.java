@@ -43,6 +43,8 @@ import dev.flows.kernel.spec.StepBody;
 import dev.flows.kernel.spec.StepKind;
 import dev.flows.kernel.spec.StepSpec;
 import java.sql.Array;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
@@ -73,16 +75,27 @@ import org.jdbi.v3.core.statement.PreparedBatch;
  */
 public final class PostgresJournal implements Journal, AutoCloseable {
   private final Jdbi jdbi;
+  private final DataSource dataSource;
   private final JournalStoreConfig config;
   private final WorkListener listener;
   private final Optional<HikariDataSource> ownedPool;
+  // Group commit of recordConfirmedEffect (see the "group commit" block below).
+  private final StepSpecCache stepSpecs;
+  private final GroupCommit<MemoCall, Boolean> memoWrites;
 
   private PostgresJournal(
       DataSource dataSource, JournalStoreConfig config, Optional<HikariDataSource> ownedPool) {
     this.jdbi = Jdbi.create(dataSource);
+    this.dataSource = dataSource;
     this.config = config;
     this.ownedPool = ownedPool;
     this.listener = new WorkListener(config);
+    this.stepSpecs = new StepSpecCache(config.groupCommit().stepSpecCacheSize());
+    this.memoWrites =
+        new GroupCommit<>(
+            this::writeMemosFast,
+            config.groupCommit().maxBatch(),
+            config.groupCommit().maxInFlight());
   }
 
   /** Opens a HikariCP pool on {@code config} (closed with the journal). */
@@ -281,6 +294,7 @@ public final class PostgresJournal implements Journal, AutoCloseable {
                 .bind("workerId", request.workerId().value())
                 .bind("now", now.toString())
                 .add();
+            stepSpecs.put(s.runId(), s.stepId(), s.spec());
             String key = Keys.idempotencyKey(s.runId(), s.stepId());
             started.add(
                 new JournalEntry.StepAttemptStarted(
@@ -335,6 +349,27 @@ public final class PostgresJournal implements Journal, AutoCloseable {
 
   @Override
   public EffectElection recordConfirmedEffect(
+      LeaseToken lease, String surfacePath, Optional<JsonNode> output) {
+    boolean declared =
+        stepSpecs
+            .get(lease.runId(), lease.stepId())
+            .map(spec -> spec.body() instanceof StepBody.Agent a && a.declares(surfacePath))
+            .orElse(false);
+    if (declared) {
+      MemoCall call = MemoCall.of(lease, surfacePath, output);
+      if (memoWrites.submit(call)) {
+        return new EffectElection(call.idempotencyKey(), false, false, Optional.empty());
+      }
+    }
+    return recordConfirmedEffectOneByOne(lease, surfacePath, output);
+  }
+
+  /**
+   * The general path: every case the group commit does not take (a step whose spec is not cached,
+   * an existing election, a lost lease, a terminal run, an undeclared surface) answers or refuses
+   * here exactly as a lone transaction would.
+   */
+  private EffectElection recordConfirmedEffectOneByOne(
       LeaseToken lease, String surfacePath, Optional<JsonNode> output) {
     return tx(
         h -> {
@@ -1115,6 +1150,84 @@ public final class PostgresJournal implements Journal, AutoCloseable {
     return ms <= 0 ? Duration.ZERO : Duration.ofNanos((long) Math.ceil(ms * 1_000_000));
   }
 
+  // ---------------------------------------------------------------- group commit (f.step memos)
+
+  /** One recordConfirmedEffect call as the fast path writes it, its entries already encoded. */
+  private record MemoCall(
+      LeaseToken lease,
+      String surfacePath,
+      String idempotencyKey,
+      Optional<String> output,
+      String recordedPayload,
+      String confirmedPayload) {
+    static MemoCall of(LeaseToken lease, String surfacePath, Optional<JsonNode> output) {
+      String key = Keys.idempotencyKey(lease.runId(), lease.stepId());
+      return new MemoCall(
+          lease,
+          surfacePath,
+          key,
+          output.map(EntryCodec::text),
+          EntryCodec.encode(recorded(lease, surfacePath, key, false)).payload(),
+          EntryCodec.encode(
+                  new JournalEntry.EffectConfirmed(
+                      lease.runId(), lease.stepId(), lease.attempt(), surfacePath, key, output))
+              .payload());
+    }
+  }
+
+  /**
+   * Writes a batch of memo effects with one statement in autocommit (one round trip, one
+   * transaction) and answers, per call, whether it took the fast path; see {@code
+   * memo_fast_path.sql}. Plain JDBC rather than Jdbi: this runs once per {@code f.step}, and Jdbi's
+   * per-statement set-up (config, argument and array type lookups) cost more CPU than the
+   * statement's own work.
+   */
+  private List<Boolean> writeMemosFast(List<MemoCall> calls) {
+    int n = calls.size();
+    try (Connection c = dataSource.getConnection()) {
+      if (!c.getAutoCommit()) {
+        c.setAutoCommit(true);
+      }
+      try (PreparedStatement ps = c.prepareStatement(MEMO_FAST_PATH.sql())) {
+        MEMO_FAST_PATH.bind(ps, "runIds", textArray(c, calls, m -> m.lease().runId().value()));
+        MEMO_FAST_PATH.bind(ps, "stepIds", textArray(c, calls, m -> m.lease().stepId()));
+        Integer[] attempts = new Integer[n];
+        for (int i = 0; i < n; i++) {
+          attempts[i] = calls.get(i).lease().attempt();
+        }
+        MEMO_FAST_PATH.bind(ps, "attempts", c.createArrayOf("int4", attempts));
+        MEMO_FAST_PATH.bind(ps, "leaseIds", textArray(c, calls, m -> m.lease().leaseId()));
+        MEMO_FAST_PATH.bind(ps, "surfacePaths", textArray(c, calls, MemoCall::surfacePath));
+        MEMO_FAST_PATH.bind(ps, "idempotencyKeys", textArray(c, calls, MemoCall::idempotencyKey));
+        MEMO_FAST_PATH.bind(ps, "outputs", textArray(c, calls, m -> m.output().orElse(null)));
+        MEMO_FAST_PATH.bind(ps, "recordedPayloads", textArray(c, calls, MemoCall::recordedPayload));
+        MEMO_FAST_PATH.bind(
+            ps, "confirmedPayloads", textArray(c, calls, MemoCall::confirmedPayload));
+        Boolean[] fast = new Boolean[n];
+        try (ResultSet rs = ps.executeQuery()) {
+          while (rs.next()) {
+            fast[rs.getInt("ord") - 1] = rs.getBoolean("fast");
+          }
+        }
+        return Arrays.asList(fast);
+      }
+    } catch (SQLException e) {
+      throw SqlErrors.translate(e);
+    }
+  }
+
+  private static final PositionalSql MEMO_FAST_PATH = PositionalSql.of(Sql.text("memo_fast_path"));
+
+  private static Array textArray(
+      Connection c, List<MemoCall> calls, java.util.function.Function<MemoCall, String> value)
+      throws SQLException {
+    String[] values = new String[calls.size()];
+    for (int i = 0; i < values.length; i++) {
+      values[i] = value.apply(calls.get(i));
+    }
+    return c.createArrayOf("text", values);
+  }
+
   // ---------------------------------------------------------------- helpers
 
   /** Every verb runs here: one transaction, and the one place SQL failures are translated. */
@@ -1163,6 +1276,7 @@ public final class PostgresJournal implements Journal, AutoCloseable {
     if (!live) {
       throw lost(lease);
     }
+    stepSpecs.put(s.runId(), s.stepId(), s.spec());
     return s;
   }
 

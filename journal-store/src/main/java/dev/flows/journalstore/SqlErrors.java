@@ -22,7 +22,7 @@ final class SqlErrors {
 
   private SqlErrors() {}
 
-  static FlowsException translate(RuntimeException e) {
+  static FlowsException translate(Exception e) {
     Optional<SQLException> sql = sqlCause(e);
     String state = sql.map(SQLException::getSQLState).orElse("");
     String message = sql.map(SQLException::getMessage).orElse(String.valueOf(e.getMessage()));

@@ -12,6 +12,10 @@ record PostgresFixture(TestDatabase.Fresh db, PostgresJournal journal) implement
   static final int POOL_SIZE = 6;
 
   static PostgresFixture create(String label) {
+    return create(label, JournalStoreConfig.GroupCommitLimits.DEFAULTS);
+  }
+
+  static PostgresFixture create(String label, JournalStoreConfig.GroupCommitLimits groupCommit) {
     TestDatabase.Fresh db = TestDatabase.fresh(label);
     JournalStoreConfig config =
         new JournalStoreConfig(
@@ -22,7 +26,8 @@ record PostgresFixture(TestDatabase.Fresh db, PostgresJournal journal) implement
             JournalStoreConfig.DEFAULT_CONNECTION_TIMEOUT,
             Duration.ofMillis(100),
             Duration.ofMillis(200),
-            JournalStoreConfig.DEFAULT_EXPIRY_BATCH_SIZE);
+            JournalStoreConfig.DEFAULT_EXPIRY_BATCH_SIZE,
+            groupCommit);
     return new PostgresFixture(db, PostgresJournal.connect(config));
   }
 
