@@ -48,13 +48,39 @@ public final class WorkerLease {
    */
   public LeasedCompletion withWorkerLease(
       ClaimedAttempt attempt, Instant claimSentAt, CancellationToken token, LeasedWork work) {
+    return withWorkerLease(attempt, claimSentAt, token, work, true, journal::complete);
+  }
+
+  /** Ends an attempt in the journal: {@link Journal#complete}, or a verb that does more at once. */
+  @FunctionalInterface
+  public interface Completer {
+    CompletionAck complete(LeaseToken lease, StepOutcome outcome);
+  }
+
+  /**
+   * As {@link #withWorkerLease(ClaimedAttempt, Instant, CancellationToken, LeasedWork)}, for an
+   * attempt whose lease was granted in the same transaction that elected its effect ({@link
+   * Journal#startClaimed}): {@code renewFirst=false} skips the renewal before work (the grant is as
+   * fresh as that renewal would be, and the local deadline counts from before it was sent), and
+   * {@code completer} ends the attempt (e.g. {@link Journal#confirmAndComplete}). Everything else —
+   * renewals, the local deadline, the late-completion check — is the same.
+   */
+  public LeasedCompletion withWorkerLease(
+      ClaimedAttempt attempt,
+      Instant claimSentAt,
+      CancellationToken token,
+      LeasedWork work,
+      boolean renewFirst,
+      Completer completer) {
     LeaseToken lease = attempt.lease();
     Duration leaseLength = Duration.ofMillis(attempt.leaseMs());
     State state = new State(claimSentAt, claimSentAt.plus(leaseLength), Thread.currentThread());
     if (!clock.instant().isBefore(state.deadline)) {
       throw new LeaseLostException(lease, LostLeaseReason.ALREADY_EXPIRED, null, 0, null);
     }
-    renewBeforeWork(lease, leaseLength, state);
+    if (renewFirst) {
+      renewBeforeWork(lease, leaseLength, state);
+    }
 
     token.onCancel(state::interruptWork);
     Thread timer =
@@ -76,7 +102,7 @@ public final class WorkerLease {
     }
     drain(renewer, state);
 
-    return complete(lease, state, outcome);
+    return complete(lease, state, outcome, completer);
   }
 
   /** The renewal before any effectful work: refused or late, the work never starts. */
@@ -101,7 +127,8 @@ public final class WorkerLease {
   /**
    * Completes unless the lease was lost: the clock is checked again after renewals were drained.
    */
-  private LeasedCompletion complete(LeaseToken lease, State state, StepOutcome workOutcome) {
+  private LeasedCompletion complete(
+      LeaseToken lease, State state, StepOutcome workOutcome, Completer completer) {
     StepOutcome outcome = workOutcome;
     synchronized (state) {
       if (state.expired) {
@@ -119,7 +146,7 @@ public final class WorkerLease {
       }
     }
     try {
-      CompletionAck ack = journal.complete(lease, outcome);
+      CompletionAck ack = completer.complete(lease, outcome);
       return new LeasedCompletion(ack, state.renewals());
     } catch (LeaseConflictException | RunTerminalException refused) {
       throw new LeaseLostException(
