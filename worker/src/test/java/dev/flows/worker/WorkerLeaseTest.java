@@ -366,4 +366,55 @@ class WorkerLeaseTest {
     assertThat(completion.trajectoryTail().orElseThrow().get("diagnostic").asText())
         .isEqualTo("renewal_failed");
   }
+
+  // ---- the overload for attempts granted with their election (perf-mcp)
+
+  @Test
+  void aLeaseGrantedWithItsElectionSkipsTheRenewalBeforeWorkAndCompletesThroughTheCompleter() {
+    Claimed c = startAndClaim(1);
+    RenewalRecorder journal = new RenewalRecorder(inMemory, clock);
+    AtomicInteger renewalsSeenByWork = new AtomicInteger(-1);
+    AtomicReference<StepOutcome> completedWith = new AtomicReference<>();
+
+    LeasedCompletion done =
+        lease(journal)
+            .withWorkerLease(
+                c.attempt(),
+                c.sentAt(),
+                new CancellationToken(),
+                token -> {
+                  renewalsSeenByWork.set(journal.accepted());
+                  return ok();
+                },
+                false,
+                (l, outcome) -> {
+                  completedWith.set(outcome);
+                  return inMemory.complete(l, outcome);
+                });
+
+    assertThat(renewalsSeenByWork).hasValue(0);
+    assertThat(completedWith.get()).isEqualTo(ok());
+    assertThat(done.ack().reason()).isEqualTo(CompletionReason.SUCCESS);
+  }
+
+  @Test
+  void aLeaseGrantedWithItsElectionIsStillRenewedWhileTheWorkRuns() {
+    Claimed c = startAndClaim(1);
+
+    LeasedCompletion done =
+        lease(inMemory)
+            .withWorkerLease(
+                c.attempt(),
+                c.sentAt(),
+                new CancellationToken(),
+                token -> {
+                  Thread.sleep(LEASE.multipliedBy(2));
+                  return ok();
+                },
+                false,
+                inMemory::complete);
+
+    assertThat(done.renewals()).isGreaterThanOrEqualTo(1);
+    assertThat(JournalChecks.completions(inMemory, c.attempt().lease().runId())).hasSize(1);
+  }
 }
