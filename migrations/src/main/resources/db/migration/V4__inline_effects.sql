@@ -166,7 +166,9 @@ BEGIN
      WHERE run_id = p_run_id AND status = 'running';
     INSERT INTO flows.journal_entries (at, run_id, entry_type, step_id, attempt, payload)
     VALUES (v_now, p_run_id, 'run.completed', NULL, NULL, p_run_completed);
-    PERFORM pg_notify('flows_work', p_run_id);
+    -- A run that ended leaves no work to claim: tell its watchers only (channel flows_runs), so
+    -- claimers are not woken for nothing by every inline call.
+    PERFORM pg_notify('flows_runs', p_run_id);
     RETURN QUERY SELECT 'ok'::text, 'succeeded'::text;
     RETURN;
   END IF;

@@ -32,6 +32,9 @@ final class WorkListener implements AutoCloseable {
   private volatile Connection current;
   private final Map<String, Set<RunWatchImpl>> watches = new ConcurrentHashMap<>();
 
+  /** Run changes that leave nothing to claim (V4): they wake the run's watchers, not claimers. */
+  static final String RUNS_CHANNEL = "flows_runs";
+
   WorkListener(JournalStoreConfig config) {
     this.config = config;
     this.thread = Thread.ofPlatform().daemon().name("flows-work-listener").start(this::loop);
@@ -66,6 +69,7 @@ final class WorkListener implements AutoCloseable {
           Statement st = c.createStatement()) {
         current = c;
         st.execute(Sql.text("listen_work"));
+        st.execute(Sql.text("listen_runs"));
         firstListen.countDown();
         if (reconnect) {
           // Notifications sent while we were disconnected are lost: wake everyone to re-check.
@@ -76,9 +80,13 @@ final class WorkListener implements AutoCloseable {
         while (!closed) {
           PGNotification[] ns = pg.getNotifications((int) config.listenPollInterval().toMillis());
           if (ns != null && ns.length > 0) {
-            wake();
+            boolean work = false;
             for (PGNotification n : ns) {
+              work |= !RUNS_CHANNEL.equals(n.getName());
               changed(n.getParameter());
+            }
+            if (work) {
+              wake();
             }
           }
         }
