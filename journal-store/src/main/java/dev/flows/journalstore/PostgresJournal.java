@@ -13,6 +13,7 @@ import dev.flows.kernel.RunTerminalException;
 import dev.flows.kernel.journal.CancelOutcome;
 import dev.flows.kernel.journal.ClaimRequest;
 import dev.flows.kernel.journal.ClaimedAttempt;
+import dev.flows.kernel.journal.ClaimedEffect;
 import dev.flows.kernel.journal.CompletionAck;
 import dev.flows.kernel.journal.CompletionReason;
 import dev.flows.kernel.journal.Disposition;
@@ -27,10 +28,12 @@ import dev.flows.kernel.journal.LeaseToken;
 import dev.flows.kernel.journal.RunCompletionReason;
 import dev.flows.kernel.journal.RunId;
 import dev.flows.kernel.journal.RunSnapshot;
+import dev.flows.kernel.journal.RunWatch;
 import dev.flows.kernel.journal.StartRun;
 import dev.flows.kernel.journal.StartedRun;
 import dev.flows.kernel.journal.StepOutcome;
 import dev.flows.kernel.journal.StepSnapshot;
+import dev.flows.kernel.journal.WorkerId;
 import dev.flows.kernel.keys.Keys;
 import dev.flows.kernel.lifecycle.Lifecycle;
 import dev.flows.kernel.lifecycle.RunStatus;
@@ -481,23 +484,23 @@ public final class PostgresJournal implements Journal, AutoCloseable {
 
   @Override
   public CompletionAck complete(LeaseToken lease, StepOutcome outcome) {
-    return tx(
-        h -> {
-          Instant now = now(h);
-          RunRow run = lockRun(h, lease.runId()).orElseThrow(() -> runNotFound(lease.runId()));
-          StepRow s = live(h, lease, now);
-          List<ElectionRow> mine = electionsOf(h, lease);
-          List<EffectRef> confirmed =
-              mine.stream()
-                  .filter(ElectionRow::confirmed)
-                  .map(e -> new EffectRef(e.surfacePath(), e.idempotencyKey()))
-                  .toList();
-          return switch (outcome) {
-            case StepOutcome.Succeeded ok -> succeed(h, run, s, lease, ok, mine, confirmed, now);
-            case StepOutcome.Failed f -> fail(h, run, s, lease, f, confirmed, now);
-            case StepOutcome.Parked p -> park(h, run, s, lease, p, confirmed, now);
-          };
-        });
+    return signalled(lease.runId(), tx(h -> completeIn(h, lease, outcome, now(h))));
+  }
+
+  private CompletionAck completeIn(Handle h, LeaseToken lease, StepOutcome outcome, Instant now) {
+    RunRow run = lockRun(h, lease.runId()).orElseThrow(() -> runNotFound(lease.runId()));
+    StepRow s = live(h, lease, now);
+    List<ElectionRow> mine = electionsOf(h, lease);
+    List<EffectRef> confirmed =
+        mine.stream()
+            .filter(ElectionRow::confirmed)
+            .map(e -> new EffectRef(e.surfacePath(), e.idempotencyKey()))
+            .toList();
+    return switch (outcome) {
+      case StepOutcome.Succeeded ok -> succeed(h, run, s, lease, ok, mine, confirmed, now);
+      case StepOutcome.Failed f -> fail(h, run, s, lease, f, confirmed, now);
+      case StepOutcome.Parked p -> park(h, run, s, lease, p, confirmed, now);
+    };
   }
 
   private CompletionAck succeed(
@@ -650,6 +653,8 @@ public final class PostgresJournal implements Journal, AutoCloseable {
               .execute(),
           "park run " + run.runId());
       after = to;
+      // Whoever awaits this run (a parent body) must learn it parked.
+      notifyWork(h, run.runId());
     }
     return new CompletionAck(p.reason(), Disposition.PARK, Optional.empty(), after);
   }
@@ -715,24 +720,26 @@ public final class PostgresJournal implements Journal, AutoCloseable {
 
   @Override
   public CancelOutcome cancelRun(RunId runId, String reason) {
-    return tx(
-        h -> {
-          Instant now = now(h);
-          for (int pass = 0; ; pass++) {
-            Optional<RunRow> found = lockRun(h, runId);
-            if (found.isPresent()) {
-              return cancelExisting(h, found.get(), reason, now);
-            }
-            if (tombstone(h, runId, now)) {
-              append(h, now, new JournalEntry.RunCancelRequested(runId, reason));
-              notifyWork(h, runId);
-              return new CancelOutcome(runId, RunStatus.CANCELED, true, false);
-            }
-            if (pass > 0) {
-              throw new IllegalStateException("tombstone insert conflicted twice for " + runId);
-            }
-          }
-        });
+    return signalled(
+        runId,
+        tx(
+            h -> {
+              Instant now = now(h);
+              for (int pass = 0; ; pass++) {
+                Optional<RunRow> found = lockRun(h, runId);
+                if (found.isPresent()) {
+                  return cancelExisting(h, found.get(), reason, now);
+                }
+                if (tombstone(h, runId, now)) {
+                  append(h, now, new JournalEntry.RunCancelRequested(runId, reason));
+                  notifyWork(h, runId);
+                  return new CancelOutcome(runId, RunStatus.CANCELED, true, false);
+                }
+                if (pass > 0) {
+                  throw new IllegalStateException("tombstone insert conflicted twice for " + runId);
+                }
+              }
+            }));
   }
 
   private boolean tombstone(Handle h, RunId runId, Instant now) {
@@ -1227,6 +1234,229 @@ public final class PostgresJournal implements Journal, AutoCloseable {
     }
     return c.createArrayOf("text", values);
   }
+
+  // ---------------------------------------------------------------- inline effects (perf-mcp)
+
+  /** One round trip: {@code flows.start_claimed} (V4) does the admission, claim and election. */
+  @Override
+  public ClaimedEffect startClaimed(
+      StartRun r, WorkerId worker, Duration lease, String surfacePath) {
+    StepSpec step = ClaimedEffect.inlineStep(r, surfacePath);
+    RunId runId = r.runId().orElseGet(RunId::random);
+    String hash = RunSpecJson.hash(r.spec());
+    JsonNode specJson = RunSpecJson.write(r.spec());
+    String leaseId = Keys.leaseId(runId, step.id(), 1);
+    long leaseMs = step.leaseMs().orElse(lease.toMillis());
+    String key = Keys.idempotencyKey(runId, step.id());
+    RunStatus spawned = Lifecycle.run(RunTransition.SPAWNED, Optional.empty());
+    StepStatus ready = StepStatus.READY;
+    StepStatus running = Lifecycle.step(StepTransition.CLAIMED, ready);
+    // The function sets the real deadline (from the database clock) over this placeholder.
+    JournalEntry started =
+        new JournalEntry.StepAttemptStarted(
+            runId, step.id(), 1, step.kind(), key, leaseId, Instant.EPOCH, worker);
+    InlineStart row =
+        single(
+            h ->
+                h.createQuery(Sql.text("start_claimed"))
+                    .bind("runId", runId.value())
+                    .bind("name", r.spec().name())
+                    .bind("runStatus", spawned.wire())
+                    .bind("parentRunId", r.parentRunId().map(RunId::value).orElse(null))
+                    .bind("admissionKey", r.admissionKey())
+                    .bind("spec", EntryCodec.text(specJson))
+                    .bind("specHash", hash)
+                    .bind("createdBy", r.createdBy())
+                    .bind("stepId", step.id())
+                    .bind("kind", step.kind().wire())
+                    .bind("route", dev.flows.kernel.spec.Routes.of(step))
+                    .bind("readyStatus", ready.wire())
+                    .bind("runningStatus", running.wire())
+                    .bind("maxIterations", step.maxIterations())
+                    .bind("stepSpec", EntryCodec.text(RunSpecJson.writeStep(step)))
+                    .bind("leaseId", leaseId)
+                    .bind("leaseMs", leaseMs)
+                    .bind("workerId", worker.value())
+                    .bind("surfacePath", surfacePath)
+                    .bind("idempotencyKey", key)
+                    .bind(
+                        "spawned",
+                        EntryCodec.encode(
+                                new JournalEntry.RunSpawned(
+                                    runId,
+                                    specJson,
+                                    hash,
+                                    r.parentRunId(),
+                                    r.admissionKey(),
+                                    r.createdBy()))
+                            .payload())
+                    .bind("started", EntryCodec.encode(started).payload())
+                    .bind(
+                        "recorded",
+                        EntryCodec.encode(
+                                recorded(
+                                    new LeaseToken(runId, step.id(), 1, leaseId),
+                                    surfacePath,
+                                    key,
+                                    false))
+                            .payload())
+                    .map(
+                        (rs, ctx) ->
+                            new InlineStart(
+                                rs.getString("outcome"),
+                                rs.getString("existing_run_id"),
+                                instant(rs, "lease_deadline")))
+                    .one());
+    return switch (row.outcome()) {
+      case "claimed" -> {
+        LeaseToken token = new LeaseToken(runId, step.id(), 1, leaseId);
+        yield new ClaimedEffect(
+            new ClaimedAttempt(token, row.leaseDeadline(), leaseMs, step, key, r.parentRunId()),
+            new EffectElection(key, false, false, Optional.empty()));
+      }
+      case "terminal" ->
+          throw new RunTerminalException(
+              "run " + row.existingRunId() + " was canceled or ended and cannot be started",
+              row.existingRunId());
+      case "exists" ->
+          throw new RunAdmissionConflictException(
+              r.admissionKey(),
+              row.existingRunId(),
+              "the run id or admission key was already admitted");
+      default -> throw new IllegalStateException("flows.start_claimed answered " + row.outcome());
+    };
+  }
+
+  /**
+   * A success is one round trip ({@code flows.confirm_and_succeed}, V4); other outcomes are rarer
+   * and take the verbs' own statements, still in one transaction.
+   */
+  @Override
+  public CompletionAck confirmAndComplete(
+      LeaseToken lease, String surfacePath, Optional<JsonNode> output, StepOutcome outcome) {
+    if (!(outcome instanceof StepOutcome.Succeeded ok)) {
+      return signalled(
+          lease.runId(),
+          tx(
+              h -> {
+                Instant now = now(h);
+                // The run's lock first, as every verb takes it, before confirm locks the step.
+                lockRun(h, lease.runId()).orElseThrow(() -> runNotFound(lease.runId()));
+                confirmIn(h, lease, surfacePath, output, now);
+                return completeIn(h, lease, outcome, now);
+              }));
+    }
+    JsonNode stepOutput = ok.output() == null ? NullNode.getInstance() : ok.output();
+    String key = Keys.idempotencyKey(lease.runId(), lease.stepId());
+    StepStatus succeeded = Lifecycle.step(StepTransition.COMPLETED_SUCCESS, StepStatus.RUNNING);
+    InlineEnd row =
+        single(
+            h ->
+                h.createQuery(Sql.text("confirm_and_succeed"))
+                    .bind("runId", lease.runId().value())
+                    .bind("stepId", lease.stepId())
+                    .bind("attempt", lease.attempt())
+                    .bind("leaseId", lease.leaseId())
+                    .bind("surfacePath", surfacePath)
+                    .bind("confirmOutput", output.map(EntryCodec::text).orElse(null))
+                    .bind("stepOutput", EntryCodec.text(stepOutput))
+                    .bind("succeededStatus", succeeded.wire())
+                    .bind(
+                        "confirmed",
+                        EntryCodec.encode(
+                                new JournalEntry.EffectConfirmed(
+                                    lease.runId(),
+                                    lease.stepId(),
+                                    lease.attempt(),
+                                    surfacePath,
+                                    key,
+                                    output))
+                            .payload())
+                    .bind(
+                        "completed",
+                        EntryCodec.encode(
+                                new JournalEntry.StepCompleted(
+                                    lease.runId(),
+                                    lease.stepId(),
+                                    lease.attempt(),
+                                    CompletionReason.SUCCESS,
+                                    Disposition.STEP_DONE,
+                                    Optional.of(stepOutput),
+                                    List.of(),
+                                    Optional.empty(),
+                                    Optional.empty()))
+                            .payload())
+                    .bind(
+                        "runCompleted",
+                        EntryCodec.encode(
+                                new JournalEntry.RunCompleted(
+                                    lease.runId(), RunCompletionReason.SUCCESS, Optional.empty()))
+                            .payload())
+                    .map(
+                        (rs, ctx) ->
+                            new InlineEnd(
+                                rs.getString("outcome"),
+                                Optional.ofNullable(rs.getString("run_status"))
+                                    .map(RunStatus::fromWire)))
+                    .one());
+    return switch (row.outcome()) {
+      case "ok" ->
+          signalled(
+              lease.runId(),
+              new CompletionAck(
+                  CompletionReason.SUCCESS,
+                  Disposition.STEP_DONE,
+                  Optional.empty(),
+                  row.runStatus().orElseThrow()));
+      case "run_not_found" -> throw runNotFound(lease.runId());
+      case "run_terminal" -> throw terminal(lease.runId(), row.runStatus().orElseThrow());
+      case "lease_conflict" -> throw lost(lease);
+      case "effect_not_recorded" ->
+          throw new FlowsException(
+              ErrorCode.EFFECT_NOT_RECORDED,
+              "attempt " + lease.attempt() + " holds no election for " + surfacePath,
+              lease.place(),
+              "record the effect before performing it, then confirm it");
+      case "effect_unconfirmed" ->
+          throw new FlowsException(
+              ErrorCode.EFFECT_UNCONFIRMED,
+              "attempt " + lease.attempt() + " holds another unconfirmed election",
+              lease.place(),
+              "confirm the effect before completing with success, or complete as failed");
+      default ->
+          throw new IllegalStateException("flows.confirm_and_succeed answered " + row.outcome());
+    };
+  }
+
+  /** Watches wake on NOTIFY for the run, and at once for changes made through this journal. */
+  @Override
+  public RunWatch watchRun(RunId runId) {
+    return listener.watch(runId.value());
+  }
+
+  /** Tells this process's watchers of {@code runId} that it changed (after the commit). */
+  private <T> T signalled(RunId runId, T committed) {
+    listener.changed(runId.value());
+    return committed;
+  }
+
+  /**
+   * A verb that is one statement: sent in autocommit, so it costs one round trip (no BEGIN, no
+   * separate COMMIT). Failures are translated as in {@link #tx}.
+   */
+  private <T> T single(HandleCallback<T, RuntimeException> body) {
+    try {
+      return jdbi.withHandle(body);
+    } catch (FlowsException e) {
+      throw e;
+    } catch (JdbiException e) {
+      throw SqlErrors.translate(e);
+    }
+  }
+
+  private record InlineStart(String outcome, String existingRunId, Instant leaseDeadline) {}
+
+  private record InlineEnd(String outcome, Optional<RunStatus> runStatus) {}
 
   // ---------------------------------------------------------------- helpers
 

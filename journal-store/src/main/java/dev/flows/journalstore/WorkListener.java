@@ -1,11 +1,15 @@
 package dev.flows.journalstore;
 
+import dev.flows.kernel.journal.RunWatch;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
+import java.util.Map;
 import java.util.Properties;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.postgresql.PGConnection;
@@ -26,6 +30,10 @@ final class WorkListener implements AutoCloseable {
   private long generation; // guarded by monitor
   private volatile boolean closed;
   private volatile Connection current;
+  private final Map<String, Set<RunWatchImpl>> watches = new ConcurrentHashMap<>();
+
+  /** Run changes that leave nothing to claim (V4): they wake the run's watchers, not claimers. */
+  static final String RUNS_CHANNEL = "flows_runs";
 
   WorkListener(JournalStoreConfig config) {
     this.config = config;
@@ -61,16 +69,25 @@ final class WorkListener implements AutoCloseable {
           Statement st = c.createStatement()) {
         current = c;
         st.execute(Sql.text("listen_work"));
+        st.execute(Sql.text("listen_runs"));
         firstListen.countDown();
         if (reconnect) {
           // Notifications sent while we were disconnected are lost: wake everyone to re-check.
           wake();
+          watches.values().forEach(ws -> ws.forEach(RunWatchImpl::signal));
         }
         PGConnection pg = c.unwrap(PGConnection.class);
         while (!closed) {
           PGNotification[] ns = pg.getNotifications((int) config.listenPollInterval().toMillis());
           if (ns != null && ns.length > 0) {
-            wake();
+            boolean work = false;
+            for (PGNotification n : ns) {
+              work |= !RUNS_CHANNEL.equals(n.getName());
+              changed(n.getParameter());
+            }
+            if (work) {
+              wake();
+            }
           }
         }
       } catch (SQLException e) {
@@ -122,6 +139,62 @@ final class WorkListener implements AutoCloseable {
       thread.join(config.listenPollInterval().multipliedBy(2).toMillis());
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
+    }
+  }
+
+  // ---------------------------------------------------------------- run watches (perf-mcp)
+
+  /** A watch on one run id; the NOTIFY payload is the run id, so it wakes for that run only. */
+  RunWatch watch(String runId) {
+    RunWatchImpl w = new RunWatchImpl(runId);
+    watches.computeIfAbsent(runId, k -> ConcurrentHashMap.newKeySet()).add(w);
+    return w;
+  }
+
+  /** Wakes the watchers of {@code runId}: a NOTIFY arrived, or this process changed the run. */
+  void changed(String runId) {
+    Set<RunWatchImpl> ws = watches.get(runId);
+    if (ws != null) {
+      ws.forEach(RunWatchImpl::signal);
+    }
+  }
+
+  private final class RunWatchImpl implements RunWatch {
+    private final String runId;
+    private long signals; // guarded by this
+    private long seen; // guarded by this
+
+    RunWatchImpl(String runId) {
+      this.runId = runId;
+    }
+
+    synchronized void signal() {
+      signals++;
+      notifyAll();
+    }
+
+    @Override
+    public synchronized boolean await(Duration timeout) throws InterruptedException {
+      long deadline = System.nanoTime() + timeout.toNanos();
+      while (signals == seen) {
+        long left = deadline - System.nanoTime();
+        if (left <= 0) {
+          return false;
+        }
+        TimeUnit.NANOSECONDS.timedWait(this, left);
+      }
+      seen = signals;
+      return true;
+    }
+
+    @Override
+    public void close() {
+      watches.computeIfPresent(
+          runId,
+          (k, ws) -> {
+            ws.remove(this);
+            return ws.isEmpty() ? null : ws;
+          });
     }
   }
 }

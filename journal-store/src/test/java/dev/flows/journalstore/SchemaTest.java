@@ -95,8 +95,8 @@ class SchemaTest {
   void anEmptyDatabaseReportsTheSchemaAsPendingUntilMigrated() {
     TestDatabase.Fresh empty = TestDatabase.empty("unmigrated");
     Migrations m = Migrations.of(empty.dataSource());
-    assertThat(m.pending()).containsExactly("1 flows schema", "2 step routes");
-    assertThat(m.migrate()).isEqualTo(2);
+    assertThat(m.pending()).containsExactly("1 flows schema", "2 step routes", "4 inline effects");
+    assertThat(m.migrate()).isEqualTo(3);
     assertThat(m.pending()).isEmpty();
     assertThat(m.migrate()).isZero();
   }

@@ -9,4 +9,13 @@ public final class RunAdmissionConflictException extends FlowsException {
         admissionKey,
         "reuse the original spec with this key, or choose a new key");
   }
+
+  /** A refusal with its own explanation, e.g. an admission that must be new and is not. */
+  public RunAdmissionConflictException(String admissionKey, String existingRunId, String message) {
+    super(
+        ErrorCode.RUN_ADMISSION_CONFLICT,
+        message + " (run " + existingRunId + ")",
+        admissionKey,
+        "await the existing run instead of admitting it again");
+  }
 }

@@ -13,4 +13,13 @@ public interface EffectGate {
   EffectElection record(String surfacePath);
 
   void confirm(String surfacePath, Optional<JsonNode> output);
+
+  /**
+   * True when {@link #confirm} only remembers the output and the journal confirms it together with
+   * the completion (an inline call): "confirmed" then happens at the completion, and fault points
+   * that mean "confirmed, not completed" are reached there instead.
+   */
+  default boolean confirmsAtCompletion() {
+    return false;
+  }
 }

@@ -6,6 +6,7 @@ import dev.flows.kernel.RunTerminalException;
 import dev.flows.kernel.journal.CancelOutcome;
 import dev.flows.kernel.journal.ClaimRequest;
 import dev.flows.kernel.journal.ClaimedAttempt;
+import dev.flows.kernel.journal.ClaimedEffect;
 import dev.flows.kernel.journal.CompletionAck;
 import dev.flows.kernel.journal.EffectElection;
 import dev.flows.kernel.journal.ExpiredAttempt;
@@ -16,9 +17,11 @@ import dev.flows.kernel.journal.LeaseRenewals;
 import dev.flows.kernel.journal.LeaseToken;
 import dev.flows.kernel.journal.RunId;
 import dev.flows.kernel.journal.RunSnapshot;
+import dev.flows.kernel.journal.RunWatch;
 import dev.flows.kernel.journal.StartRun;
 import dev.flows.kernel.journal.StartedRun;
 import dev.flows.kernel.journal.StepOutcome;
+import dev.flows.kernel.journal.WorkerId;
 import io.github.resilience4j.core.IntervalFunction;
 import io.github.resilience4j.retry.Retry;
 import io.github.resilience4j.retry.RetryConfig;
@@ -210,6 +213,46 @@ public final class ResilientJournal implements Journal {
       Thread.sleep(timeout);
       return false;
     }
+  }
+
+  // ---------------------------------------------------------------- inline effects (perf-mcp)
+
+  /**
+   * Retried like {@link #startRun}. A retry after an unseen commit is refused {@code
+   * run_admission_conflict}: the caller then awaits the run it admitted, whose lease expires and
+   * whose attempt the journal re-drives like any dead attempt's.
+   */
+  @Override
+  public ClaimedEffect startClaimed(
+      StartRun request, WorkerId worker, Duration lease, String surfacePath) {
+    return call(() -> delegate.startClaimed(request, worker, lease, surfacePath));
+  }
+
+  /** Retried like {@link #complete}: a refused retry after an unseen commit reads the journal. */
+  @Override
+  public CompletionAck confirmAndComplete(
+      LeaseToken lease, String surfacePath, Optional<JsonNode> output, StepOutcome outcome) {
+    AtomicBoolean faulted = new AtomicBoolean();
+    return call(
+        () -> {
+          try {
+            return delegate.confirmAndComplete(lease, surfacePath, output, outcome);
+          } catch (LeaseConflictException | RunTerminalException refused) {
+            if (faulted.get()) {
+              return alreadyCompleted(lease).orElseThrow(() -> refused);
+            }
+            throw refused;
+          } catch (RuntimeException e) {
+            faulted.compareAndSet(false, TransientFaults.isTransient(e));
+            throw e;
+          }
+        });
+  }
+
+  /** Not retried: opening a watch does not touch the database. */
+  @Override
+  public RunWatch watchRun(RunId runId) {
+    return delegate.watchRun(runId);
   }
 
   // ---- batched lease renewal and timing (perf-lease)

@@ -99,6 +99,28 @@ public class ForwardingJournal implements Journal {
     return delegate.awaitWork(timeout);
   }
 
+  // ---- inline effects (perf-mcp)
+
+  @Override
+  public dev.flows.kernel.journal.ClaimedEffect startClaimed(
+      StartRun request,
+      dev.flows.kernel.journal.WorkerId worker,
+      Duration lease,
+      String surfacePath) {
+    return delegate.startClaimed(request, worker, lease, surfacePath);
+  }
+
+  @Override
+  public CompletionAck confirmAndComplete(
+      LeaseToken lease, String surfacePath, Optional<JsonNode> output, StepOutcome outcome) {
+    return delegate.confirmAndComplete(lease, surfacePath, output, outcome);
+  }
+
+  @Override
+  public dev.flows.kernel.journal.RunWatch watchRun(RunId runId) {
+    return delegate.watchRun(runId);
+  }
+
   // ---- batched lease renewal and timing (perf-lease). renewLeases is left to the port's default,
   // which calls heartbeat once per lease: a test that disturbs heartbeat disturbs batched
   // renewals too.

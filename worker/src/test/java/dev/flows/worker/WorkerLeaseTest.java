@@ -480,6 +480,26 @@ class WorkerLeaseTest {
     assertThat(JournalChecks.completions(inMemory, c.attempt().lease().runId())).hasSize(1);
   }
 
+  @Test
+  void aLeaseGrantedWithItsElectionIsStillRenewedWhileTheWorkRuns() {
+    Claimed c = startAndClaim(1);
+
+    LeasedCompletion done =
+        lease(inMemory)
+            .withWorkerLease(
+                c.attempt(),
+                c.sentAt(),
+                new CancellationToken(),
+                LeaseOptions.defaults().skipFirstRenewal().completingWith(inMemory::complete),
+                token -> {
+                  Thread.sleep(LEASE.multipliedBy(2));
+                  return ok();
+                });
+
+    assertThat(done.renewals()).isGreaterThanOrEqualTo(1);
+    assertThat(JournalChecks.completions(inMemory, c.attempt().lease().runId())).hasSize(1);
+  }
+
   private static void await(java.util.function.BooleanSupplier condition)
       throws InterruptedException {
     long until = System.nanoTime() + Duration.ofSeconds(60).toNanos();

@@ -46,6 +46,8 @@ public final class InMemoryJournal implements Journal {
   private long seq;
   private long stepOrder;
   private long wakeups;
+  private final Map<RunId, Long> runChanges = new HashMap<>();
+  private Instant frozenNow; // guarded by lock; set only inside confirmAndComplete
 
   public InMemoryJournal(Clock clock) {
     this.clock = clock;
@@ -297,7 +299,7 @@ public final class InMemoryJournal implements Journal {
   public void confirmEffect(LeaseToken lease, String surfacePath, Optional<JsonNode> output) {
     lock.lock();
     try {
-      Instant now = clock.instant();
+      Instant now = now();
       StepRow step = live(lease, now);
       Election e = step.elections.get(surfacePath);
       if (e == null || e.attempt != lease.attempt()) {
@@ -325,7 +327,7 @@ public final class InMemoryJournal implements Journal {
   public CompletionAck complete(LeaseToken lease, StepOutcome outcome) {
     lock.lock();
     try {
-      Instant now = clock.instant();
+      Instant now = now();
       StepRow step = live(lease, now);
       RunRow run = runs.get(lease.runId());
       List<JournalEntry.EffectRef> effects = new ArrayList<>();
@@ -778,11 +780,135 @@ public final class InMemoryJournal implements Journal {
 
   private void append(Instant at, JournalEntry e) {
     entries.add(new JournalRecord(++seq, at, e));
+    // Every entry is a change of its run: wake the run's watchers (awaitWork waiters re-check
+    // their own counter and keep waiting).
+    runChanges.merge(e.runId(), 1L, Long::sum);
+    work.signalAll();
   }
 
   private void wake() {
     wakeups++;
     work.signalAll();
+  }
+
+  // ---------------------------------------------------------------- inline effects (perf-mcp)
+
+  @Override
+  public ClaimedEffect startClaimed(
+      StartRun r, WorkerId worker, Duration lease, String surfacePath) {
+    StepSpec only = ClaimedEffect.inlineStep(r, surfacePath);
+    lock.lock();
+    try {
+      Instant now = clock.instant();
+      if (r.runId().isPresent()) {
+        RunRow byId = runs.get(r.runId().get());
+        if (byId != null) {
+          if (!byId.admissionKey.equals(r.admissionKey()) && byId.status.terminal()) {
+            throw new RunTerminalException(
+                "run " + byId.id + " is already " + byId.status.wire(), byId.id.value());
+          }
+          throw new RunAdmissionConflictException(
+              r.admissionKey(), byId.id.value(), "the run id was already admitted");
+        }
+      }
+      RunId existing = byAdmissionKey.get(r.admissionKey());
+      if (existing != null) {
+        throw new RunAdmissionConflictException(
+            r.admissionKey(), existing.value(), "the admission key was already used");
+      }
+      StartedRun started = startRun(r);
+      RunRow run = runs.get(started.runId());
+      StepRow step = run.steps.get(only.id());
+      step.status = Lifecycle.step(StepTransition.CLAIMED, step.status);
+      step.attempts = 1;
+      step.leaseId = Keys.leaseId(run.id, only.id(), 1);
+      step.leaseMs = only.leaseMs().orElse(lease.toMillis());
+      step.leaseDeadline = now.plusMillis(step.leaseMs);
+      step.worker = worker;
+      String key = Keys.idempotencyKey(run.id, only.id());
+      append(
+          now,
+          new JournalEntry.StepAttemptStarted(
+              run.id, only.id(), 1, only.kind(), key, step.leaseId, step.leaseDeadline, worker));
+      LeaseToken token = new LeaseToken(run.id, only.id(), 1, step.leaseId);
+      EffectElection election = recordEffect(token, surfacePath);
+      return new ClaimedEffect(
+          new ClaimedAttempt(token, step.leaseDeadline, step.leaseMs, only, key, run.parent),
+          election);
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  @Override
+  public CompletionAck confirmAndComplete(
+      LeaseToken lease, String surfacePath, Optional<JsonNode> output, StepOutcome outcome) {
+    lock.lock();
+    try {
+      // Every check runs before anything is written, at one instant, so a refusal writes nothing.
+      frozenNow = clock.instant();
+      StepRow step = live(lease, frozenNow);
+      Election e = step.elections.get(surfacePath);
+      if (e == null || e.attempt != lease.attempt()) {
+        throw new FlowsException(
+            ErrorCode.EFFECT_NOT_RECORDED,
+            "this attempt holds no election for " + surfacePath,
+            lease.place(),
+            "record the effect before confirming it");
+      }
+      if (outcome instanceof StepOutcome.Succeeded) {
+        for (Map.Entry<String, Election> other : step.elections.entrySet()) {
+          if (!other.getKey().equals(surfacePath)
+              && other.getValue().attempt == lease.attempt()
+              && !other.getValue().confirmed) {
+            throw new FlowsException(
+                ErrorCode.EFFECT_UNCONFIRMED,
+                "effect " + other.getKey() + " was recorded but never confirmed",
+                lease.place(),
+                "confirm the effect, or complete the attempt as failed");
+          }
+        }
+      }
+      confirmEffect(lease, surfacePath, output);
+      return complete(lease, outcome);
+    } finally {
+      frozenNow = null;
+      lock.unlock();
+    }
+  }
+
+  /** The clock, unless a composite verb froze "now" so its parts judge the lease alike. */
+  private Instant now() {
+    return frozenNow != null ? frozenNow : clock.instant();
+  }
+
+  @Override
+  public RunWatch watchRun(RunId runId) {
+    lock.lock();
+    long[] seen = {runChanges.getOrDefault(runId, 0L)};
+    lock.unlock();
+    return new RunWatch() {
+      @Override
+      public boolean await(Duration timeout) throws InterruptedException {
+        lock.lock();
+        try {
+          long nanos = timeout.toNanos();
+          while (runChanges.getOrDefault(runId, 0L) == seen[0]) {
+            if (nanos <= 0) {
+              return false;
+            }
+            nanos = work.awaitNanos(nanos);
+          }
+          seen[0] = runChanges.getOrDefault(runId, 0L);
+          return true;
+        } finally {
+          lock.unlock();
+        }
+      }
+
+      @Override
+      public void close() {}
+    };
   }
 
   // ---- batched lease renewal and the reconciler's and claimer's timing (perf-lease)

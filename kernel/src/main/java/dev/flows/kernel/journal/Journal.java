@@ -146,4 +146,54 @@ public interface Journal {
    * claim again when a retry comes due instead of after its whole poll interval.
    */
   Optional<Duration> untilNextClaimable(ClaimRequest request);
+
+  // ---------------------------------------------------------------- inline effects (perf-mcp)
+
+  /**
+   * Admits a one-step run, opens its attempt 1 leased to {@code worker}, and elects that attempt
+   * for the effect at {@code surfacePath}, all at once: one transaction (one round trip on
+   * Postgres). Journals exactly what {@link #startRun}, {@link #claim} and {@link #recordEffect}
+   * would ({@code run.spawned}, {@code step.attempt.started}, {@code effect.recorded}); the lease
+   * deadline comes from the journal's clock. For a caller that performs the effect itself at once
+   * (an inline {@code f.mcp} call) instead of waiting for a claimer.
+   *
+   * <p>Refused, writing nothing: {@code run_admission_conflict} when the admission key or the run
+   * id already admitted a run (whatever its spec: the caller awaits that run instead); {@code
+   * run_terminal} for a tombstoned run id; {@code invalid_input} unless the spec has exactly one
+   * step, without dependencies; {@code effect_not_declared} unless that step is an agent step
+   * declaring {@code surfacePath}.
+   *
+   * @param lease the lease length when the step's spec names no {@code leaseMs}
+   */
+  ClaimedEffect startClaimed(
+      StartRun request, WorkerId worker, java.time.Duration lease, String surfacePath);
+
+  /**
+   * Confirms this attempt's election at {@code surfacePath} with {@code output} and completes the
+   * attempt with {@code outcome}, in one transaction: the entries {@link #confirmEffect} then
+   * {@link #complete} would journal, or nothing. Fenced as both are ({@code lease_conflict} after
+   * the deadline by the journal's clock, {@code run_terminal} when the run ended, {@code
+   * effect_not_recorded} without this attempt's election); a refusal writes nothing.
+   */
+  CompletionAck confirmAndComplete(
+      LeaseToken lease, String surfacePath, Optional<JsonNode> output, StepOutcome outcome);
+
+  /**
+   * Watches run {@code runId}: the watch's {@link RunWatch#await} returns early once the run may
+   * have changed (completed, parked, canceled, new work) after the watch was opened, so a caller
+   * that opens the watch, then reads the run, misses no change. Spurious wake-ups are allowed. The
+   * default watches all work ({@link #awaitWork}); journals that can tell runs apart wake only for
+   * this run, and at once when the change was made through this journal instance.
+   */
+  default RunWatch watchRun(RunId runId) {
+    return new RunWatch() {
+      @Override
+      public boolean await(Duration timeout) throws InterruptedException {
+        return awaitWork(timeout);
+      }
+
+      @Override
+      public void close() {}
+    };
+  }
 }

@@ -868,6 +868,172 @@ public abstract class JournalContract {
     assertThat(journal.awaitWork(Duration.ofMillis(50))).isFalse();
   }
 
+  // ---- inline effects: startClaimed, confirmAndComplete, watchRun (perf-mcp)
+
+  private static final String INLINE_SURFACE = "/mcp/s/t";
+
+  private StartRun inlineRequest(String id) {
+    return new StartRun(
+        Optional.of(new RunId(id)),
+        "inline-" + id,
+        run(agent("call", INLINE_SURFACE)),
+        Optional.empty(),
+        "contract");
+  }
+
+  private ClaimedEffect startInline(String id) {
+    return journal.startClaimed(inlineRequest(id), WORKER, LONG_LEASE, INLINE_SURFACE);
+  }
+
+  @Test
+  void startClaimedAdmitsTheRunOpensAttemptOneAndElectsTheEffectAtOnce() {
+    ClaimedEffect c = startInline("inline-1");
+    RunId id = new RunId("inline-1");
+    assertThat(c.attempt().lease())
+        .isEqualTo(new LeaseToken(id, "call", 1, Keys.leaseId(id, "call", 1)));
+    assertThat(c.attempt().idempotencyKey()).isEqualTo(Keys.idempotencyKey(id, "call"));
+    assertThat(c.election())
+        .isEqualTo(
+            new EffectElection(Keys.idempotencyKey(id, "call"), false, false, Optional.empty()));
+    assertThat(types(id)).containsExactly("run.spawned", "step.attempt.started", "effect.recorded");
+    JournalEntry.StepAttemptStarted started =
+        entriesOf(id, JournalEntry.StepAttemptStarted.class).getFirst();
+    assertThat(started.workerId()).isEqualTo(WORKER);
+    assertThat(started.leaseDeadline()).isEqualTo(c.attempt().leaseDeadline());
+    assertThat(stepStatus(id, "call")).isEqualTo(StepStatus.RUNNING);
+    assertThat(snapshot(id).status()).isEqualTo(RunStatus.RUNNING);
+    assertThat(claim(5)).as("a claimed step is not offered to claimers").isEmpty();
+  }
+
+  @Test
+  void anInlineLeaseIsLiveAndRenewable() {
+    ClaimedEffect c = startInline("inline-renew");
+    elapse(Duration.ofSeconds(1));
+    assertThat(journal.heartbeat(c.attempt().lease())).isAfter(c.attempt().leaseDeadline());
+  }
+
+  @Test
+  void startClaimedIsRefusedWhenTheAdmissionKeyAlreadyAdmittedARun() {
+    StartRun r = inlineRequest("inline-dup");
+    journal.startRun(r);
+    int n = journal.entries(new RunId("inline-dup")).size();
+    assertRefused(
+        () -> journal.startClaimed(r, WORKER, LONG_LEASE, INLINE_SURFACE),
+        ErrorCode.RUN_ADMISSION_CONFLICT);
+    assertRefused(() -> startInline("inline-dup"), ErrorCode.RUN_ADMISSION_CONFLICT);
+    assertThat(journal.entries(new RunId("inline-dup"))).hasSize(n);
+    assertThat(stepStatus(new RunId("inline-dup"), "call")).isEqualTo(StepStatus.READY);
+  }
+
+  @Test
+  void startClaimedOfATombstonedRunIdIsRefusedRunTerminal() {
+    journal.cancelRun(new RunId("inline-late"), "dispatch deadline");
+    assertRefused(() -> startInline("inline-late"), ErrorCode.RUN_TERMINAL);
+    assertThat(types(new RunId("inline-late"))).containsExactly("run.cancel.requested");
+  }
+
+  @Test
+  void startClaimedOfAStepThatDoesNotDeclareTheSurfaceWritesNothing() {
+    assertRefused(
+        () ->
+            journal.startClaimed(
+                inlineRequest("inline-undeclared"), WORKER, LONG_LEASE, "/mcp/x/y"),
+        ErrorCode.EFFECT_NOT_DECLARED);
+    assertThat(journal.run(new RunId("inline-undeclared"))).isEmpty();
+  }
+
+  @Test
+  void confirmAndCompleteConfirmsTheEffectAndEndsTheStepAndTheRunTogether() {
+    ClaimedEffect c = startInline("inline-ok");
+    RunId id = new RunId("inline-ok");
+    CompletionAck ack =
+        journal.confirmAndComplete(
+            c.attempt().lease(),
+            INLINE_SURFACE,
+            Optional.of(json("receipt", "r1")),
+            new StepOutcome.Succeeded(json("receipt", "r1")));
+    assertThat(ack.runStatus()).isEqualTo(RunStatus.SUCCEEDED);
+    assertThat(types(id))
+        .containsExactly(
+            "run.spawned",
+            "step.attempt.started",
+            "effect.recorded",
+            "effect.confirmed",
+            "step.completed",
+            "run.completed");
+    assertThat(entriesOf(id, JournalEntry.EffectConfirmed.class).getFirst().output())
+        .contains(json("receipt", "r1"));
+    assertThat(entriesOf(id, JournalEntry.StepCompleted.class).getFirst().effects())
+        .containsExactly(
+            new JournalEntry.EffectRef(INLINE_SURFACE, Keys.idempotencyKey(id, "call")));
+    assertThat(snapshot(id).step("call").orElseThrow().output()).contains(json("receipt", "r1"));
+  }
+
+  @Test
+  void confirmAndCompleteWithAFailureStillJournalsTheConfirmationBeforeTheCompletion() {
+    ClaimedEffect c = startInline("inline-retry");
+    RunId id = new RunId("inline-retry");
+    CompletionAck ack =
+        journal.confirmAndComplete(
+            c.attempt().lease(), INLINE_SURFACE, Optional.of(json("r", "1")), retryableFailure());
+    // One iteration only (the spec's default): the retryable failure exhausts it.
+    assertThat(ack.reason()).isEqualTo(CompletionReason.RETRIES_EXHAUSTED);
+    assertThat(types(id)).contains("effect.confirmed").endsWith("step.completed", "run.completed");
+  }
+
+  @Test
+  void confirmAndCompleteAfterTheLeaseExpiredIsRefusedAndWritesNothing() {
+    StartRun r =
+        new StartRun(
+            Optional.of(new RunId("inline-expired")),
+            "inline-expired",
+            run(lease(agent("call", INLINE_SURFACE), shortLease())),
+            Optional.empty(),
+            "contract");
+    ClaimedEffect c = journal.startClaimed(r, WORKER, LONG_LEASE, INLINE_SURFACE);
+    elapse(pastShortLease());
+    int n = journal.entries(new RunId("inline-expired")).size();
+    assertRefused(
+        () ->
+            journal.confirmAndComplete(
+                c.attempt().lease(), INLINE_SURFACE, Optional.of(json("r", "1")), ok()),
+        ErrorCode.LEASE_CONFLICT);
+    assertThat(journal.entries(new RunId("inline-expired"))).hasSize(n);
+  }
+
+  @Test
+  void confirmAndCompleteWithoutThisAttemptsElectionIsRefusedAndWritesNothing() {
+    RunId id = start(run(agent("a", "/x", "/y")));
+    ClaimedAttempt a = claimOne();
+    int n = journal.entries(id).size();
+    assertRefused(
+        () -> journal.confirmAndComplete(a.lease(), "/x", Optional.empty(), ok()),
+        ErrorCode.EFFECT_NOT_RECORDED);
+    journal.recordEffect(a.lease(), "/x");
+    journal.recordEffect(a.lease(), "/y");
+    assertRefused(
+        () -> journal.confirmAndComplete(a.lease(), "/x", Optional.empty(), ok()),
+        ErrorCode.EFFECT_UNCONFIRMED);
+    assertThat(journal.entries(id)).hasSize(n + 2);
+  }
+
+  @Test
+  void aRunWatchWakesWhenTheWatchedRunCompletes() throws Exception {
+    ClaimedEffect c = startInline("inline-watch");
+    try (RunWatch watch = journal.watchRun(new RunId("inline-watch"))) {
+      journal.confirmAndComplete(c.attempt().lease(), INLINE_SURFACE, Optional.empty(), ok());
+      assertThat(watch.await(Duration.ofSeconds(20))).isTrue();
+    }
+  }
+
+  @Test
+  void aRunWatchTimesOutWhenTheRunDoesNotChange() throws Exception {
+    startInline("inline-quiet");
+    try (RunWatch watch = journal.watchRun(new RunId("inline-quiet"))) {
+      assertThat(watch.await(Duration.ofMillis(50))).isFalse();
+    }
+  }
+
   // ---- batched lease renewal and the reconciler's and claimer's timing (perf-lease)
 
   @Test

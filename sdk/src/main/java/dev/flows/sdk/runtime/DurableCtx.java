@@ -16,6 +16,7 @@ import dev.flows.kernel.journal.JournalEntry;
 import dev.flows.kernel.journal.JournalRecord;
 import dev.flows.kernel.journal.RunId;
 import dev.flows.kernel.journal.RunSnapshot;
+import dev.flows.kernel.journal.RunWatch;
 import dev.flows.kernel.journal.StartRun;
 import dev.flows.kernel.journal.StepSnapshot;
 import dev.flows.kernel.spec.RunSpec;
@@ -24,6 +25,7 @@ import dev.flows.sdk.Ctx;
 import dev.flows.sdk.FlowHeader;
 import dev.flows.sdk.McpResult;
 import dev.flows.worker.FaultPoint;
+import dev.flows.worker.mcp.InlineMcpCalls;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.HashMap;
@@ -70,8 +72,13 @@ final class DurableCtx implements Ctx {
   private final Inventory inventory;
   private final SdkConfig config;
   private final ChildStarter starter;
+  private final Optional<InlineMcpCalls> inline;
   private final Map<Integer, JsonNode> memos = new HashMap<>();
-  private final Set<RunId> children;
+  private final Set<RunId> children; // insertion order: cancelled in admission order
+
+  /** Children this attempt saw end: the end of the body need not look at them again. */
+  private final Set<RunId> settled = new HashSet<>();
+
   private int position;
 
   DurableCtx(
@@ -80,8 +87,10 @@ final class DurableCtx implements Ctx {
       FlowHeader header,
       Inventory inventory,
       SdkConfig config,
-      ChildStarter starter) {
+      ChildStarter starter,
+      Optional<InlineMcpCalls> inline) {
     this.journal = journal;
+    this.inline = inline;
     this.attempt = attempt;
     this.header = header;
     this.inventory = inventory;
@@ -95,7 +104,7 @@ final class DurableCtx implements Ctx {
         memos.put(Integer.parseInt(c.surfacePath().substring("/memo/".length())), c.output().get());
       }
     }
-    this.children = new HashSet<>(journal.children(runId()));
+    this.children = new java.util.LinkedHashSet<>(journal.children(runId()));
   }
 
   private int nextPosition() {
@@ -158,7 +167,8 @@ final class DurableCtx implements Ctx {
             inventory.connection(server).orElseThrow(),
             inventory.mayReperform(server, tool),
             config);
-    return new McpResult(child(spec, "f.mcp(\"" + server + "\").tool(\"" + tool + "\")"));
+    String call = "f.mcp(\"" + server + "\").tool(\"" + tool + "\")";
+    return new McpResult(child(spec, call, Optional.of(Lowering.mcpSurface(server, tool))));
   }
 
   @Override
@@ -224,24 +234,37 @@ final class DurableCtx implements Ctx {
     }
     return child(
         Lowering.command(header.name(), List.of(argv), false, config),
-        "f.run(" + String.join(" ", argv) + ")");
+        "f.run(" + String.join(" ", argv) + ")",
+        Optional.empty());
   }
 
   @Override
   public JsonNode sh(String command) {
     return child(
-        Lowering.command(header.name(), List.of(command), true, config), "f.sh(" + command + ")");
+        Lowering.command(header.name(), List.of(command), true, config),
+        "f.sh(" + command + ")",
+        Optional.empty());
   }
 
-  /** Admits (or finds, on replay) the child at the next position and waits for its result. */
-  private JsonNode child(RunSpec spec, String call) {
+  /**
+   * Admits (or finds, on replay) the child at the next position and waits for its result. A first
+   * MCP call ({@code inlineSurface} present) is performed by this worker at once when it can.
+   */
+  private JsonNode child(RunSpec spec, String call, Optional<String> inlineSurface) {
     int pos = nextPosition();
     if (memos.containsKey(pos)) {
       throw nondeterministic(pos, "f.step(\"" + memos.get(pos).path("name").asText() + "\")", call);
     }
     RunId child = Lowering.childId(runId(), pos);
     Instant began = Instant.now();
-    if (!children.contains(child)) {
+    if (!children.contains(child) && inline.isPresent() && inlineSurface.isPresent()) {
+      Optional<JsonNode> receipt = callInline(child, spec, call, pos, inlineSurface.get());
+      children.add(child);
+      if (receipt.isPresent()) {
+        settled.add(child);
+        return receipt.get();
+      }
+    } else if (!children.contains(child)) {
       admit(child, spec, call, pos);
       children.add(child);
     } else {
@@ -251,6 +274,42 @@ final class DurableCtx implements Ctx {
       }
     }
     return await(child, began);
+  }
+
+  /**
+   * The inline fast path: two transactions, no claim, no polling. Answers the receipt, or empty
+   * when the child must be awaited as a claimed one is (it failed, retries, or was admitted
+   * before).
+   */
+  private Optional<JsonNode> callInline(
+      RunId child, RunSpec spec, String call, int pos, String surface) {
+    StartRun req =
+        new StartRun(
+            Optional.of(child), child.value(), spec, Optional.of(runId()), "flow:" + header.name());
+    try {
+      return switch (inline.orElseThrow().call(req, surface)) {
+        case InlineMcpCalls.Result.Succeeded ok -> Optional.of(ok.receipt());
+        case InlineMcpCalls.Result.AwaitChild await -> Optional.empty();
+      };
+    } catch (RunAdmissionConflictException e) {
+      // Admitted already (a retried admission whose first answer was lost): await that run.
+      RunSnapshot existing = journal.run(child).orElseThrow(() -> e);
+      if (!existing.specHash().equals(RunSpecJson.hash(spec))) {
+        throw nondeterministic(pos, describeChild(child), call);
+      }
+      return Optional.empty();
+    } catch (RunTerminalException e) {
+      throw new ChildFailedException(
+          ErrorCode.DISPATCH_TIMEOUT,
+          call + " was cancelled before it started: " + cancelReason(child),
+          child,
+          JSON.objectNode().put("call", call),
+          false);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new FlowsException(
+          ErrorCode.LEASE_CONFLICT, "attempt interrupted", call, "the journal re-drives the run");
+    }
   }
 
   private void admit(RunId child, RunSpec spec, String call, int pos) {
@@ -291,11 +350,24 @@ final class DurableCtx implements Ctx {
     }
   }
 
+  /**
+   * Waits for the child to end: woken by its completion (at once when this process completed it, by
+   * NOTIFY when another worker did), with {@code childPoll} as the fallback between looks.
+   */
   private JsonNode await(RunId child, Instant began) {
+    try (RunWatch watch = journal.watchRun(child)) {
+      return awaitWatched(child, began, watch);
+    }
+  }
+
+  private JsonNode awaitWatched(RunId child, Instant began, RunWatch watch) {
     Instant deadline = began.plus(config.dispatchDeadline());
     while (true) {
       RunSnapshot s = journal.run(child).orElseThrow();
       StepSnapshot step = s.steps().getFirst();
+      if (s.status().terminal()) {
+        settled.add(child);
+      }
       switch (s.status()) {
         case SUCCEEDED -> {
           return step.output().orElse(JSON.nullNode());
@@ -310,7 +382,7 @@ final class DurableCtx implements Ctx {
         }
       }
       try {
-        journal.awaitWork(config.childPoll());
+        watch.await(config.childPoll());
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
         throw new FlowsException(
@@ -400,7 +472,12 @@ final class DurableCtx implements Ctx {
 
   /** Cancels the children still open when the root ends: no orphan runs. */
   void cancelOpenChildren(String why) {
-    for (RunId c : journal.children(runId())) {
+    // Every child is in `children` (read at the start, or admitted since); those seen ending need
+    // no look, so a body whose calls all returned reads nothing here.
+    for (RunId c : children) {
+      if (settled.contains(c)) {
+        continue;
+      }
       journal.run(c).filter(s -> !s.status().terminal()).ifPresent(s -> journal.cancelRun(c, why));
     }
   }

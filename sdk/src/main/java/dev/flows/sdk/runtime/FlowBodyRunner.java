@@ -11,6 +11,8 @@ import dev.flows.kernel.journal.Journal;
 import dev.flows.kernel.journal.StepOutcome;
 import dev.flows.kernel.spec.StepBody;
 import dev.flows.sdk.Flow;
+import dev.flows.worker.mcp.InlineMcpCalls;
+import java.util.Optional;
 
 /**
  * Runs one attempt of a flow body and says how it ended. Replays are the normal case: the body
@@ -22,17 +24,38 @@ public final class FlowBodyRunner {
   private final FlowResolver resolver;
   private final SdkConfig config;
   private final DurableCtx.ChildStarter starter;
+  private final Optional<InlineMcpCalls> inline;
 
+  /** A runner whose bodies await every child a claimer runs (no inline MCP calls). */
   public FlowBodyRunner(Journal journal, FlowResolver resolver, SdkConfig config) {
-    this(journal, resolver, config, Journal::startRun);
+    this(journal, resolver, config, Journal::startRun, Optional.empty());
+  }
+
+  /**
+   * A runner whose bodies perform their first MCP calls themselves through {@code inline} (see
+   * {@link InlineMcpCalls}); replays, recoveries and commands still go through child runs.
+   */
+  public FlowBodyRunner(
+      Journal journal, FlowResolver resolver, SdkConfig config, InlineMcpCalls inline) {
+    this(journal, resolver, config, Journal::startRun, Optional.of(inline));
   }
 
   FlowBodyRunner(
       Journal journal, FlowResolver resolver, SdkConfig config, DurableCtx.ChildStarter starter) {
+    this(journal, resolver, config, starter, Optional.empty());
+  }
+
+  private FlowBodyRunner(
+      Journal journal,
+      FlowResolver resolver,
+      SdkConfig config,
+      DurableCtx.ChildStarter starter,
+      Optional<InlineMcpCalls> inline) {
     this.journal = journal;
     this.resolver = resolver;
     this.config = config;
     this.starter = starter;
+    this.inline = inline;
   }
 
   /**
@@ -55,7 +78,8 @@ public final class FlowBodyRunner {
             flow.header(),
             new Inventory(instruction.path("mcp")),
             config,
-            starter);
+            starter,
+            inline);
     StepOutcome outcome;
     try {
       JsonNode result = flow.run(ctx, attempt.step().input());

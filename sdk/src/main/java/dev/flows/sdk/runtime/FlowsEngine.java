@@ -5,6 +5,7 @@ import dev.flows.kernel.journal.Journal;
 import dev.flows.kernel.journal.RunId;
 import dev.flows.kernel.journal.StartRun;
 import dev.flows.kernel.journal.StartedRun;
+import dev.flows.kernel.journal.WorkerId;
 import dev.flows.kernel.mcp.McpClientConfig;
 import dev.flows.kernel.spec.RunSpec;
 import dev.flows.sdk.config.FlowsConfig;
@@ -14,7 +15,9 @@ import dev.flows.worker.ExecutorRegistry;
 import dev.flows.worker.ResilientJournal;
 import dev.flows.worker.Worker;
 import dev.flows.worker.WorkerConfig;
+import dev.flows.worker.WorkerLease;
 import dev.flows.worker.exec.DeterministicExecutor;
+import dev.flows.worker.mcp.InlineMcpCalls;
 import dev.flows.worker.mcp.McpCredentials;
 import dev.flows.worker.mcp.McpSessions;
 import dev.flows.worker.mcp.McpToolExecutor;
@@ -47,13 +50,25 @@ public final class FlowsEngine implements AutoCloseable {
     this.config = config;
     this.credentials = credentials;
     this.sessions = new McpSessions(mcpLimits, credentials);
-    FlowBodyRunner runner = new FlowBodyRunner(this.journal, resolver, config);
+    McpToolExecutor mcp = new McpToolExecutor(sessions);
+    WorkerId workerId = Worker.processWorkerId();
+    // A body's first MCP calls run on its own worker, through the same executor, under a lease
+    // of this worker (see InlineMcpCalls): no claim, no worker slot, no polling.
+    InlineMcpCalls inline =
+        new InlineMcpCalls(
+            this.journal,
+            mcp,
+            new WorkerLease(this.journal, workerConfig, InstantSource.system()),
+            workerId,
+            workerConfig.defaultLease(),
+            InstantSource.system());
+    FlowBodyRunner runner = new FlowBodyRunner(this.journal, resolver, config, inline);
     ExecutorRegistry executors =
         ExecutorRegistry.of(
             new DeterministicExecutor(workerConfig),
-            new AgentExecutor(
-                List.of(new FlowInstructionExecutor(runner), new McpToolExecutor(sessions))));
-    this.worker = new Worker(this.journal, executors, workerConfig, InstantSource.system());
+            new AgentExecutor(List.of(new FlowInstructionExecutor(runner), mcp)));
+    this.worker =
+        new Worker(this.journal, executors, workerConfig, InstantSource.system(), workerId);
     // Flow classes registered here (at their versions) are the only class-path bodies it claims.
     this.worker.addRoutes(resolver::routes);
   }

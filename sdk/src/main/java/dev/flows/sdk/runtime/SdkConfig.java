@@ -8,7 +8,8 @@ import java.time.Duration;
  * @param dispatchDeadline how long an {@code f.*} call waits for its child run to be admitted and
  *     its step claimed; past it the child is cancelled by id and the call fails {@code
  *     dispatch_timeout}
- * @param childPoll longest wait between two looks at a child run (wake-ups usually come sooner)
+ * @param childPoll longest wait between two looks at an awaited child run: a fallback only, since
+ *     the body wakes on the child's completion (in-process, or by NOTIFY from another worker)
  * @param rootMaxIterations attempts of a flow body (each crash of its worker uses one)
  * @param mcpMaxIterations attempts of one MCP call's child step
  * @param commandMaxIterations attempts of one {@code f.run} child step
@@ -22,7 +23,7 @@ public record SdkConfig(
     int commandMaxIterations,
     Duration preflightTimeout) {
   public static final Duration DEFAULT_DISPATCH_DEADLINE = Duration.ofSeconds(30);
-  public static final Duration DEFAULT_CHILD_POLL = Duration.ofMillis(200);
+  public static final Duration DEFAULT_CHILD_POLL = Duration.ofSeconds(1);
   public static final int DEFAULT_ROOT_MAX_ITERATIONS = 10;
   public static final int DEFAULT_MCP_MAX_ITERATIONS = 5;
   public static final int DEFAULT_COMMAND_MAX_ITERATIONS = 3;

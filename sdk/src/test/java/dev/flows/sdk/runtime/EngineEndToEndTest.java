@@ -126,6 +126,22 @@ class EngineEndToEndTest {
         keys.add(receipt.path("idempotencyKey").asText());
       }
       assertThat(keys).hasSize(3);
+      // First calls run inline on the body's own worker: admitted already claimed by it, and
+      // completed in the transaction that confirmed the effect.
+      for (RunId c : children) {
+        List<JournalEntry> entries = journal.entries(c).stream().map(r -> r.entry()).toList();
+        assertThat(entries)
+            .extracting(JournalEntry::type)
+            .containsExactly(
+                "run.spawned",
+                "step.attempt.started",
+                "effect.recorded",
+                "effect.confirmed",
+                "step.completed",
+                "run.completed");
+        assertThat(((JournalEntry.StepAttemptStarted) entries.get(1)).workerId())
+            .isEqualTo(engine.worker().id());
+      }
       // The server saw the idempotency key of the meta call in _meta.
       String metaKey =
           journal

@@ -37,6 +37,11 @@ import java.util.concurrent.TimeoutException;
 public final class McpToolExecutor implements AgentInstructionExecutor {
   public static final String TYPE = "mcp";
 
+  /** The effect surface of a call of {@code tool} on {@code server}. */
+  public static String surface(String server, String tool) {
+    return "/mcp/" + server + "/" + tool;
+  }
+
   /** Trajectory tails are capped so a chatty failure cannot bloat the journal. */
   public static final int TAIL_CAP_BYTES = 16 * 1024;
 
@@ -59,7 +64,7 @@ public final class McpToolExecutor implements AgentInstructionExecutor {
     String server = in.path("server").asText();
     String tool = in.path("tool").asText();
     JsonNode input = in.path("input");
-    String path = "/mcp/" + server + "/" + tool;
+    String path = surface(server, tool);
     EffectElection e = ex.effects().record(path);
     String key = e.idempotencyKey();
     if (e.deduped()) {
@@ -118,7 +123,9 @@ public final class McpToolExecutor implements AgentInstructionExecutor {
     ObjectNode receipt = receipt(server, tool, input, output, key);
     // The tool ran either way: confirm, so a retry never sends it again.
     ex.effects().confirm(path, Optional.of(receipt));
-    FaultPoint.AFTER_CONFIRM_BEFORE_COMPLETE.reached();
+    if (!ex.effects().confirmsAtCompletion()) {
+      FaultPoint.AFTER_CONFIRM_BEFORE_COMPLETE.reached();
+    }
     if (result.isError()) {
       ObjectNode t =
           tail(

@@ -1,0 +1,6 @@
+-- One round trip: confirm the attempt's election and complete the attempt with success (V4).
+SELECT outcome, run_status
+  FROM flows.confirm_and_succeed(:runId, :stepId, :attempt, :leaseId, :surfacePath,
+                                 CAST(:confirmOutput AS jsonb), CAST(:stepOutput AS jsonb),
+                                 :succeededStatus, CAST(:confirmed AS jsonb),
+                                 CAST(:completed AS jsonb), CAST(:runCompleted AS jsonb))

@@ -1,0 +1,35 @@
+package dev.flows.kernel.journal;
+
+import dev.flows.kernel.ErrorCode;
+import dev.flows.kernel.FlowsException;
+import dev.flows.kernel.spec.StepBody;
+import dev.flows.kernel.spec.StepSpec;
+
+/**
+ * What {@link Journal#startClaimed} opened: the attempt (with its lease) and its election for the
+ * effect, which the holder now owes.
+ */
+public record ClaimedEffect(ClaimedAttempt attempt, EffectElection election) {
+  /**
+   * The one step {@link Journal#startClaimed} may open for {@code r}, or its refusal ({@code
+   * invalid_input}, {@code effect_not_declared}), checked before a journal writes anything.
+   */
+  public static StepSpec inlineStep(StartRun r, String surfacePath) {
+    if (r.spec().steps().size() != 1) {
+      throw new FlowsException(
+          ErrorCode.INVALID_INPUT,
+          "startClaimed admits one-step runs; this spec has " + r.spec().steps().size(),
+          r.admissionKey(),
+          "admit the run with startRun and let a worker claim it");
+    }
+    StepSpec only = r.spec().steps().getFirst();
+    if (!(only.body() instanceof StepBody.Agent a) || !a.declares(surfacePath)) {
+      throw new FlowsException(
+          ErrorCode.EFFECT_NOT_DECLARED,
+          "surface " + surfacePath + " is not declared by step " + only.id(),
+          r.admissionKey(),
+          "declare it in the agent step's surfaces.external");
+    }
+    return only;
+  }
+}

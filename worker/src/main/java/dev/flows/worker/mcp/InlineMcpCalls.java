@@ -1,0 +1,200 @@
+package dev.flows.worker.mcp;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.flows.kernel.journal.ClaimedEffect;
+import dev.flows.kernel.journal.CompletionAck;
+import dev.flows.kernel.journal.EffectElection;
+import dev.flows.kernel.journal.Journal;
+import dev.flows.kernel.journal.LeaseToken;
+import dev.flows.kernel.journal.StartRun;
+import dev.flows.kernel.journal.StepOutcome;
+import dev.flows.kernel.journal.WorkerId;
+import dev.flows.kernel.lifecycle.RunStatus;
+import dev.flows.worker.CancellationToken;
+import dev.flows.worker.EffectGate;
+import dev.flows.worker.FaultPoint;
+import dev.flows.worker.LeaseLostException;
+import dev.flows.worker.LeaseOptions;
+import dev.flows.worker.StepExecution;
+import dev.flows.worker.WorkerLease;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.InstantSource;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.atomic.AtomicReference;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Durable MCP calls performed by the worker that runs the calling body, without a claim: one
+ * transaction admits the call's child run with attempt 1 leased to this worker and its effect
+ * elected ({@link Journal#startClaimed}); the call goes through {@link McpToolExecutor} as a
+ * claimed attempt's would (same key in {@code _meta}, same receipt, same outcomes, same fault
+ * points), under the child's lease ({@link WorkerLease}: renewed while the call runs, cancelled at
+ * the local deadline); one transaction confirms the effect and completes the attempt ({@link
+ * Journal#confirmAndComplete}). A crash anywhere leaves exactly what a crashed claimer leaves, and
+ * the journal re-drives the child the same way.
+ */
+public final class InlineMcpCalls {
+  private static final Logger LOG = LoggerFactory.getLogger(InlineMcpCalls.class);
+
+  private final Journal journal;
+  private final McpToolExecutor executor;
+  private final WorkerLease lease;
+  private final WorkerId worker;
+  private final Duration defaultLease;
+  private final InstantSource clock;
+
+  /** {@code journal} should be a {@code ResilientJournal}, as for any worker. */
+  public InlineMcpCalls(
+      Journal journal,
+      McpToolExecutor executor,
+      WorkerLease lease,
+      WorkerId worker,
+      Duration defaultLease,
+      InstantSource clock) {
+    this.journal = journal;
+    this.executor = executor;
+    this.lease = lease;
+    this.worker = worker;
+    this.defaultLease = defaultLease;
+    this.clock = clock;
+  }
+
+  /** How an inline call ended, as far as the caller needs to know. */
+  public sealed interface Result {
+    /** The child run succeeded with this receipt. */
+    record Succeeded(JsonNode receipt) implements Result {}
+
+    /**
+     * Anything else (a failure, a retry, a lost lease): the journal holds the child's state, and
+     * the caller awaits the child run as it would await one a claimer runs.
+     */
+    record AwaitChild() implements Result {}
+  }
+
+  /**
+   * Admits the one-step MCP child {@code request} (its step an {@code mcp} agent step declaring
+   * {@code surfacePath}) claimed by this worker, performs it and completes it. Refusals of the
+   * admission ({@code run_admission_conflict}, {@code run_terminal}, ...) propagate and mean that
+   * nothing was written.
+   *
+   * @throws InterruptedException when the caller is interrupted: the call is cancelled (its attempt
+   *     completes as a retryable cancel, as a stopped worker's would) before this returns
+   */
+  public Result call(StartRun request, String surfacePath) throws InterruptedException {
+    Instant sent = clock.instant();
+    ClaimedEffect claimed = journal.startClaimed(request, worker, defaultLease, surfacePath);
+    DeferredGate gate = new DeferredGate(surfacePath, claimed.election());
+    CancellationToken token = new CancellationToken();
+    AtomicReference<StepOutcome> completedWith = new AtomicReference<>();
+    // Its own thread, so the child's lease timer interrupts the call, never the caller's body.
+    CompletableFuture<CompletionAck> done = new CompletableFuture<>();
+    Thread call =
+        Thread.ofVirtual()
+            .name("flows-inline-" + claimed.attempt().lease().place())
+            .start(
+                () -> {
+                  try {
+                    done.complete(
+                        lease
+                            .withWorkerLease(
+                                claimed.attempt(),
+                                sent,
+                                token,
+                                LeaseOptions.defaults()
+                                    .skipFirstRenewal()
+                                    .completingWith(
+                                        (l, outcome) -> {
+                                          CompletionAck ack = finish(l, gate, outcome);
+                                          completedWith.set(outcome);
+                                          return ack;
+                                        }),
+                                tok ->
+                                    executor.execute(
+                                        new StepExecution(claimed.attempt(), tok, gate)))
+                            .ack());
+                  } catch (Throwable t) {
+                    done.completeExceptionally(t);
+                  }
+                });
+    CompletionAck ack;
+    try {
+      ack = done.get();
+    } catch (InterruptedException e) {
+      // The caller's own lease is gone (or its worker stops): stop the call as a stopped worker
+      // would, and let its attempt complete before the caller unwinds.
+      token.cancel(CancellationToken.Cause.WORKER_SHUTDOWN);
+      call.join();
+      throw e;
+    } catch (ExecutionException e) {
+      if (e.getCause() instanceof LeaseLostException lost) {
+        LOG.warn("{}: {}", claimed.attempt().lease().place(), lost.oneLine());
+        return new Result.AwaitChild();
+      }
+      if (e.getCause() instanceof RuntimeException re) {
+        throw re;
+      }
+      throw new IllegalStateException(e.getCause());
+    }
+    if (ack.runStatus() == RunStatus.SUCCEEDED
+        && completedWith.get() instanceof StepOutcome.Succeeded ok) {
+      return new Result.Succeeded(ok.output());
+    }
+    return new Result.AwaitChild();
+  }
+
+  /** Confirms and completes in one transaction when the call ran; otherwise only completes. */
+  private CompletionAck finish(LeaseToken l, DeferredGate gate, StepOutcome outcome) {
+    if (!gate.confirmed) {
+      return journal.complete(l, outcome);
+    }
+    CompletionAck ack = journal.confirmAndComplete(l, gate.surfacePath, gate.output, outcome);
+    // Confirmed and completed at once: the nearest an inline call comes to this point.
+    FaultPoint.AFTER_CONFIRM_BEFORE_COMPLETE.reached();
+    return ack;
+  }
+
+  /**
+   * The effect verbs of an inline attempt: the election was made at admission, and the confirm is
+   * kept for the completion, which journals both in one transaction.
+   */
+  private static final class DeferredGate implements EffectGate {
+    private final String surfacePath;
+    private final EffectElection election;
+    private volatile boolean confirmed;
+    private volatile Optional<JsonNode> output = Optional.empty();
+
+    DeferredGate(String surfacePath, EffectElection election) {
+      this.surfacePath = surfacePath;
+      this.election = election;
+    }
+
+    @Override
+    public EffectElection record(String path) {
+      requireOwn(path);
+      return election;
+    }
+
+    @Override
+    public void confirm(String path, Optional<JsonNode> out) {
+      requireOwn(path);
+      output = out;
+      confirmed = true;
+    }
+
+    @Override
+    public boolean confirmsAtCompletion() {
+      return true;
+    }
+
+    private void requireOwn(String path) {
+      if (!surfacePath.equals(path)) {
+        throw new IllegalStateException(
+            "an inline call elected " + surfacePath + ", not " + path + " (an executor bug)");
+      }
+    }
+  }
+}
