@@ -8,12 +8,22 @@ WITH now AS (SELECT clock_timestamp() AS t),
          FROM unnest(CAST(:runIds AS text[]), CAST(:stepIds AS text[]),
                      CAST(:attempts AS int[]), CAST(:leaseIds AS text[]))
               AS a(run_id, step_id, attempt, lease_id)),
+     -- Rows locked in (run_id, step_id) order before any is updated, the order the f.step group
+     -- commit locks in too: a renewal of many leases and a batch of memos never deadlock.
+     locked AS MATERIALIZED (
+       SELECT s.run_id, s.step_id
+         FROM flows.steps s
+         JOIN asked a ON s.run_id = a.run_id AND s.step_id = a.step_id
+        ORDER BY s.run_id, s.step_id
+          FOR NO KEY UPDATE OF s),
      renewed AS (
        UPDATE flows.steps s
           SET lease_deadline = now.t + s.lease_ms * interval '1 millisecond',
               updated_at = now.t
-         FROM asked a, now, flows.runs r
-        WHERE s.run_id = a.run_id
+         FROM asked a, now, flows.runs r, locked l
+        WHERE l.run_id = s.run_id
+          AND l.step_id = s.step_id
+          AND s.run_id = a.run_id
           AND s.step_id = a.step_id
           AND s.status = 'running'
           AND s.attempts = a.attempt

@@ -34,6 +34,7 @@ import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
+import java.sql.Statement;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
@@ -73,6 +74,7 @@ public final class Bench {
       int stepsPerFlow,
       int noopRuns,
       int mcpCallsPerFlow,
+      int mcpWarmupCalls,
       double bareSeconds,
       int commitSteps,
       int commitCalls,
@@ -84,11 +86,37 @@ public final class Bench {
       List<Integer> workerProcesses,
       int scalingRuns,
       int scalingSteps) {
+    /** How long each measured workload first runs unmeasured (JIT warm-up). */
+    double warmupSeconds() {
+      return switch (mode) {
+        case "smoke" -> 0;
+        case "quick" -> 3;
+        default -> 6;
+      };
+    }
+
     static Plan of(String mode) {
       return switch (mode) {
         case "smoke" ->
             new Plan(
-                mode, List.of(1), 0.3, 3, 5, 1, 0.3, 5, 1, 2, List.of(), 0, 0, 0, List.of(), 0, 0);
+                mode,
+                List.of(1),
+                0.3,
+                3,
+                5,
+                1,
+                2,
+                0.3,
+                5,
+                1,
+                2,
+                List.of(),
+                0,
+                0,
+                0,
+                List.of(),
+                0,
+                0);
         case "quick" ->
             new Plan(
                 mode,
@@ -96,14 +124,15 @@ public final class Bench {
                 2,
                 40,
                 100,
-                5,
+                20,
+                100,
                 2,
                 100,
-                20,
+                50,
                 30,
                 List.of(Duration.ofSeconds(2), DEFAULT_LEASE),
                 1,
-                200,
+                1000,
                 10,
                 List.of(1, 2, 4),
                 16,
@@ -115,14 +144,15 @@ public final class Bench {
                 6,
                 100,
                 400,
-                15,
+                50,
+                300,
                 5,
                 200,
-                30,
+                100,
                 100,
                 List.of(Duration.ofSeconds(2), DEFAULT_LEASE),
                 3,
-                1000,
+                10_000,
                 20,
                 List.of(1, 2, 4),
                 32,
@@ -263,9 +293,10 @@ public final class Bench {
       for (int c : plan.concurrencies()) {
         try (FlowsEngine engine = Engines.engine(journal, c, DEFAULT_LEASE)) {
           engine.startWorker();
-          // Warm-up: class loading and JIT, not measured.
-          admitAndWait(url, engine, BenchFlows.STEPS, c, i -> stepsInput("w" + i, 5));
           int n = c == 1 ? plan.stepsPerFlow() * 4 : plan.stepsPerFlow();
+          // Warm-up: the measured workload, unmeasured, until the JIT has had time to compile
+          // the path (a handful of calls measures the interpreter, not the engine).
+          warmUp(() -> admitAndWait(url, engine, BenchFlows.STEPS, c, i -> stepsInput("w", n)));
           double secs = admitAndWait(url, engine, BenchFlows.STEPS, c, i -> stepsInput("m" + i, n));
           report.steps(c, c * n / secs);
           log("  c=" + c + " " + (int) (c * n / secs) + " steps/s");
@@ -273,6 +304,20 @@ public final class Bench {
       }
     }
     pg.drop("bench_steps");
+  }
+
+  /** One unmeasured round of a workload. */
+  @FunctionalInterface
+  interface Round {
+    void run() throws Exception;
+  }
+
+  /** Repeats {@code round} (at least once) until the plan's warm-up time has passed. */
+  private void warmUp(Round round) throws Exception {
+    long until = System.nanoTime() + (long) (plan.warmupSeconds() * 1e9);
+    do {
+      round.run();
+    } while (System.nanoTime() < until);
   }
 
   /** Admits {@code count} runs of {@code flow} at once and answers seconds until all ended. */
@@ -429,6 +474,9 @@ public final class Bench {
     }
   }
 
+  /** Flows run at once to warm the durable MCP path up before it is measured. */
+  private static final int WARMUP_FLOWS = 4;
+
   private ObjectNode mcpInput(String server, int n) {
     return JSON.objectNode().put("server", server).put("n", n);
   }
@@ -445,8 +493,17 @@ public final class Bench {
       engine.startWorker();
       for (String server : List.of(BenchFlows.STDIO, BenchFlows.HTTP)) {
         McpTransportPort session = bare.session(McpServerConfigJson.write(servers.config(server)));
-        // Warm-up: starts the engine's own session to the server, loads classes.
-        admitAndWait(url, engine, BenchFlows.MCP, 2, i -> mcpInput(server, 3), servers.inventory());
+        // Warm-up: starts the engine's own session to the server and gives the JIT the durable
+        // path as long as the bare path gets it (the bare loop below makes thousands of calls).
+        warmUp(
+            () ->
+                admitAndWait(
+                    url,
+                    engine,
+                    BenchFlows.MCP,
+                    WARMUP_FLOWS,
+                    i -> mcpInput(server, plan.mcpWarmupCalls()),
+                    servers.inventory()));
         bareCalls(session, 1, 0.5);
         for (int c : plan.concurrencies()) {
           int n = c == 1 ? plan.mcpCallsPerFlow() * 3 : plan.mcpCallsPerFlow();
@@ -534,6 +591,13 @@ public final class Bench {
 
   // ---------------------------------------------------------------- commits
 
+  /** Turns autovacuum off for every table of the flows schema (a DO block: one statement). */
+  private static final String NO_AUTOVACUUM =
+      "DO $$ DECLARE t text; BEGIN FOR t IN SELECT tablename FROM pg_tables"
+          + " WHERE schemaname = 'flows' LOOP EXECUTE format("
+          + "'ALTER TABLE flows.%I SET (autovacuum_enabled = off, toast.autovacuum_enabled = off)',"
+          + " t); END LOOP; END $$";
+
   /** Idle engine lifetimes whose difference gives the engine's background rate. */
   private static final List<Double> IDLE_SECONDS = List.of(1.0, 4.0);
 
@@ -593,16 +657,28 @@ public final class Bench {
       Optional<Flow> flow, ObjectNode input, boolean withServers, double idleSeconds)
       throws Exception {
     String url = pg.fresh("bench_commits", true);
-    Pg.Counters a = pg.counters(url);
-    Pg.Counters b = pg.counters(url);
-    Pg.Counters perRead = b.minus(a);
+    // Autovacuum's transactions count in xact_commit too, and a run of a few hundred inserts is
+    // enough to start them on a fresh database: leave them out of an engine's count.
+    try (Connection c = DriverManager.getConnection(url);
+        Statement st = c.createStatement()) {
+      st.execute(NO_AUTOVACUUM);
+    }
     long polls = 0;
     double seconds;
+    Pg.Counters b;
+    Pg.Counters perRead;
     try (Servers servers = withServers ? Servers.start() : null) {
       Inventory inv = withServers ? servers.inventory() : Inventory.empty();
       try (PostgresJournal journal = PostgresJournal.connect(JournalStoreConfig.forUrl(url));
           FlowsEngine engine = Engines.engine(journal, 4, DEFAULT_LEASE)) {
         engine.startWorker();
+        // Start counting once the pool has opened all its connections (each opening is a few
+        // transactions of its own, and a longer run would otherwise open more of them) and the
+        // new backends have flushed their statistics.
+        Pg.settleStats();
+        Pg.Counters a = pg.counters(url);
+        b = pg.counters(url);
+        perRead = b.minus(a);
         long t0 = System.nanoTime();
         if (flow.isPresent()) {
           RunId run =
@@ -626,6 +702,12 @@ public final class Bench {
 
   private Process worker(String url, Duration lease, int capacity, Path log, List<String> jvm)
       throws Exception {
+    return worker(url, lease, capacity, log, jvm, List.of());
+  }
+
+  private Process worker(
+      String url, Duration lease, int capacity, Path log, List<String> jvm, List<String> more)
+      throws Exception {
     List<String> cmd = new ArrayList<>();
     cmd.add(Jvm.java());
     cmd.addAll(jvm);
@@ -634,6 +716,7 @@ public final class Bench {
     cmd.add(url);
     cmd.add(String.valueOf(lease.toMillis()));
     cmd.add(String.valueOf(capacity));
+    cmd.addAll(more);
     return new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile()).start();
   }
 
@@ -764,6 +847,15 @@ public final class Bench {
     }
   }
 
+  /** The MCP call timeout of the waiting worker: long enough to start 10,000 bodies. */
+  static final Duration WAITING_CALL_TIMEOUT = Duration.ofMinutes(10);
+
+  /**
+   * JVM options of the waiting worker: none beyond the defaults the `flows` launcher uses (see
+   * SURFACE.md, Worker), so the RSS reported is what a deployed worker shows.
+   */
+  static final List<String> WAITING_WORKER_JVM = List.of();
+
   private void waitingRuns() throws Exception {
     int n = plan.waitingRuns();
     if (n == 0) {
@@ -774,9 +866,17 @@ public final class Bench {
     Path wlog = Files.createTempFile("bench-worker", ".log");
     McpServerConfig.Stdio stdio = Jvm.stdioServer(BenchFlows.STDIO, List.of(), Map.of());
     Inventory inv = Engines.inventory(stdio, Optional.empty());
-    // The calls must outlast the measurement but not the client's call timeout.
-    long sleepMs = McpClientConfig.DEFAULTS.callTimeout().toMillis() - 5_000;
-    Process w = worker(url, DEFAULT_LEASE, 2 * n + 8, wlog, List.of());
+    // The calls must outlast the ramp and the measurement, and stay within the worker's call
+    // timeout (raised for this section only: 10,000 bodies take a while to start).
+    long sleepMs = WAITING_CALL_TIMEOUT.toMillis() / 2;
+    Process w =
+        worker(
+            url,
+            DEFAULT_LEASE,
+            2 * n + 8,
+            wlog,
+            WAITING_WORKER_JVM,
+            List.of(String.valueOf(WAITING_CALL_TIMEOUT.toMillis())));
     try {
       awaitReady(w, wlog);
       long t0 = System.nanoTime();
@@ -806,6 +906,12 @@ public final class Bench {
         Thread.sleep(200);
       }
       double rampSeconds = (System.nanoTime() - t0) / 1e9;
+      // Autovacuum/analyze after the ramp's inserts would land in the window and be counted as
+      // the worker's writes: do it now, then let the statistics settle.
+      try (Connection c = DriverManager.getConnection(url)) {
+        c.createStatement().execute("VACUUM ANALYZE");
+      }
+      Pg.settleStats();
       Pg.Counters a = pg.counters(url);
       long windowStart = System.nanoTime();
       Thread.sleep((long) (plan.waitingWindowSeconds() * 1000));

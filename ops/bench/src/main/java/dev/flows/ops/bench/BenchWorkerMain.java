@@ -2,13 +2,16 @@ package dev.flows.ops.bench;
 
 import dev.flows.journalstore.JournalStoreConfig;
 import dev.flows.journalstore.PostgresJournal;
+import dev.flows.kernel.mcp.McpClientConfig;
 import dev.flows.sdk.runtime.FlowsEngine;
+import dev.flows.worker.WorkerConfig;
 import java.time.Duration;
 
 /**
  * A worker process for the benchmark: serves the bench flows from the journal at {@code args[0]}
- * with a lease of {@code args[1]} ms and a capacity of {@code args[2]} until killed. Prints {@code
- * worker ready}, then its heap use once a second (the parent reads RSS from /proc).
+ * with a lease of {@code args[1]} ms and a capacity of {@code args[2]} (and, if given, an MCP call
+ * timeout of {@code args[3]} ms) until killed. Prints {@code worker ready}, then its heap use once
+ * a second (the parent reads RSS from /proc).
  */
 public final class BenchWorkerMain {
   private BenchWorkerMain() {}
@@ -17,7 +20,12 @@ public final class BenchWorkerMain {
     Duration lease = Duration.ofMillis(Long.parseLong(args[1]));
     int capacity = Integer.parseInt(args[2]);
     PostgresJournal journal = PostgresJournal.connect(JournalStoreConfig.forUrl(args[0]));
-    FlowsEngine engine = Engines.engine(journal, capacity, lease);
+    McpClientConfig mcp =
+        args.length > 3
+            ? McpClientConfig.DEFAULTS.withCallTimeout(Duration.ofMillis(Long.parseLong(args[3])))
+            : McpClientConfig.DEFAULTS;
+    FlowsEngine engine =
+        Engines.engine(journal, capacity, lease, WorkerConfig.DEFAULT_RECONCILE_INTERVAL, mcp);
     Runtime.getRuntime()
         .addShutdownHook(
             new Thread(

@@ -33,6 +33,15 @@ final class Engines {
 
   static FlowsEngine engine(
       Journal journal, int capacity, Duration lease, Duration reconcileInterval) {
+    return engine(journal, capacity, lease, reconcileInterval, McpClientConfig.DEFAULTS);
+  }
+
+  static FlowsEngine engine(
+      Journal journal,
+      int capacity,
+      Duration lease,
+      Duration reconcileInterval,
+      McpClientConfig mcpLimits) {
     FlowsEngine engine =
         new FlowsEngine(
             journal,
@@ -44,7 +53,7 @@ final class Engines {
                 .stopGrace(STOP_GRACE)
                 .build(),
             SdkConfig.DEFAULTS,
-            McpClientConfig.DEFAULTS,
+            mcpLimits,
             McpCredentials.fromEnvironment());
     for (Flow f : BenchFlows.all()) {
       engine.register(f);

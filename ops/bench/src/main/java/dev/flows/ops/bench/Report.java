@@ -259,7 +259,9 @@ final class Report {
     md.append("\n## Commits on the success path\n\n")
         .append(
             "Marginal cost: (a run with N calls − the same run with 0 calls) / N, each on a fresh"
-                + " engine and pool closed before reading. `xact_commit` counts every transaction,"
+                + " database with autovacuum off (its own transactions would count) and a fresh"
+                + " engine whose pool has opened all its connections before counting starts and"
+                + " is closed before reading. `xact_commit` counts every transaction,"
                 + " reads included; `writes` counts transaction ids handed out (transactions that"
                 + " flush WAL at commit). \"Net\" also leaves out what an idle engine spends per"
                 + " second (claim polls, reconciles: measured as the difference between idle"
