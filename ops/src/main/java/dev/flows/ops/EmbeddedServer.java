@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.flows.kernel.ErrorCode;
 import dev.flows.kernel.FlowsException;
+import dev.flows.kernel.json.Jackson;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
@@ -52,7 +53,7 @@ final class EmbeddedServer {
   private static final Duration PORT_PROBE_TIMEOUT = Duration.ofSeconds(1);
   private static final int PASSWORD_BYTES = 24;
   private static final int LOG_TAIL_LINES = 8;
-  private static final ObjectMapper JSON = new ObjectMapper();
+  private static final ObjectMapper JSON = Jackson.mapper();
 
   /** A server that answers on {@code port}. */
   record Running(int port, long pid, Path dataDir, String password) {

@@ -9,6 +9,7 @@ import dev.flows.journalstore.PostgresJournal;
 import dev.flows.kernel.ErrorCode;
 import dev.flows.kernel.FlowsException;
 import dev.flows.kernel.journal.Journal;
+import dev.flows.kernel.json.Jackson;
 import dev.flows.migrations.Migrations;
 import java.io.PrintStream;
 import java.nio.file.Path;
@@ -25,7 +26,7 @@ import java.util.function.Consumer;
 final class Session implements AutoCloseable {
   static final String HOME_VARIABLE = "FLOWS_HOME";
   static final String DEBUG_VARIABLE = "FLOWS_DEBUG";
-  static final ObjectMapper JSON = new ObjectMapper();
+  static final ObjectMapper JSON = Jackson.mapper();
 
   private final PrintStream out;
   private final PrintStream err;

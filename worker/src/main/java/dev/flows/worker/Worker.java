@@ -89,13 +89,28 @@ public final class Worker implements AutoCloseable {
       WorkerConfig config,
       InstantSource clock,
       WorkerId id) {
+    this(journal, executors, config, clock, id, Optional.empty());
+  }
+
+  /**
+   * A worker whose attempts run under {@code lease} when given: attempts the process runs outside
+   * the claim loop (an inline MCP call of a flow body) share it, so one lease keeper renews all of
+   * the process's leases in one journal call per tick.
+   */
+  public Worker(
+      Journal journal,
+      ExecutorRegistry executors,
+      WorkerConfig config,
+      InstantSource clock,
+      WorkerId id,
+      Optional<WorkerLease> lease) {
     this.journal =
         journal instanceof ResilientJournal ? journal : new ResilientJournal(journal, config);
     this.executors = executors;
     this.config = config;
     this.clock = clock;
     this.id = id;
-    this.lease = new WorkerLease(this.journal, config, clock);
+    this.lease = lease.orElseGet(() -> new WorkerLease(this.journal, config, clock));
     this.slots = new Semaphore(config.capacity());
   }
 

@@ -2,6 +2,7 @@ package dev.flows.examples.servers;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.flows.kernel.json.Jackson;
 import io.modelcontextprotocol.server.McpServerFeatures.SyncToolSpecification;
 import io.modelcontextprotocol.server.McpSyncServerExchange;
 import io.modelcontextprotocol.spec.McpSchema;
@@ -15,7 +16,7 @@ import java.util.function.BiFunction;
 
 /** Small helpers shared by the example servers' tool definitions. */
 public final class ToolKit {
-  static final ObjectMapper JSON = new ObjectMapper();
+  static final ObjectMapper JSON = Jackson.mapper();
 
   private ToolKit() {}
 

@@ -3,9 +3,9 @@ package dev.flows.kernel.spec;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
-import com.fasterxml.jackson.databind.json.JsonMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.flows.kernel.json.Jackson;
 import dev.flows.kernel.keys.Keys;
 
 /**
@@ -16,7 +16,7 @@ import dev.flows.kernel.keys.Keys;
 public final class RunSpecJson {
   /** Shared mapper: sorted keys so the text of a canonical node is stable. */
   public static final ObjectMapper MAPPER =
-      JsonMapper.builder().enable(SerializationFeature.ORDER_MAP_ENTRIES_BY_KEYS).build();
+      Jackson.builder().enable(SerializationFeature.ORDER_MAP_ENTRIES_BY_KEYS).build();
 
   private RunSpecJson() {}
 

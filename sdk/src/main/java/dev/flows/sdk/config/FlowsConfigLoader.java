@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.flows.kernel.ErrorCode;
 import dev.flows.kernel.FlowsException;
+import dev.flows.kernel.json.Jackson;
 import dev.flows.kernel.mcp.McpAuth;
 import dev.flows.kernel.mcp.McpAuth.ClientAuth;
 import dev.flows.kernel.mcp.McpAuth.ClientRegistration;
@@ -33,7 +34,7 @@ import java.util.regex.Pattern;
  */
 public final class FlowsConfigLoader {
   public static final String FILE_NAME = "flows.json";
-  private static final ObjectMapper MAPPER = new ObjectMapper();
+  private static final ObjectMapper MAPPER = Jackson.mapper();
   private static final Pattern ENV_NAME = Pattern.compile("[A-Za-z_][A-Za-z0-9_]*");
   private static final Pattern SERVER_NAME = Pattern.compile("[A-Za-z][A-Za-z0-9_-]{0,63}");
 

@@ -19,6 +19,7 @@ import dev.flows.kernel.journal.RunSnapshot;
 import dev.flows.kernel.journal.RunWatch;
 import dev.flows.kernel.journal.StartRun;
 import dev.flows.kernel.journal.StepSnapshot;
+import dev.flows.kernel.json.Jackson;
 import dev.flows.kernel.spec.RunSpec;
 import dev.flows.kernel.spec.RunSpecJson;
 import dev.flows.sdk.Ctx;
@@ -47,7 +48,7 @@ import java.util.concurrent.TimeoutException;
  * nondeterministic_replay}).
  */
 final class DurableCtx implements Ctx {
-  static final ObjectMapper MAPPER = new ObjectMapper();
+  static final ObjectMapper MAPPER = Jackson.mapper();
   private static final JsonNodeFactory JSON = JsonNodeFactory.instance;
 
   /** Starts a child run; a seam so tests can hold a start back past the dispatch deadline. */

@@ -54,11 +54,14 @@ public final class FlowsEngine implements AutoCloseable {
     WorkerId workerId = Worker.processWorkerId();
     // A body's first MCP calls run on its own worker, through the same executor, under a lease
     // of this worker (see InlineMcpCalls): no claim, no worker slot, no polling.
+    // One WorkerLease (one lease keeper) for the claimed attempts and the inline calls alike: all
+    // of this worker's leases are renewed together, one journal write per renewal tick.
+    WorkerLease leases = new WorkerLease(this.journal, workerConfig, InstantSource.system());
     InlineMcpCalls inline =
         new InlineMcpCalls(
             this.journal,
             mcp,
-            new WorkerLease(this.journal, workerConfig, InstantSource.system()),
+            leases,
             workerId,
             workerConfig.defaultLease(),
             InstantSource.system());
@@ -68,7 +71,13 @@ public final class FlowsEngine implements AutoCloseable {
             new DeterministicExecutor(workerConfig),
             new AgentExecutor(List.of(new FlowInstructionExecutor(runner), mcp)));
     this.worker =
-        new Worker(this.journal, executors, workerConfig, InstantSource.system(), workerId);
+        new Worker(
+            this.journal,
+            executors,
+            workerConfig,
+            InstantSource.system(),
+            workerId,
+            Optional.of(leases));
     // Flow classes registered here (at their versions) are the only class-path bodies it claims.
     this.worker.addRoutes(resolver::routes);
   }

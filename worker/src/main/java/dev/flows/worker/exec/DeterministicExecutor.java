@@ -4,11 +4,11 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.json.JsonMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.flows.kernel.journal.ClaimedAttempt;
 import dev.flows.kernel.journal.CompletionReason;
 import dev.flows.kernel.journal.StepOutcome;
+import dev.flows.kernel.json.Jackson;
 import dev.flows.kernel.spec.StepBody;
 import dev.flows.kernel.spec.StepKind;
 import dev.flows.worker.CancellationToken;
@@ -41,7 +41,7 @@ public final class DeterministicExecutor implements StepExecutor {
   static final String SHELL = "/bin/sh";
   private static final File DEV_NULL = new File("/dev/null");
   private static final ObjectMapper JSON =
-      JsonMapper.builder().enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS).build();
+      Jackson.builder().enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS).build();
 
   private final WorkerConfig config;
 

@@ -1,6 +1,7 @@
 package dev.flows.worker.mcp;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.flows.kernel.json.Jackson;
 import java.nio.charset.StandardCharsets;
 import java.security.GeneralSecurityException;
 import java.security.KeyFactory;
@@ -16,7 +17,7 @@ import java.util.Map;
 
 /** RFC 7523 client assertions: a short-lived JWT signed with the client's EC key (ES256). */
 final class ClientAssertion {
-  private static final ObjectMapper JSON = new ObjectMapper();
+  private static final ObjectMapper JSON = Jackson.mapper();
   private static final SecureRandom RANDOM = new SecureRandom();
 
   /** Assertions are single-use and checked right away; a short life limits replay. */

@@ -1,11 +1,15 @@
 package dev.flows.worker.mcp;
 
-import io.modelcontextprotocol.json.McpJsonDefaults;
+import dev.flows.kernel.json.Jackson;
 import io.modelcontextprotocol.json.McpJsonMapper;
+import io.modelcontextprotocol.json.jackson2.JacksonMcpJsonMapper;
 
-/** The SDK's JSON mapper (Jackson 2, found through ServiceLoader), shared by the MCP client. */
+/**
+ * The SDK's JSON mapper (Jackson 2), shared by the MCP client, on flows' shared buffer pool (see
+ * {@link Jackson}).
+ */
 final class Json {
-  static final McpJsonMapper MAPPER = McpJsonDefaults.getMapper();
+  static final McpJsonMapper MAPPER = new JacksonMcpJsonMapper(Jackson.mapper());
 
   private Json() {}
 }

@@ -3,6 +3,7 @@ package dev.flows.worker.mcp;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import dev.flows.kernel.json.Jackson;
 import dev.flows.kernel.mcp.ConnectionState;
 import dev.flows.kernel.mcp.ConnectionTransition;
 import dev.flows.kernel.mcp.McpClientConfig;
@@ -44,7 +45,7 @@ import reactor.core.publisher.Mono;
  */
 public final class McpConnection implements McpTransportPort {
   private static final Logger LOG = LoggerFactory.getLogger(McpConnection.class);
-  private static final ObjectMapper JSON = new ObjectMapper();
+  private static final ObjectMapper JSON = Jackson.mapper();
   private static final McpSchema.Implementation CLIENT_INFO =
       new McpSchema.Implementation("flows", "0.1.0");
 

@@ -8,6 +8,7 @@ import dev.flows.kernel.ErrorCode;
 import dev.flows.kernel.journal.CompletionReason;
 import dev.flows.kernel.journal.EffectElection;
 import dev.flows.kernel.journal.StepOutcome;
+import dev.flows.kernel.json.Jackson;
 import dev.flows.kernel.mcp.McpDiagnostic;
 import dev.flows.kernel.mcp.McpException;
 import dev.flows.kernel.mcp.McpTransportPort;
@@ -46,7 +47,7 @@ public final class McpToolExecutor implements AgentInstructionExecutor {
   public static final int TAIL_CAP_BYTES = 16 * 1024;
 
   private static final JsonNodeFactory JSON = JsonNodeFactory.instance;
-  private static final ObjectMapper MAPPER = new ObjectMapper();
+  private static final ObjectMapper MAPPER = Jackson.mapper();
   private final McpSessions sessions;
 
   public McpToolExecutor(McpSessions sessions) {

@@ -2,6 +2,7 @@ package dev.flows.worker.mcp;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.flows.kernel.json.Jackson;
 import dev.flows.kernel.mcp.McpAuth;
 import dev.flows.kernel.mcp.McpAuth.OAuthGrant;
 import dev.flows.kernel.mcp.McpClientConfig;
@@ -43,7 +44,7 @@ import org.slf4j.LoggerFactory;
  */
 final class OAuthAuthenticator implements HttpAuthenticator {
   private static final Logger LOG = LoggerFactory.getLogger(OAuthAuthenticator.class);
-  private static final ObjectMapper JSON = new ObjectMapper();
+  private static final ObjectMapper JSON = Jackson.mapper();
   private static final SecureRandom RANDOM = new SecureRandom();
 
   /**

@@ -851,10 +851,14 @@ public final class Bench {
   static final Duration WAITING_CALL_TIMEOUT = Duration.ofMinutes(10);
 
   /**
-   * JVM options of the waiting worker: none beyond the defaults the `flows` launcher uses (see
-   * SURFACE.md, Worker), so the RSS reported is what a deployed worker shows.
+   * JVM options of the waiting worker: {@code FLOWS_BENCH_WORKER_JVM} (split on spaces) when set,
+   * else those the `flows` launcher gives a worker (SURFACE.md, Worker), so the RSS reported is
+   * what a deployed worker shows.
    */
-  static final List<String> WAITING_WORKER_JVM = List.of();
+  static final List<String> WAITING_WORKER_JVM =
+      Optional.ofNullable(System.getenv("FLOWS_BENCH_WORKER_JVM"))
+          .map(v -> List.of(v.trim().split("\\s+")))
+          .orElse(List.of());
 
   private void waitingRuns() throws Exception {
     int n = plan.waitingRuns();

@@ -330,13 +330,14 @@ final class Report {
       md.append(
           "\nScaled down from 10,000 runs to "
               + waitingRuns
-              + ": on this shared 2-core machine every waiting body polls its child's status"
-              + " every 200 ms (SdkConfig.childPoll), so 10,000 bodies would ask for 50,000"
-              + " reads/s from a pool of 10 connections; the numbers above show the per-run cost,"
-              + " which scales linearly. The worker JVM runs with default flags (G1, max heap a"
-              + " quarter of RAM), so RSS follows how far G1 let the heap grow, not the live set;"
-              + " the heap after a full GC is the live set.\n");
+              + " (quick mode); the per-run cost scales linearly.");
     }
+    md.append(
+        "\nThe worker JVM runs with default flags (G1, max heap a quarter of RAM), so RSS follows"
+            + " how far G1 let the heap grow, not the live set; the heap after a full GC is the"
+            + " live set. Each waiting run holds its body's virtual thread (parked on the call)"
+            + " and the thread of its inline MCP call, their leases in the worker's one lease"
+            + " keeper, and its pending request in the MCP client.\n");
   }
 
   private void scalingSection(StringBuilder md) {
