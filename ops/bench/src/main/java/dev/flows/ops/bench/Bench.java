@@ -915,7 +915,8 @@ public final class Bench {
       try (Connection c = DriverManager.getConnection(url)) {
         c.createStatement().execute("VACUUM ANALYZE");
       }
-      Pg.settleStats();
+      // The ramp's own transactions must not be counted in the window.
+      Pg.settleIdleStats();
       Pg.Counters a = pg.counters(url);
       long windowStart = System.nanoTime();
       Thread.sleep((long) (plan.waitingWindowSeconds() * 1000));

@@ -116,4 +116,13 @@ final class Pg {
   static void settleStats() throws InterruptedException {
     Thread.sleep(1_500);
   }
+
+  /**
+   * Waits out the statistics flush of backends that stay connected: a busy backend flushes at most
+   * once a second, an idle one only after 10 s (PGSTAT_IDLE_INTERVAL), so counts made by a pool
+   * that just went quiet arrive that late.
+   */
+  static void settleIdleStats() throws InterruptedException {
+    Thread.sleep(11_000);
+  }
 }
