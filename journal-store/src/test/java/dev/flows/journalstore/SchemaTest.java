@@ -95,8 +95,10 @@ class SchemaTest {
   void anEmptyDatabaseReportsTheSchemaAsPendingUntilMigrated() {
     TestDatabase.Fresh empty = TestDatabase.empty("unmigrated");
     Migrations m = Migrations.of(empty.dataSource());
-    assertThat(m.pending()).containsExactly("1 flows schema", "2 step routes", "4 inline effects");
-    assertThat(m.migrate()).isEqualTo(3);
+    assertThat(m.pending())
+        .containsExactly(
+            "1 flows schema", "2 step routes", "4 inline effects", "5 cheaper step checks");
+    assertThat(m.migrate()).isEqualTo(4);
     assertThat(m.pending()).isEmpty();
     assertThat(m.migrate()).isZero();
   }
@@ -121,6 +123,32 @@ class SchemaTest {
         .as("a terminal run without completion time")
         .hasMessageContaining("runs_completed_iff_terminal");
     assertThatThrownBy(() -> exec("DELETE FROM flows.steps")).hasMessageContaining("append-only");
+  }
+
+  @Test
+  void aStepsIdentityAndSpecCannotChangeWhateverElseTheUpdateSets() throws SQLException {
+    exec(
+        "INSERT INTO flows.runs (run_id, name, status, admission_key, spec, spec_hash, created_by,"
+            + " created_at) VALUES ('r3', 'n', 'running', 'k3', '{}', 'h', 't', now())");
+    exec(
+        "INSERT INTO flows.steps (run_id, step_id, position, kind, status, depends_on,"
+            + " max_iterations, spec, route, not_before, updated_at)"
+            + " VALUES ('r3', 'a', 0, 'llm', 'waiting', '{}', 1, '{\"v\": 1}', 'llm', now(),"
+            + " now())");
+    for (String set :
+        List.of(
+            "spec = '{\"v\": 2}'",
+            "kind = 'agent'",
+            "position = 1",
+            "step_id = 'b'",
+            "status = 'ready', spec = '{\"v\": 2}'")) {
+      assertThatThrownBy(() -> exec("UPDATE flows.steps SET " + set + " WHERE run_id = 'r3'"), set)
+          .hasMessageContaining("identity and spec of r3/a are immutable");
+    }
+    // Setting the spec to what it is, or not naming it, passes.
+    exec("UPDATE flows.steps SET spec = spec, status = 'ready' WHERE run_id = 'r3'");
+    assertThat(strings("SELECT status || ' ' || spec::text FROM flows.steps WHERE run_id = 'r3'"))
+        .containsExactly("ready {\"v\": 1}");
   }
 
   @Test
