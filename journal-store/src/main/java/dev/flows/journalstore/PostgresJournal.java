@@ -353,13 +353,11 @@ public final class PostgresJournal implements Journal, AutoCloseable {
   @Override
   public EffectElection recordConfirmedEffect(
       LeaseToken lease, String surfacePath, Optional<JsonNode> output) {
-    boolean declared =
-        stepSpecs
-            .get(lease.runId(), lease.stepId())
-            .map(spec -> spec.body() instanceof StepBody.Agent a && a.declares(surfacePath))
-            .orElse(false);
-    if (declared) {
-      MemoCall call = MemoCall.of(lease, surfacePath, output);
+    Optional<StepSpecCache.Cached> cached = stepSpecs.get(lease.runId(), lease.stepId());
+    if (cached.isPresent()
+        && cached.get().spec().body() instanceof StepBody.Agent a
+        && a.declares(surfacePath)) {
+      MemoCall call = MemoCall.of(lease, surfacePath, cached.get().idempotencyKey(), output);
       if (memoWrites.submit(call)) {
         return new EffectElection(call.idempotencyKey(), false, false, Optional.empty());
       }
@@ -1167,18 +1165,22 @@ public final class PostgresJournal implements Journal, AutoCloseable {
       Optional<String> output,
       String recordedPayload,
       String confirmedPayload) {
-    static MemoCall of(LeaseToken lease, String surfacePath, Optional<JsonNode> output) {
-      String key = Keys.idempotencyKey(lease.runId(), lease.stepId());
+    /**
+     * Encodes the call's entries as {@link EntryCodec#encode} would, the output serialized once (it
+     * is both the election's output and part of the confirmed entry's payload).
+     */
+    static MemoCall of(
+        LeaseToken lease, String surfacePath, String idempotencyKey, Optional<JsonNode> output) {
+      Optional<String> outputJson = output.map(EntryCodec::text);
       return new MemoCall(
           lease,
           surfacePath,
-          key,
-          output.map(EntryCodec::text),
-          EntryCodec.encode(recorded(lease, surfacePath, key, false)).payload(),
-          EntryCodec.encode(
-                  new JournalEntry.EffectConfirmed(
-                      lease.runId(), lease.stepId(), lease.attempt(), surfacePath, key, output))
-              .payload());
+          idempotencyKey,
+          outputJson,
+          EntryCodec.effectRecordedPayload(
+              surfacePath, idempotencyKey, false, lease.stepId(), lease.attempt()),
+          EntryCodec.effectConfirmedPayload(
+              surfacePath, idempotencyKey, outputJson, lease.stepId(), lease.attempt()));
     }
   }
 
