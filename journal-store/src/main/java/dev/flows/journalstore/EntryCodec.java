@@ -1,6 +1,7 @@
 package dev.flows.journalstore;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.io.JsonStringEncoder;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -106,6 +107,62 @@ final class EntryCodec {
     stepId.ifPresent(s -> p.put("stepId", s));
     attempt.ifPresent(a -> p.put("attempt", a));
     return new Row(entry.type(), stepId, attempt, text(p));
+  }
+
+  // ---------------------------------------------------------------- f.step hot path (perf-step2)
+
+  /**
+   * The payload {@link #encode} writes for an {@link EffectRecorded}, written straight to text: the
+   * group commit encodes one per {@code f.step}, and building and serializing a tree for five flat
+   * fields cost more than the text itself. Same fields, same order (EntryCodecTest compares).
+   */
+  static String effectRecordedPayload(
+      String surfacePath, String idempotencyKey, boolean takenOver, String stepId, int attempt) {
+    StringBuilder b = new StringBuilder(PAYLOAD_CAPACITY);
+    b.append("{\"surfacePath\":");
+    quote(b, surfacePath);
+    b.append(",\"idempotencyKey\":");
+    quote(b, idempotencyKey);
+    b.append(",\"takenOver\":").append(takenOver);
+    return stepAndAttempt(b, stepId, attempt);
+  }
+
+  /**
+   * The payload {@link #encode} writes for an {@link EffectConfirmed} whose output is already
+   * serialized ({@code outputJson}, as {@link #text} writes it): the memo is serialized once and
+   * used both here and as the election's output.
+   */
+  static String effectConfirmedPayload(
+      String surfacePath,
+      String idempotencyKey,
+      Optional<String> outputJson,
+      String stepId,
+      int attempt) {
+    StringBuilder b =
+        new StringBuilder(PAYLOAD_CAPACITY + outputJson.map(String::length).orElse(0));
+    b.append("{\"surfacePath\":");
+    quote(b, surfacePath);
+    b.append(",\"idempotencyKey\":");
+    quote(b, idempotencyKey);
+    outputJson.ifPresent(o -> b.append(",\"output\":").append(o));
+    return stepAndAttempt(b, stepId, attempt);
+  }
+
+  /**
+   * Room for the fixed fields of an effect payload (a 64-hex key and short ids), to avoid regrowth.
+   */
+  private static final int PAYLOAD_CAPACITY = 192;
+
+  private static String stepAndAttempt(StringBuilder b, String stepId, int attempt) {
+    b.append(",\"stepId\":");
+    quote(b, stepId);
+    return b.append(",\"attempt\":").append(attempt).append('}').toString();
+  }
+
+  private static void quote(StringBuilder b, String s) {
+    b.append('"');
+    JsonStringEncoder.getInstance().quoteAsString(s, b);
+    b.append('"');
   }
 
   static JournalEntry decode(RunId runId, String type, JsonNode p) {

@@ -106,7 +106,11 @@ final class GroupCommit<C, R> {
     // pooled connection is refused to an interrupted thread): keep it for after the write.
     boolean interrupted = Thread.interrupted();
     try {
-      List<R> results = writer.write(batch.stream().map(w -> w.call).toList());
+      List<C> calls = new ArrayList<>(batch.size());
+      for (Waiter<C, R> w : batch) {
+        calls.add(w.call);
+      }
+      List<R> results = writer.write(calls);
       if (results.size() != batch.size()) {
         throw new IllegalStateException(
             "group commit answered " + results.size() + " results for " + batch.size() + " calls");

@@ -353,13 +353,11 @@ public final class PostgresJournal implements Journal, AutoCloseable {
   @Override
   public EffectElection recordConfirmedEffect(
       LeaseToken lease, String surfacePath, Optional<JsonNode> output) {
-    boolean declared =
-        stepSpecs
-            .get(lease.runId(), lease.stepId())
-            .map(spec -> spec.body() instanceof StepBody.Agent a && a.declares(surfacePath))
-            .orElse(false);
-    if (declared) {
-      MemoCall call = MemoCall.of(lease, surfacePath, output);
+    Optional<StepSpecCache.Cached> cached = stepSpecs.get(lease.runId(), lease.stepId());
+    if (cached.isPresent()
+        && cached.get().spec().body() instanceof StepBody.Agent a
+        && a.declares(surfacePath)) {
+      MemoCall call = MemoCall.of(lease, surfacePath, cached.get().idempotencyKey(), output);
       if (memoWrites.submit(call)) {
         return new EffectElection(call.idempotencyKey(), false, false, Optional.empty());
       }
@@ -1167,18 +1165,22 @@ public final class PostgresJournal implements Journal, AutoCloseable {
       Optional<String> output,
       String recordedPayload,
       String confirmedPayload) {
-    static MemoCall of(LeaseToken lease, String surfacePath, Optional<JsonNode> output) {
-      String key = Keys.idempotencyKey(lease.runId(), lease.stepId());
+    /**
+     * Encodes the call's entries as {@link EntryCodec#encode} would, the output serialized once (it
+     * is both the election's output and part of the confirmed entry's payload).
+     */
+    static MemoCall of(
+        LeaseToken lease, String surfacePath, String idempotencyKey, Optional<JsonNode> output) {
+      Optional<String> outputJson = output.map(EntryCodec::text);
       return new MemoCall(
           lease,
           surfacePath,
-          key,
-          output.map(EntryCodec::text),
-          EntryCodec.encode(recorded(lease, surfacePath, key, false)).payload(),
-          EntryCodec.encode(
-                  new JournalEntry.EffectConfirmed(
-                      lease.runId(), lease.stepId(), lease.attempt(), surfacePath, key, output))
-              .payload());
+          idempotencyKey,
+          outputJson,
+          EntryCodec.effectRecordedPayload(
+              surfacePath, idempotencyKey, false, lease.stepId(), lease.attempt()),
+          EntryCodec.effectConfirmedPayload(
+              surfacePath, idempotencyKey, outputJson, lease.stepId(), lease.attempt()));
     }
   }
 
@@ -1196,20 +1198,19 @@ public final class PostgresJournal implements Journal, AutoCloseable {
         c.setAutoCommit(true);
       }
       try (PreparedStatement ps = c.prepareStatement(MEMO_FAST_PATH.sql())) {
-        MEMO_FAST_PATH.bind(ps, "runIds", textArray(c, calls, m -> m.lease().runId().value()));
-        MEMO_FAST_PATH.bind(ps, "stepIds", textArray(c, calls, m -> m.lease().stepId()));
-        Integer[] attempts = new Integer[n];
+        MEMO_FAST_PATH.bind(ps, "runIds", textArray(calls, m -> m.lease().runId().value()));
+        MEMO_FAST_PATH.bind(ps, "stepIds", textArray(calls, m -> m.lease().stepId()));
+        int[] attempts = new int[n];
         for (int i = 0; i < n; i++) {
           attempts[i] = calls.get(i).lease().attempt();
         }
-        MEMO_FAST_PATH.bind(ps, "attempts", c.createArrayOf("int4", attempts));
-        MEMO_FAST_PATH.bind(ps, "leaseIds", textArray(c, calls, m -> m.lease().leaseId()));
-        MEMO_FAST_PATH.bind(ps, "surfacePaths", textArray(c, calls, MemoCall::surfacePath));
-        MEMO_FAST_PATH.bind(ps, "idempotencyKeys", textArray(c, calls, MemoCall::idempotencyKey));
-        MEMO_FAST_PATH.bind(ps, "outputs", textArray(c, calls, m -> m.output().orElse(null)));
-        MEMO_FAST_PATH.bind(ps, "recordedPayloads", textArray(c, calls, MemoCall::recordedPayload));
-        MEMO_FAST_PATH.bind(
-            ps, "confirmedPayloads", textArray(c, calls, MemoCall::confirmedPayload));
+        MEMO_FAST_PATH.bind(ps, "attempts", attempts);
+        MEMO_FAST_PATH.bind(ps, "leaseIds", textArray(calls, m -> m.lease().leaseId()));
+        MEMO_FAST_PATH.bind(ps, "surfacePaths", textArray(calls, MemoCall::surfacePath));
+        MEMO_FAST_PATH.bind(ps, "idempotencyKeys", textArray(calls, MemoCall::idempotencyKey));
+        MEMO_FAST_PATH.bind(ps, "outputs", textArray(calls, m -> m.output().orElse(null)));
+        MEMO_FAST_PATH.bind(ps, "recordedPayloads", textArray(calls, MemoCall::recordedPayload));
+        MEMO_FAST_PATH.bind(ps, "confirmedPayloads", textArray(calls, MemoCall::confirmedPayload));
         Boolean[] fast = new Boolean[n];
         try (ResultSet rs = ps.executeQuery()) {
           while (rs.next()) {
@@ -1225,14 +1226,18 @@ public final class PostgresJournal implements Journal, AutoCloseable {
 
   private static final PositionalSql MEMO_FAST_PATH = PositionalSql.of(Sql.text("memo_fast_path"));
 
-  private static Array textArray(
-      Connection c, List<MemoCall> calls, java.util.function.Function<MemoCall, String> value)
-      throws SQLException {
+  /**
+   * A Java array, bound as is: the driver sends {@code String[]} and {@code int[]} as binary arrays
+   * without {@code createArrayOf}'s type-catalog lookups and array object (a visible share of the
+   * per-step CPU).
+   */
+  private static String[] textArray(
+      List<MemoCall> calls, java.util.function.Function<MemoCall, String> value) {
     String[] values = new String[calls.size()];
     for (int i = 0; i < values.length; i++) {
       values[i] = value.apply(calls.get(i));
     }
-    return c.createArrayOf("text", values);
+    return values;
   }
 
   // ---------------------------------------------------------------- inline effects (perf-mcp)

@@ -1,6 +1,7 @@
 package dev.flows.journalstore;
 
 import dev.flows.kernel.journal.RunId;
+import dev.flows.kernel.keys.Keys;
 import dev.flows.kernel.spec.StepSpec;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -14,27 +15,35 @@ import java.util.Optional;
 final class StepSpecCache {
   private record Key(RunId runId, String stepId) {}
 
+  /**
+   * A cached step: its spec, and its idempotency key (a SHA-256 of run and step, the same for every
+   * attempt), computed once here instead of once per {@code f.step}.
+   */
+  record Cached(StepSpec spec, String idempotencyKey) {}
+
   private final int capacity;
-  private final Map<Key, StepSpec> specs;
+  private final Map<Key, Cached> specs;
 
   StepSpecCache(int capacity) {
     this.capacity = capacity;
     this.specs =
         new LinkedHashMap<>(16, 0.75f, true) {
           @Override
-          protected boolean removeEldestEntry(Map.Entry<Key, StepSpec> eldest) {
+          protected boolean removeEldestEntry(Map.Entry<Key, Cached> eldest) {
             return size() > StepSpecCache.this.capacity;
           }
         };
   }
 
-  synchronized Optional<StepSpec> get(RunId runId, String stepId) {
+  synchronized Optional<Cached> get(RunId runId, String stepId) {
     return Optional.ofNullable(specs.get(new Key(runId, stepId)));
   }
 
   synchronized void put(RunId runId, String stepId, StepSpec spec) {
     if (capacity > 0) {
-      specs.put(new Key(runId, stepId), spec);
+      // A step's spec never changes, so a known step only moves to most recently used.
+      specs.computeIfAbsent(
+          new Key(runId, stepId), k -> new Cached(spec, Keys.idempotencyKey(runId, stepId)));
     }
   }
 }

@@ -110,4 +110,53 @@ class EntryCodecTest {
       assertThat(StoredSpecs.readStep(stored)).isEqualTo(s);
     }
   }
+
+  // ---------------------------------------------------------------- f.step hot path (perf-step2)
+
+  /** Texts that need escaping, and some that do not, for the hand-written effect payloads. */
+  static Stream<String> awkwardTexts() {
+    return Stream.of(
+        "/memo/1",
+        "main",
+        "quote \" backslash \\ slash /",
+        "control \u0000 \u0001 \t \n \r \u001f",
+        "non-ascii é ü 漢字 \uD83D\uDE00",
+        "line\u2028separator",
+        "");
+  }
+
+  @ParameterizedTest
+  @MethodSource("awkwardTexts")
+  void theHandWrittenEffectRecordedPayloadIsTheTextEncodeWrites(String text) {
+    for (boolean takenOver : new boolean[] {false, true}) {
+      JournalEntry.EffectRecorded e =
+          new JournalEntry.EffectRecorded(RUN, text, 7, text, "k".repeat(64), takenOver);
+      assertThat(
+              EntryCodec.effectRecordedPayload(
+                  e.surfacePath(), e.idempotencyKey(), takenOver, e.stepId(), e.attempt()))
+          .isEqualTo(EntryCodec.encode(e).payload());
+    }
+  }
+
+  @ParameterizedTest
+  @MethodSource("awkwardTexts")
+  void theHandWrittenEffectConfirmedPayloadIsTheTextEncodeWrites(String text) {
+    JsonNode memo =
+        JsonNodeFactory.instance
+            .objectNode()
+            .put("name", text)
+            .set("value", JsonNodeFactory.instance.arrayNode().add(text).add(1.5).addNull());
+    for (Optional<JsonNode> output : List.of(Optional.of(memo), Optional.<JsonNode>empty())) {
+      JournalEntry.EffectConfirmed e =
+          new JournalEntry.EffectConfirmed(RUN, text, 2, text, "k".repeat(64), output);
+      assertThat(
+              EntryCodec.effectConfirmedPayload(
+                  e.surfacePath(),
+                  e.idempotencyKey(),
+                  output.map(EntryCodec::text),
+                  e.stepId(),
+                  e.attempt()))
+          .isEqualTo(EntryCodec.encode(e).payload());
+    }
+  }
 }

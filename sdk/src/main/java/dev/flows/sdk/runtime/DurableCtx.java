@@ -175,9 +175,12 @@ final class DurableCtx implements Ctx {
   @Override
   public JsonNode step(String name, StepBody<?> body) {
     int pos = nextPosition();
-    RunId wouldBeChild = Lowering.childId(runId(), pos);
-    if (children.contains(wouldBeChild)) {
-      throw nondeterministic(pos, describeChild(wouldBeChild), "f.step(\"" + name + "\")");
+    // The child id is a SHA-256: derived only when this run has children it could name.
+    if (!children.isEmpty()) {
+      RunId wouldBeChild = Lowering.childId(runId(), pos);
+      if (children.contains(wouldBeChild)) {
+        throw nondeterministic(pos, describeChild(wouldBeChild), "f.step(\"" + name + "\")");
+      }
     }
     JsonNode journaled = memos.get(pos);
     if (journaled != null) {
