@@ -97,8 +97,12 @@ class SchemaTest {
     Migrations m = Migrations.of(empty.dataSource());
     assertThat(m.pending())
         .containsExactly(
-            "1 flows schema", "2 step routes", "4 inline effects", "5 cheaper step checks");
-    assertThat(m.migrate()).isEqualTo(4);
+            "1 flows schema",
+            "2 step routes",
+            "4 inline effects",
+            "5 cheaper step checks",
+            "6 inline end without notify");
+    assertThat(m.migrate()).isEqualTo(5);
     assertThat(m.pending()).isEmpty();
     assertThat(m.migrate()).isZero();
   }

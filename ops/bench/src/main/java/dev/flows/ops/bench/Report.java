@@ -335,7 +335,9 @@ final class Report {
     md.append(
         "\nThe worker JVM runs with default flags (G1, max heap a quarter of RAM), so RSS follows"
             + " how far G1 let the heap grow, not the live set; the heap after a full GC is the"
-            + " live set. Each waiting run holds its body's virtual thread (parked on the call)"
+            + " live set. Writes are counted with autovacuum off on the flows tables (after a"
+            + " VACUUM ANALYZE): the renewals dirty enough rows for an auto-analyze per period or"
+            + " so, which is Postgres's housekeeping, not the worker's. Each waiting run holds its body's virtual thread (parked on the call)"
             + " and the thread of its inline MCP call, their leases in the worker's one lease"
             + " keeper, and its pending request in the MCP client.\n");
   }
