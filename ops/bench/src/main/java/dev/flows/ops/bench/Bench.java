@@ -852,8 +852,8 @@ public final class Bench {
 
   /**
    * JVM options of the waiting worker: {@code FLOWS_BENCH_WORKER_JVM} (split on spaces) when set,
-   * else those the `flows` launcher gives a worker (SURFACE.md, Worker), so the RSS reported is
-   * what a deployed worker shows.
+   * else none: the JVM's defaults, as `flows worker` runs without {@code FLOWS_JAVA_OPTS}, so the
+   * RSS reported is what a worker deployed that way shows.
    */
   static final List<String> WAITING_WORKER_JVM =
       Optional.ofNullable(System.getenv("FLOWS_BENCH_WORKER_JVM"))
