@@ -482,7 +482,13 @@ public final class PostgresJournal implements Journal, AutoCloseable {
 
   @Override
   public CompletionAck complete(LeaseToken lease, StepOutcome outcome) {
-    return signalled(lease.runId(), tx(h -> completeIn(h, lease, outcome, now(h))));
+    try {
+      return signalled(lease.runId(), tx(h -> completeIn(h, lease, outcome, now(h))));
+    } finally {
+      // The attempt is over (or its lease is gone): a later attempt's claim caches the spec again.
+      // Kept, it would hold a suspended body's spec for as long as the body waits.
+      stepSpecs.remove(lease.runId(), lease.stepId());
+    }
   }
 
   private CompletionAck completeIn(Handle h, LeaseToken lease, StepOutcome outcome, Instant now) {
@@ -498,6 +504,7 @@ public final class PostgresJournal implements Journal, AutoCloseable {
       case StepOutcome.Succeeded ok -> succeed(h, run, s, lease, ok, mine, confirmed, now);
       case StepOutcome.Failed f -> fail(h, run, s, lease, f, confirmed, now);
       case StepOutcome.Parked p -> park(h, run, s, lease, p, confirmed, now);
+      case StepOutcome.Suspended w -> suspend(h, run, s, lease, w, confirmed, now);
     };
   }
 
@@ -580,7 +587,8 @@ public final class PostgresJournal implements Journal, AutoCloseable {
       Instant now) {
     StepSpec spec = s.spec();
     Optional<JsonNode> tail = Optional.ofNullable(f.trajectoryTail());
-    if (f.retryable() && lease.attempt() < spec.maxIterations()) {
+    if (f.retryable()
+        && lease.attempt() - suspensions(h, lease.runId(), lease.stepId()) < spec.maxIterations()) {
       Instant next = now.plusMillis(backoffMs(spec, lease));
       endFenced(h, s, lease, StepTransition.COMPLETED_RETRY, f.reason(), null, next, now);
       append(
@@ -655,6 +663,63 @@ public final class PostgresJournal implements Journal, AutoCloseable {
       notifyWork(h, run.runId());
     }
     return new CompletionAck(p.reason(), Disposition.PARK, Optional.empty(), after);
+  }
+
+  /**
+   * Ends the attempt suspended on its child {@code w.awaiting()}: the child is marked (under its
+   * row lock) so that its leaving {@code running} readies this step (V7's trigger); a child that
+   * has left it already readies the step at once.
+   */
+  private CompletionAck suspend(
+      Handle h,
+      RunRow run,
+      StepRow s,
+      LeaseToken lease,
+      StepOutcome.Suspended w,
+      List<EffectRef> confirmed,
+      Instant now) {
+    Optional<RunStatus> child =
+        h.createQuery(Sql.text("run_mark_wakes_parent"))
+            .bind("childId", w.awaiting().value())
+            .bind("parentId", lease.runId().value())
+            .map((rs, ctx) -> RunStatus.fromWire(rs.getString("status")))
+            .findOne();
+    if (child.isEmpty()) {
+      throw new FlowsException(
+          ErrorCode.INVALID_INPUT,
+          "run " + w.awaiting() + " is not a child of " + lease.runId(),
+          lease.place(),
+          "suspend only on a child run the body started");
+    }
+    boolean settled = child.get() != RunStatus.RUNNING;
+    Instant next = settled ? now : now.plus(w.recheckAfter());
+    endFenced(h, s, lease, StepTransition.SUSPENDED, CompletionReason.SUSPENDED, null, next, now);
+    append(
+        h,
+        now,
+        new JournalEntry.StepCompleted(
+            lease.runId(),
+            lease.stepId(),
+            lease.attempt(),
+            CompletionReason.SUSPENDED,
+            Disposition.RETRY,
+            Optional.empty(),
+            confirmed,
+            Optional.empty(),
+            Optional.of(next)));
+    if (settled) {
+      notifyWork(h, lease.runId());
+    }
+    return new CompletionAck(
+        CompletionReason.SUSPENDED, Disposition.RETRY, Optional.of(next), run.status());
+  }
+
+  private static int suspensions(Handle h, RunId runId, String stepId) {
+    return h.createQuery(Sql.text("step_suspensions"))
+        .bind("runId", runId.value())
+        .bind("stepId", stepId)
+        .mapTo(Integer.class)
+        .one();
   }
 
   private RunStatus failRun(Handle h, RunRow run, String stepId, Instant now) {
@@ -828,7 +893,7 @@ public final class PostgresJournal implements Journal, AutoCloseable {
     StepSpec spec = s.spec();
     // As in the reference journal, an expiry names no effects: the dead attempt never reported.
     List<EffectRef> confirmed = List.of();
-    if (s.attempts() < spec.maxIterations()) {
+    if (s.attempts() - suspensions(h, s.runId(), s.stepId()) < spec.maxIterations()) {
       Instant next = now.plusMillis(backoffMs(spec, token));
       endAttempt(
           h, s, StepTransition.LEASE_EXPIRED_RETRY, CompletionReason.LEASE_EXPIRED, next, now);

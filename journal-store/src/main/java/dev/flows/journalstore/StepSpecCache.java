@@ -46,4 +46,8 @@ final class StepSpecCache {
           new Key(runId, stepId), k -> new Cached(spec, Keys.idempotencyKey(runId, stepId)));
     }
   }
+
+  synchronized void remove(RunId runId, String stepId) {
+    specs.remove(new Key(runId, stepId));
+  }
 }

@@ -101,8 +101,9 @@ class SchemaTest {
             "2 step routes",
             "4 inline effects",
             "5 cheaper step checks",
-            "6 inline end without notify");
-    assertThat(m.migrate()).isEqualTo(5);
+            "6 inline end without notify",
+            "7 suspended bodies");
+    assertThat(m.migrate()).isEqualTo(6);
     assertThat(m.pending()).isEmpty();
     assertThat(m.migrate()).isZero();
   }
@@ -153,6 +154,21 @@ class SchemaTest {
     exec("UPDATE flows.steps SET spec = spec, status = 'ready' WHERE run_id = 'r3'");
     assertThat(strings("SELECT status || ' ' || spec::text FROM flows.steps WHERE run_id = 'r3'"))
         .containsExactly("ready {\"v\": 1}");
+  }
+
+  @Test
+  void suspensionsNeverExceedAttemptsAndOnlyAChildRunCanWakeAParent() throws SQLException {
+    exec(
+        "INSERT INTO flows.runs (run_id, name, status, admission_key, spec, spec_hash, created_by,"
+            + " created_at) VALUES ('r4', 'n', 'running', 'k4', '{}', 'h', 't', now())");
+    exec(
+        "INSERT INTO flows.steps (run_id, step_id, position, kind, status, depends_on,"
+            + " max_iterations, spec, route, not_before, updated_at)"
+            + " VALUES ('r4', 'a', 0, 'llm', 'ready', '{}', 1, '{}', 'llm', now(), now())");
+    assertThatThrownBy(() -> exec("UPDATE flows.steps SET suspensions = 1 WHERE run_id = 'r4'"))
+        .hasMessageContaining("steps_suspensions_within_attempts");
+    assertThatThrownBy(() -> exec("UPDATE flows.runs SET wakes_parent = true WHERE run_id = 'r4'"))
+        .hasMessageContaining("runs_wakes_only_a_parent");
   }
 
   @Test

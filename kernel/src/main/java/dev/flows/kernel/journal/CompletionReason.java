@@ -10,7 +10,11 @@ public enum CompletionReason {
   TIMEOUT("timeout"),
   WORKER_ERROR("worker_error"),
   BUDGET_EXCEEDED("budget_exceeded"),
-  CANCELED("canceled");
+  CANCELED("canceled"),
+  /**
+   * The body gave its attempt back while it waits on a child run ({@link StepOutcome.Suspended}).
+   */
+  SUSPENDED("suspended");
 
   private final String wire;
 

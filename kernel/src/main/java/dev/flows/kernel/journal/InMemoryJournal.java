@@ -64,6 +64,8 @@ public final class InMemoryJournal implements Journal {
     Instant createdAt;
     Instant completedAt;
     RunCompletionReason completionReason;
+    // A parent's attempt suspended on this run: its leaving `running` wakes the parent.
+    boolean wakesParent;
     final Map<String, StepRow> steps = new LinkedHashMap<>();
   }
 
@@ -77,6 +79,8 @@ public final class InMemoryJournal implements Journal {
     WorkerId worker;
     Instant notBefore;
     CompletionReason lastReason;
+    // Attempts that ended suspended: they do not count against maxIterations.
+    int suspensions;
     JsonNode output;
     long order;
     final Map<String, Election> elections = new LinkedHashMap<>();
@@ -344,6 +348,16 @@ public final class InMemoryJournal implements Journal {
           }
         }
       }
+      if (outcome instanceof StepOutcome.Suspended w) {
+        RunRow awaited = runs.get(w.awaiting());
+        if (awaited == null || !awaited.parent.equals(Optional.of(run.id))) {
+          throw new FlowsException(
+              ErrorCode.INVALID_INPUT,
+              "run " + w.awaiting() + " is not a child of " + run.id,
+              lease.place(),
+              "suspend only on a child run the body started");
+        }
+      }
       String key = Keys.idempotencyKey(lease.runId(), lease.stepId());
       clearLease(step);
       return switch (outcome) {
@@ -368,7 +382,7 @@ public final class InMemoryJournal implements Journal {
               CompletionReason.SUCCESS, Disposition.STEP_DONE, Optional.empty(), run.status);
         }
         case StepOutcome.Failed f -> {
-          if (f.retryable() && lease.attempt() < step.spec.maxIterations()) {
+          if (f.retryable() && lease.attempt() - step.suspensions < step.spec.maxIterations()) {
             step.status = Lifecycle.step(StepTransition.COMPLETED_RETRY, step.status);
             step.notBefore =
                 now.plusMillis(Backoff.delayMs(step.spec.retry(), lease.attempt(), key));
@@ -424,12 +438,62 @@ public final class InMemoryJournal implements Journal {
                   Optional.empty()));
           if (run.status == RunStatus.RUNNING) {
             run.status = Lifecycle.run(RunTransition.STEP_PARKED, Optional.of(run.status));
+            wakeParent(run, now);
           }
           yield new CompletionAck(p.reason(), Disposition.PARK, Optional.empty(), run.status);
+        }
+        case StepOutcome.Suspended w -> {
+          RunRow awaited = runs.get(w.awaiting());
+          awaited.wakesParent = true;
+          step.status = Lifecycle.step(StepTransition.SUSPENDED, step.status);
+          // Settled already (it ended while the body decided to wait): ready at once.
+          step.notBefore = awaited.status == RunStatus.RUNNING ? now.plus(w.recheckAfter()) : now;
+          step.lastReason = CompletionReason.SUSPENDED;
+          step.suspensions++;
+          append(
+              now,
+              new JournalEntry.StepCompleted(
+                  run.id,
+                  lease.stepId(),
+                  lease.attempt(),
+                  CompletionReason.SUSPENDED,
+                  Disposition.RETRY,
+                  Optional.empty(),
+                  effects,
+                  Optional.empty(),
+                  Optional.of(step.notBefore)));
+          wake();
+          yield new CompletionAck(
+              CompletionReason.SUSPENDED,
+              Disposition.RETRY,
+              Optional.of(step.notBefore),
+              run.status);
         }
       };
     } finally {
       lock.unlock();
+    }
+  }
+
+  /**
+   * A run that a suspended parent attempt awaits has left {@code running}: the parent's suspended
+   * steps are ready now.
+   */
+  private void wakeParent(RunRow run, Instant now) {
+    if (!run.wakesParent || run.parent.isEmpty()) {
+      return;
+    }
+    RunRow parent = runs.get(run.parent.get());
+    if (parent == null) {
+      return;
+    }
+    for (StepRow s : parent.steps.values()) {
+      if (s.status == StepStatus.READY
+          && s.lastReason == CompletionReason.SUSPENDED
+          && s.notBefore.isAfter(now)) {
+        s.notBefore = now;
+        wake();
+      }
     }
   }
 
@@ -446,6 +510,7 @@ public final class InMemoryJournal implements Journal {
     }
     if (run.steps.values().stream().allMatch(s -> s.status == StepStatus.SUCCEEDED)) {
       run.status = Lifecycle.run(RunTransition.ALL_STEPS_SUCCEEDED, Optional.of(run.status));
+      wakeParent(run, now);
       run.completedAt = now;
       run.completionReason = RunCompletionReason.SUCCESS;
       append(
@@ -464,6 +529,7 @@ public final class InMemoryJournal implements Journal {
       return;
     }
     run.status = Lifecycle.run(RunTransition.STEP_FAILED, Optional.of(run.status));
+    wakeParent(run, now);
     run.completedAt = now;
     run.completionReason = RunCompletionReason.STEP_FAILED;
     append(
@@ -529,6 +595,7 @@ public final class InMemoryJournal implements Journal {
       }
       run.status =
           Lifecycle.run(Lifecycle.cancelFor(run.status).orElseThrow(), Optional.of(run.status));
+      wakeParent(run, now);
       run.completedAt = now;
       run.completionReason = RunCompletionReason.CANCELED;
       append(
@@ -558,7 +625,7 @@ public final class InMemoryJournal implements Journal {
           LeaseToken token = new LeaseToken(run.id, s.spec.id(), s.attempts, s.leaseId);
           clearLease(s);
           String key = Keys.idempotencyKey(run.id, s.spec.id());
-          if (s.attempts < s.spec.maxIterations()) {
+          if (s.attempts - s.suspensions < s.spec.maxIterations()) {
             s.status = Lifecycle.step(StepTransition.LEASE_EXPIRED_RETRY, s.status);
             s.notBefore = now.plusMillis(Backoff.delayMs(s.spec.retry(), s.attempts, key));
             s.lastReason = CompletionReason.LEASE_EXPIRED;

@@ -20,6 +20,8 @@ public enum StepTransition {
   COMPLETED_RETRY(RUNNING, READY),
   COMPLETED_FAILED(RUNNING, FAILED),
   COMPLETED_PARKED(RUNNING, PARKED),
+  /** The body waits on a child run without holding its attempt (StepOutcome.Suspended). */
+  SUSPENDED(RUNNING, READY),
   LEASE_EXPIRED_RETRY(RUNNING, READY),
   LEASE_EXPIRED_EXHAUSTED(RUNNING, FAILED),
   RESOLVED(PARKED, READY),

@@ -1144,4 +1144,99 @@ public abstract class JournalContract {
             WORKER, Set.of(StepKind.AGENT), 1, LONG_LEASE, Optional.of(Set.of("no-such-route")));
     assertThat(journal.untilNextClaimable(otherRoute)).isEmpty();
   }
+
+  // ---- suspended bodies (an attempt given back while the body waits on a child run)
+
+  private RunId childOf(RunId parent, String id, RunSpec spec) {
+    RunId child = new RunId(id);
+    journal.startRun(
+        new StartRun(Optional.of(child), "key-" + id, spec, Optional.of(parent), "flow:root"));
+    return child;
+  }
+
+  @Test
+  void aSuspendedAttemptIsReadyAgainWhenItsChildEndsAndUsesNoIteration() {
+    RunId parent = start(run(iterations(agent("root"), 2)));
+    ClaimedAttempt first = claimOne();
+    RunId child = childOf(parent, "child-suspend-1", run(command("c", "true")));
+    CompletionAck ack =
+        journal.complete(first.lease(), new StepOutcome.Suspended(child, Duration.ofHours(1)));
+    assertThat(ack.reason()).isEqualTo(CompletionReason.SUSPENDED);
+    assertThat(ack.disposition()).isEqualTo(Disposition.RETRY);
+    assertThat(ack.nextAttemptAt()).isPresent();
+    assertThat(stepStatus(parent, "root")).isEqualTo(StepStatus.READY);
+    assertThat(claim(1, StepKind.AGENT)).as("no attempt before the child ends").isEmpty();
+
+    ClaimedAttempt c = claimOne();
+    assertThat(c.lease().runId()).isEqualTo(child);
+    journal.complete(c.lease(), ok());
+
+    ClaimedAttempt second = claimOne();
+    assertThat(second.lease().runId()).isEqualTo(parent);
+    assertThat(second.lease().attempt()).isEqualTo(2);
+    // Attempt 2 of 2 fails retryably: the suspension used no iteration, so it is retried.
+    assertThat(journal.complete(second.lease(), retryableFailure()).disposition())
+        .isEqualTo(Disposition.RETRY);
+    List<JournalEntry.StepCompleted> ends = entriesOf(parent, JournalEntry.StepCompleted.class);
+    assertThat(ends.getFirst().reason()).isEqualTo(CompletionReason.SUSPENDED);
+    assertThat(ends.getFirst().disposition()).isEqualTo(Disposition.RETRY);
+    assertThat(ends.getFirst().nextAttemptAt()).isEqualTo(ack.nextAttemptAt());
+  }
+
+  @Test
+  void suspendingOnAChildThatHasEndedMakesTheStepReadyAtOnce() {
+    RunId parent = start(run(agent("root")));
+    ClaimedAttempt first = claimOne();
+    RunId child = childOf(parent, "child-suspend-2", run(command("c", "true")));
+    ClaimedAttempt c = claim(1, StepKind.DETERMINISTIC).getFirst();
+    journal.complete(c.lease(), ok());
+    journal.complete(first.lease(), new StepOutcome.Suspended(child, Duration.ofHours(1)));
+    ClaimedAttempt second = claimOne();
+    assertThat(second.lease().runId()).isEqualTo(parent);
+    assertThat(second.lease().attempt()).isEqualTo(2);
+  }
+
+  @Test
+  void aChildThatParksWakesItsSuspendedParentToo() {
+    RunId parent = start(run(agent("root")));
+    ClaimedAttempt first = claimOne();
+    RunId child = childOf(parent, "child-suspend-3", run(agent("c")));
+    journal.complete(first.lease(), new StepOutcome.Suspended(child, Duration.ofHours(1)));
+    ClaimedAttempt c = claimOne();
+    assertThat(c.lease().runId()).isEqualTo(child);
+    journal.complete(
+        c.lease(),
+        new StepOutcome.Parked(
+            CompletionReason.WORKER_ERROR, ErrorCode.EFFECT_OUTCOME_UNKNOWN, json("why", "?")));
+    assertThat(claimOne().lease().runId()).isEqualTo(parent);
+  }
+
+  @Test
+  void suspendingOnARunThatIsNotAChildIsRefusedAndWritesNothing() {
+    RunId parent = start(run(agent("root")));
+    ClaimedAttempt first = claimOne();
+    RunId stranger = start(run(command("s", "true")));
+    List<String> before = types(parent);
+    assertRefused(
+        () ->
+            journal.complete(
+                first.lease(), new StepOutcome.Suspended(stranger, Duration.ofHours(1))),
+        ErrorCode.INVALID_INPUT);
+    assertThat(types(parent)).isEqualTo(before);
+    assertThat(stepStatus(parent, "root")).isEqualTo(StepStatus.RUNNING);
+    journal.complete(first.lease(), ok());
+    assertThat(snapshot(parent).status()).isEqualTo(RunStatus.SUCCEEDED);
+  }
+
+  @Test
+  void aSuspendedStepIsLookedAtAgainAtItsRecheckTimeWithoutAWakeUp() {
+    RunId parent = start(run(agent("root")));
+    ClaimedAttempt first = claimOne();
+    RunId child = childOf(parent, "child-suspend-4", run(agent("c")));
+    journal.complete(first.lease(), new StepOutcome.Suspended(child, shortLease()));
+    assertThat(claim(1, StepKind.AGENT).stream().map(a -> a.lease().runId()))
+        .containsExactly(child);
+    elapse(pastShortLease());
+    assertThat(claimOne().lease().runId()).isEqualTo(parent);
+  }
 }

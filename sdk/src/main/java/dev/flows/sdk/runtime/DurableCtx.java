@@ -67,6 +67,25 @@ final class DurableCtx implements Ctx {
     }
   }
 
+  /**
+   * Unwinds the body when it has waited {@code suspendAfter} on a running child: the attempt ends
+   * suspended and the body is replayed when the child ends. An {@link Error}, so a body's {@code
+   * catch (Exception e)} does not swallow it; once thrown, every later {@code f} call of this
+   * attempt throws it again.
+   */
+  static final class SuspendSignal extends Error {
+    final RunId child;
+
+    SuspendSignal(RunId child) {
+      super(
+          "the body waits on child run " + child + " and gives its attempt back",
+          null,
+          false,
+          false);
+      this.child = child;
+    }
+  }
+
   private final Journal journal;
   private final ClaimedAttempt attempt;
   private final FlowHeader header;
@@ -81,6 +100,9 @@ final class DurableCtx implements Ctx {
   private final Set<RunId> settled = new HashSet<>();
 
   private int position;
+
+  /** Set once the body was told to suspend: the attempt is over, whatever the body does next. */
+  private Optional<SuspendSignal> suspended = Optional.empty();
 
   DurableCtx(
       Journal journal,
@@ -109,6 +131,10 @@ final class DurableCtx implements Ctx {
   }
 
   private int nextPosition() {
+    suspended.ifPresent(
+        signal -> {
+          throw signal;
+        });
     if (position > 0) {
       FaultPoint.BETWEEN_BODY_CALLS.reached();
     }
@@ -291,9 +317,14 @@ final class DurableCtx implements Ctx {
         new StartRun(
             Optional.of(child), child.value(), spec, Optional.of(runId()), "flow:" + header.name());
     try {
-      return switch (inline.orElseThrow().call(req, surface)) {
+      return switch (inline.orElseThrow().call(req, surface, config.suspendAfter())) {
         case InlineMcpCalls.Result.Succeeded ok -> Optional.of(ok.receipt());
         case InlineMcpCalls.Result.AwaitChild await -> Optional.empty();
+        case InlineMcpCalls.Result.StillRunning running -> {
+          // The call goes on in this worker and ends its child run itself; that end wakes us.
+          children.add(child);
+          throw suspend(child);
+        }
       };
     } catch (RunAdmissionConflictException e) {
       // Admitted already (a retried admission whose first answer was lost): await that run.
@@ -366,6 +397,7 @@ final class DurableCtx implements Ctx {
 
   private JsonNode awaitWatched(RunId child, Instant began, RunWatch watch) {
     Instant deadline = began.plus(config.dispatchDeadline());
+    Instant suspendAt = Instant.now().plus(config.suspendAfter());
     while (true) {
       RunSnapshot s = journal.run(child).orElseThrow();
       StepSnapshot step = s.steps().getFirst();
@@ -383,10 +415,19 @@ final class DurableCtx implements Ctx {
             journal.cancelRun(child, "dispatch deadline passed before a worker claimed it");
             throw dispatchTimeout(child, describeChild(child));
           }
+          // Only a child some worker has claimed: an unclaimed one is bounded by the dispatch
+          // deadline, which a suspended body could not enforce.
+          if (step.attempts() > 0 && !Instant.now().isBefore(suspendAt)) {
+            throw suspend(child);
+          }
         }
       }
+      Duration wait = config.childPoll();
+      if (step.attempts() > 0 && remaining(suspendAt).compareTo(wait) < 0) {
+        wait = remaining(suspendAt);
+      }
       try {
-        watch.await(config.childPoll());
+        watch.await(wait);
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
         throw new FlowsException(
@@ -396,6 +437,12 @@ final class DurableCtx implements Ctx {
             "the journal re-drives the run");
       }
     }
+  }
+
+  private SuspendSignal suspend(RunId child) {
+    SuspendSignal signal = new SuspendSignal(child);
+    suspended = Optional.of(signal);
+    return signal;
   }
 
   private ChildFailedException dispatchTimeout(RunId child, String call) {

@@ -38,6 +38,8 @@ public final class FlowsEngine implements AutoCloseable {
   private final FlowResolver resolver = new FlowResolver();
   private final McpSessions sessions;
   private final Worker worker;
+  private final InlineMcpCalls inline;
+  private final WorkerConfig workerConfig;
 
   public FlowsEngine(
       Journal journal,
@@ -57,7 +59,8 @@ public final class FlowsEngine implements AutoCloseable {
     // One WorkerLease (one lease keeper) for the claimed attempts and the inline calls alike: all
     // of this worker's leases are renewed together, one journal write per renewal tick.
     WorkerLease leases = new WorkerLease(this.journal, workerConfig, InstantSource.system());
-    InlineMcpCalls inline =
+    this.workerConfig = workerConfig;
+    this.inline =
         new InlineMcpCalls(
             this.journal,
             mcp,
@@ -169,6 +172,10 @@ public final class FlowsEngine implements AutoCloseable {
   @Override
   public void close() {
     worker.close();
+    // Calls whose bodies suspended are not the worker's attempts: stop them the same way.
+    inline.close(
+        workerConfig.stopGrace(),
+        workerConfig.killGrace().plus(workerConfig.stopCompletionTimeout()));
     sessions.close();
   }
 }

@@ -14,6 +14,11 @@ import java.time.Duration;
  * @param mcpMaxIterations attempts of one MCP call's child step
  * @param commandMaxIterations attempts of one {@code f.run} child step
  * @param preflightTimeout connect + tools/list per server during preflight
+ * @param suspendAfter how long a body waits on one child run in memory; past it the body gives its
+ *     attempt back ({@code StepOutcome.Suspended}: no lease, no thread, no memory held) and is
+ *     replayed from the journal when the child ends, so a worker can hold many long waits
+ * @param suspendRecheck the latest a suspended body is looked at again even if no completion of its
+ *     child woke it (a fallback: the child's end readies it at once)
  */
 public record SdkConfig(
     Duration dispatchDeadline,
@@ -21,13 +26,17 @@ public record SdkConfig(
     int rootMaxIterations,
     int mcpMaxIterations,
     int commandMaxIterations,
-    Duration preflightTimeout) {
+    Duration preflightTimeout,
+    Duration suspendAfter,
+    Duration suspendRecheck) {
   public static final Duration DEFAULT_DISPATCH_DEADLINE = Duration.ofSeconds(30);
   public static final Duration DEFAULT_CHILD_POLL = Duration.ofSeconds(1);
   public static final int DEFAULT_ROOT_MAX_ITERATIONS = 10;
   public static final int DEFAULT_MCP_MAX_ITERATIONS = 5;
   public static final int DEFAULT_COMMAND_MAX_ITERATIONS = 3;
   public static final Duration DEFAULT_PREFLIGHT_TIMEOUT = Duration.ofSeconds(10);
+  public static final Duration DEFAULT_SUSPEND_AFTER = Duration.ofSeconds(10);
+  public static final Duration DEFAULT_SUSPEND_RECHECK = Duration.ofMinutes(5);
 
   public static final SdkConfig DEFAULTS =
       new SdkConfig(
@@ -36,15 +45,80 @@ public record SdkConfig(
           DEFAULT_ROOT_MAX_ITERATIONS,
           DEFAULT_MCP_MAX_ITERATIONS,
           DEFAULT_COMMAND_MAX_ITERATIONS,
-          DEFAULT_PREFLIGHT_TIMEOUT);
+          DEFAULT_PREFLIGHT_TIMEOUT,
+          DEFAULT_SUSPEND_AFTER,
+          DEFAULT_SUSPEND_RECHECK);
+
+  /** The first six limits with the default suspension limits. */
+  public SdkConfig(
+      Duration dispatchDeadline,
+      Duration childPoll,
+      int rootMaxIterations,
+      int mcpMaxIterations,
+      int commandMaxIterations,
+      Duration preflightTimeout) {
+    this(
+        dispatchDeadline,
+        childPoll,
+        rootMaxIterations,
+        mcpMaxIterations,
+        commandMaxIterations,
+        preflightTimeout,
+        DEFAULT_SUSPEND_AFTER,
+        DEFAULT_SUSPEND_RECHECK);
+  }
+
+  public SdkConfig {
+    if (!suspendAfter.isPositive() || !suspendRecheck.isPositive()) {
+      throw new IllegalArgumentException("suspendAfter and suspendRecheck must be positive");
+    }
+  }
 
   public SdkConfig withDispatchDeadline(Duration d) {
     return new SdkConfig(
-        d, childPoll, rootMaxIterations, mcpMaxIterations, commandMaxIterations, preflightTimeout);
+        d,
+        childPoll,
+        rootMaxIterations,
+        mcpMaxIterations,
+        commandMaxIterations,
+        preflightTimeout,
+        suspendAfter,
+        suspendRecheck);
   }
 
   public SdkConfig withPreflightTimeout(Duration d) {
     return new SdkConfig(
-        dispatchDeadline, childPoll, rootMaxIterations, mcpMaxIterations, commandMaxIterations, d);
+        dispatchDeadline,
+        childPoll,
+        rootMaxIterations,
+        mcpMaxIterations,
+        commandMaxIterations,
+        d,
+        suspendAfter,
+        suspendRecheck);
+  }
+
+  public SdkConfig withSuspendAfter(Duration d) {
+    return new SdkConfig(
+        dispatchDeadline,
+        childPoll,
+        rootMaxIterations,
+        mcpMaxIterations,
+        commandMaxIterations,
+        preflightTimeout,
+        d,
+        suspendRecheck);
+  }
+
+  public SdkConfig withSuspendRecheck(Duration d) {
+    return new SdkConfig(
+        dispatchDeadline,
+        childPoll,
+        rootMaxIterations,
+        mcpMaxIterations,
+        commandMaxIterations,
+        preflightTimeout,
+        suspendAfter,
+        d);
   }
 }

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import dev.flows.kernel.journal.CompletionReason;
 import dev.flows.kernel.journal.InMemoryJournal;
 import dev.flows.kernel.journal.Journal;
 import dev.flows.kernel.journal.JournalEntry;
@@ -158,6 +159,81 @@ class EngineEndToEndTest {
       assertThat(journal.entries(root))
           .filteredOn(r -> r.entry() instanceof JournalEntry.EffectConfirmed)
           .hasSize(2);
+    }
+  }
+
+  static final String WAITER =
+      """
+      import com.fasterxml.jackson.databind.JsonNode;
+      import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+      import dev.flows.sdk.*;
+      import java.util.Map;
+
+      public class Waiter implements Flow {
+        public FlowHeader header() {
+          return FlowHeader.named("waiter").version("1").mcp("tools").build();
+        }
+
+        public JsonNode run(Ctx f, JsonNode input) {
+          String before = f.step("before", () -> "b").asText();
+          String slept = f.mcp("tools").tool("sleep").call(Map.of("ms", 1500)).text();
+          try {
+            String meta = f.mcp("tools").tool("ledger").call(Map.of()).text();
+            return JsonNodeFactory.instance.objectNode().put("slept", slept).put("meta", meta)
+                .put("before", before);
+          } catch (Exception swallowed) {
+            // A suspension is not an Exception: this body cannot swallow it.
+            throw new IllegalStateException(swallowed);
+          }
+        }
+      }
+      """;
+
+  @Test
+  void aBodyWaitingLongerThanSuspendAfterGivesItsAttemptBackAndIsReplayedWhenTheCallEnds(
+      @TempDir Path dir) throws Exception {
+    writeFlow(dir);
+    Files.writeString(dir.resolve("waiter.flow.java"), WAITER);
+    Journal journal = journal();
+    try (FlowsEngine engine =
+        new FlowsEngine(
+            journal,
+            WorkerConfig.defaults().toBuilder().pollInterval(Duration.ofMillis(50)).build(),
+            SdkConfig.DEFAULTS.withSuspendAfter(Duration.ofMillis(200)),
+            McpClientConfig.DEFAULTS,
+            McpCredentials.fromEnvironment())) {
+      LoadedFlow flow = LoadedFlow.load(dir.resolve("waiter.flow.java").toString(), dir);
+      RunId root =
+          engine.start(flow, JsonNodeFactory.instance.objectNode(), Optional.empty()).runId();
+      engine.startWorker();
+      RunSnapshot done = awaitTerminal(journal, root);
+
+      assertThat(done.status()).isEqualTo(RunStatus.SUCCEEDED);
+      JsonNode out = done.steps().getFirst().output().orElseThrow();
+      assertThat(out.path("slept").asText()).isEqualTo("slept");
+      assertThat(out.path("before").asText()).isEqualTo("b");
+      List<JournalEntry.StepCompleted> ends =
+          journal.entries(root).stream()
+              .map(r -> r.entry())
+              .filter(e -> e instanceof JournalEntry.StepCompleted)
+              .map(e -> (JournalEntry.StepCompleted) e)
+              .toList();
+      // The first attempt gave the step back while the sleep ran; a later one finished it.
+      assertThat(ends.getFirst().reason()).isEqualTo(CompletionReason.SUSPENDED);
+      assertThat(ends.getLast().reason()).isEqualTo(CompletionReason.SUCCESS);
+      assertThat(done.steps().getFirst().attempts()).isGreaterThanOrEqualTo(2);
+      // Every call performed once, and the memo journaled once, whatever was replayed.
+      List<RunId> children = journal.children(root);
+      assertThat(children).hasSize(2);
+      for (RunId c : children) {
+        assertThat(journal.entries(c))
+            .filteredOn(r -> r.entry() instanceof JournalEntry.EffectConfirmed)
+            .hasSize(1);
+      }
+      assertThat(journal.entries(root))
+          .filteredOn(r -> r.entry() instanceof JournalEntry.EffectConfirmed)
+          .hasSize(1);
+      assertThat(Files.readAllLines(dir.resolve("ledger.calls"))).hasSize(1);
     }
   }
 }

@@ -23,6 +23,8 @@ import java.time.InstantSource;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicReference;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -73,6 +75,30 @@ public final class InlineMcpCalls {
      * the caller awaits the child run as it would await one a claimer runs.
      */
     record AwaitChild() implements Result {}
+
+    /**
+     * The caller stopped waiting ({@code maxWait} passed): the call goes on in this worker, which
+     * completes its child run when it ends (or stops it with the worker, see {@link #close}).
+     */
+    record StillRunning() implements Result {}
+  }
+
+  /** Calls whose callers may have stopped waiting: cancelled by {@link #close}. */
+  private final java.util.Map<Thread, CancellationToken> inFlight =
+      new java.util.concurrent.ConcurrentHashMap<>();
+
+  /** {@link #call(StartRun, String, Duration)} waiting as long as the call takes. */
+  public Result call(StartRun request, String surfacePath) throws InterruptedException {
+    return call(request, surfacePath, Optional.empty());
+  }
+
+  /**
+   * As {@link #call(StartRun, String)}, but answers {@link Result.StillRunning} once {@code
+   * maxWait} has passed with the call still going.
+   */
+  public Result call(StartRun request, String surfacePath, Duration maxWait)
+      throws InterruptedException {
+    return call(request, surfacePath, Optional.of(maxWait));
   }
 
   /**
@@ -84,7 +110,8 @@ public final class InlineMcpCalls {
    * @throws InterruptedException when the caller is interrupted: the call is cancelled (its attempt
    *     completes as a retryable cancel, as a stopped worker's would) before this returns
    */
-  public Result call(StartRun request, String surfacePath) throws InterruptedException {
+  private Result call(StartRun request, String surfacePath, Optional<Duration> maxWait)
+      throws InterruptedException {
     Instant sent = clock.instant();
     ClaimedEffect claimed = journal.startClaimed(request, worker, defaultLease, surfacePath);
     DeferredGate gate = new DeferredGate(surfacePath, claimed.election());
@@ -95,7 +122,7 @@ public final class InlineMcpCalls {
     Thread call =
         Thread.ofVirtual()
             .name("flows-inline-" + claimed.attempt().lease().place())
-            .start(
+            .unstarted(
                 () -> {
                   try {
                     done.complete(
@@ -118,11 +145,20 @@ public final class InlineMcpCalls {
                             .ack());
                   } catch (Throwable t) {
                     done.completeExceptionally(t);
+                  } finally {
+                    inFlight.remove(Thread.currentThread());
                   }
                 });
+    inFlight.put(call, token);
+    call.start();
     CompletionAck ack;
     try {
-      ack = done.get();
+      ack =
+          maxWait.isPresent()
+              ? done.get(maxWait.get().toMillis(), TimeUnit.MILLISECONDS)
+              : done.get();
+    } catch (TimeoutException e) {
+      return new Result.StillRunning();
     } catch (InterruptedException e) {
       // The caller's own lease is gone (or its worker stops): stop the call as a stopped worker
       // would, and let its attempt complete before the caller unwinds.
@@ -144,6 +180,40 @@ public final class InlineMcpCalls {
       return new Result.Succeeded(ok.output());
     }
     return new Result.AwaitChild();
+  }
+
+  /**
+   * Stops the calls still going (those whose callers stopped waiting, too): waits up to {@code
+   * grace} for them to end, then cancels them as a stopping worker cancels its attempts (each
+   * completes as a retryable cancel) and waits up to {@code cancelGrace} more.
+   */
+  public void close(Duration grace, Duration cancelGrace) {
+    if (!joinAll(grace)) {
+      LOG.warn("{} inline calls outlived the stop grace; canceling them", inFlight.size());
+      inFlight.values().forEach(t -> t.cancel(CancellationToken.Cause.WORKER_SHUTDOWN));
+      if (!joinAll(cancelGrace)) {
+        LOG.error(
+            "{} inline calls did not complete; their leases will expire and be retried",
+            inFlight.size());
+      }
+    }
+  }
+
+  private boolean joinAll(Duration within) {
+    long until = System.nanoTime() + within.toNanos();
+    for (Thread t : java.util.List.copyOf(inFlight.keySet())) {
+      long left = until - System.nanoTime();
+      if (left <= 0) {
+        break;
+      }
+      try {
+        t.join(Duration.ofNanos(left));
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return false;
+      }
+    }
+    return inFlight.isEmpty();
   }
 
   /** Confirms and completes in one transaction when the call ran; otherwise only completes. */

@@ -838,10 +838,19 @@ public final class Bench {
   }
 
   private static long running(String url) throws Exception {
+    return count(url, "SELECT count(*) FROM flows.steps WHERE status = 'running'");
+  }
+
+  /** Bodies that gave their attempt back while their call runs (SdkConfig.suspendAfter). */
+  private static long suspended(String url) throws Exception {
+    return count(
+        url,
+        "SELECT count(*) FROM flows.steps WHERE status = 'ready' AND last_reason = 'suspended'");
+  }
+
+  private static long count(String url, String sql) throws Exception {
     try (Connection c = DriverManager.getConnection(url);
-        ResultSet r =
-            c.createStatement()
-                .executeQuery("SELECT count(*) FROM flows.steps WHERE status = 'running'")) {
+        ResultSet r = c.createStatement().executeQuery(sql)) {
       r.next();
       return r.getLong(1);
     }
@@ -904,11 +913,20 @@ public final class Bench {
         pool.shutdown();
         admitter.close();
       }
+      // Held: every call running, and every body either waiting in memory (its attempt running)
+      // or suspended (SdkConfig.suspendAfter, its attempt given back until the call ends).
       long held = 0;
       long until = System.nanoTime() + Duration.ofMillis(sleepMs / 2).toNanos();
-      while (System.nanoTime() < until && (held = running(url)) < 2L * n) {
+      while (System.nanoTime() < until && (held = running(url) + suspended(url)) < 2L * n) {
         Thread.sleep(200);
       }
+      // Bodies give their attempts back SdkConfig.suspendAfter into their wait: the window
+      // starts once they all have (or that much after the ramp, if some never do).
+      long suspendBy = System.nanoTime() + SdkConfig.DEFAULT_SUSPEND_AFTER.plusSeconds(5).toNanos();
+      while (System.nanoTime() < suspendBy && suspended(url) < n) {
+        Thread.sleep(200);
+      }
+      long suspendedAtStart = suspended(url);
       double rampSeconds = (System.nanoTime() - t0) / 1e9;
       // Autovacuum/analyze after the ramp's inserts would land in the window and be counted as
       // the worker's writes: do it now, then let the statistics settle.
@@ -925,7 +943,8 @@ public final class Bench {
       Thread.sleep((long) (plan.waitingWindowSeconds() * 1000));
       Pg.Counters b = pg.counters(url);
       double window = (System.nanoTime() - windowStart) / 1e9;
-      long heldAfter = running(url);
+      long heldAfter = running(url) + suspended(url);
+      long suspendedAtEnd = suspended(url);
       long rss = rssBytes(w.pid());
       long heap = heapUsed(wlog);
       // Heap in use counts garbage not yet collected; after a full GC it is the live set.
@@ -939,7 +958,18 @@ public final class Bench {
           .waitFor(60, TimeUnit.SECONDS);
       Thread.sleep(2_500);
       long live = heapUsed(wlog);
-      report.waiting(n, held, heldAfter, rampSeconds, b.minus(a), window, rss, heap, live);
+      report.waiting(
+          n,
+          held,
+          heldAfter,
+          suspendedAtStart,
+          suspendedAtEnd,
+          rampSeconds,
+          b.minus(a),
+          window,
+          rss,
+          heap,
+          live);
       log("  held " + held + " rss " + rss / (1 << 20) + " MiB");
     } finally {
       w.destroyForcibly();

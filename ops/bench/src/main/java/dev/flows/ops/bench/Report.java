@@ -103,6 +103,8 @@ final class Report {
       int runs,
       long held,
       long heldAfter,
+      long suspended,
+      long suspendedAfter,
       double ramp,
       Pg.Counters spent,
       double window,
@@ -117,6 +119,7 @@ final class Report {
         row(
             String.valueOf(runs),
             held + " / " + heldAfter,
+            suspended + " / " + suspendedAfter,
             f1(ramp),
             f1(rss / (double) MIB),
             heap < 0 ? "n/a" : f1(heap / (double) MIB),
@@ -316,7 +319,8 @@ final class Report {
         .append(
             header(
                 "runs",
-                "attempts held (start / end of window)",
+                "calls + bodies held (start / end of window)",
+                "bodies suspended (start / end)",
                 "ramp s",
                 "RSS MiB",
                 "heap used MiB",
