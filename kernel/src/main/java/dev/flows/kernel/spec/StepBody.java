@@ -34,7 +34,9 @@ public sealed interface StepBody {
   record Agent(JsonNode instruction, RecoveryMode recoveryMode, List<String> externalSurfaces)
       implements StepBody {
     public Agent {
-      instruction = instruction.deepCopy();
+      // A copy no caller holds, whose large repeated parts (MCP inventory, connection, origin) are
+      // instances shared with other specs: read-only from here on, see SharedInstructions.
+      instruction = SharedInstructions.copyOf(instruction);
       externalSurfaces = List.copyOf(externalSurfaces);
     }
 
