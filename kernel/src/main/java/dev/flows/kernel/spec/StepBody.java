@@ -29,7 +29,8 @@ public sealed interface StepBody {
 
   /**
    * Does effectful work dispatched by {@code instruction.type}; may only touch the declared
-   * external surfaces (e.g. {@code /mcp/stripe/create_customer}).
+   * external surfaces (e.g. {@code /mcp/stripe/create_customer}). The instruction is read-only:
+   * parts of it are shared with other specs ({@link SharedInstructions}).
    */
   record Agent(JsonNode instruction, RecoveryMode recoveryMode, List<String> externalSurfaces)
       implements StepBody {
