@@ -29,12 +29,15 @@ public sealed interface StepBody {
 
   /**
    * Does effectful work dispatched by {@code instruction.type}; may only touch the declared
-   * external surfaces (e.g. {@code /mcp/stripe/create_customer}).
+   * external surfaces (e.g. {@code /mcp/stripe/create_customer}). The instruction is read-only:
+   * parts of it are shared with other specs ({@link SharedInstructions}).
    */
   record Agent(JsonNode instruction, RecoveryMode recoveryMode, List<String> externalSurfaces)
       implements StepBody {
     public Agent {
-      instruction = instruction.deepCopy();
+      // A copy no caller holds, whose large repeated parts (MCP inventory, connection, origin) are
+      // instances shared with other specs: read-only from here on, see SharedInstructions.
+      instruction = SharedInstructions.copyOf(instruction);
       externalSurfaces = List.copyOf(externalSurfaces);
     }
 

@@ -1239,4 +1239,47 @@ public abstract class JournalContract {
     elapse(pastShortLease());
     assertThat(claimOne().lease().runId()).isEqualTo(parent);
   }
+
+  // ---- shared instruction subtrees (intern: one inventory instance for many waiting runs)
+
+  private static StepSpec bodyWithInventory(String classPath) {
+    com.fasterxml.jackson.databind.node.ObjectNode instruction =
+        JSON.objectNode().put("type", "flow").put("flow", "shared");
+    com.fasterxml.jackson.databind.node.ObjectNode server =
+        instruction.putObject("mcp").putObject("stdio");
+    server
+        .putObject("connection")
+        .put("transport", "stdio")
+        .put("command", "java")
+        .putArray("args")
+        .add("-cp")
+        .add(classPath);
+    server.putObject("tools").putObject("sleep").put("readOnlyHint", true);
+    return new StepSpec(
+        "body",
+        List.of(),
+        JSON.nullNode(),
+        1,
+        Specs.FAST_RETRY,
+        java.util.OptionalLong.empty(),
+        java.util.OptionalLong.empty(),
+        new StepBody.Agent(instruction, dev.flows.kernel.spec.RecoveryMode.INSPECT, List.of()));
+  }
+
+  @Test
+  void claimedAttemptsOfRunsWithEqualInventoriesShareOneInventoryInstanceWithItsValuesUnchanged() {
+    String classPath = "/opt/contract/" + System.nanoTime() + "/a.jar:/opt/b.jar";
+    StepSpec written = bodyWithInventory(classPath);
+    start(run(bodyWithInventory(classPath)));
+    start(run(bodyWithInventory(classPath)));
+
+    List<ClaimedAttempt> claimed = claim(2);
+
+    assertThat(claimed).hasSize(2);
+    JsonNode first = ((StepBody.Agent) claimed.get(0).step().body()).instruction();
+    JsonNode second = ((StepBody.Agent) claimed.get(1).step().body()).instruction();
+    assertThat(second.get("mcp")).isSameAs(first.get("mcp"));
+    assertThat(first).isEqualTo(((StepBody.Agent) written.body()).instruction());
+    assertThat(second.toString()).isEqualTo(first.toString());
+  }
 }
