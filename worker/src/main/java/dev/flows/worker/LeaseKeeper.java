@@ -87,7 +87,7 @@ final class LeaseKeeper {
       Duration leaseLength,
       Instant issuedAt,
       CancellationToken token,
-      Thread workThread) {
+      Optional<Thread> workThread) {
     Held h = new Held(lease, leaseLength, issuedAt, token, workThread);
     lock.lock();
     try {
@@ -246,7 +246,7 @@ final class LeaseKeeper {
               LOG.warn(
                   "{}: local lease deadline passed; canceling the work of {}",
                   h.lease.place(),
-                  h.workThread);
+                  h.workThread.map(Thread::getName).orElse("an asynchronous call"));
               h.token.cancel(CancellationToken.Cause.LEASE_EXPIRED);
             });
   }
@@ -319,7 +319,8 @@ final class LeaseKeeper {
     private final LeaseToken lease;
     private final Duration leaseLength;
     private final CancellationToken token;
-    private final Thread workThread;
+    // Empty for work no thread waits on (an asynchronous call): the token alone cancels it.
+    private final Optional<Thread> workThread;
     private Instant lastRenewal;
     private Instant deadline;
     private int renewals;
@@ -336,7 +337,7 @@ final class LeaseKeeper {
         Duration leaseLength,
         Instant issuedAt,
         CancellationToken token,
-        Thread workThread) {
+        Optional<Thread> workThread) {
       this.lease = lease;
       this.leaseLength = leaseLength;
       this.token = token;
@@ -372,7 +373,7 @@ final class LeaseKeeper {
       lock.lock();
       try {
         if (!stopping) {
-          workThread.interrupt();
+          workThread.ifPresent(Thread::interrupt);
         }
       } finally {
         lock.unlock();

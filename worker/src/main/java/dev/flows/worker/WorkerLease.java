@@ -10,6 +10,8 @@ import dev.flows.kernel.journal.StepOutcome;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -73,7 +75,7 @@ public final class WorkerLease {
       throw new LeaseLostException(lease, LostLeaseReason.ALREADY_EXPIRED, null, 0, null);
     }
     LeaseKeeper.Held held =
-        keeper.hold(lease, leaseLength, claimSentAt, token, Thread.currentThread());
+        keeper.hold(lease, leaseLength, claimSentAt, token, Optional.of(Thread.currentThread()));
     try {
       if (options.renewBeforeWork()) {
         renewBeforeWork(held);
@@ -94,6 +96,86 @@ public final class WorkerLease {
     } finally {
       keeper.release(held);
     }
+  }
+
+  /**
+   * As {@link #withWorkerLease(ClaimedAttempt, Instant, CancellationToken, LeaseOptions,
+   * LeasedWork)}, for work that no thread waits on: {@code work} starts it on the caller's thread
+   * and answers its outcome's future. The lease is kept while the future is pending and cancelled
+   * through {@code token} only (no thread to interrupt); once the future completes, the attempt is
+   * completed on a new virtual thread. The answer fails with {@link LeaseLostException} when the
+   * lease was lost (nothing was completed).
+   */
+  public CompletableFuture<LeasedCompletion> withWorkerLeaseAsync(
+      ClaimedAttempt attempt,
+      Instant claimSentAt,
+      CancellationToken token,
+      LeaseOptions options,
+      AsyncLeasedWork work) {
+    LeaseToken lease = attempt.lease();
+    Duration leaseLength = Duration.ofMillis(attempt.leaseMs());
+    if (!clock.instant().isBefore(claimSentAt.plus(leaseLength))) {
+      return CompletableFuture.failedFuture(
+          new LeaseLostException(lease, LostLeaseReason.ALREADY_EXPIRED, null, 0, null));
+    }
+    LeaseKeeper.Held held = keeper.hold(lease, leaseLength, claimSentAt, token, Optional.empty());
+    CompletableFuture<LeasedCompletion> done = new CompletableFuture<>();
+    CompletableFuture<StepOutcome> outcome;
+    try {
+      if (options.renewBeforeWork()) {
+        renewBeforeWork(held);
+      }
+      outcome = work.start(token);
+    } catch (InterruptedException e) {
+      // Interrupted while starting (connecting): the caller sees the interrupt; the attempt ends
+      // as a cancelled one.
+      Thread.currentThread().interrupt();
+      outcome =
+          CompletableFuture.completedFuture(
+              Tails.canceled(token, Tails.of(WorkerDiagnostic.CANCELED, "interrupted")));
+    } catch (RuntimeException e) {
+      if (e instanceof LeaseLostException) {
+        keeper.release(held);
+        return CompletableFuture.failedFuture(e);
+      }
+      outcome = CompletableFuture.completedFuture(failedWork(e, token));
+    }
+    outcome.whenComplete(
+        (o, failure) ->
+            Thread.ofVirtual()
+                .name("flows-complete-" + lease.place())
+                .start(
+                    () -> {
+                      try {
+                        held.stopWork();
+                        StepOutcome end = failure == null ? o : failedWork(failure, token);
+                        held.drain();
+                        done.complete(complete(held, end, options));
+                      } catch (Throwable t) {
+                        done.completeExceptionally(t);
+                      } finally {
+                        keeper.release(held);
+                      }
+                    }));
+    return done;
+  }
+
+  /** Starts work whose outcome arrives later (see {@link #withWorkerLeaseAsync}). */
+  @FunctionalInterface
+  public interface AsyncLeasedWork {
+    CompletableFuture<StepOutcome> start(CancellationToken token) throws InterruptedException;
+  }
+
+  private static StepOutcome failedWork(Throwable failure, CancellationToken token) {
+    Throwable t = failure;
+    while (t instanceof java.util.concurrent.CompletionException && t.getCause() != null) {
+      t = t.getCause();
+    }
+    if (token.isCancelled() || t instanceof java.util.concurrent.CancellationException) {
+      return Tails.canceled(token, Tails.of(WorkerDiagnostic.CANCELED, String.valueOf(t)));
+    }
+    LOG.error("executor failed", t);
+    return Tails.workerError(WorkerDiagnostic.EXECUTOR_FAILED, String.valueOf(t));
   }
 
   /** The renewal before any effectful work: refused or late, the work never starts. */

@@ -84,8 +84,12 @@ public final class InlineMcpCalls {
   }
 
   /** Calls whose callers may have stopped waiting: cancelled by {@link #close}. */
-  private final java.util.Map<Thread, CancellationToken> inFlight =
+  private final java.util.Map<CancellationToken, CompletableFuture<CompletionAck>> inFlight =
       new java.util.concurrent.ConcurrentHashMap<>();
+
+  /** Where a call's answer is turned into its outcome: a fresh virtual thread each. */
+  private static final java.util.concurrent.Executor FINISHER =
+      r -> Thread.ofVirtual().name("flows-inline-answer").start(r);
 
   /** {@link #call(StartRun, String, Duration)} waiting as long as the call takes. */
   public Result call(StartRun request, String surfacePath) throws InterruptedException {
@@ -117,40 +121,47 @@ public final class InlineMcpCalls {
     DeferredGate gate = new DeferredGate(surfacePath, claimed.election());
     CancellationToken token = new CancellationToken();
     AtomicReference<StepOutcome> completedWith = new AtomicReference<>();
-    // Its own thread, so the child's lease timer interrupts the call, never the caller's body.
+    // No thread waits on the call while it runs: the server's answer completes it (see
+    // McpToolExecutor.executeAsync) and the attempt is completed on a short-lived thread, so a
+    // caller that stops waiting (a suspended body) leaves nothing parked behind. The call is sent
+    // from a thread of its own, which ends once it is sent: an interrupt of the caller must never
+    // reach the transport (it would fail the send), only cancel the call through the token.
     CompletableFuture<CompletionAck> done = new CompletableFuture<>();
-    Thread call =
-        Thread.ofVirtual()
-            .name("flows-inline-" + claimed.attempt().lease().place())
-            .unstarted(
-                () -> {
-                  try {
-                    done.complete(
-                        lease
-                            .withWorkerLease(
-                                claimed.attempt(),
-                                sent,
-                                token,
-                                LeaseOptions.defaults()
-                                    .skipFirstRenewal()
-                                    .completingWith(
-                                        (l, outcome) -> {
-                                          CompletionAck ack = finish(l, gate, outcome);
-                                          completedWith.set(outcome);
-                                          return ack;
-                                        }),
-                                tok ->
-                                    executor.execute(
-                                        new StepExecution(claimed.attempt(), tok, gate)))
-                            .ack());
-                  } catch (Throwable t) {
-                    done.completeExceptionally(t);
-                  } finally {
-                    inFlight.remove(Thread.currentThread());
-                  }
-                });
-    inFlight.put(call, token);
-    call.start();
+    Thread.ofVirtual()
+        .name("flows-inline-" + claimed.attempt().lease().place())
+        .start(
+            () -> {
+              try {
+                lease
+                    .withWorkerLeaseAsync(
+                        claimed.attempt(),
+                        sent,
+                        token,
+                        LeaseOptions.defaults()
+                            .skipFirstRenewal()
+                            .completingWith(
+                                (l, outcome) -> {
+                                  CompletionAck ack = finish(l, gate, outcome);
+                                  completedWith.set(outcome);
+                                  return ack;
+                                }),
+                        tok ->
+                            executor.executeAsync(
+                                new StepExecution(claimed.attempt(), tok, gate), FINISHER))
+                    .whenComplete(
+                        (c, t) -> {
+                          if (t == null) {
+                            done.complete(c.ack());
+                          } else {
+                            done.completeExceptionally(t);
+                          }
+                        });
+              } catch (Throwable t) {
+                done.completeExceptionally(t);
+              }
+            });
+    inFlight.put(token, done);
+    done.whenComplete((a, t) -> inFlight.remove(token));
     CompletionAck ack;
     try {
       ack =
@@ -163,7 +174,11 @@ public final class InlineMcpCalls {
       // The caller's own lease is gone (or its worker stops): stop the call as a stopped worker
       // would, and let its attempt complete before the caller unwinds.
       token.cancel(CancellationToken.Cause.WORKER_SHUTDOWN);
-      call.join();
+      try {
+        done.join();
+      } catch (RuntimeException ended) {
+        // Ended either way; the journal holds how.
+      }
       throw e;
     } catch (ExecutionException e) {
       if (e.getCause() instanceof LeaseLostException lost) {
@@ -190,7 +205,7 @@ public final class InlineMcpCalls {
   public void close(Duration grace, Duration cancelGrace) {
     if (!joinAll(grace)) {
       LOG.warn("{} inline calls outlived the stop grace; canceling them", inFlight.size());
-      inFlight.values().forEach(t -> t.cancel(CancellationToken.Cause.WORKER_SHUTDOWN));
+      inFlight.keySet().forEach(t -> t.cancel(CancellationToken.Cause.WORKER_SHUTDOWN));
       if (!joinAll(cancelGrace)) {
         LOG.error(
             "{} inline calls did not complete; their leases will expire and be retried",
@@ -201,16 +216,18 @@ public final class InlineMcpCalls {
 
   private boolean joinAll(Duration within) {
     long until = System.nanoTime() + within.toNanos();
-    for (Thread t : java.util.List.copyOf(inFlight.keySet())) {
+    for (CompletableFuture<CompletionAck> f : java.util.List.copyOf(inFlight.values())) {
       long left = until - System.nanoTime();
       if (left <= 0) {
         break;
       }
       try {
-        t.join(Duration.ofNanos(left));
+        f.get(left, TimeUnit.NANOSECONDS);
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
         return false;
+      } catch (ExecutionException | TimeoutException e) {
+        // Ended badly (the journal holds how), or still going: counted below.
       }
     }
     return inFlight.isEmpty();

@@ -61,6 +61,33 @@ public final class McpToolExecutor implements AgentInstructionExecutor {
 
   @Override
   public StepOutcome execute(StepExecution ex) throws InterruptedException {
+    // The answer is turned into the outcome on this thread, never on the transport's: the confirm
+    // may be a journal write.
+    CompletableFuture<Runnable> answered = new CompletableFuture<>();
+    CompletableFuture<StepOutcome> outcome = executeAsync(ex, answered::complete);
+    try {
+      if (!outcome.isDone()) {
+        answered.get().run();
+      }
+      return outcome.get();
+    } catch (ExecutionException e) {
+      if (e.getCause() instanceof CallCancelled) {
+        throw new InterruptedException("call cancelled with the attempt");
+      }
+      if (e.getCause() instanceof RuntimeException re) {
+        throw re;
+      }
+      throw new IllegalStateException(e.getCause());
+    }
+  }
+
+  /**
+   * The call without a thread waiting on it: the election and the send happen on the caller's
+   * thread, the rest (the confirm and the receipt) on {@code finisher} once the server answers. A
+   * call cancelled through the token fails the future with {@link CallCancelled}.
+   */
+  public CompletableFuture<StepOutcome> executeAsync(
+      StepExecution ex, java.util.concurrent.Executor finisher) throws InterruptedException {
     JsonNode in = ((StepBody.Agent) ex.attempt().step().body()).instruction();
     String server = in.path("server").asText();
     String tool = in.path("tool").asText();
@@ -69,77 +96,108 @@ public final class McpToolExecutor implements AgentInstructionExecutor {
     EffectElection e = ex.effects().record(path);
     String key = e.idempotencyKey();
     if (e.deduped()) {
-      return new StepOutcome.Succeeded(
-          e.confirmedOutput().orElseGet(() -> receipt(server, tool, input, JSON.nullNode(), key)));
+      return CompletableFuture.completedFuture(
+          new StepOutcome.Succeeded(
+              e.confirmedOutput()
+                  .orElseGet(() -> receipt(server, tool, input, JSON.nullNode(), key))));
     }
     if (e.takenOver() && !in.path("mayReperform").asBoolean(false)) {
-      return new StepOutcome.Parked(
-          CompletionReason.WORKER_ERROR,
-          ErrorCode.EFFECT_OUTCOME_UNKNOWN,
-          tail(
-              server,
-              tool,
-              input,
-              key,
-              ErrorCode.EFFECT_OUTCOME_UNKNOWN.wire(),
-              "an earlier attempt sent this call and died before confirming it; the tool is not"
-                  + " declared idempotent, so flows will not send it again. Resolve with `flows"
-                  + " runs resolve`."));
+      return CompletableFuture.completedFuture(
+          new StepOutcome.Parked(
+              CompletionReason.WORKER_ERROR,
+              ErrorCode.EFFECT_OUTCOME_UNKNOWN,
+              tail(
+                  server,
+                  tool,
+                  input,
+                  key,
+                  ErrorCode.EFFECT_OUTCOME_UNKNOWN.wire(),
+                  "an earlier attempt sent this call and died before confirming it; the tool is"
+                      + " not declared idempotent, so flows will not send it again. Resolve with"
+                      + " `flows runs resolve`.")));
     }
     FaultPoint.AFTER_RECORD.reached();
-    ToolCallResult result;
+    CompletableFuture<ToolCallResult> call;
     try {
       McpTransportPort session = sessions.session(in.path("connection"));
       @SuppressWarnings("unchecked")
       Map<String, Object> args = MAPPER.convertValue(input, Map.class);
-      CompletableFuture<ToolCallResult> call =
-          session.callTool(tool, args, Map.of(McpTransportPort.IDEMPOTENCY_KEY_META, key));
-      ex.token().onCancel(() -> call.cancel(true));
-      FaultPoint.DURING_CALL.reached();
-      result = call.get(sessions.limits().callTimeout().toMillis() * 2, TimeUnit.MILLISECONDS);
+      call = session.callTool(tool, args, Map.of(McpTransportPort.IDEMPOTENCY_KEY_META, key));
     } catch (McpException m) {
-      return failed(server, tool, input, key, m.diagnostic(), m.getMessage());
-    } catch (ExecutionException x) {
-      if (x.getCause() instanceof McpException m) {
+      return CompletableFuture.completedFuture(
+          failed(server, tool, input, key, m.diagnostic(), m.getMessage()));
+    }
+    ex.token().onCancel(() -> call.cancel(true));
+    FaultPoint.DURING_CALL.reached();
+    Call c = new Call(ex, server, tool, input, path, key);
+    return call.orTimeout(sessions.limits().callTimeout().toMillis() * 2, TimeUnit.MILLISECONDS)
+        .handleAsync(c::finish, finisher);
+  }
+
+  /** The call was cancelled with its attempt (token): nothing was confirmed. */
+  public static final class CallCancelled extends RuntimeException {
+    CallCancelled() {
+      super("call cancelled with the attempt", null, false, false);
+    }
+  }
+
+  /** What the answer of one sent call needs. */
+  private record Call(
+      StepExecution ex, String server, String tool, JsonNode input, String path, String key) {
+    StepOutcome finish(ToolCallResult result, Throwable failure) {
+      if (failure != null) {
+        return failedCall(failure);
+      }
+      FaultPoint.AFTER_CALL_BEFORE_CONFIRM.reached();
+      ObjectNode output = JSON.objectNode();
+      output.set("content", result.content());
+      result.structuredContent().ifPresent(s -> output.set("structuredContent", s));
+      output.put("isError", result.isError());
+      ObjectNode receipt = receipt(server, tool, input, output, key);
+      // The tool ran either way: confirm, so a retry never sends it again.
+      ex.effects().confirm(path, Optional.of(receipt));
+      if (!ex.effects().confirmsAtCompletion()) {
+        FaultPoint.AFTER_CONFIRM_BEFORE_COMPLETE.reached();
+      }
+      if (result.isError()) {
+        ObjectNode t =
+            tail(
+                server,
+                tool,
+                input,
+                key,
+                McpDiagnostic.MCP_TOOL_ERROR.wire(),
+                "the tool reported an error: " + cap(result.text(), 2048));
+        t.set("output", output);
+        return new StepOutcome.Failed(CompletionReason.WORKER_ERROR, capTail(t), false);
+      }
+      return new StepOutcome.Succeeded(receipt);
+    }
+
+    private StepOutcome failedCall(Throwable failure) {
+      Throwable x = failure;
+      while ((x instanceof java.util.concurrent.CompletionException
+              || x instanceof ExecutionException)
+          && x.getCause() != null) {
+        x = x.getCause();
+      }
+      if (x instanceof java.util.concurrent.CancellationException) {
+        throw new CallCancelled();
+      }
+      if (x instanceof McpException m) {
         return failed(server, tool, input, key, m.diagnostic(), m.getMessage());
       }
-      return failed(
-          server, tool, input, key, McpDiagnostic.MCP_DISCONNECTED, String.valueOf(x.getCause()));
-    } catch (TimeoutException t) {
-      return failed(
-          server,
-          tool,
-          input,
-          key,
-          McpDiagnostic.MCP_RESULT_UNAVAILABLE,
-          "no result within " + sessions.limits().callTimeout());
-    } catch (java.util.concurrent.CancellationException c) {
-      throw new InterruptedException("call cancelled with the attempt");
+      if (x instanceof TimeoutException) {
+        return failed(
+            server,
+            tool,
+            input,
+            key,
+            McpDiagnostic.MCP_RESULT_UNAVAILABLE,
+            "no result within the call timeout");
+      }
+      return failed(server, tool, input, key, McpDiagnostic.MCP_DISCONNECTED, String.valueOf(x));
     }
-    FaultPoint.AFTER_CALL_BEFORE_CONFIRM.reached();
-    ObjectNode output = JSON.objectNode();
-    output.set("content", result.content());
-    result.structuredContent().ifPresent(s -> output.set("structuredContent", s));
-    output.put("isError", result.isError());
-    ObjectNode receipt = receipt(server, tool, input, output, key);
-    // The tool ran either way: confirm, so a retry never sends it again.
-    ex.effects().confirm(path, Optional.of(receipt));
-    if (!ex.effects().confirmsAtCompletion()) {
-      FaultPoint.AFTER_CONFIRM_BEFORE_COMPLETE.reached();
-    }
-    if (result.isError()) {
-      ObjectNode t =
-          tail(
-              server,
-              tool,
-              input,
-              key,
-              McpDiagnostic.MCP_TOOL_ERROR.wire(),
-              "the tool reported an error: " + cap(result.text(), 2048));
-      t.set("output", output);
-      return new StepOutcome.Failed(CompletionReason.WORKER_ERROR, capTail(t), false);
-    }
-    return new StepOutcome.Succeeded(receipt);
   }
 
   /**
