@@ -93,6 +93,7 @@ final class DurableCtx implements Ctx {
   private final SdkConfig config;
   private final ChildStarter starter;
   private final Optional<InlineMcpCalls> inline;
+  private final ResidentWaits resident;
   private final Map<Integer, JsonNode> memos = new HashMap<>();
   private final Set<RunId> children; // insertion order: cancelled in admission order
 
@@ -111,8 +112,10 @@ final class DurableCtx implements Ctx {
       Inventory inventory,
       SdkConfig config,
       ChildStarter starter,
-      Optional<InlineMcpCalls> inline) {
+      Optional<InlineMcpCalls> inline,
+      ResidentWaits resident) {
     this.journal = journal;
+    this.resident = resident;
     this.inline = inline;
     this.attempt = attempt;
     this.header = header;
@@ -287,23 +290,34 @@ final class DurableCtx implements Ctx {
     }
     RunId child = Lowering.childId(runId(), pos);
     Instant began = Instant.now();
-    if (!children.contains(child) && inline.isPresent() && inlineSurface.isPresent()) {
-      Optional<JsonNode> receipt = callInline(child, spec, call, pos, inlineSurface.get());
-      children.add(child);
-      if (receipt.isPresent()) {
-        settled.add(child);
-        return receipt.get();
+    // A body waits in memory only while a place is free; otherwise it gives its attempt back as
+    // soon as it would wait.
+    boolean inMemory = resident.tryEnter();
+    Duration patience = inMemory ? config.suspendAfter() : Duration.ZERO;
+    try {
+      if (!children.contains(child) && inline.isPresent() && inlineSurface.isPresent()) {
+        Optional<JsonNode> receipt =
+            callInline(child, spec, call, pos, inlineSurface.get(), patience);
+        children.add(child);
+        if (receipt.isPresent()) {
+          settled.add(child);
+          return receipt.get();
+        }
+      } else if (!children.contains(child)) {
+        admit(child, spec, call, pos);
+        children.add(child);
+      } else {
+        RunSnapshot existing = journal.run(child).orElseThrow();
+        if (!existing.specHash().equals(RunSpecJson.hash(spec))) {
+          throw nondeterministic(pos, describeChild(child), call);
+        }
       }
-    } else if (!children.contains(child)) {
-      admit(child, spec, call, pos);
-      children.add(child);
-    } else {
-      RunSnapshot existing = journal.run(child).orElseThrow();
-      if (!existing.specHash().equals(RunSpecJson.hash(spec))) {
-        throw nondeterministic(pos, describeChild(child), call);
+      return await(child, began, patience);
+    } finally {
+      if (inMemory) {
+        resident.leave();
       }
     }
-    return await(child, began);
   }
 
   /**
@@ -312,12 +326,12 @@ final class DurableCtx implements Ctx {
    * before).
    */
   private Optional<JsonNode> callInline(
-      RunId child, RunSpec spec, String call, int pos, String surface) {
+      RunId child, RunSpec spec, String call, int pos, String surface, Duration patience) {
     StartRun req =
         new StartRun(
             Optional.of(child), child.value(), spec, Optional.of(runId()), "flow:" + header.name());
     try {
-      return switch (inline.orElseThrow().call(req, surface, config.suspendAfter())) {
+      return switch (inline.orElseThrow().call(req, surface, patience)) {
         case InlineMcpCalls.Result.Succeeded ok -> Optional.of(ok.receipt());
         case InlineMcpCalls.Result.AwaitChild await -> Optional.empty();
         case InlineMcpCalls.Result.StillRunning running -> {
@@ -389,15 +403,15 @@ final class DurableCtx implements Ctx {
    * Waits for the child to end: woken by its completion (at once when this process completed it, by
    * NOTIFY when another worker did), with {@code childPoll} as the fallback between looks.
    */
-  private JsonNode await(RunId child, Instant began) {
+  private JsonNode await(RunId child, Instant began, Duration patience) {
     try (RunWatch watch = journal.watchRun(child)) {
-      return awaitWatched(child, began, watch);
+      return awaitWatched(child, began, patience, watch);
     }
   }
 
-  private JsonNode awaitWatched(RunId child, Instant began, RunWatch watch) {
+  private JsonNode awaitWatched(RunId child, Instant began, Duration patience, RunWatch watch) {
     Instant deadline = began.plus(config.dispatchDeadline());
-    Instant suspendAt = Instant.now().plus(config.suspendAfter());
+    Instant suspendAt = Instant.now().plus(patience);
     while (true) {
       RunSnapshot s = journal.run(child).orElseThrow();
       StepSnapshot step = s.steps().getFirst();

@@ -25,6 +25,7 @@ public final class FlowBodyRunner {
   private final SdkConfig config;
   private final DurableCtx.ChildStarter starter;
   private final Optional<InlineMcpCalls> inline;
+  private final ResidentWaits resident;
 
   /** A runner whose bodies await every child a claimer runs (no inline MCP calls). */
   public FlowBodyRunner(Journal journal, FlowResolver resolver, SdkConfig config) {
@@ -56,6 +57,7 @@ public final class FlowBodyRunner {
     this.config = config;
     this.starter = starter;
     this.inline = inline;
+    this.resident = new ResidentWaits(config.maxResidentWaits());
   }
 
   /**
@@ -79,7 +81,8 @@ public final class FlowBodyRunner {
             new Inventory(instruction.path("mcp")),
             config,
             starter,
-            inline);
+            inline,
+            resident);
     StepOutcome outcome;
     try {
       JsonNode result = flow.run(ctx, attempt.step().input());

@@ -28,7 +28,8 @@ public record SdkConfig(
     int commandMaxIterations,
     Duration preflightTimeout,
     Duration suspendAfter,
-    Duration suspendRecheck) {
+    Duration suspendRecheck,
+    int maxResidentWaits) {
   public static final Duration DEFAULT_DISPATCH_DEADLINE = Duration.ofSeconds(30);
   public static final Duration DEFAULT_CHILD_POLL = Duration.ofSeconds(1);
   public static final int DEFAULT_ROOT_MAX_ITERATIONS = 10;
@@ -37,6 +38,7 @@ public record SdkConfig(
   public static final Duration DEFAULT_PREFLIGHT_TIMEOUT = Duration.ofSeconds(10);
   public static final Duration DEFAULT_SUSPEND_AFTER = Duration.ofSeconds(10);
   public static final Duration DEFAULT_SUSPEND_RECHECK = Duration.ofMinutes(5);
+  public static final int DEFAULT_MAX_RESIDENT_WAITS = 1_000;
 
   public static final SdkConfig DEFAULTS =
       new SdkConfig(
@@ -47,7 +49,8 @@ public record SdkConfig(
           DEFAULT_COMMAND_MAX_ITERATIONS,
           DEFAULT_PREFLIGHT_TIMEOUT,
           DEFAULT_SUSPEND_AFTER,
-          DEFAULT_SUSPEND_RECHECK);
+          DEFAULT_SUSPEND_RECHECK,
+          DEFAULT_MAX_RESIDENT_WAITS);
 
   /** The first six limits with the default suspension limits. */
   public SdkConfig(
@@ -65,12 +68,16 @@ public record SdkConfig(
         commandMaxIterations,
         preflightTimeout,
         DEFAULT_SUSPEND_AFTER,
-        DEFAULT_SUSPEND_RECHECK);
+        DEFAULT_SUSPEND_RECHECK,
+        DEFAULT_MAX_RESIDENT_WAITS);
   }
 
   public SdkConfig {
     if (!suspendAfter.isPositive() || !suspendRecheck.isPositive()) {
       throw new IllegalArgumentException("suspendAfter and suspendRecheck must be positive");
+    }
+    if (maxResidentWaits < 0) {
+      throw new IllegalArgumentException("maxResidentWaits must be >= 0");
     }
   }
 
@@ -83,7 +90,8 @@ public record SdkConfig(
         commandMaxIterations,
         preflightTimeout,
         suspendAfter,
-        suspendRecheck);
+        suspendRecheck,
+        maxResidentWaits);
   }
 
   public SdkConfig withPreflightTimeout(Duration d) {
@@ -95,7 +103,8 @@ public record SdkConfig(
         commandMaxIterations,
         d,
         suspendAfter,
-        suspendRecheck);
+        suspendRecheck,
+        maxResidentWaits);
   }
 
   public SdkConfig withSuspendAfter(Duration d) {
@@ -107,7 +116,8 @@ public record SdkConfig(
         commandMaxIterations,
         preflightTimeout,
         d,
-        suspendRecheck);
+        suspendRecheck,
+        maxResidentWaits);
   }
 
   public SdkConfig withSuspendRecheck(Duration d) {
@@ -119,6 +129,20 @@ public record SdkConfig(
         commandMaxIterations,
         preflightTimeout,
         suspendAfter,
-        d);
+        d,
+        maxResidentWaits);
+  }
+
+  public SdkConfig withMaxResidentWaits(int n) {
+    return new SdkConfig(
+        dispatchDeadline,
+        childPoll,
+        rootMaxIterations,
+        mcpMaxIterations,
+        commandMaxIterations,
+        preflightTimeout,
+        suspendAfter,
+        suspendRecheck,
+        n);
   }
 }

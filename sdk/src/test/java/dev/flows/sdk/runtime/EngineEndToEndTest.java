@@ -76,6 +76,16 @@ class EngineEndToEndTest {
     return new InMemoryJournal(Clock.systemUTC());
   }
 
+  /** The real engine on {@code journal}, polling briskly, with {@code config}. */
+  static FlowsEngine engine(Journal journal, SdkConfig config) {
+    return new FlowsEngine(
+        journal,
+        WorkerConfig.defaults().toBuilder().pollInterval(Duration.ofMillis(50)).build(),
+        config,
+        McpClientConfig.DEFAULTS,
+        McpCredentials.fromEnvironment());
+  }
+
   static RunSnapshot awaitTerminal(Journal journal, RunId run) throws InterruptedException {
     long until = System.nanoTime() + Duration.ofSeconds(90).toNanos();
     while (System.nanoTime() < until) {
@@ -93,13 +103,7 @@ class EngineEndToEndTest {
       throws Exception {
     writeFlow(dir);
     Journal journal = journal();
-    try (FlowsEngine engine =
-        new FlowsEngine(
-            journal,
-            WorkerConfig.defaults().toBuilder().pollInterval(Duration.ofMillis(50)).build(),
-            SdkConfig.DEFAULTS,
-            McpClientConfig.DEFAULTS,
-            McpCredentials.fromEnvironment())) {
+    try (FlowsEngine engine = engine(journal, SdkConfig.DEFAULTS)) {
       LoadedFlow flow = LoadedFlow.load(dir.resolve("triage.flow.java").toString(), dir);
       RunId root =
           engine
@@ -196,12 +200,7 @@ class EngineEndToEndTest {
     Files.writeString(dir.resolve("waiter.flow.java"), WAITER);
     Journal journal = journal();
     try (FlowsEngine engine =
-        new FlowsEngine(
-            journal,
-            WorkerConfig.defaults().toBuilder().pollInterval(Duration.ofMillis(50)).build(),
-            SdkConfig.DEFAULTS.withSuspendAfter(Duration.ofMillis(200)),
-            McpClientConfig.DEFAULTS,
-            McpCredentials.fromEnvironment())) {
+        engine(journal, SdkConfig.DEFAULTS.withSuspendAfter(Duration.ofMillis(200)))) {
       LoadedFlow flow = LoadedFlow.load(dir.resolve("waiter.flow.java").toString(), dir);
       RunId root =
           engine.start(flow, JsonNodeFactory.instance.objectNode(), Optional.empty()).runId();
@@ -233,6 +232,47 @@ class EngineEndToEndTest {
       assertThat(journal.entries(root))
           .filteredOn(r -> r.entry() instanceof JournalEntry.EffectConfirmed)
           .hasSize(1);
+      assertThat(Files.readAllLines(dir.resolve("ledger.calls"))).hasSize(1);
+    }
+  }
+
+  @Test
+  void withNoPlaceToWaitInMemoryEveryWaitSuspendsAndEachCallIsStillMadeOnce(@TempDir Path dir)
+      throws Exception {
+    writeFlow(dir);
+    Journal journal = journal();
+    try (FlowsEngine engine = engine(journal, SdkConfig.DEFAULTS.withMaxResidentWaits(0))) {
+      LoadedFlow flow = LoadedFlow.load(dir.resolve("triage.flow.java").toString(), dir);
+      RunId root =
+          engine
+              .start(
+                  flow, JsonNodeFactory.instance.objectNode().put("text", " x "), Optional.empty())
+              .runId();
+      engine.startWorker();
+      RunSnapshot done = awaitTerminal(journal, root);
+
+      assertThat(done.status()).isEqualTo(RunStatus.SUCCEEDED);
+      assertThat(done.steps().getFirst().output().orElseThrow().path("sum").asText())
+          .isEqualTo("5");
+      List<CompletionReason> reasons =
+          journal.entries(root).stream()
+              .map(r -> r.entry())
+              .filter(e -> e instanceof JournalEntry.StepCompleted)
+              .map(e -> ((JournalEntry.StepCompleted) e).reason())
+              .toList();
+      // Every call that was still running when the body came to wait on it (each one, unless the
+      // server answered before the body looked) was waited on without a place in memory: the
+      // attempt was given back, and the last attempt found every child ended.
+      assertThat(reasons.getLast()).isEqualTo(CompletionReason.SUCCESS);
+      assertThat(reasons.subList(0, reasons.size() - 1))
+          .isNotEmpty()
+          .hasSizeLessThanOrEqualTo(3)
+          .containsOnly(CompletionReason.SUSPENDED);
+      for (RunId c : journal.children(root)) {
+        assertThat(journal.entries(c))
+            .filteredOn(r -> r.entry() instanceof JournalEntry.EffectConfirmed)
+            .hasSize(1);
+      }
       assertThat(Files.readAllLines(dir.resolve("ledger.calls"))).hasSize(1);
     }
   }

@@ -6,6 +6,7 @@ import dev.flows.kernel.mcp.McpClientConfig;
 import dev.flows.worker.WorkerConfig;
 import dev.flows.worker.mcp.McpCredentials;
 import java.time.Duration;
+import java.util.Optional;
 
 /**
  * A worker process for crash tests: serves flows, MCP calls and commands from the journal at {@code
@@ -27,7 +28,11 @@ public final class TestWorkerMain {
                 .reconcileInterval(Duration.ofMillis(300))
                 .stopGrace(Duration.ofSeconds(1))
                 .build(),
-            SdkConfig.DEFAULTS,
+            // -Dflows.test.suspendAfterMs: bodies give their attempt back sooner (chaos makes them
+            // suspend and replay under faults).
+            Optional.ofNullable(Long.getLong("flows.test.suspendAfterMs"))
+                .map(ms -> SdkConfig.DEFAULTS.withSuspendAfter(Duration.ofMillis(ms)))
+                .orElse(SdkConfig.DEFAULTS),
             McpClientConfig.DEFAULTS,
             McpCredentials.fromEnvironment());
     Runtime.getRuntime()

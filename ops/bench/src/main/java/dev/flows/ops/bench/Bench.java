@@ -859,15 +859,18 @@ public final class Bench {
   /** The MCP call timeout of the waiting worker: long enough to start 10,000 bodies. */
   static final Duration WAITING_CALL_TIMEOUT = Duration.ofMinutes(10);
 
+  /** The JVM options `flows worker` starts with (a java @argfile, see the `flows` launcher). */
+  static final Path WORKER_JVM_OPTIONS = Path.of("ops", "worker.jvmopts").toAbsolutePath();
+
   /**
    * JVM options of the waiting worker: {@code FLOWS_BENCH_WORKER_JVM} (split on spaces) when set,
-   * else none: the JVM's defaults, as `flows worker` runs without {@code FLOWS_JAVA_OPTS}, so the
-   * RSS reported is what a worker deployed that way shows.
+   * else those `flows worker` starts with ({@link #WORKER_JVM_OPTIONS}), so the RSS reported is
+   * what a worker deployed with the launcher shows.
    */
   static final List<String> WAITING_WORKER_JVM =
       Optional.ofNullable(System.getenv("FLOWS_BENCH_WORKER_JVM"))
           .map(v -> List.of(v.trim().split("\\s+")))
-          .orElse(List.of());
+          .orElse(List.of("@" + WORKER_JVM_OPTIONS));
 
   private void waitingRuns() throws Exception {
     int n = plan.waitingRuns();

@@ -44,15 +44,18 @@ final class Notes {
         machine's scheduling delays; a miss means the survivor's threads did not get a core in
         time (see the load average), or a lease granted after the reconciler's last read was
         shorter than its sleep and no wake-up arrived before it (capped by `reconcileInterval`).
-      - **Memory of waiting runs.** Built: one lease keeper per worker (no renewer or timer thread
-        per attempt) that renews a body and its inline call in one write per tick, one Jackson
-        buffer pool for every mapper (the per-thread default kept ~25 KiB per virtual thread), and
-        inline calls that do not poll. What a waiting run still holds: two parked virtual threads
-        (the body and its inline call, ~19 KiB of stack together), its parsed specs and the MCP
-        client's pending request: ~40 KiB live per run, so 10,000 runs need ~400 MiB of live heap
-        on top of the JVM's own ~100 MiB, and G1 lets the heap grow further (a quarter of RAM by
-        default). Closing it: unload a waiting body (end its attempt into a waiting state that the
-        child's completion ends, then replay it), which needs a new step transition in the
-        kernel, and cap the worker's heap.
+      - **Memory of waiting runs.** Built: a body that has waited `SdkConfig.suspendAfter` (10 s)
+        on a running child gives its attempt back (completion reason `suspended`, step back to
+        ready, no iteration used) and is replayed from the journal when the child ends (V7's
+        trigger readies it); at most `SdkConfig.maxResidentWaits` (1,000) bodies wait in memory at
+        once. An inline MCP call parks no thread while the server works (the answer completes
+        it). Parsed specs share their MCP inventory and connection objects. One lease keeper
+        renews every lease of the worker in one write per tick. What a waiting run still holds:
+        its call's lease, attempt and spec, and the MCP client's pending request (Reactor
+        operators and timers): ~6 KiB live per run. RSS then depends on how much heap the JVM
+        keeps: with its defaults G1 keeps what it grew during the ramp (a quarter of RAM at most),
+        so `flows worker` starts with `ops/worker.jvmopts` (max heap 1 GiB, heap within ~25 % of
+        the live set after a collection, a collection every 5 s when idle), and this bench's
+        worker does too.
       """;
 }

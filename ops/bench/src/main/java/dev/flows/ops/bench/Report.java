@@ -337,13 +337,19 @@ final class Report {
               + " (quick mode); the per-run cost scales linearly.");
     }
     md.append(
-        "\nThe worker JVM runs with default flags (G1, max heap a quarter of RAM), so RSS follows"
-            + " how far G1 let the heap grow, not the live set; the heap after a full GC is the"
-            + " live set. Writes are counted with autovacuum off on the flows tables (after a"
-            + " VACUUM ANALYZE): the renewals dirty enough rows for an auto-analyze per period or"
-            + " so, which is Postgres's housekeeping, not the worker's. Each waiting run holds its body's virtual thread (parked on the call)"
-            + " and the thread of its inline MCP call, their leases in the worker's one lease"
-            + " keeper, and its pending request in the MCP client.\n");
+        "\nThe worker JVM runs with the options `flows worker` starts with (`ops/worker.jvmopts`:"
+            + " G1, max heap 1 GiB, heap kept within ~25 % of the live set after a collection, a"
+            + " collection every 5 s when idle), unless FLOWS_BENCH_WORKER_JVM says otherwise; with"
+            + " the JVM's defaults (a quarter of RAM) G1 keeps the heap it grew during the ramp and"
+            + " RSS shows that, not the live set. The heap after a full GC is the live set. Writes"
+            + " are counted with autovacuum off on the flows tables (after a VACUUM ANALYZE): the"
+            + " renewals dirty enough rows for an auto-analyze per period or so, which is"
+            + " Postgres's housekeeping, not the worker's. A body that has waited"
+            + " SdkConfig.suspendAfter (10 s) gives its attempt back (it is replayed when its call"
+            + " ends), and at most SdkConfig.maxResidentWaits (1,000) bodies wait in memory at once;"
+            + " the window starts once every body has. What a waiting run then holds in the"
+            + " worker: its call's lease in the one lease keeper, the call's attempt and spec, and"
+            + " its pending request in the MCP client; no thread.\n");
   }
 
   private void scalingSection(StringBuilder md) {

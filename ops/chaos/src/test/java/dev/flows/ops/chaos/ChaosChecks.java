@@ -56,6 +56,13 @@ final class ChaosChecks {
       facts.put(
           ("true".equals(r.get(0)) ? "runs." : "child runs.") + r.get(1), Long.parseLong(r.get(2)));
     }
+    // How often bodies gave their attempt back and were replayed: suspension under faults is part
+    // of what the run exercised.
+    facts.put(
+        "body attempts suspended",
+        single(
+            "SELECT count(*) FROM flows.journal_entries WHERE entry_type = 'step.completed'"
+                + " AND payload->>'reason' = 'suspended'"));
     // Parked waits for an operator and failed can be resumed: both are at rest. Running after the
     // drain means a run that no healthy worker moves on.
     for (List<String> r :

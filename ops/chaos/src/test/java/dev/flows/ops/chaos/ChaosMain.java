@@ -45,6 +45,9 @@ import org.postgresql.ds.PGSimpleDataSource;
  * violations, 2 when the harness itself could not run.
  */
 public final class ChaosMain {
+  /** How long a body waits on a call in memory before it suspends, in the chaos workers. */
+  static final Duration SUSPEND_AFTER = Duration.ofMillis(200);
+
   private static final String DATABASE = "chaos";
   private static final String IDEMPOTENT = "idem";
   private static final String PLAIN = "plain";
@@ -328,6 +331,9 @@ public final class ChaosMain {
     List<String> cmd = new ArrayList<>();
     cmd.add(Jvm.java());
     cmd.addAll(List.of("-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-Xmx256m"));
+    // Bodies suspend (give their attempt back, replayed later) whenever a call is slow, as it is
+    // while a fault lasts: suspension and replay are under test too.
+    cmd.add("-Dflows.test.suspendAfterMs=" + SUSPEND_AFTER.toMillis());
     cmd.addAll(List.of("-cp", System.getProperty("java.class.path")));
     cmd.add(TestWorkerMain.class.getName());
     cmd.add(url);
