@@ -821,6 +821,19 @@ public final class PostgresJournal implements Journal, AutoCloseable {
       return new CancelOutcome(run.runId(), run.status(), false, true);
     }
     append(h, now, new JournalEntry.RunCancelRequested(run.runId(), reason));
+    // Its open children first (a suspended body is not there to cancel the call it waits on), and
+    // before its own steps: a child's completion locks the child, then (V7's trigger) this run's
+    // suspended steps, so taking the children first cannot deadlock with it.
+    for (String childId :
+        h.createQuery(Sql.text("runs_children"))
+            .bind("parentRunId", run.runId().value())
+            .mapTo(String.class)
+            .list()) {
+      lockRun(h, new RunId(childId))
+          .ifPresent(
+              child ->
+                  cancelExisting(h, child, "its parent run " + run.runId() + " was canceled", now));
+    }
     for (StepRow s : lockSteps(h, run.runId())) {
       Optional<StepTransition> t = Lifecycle.cancelFor(s.status());
       if (t.isEmpty()) {

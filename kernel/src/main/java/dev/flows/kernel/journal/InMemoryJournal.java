@@ -569,6 +569,12 @@ public final class InMemoryJournal implements Journal {
         return new CancelOutcome(runId, run.status, false, true);
       }
       append(now, new JournalEntry.RunCancelRequested(runId, reason));
+      // Its open children too: a suspended body is not there to cancel the call it waits on.
+      for (RunRow child : List.copyOf(runs.values())) {
+        if (child.parent.equals(Optional.of(runId)) && !child.status.terminal()) {
+          cancelRun(child.id, "its parent run " + runId + " was canceled");
+        }
+      }
       for (StepRow s : run.steps.values()) {
         Optional<StepTransition> t = Lifecycle.cancelFor(s.status);
         if (t.isEmpty()) {

@@ -65,8 +65,9 @@ public interface Journal {
   CompletionAck complete(LeaseToken lease, StepOutcome outcome);
 
   /**
-   * Cancels a run: running attempts complete {@code canceled}, other open steps become canceled,
-   * the run completes {@code canceled}. Idempotent. For an unknown id it leaves a tombstone.
+   * Cancels a run: its open child runs first (the same way, recursively), then running attempts
+   * complete {@code canceled}, other open steps become canceled, the run completes {@code
+   * canceled}. Idempotent. For an unknown id it leaves a tombstone.
    */
   CancelOutcome cancelRun(RunId runId, String reason);
 

@@ -1229,6 +1229,31 @@ public abstract class JournalContract {
   }
 
   @Test
+  void cancelingARunCancelsTheOpenChildRunItsSuspendedBodyAwaitsAndLeavesEndedOnes() {
+    RunId parent = start(run(agent("root")));
+    ClaimedAttempt first = claimOne();
+    RunId ended = childOf(parent, "child-cancel-ended", run(command("c", "true")));
+    ClaimedAttempt e = claim(1, StepKind.DETERMINISTIC).getFirst();
+    journal.complete(e.lease(), ok());
+    RunId open = childOf(parent, "child-cancel-open", run(agent("c")));
+    ClaimedAttempt o = claimOne();
+    assertThat(o.lease().runId()).isEqualTo(open);
+    journal.complete(first.lease(), new StepOutcome.Suspended(open, Duration.ofHours(1)));
+
+    CancelOutcome canceled = journal.cancelRun(parent, "operator");
+
+    assertThat(canceled.status()).isEqualTo(RunStatus.CANCELED);
+    assertThat(snapshot(open).status()).isEqualTo(RunStatus.CANCELED);
+    assertThat(stepStatus(open, "c")).isEqualTo(StepStatus.CANCELED);
+    assertThat(entriesOf(open, JournalEntry.RunCancelRequested.class).getFirst().reason())
+        .contains(parent.value());
+    assertThat(snapshot(ended).status()).isEqualTo(RunStatus.SUCCEEDED);
+    assertThat(entriesOf(ended, JournalEntry.RunCancelRequested.class)).isEmpty();
+    // The child's worker learns at its next fenced call.
+    assertRefused(() -> journal.complete(o.lease(), ok()), ErrorCode.RUN_TERMINAL);
+  }
+
+  @Test
   void aSuspendedStepIsLookedAtAgainAtItsRecheckTimeWithoutAWakeUp() {
     RunId parent = start(run(agent("root")));
     ClaimedAttempt first = claimOne();

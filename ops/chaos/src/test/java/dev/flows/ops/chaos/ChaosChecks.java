@@ -154,10 +154,12 @@ final class ChaosChecks {
   }
 
   void noCompletionAfterItsLease() throws SQLException {
-    // A worker's completion reports something (an output, or a trajectory tail); the journal's own
-    // expiry of a dead attempt reports nothing, since that attempt never did. Each is judged
-    // against the deadline the step row held when the attempt ended.
-    String reported = "(c.payload ? 'output' OR c.payload ? 'trajectoryTail')";
+    // A worker's completion reports something (an output, or a trajectory tail) or is a body's
+    // suspension; the journal's own expiry of a dead attempt reports nothing, since that attempt
+    // never did. Each is judged against the deadline the step row held when the attempt ended.
+    String reported =
+        "(c.payload ? 'output' OR c.payload ? 'trajectoryTail'"
+            + " OR c.payload->>'reason' = 'suspended')";
     String worker = reported + " AND c.payload->>'reason' <> 'canceled'";
     String expiry = "NOT " + reported;
     String joined =

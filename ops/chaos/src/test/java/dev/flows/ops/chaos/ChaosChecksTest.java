@@ -143,6 +143,34 @@ class ChaosChecksTest {
   }
 
   @Test
+  void aSuspensionIsJudgedAsAWorkerCompletionNotAsAnExpiry() throws Exception {
+    RunId run = completedRun();
+    // A body gave attempt 2 back while its lease ran: a worker's completion, in time.
+    execute(
+        "INSERT INTO chaos.attempt_ends VALUES ('"
+            + run.value()
+            + "', 'one', 2, now() + interval '1 minute', now(), now(), 'ready', 'suspended')");
+    execute(
+        "INSERT INTO flows.journal_entries (at, run_id, entry_type, step_id, attempt, payload)"
+            + " VALUES (now(), '"
+            + run.value()
+            + "', 'step.completed', 'one', 2, '{\"reason\": \"suspended\"}')");
+    assertThat(check()).isEmpty();
+
+    // The same suspension written after its lease ended is a late completion.
+    execute(
+        "INSERT INTO chaos.attempt_ends VALUES ('"
+            + run.value()
+            + "', 'one', 3, now() - interval '1 minute', now(), now(), 'ready', 'suspended')");
+    execute(
+        "INSERT INTO flows.journal_entries (at, run_id, entry_type, step_id, attempt, payload)"
+            + " VALUES (now(), '"
+            + run.value()
+            + "', 'step.completed', 'one', 3, '{\"reason\": \"suspended\"}')");
+    assertThat(check()).singleElement().asString().contains("attempt 3 accepted at");
+  }
+
+  @Test
   void anExpiryJournaledWhileTheLeaseRanIsAViolation() throws Exception {
     RunId run = completedRun();
     // Forged as well: attempt 2 expired a minute before its deadline (an expiry reports nothing).
