@@ -147,7 +147,12 @@ final class LeaseKeeper {
         Instant now = clock.instant();
         expireOverdue(now, expired);
         if (!batchInFlight && renewalDue(now)) {
-          batch = held.stream().filter(Held::renewable).toList();
+          // A periodic tick renews every lease (so they stay aligned: one write per period); an
+          // attempt's first renewal alone renews only the attempts waiting for theirs. Renewing
+          // all of them for each new attempt rewrote every held lease once per claim.
+          boolean periodic = nextRenewal().map(t -> !now.isBefore(t)).orElse(false);
+          batch =
+              (periodic ? held.stream() : awaitingFirst.stream()).filter(Held::renewable).toList();
           if (!batch.isEmpty()) {
             batchInFlight = true;
             batch.forEach(h -> h.inFlight = true);

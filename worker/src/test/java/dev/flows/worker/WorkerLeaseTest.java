@@ -450,6 +450,69 @@ class WorkerLeaseTest {
   }
 
   @Test
+  void anAttemptsFirstRenewalRenewsOnlyTheAttemptsWaitingForTheirsNotEveryHeldLease()
+      throws Exception {
+    int held = 50;
+    Duration longLease = Duration.ofSeconds(30);
+    for (int i = 0; i <= held; i++) {
+      inMemory.startRun(
+          new StartRun(
+              java.util.Optional.empty(),
+              UUID.randomUUID().toString(),
+              Specs.run(Specs.lease(Specs.command("s", "true"), longLease)),
+              java.util.Optional.empty(),
+              "test"));
+    }
+    Instant sent = clock.instant();
+    List<ClaimedAttempt> claimed =
+        inMemory.claim(
+            new ClaimRequest(
+                new WorkerId("w"), Set.of(StepKind.DETERMINISTIC), held + 1, longLease));
+    List<Integer> batchSizes = new CopyOnWriteArrayList<>();
+    Journal counting =
+        new ForwardingJournal(inMemory) {
+          @Override
+          public LeaseRenewals renewLeases(Collection<LeaseToken> leases) {
+            batchSizes.add(leases.size());
+            return delegate.renewLeases(leases);
+          }
+        };
+    WorkerLease lease = lease(counting);
+    CountDownLatch working = new CountDownLatch(held);
+    CountDownLatch release = new CountDownLatch(1);
+    List<Thread> attempts = new ArrayList<>();
+    for (ClaimedAttempt a : claimed.subList(0, held)) {
+      attempts.add(
+          Thread.ofVirtual()
+              .start(
+                  () ->
+                      lease.withWorkerLease(
+                          a,
+                          sent,
+                          new CancellationToken(),
+                          token -> {
+                            working.countDown();
+                            release.await();
+                            return ok();
+                          })));
+    }
+    assertThat(working.await(30, TimeUnit.SECONDS)).isTrue();
+    int before = batchSizes.size();
+
+    LeasedCompletion last =
+        lease.withWorkerLease(claimed.get(held), sent, new CancellationToken(), token -> ok());
+
+    assertThat(last.ack().reason()).isEqualTo(CompletionReason.SUCCESS);
+    assertThat(batchSizes.subList(before, batchSizes.size()))
+        .as("the new attempt's renewal before its work, alone")
+        .containsExactly(1);
+    release.countDown();
+    for (Thread t : attempts) {
+      t.join(Duration.ofSeconds(30));
+    }
+  }
+
+  @Test
   void anAttemptThatSkipsTheFirstRenewalRunsItsWorkAtOnceAndCompletesThroughItsCompleter() {
     Claimed c = startAndClaim(1);
     RenewalRecorder journal = new RenewalRecorder(inMemory, clock);

@@ -856,6 +856,12 @@ public final class Bench {
     }
   }
 
+  /**
+   * The longest the waiting section waits, after the ramp, for every body to suspend: a ramp of
+   * 10,000 bodies saturates the worker's pool, and some suspensions retry past suspendAfter.
+   */
+  static final Duration SUSPEND_WAIT = SdkConfig.DEFAULT_SUSPEND_AFTER.plusSeconds(50);
+
   /** The MCP call timeout of the waiting worker: long enough to start 10,000 bodies. */
   static final Duration WAITING_CALL_TIMEOUT = Duration.ofMinutes(10);
 
@@ -923,10 +929,11 @@ public final class Bench {
       while (System.nanoTime() < until && (held = running(url) + suspended(url)) < 2L * n) {
         Thread.sleep(200);
       }
-      // Bodies give their attempts back SdkConfig.suspendAfter into their wait: the window
-      // starts once they all have (or that much after the ramp, if some never do).
-      long suspendBy = System.nanoTime() + SdkConfig.DEFAULT_SUSPEND_AFTER.plusSeconds(5).toNanos();
-      while (System.nanoTime() < suspendBy && suspended(url) < n) {
+      // Bodies give their attempts back SdkConfig.suspendAfter into their wait (at once past
+      // maxResidentWaits): the window starts once they all have and only the calls still hold
+      // attempts (or at SUSPEND_WAIT after the ramp, if some never do: the table shows how many).
+      long suspendBy = System.nanoTime() + SUSPEND_WAIT.toNanos();
+      while (System.nanoTime() < suspendBy && (suspended(url) < n || running(url) > n)) {
         Thread.sleep(200);
       }
       long suspendedAtStart = suspended(url);

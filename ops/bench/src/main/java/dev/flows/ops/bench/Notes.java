@@ -54,8 +54,8 @@ final class Notes {
         its call's lease, attempt and spec, and the MCP client's pending request (Reactor
         operators and timers): ~6 KiB live per run. RSS then depends on how much heap the JVM
         keeps: with its defaults G1 keeps what it grew during the ramp (a quarter of RAM at most),
-        so `flows worker` starts with `ops/worker.jvmopts` (max heap 1 GiB, heap within ~25 % of
-        the live set after a collection, a collection every 5 s when idle), and this bench's
+        so `flows worker` starts with `ops/worker.jvmopts` (max heap 512 MiB, heap within ~25 % of
+        the live set after a collection, a collection every 5 s when idle, 64 MiB code cache), and this bench's
         worker does too.
       """;
 }

@@ -146,6 +146,10 @@ final class Report {
     return Double.isNaN(v) ? "n/a" : String.format(Locale.ROOT, "%,.1f", v);
   }
 
+  private static String f3(double v) {
+    return Double.isNaN(v) || Double.isInfinite(v) ? "n/a" : String.format(Locale.ROOT, "%.3f", v);
+  }
+
   private static String f2(double v) {
     return Double.isNaN(v) || Double.isInfinite(v) ? "n/a" : String.format(Locale.ROOT, "%.2f", v);
   }
@@ -338,7 +342,7 @@ final class Report {
     }
     md.append(
         "\nThe worker JVM runs with the options `flows worker` starts with (`ops/worker.jvmopts`:"
-            + " G1, max heap 1 GiB, heap kept within ~25 % of the live set after a collection, a"
+            + " G1, max heap 512 MiB, heap kept within ~25 % of the live set after a collection, a"
             + " collection every 5 s when idle), unless FLOWS_BENCH_WORKER_JVM says otherwise; with"
             + " the JVM's defaults (a quarter of RAM) G1 keeps the heap it grew during the ramp and"
             + " RSS shows that, not the live set. The heap after a full GC is the live set. Writes"
@@ -390,13 +394,16 @@ final class Report {
     }
     double[] step = commits.get("f.step");
     if (step != null) {
+      // Judged to within one stray transaction in the whole run (over N calls): a commit the
+      // engine owes each step shows as a full 1.0 per call, a background one as 1/N.
+      double slack = 1.0 / step[0];
       out.add(
           new Target(
               "commits per f.step (net)",
-              f2(step[3]) + " (writes " + f2(step[4]) + "; raw " + f2(step[1]) + ")",
-              "≤ 1",
-              step[3] <= 1.0,
-              f2(step[3] - 1) + " too many"));
+              f3(step[3]) + " (writes " + f3(step[4]) + "; raw " + f3(step[1]) + ")",
+              "≤ 1 (± one transaction in " + (long) step[0] + " calls)",
+              step[3] <= 1.0 + slack,
+              f3(step[3] - 1) + " too many"));
     }
     double[] call = commits.get("durable f.mcp (stdio)");
     if (call != null) {
