@@ -32,9 +32,4 @@ final class ResidentWaits {
   void leave() {
     waiting.decrementAndGet();
   }
-
-  /** Bodies waiting in memory now. */
-  int waiting() {
-    return waiting.get();
-  }
 }
