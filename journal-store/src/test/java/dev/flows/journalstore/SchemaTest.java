@@ -102,8 +102,9 @@ class SchemaTest {
             "4 inline effects",
             "5 cheaper step checks",
             "6 inline end without notify",
-            "7 suspended bodies");
-    assertThat(m.migrate()).isEqualTo(6);
+            "7 suspended bodies",
+            "9 cheaper inline calls");
+    assertThat(m.migrate()).isEqualTo(7);
     assertThat(m.pending()).isEmpty();
     assertThat(m.migrate()).isZero();
   }
@@ -185,6 +186,47 @@ class SchemaTest {
                         + " 'llm', 'running', '{}', 1, '{}', 'llm', 1, 'l', now(), 10, 'w', now(),"
                         + " now())"))
         .hasMessageContaining("created waiting or ready");
+  }
+
+  @Test
+  void onlyTheTransactionThatCreatesARunMayCreateItsStepRunningWithItsFirstAttempt()
+      throws SQLException {
+    String run =
+        "INSERT INTO flows.runs (run_id, name, status, admission_key, spec, spec_hash, created_by,"
+            + " created_at) VALUES ('%s', 'n', 'running', 'k-%s', '{}', 'h', 't', now())";
+    String runningStep =
+        "INSERT INTO flows.steps (run_id, step_id, position, kind, status, depends_on,"
+            + " max_iterations, spec, route, attempts, lease_id, lease_deadline, lease_ms,"
+            + " worker_id, not_before, updated_at) VALUES ('%s', 'a', 0, 'agent', 'running',"
+            + " '{}', 1, '{}', 'mcp', %d, 'l', now(), 10, 'w', now(), now())";
+    inOneTransaction(run.formatted("r5", "r5"), runningStep.formatted("r5", 1));
+    assertThat(strings("SELECT status || ' ' || attempts FROM flows.steps WHERE run_id = 'r5'"))
+        .containsExactly("running 1");
+    assertThatThrownBy(
+            () -> inOneTransaction(run.formatted("r6", "r6"), runningStep.formatted("r6", 2)))
+        .as("not with a later attempt")
+        .hasMessageContaining("created waiting or ready");
+    exec(run.formatted("r7", "r7"));
+    assertThatThrownBy(() -> exec(runningStep.formatted("r7", 1)))
+        .as("not for a run another transaction created")
+        .hasMessageContaining("created waiting or ready");
+    assertThat(strings("SELECT run_id FROM flows.runs WHERE run_id IN ('r6', 'r7')"))
+        .containsExactly("r7");
+  }
+
+  private static void inOneTransaction(String... statements) throws SQLException {
+    try (Connection c = DriverManager.getConnection(db.jdbcUrl())) {
+      c.setAutoCommit(false);
+      try (Statement st = c.createStatement()) {
+        for (String sql : statements) {
+          st.execute(sql);
+        }
+        c.commit();
+      } catch (SQLException e) {
+        c.rollback();
+        throw e;
+      }
+    }
   }
 
   private static void exec(String sql) throws SQLException {

@@ -1307,4 +1307,49 @@ public abstract class JournalContract {
     assertThat(first).isEqualTo(((StepBody.Agent) written.body()).instruction());
     assertThat(second.toString()).isEqualTo(first.toString());
   }
+
+  // ---- inline call ends in one journal statement (perf-mcp3, V9)
+
+  @Test
+  void confirmAndCompleteOfAStepAnotherWaitsOnReadiesItJournalsNoRunEndAndKeepsTheEntryOrder() {
+    RunId id = start(run(agent("a", "/x"), dependsOn(agent("b"), "a")));
+    ClaimedAttempt a = claimOne();
+    journal.recordEffect(a.lease(), "/x");
+    CompletionAck ack =
+        journal.confirmAndComplete(
+            a.lease(),
+            "/x",
+            Optional.of(json("receipt", "x1")),
+            new StepOutcome.Succeeded(json("receipt", "x1")));
+    assertThat(ack.runStatus()).isEqualTo(RunStatus.RUNNING);
+    assertThat(stepStatus(id, "b")).isEqualTo(StepStatus.READY);
+    assertThat(types(id))
+        .containsExactly(
+            "run.spawned",
+            "step.attempt.started",
+            "effect.recorded",
+            "effect.confirmed",
+            "step.completed");
+    assertThat(entriesOf(id, JournalEntry.StepCompleted.class).getFirst().effects())
+        .containsExactly(new JournalEntry.EffectRef("/x", Keys.idempotencyKey(id, "a")));
+    assertThat(snapshot(id).status()).isEqualTo(RunStatus.RUNNING);
+  }
+
+  @Test
+  void anInlineStepIsNeverOfferedToClaimersAndItsLeaseExpiresLikeAClaimedOne() {
+    StartRun r =
+        new StartRun(
+            Optional.of(new RunId("inline-expires")),
+            "inline-expires",
+            run(lease(agent("call", INLINE_SURFACE), shortLease())),
+            Optional.empty(),
+            "contract");
+    ClaimedEffect c = journal.startClaimed(r, WORKER, LONG_LEASE, INLINE_SURFACE);
+    assertThat(claim(5)).isEmpty();
+    elapse(pastShortLease());
+    assertThat(journal.expireLeases())
+        .extracting(ExpiredAttempt::lease)
+        .containsExactly(c.attempt().lease());
+    assertThat(types(new RunId("inline-expires"))).contains("step.completed");
+  }
 }
