@@ -103,8 +103,9 @@ public final class WorkerLease {
    * LeasedWork)}, for work that no thread waits on: {@code work} starts it on the caller's thread
    * and answers its outcome's future. The lease is kept while the future is pending and cancelled
    * through {@code token} only (no thread to interrupt); once the future completes, the attempt is
-   * completed on a new virtual thread. The answer fails with {@link LeaseLostException} when the
-   * lease was lost (nothing was completed).
+   * completed on the virtual thread that completed it, or on a new virtual thread when a platform
+   * thread completed it (the completion blocks on the journal). The answer fails with {@link
+   * LeaseLostException} when the lease was lost (nothing was completed).
    */
   public CompletableFuture<LeasedCompletion> withWorkerLeaseAsync(
       ClaimedAttempt attempt,
@@ -141,22 +142,33 @@ public final class WorkerLease {
       outcome = CompletableFuture.completedFuture(failedWork(e, token));
     }
     outcome.whenComplete(
-        (o, failure) ->
-            Thread.ofVirtual()
-                .name("flows-complete-" + lease.place())
-                .start(
-                    () -> {
-                      try {
-                        held.stopWork();
-                        StepOutcome end = failure == null ? o : failedWork(failure, token);
-                        held.drain();
-                        done.complete(complete(held, end, options));
-                      } catch (Throwable t) {
-                        done.completeExceptionally(t);
-                      } finally {
-                        keeper.release(held);
-                      }
-                    }));
+        (o, failure) -> {
+          Runnable completion =
+              () -> {
+                try {
+                  held.stopWork();
+                  StepOutcome end = failure == null ? o : failedWork(failure, token);
+                  held.drain();
+                  done.complete(complete(held, end, options));
+                } catch (Throwable t) {
+                  done.completeExceptionally(t);
+                } finally {
+                  keeper.release(held);
+                }
+              };
+          // The completion writes to the journal, so it never runs on a platform thread that
+          // answered the work (a transport's reader, a timer), nor on an interrupted thread (a
+          // virtual thread's interrupt closes the journal's socket under the write). A virtual
+          // thread that produced the outcome (the executor's finisher, or the starting thread)
+          // may block: completing right there saves a thread start and a hand-off on every
+          // call's critical path.
+          Thread here = Thread.currentThread();
+          if (here.isVirtual() && !here.isInterrupted()) {
+            completion.run();
+          } else {
+            Thread.ofVirtual().name("flows-complete-" + lease.place()).start(completion);
+          }
+        });
     return done;
   }
 

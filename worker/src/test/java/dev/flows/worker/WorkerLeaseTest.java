@@ -571,4 +571,83 @@ class WorkerLeaseTest {
       Thread.sleep(10);
     }
   }
+
+  // ---- asynchronous work (withWorkerLeaseAsync): where the completion runs (perf-mcp3)
+
+  /**
+   * Completes {@code c} asynchronously with an answer given by {@code answerer}; the thread it
+   * completed on.
+   */
+  private Thread completedOn(Claimed c, java.util.function.Consumer<Runnable> answerer)
+      throws Exception {
+    AtomicReference<Thread> completer = new AtomicReference<>();
+    LeasedCompletion done =
+        lease(inMemory)
+            .withWorkerLeaseAsync(
+                c.attempt(),
+                c.sentAt(),
+                new CancellationToken(),
+                LeaseOptions.defaults()
+                    .skipFirstRenewal()
+                    .completingWith(
+                        (l, outcome) -> {
+                          completer.set(Thread.currentThread());
+                          return inMemory.complete(l, outcome);
+                        }),
+                tok -> {
+                  java.util.concurrent.CompletableFuture<StepOutcome> answer =
+                      new java.util.concurrent.CompletableFuture<>();
+                  answerer.accept(() -> answer.complete(ok()));
+                  return answer;
+                })
+            .get(10, TimeUnit.SECONDS);
+    assertThat(done.ack().reason()).isEqualTo(CompletionReason.SUCCESS);
+    return completer.get();
+  }
+
+  @Test
+  void anAsynchronousAttemptIsCompletedOnTheVirtualThreadThatAnsweredItWithoutAnotherHandOff()
+      throws Exception {
+    AtomicReference<Thread> answering = new AtomicReference<>();
+    Thread completer =
+        completedOn(
+            startAndClaim(1),
+            answer ->
+                answering.set(
+                    Thread.ofVirtual()
+                        .start(
+                            () -> {
+                              sleepBriefly();
+                              answer.run();
+                            })));
+    assertThat(completer).isSameAs(answering.get());
+  }
+
+  @Test
+  void anAsynchronousAttemptAnsweredOnAPlatformThreadIsCompletedOnAVirtualThreadInstead()
+      throws Exception {
+    AtomicReference<Thread> answering = new AtomicReference<>();
+    Thread completer =
+        completedOn(
+            startAndClaim(1),
+            answer ->
+                answering.set(
+                    Thread.ofPlatform()
+                        .start(
+                            () -> {
+                              sleepBriefly();
+                              answer.run();
+                            })));
+    assertThat(completer).isNotSameAs(answering.get());
+    assertThat(completer.isVirtual()).isTrue();
+  }
+
+  /** Lets withWorkerLeaseAsync register its continuation before the answer arrives. */
+  private static void sleepBriefly() {
+    try {
+      Thread.sleep(CLOCK_READ_GAP);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
 }
