@@ -103,6 +103,21 @@ public final class PostgresJournal implements Journal, AutoCloseable {
 
   /** Opens a HikariCP pool on {@code config} (closed with the journal). */
   public static PostgresJournal connect(JournalStoreConfig config) {
+    HikariDataSource pool = new HikariDataSource(poolConfig(config));
+    return new PostgresJournal(pool, config, Optional.of(pool));
+  }
+
+  /**
+   * A journal on a pool the caller owns and closes after the journal (an application's own pool, or
+   * one whose connections it instruments). {@code config} still gives the notification listener's
+   * URL and credentials, and the journal's limits.
+   */
+  public static PostgresJournal using(DataSource pool, JournalStoreConfig config) {
+    return new PostgresJournal(pool, config, Optional.empty());
+  }
+
+  /** The HikariCP settings {@link #connect} opens its pool with. */
+  public static HikariConfig poolConfig(JournalStoreConfig config) {
     HikariConfig h = new HikariConfig();
     h.setJdbcUrl(config.jdbcUrl());
     config.user().ifPresent(h::setUsername);
@@ -112,8 +127,7 @@ public final class PostgresJournal implements Journal, AutoCloseable {
     h.setPoolName("flows-journal");
     // Fail on first use, not at construction, so a journal can be built while Postgres starts.
     h.setInitializationFailTimeout(-1);
-    HikariDataSource pool = new HikariDataSource(h);
-    return new PostgresJournal(pool, config, Optional.of(pool));
+    return h;
   }
 
   @Override
