@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.NullNode;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import com.zaxxer.hikari.HikariPoolMXBean;
 import dev.flows.kernel.ErrorCode;
 import dev.flows.kernel.FlowsException;
 import dev.flows.kernel.LeaseConflictException;
@@ -128,6 +129,16 @@ public final class PostgresJournal implements Journal, AutoCloseable {
     // Fail on first use, not at construction, so a journal can be built while Postgres starts.
     h.setInitializationFailTimeout(-1);
     return h;
+  }
+
+  /** HikariCP's count of threads waiting for a connection; 0 on a pool that is not HikariCP. */
+  @Override
+  public int waitingForConnection() {
+    if (dataSource instanceof HikariDataSource pool) {
+      HikariPoolMXBean gauge = pool.getHikariPoolMXBean();
+      return gauge == null ? 0 : gauge.getThreadsAwaitingConnection();
+    }
+    return 0;
   }
 
   @Override
