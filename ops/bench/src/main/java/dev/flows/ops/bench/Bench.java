@@ -834,6 +834,14 @@ public final class Bench {
         "SELECT count(*) FROM flows.steps WHERE status = 'ready' AND last_reason = 'suspended'");
   }
 
+  /** Attempts the journal ended because their lease ran out (a worker that fell behind). */
+  private static long leasesExpired(String url) throws Exception {
+    return count(
+        url,
+        "SELECT count(*) FROM flows.journal_entries"
+            + " WHERE entry_type = 'step.completed' AND payload ->> 'reason' = 'lease_expired'");
+  }
+
   private static long count(String url, String sql) throws Exception {
     try (Connection c = DriverManager.getConnection(url);
         ResultSet r = c.createStatement().executeQuery(sql)) {
@@ -965,7 +973,8 @@ public final class Bench {
           window,
           rss,
           heap,
-          live);
+          live,
+          leasesExpired(url));
       log("  held " + held + " rss " + rss / (1 << 20) + " MiB");
     } finally {
       w.destroyForcibly();

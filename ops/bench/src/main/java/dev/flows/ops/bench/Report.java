@@ -110,7 +110,8 @@ final class Report {
       double window,
       long rss,
       long heap,
-      long liveHeap) {
+      long liveHeap,
+      long leasesExpired) {
     waitingRuns = runs;
     waitingRss = rss;
     double renewalPeriod = Bench.renewalPeriodSeconds();
@@ -127,7 +128,8 @@ final class Report {
             f1(spent.commits() / window),
             f1(spent.writes() / window),
             f1(renewalPeriod),
-            f1(waitingCommitsPerRenewal));
+            f1(waitingCommitsPerRenewal),
+            String.valueOf(leasesExpired));
   }
 
   void scaling(int procs, double rate) {
@@ -337,7 +339,8 @@ final class Report {
                 "xact_commit/s",
                 "writes/s",
                 "renewal period s",
-                "writes per renewal period"))
+                "writes per renewal period",
+                "attempts whose lease expired (ramp and window)"))
         .append(waiting);
     if (waitingRuns < 10_000) {
       md.append(
