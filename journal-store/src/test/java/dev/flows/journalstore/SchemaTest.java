@@ -102,8 +102,9 @@ class SchemaTest {
             "4 inline effects",
             "5 cheaper step checks",
             "6 inline end without notify",
-            "7 suspended bodies");
-    assertThat(m.migrate()).isEqualTo(6);
+            "7 suspended bodies",
+            "8 journal without attempt index");
+    assertThat(m.migrate()).isEqualTo(7);
     assertThat(m.pending()).isEmpty();
     assertThat(m.migrate()).isZero();
   }
