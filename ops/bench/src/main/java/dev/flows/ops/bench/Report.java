@@ -65,6 +65,13 @@ final class Report {
     claims.put(c, claim);
   }
 
+  /** Steps each flow of the f.step section makes (four times as many at c=1). */
+  private int stepsPerFlow;
+
+  void stepsPerFlow(int n) {
+    stepsPerFlow = n;
+  }
+
   void steps(int c, double rate) {
     steps.put(c, rate);
   }
@@ -209,6 +216,15 @@ final class Report {
     }
 
     md.append("\n## Engine throughput\n\n")
+        .append(
+            "f.step: c flows admitted at once, each making "
+                + stepsPerFlow
+                + " steps (one flow of "
+                + 4 * stepsPerFlow
+                + " at c=1), from admission to the last run's end (admission, claim and"
+                + " completion of each run included); the median of "
+                + Bench.STEP_ROUNDS
+                + " rounds after a warm-up.\n\n")
         .append(
             header(
                 "concurrency",
