@@ -31,10 +31,13 @@ final class Notes {
         The JVM adds ~25-30 us around the call (JSON, spec cache, pool) and the body's own step
         code ~10-20 us; C2 was still compiling tens of ms per second during measured windows.
         Per-run work (admit, claim, first renewal, replay reads, completion: four write
-        transactions and a dozen more statements, 10-20 ms on this machine) is a third of a c=1
-        window (one run of 160 steps) and about half of a c=4 window (four runs of 40 steps). The c=16 bound leaves about 40 us of CPU
-        per step on two cores, roughly 5x less than a step costs, and batches stay small (mostly
-        1-3 calls). Closing it: fewer rows per memo (one journal entry for a memo's record and
+        transactions and a dozen more statements, 10-20 ms on this machine) is a few per cent of
+        a window of 500 steps per flow. At c=4 and c=16 the engine is CPU-bound: ~240 us of
+        Postgres CPU (less per memo in a batch of several, which shares the commit and the plan's
+        set-up) and ~40 us of JVM CPU per step on two cores cap it at 7,000-10,000 steps/s, while
+        the baseline's ~75 us per INSERT lets it reach 2-3x that. The c=16 bound leaves about
+        40 us of CPU per step on two cores, roughly 7x less than a step costs, and batches stay
+        small (mostly 1-3 calls). Closing it: fewer rows per memo (one journal entry for a memo's record and
         confirm is a journal-format change), per-run work in fewer statements, and a machine
         where the baseline is disk-bound rather than CPU-bound.
       - **Added latency of durable f.mcp.** Built: a first call runs inline in the body's worker
@@ -65,6 +68,20 @@ final class Notes {
         keeps: with its defaults G1 keeps what it grew during the ramp (a quarter of RAM at most),
         so `flows worker` starts with `ops/worker.jvmopts` (max heap 512 MiB, heap within ~25 % of
         the live set after a collection, a collection every 5 s when idle, 64 MiB code cache), and this bench's
-        worker does too.
+        worker does too. Renewal cost: one statement per period renews every lease
+        (20,000 rows here: ~0.15-0.2 s on an idle database, measured with the same UPDATE shape).
+        Under CPU overload (load average ~10 on these two cores, other sessions' work) the
+        renewal answered after the local deadlines and every call's lease was lost locally
+        (fencing held: the calls were retried under their idempotency keys); the lease-expired
+        column counts it. The cause was not isolated beyond this: the statement's own work is
+        small, so the time went to waiting (for a pooled connection, for row locks held by the
+        bodies' transactions, or for a core). A worker now claims at most `claimBatch` (64)
+        attempts at once and none while callers queue for a connection, which cut the ramp's
+        connection timeouts from ~5,000 to ~400 under that load, but not the lost leases.
+        Closing it: renewals on a connection of their own that wait for no row lock (SKIP LOCKED,
+        the skipped leases asked again soon; an earlier try with a second pool and plain locks
+        set off a lock convoy), or a worker-level lease (one row per worker renewed per period,
+        each attempt fenced by its own lease id and its worker's lease), so that a renewal writes
+        one row however many leases it covers.
       """;
 }
