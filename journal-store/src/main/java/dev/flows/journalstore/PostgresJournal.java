@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.NullNode;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import com.zaxxer.hikari.HikariPoolMXBean;
 import dev.flows.kernel.ErrorCode;
 import dev.flows.kernel.FlowsException;
 import dev.flows.kernel.LeaseConflictException;
@@ -103,6 +104,21 @@ public final class PostgresJournal implements Journal, AutoCloseable {
 
   /** Opens a HikariCP pool on {@code config} (closed with the journal). */
   public static PostgresJournal connect(JournalStoreConfig config) {
+    HikariDataSource pool = new HikariDataSource(poolConfig(config));
+    return new PostgresJournal(pool, config, Optional.of(pool));
+  }
+
+  /**
+   * A journal on a pool the caller owns and closes after the journal (an application's own pool, or
+   * one whose connections it instruments). {@code config} still gives the notification listener's
+   * URL and credentials, and the journal's limits.
+   */
+  public static PostgresJournal using(DataSource pool, JournalStoreConfig config) {
+    return new PostgresJournal(pool, config, Optional.empty());
+  }
+
+  /** The HikariCP settings {@link #connect} opens its pool with. */
+  public static HikariConfig poolConfig(JournalStoreConfig config) {
     HikariConfig h = new HikariConfig();
     h.setJdbcUrl(config.jdbcUrl());
     config.user().ifPresent(h::setUsername);
@@ -112,8 +128,17 @@ public final class PostgresJournal implements Journal, AutoCloseable {
     h.setPoolName("flows-journal");
     // Fail on first use, not at construction, so a journal can be built while Postgres starts.
     h.setInitializationFailTimeout(-1);
-    HikariDataSource pool = new HikariDataSource(h);
-    return new PostgresJournal(pool, config, Optional.of(pool));
+    return h;
+  }
+
+  /** HikariCP's count of threads waiting for a connection; 0 on a pool that is not HikariCP. */
+  @Override
+  public int waitingForConnection() {
+    if (dataSource instanceof HikariDataSource pool) {
+      HikariPoolMXBean gauge = pool.getHikariPoolMXBean();
+      return gauge == null ? 0 : gauge.getThreadsAwaitingConnection();
+    }
+    return 0;
   }
 
   @Override
@@ -1265,34 +1290,42 @@ public final class PostgresJournal implements Journal, AutoCloseable {
   /**
    * Writes a batch of memo effects with one statement in autocommit (one round trip, one
    * transaction) and answers, per call, whether it took the fast path; see {@code
-   * memo_fast_path.sql}. Plain JDBC rather than Jdbi: this runs once per {@code f.step}, and Jdbi's
-   * per-statement set-up (config, argument and array type lookups) cost more CPU than the
-   * statement's own work.
+   * memo_fast_path.sql}. Of two calls for one election (run, step, surface) only the first is sent:
+   * the statement could not tell them apart (both would match the one election it inserts, and both
+   * would be journaled); the others go down the one-call path, which answers them exactly. Plain
+   * JDBC rather than Jdbi: this runs once per {@code f.step}, and Jdbi's per-statement set-up
+   * (config, argument and array type lookups) cost more CPU than the statement's own work.
    */
   private List<Boolean> writeMemosFast(List<MemoCall> calls) {
-    int n = calls.size();
+    int[] sentAt = firstPerElection(calls);
+    int n = sentAt.length;
+    List<MemoCall> sent = new ArrayList<>(n);
+    for (int i : sentAt) {
+      sent.add(calls.get(i));
+    }
+    Boolean[] fast = new Boolean[calls.size()];
+    Arrays.fill(fast, Boolean.FALSE);
     try (Connection c = dataSource.getConnection()) {
       if (!c.getAutoCommit()) {
         c.setAutoCommit(true);
       }
       try (PreparedStatement ps = c.prepareStatement(MEMO_FAST_PATH.sql())) {
-        MEMO_FAST_PATH.bind(ps, "runIds", textArray(calls, m -> m.lease().runId().value()));
-        MEMO_FAST_PATH.bind(ps, "stepIds", textArray(calls, m -> m.lease().stepId()));
+        MEMO_FAST_PATH.bind(ps, "runIds", textArray(sent, m -> m.lease().runId().value()));
+        MEMO_FAST_PATH.bind(ps, "stepIds", textArray(sent, m -> m.lease().stepId()));
         int[] attempts = new int[n];
         for (int i = 0; i < n; i++) {
-          attempts[i] = calls.get(i).lease().attempt();
+          attempts[i] = sent.get(i).lease().attempt();
         }
         MEMO_FAST_PATH.bind(ps, "attempts", attempts);
-        MEMO_FAST_PATH.bind(ps, "leaseIds", textArray(calls, m -> m.lease().leaseId()));
-        MEMO_FAST_PATH.bind(ps, "surfacePaths", textArray(calls, MemoCall::surfacePath));
-        MEMO_FAST_PATH.bind(ps, "idempotencyKeys", textArray(calls, MemoCall::idempotencyKey));
-        MEMO_FAST_PATH.bind(ps, "outputs", textArray(calls, m -> m.output().orElse(null)));
-        MEMO_FAST_PATH.bind(ps, "recordedPayloads", textArray(calls, MemoCall::recordedPayload));
-        MEMO_FAST_PATH.bind(ps, "confirmedPayloads", textArray(calls, MemoCall::confirmedPayload));
-        Boolean[] fast = new Boolean[n];
+        MEMO_FAST_PATH.bind(ps, "leaseIds", textArray(sent, m -> m.lease().leaseId()));
+        MEMO_FAST_PATH.bind(ps, "surfacePaths", textArray(sent, MemoCall::surfacePath));
+        MEMO_FAST_PATH.bind(ps, "idempotencyKeys", textArray(sent, MemoCall::idempotencyKey));
+        MEMO_FAST_PATH.bind(ps, "outputs", textArray(sent, m -> m.output().orElse(null)));
+        MEMO_FAST_PATH.bind(ps, "recordedPayloads", textArray(sent, MemoCall::recordedPayload));
+        MEMO_FAST_PATH.bind(ps, "confirmedPayloads", textArray(sent, MemoCall::confirmedPayload));
         try (ResultSet rs = ps.executeQuery()) {
           while (rs.next()) {
-            fast[rs.getInt("ord") - 1] = rs.getBoolean("fast");
+            fast[sentAt[rs.getInt(1) - 1]] = Boolean.TRUE;
           }
         }
         return Arrays.asList(fast);
@@ -1300,6 +1333,25 @@ public final class PostgresJournal implements Journal, AutoCloseable {
     } catch (SQLException e) {
       throw SqlErrors.translate(e);
     }
+  }
+
+  /**
+   * The indexes of {@code calls} to send: every call but those for an election an earlier call of
+   * the batch names (a body's memo positions are distinct, so almost always all of them).
+   */
+  private static int[] firstPerElection(List<MemoCall> calls) {
+    record Election(RunId runId, String stepId, String surfacePath) {}
+    java.util.Set<Election> seen = new java.util.HashSet<>();
+    int[] first = new int[calls.size()];
+    int n = 0;
+    for (int i = 0; i < calls.size(); i++) {
+      MemoCall m = calls.get(i);
+      if (calls.size() == 1
+          || seen.add(new Election(m.lease().runId(), m.lease().stepId(), m.surfacePath()))) {
+        first[n++] = i;
+      }
+    }
+    return Arrays.copyOf(first, n);
   }
 
   private static final PositionalSql MEMO_FAST_PATH = PositionalSql.of(Sql.text("memo_fast_path"));

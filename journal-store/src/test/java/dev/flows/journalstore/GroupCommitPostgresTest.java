@@ -185,6 +185,57 @@ class GroupCommitPostgresTest {
   }
 
   @Test
+  void twoCallsForOneElectionInOneBatchElectOnceAndTheOtherIsDeduped() throws Exception {
+    try (PostgresFixture pg =
+        PostgresFixture.create("gc_twice", new GroupCommitLimits(64, 1, 1_000))) {
+      LeaseToken blocker = start(pg, "twice-blocker").lease();
+      LeaseToken twice = start(pg, "twice").lease();
+      ExecutorService pool = Executors.newFixedThreadPool(3);
+      try (Connection holder = DriverManager.getConnection(pg.db().jdbcUrl())) {
+        holder.setAutoCommit(false);
+        try (PreparedStatement lock =
+            holder.prepareStatement(
+                "SELECT 1 FROM flows.steps WHERE run_id = ? AND step_id = 'root' FOR UPDATE")) {
+          lock.setString(1, blocker.runId().value());
+          lock.executeQuery().close();
+        }
+        // The blocker's batch waits on the lock; both calls for one election queue behind it and
+        // are then handed on as one batch.
+        Future<EffectElection> first =
+            pool.submit(() -> pg.journal().recordConfirmedEffect(blocker, MEMO, out(0)));
+        awaitLockWait(pg);
+        List<Thread> queued = new CopyOnWriteArrayList<>();
+        List<Future<EffectElection>> same = new ArrayList<>();
+        for (int i = 1; i <= 2; i++) {
+          int n = i;
+          same.add(
+              pool.submit(
+                  () -> {
+                    queued.add(Thread.currentThread());
+                    return pg.journal().recordConfirmedEffect(twice, MEMO, out(n));
+                  }));
+        }
+        GroupCommitTest.awaitAllWaiting(queued, 2);
+        holder.rollback();
+        assertThat(first.get().deduped()).isFalse();
+        EffectElection a = same.get(0).get();
+        EffectElection b = same.get(1).get();
+        assertThat(List.of(a.deduped(), b.deduped())).containsExactlyInAnyOrder(true, false);
+        Optional<JsonNode> elected = a.deduped() ? out(2) : out(1);
+        EffectElection deduped = a.deduped() ? a : b;
+        assertThat(deduped.confirmedOutput()).isEqualTo(elected);
+        assertThat(effectEntries(pg, twice.runId()))
+            .containsExactly(
+                new JournalEntry.EffectRecorded(twice.runId(), "root", 1, MEMO, key(twice), false),
+                new JournalEntry.EffectConfirmed(
+                    twice.runId(), "root", 1, MEMO, key(twice), elected));
+      } finally {
+        pool.shutdownNow();
+      }
+    }
+  }
+
+  @Test
   void theFastPathJudgesTheLeaseByTheDeadlineAndClockOfTheDatabase() throws Exception {
     try (PostgresFixture pg = PostgresFixture.create("gc_clock")) {
       // The worker's view says the lease runs for a minute; the database says it has passed.

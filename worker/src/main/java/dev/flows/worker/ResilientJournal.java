@@ -255,6 +255,12 @@ public final class ResilientJournal implements Journal {
     return delegate.watchRun(runId);
   }
 
+  /** A gauge, not a database call: nothing to retry. */
+  @Override
+  public int waitingForConnection() {
+    return delegate.waitingForConnection();
+  }
+
   // ---- batched lease renewal and timing (perf-lease)
 
   /** Safe to retry: renewing a lease again only moves its deadline from a later "now". */

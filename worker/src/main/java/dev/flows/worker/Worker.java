@@ -71,6 +71,7 @@ public final class Worker implements AutoCloseable {
   private final AtomicLong leaseLost = new AtomicLong();
   private final AtomicLong failed = new AtomicLong();
   private final AtomicLong renewals = new AtomicLong();
+  private final AtomicLong congested = new AtomicLong();
   private final List<java.util.function.Supplier<Set<String>>> extraRoutes =
       new java.util.concurrent.CopyOnWriteArrayList<>();
   private Thread claimLoop;
@@ -140,7 +141,12 @@ public final class Worker implements AutoCloseable {
 
   public WorkerStats stats() {
     return new WorkerStats(
-        claimed.get(), completed.get(), leaseLost.get(), failed.get(), renewals.get());
+        claimed.get(),
+        completed.get(),
+        leaseLost.get(),
+        failed.get(),
+        renewals.get(),
+        congested.get());
   }
 
   public synchronized void start() {
@@ -203,7 +209,13 @@ public final class Worker implements AutoCloseable {
       } catch (InterruptedException e) {
         return;
       }
-      int want = 1 + slots.drainPermits();
+      int free = 1 + slots.drainPermits();
+      int want = Math.min(free, config.claimBatch());
+      slots.release(free - want);
+      if (!uncongested()) {
+        slots.release(want);
+        continue;
+      }
       if (stopped()) {
         slots.release(want);
         return;
@@ -236,6 +248,23 @@ public final class Worker implements AutoCloseable {
         idle = false;
       }
     }
+  }
+
+  /**
+   * Waits, a {@link WorkerConfig#congestionPause} at a time and at most a poll interval in all,
+   * while callers queue for a database connection: work claimed now would queue behind them, and so
+   * would the renewals of the leases this worker holds. Answers false when still congested (or
+   * stopping): the loop then starts over.
+   */
+  private boolean uncongested() {
+    long deadline = System.nanoTime() + config.pollInterval().toNanos();
+    while (journal.waitingForConnection() > 0) {
+      if (System.nanoTime() - deadline >= 0 || pause(config.congestionPause())) {
+        congested.incrementAndGet();
+        return false;
+      }
+    }
+    return true;
   }
 
   /**

@@ -30,6 +30,11 @@ import java.util.function.Function;
  * @param dbRetryMultiplier growth of the wait per attempt
  * @param dbRetryMaxBackoff cap on one wait
  * @param dbRetryJitter randomization factor of each wait (0.5: anywhere in +/-50%)
+ * @param claimBatch most attempts one claim takes: a worker with a large capacity starts its work a
+ *     batch at a time rather than all at once
+ * @param congestionPause while any caller waits for a database connection the claim loop takes no
+ *     new work; it looks again after this pause (at most a poll interval in all), so a burst of
+ *     starting attempts cannot queue the renewals of the leases the worker already holds
  */
 public record WorkerConfig(
     Duration defaultLease,
@@ -46,7 +51,9 @@ public record WorkerConfig(
     Duration dbRetryInitialBackoff,
     double dbRetryMultiplier,
     Duration dbRetryMaxBackoff,
-    double dbRetryJitter) {
+    double dbRetryJitter,
+    int claimBatch,
+    Duration congestionPause) {
 
   public static final Duration DEFAULT_LEASE = Duration.ofSeconds(30);
   public static final String PROPERTY_PREFIX = "flows.worker.";
@@ -64,6 +71,8 @@ public record WorkerConfig(
   public static final double DEFAULT_DB_RETRY_MULTIPLIER = 2.0;
   public static final Duration DEFAULT_DB_RETRY_MAX_BACKOFF = Duration.ofSeconds(2);
   public static final double DEFAULT_DB_RETRY_JITTER = 0.5;
+  public static final int DEFAULT_CLAIM_BATCH = 64;
+  public static final Duration DEFAULT_CONGESTION_PAUSE = Duration.ofMillis(10);
 
   public WorkerConfig {
     requirePositive(defaultLease, "defaultLease");
@@ -75,6 +84,10 @@ public record WorkerConfig(
     requireNonNegative(killGrace, "killGrace");
     requirePositive(dbRetryInitialBackoff, "dbRetryInitialBackoff");
     requirePositive(dbRetryMaxBackoff, "dbRetryMaxBackoff");
+    requirePositive(congestionPause, "congestionPause");
+    if (claimBatch < 1) {
+      throw new IllegalArgumentException("claimBatch must be >= 1");
+    }
     if (renewalDivisor < 2) {
       throw new IllegalArgumentException("renewalDivisor must be >= 2 to renew before expiry");
     }
@@ -111,7 +124,9 @@ public record WorkerConfig(
         DEFAULT_DB_RETRY_INITIAL_BACKOFF,
         DEFAULT_DB_RETRY_MULTIPLIER,
         DEFAULT_DB_RETRY_MAX_BACKOFF,
-        DEFAULT_DB_RETRY_JITTER);
+        DEFAULT_DB_RETRY_JITTER,
+        DEFAULT_CLAIM_BATCH,
+        DEFAULT_CONGESTION_PAUSE);
   }
 
   /**
@@ -170,6 +185,8 @@ public record WorkerConfig(
     private double dbRetryMultiplier;
     private Duration dbRetryMaxBackoff;
     private double dbRetryJitter;
+    private int claimBatch;
+    private Duration congestionPause;
 
     private Builder(WorkerConfig c) {
       defaultLease = c.defaultLease;
@@ -187,6 +204,18 @@ public record WorkerConfig(
       dbRetryMultiplier = c.dbRetryMultiplier;
       dbRetryMaxBackoff = c.dbRetryMaxBackoff;
       dbRetryJitter = c.dbRetryJitter;
+      claimBatch = c.claimBatch;
+      congestionPause = c.congestionPause;
+    }
+
+    public Builder claimBatch(int v) {
+      claimBatch = v;
+      return this;
+    }
+
+    public Builder congestionPause(Duration v) {
+      congestionPause = v;
+      return this;
     }
 
     public Builder defaultLease(Duration v) {
@@ -257,7 +286,9 @@ public record WorkerConfig(
           dbRetryInitialBackoff,
           dbRetryMultiplier,
           dbRetryMaxBackoff,
-          dbRetryJitter);
+          dbRetryJitter,
+          claimBatch,
+          congestionPause);
     }
   }
 

@@ -99,6 +99,11 @@ public class ForwardingJournal implements Journal {
     return delegate.awaitWork(timeout);
   }
 
+  @Override
+  public int waitingForConnection() {
+    return delegate.waitingForConnection();
+  }
+
   // ---- inline effects (perf-mcp)
 
   @Override

@@ -202,4 +202,68 @@ class WorkerTest {
         .isEqualTo("unknown_instruction_type");
     assertThat(run).isNotNull();
   }
+
+  /** Records what each claim asked for, and answers the connection gauge from {@link #waiting}. */
+  private static final class GaugedJournal extends ForwardingJournal {
+    final java.util.concurrent.atomic.AtomicInteger waiting =
+        new java.util.concurrent.atomic.AtomicInteger();
+    final List<Integer> asked = new java.util.concurrent.CopyOnWriteArrayList<>();
+
+    GaugedJournal(InMemoryJournal delegate) {
+      super(delegate);
+    }
+
+    @Override
+    public List<dev.flows.kernel.journal.ClaimedAttempt> claim(ClaimRequest request) {
+      asked.add(request.capacity());
+      return super.claim(request);
+    }
+
+    @Override
+    public int waitingForConnection() {
+      return waiting.get();
+    }
+  }
+
+  private Worker worker(GaugedJournal j, WorkerConfig c) {
+    Worker w =
+        new Worker(
+            j,
+            ExecutorRegistry.of(new DeterministicExecutor(c)),
+            c,
+            clock,
+            new WorkerId("w-" + UUID.randomUUID()));
+    workers.add(w);
+    w.start();
+    return w;
+  }
+
+  @Test
+  void aClaimNeverAsksForMoreAttemptsThanTheClaimBatch() {
+    GaugedJournal gauged = new GaugedJournal(journal);
+    List<RunId> runs = new ArrayList<>();
+    for (int i = 0; i < 10; i++) {
+      runs.add(start(Specs.run(Specs.command("s", "echo", "hi"))));
+    }
+    worker(gauged, config.toBuilder().capacity(10).claimBatch(3).build());
+
+    await().atMost(WAIT).until(() -> runs.stream().allMatch(r -> status(r) == RunStatus.SUCCEEDED));
+    assertThat(gauged.asked).isNotEmpty().allMatch(n -> n <= 3);
+  }
+
+  @Test
+  void noWorkIsClaimedWhileCallersWaitForADatabaseConnection() {
+    GaugedJournal gauged = new GaugedJournal(journal);
+    gauged.waiting.set(1);
+    RunId run = start(Specs.run(Specs.command("s", "echo", "hi")));
+    Worker w = worker(gauged, config);
+
+    // Twice round the loop, each time a whole poll interval of congestion without a claim.
+    await().atMost(WAIT).until(() -> w.stats().congestedClaims() >= 2);
+    assertThat(gauged.asked).isEmpty();
+    assertThat(stepStatus(run)).isEqualTo(StepStatus.READY);
+
+    gauged.waiting.set(0);
+    await().atMost(WAIT).until(() -> status(run) == RunStatus.SUCCEEDED);
+  }
 }

@@ -1,17 +1,23 @@
--- The success path of recordConfirmedEffect for a batch of calls (each a different lease), as one
--- statement and so one transaction in autocommit: for every call whose lease is live by the
--- database clock, whose run is not terminal and whose (run, step, surface) holds no election yet,
--- insert the election already confirmed and journal effect.recorded then effect.confirmed (payloads
--- encoded by the caller with EntryCodec). Answers per call (ord, from 1) whether it took this
--- path; any other call writes nothing here and goes back to the one-call path, which gives the
--- exact answer or refusal. Step rows are locked in (run_id, step_id) order, so two batches never
--- deadlock, and no run row is locked (the entries' foreign-key KEY SHARE does not conflict with
--- the NO KEY UPDATE run locks of other verbs).
+-- The success path of recordConfirmedEffect for a batch of calls (each a different lease, and no
+-- two for one election: the caller sends only the first of those), as one statement and so one
+-- transaction in autocommit: for every call whose lease is live by the database clock, whose run
+-- is not terminal and whose (run, step, surface) holds no election yet, insert the election
+-- already confirmed and journal effect.recorded then effect.confirmed (payloads encoded by the
+-- caller with EntryCodec). Answers the ords (from 1) of the calls that took this path; any other
+-- call writes nothing here and goes back to the one-call path, which gives the exact answer or
+-- refusal. Step rows are locked in (run_id, step_id) order, so two batches never deadlock, and no
+-- run row is locked (the entries' foreign-key KEY SHARE does not conflict with the NO KEY UPDATE
+-- run locks of other verbs).
+-- Kept lean on purpose: a batch is mostly one call, and Postgres sets up every plan node per
+-- execution, so the election's existence is left to ON CONFLICT (which also sees elections
+-- committed after this statement's snapshot) rather than checked first, and the input is read
+-- once, in the join that fences it.
 WITH clock AS MATERIALIZED (
   SELECT clock_timestamp() AS now
 ),
-input AS (
-  SELECT *
+fenced AS (
+  SELECT i.ord, i.run_id, i.step_id, i.attempt, i.surface_path, i.idempotency_key, i.output,
+         i.recorded, i.confirmed, c.now
     FROM unnest(CAST(:runIds AS text[]), CAST(:stepIds AS text[]),
                 CAST(:attempts AS integer[]), CAST(:leaseIds AS text[]),
                 CAST(:surfacePaths AS text[]), CAST(:idempotencyKeys AS text[]),
@@ -20,11 +26,6 @@ input AS (
          WITH ORDINALITY
       AS i(run_id, step_id, attempt, lease_id, surface_path, idempotency_key, output, recorded,
            confirmed, ord)
-),
-fenced AS (
-  SELECT i.ord, i.run_id, i.step_id, i.attempt, i.surface_path, i.idempotency_key, i.output,
-         i.recorded, i.confirmed, c.now
-    FROM input i
     JOIN flows.steps s ON s.run_id = i.run_id AND s.step_id = i.step_id
     JOIN flows.runs r ON r.run_id = s.run_id
    CROSS JOIN clock c
@@ -36,31 +37,21 @@ fenced AS (
    ORDER BY s.run_id, s.step_id
      FOR NO KEY UPDATE OF s
 ),
-fresh AS (
-  -- Two calls for one election in a batch: only the first may take this path.
-  SELECT DISTINCT ON (f.run_id, f.step_id, f.surface_path) f.*
-    FROM fenced f
-   WHERE NOT EXISTS (SELECT 1
-                       FROM flows.effect_elections e
-                      WHERE e.run_id = f.run_id
-                        AND e.step_id = f.step_id
-                        AND e.surface_path = f.surface_path)
-   ORDER BY f.run_id, f.step_id, f.surface_path, f.ord
-),
 elected AS (
-  -- An election committed after this statement's snapshot is a conflict: that call goes slow.
+  -- An existing election, even one committed after this statement's snapshot, is a conflict:
+  -- that call goes slow.
   INSERT INTO flows.effect_elections (run_id, step_id, surface_path, attempt, idempotency_key,
                                       confirmed, output, recorded_at, confirmed_at)
   SELECT run_id, step_id, surface_path, attempt, idempotency_key, true, CAST(output AS jsonb),
          now, now
-    FROM fresh
+    FROM fenced
    ORDER BY run_id, step_id, surface_path
       ON CONFLICT DO NOTHING
   RETURNING run_id, step_id, surface_path
 ),
 fast AS (
   SELECT f.*
-    FROM fresh f
+    FROM fenced f
     JOIN elected e
       ON e.run_id = f.run_id AND e.step_id = f.step_id AND e.surface_path = f.surface_path
 ),
@@ -75,6 +66,4 @@ journaled AS (
    ORDER BY f.ord, x.n
   RETURNING 1
 )
-SELECT i.ord, EXISTS (SELECT 1 FROM fast f WHERE f.ord = i.ord) AS fast
-  FROM input i
- ORDER BY i.ord
+SELECT ord FROM fast

@@ -180,6 +180,15 @@ public interface Journal {
       LeaseToken lease, String surfacePath, Optional<JsonNode> output, StepOutcome outcome);
 
   /**
+   * How many callers wait for a database connection right now. A worker takes no new work while any
+   * do, so a burst of starting attempts cannot queue the renewals of the leases it already holds
+   * behind their own journal calls. Journals without a connection pool answer 0.
+   */
+  default int waitingForConnection() {
+    return 0;
+  }
+
+  /**
    * Watches run {@code runId}: the watch's {@link RunWatch#await} returns early once the run may
    * have changed (completed, parked, canceled, new work) after the watch was opened, so a caller
    * that opens the watch, then reads the run, misses no change. Spurious wake-ups are allowed. The

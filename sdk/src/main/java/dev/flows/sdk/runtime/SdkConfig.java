@@ -52,26 +52,6 @@ public record SdkConfig(
           DEFAULT_SUSPEND_RECHECK,
           DEFAULT_MAX_RESIDENT_WAITS);
 
-  /** The first six limits with the default suspension limits. */
-  public SdkConfig(
-      Duration dispatchDeadline,
-      Duration childPoll,
-      int rootMaxIterations,
-      int mcpMaxIterations,
-      int commandMaxIterations,
-      Duration preflightTimeout) {
-    this(
-        dispatchDeadline,
-        childPoll,
-        rootMaxIterations,
-        mcpMaxIterations,
-        commandMaxIterations,
-        preflightTimeout,
-        DEFAULT_SUSPEND_AFTER,
-        DEFAULT_SUSPEND_RECHECK,
-        DEFAULT_MAX_RESIDENT_WAITS);
-  }
-
   public SdkConfig {
     if (!suspendAfter.isPositive() || !suspendRecheck.isPositive()) {
       throw new IllegalArgumentException("suspendAfter and suspendRecheck must be positive");
@@ -81,68 +61,91 @@ public record SdkConfig(
     }
   }
 
-  public SdkConfig withDispatchDeadline(Duration d) {
-    return new SdkConfig(
-        d,
-        childPoll,
-        rootMaxIterations,
-        mcpMaxIterations,
-        commandMaxIterations,
-        preflightTimeout,
-        suspendAfter,
-        suspendRecheck,
-        maxResidentWaits);
+  /** A builder starting from these values: {@code SdkConfig.DEFAULTS.toBuilder()...build()}. */
+  public Builder toBuilder() {
+    return new Builder(this);
   }
 
-  public SdkConfig withPreflightTimeout(Duration d) {
-    return new SdkConfig(
-        dispatchDeadline,
-        childPoll,
-        rootMaxIterations,
-        mcpMaxIterations,
-        commandMaxIterations,
-        d,
-        suspendAfter,
-        suspendRecheck,
-        maxResidentWaits);
-  }
+  /** Changes some limits of a config; {@link #build} checks them as the constructor does. */
+  public static final class Builder {
+    private Duration dispatchDeadline;
+    private Duration childPoll;
+    private int rootMaxIterations;
+    private int mcpMaxIterations;
+    private int commandMaxIterations;
+    private Duration preflightTimeout;
+    private Duration suspendAfter;
+    private Duration suspendRecheck;
+    private int maxResidentWaits;
 
-  public SdkConfig withSuspendAfter(Duration d) {
-    return new SdkConfig(
-        dispatchDeadline,
-        childPoll,
-        rootMaxIterations,
-        mcpMaxIterations,
-        commandMaxIterations,
-        preflightTimeout,
-        d,
-        suspendRecheck,
-        maxResidentWaits);
-  }
+    private Builder(SdkConfig c) {
+      dispatchDeadline = c.dispatchDeadline;
+      childPoll = c.childPoll;
+      rootMaxIterations = c.rootMaxIterations;
+      mcpMaxIterations = c.mcpMaxIterations;
+      commandMaxIterations = c.commandMaxIterations;
+      preflightTimeout = c.preflightTimeout;
+      suspendAfter = c.suspendAfter;
+      suspendRecheck = c.suspendRecheck;
+      maxResidentWaits = c.maxResidentWaits;
+    }
 
-  public SdkConfig withSuspendRecheck(Duration d) {
-    return new SdkConfig(
-        dispatchDeadline,
-        childPoll,
-        rootMaxIterations,
-        mcpMaxIterations,
-        commandMaxIterations,
-        preflightTimeout,
-        suspendAfter,
-        d,
-        maxResidentWaits);
-  }
+    public Builder dispatchDeadline(Duration v) {
+      dispatchDeadline = v;
+      return this;
+    }
 
-  public SdkConfig withMaxResidentWaits(int n) {
-    return new SdkConfig(
-        dispatchDeadline,
-        childPoll,
-        rootMaxIterations,
-        mcpMaxIterations,
-        commandMaxIterations,
-        preflightTimeout,
-        suspendAfter,
-        suspendRecheck,
-        n);
+    public Builder childPoll(Duration v) {
+      childPoll = v;
+      return this;
+    }
+
+    public Builder rootMaxIterations(int v) {
+      rootMaxIterations = v;
+      return this;
+    }
+
+    public Builder mcpMaxIterations(int v) {
+      mcpMaxIterations = v;
+      return this;
+    }
+
+    public Builder commandMaxIterations(int v) {
+      commandMaxIterations = v;
+      return this;
+    }
+
+    public Builder preflightTimeout(Duration v) {
+      preflightTimeout = v;
+      return this;
+    }
+
+    public Builder suspendAfter(Duration v) {
+      suspendAfter = v;
+      return this;
+    }
+
+    public Builder suspendRecheck(Duration v) {
+      suspendRecheck = v;
+      return this;
+    }
+
+    public Builder maxResidentWaits(int v) {
+      maxResidentWaits = v;
+      return this;
+    }
+
+    public SdkConfig build() {
+      return new SdkConfig(
+          dispatchDeadline,
+          childPoll,
+          rootMaxIterations,
+          mcpMaxIterations,
+          commandMaxIterations,
+          preflightTimeout,
+          suspendAfter,
+          suspendRecheck,
+          maxResidentWaits);
+    }
   }
 }

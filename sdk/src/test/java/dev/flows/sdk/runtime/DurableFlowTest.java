@@ -205,8 +205,12 @@ class DurableFlowTest {
     CountDownLatch reachedCreate = new CountDownLatch(1);
     AtomicInteger attempts = new AtomicInteger();
     config =
-        new SdkConfig(
-            config.dispatchDeadline(), Duration.ofMillis(20), 3, 3, 3, config.preflightTimeout());
+        config.toBuilder()
+            .childPoll(Duration.ofMillis(20))
+            .rootMaxIterations(3)
+            .mcpMaxIterations(3)
+            .commandMaxIterations(3)
+            .build();
     RunId root =
         start(
             new TestFlow(
@@ -332,7 +336,7 @@ class DurableFlowTest {
 
   @Test
   void aChildStartHeldBackPastTheDispatchDeadlineIsCancelledAndNoRunIsLeftOpen() throws Exception {
-    config = config.withDispatchDeadline(Duration.ofMillis(300));
+    config = config.toBuilder().dispatchDeadline(Duration.ofMillis(300)).build();
     CountDownLatch released = new CountDownLatch(1);
     FlowBodyRunner slowStarts =
         new FlowBodyRunner(
@@ -377,7 +381,7 @@ class DurableFlowTest {
 
   @Test
   void aChildNobodyClaimsBeforeTheDeadlineIsCancelledAndTheCallFails() throws Exception {
-    config = config.withDispatchDeadline(Duration.ofMillis(300));
+    config = config.toBuilder().dispatchDeadline(Duration.ofMillis(300)).build();
     RunId root =
         start(
             new TestFlow(

@@ -200,7 +200,8 @@ class EngineEndToEndTest {
     Files.writeString(dir.resolve("waiter.flow.java"), WAITER);
     Journal journal = journal();
     try (FlowsEngine engine =
-        engine(journal, SdkConfig.DEFAULTS.withSuspendAfter(Duration.ofMillis(200)))) {
+        engine(
+            journal, SdkConfig.DEFAULTS.toBuilder().suspendAfter(Duration.ofMillis(200)).build())) {
       LoadedFlow flow = LoadedFlow.load(dir.resolve("waiter.flow.java").toString(), dir);
       RunId root =
           engine.start(flow, JsonNodeFactory.instance.objectNode(), Optional.empty()).runId();
@@ -241,7 +242,8 @@ class EngineEndToEndTest {
       throws Exception {
     writeFlow(dir);
     Journal journal = journal();
-    try (FlowsEngine engine = engine(journal, SdkConfig.DEFAULTS.withMaxResidentWaits(0))) {
+    try (FlowsEngine engine =
+        engine(journal, SdkConfig.DEFAULTS.toBuilder().maxResidentWaits(0).build())) {
       LoadedFlow flow = LoadedFlow.load(dir.resolve("triage.flow.java").toString(), dir);
       RunId root =
           engine

@@ -39,7 +39,8 @@ class PostgresDispatchDeadlineTest {
   @Test
   void aChildStartHeldBackPastTheDeadlineIsCancelledTheCallFailsAndNoRunIsLeftOpen()
       throws Exception {
-    SdkConfig config = SdkConfig.DEFAULTS.withDispatchDeadline(Duration.ofMillis(500));
+    SdkConfig config =
+        SdkConfig.DEFAULTS.toBuilder().dispatchDeadline(Duration.ofMillis(500)).build();
     FlowResolver resolver = new FlowResolver();
     CountDownLatch landed = new CountDownLatch(1);
     FlowBodyRunner runner =

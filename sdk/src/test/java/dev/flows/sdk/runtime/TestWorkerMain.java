@@ -31,7 +31,9 @@ public final class TestWorkerMain {
             // -Dflows.test.suspendAfterMs: bodies give their attempt back sooner (chaos makes them
             // suspend and replay under faults).
             Optional.ofNullable(Long.getLong("flows.test.suspendAfterMs"))
-                .map(ms -> SdkConfig.DEFAULTS.withSuspendAfter(Duration.ofMillis(ms)))
+                .map(
+                    ms ->
+                        SdkConfig.DEFAULTS.toBuilder().suspendAfter(Duration.ofMillis(ms)).build())
                 .orElse(SdkConfig.DEFAULTS),
             McpClientConfig.DEFAULTS,
             McpCredentials.fromEnvironment());

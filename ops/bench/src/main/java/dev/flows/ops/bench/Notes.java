@@ -18,16 +18,28 @@ final class Notes {
       - **f.step throughput.** Built: the memo's success path is one statement (fence by the
         database clock, election inserted confirmed, both entries; `memo_fast_path.sql`), and
         concurrent runs' memos are group-committed, one statement and one transaction per batch
-        (`GroupCommit`), with the payloads written as text once. What a step still costs:
-        Postgres executes an election insert and two journal rows (their indexes, foreign keys and
-        the step-row lock), about 0.15-0.2 ms of server time for a one-call batch, and the JVM
-        about 100 us (the body on a virtual thread, the memo's JSON, the driver). The c=16 bound
-        leaves about 40 us of CPU per step on two cores, roughly 5x less than a step costs, and
-        batches stay small (mostly 1-3 calls): 16 bodies do not produce their next step within one
-        commit. Closing it: fewer rows per memo (one journal entry for a memo's record and confirm
-        is a journal-format change), per-run work (admit, claim, complete, still several
-        statements each) in single statements, and a machine where the baseline is disk-bound
-        rather than CPU-bound.
+        (`GroupCommit`; a lone caller writes its own batch on its own thread, no hand-off), with
+        the payloads written as text once. Where a step's time goes at c=1 (measured with
+        pg_stat_statements, perf on the backend running the same statement under pgbench, and
+        timers around the JDBC call): the JDBC round trip is ~90% of the memo call. On the server
+        the statement executes in ~110-135 us against ~8 us for the baseline's INSERT, and the
+        backend spends ~230-270 us of CPU per memo transaction against ~60-90 us: about a quarter
+        is the commit's WAL flush (the baseline pays it too), ~14% setting up the plan's nodes,
+        ~9% CHECK constraints (Postgres re-reads each CHECK expression per statement), ~7% the
+        foreign-key triggers, the rest the three rows, their indexes and the step-row lock; WAL
+        per memo is 11 records, 1.6 kB (13 and 1.9 kB before V8 dropped an unused journal index).
+        The JVM adds ~25-30 us around the call (JSON, spec cache, pool) and the body's own step
+        code ~10-20 us; C2 was still compiling tens of ms per second during measured windows.
+        Per-run work (admit, claim, first renewal, replay reads, completion: four write
+        transactions and a dozen more statements, 10-20 ms on this machine) is a few per cent of
+        a window of 500 steps per flow. At c=4 and c=16 the engine is CPU-bound: ~240 us of
+        Postgres CPU (less per memo in a batch of several, which shares the commit and the plan's
+        set-up) and ~40 us of JVM CPU per step on two cores cap it at 7,000-10,000 steps/s, while
+        the baseline's ~75 us per INSERT lets it reach 2-3x that. The c=16 bound leaves about
+        40 us of CPU per step on two cores, roughly 7x less than a step costs, and batches stay
+        small (mostly 1-3 calls). Closing it: fewer rows per memo (one journal entry for a memo's record and
+        confirm is a journal-format change), per-run work in fewer statements, and a machine
+        where the baseline is disk-bound rather than CPU-bound.
       - **Added latency of durable f.mcp.** Built: a first call runs inline in the body's worker
         as two one-round-trip statements (`flows.start_claimed`, `flows.confirm_and_succeed`), with
         no claim, no worker slot and no polling; since V9 they write the same rows with fewer
@@ -66,6 +78,20 @@ final class Notes {
         keeps: with its defaults G1 keeps what it grew during the ramp (a quarter of RAM at most),
         so `flows worker` starts with `ops/worker.jvmopts` (max heap 512 MiB, heap within ~25 % of
         the live set after a collection, a collection every 5 s when idle, 64 MiB code cache), and this bench's
-        worker does too.
+        worker does too. Renewal cost: one statement per period renews every lease
+        (20,000 rows here: ~0.15-0.2 s on an idle database, measured with the same UPDATE shape).
+        Under CPU overload (load average ~10 on these two cores, other sessions' work) the
+        renewal answered after the local deadlines and every call's lease was lost locally
+        (fencing held: the calls were retried under their idempotency keys); the lease-expired
+        column counts it. The cause was not isolated beyond this: the statement's own work is
+        small, so the time went to waiting (for a pooled connection, for row locks held by the
+        bodies' transactions, or for a core). A worker now claims at most `claimBatch` (64)
+        attempts at once and none while callers queue for a connection, which cut the ramp's
+        connection timeouts from ~5,000 to ~400 under that load, but not the lost leases.
+        Closing it: renewals on a connection of their own that wait for no row lock (SKIP LOCKED,
+        the skipped leases asked again soon; an earlier try with a second pool and plain locks
+        set off a lock convoy), or a worker-level lease (one row per worker renewed per period,
+        each attempt fenced by its own lease id and its worker's lease), so that a renewal writes
+        one row however many leases it covers.
       """;
 }

@@ -1,0 +1,64 @@
+package dev.flows.journalstore;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import com.zaxxer.hikari.HikariDataSource;
+import dev.flows.journalstore.testing.TestDatabase;
+import dev.flows.kernel.journal.RunId;
+import dev.flows.kernel.journal.StartRun;
+import java.sql.Connection;
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+
+class CallersPoolTest {
+  @Test
+  void aJournalOnTheCallersPoolWorksAndLeavesThePoolOpenWhenClosed() throws Exception {
+    TestDatabase.Fresh db = TestDatabase.fresh("callers_pool");
+    JournalStoreConfig config = JournalStoreConfig.forUrl(db.jdbcUrl());
+    try (HikariDataSource pool = new HikariDataSource(PostgresJournal.poolConfig(config))) {
+      RunId run;
+      try (PostgresJournal journal = PostgresJournal.using(pool, config)) {
+        run = journal.startRun(StartRun.of("k", Specs.run("one", Specs.llm("a")))).runId();
+        assertThat(journal.run(run)).isPresent();
+      }
+      assertThat(pool.isClosed()).isFalse();
+      try (Connection c = pool.getConnection();
+          var st = c.prepareStatement("SELECT count(*) FROM flows.runs WHERE run_id = ?")) {
+        st.setString(1, run.value());
+        try (var rs = st.executeQuery()) {
+          rs.next();
+          assertThat(rs.getLong(1)).isEqualTo(1);
+        }
+      }
+    }
+  }
+
+  @Test
+  void theJournalReportsCallersWaitingForAConnectionOfItsPool() throws Exception {
+    TestDatabase.Fresh db = TestDatabase.fresh("callers_pool_gauge");
+    JournalStoreConfig config = JournalStoreConfig.forUrl(db.jdbcUrl());
+    var h = PostgresJournal.poolConfig(config);
+    h.setMaximumPoolSize(1);
+    try (HikariDataSource pool = new HikariDataSource(h);
+        PostgresJournal journal = PostgresJournal.using(pool, config)) {
+      assertThat(journal.waitingForConnection()).isZero();
+      Thread waiter;
+      try (Connection only = pool.getConnection()) {
+        waiter =
+            Thread.ofVirtual()
+                .start(
+                    () -> {
+                      try (Connection c = pool.getConnection()) {
+                        c.isValid(1);
+                      } catch (Exception e) {
+                        throw new IllegalStateException(e);
+                      }
+                    });
+        await().atMost(Duration.ofSeconds(10)).until(() -> journal.waitingForConnection() == 1);
+      }
+      waiter.join(Duration.ofSeconds(10));
+      assertThat(journal.waitingForConnection()).isZero();
+    }
+  }
+}
