@@ -1188,7 +1188,7 @@ public final class PostgresJournal implements Journal, AutoCloseable {
     return tx(
         h -> {
           Map<LeaseToken, Instant> renewed = new HashMap<>();
-          Map<LeaseToken, ErrorCode> refused = new HashMap<>();
+          Map<LeaseToken, String> runStatus = new HashMap<>();
           h.createQuery(Sql.text("leases_renew"))
               .bindArray(
                   "runIds", String.class, asked.stream().map(t -> t.runId().value()).toList())
@@ -1198,6 +1198,8 @@ public final class PostgresJournal implements Journal, AutoCloseable {
               .bindArray("leaseIds", String.class, asked.stream().map(LeaseToken::leaseId).toList())
               .map(
                   (rs, ctx) -> {
+                    // Looked up on the whole token: a forged token for a renewed step must not
+                    // read as renewed.
                     LeaseToken t =
                         byKey.get(
                             leaseKey(
@@ -1205,20 +1207,29 @@ public final class PostgresJournal implements Journal, AutoCloseable {
                                 rs.getString("step_id"),
                                 rs.getInt("attempt"),
                                 rs.getString("lease_id")));
-                    Instant deadline = instant(rs, "lease_deadline");
-                    String runStatus = rs.getString("run_status");
-                    if (deadline != null) {
-                      renewed.put(t, deadline);
-                    } else if (runStatus == null) {
-                      refused.put(t, ErrorCode.RUN_NOT_FOUND);
-                    } else if (RunStatus.fromWire(runStatus).terminal()) {
-                      refused.put(t, ErrorCode.RUN_TERMINAL);
-                    } else {
-                      refused.put(t, ErrorCode.LEASE_CONFLICT);
+                    if (t != null) {
+                      if (rs.getString("kind").equals("renewed")) {
+                        renewed.put(t, instant(rs, "lease_deadline"));
+                      } else {
+                        runStatus.put(t, rs.getString("run_status"));
+                      }
                     }
-                    return t;
+                    return rs.getString("kind");
                   })
               .list();
+          Map<LeaseToken, ErrorCode> refused = new HashMap<>();
+          for (LeaseToken t : asked) {
+            if (!renewed.containsKey(t)) {
+              String status = runStatus.get(t);
+              refused.put(
+                  t,
+                  status == null
+                      ? ErrorCode.RUN_NOT_FOUND
+                      : RunStatus.fromWire(status).terminal()
+                          ? ErrorCode.RUN_TERMINAL
+                          : ErrorCode.LEASE_CONFLICT);
+            }
+          }
           return new LeaseRenewals(renewed, refused);
         });
   }
