@@ -79,19 +79,13 @@ final class Notes {
         so `flows worker` starts with `ops/worker.jvmopts` (max heap 512 MiB, heap within ~25 % of
         the live set after a collection, a collection every 5 s when idle, 64 MiB code cache), and this bench's
         worker does too. Renewal cost: one statement per period renews every lease
-        (20,000 rows here: ~0.15-0.2 s on an idle database, measured with the same UPDATE shape).
-        Under CPU overload (load average ~10 on these two cores, other sessions' work) the
-        renewal answered after the local deadlines and every call's lease was lost locally
-        (fencing held: the calls were retried under their idempotency keys); the lease-expired
-        column counts it. The cause was not isolated beyond this: the statement's own work is
-        small, so the time went to waiting (for a pooled connection, for row locks held by the
-        bodies' transactions, or for a core). A worker now claims at most `claimBatch` (64)
-        attempts at once and none while callers queue for a connection, which cut the ramp's
-        connection timeouts from ~5,000 to ~400 under that load, but not the lost leases.
-        Closing it: renewals on a connection of their own that wait for no row lock (SKIP LOCKED,
-        the skipped leases asked again soon; an earlier try with a second pool and plain locks
-        set off a lock convoy), or a worker-level lease (one row per worker renewed per period,
-        each attempt fenced by its own lease id and its worker's lease), so that a renewal writes
-        one row however many leases it covers.
+        (20,000 rows here, ~0.5 s). It used to join two CTEs to each other; once the prepared
+        statement went to a generic plan (an unnested array estimated at 100 rows) both joins were
+        nested loops, quadratic in the leases: 16-18 s on CPU for 20,000, seen in
+        `pg_stat_activity`, and in three runs every call's lease was lost locally before the answer
+        came (fencing held: the calls were retried under their idempotency keys). Every join now
+        goes to a table by its key; the lease-expired column shows what a run lost. A worker also
+        claims at most `claimBatch` (64) attempts at once and none while callers queue for a
+        connection: under overload that cut the ramp's connection timeouts from ~5,000 to ~400.
       """;
 }
