@@ -212,7 +212,9 @@ public final class Worker implements AutoCloseable {
       int free = 1 + slots.drainPermits();
       int want = Math.min(free, config.claimBatch());
       slots.release(free - want);
-      if (!uncongested()) {
+      // Only a worker with more room than one batch can flood its pool (a ramp of thousands of
+      // attempts); one that refills a slot or a few as attempts end claims at once.
+      if (free > config.claimBatch() && !uncongested()) {
         slots.release(want);
         continue;
       }

@@ -32,9 +32,10 @@ import java.util.function.Function;
  * @param dbRetryJitter randomization factor of each wait (0.5: anywhere in +/-50%)
  * @param claimBatch most attempts one claim takes: a worker with a large capacity starts its work a
  *     batch at a time rather than all at once
- * @param congestionPause while any caller waits for a database connection the claim loop takes no
- *     new work; it looks again after this pause (at most a poll interval in all), so a burst of
- *     starting attempts cannot queue the renewals of the leases the worker already holds
+ * @param congestionPause while any caller waits for a database connection a claim loop with more
+ *     free slots than one {@code claimBatch} takes no new work; it looks again after this pause (at
+ *     most a poll interval in all), so a burst of starting attempts cannot queue the renewals of
+ *     the leases the worker already holds
  */
 public record WorkerConfig(
     Duration defaultLease,

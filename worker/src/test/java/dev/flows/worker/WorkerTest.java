@@ -252,11 +252,23 @@ class WorkerTest {
   }
 
   @Test
+  void aWorkerWithNoMoreRoomThanOneBatchClaimsEvenWhileCallersWaitForAConnection() {
+    GaugedJournal gauged = new GaugedJournal(journal);
+    gauged.waiting.set(1);
+    RunId run = start(Specs.run(Specs.command("s", "echo", "hi")));
+    Worker w = worker(gauged, config.toBuilder().claimBatch(4).build());
+
+    await().atMost(WAIT).until(() -> status(run) == RunStatus.SUCCEEDED);
+    assertThat(w.stats().congestedClaims()).isZero();
+  }
+
+  @Test
   void noWorkIsClaimedWhileCallersWaitForADatabaseConnection() {
     GaugedJournal gauged = new GaugedJournal(journal);
     gauged.waiting.set(1);
     RunId run = start(Specs.run(Specs.command("s", "echo", "hi")));
-    Worker w = worker(gauged, config);
+    // More room (capacity 4) than one batch (1): the worker could flood its pool.
+    Worker w = worker(gauged, config.toBuilder().claimBatch(1).build());
 
     // Twice round the loop, each time a whole poll interval of congestion without a claim.
     await().atMost(WAIT).until(() -> w.stats().congestedClaims() >= 2);
