@@ -215,23 +215,25 @@ final class Report {
               f0(claims.get(c).perSecond())));
     }
 
-    md.append("\n## Engine throughput\n\n")
-        .append(
-            "f.step: c flows admitted at once, each making "
-                + stepsPerFlow
-                + " steps (one flow of "
-                + 4 * stepsPerFlow
-                + " at c=1), from admission to the last run's end (admission, claim and"
-                + " completion of each run included); the median of "
-                + Bench.STEP_ROUNDS
-                + " rounds after a warm-up.\n\n")
-        .append(
-            header(
-                "concurrency",
-                "f.step steps/s (c flows at once; c=1 is one flow)",
-                "× INSERT",
-                "deterministic no-op child steps/s (claim → complete)",
-                "× claim"));
+    md.append("\n## Engine throughput\n\n");
+    if (!steps.isEmpty()) {
+      md.append(
+          "f.step: c flows admitted at once, each making "
+              + stepsPerFlow
+              + " steps (one flow of "
+              + 4 * stepsPerFlow
+              + " at c=1), from admission to the last run's end (admission, claim and"
+              + " completion of each run included); the median of "
+              + Bench.STEP_ROUNDS
+              + " rounds after a warm-up.\n\n");
+    }
+    md.append(
+        header(
+            "concurrency",
+            "f.step steps/s (c flows at once; c=1 is one flow)",
+            "× INSERT",
+            "deterministic no-op child steps/s (claim → complete)",
+            "× claim"));
     for (int c : steps.keySet()) {
       md.append(
           row(
