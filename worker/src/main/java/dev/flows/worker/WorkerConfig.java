@@ -34,8 +34,8 @@ import java.util.function.Function;
  *     batch at a time rather than all at once
  * @param congestionPause while any caller waits for a database connection a claim loop with more
  *     free slots than one {@code claimBatch} takes no new work; it looks again after this pause (at
- *     most a poll interval in all), so a burst of starting attempts cannot queue the renewals of
- *     the leases the worker already holds
+ *     most a poll interval in all), so a burst of starting attempts does not queue for the pool
+ *     past its connection timeout
  */
 public record WorkerConfig(
     Duration defaultLease,

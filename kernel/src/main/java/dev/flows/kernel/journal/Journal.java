@@ -180,9 +180,10 @@ public interface Journal {
       LeaseToken lease, String surfacePath, Optional<JsonNode> output, StepOutcome outcome);
 
   /**
-   * How many callers wait for a database connection right now. A worker takes no new work while any
-   * do, so a burst of starting attempts cannot queue the renewals of the leases it already holds
-   * behind their own journal calls. Journals without a connection pool answer 0.
+   * How many callers wait for a database connection right now. A worker with room for more than one
+   * claim batch takes no new work while any do, so a burst of starting attempts does not queue for
+   * the pool past its connection timeout, nor ahead of the journal calls (renewals included) of the
+   * attempts already running. Journals without a connection pool answer 0.
    */
   default int waitingForConnection() {
     return 0;

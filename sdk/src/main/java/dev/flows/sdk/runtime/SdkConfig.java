@@ -19,6 +19,8 @@ import java.time.Duration;
  *     replayed from the journal when the child ends, so a worker can hold many long waits
  * @param suspendRecheck the latest a suspended body is looked at again even if no completion of its
  *     child woke it (a fallback: the child's end readies it at once)
+ * @param maxResidentWaits how many bodies of one runner wait on a child in memory at once; past it
+ *     a body gives its attempt back as soon as it would wait (0: every wait suspends at once)
  */
 public record SdkConfig(
     Duration dispatchDeadline,
