@@ -11,13 +11,13 @@ import java.util.regex.Pattern;
  * A {@code sql/*.sql} statement with {@code :name} parameters turned into JDBC's positional {@code
  * ?}, for the few statements run with plain JDBC. Comments are dropped first, so a colon in a
  * comment is never taken for a parameter; {@code ::} casts are not supported (the statements use
- * {@code CAST}).
+ * {@code CAST}). Public for ops/bench, which sends the journal's memo statement bare.
  */
-record PositionalSql(String sql, List<String> names) {
+public record PositionalSql(String sql, List<String> names) {
   private static final Pattern PARAMETER = Pattern.compile("(?<![:\\w]):([A-Za-z][A-Za-z0-9_]*)");
   private static final Pattern COMMENT = Pattern.compile("--[^\\n]*");
 
-  static PositionalSql of(String named) {
+  public static PositionalSql of(String named) {
     String text = COMMENT.matcher(named).replaceAll("");
     List<String> names = new ArrayList<>();
     Matcher m = PARAMETER.matcher(text);
@@ -31,7 +31,7 @@ record PositionalSql(String sql, List<String> names) {
   }
 
   /** Binds {@code value} at every position of parameter {@code name}. */
-  void bind(PreparedStatement ps, String name, Object value) throws SQLException {
+  public void bind(PreparedStatement ps, String name, Object value) throws SQLException {
     boolean found = false;
     for (int i = 0; i < names.size(); i++) {
       if (names.get(i).equals(name)) {

@@ -7,13 +7,16 @@ import java.nio.charset.StandardCharsets;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
-/** The journal's SQL, one statement per {@code sql/<name>.sql} resource beside this class. */
-final class Sql {
+/**
+ * The journal's SQL, one statement per {@code sql/<name>.sql} resource beside this class. Public
+ * for ops/bench, which sends the journal's memo statement bare.
+ */
+public final class Sql {
   private static final Map<String, String> CACHE = new ConcurrentHashMap<>();
 
   private Sql() {}
 
-  static String text(String name) {
+  public static String text(String name) {
     return CACHE.computeIfAbsent(name, Sql::load);
   }
 

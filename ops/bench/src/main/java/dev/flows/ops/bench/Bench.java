@@ -171,7 +171,16 @@ public final class Bench {
 
   /** Section names for {@code --only}; the baseline always runs (every ratio needs it). */
   static final List<String> SECTIONS =
-      List.of("steps", "children", "mcp", "latency", "commits", "recovery", "waiting", "scaling");
+      List.of(
+          "steps",
+          "floor",
+          "children",
+          "mcp",
+          "latency",
+          "commits",
+          "recovery",
+          "waiting",
+          "scaling");
 
   private final java.util.Set<String> only;
 
@@ -233,6 +242,9 @@ public final class Bench {
     baseline();
     if (runs("steps")) {
       steps();
+    }
+    if (runs("floor")) {
+      journalFloor();
     }
     if (runs("children")) {
       deterministicChildren();
@@ -320,6 +332,44 @@ public final class Bench {
       }
     }
     pg.drop("bench_steps");
+  }
+
+  // ---------------------------------------------------------------- the journal alone
+
+  /**
+   * The engine's journal writes made without the engine (see {@link JournalFloor}): what the f.step
+   * and f.mcp targets would measure if the engine around the journal cost nothing.
+   */
+  private void journalFloor() throws Exception {
+    log("journal floor (the engine's writes without the engine)");
+    String url = pg.fresh("bench_floor", true);
+    double warm = Math.min(1.0, plan.warmupSeconds());
+    try (PostgresJournal journal = PostgresJournal.connect(JournalStoreConfig.forUrl(url))) {
+      for (int c : plan.concurrencies()) {
+        JournalFloor.memoStatements(url, journal, c, warm);
+        Baseline.Result statement =
+            JournalFloor.memoStatements(url, journal, c, plan.baselineSeconds());
+        JournalFloor.memoVerbs(journal, c, warm);
+        Baseline.Result verb = JournalFloor.memoVerbs(journal, c, plan.baselineSeconds());
+        report.memoFloor(c, statement, verb);
+        log(
+            "  c="
+                + c
+                + " memo statement "
+                + (int) statement.perSecond()
+                + "/s, recordConfirmedEffect "
+                + (int) verb.perSecond()
+                + "/s");
+      }
+      JournalFloor.durableCallStatements(journal, warm);
+      Baseline.Result calls = JournalFloor.durableCallStatements(journal, plan.baselineSeconds());
+      report.callFloor(calls);
+      log(
+          "  durable call's two statements p50 "
+              + String.format(java.util.Locale.ROOT, "%.2f", calls.latency().p50())
+              + " ms");
+    }
+    pg.drop("bench_floor");
   }
 
   /** One unmeasured round of a workload. */

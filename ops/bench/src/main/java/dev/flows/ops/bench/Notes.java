@@ -15,31 +15,34 @@ final class Notes {
       engine's steps cost CPU on both sides. Compare the commits per call, which do not depend on
       load, before the throughput ratios.
 
-      - **f.step throughput.** Built: the memo's success path is one statement (fence by the
-        database clock, election inserted confirmed, both entries; `memo_fast_path.sql`), and
-        concurrent runs' memos are group-committed, one statement and one transaction per batch
+      - **f.step throughput.** Read "The journal alone" first: at c=1 the engine is within a
+        few per cent of the memo statement sent bare by JDBC, so the c=1 miss is the statement's,
+        not the engine's. Built: the memo's success path is one statement (fence by the database
+        clock, election inserted confirmed, both entries; `memo_fast_path.sql`), and concurrent
+        runs' memos are group-committed, one statement and one transaction per batch
         (`GroupCommit`; a lone caller writes its own batch on its own thread, no hand-off), with
-        the payloads written as text once. Where a step's time goes at c=1 (measured with
-        pg_stat_statements, perf on the backend running the same statement under pgbench, and
-        timers around the JDBC call): the JDBC round trip is ~90% of the memo call. On the server
-        the statement executes in ~110-135 us against ~8 us for the baseline's INSERT, and the
-        backend spends ~230-270 us of CPU per memo transaction against ~60-90 us: about a quarter
-        is the commit's WAL flush (the baseline pays it too), ~14% setting up the plan's nodes,
-        ~9% CHECK constraints (Postgres re-reads each CHECK expression per statement), ~7% the
-        foreign-key triggers, the rest the three rows, their indexes and the step-row lock; WAL
-        per memo is 11 records, 1.6 kB (13 and 1.9 kB before V8 dropped an unused journal index).
-        The JVM adds ~25-30 us around the call (JSON, spec cache, pool) and the body's own step
-        code ~10-20 us; C2 was still compiling tens of ms per second during measured windows.
-        Per-run work (admit, claim, first renewal, replay reads, completion: four write
-        transactions and a dozen more statements, 10-20 ms on this machine) is a few per cent of
-        a window of 500 steps per flow. At c=4 and c=16 the engine is CPU-bound: ~240 us of
-        Postgres CPU (less per memo in a batch of several, which shares the commit and the plan's
-        set-up) and ~40 us of JVM CPU per step on two cores cap it at 7,000-10,000 steps/s, while
-        the baseline's ~75 us per INSERT lets it reach 2-3x that. The c=16 bound leaves about
-        40 us of CPU per step on two cores, roughly 7x less than a step costs, and batches stay
-        small (mostly 1-3 calls). Closing it: fewer rows per memo (one journal entry for a memo's record and
-        confirm is a journal-format change), per-run work in fewer statements, and a machine
-        where the baseline is disk-bound rather than CPU-bound.
+        the payloads written as text once. Counted with a batch counter (2026-11-30): batches
+        average 1.0 memos at c=1, 2.0 at c=4 and 7.7 at c=16 (c flows settle into two cohorts
+        that take turns). What the statement's parts cost (pgbench -M prepared on this machine,
+        2026-11-30, each client on its own run; baseline INSERT+COMMIT 7,400-7,800/s at c=1):
+        the memo statement 2,700-3,100/s (0.35-0.40x); the step-row lock alone (SELECT ... FOR
+        NO KEY UPDATE, a write transaction) 6,100/s (0.81x); one journal row alone with its
+        foreign key and CHECKs, unfenced, 4,500/s (0.60x), 5,800/s (0.78x) without the foreign
+        key (its KEY SHARE lock writes to the run row), 6,800/s (0.92x) without the CHECKs too.
+        Leaving out the `effect.recorded` entry gained nothing at c=1 (+12% at c=4); leaving out
+        both foreign keys too reached 0.42x / 0.50x / 0.45x at c=1 / 4 / 16. So a memo that is
+        fenced under the step row's lock and writes one foreign-key-checked row already costs
+        about half the baseline's rate here: 0.5x at c=1 is out of reach for a fenced memo on
+        this machine, whose commit (~0.13 ms) is so cheap that per-statement CPU dominates. On
+        a disk where a commit costs a millisecond the same statement would be ~0.8x, by the
+        same arithmetic. At c=4 and c=16 the engine is CPU-bound on the two shared cores: the
+        journal verb alone (group commit on, no body) reaches 0.3-0.4x / ~0.5x, and the bodies'
+        JVM work takes the rest. Batches of 16 memos in one statement reach 16,900 memos/s on
+        one Postgres backend and 31,500 on two, above the c=16 baseline, so 1.0x at c=16 needs
+        Postgres's cores not shared with the engine (a separate database host, as deployed).
+        Closing it on this machine would take an unfenced or foreign-key-free memo, which gives
+        up guarantees the journal exists for (no memo accepted after its lease was lost; no
+        entry for a run that does not exist); we keep them.
       - **Added latency of durable f.mcp.** Built: a first call runs inline in the body's worker
         as two one-round-trip statements (`flows.start_claimed`, `flows.confirm_and_succeed`), with
         no claim, no worker slot and no polling; since V9 they write the same rows with fewer
@@ -56,8 +59,11 @@ final class Notes {
         a whole bare call), and over http the bench's server shares the JVM and the two cores.
         Two commits are the floor (the election must be durable before the call, the
         confirmation after it), so a bound of 3x one commit leaves one commit's worth for all of
-        that. Closing it needs a thinner child record (fewer rows and constraints per call, a
-        journal-format change), not fewer transactions.
+        that; "The journal alone" measures the two statements back to back with no MCP server,
+        body or worker (9-10x one commit on this machine): the bound is out of reach for this
+        journal format here whatever the engine does. Closing it needs a thinner child record
+        (fewer rows, constraints and index insertions per call, a journal-format change) or a
+        disk whose commit is slower than the statements' CPU, not fewer transactions.
       - **Recovery.** A dead worker's lease is expired by another worker's reconciler, which
         sleeps until the earliest lease deadline in the journal (`untilNextLeaseDeadline`, capped
         by `reconcileInterval`); the expiry schedules the retry after its backoff (100 ms +- 20 %)

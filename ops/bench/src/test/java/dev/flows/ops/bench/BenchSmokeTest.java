@@ -22,6 +22,8 @@ class BenchSmokeTest {
         .contains("| f.step throughput at c=1 |", "| commits per f.step (net) |")
         .contains("added latency of durable f.mcp (stdio, p50)")
         .contains("added latency of durable f.mcp (http, p50)")
+        .contains(
+            "## The journal alone", "(the memo statement alone: ", "(its two statements alone: ")
         .doesNotContain("NaN");
     // Every journal write of the success path is counted: a memo step cannot be free.
     assertThat(md).doesNotContain("| f.step | 5 | 0.00 |");

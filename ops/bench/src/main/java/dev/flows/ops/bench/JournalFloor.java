@@ -1,0 +1,224 @@
+package dev.flows.ops.bench;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.flows.journalstore.PositionalSql;
+import dev.flows.journalstore.PostgresJournal;
+import dev.flows.journalstore.Sql;
+import dev.flows.kernel.journal.ClaimRequest;
+import dev.flows.kernel.journal.ClaimedAttempt;
+import dev.flows.kernel.journal.ClaimedEffect;
+import dev.flows.kernel.journal.EffectElection;
+import dev.flows.kernel.journal.LeaseToken;
+import dev.flows.kernel.journal.RunId;
+import dev.flows.kernel.journal.StartRun;
+import dev.flows.kernel.journal.StepOutcome;
+import dev.flows.kernel.journal.WorkerId;
+import dev.flows.kernel.keys.Keys;
+import dev.flows.kernel.spec.RecoveryMode;
+import dev.flows.kernel.spec.RetryPolicy;
+import dev.flows.kernel.spec.RunSpec;
+import dev.flows.kernel.spec.StepBody;
+import dev.flows.kernel.spec.StepKind;
+import dev.flows.kernel.spec.StepSpec;
+import dev.flows.sdk.runtime.Lowering;
+import dev.flows.sdk.runtime.SdkConfig;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.Set;
+import java.util.UUID;
+
+/**
+ * The journal writes the engine makes for a call, made without the engine: no flow, no body, no
+ * worker, no MCP server. They bound what any engine built on this journal format can reach on this
+ * machine, so RESULTS.md can tell how much of a miss is the engine's and how much is the journal's.
+ *
+ * <ul>
+ *   <li>the memo statement: {@code memo_fast_path.sql}, the statement a batch of {@code f.step}
+ *       memos is written with, sent by JDBC with one memo each, every thread its own autocommit
+ *       connection and its own claimed run (no Jdbi, no pool, no group commit);
+ *   <li>the memo verb: {@code PostgresJournal.recordConfirmedEffect} from c threads, each its own
+ *       claimed run, group commit on (the engine's path below the body);
+ *   <li>a durable call's two statements: {@code startClaimed} then {@code confirmAndComplete} of a
+ *       one-step MCP child, back to back, as an inline {@code f.mcp} call makes them around the
+ *       server's answer.
+ * </ul>
+ */
+final class JournalFloor {
+  private static final JsonNodeFactory JSON = JsonNodeFactory.instance;
+  private static final String MEMO_SQL = "memo_fast_path";
+  private static final String BODY_STEP = "body";
+
+  /** Longer than any measurement here: no lease may lapse while it is being written under. */
+  private static final Duration LEASE = Duration.ofMinutes(30);
+
+  /** What a memo holds in the bench's f.step flow: a step name and a small value. */
+  private static final String MEMO_OUTPUT = "{\"name\":\"s\",\"value\":12}";
+
+  private JournalFloor() {}
+
+  /** A one-step run whose agent step declares the memo surfaces, as a flow's root does. */
+  private static RunSpec memoRoot(String name) {
+    StepSpec body =
+        new StepSpec(
+            BODY_STEP,
+            List.of(),
+            JSON.objectNode(),
+            1,
+            RetryPolicy.defaults(),
+            OptionalLong.empty(),
+            OptionalLong.empty(),
+            new StepBody.Agent(
+                JSON.objectNode().put("type", "bench.floor"),
+                RecoveryMode.INSPECT,
+                List.of("/memo/*")));
+    return new RunSpec(RunSpec.VERSION, name, List.of(body));
+  }
+
+  /** Admits {@code count} memo roots and claims them all for one worker. */
+  private static List<LeaseToken> claimedRoots(PostgresJournal journal, int count) {
+    String batch = UUID.randomUUID().toString();
+    for (int i = 0; i < count; i++) {
+      journal.startRun(StartRun.of("floor-" + batch + "-" + i, memoRoot("floor")));
+    }
+    WorkerId worker = new WorkerId("floor-" + batch);
+    List<LeaseToken> leases = new ArrayList<>();
+    while (leases.size() < count) {
+      List<ClaimedAttempt> got =
+          journal.claim(
+              new ClaimRequest(worker, Set.of(StepKind.AGENT), count - leases.size(), LEASE));
+      if (got.isEmpty()) {
+        throw new IllegalStateException(
+            "claimed " + leases.size() + " of the " + count + " runs just admitted");
+      }
+      got.forEach(a -> leases.add(a.lease()));
+    }
+    return leases;
+  }
+
+  /** The memo statement alone, c connections, one memo per statement. */
+  static Baseline.Result memoStatements(
+      String url, PostgresJournal journal, int concurrency, double seconds) throws Exception {
+    PositionalSql st = PositionalSql.of(Sql.text(MEMO_SQL));
+    List<LeaseToken> leases = claimedRoots(journal, concurrency);
+    return Baseline.loop(
+        concurrency,
+        seconds,
+        (worker, end, record) -> {
+          LeaseToken lease = leases.get(worker);
+          String key = Keys.idempotencyKey(lease.runId(), lease.stepId());
+          try (Connection c = DriverManager.getConnection(url);
+              PreparedStatement ps = c.prepareStatement(st.sql())) {
+            long t;
+            for (int n = 0; (t = System.nanoTime()) < end; n++) {
+              String surface = "/memo/" + n;
+              for (String name : st.names()) {
+                st.bind(ps, name, memoParameter(name, lease, surface, key));
+              }
+              try (ResultSet r = ps.executeQuery()) {
+                // The bound is only a bound if every memo took the path the engine's does.
+                if (!r.next() || r.getInt(1) != 1 || r.next()) {
+                  throw new IllegalStateException(surface + " did not take the memo's fast path");
+                }
+              }
+              record.accept(System.nanoTime() - t);
+            }
+          }
+        });
+  }
+
+  /**
+   * One array parameter of a one-memo batch, with the payloads the journal would write; a Java
+   * array, bound as the journal binds it.
+   */
+  private static Object memoParameter(String name, LeaseToken lease, String surface, String key) {
+    String head = "{\"surfacePath\":\"" + surface + "\",\"idempotencyKey\":\"" + key + "\"";
+    String tail = ",\"stepId\":\"" + lease.stepId() + "\",\"attempt\":" + lease.attempt() + "}";
+    return switch (name) {
+      case "runIds" -> new String[] {lease.runId().value()};
+      case "stepIds" -> new String[] {lease.stepId()};
+      case "attempts" -> new int[] {lease.attempt()};
+      case "leaseIds" -> new String[] {lease.leaseId()};
+      case "surfacePaths" -> new String[] {surface};
+      case "idempotencyKeys" -> new String[] {key};
+      case "outputs" -> new String[] {MEMO_OUTPUT};
+      case "recordedPayloads" -> new String[] {head + ",\"takenOver\":false" + tail};
+      case "confirmedPayloads" -> new String[] {head + ",\"output\":" + MEMO_OUTPUT + tail};
+      default -> throw new IllegalStateException(MEMO_SQL + " takes an unknown parameter " + name);
+    };
+  }
+
+  /** {@code recordConfirmedEffect} from c threads, each on its own claimed run. */
+  static Baseline.Result memoVerbs(PostgresJournal journal, int concurrency, double seconds)
+      throws Exception {
+    List<LeaseToken> leases = claimedRoots(journal, concurrency);
+    ObjectNode memo = JSON.objectNode().put("name", "s").put("value", 12);
+    return Baseline.loop(
+        concurrency,
+        seconds,
+        (worker, end, record) -> {
+          LeaseToken lease = leases.get(worker);
+          long t;
+          for (int n = 0; (t = System.nanoTime()) < end; n++) {
+            EffectElection e =
+                journal.recordConfirmedEffect(lease, "/memo/" + n, Optional.of(memo));
+            if (e.deduped()) {
+              throw new IllegalStateException("memo " + n + " was answered deduped");
+            }
+            record.accept(System.nanoTime() - t);
+          }
+        });
+  }
+
+  /**
+   * A durable call's two statements, one call after another: the admission of a one-step MCP child
+   * claimed and elected at once, then its confirmation and completion with a receipt.
+   */
+  static Baseline.Result durableCallStatements(PostgresJournal journal, double seconds)
+      throws Exception {
+    RunId parent = claimedRoots(journal, 1).getFirst().runId();
+    WorkerId worker = new WorkerId("floor-calls");
+    String surface = Lowering.mcpSurface("noop", "echo");
+    ObjectNode connection = JSON.objectNode().put("transport", "stdio");
+    connection.putArray("command").add("noop-server");
+    return Baseline.loop(
+        1,
+        seconds,
+        (unused, end, record) -> {
+          long t;
+          for (int n = 0; (t = System.nanoTime()) < end; n++) {
+            ObjectNode args = JSON.objectNode().put("text", "call " + n);
+            RunSpec spec =
+                Lowering.mcpCall(
+                    "floor", "noop", "echo", args, connection, false, SdkConfig.DEFAULTS);
+            RunId child = Keys.childRunId(parent, "call/" + n);
+            StartRun admit =
+                new StartRun(
+                    Optional.of(child), child.value(), spec, Optional.of(parent), "flow:floor");
+            ClaimedEffect claimed = journal.startClaimed(admit, worker, LEASE, surface);
+            JsonNode receipt = receipt(args, claimed.election().idempotencyKey());
+            journal.confirmAndComplete(
+                claimed.attempt().lease(),
+                surface,
+                Optional.of(receipt),
+                new StepOutcome.Succeeded(receipt));
+            record.accept(System.nanoTime() - t);
+          }
+        });
+  }
+
+  private static JsonNode receipt(ObjectNode args, String idempotencyKey) {
+    ObjectNode r = JSON.objectNode().put("type", "mcp").put("server", "noop").put("tool", "echo");
+    r.set("input", args);
+    r.putObject("output").putArray("content").addObject().put("type", "text").put("text", "ok");
+    return r.put("idempotencyKey", idempotencyKey);
+  }
+}
