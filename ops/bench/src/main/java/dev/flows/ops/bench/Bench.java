@@ -88,7 +88,6 @@ public final class Bench {
       int waitingRuns,
       double waitingWindowSeconds,
       List<Integer> workerProcesses,
-      int scalingRuns,
       int scalingSteps) {
     /** How long each measured workload first runs unmeasured (JIT warm-up). */
     double warmupSeconds() {
@@ -103,24 +102,7 @@ public final class Bench {
       return switch (mode) {
         case "smoke" ->
             new Plan(
-                mode,
-                List.of(1),
-                0.3,
-                3,
-                5,
-                1,
-                2,
-                0.3,
-                5,
-                1,
-                2,
-                List.of(),
-                0,
-                0,
-                0,
-                List.of(),
-                0,
-                0);
+                mode, List.of(1), 0.3, 3, 5, 1, 2, 0.3, 5, 1, 2, List.of(), 0, 0, 0, List.of(), 0);
         case "quick" ->
             new Plan(
                 mode,
@@ -139,8 +121,7 @@ public final class Bench {
                 1000,
                 10,
                 List.of(1, 2, 4),
-                16,
-                10);
+                100);
         default ->
             new Plan(
                 "full",
@@ -159,8 +140,7 @@ public final class Bench {
                 10_000,
                 20,
                 List.of(1, 2, 4),
-                32,
-                25);
+                500);
       };
     }
   }
@@ -317,21 +297,32 @@ public final class Bench {
           // Warm-up: the measured workload, unmeasured, until the JIT has had time to compile
           // the path (a handful of calls measures the interpreter, not the engine).
           warmUp(() -> admitAndWait(url, engine, BenchFlows.STEPS, c, i -> stepsInput("w", n)));
-          // The median of a few rounds: one round is a fraction of a second on a shared machine.
-          List<Double> rates = new ArrayList<>();
-          for (int r = 0; r < STEP_ROUNDS; r++) {
-            String round = "m" + r + "-";
-            double secs =
-                admitAndWait(url, engine, BenchFlows.STEPS, c, i -> stepsInput(round + i, n));
-            rates.add(c * n / secs);
-          }
-          double rate = rates.stream().sorted().toList().get(STEP_ROUNDS / 2);
+          double rate = medianStepRate(url, engine, c, n, "m", "  c=" + c);
           report.steps(c, rate);
-          log("  c=" + c + " " + (int) rate + " steps/s (rounds " + rates + ")");
         }
       }
     }
     pg.drop("bench_steps");
+  }
+
+  /**
+   * Admits {@code flows} f.step flows of {@code n} steps through {@code admitter}, {@link
+   * #STEP_ROUNDS} times, and answers the median steps/s: one round is a fraction of a second to a
+   * few seconds on a shared machine.
+   */
+  private double medianStepRate(
+      String url, FlowsEngine admitter, int flows, int n, String prefix, String label)
+      throws Exception {
+    List<Double> rates = new ArrayList<>();
+    for (int r = 0; r < STEP_ROUNDS; r++) {
+      String round = prefix + r + "-";
+      double secs =
+          admitAndWait(url, admitter, BenchFlows.STEPS, flows, i -> stepsInput(round + i, n));
+      rates.add(flows * n / secs);
+    }
+    double rate = rates.stream().sorted().toList().get(STEP_ROUNDS / 2);
+    log(label + " " + (int) rate + " steps/s (rounds " + rates + ")");
+    return rate;
   }
 
   // ---------------------------------------------------------------- the journal alone
@@ -380,7 +371,11 @@ public final class Bench {
 
   /** Repeats {@code round} (at least once) until the plan's warm-up time has passed. */
   private void warmUp(Round round) throws Exception {
-    long until = System.nanoTime() + (long) (plan.warmupSeconds() * 1e9);
+    warmUp(plan.warmupSeconds(), round);
+  }
+
+  private static void warmUp(double seconds, Round round) throws Exception {
+    long until = System.nanoTime() + (long) (seconds * 1e9);
     do {
       round.run();
     } while (System.nanoTime() < until);
@@ -1080,8 +1075,12 @@ public final class Bench {
 
   // ---------------------------------------------------------------- scaling
 
+  /** Slots of each worker process in the scaling section; as many flows per worker are admitted. */
+  static final int SCALING_CAPACITY = 16;
+
   private void scaling() throws Exception {
     log("scaling over worker processes");
+    report.scalingSteps(plan.scalingSteps());
     for (int procs : plan.workerProcesses()) {
       String url = pg.fresh("bench_scaling", true);
       List<Process> workers = new ArrayList<>();
@@ -1090,31 +1089,25 @@ public final class Bench {
         for (int i = 0; i < procs; i++) {
           Path wlog = Files.createTempFile("bench-worker", ".log");
           logs.add(wlog);
-          workers.add(worker(url, DEFAULT_LEASE, 16, wlog, List.of()));
+          workers.add(worker(url, DEFAULT_LEASE, SCALING_CAPACITY, wlog, List.of()));
         }
         for (int i = 0; i < procs; i++) {
           awaitReady(workers.get(i), logs.get(i));
         }
-        try (PostgresJournal journal = PostgresJournal.connect(JournalStoreConfig.forUrl(url))) {
-          FlowsEngine admitter = Engines.engine(journal, 1, DEFAULT_LEASE);
-          long t0 = System.nanoTime();
-          List<RunId> runs = new ArrayList<>();
-          for (int i = 0; i < plan.scalingRuns(); i++) {
-            runs.add(
-                admitter
-                    .admit(
-                        Engines.loaded(BenchFlows.STEPS),
-                        stepsInput("s" + i, plan.scalingSteps()),
-                        Optional.empty(),
-                        Inventory.empty())
-                    .runId());
-          }
-          awaitEnded(url, runs);
-          double secs = (System.nanoTime() - t0) / 1e9;
-          double rate = plan.scalingRuns() * plan.scalingSteps() / secs;
-          report.scaling(procs, rate);
-          log("  " + procs + " workers: " + (int) rate + " steps/s");
-          admitter.close();
+        try (PostgresJournal journal = PostgresJournal.connect(JournalStoreConfig.forUrl(url));
+            FlowsEngine admitter = Engines.engine(journal, 1, DEFAULT_LEASE)) {
+          // Every worker's slots filled, and the same steps per flow as the f.step section. The
+          // workers' JVMs start cold: the workload first runs unmeasured until the JIT has
+          // compiled it in each of them, for as long per worker as the other sections warm up
+          // one engine (a cold worker interprets; with one warm-up for all, more workers each
+          // saw less of it, which once made this table fall with more processes).
+          int flows = SCALING_CAPACITY * procs;
+          int n = plan.scalingSteps();
+          warmUp(
+              plan.warmupSeconds() * procs,
+              () -> admitAndWait(url, admitter, BenchFlows.STEPS, flows, i -> stepsInput("w", n)));
+          report.scaling(
+              procs, medianStepRate(url, admitter, flows, n, "s", "  " + procs + " workers:"));
         }
       } finally {
         for (Process p : workers) {

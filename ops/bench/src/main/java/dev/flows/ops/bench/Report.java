@@ -151,6 +151,12 @@ final class Report {
             String.valueOf(leasesExpired));
   }
 
+  private int scalingSteps;
+
+  void scalingSteps(int n) {
+    scalingSteps = n;
+  }
+
   void scaling(int procs, double rate) {
     scaling.put(procs, rate);
   }
@@ -450,7 +456,21 @@ final class Report {
   }
 
   private void scalingSection(StringBuilder md) {
-    md.append("\n## Scaling over worker processes (f.step flows, capacity 16 each)\n\n")
+    md.append("\n## Scaling over worker processes (f.step flows)\n\n")
+        .append(
+            "Each worker a JVM of its own with "
+                + Bench.SCALING_CAPACITY
+                + " slots, and "
+                + Bench.SCALING_CAPACITY
+                + " flows per worker admitted at once, each making "
+                + scalingSteps
+                + " steps; the median of "
+                + Bench.STEP_ROUNDS
+                + " rounds after the workload ran unmeasured in the same workers (JIT warm-up, as"
+                + " long per worker as one engine's elsewhere)."
+                + " The workers and Postgres share this machine's cores: more processes add no"
+                + " CPU here, so this shows what coordinating through the journal costs, not"
+                + " what more machines would add.\n\n")
         .append(header("worker processes", "f.step steps/s", "× 1 process"));
     double one = scaling.getOrDefault(1, Double.NaN);
     scaling.forEach((p, r) -> md.append(row(String.valueOf(p), f0(r), f2(r / one))));
