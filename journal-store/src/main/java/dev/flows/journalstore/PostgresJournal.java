@@ -508,6 +508,9 @@ public final class PostgresJournal implements Journal, AutoCloseable {
   @Override
   public CompletionAck complete(LeaseToken lease, StepOutcome outcome) {
     try {
+      if (outcome instanceof StepOutcome.Succeeded ok) {
+        return succeedInOneTrip(lease, ok);
+      }
       return signalled(lease.runId(), tx(h -> completeIn(h, lease, outcome, now(h))));
     } finally {
       // The attempt is over (or its lease is gone): a later attempt's claim caches the spec again.
@@ -526,54 +529,14 @@ public final class PostgresJournal implements Journal, AutoCloseable {
             .map(e -> new EffectRef(e.surfacePath(), e.idempotencyKey()))
             .toList();
     return switch (outcome) {
-      case StepOutcome.Succeeded ok -> succeed(h, run, s, lease, ok, mine, confirmed, now);
+      // A success is one round trip of its own (flows.succeed_attempt from complete,
+      // flows.confirm_and_succeed from confirmAndComplete): neither sends one here.
+      case StepOutcome.Succeeded ok ->
+          throw new IllegalStateException("a success is completed by flows.succeed_attempt");
       case StepOutcome.Failed f -> fail(h, run, s, lease, f, confirmed, now);
       case StepOutcome.Parked p -> park(h, run, s, lease, p, confirmed, now);
       case StepOutcome.Suspended w -> suspend(h, run, s, lease, w, confirmed, now);
     };
-  }
-
-  private CompletionAck succeed(
-      Handle h,
-      RunRow run,
-      StepRow s,
-      LeaseToken lease,
-      StepOutcome.Succeeded ok,
-      List<ElectionRow> mine,
-      List<EffectRef> confirmed,
-      Instant now) {
-    Optional<ElectionRow> open = mine.stream().filter(e -> !e.confirmed()).findFirst();
-    if (open.isPresent()) {
-      throw new FlowsException(
-          ErrorCode.EFFECT_UNCONFIRMED,
-          "attempt "
-              + lease.attempt()
-              + " holds an unconfirmed election for "
-              + open.get().surfacePath(),
-          lease.place(),
-          "confirm the effect before completing with success, or complete as failed");
-    }
-    JsonNode output = ok.output() == null ? NullNode.getInstance() : ok.output();
-    endFenced(
-        h, s, lease, StepTransition.COMPLETED_SUCCESS, CompletionReason.SUCCESS, output, null, now);
-    append(
-        h,
-        now,
-        new JournalEntry.StepCompleted(
-            lease.runId(),
-            lease.stepId(),
-            lease.attempt(),
-            CompletionReason.SUCCESS,
-            Disposition.STEP_DONE,
-            Optional.of(output),
-            confirmed,
-            Optional.empty(),
-            Optional.empty()));
-    return new CompletionAck(
-        CompletionReason.SUCCESS,
-        Disposition.STEP_DONE,
-        Optional.empty(),
-        afterSuccess(h, run, now));
   }
 
   /**
@@ -1185,53 +1148,51 @@ public final class PostgresJournal implements Journal, AutoCloseable {
     Map<String, LeaseToken> byKey = new HashMap<>();
     asked.forEach(
         t -> byKey.put(leaseKey(t.runId().value(), t.stepId(), t.attempt(), t.leaseId()), t));
-    return tx(
-        h -> {
-          Map<LeaseToken, Instant> renewed = new HashMap<>();
-          Map<LeaseToken, String> runStatus = new HashMap<>();
-          h.createQuery(Sql.text("leases_renew"))
-              .bindArray(
-                  "runIds", String.class, asked.stream().map(t -> t.runId().value()).toList())
-              .bindArray("stepIds", String.class, asked.stream().map(LeaseToken::stepId).toList())
-              .bindArray(
-                  "attempts", Integer.class, asked.stream().map(LeaseToken::attempt).toList())
-              .bindArray("leaseIds", String.class, asked.stream().map(LeaseToken::leaseId).toList())
-              .map(
-                  (rs, ctx) -> {
-                    // Looked up on the whole token: a forged token for a renewed step must not
-                    // read as renewed.
-                    LeaseToken t =
-                        byKey.get(
-                            leaseKey(
-                                rs.getString("run_id"),
-                                rs.getString("step_id"),
-                                rs.getInt("attempt"),
-                                rs.getString("lease_id")));
-                    if (t != null) {
-                      if (rs.getString("kind").equals("renewed")) {
-                        renewed.put(t, instant(rs, "lease_deadline"));
-                      } else {
-                        runStatus.put(t, rs.getString("run_status"));
-                      }
-                    }
-                    return rs.getString("kind");
-                  })
-              .list();
-          Map<LeaseToken, ErrorCode> refused = new HashMap<>();
-          for (LeaseToken t : asked) {
-            if (!renewed.containsKey(t)) {
-              String status = runStatus.get(t);
-              refused.put(
-                  t,
-                  status == null
-                      ? ErrorCode.RUN_NOT_FOUND
-                      : RunStatus.fromWire(status).terminal()
-                          ? ErrorCode.RUN_TERMINAL
-                          : ErrorCode.LEASE_CONFLICT);
+    // One statement, so autocommit: atomic on its own, and no COMMIT round trip after it (an
+    // attempt's first renewal is on the path from its claim to its work); plain JDBC with Java
+    // arrays, as the memo statement, without Jdbi's per-call binding and mapping work.
+    Map<LeaseToken, Instant> renewed = new HashMap<>();
+    Map<LeaseToken, String> runStatus = new HashMap<>();
+    autocommitRows(
+        LEASES_RENEW,
+        (sql, ps) -> {
+          sql.bind(ps, "runIds", asked.stream().map(t -> t.runId().value()).toArray(String[]::new));
+          sql.bind(ps, "stepIds", asked.stream().map(LeaseToken::stepId).toArray(String[]::new));
+          sql.bind(ps, "attempts", asked.stream().mapToInt(LeaseToken::attempt).toArray());
+          sql.bind(ps, "leaseIds", asked.stream().map(LeaseToken::leaseId).toArray(String[]::new));
+        },
+        rs -> {
+          // Looked up on the whole token: a forged token for a renewed step must not read as
+          // renewed.
+          LeaseToken t =
+              byKey.get(
+                  leaseKey(
+                      rs.getString("run_id"),
+                      rs.getString("step_id"),
+                      rs.getInt("attempt"),
+                      rs.getString("lease_id")));
+          if (t != null) {
+            if (rs.getString("kind").equals("renewed")) {
+              renewed.put(t, instant(rs, "lease_deadline"));
+            } else {
+              runStatus.put(t, rs.getString("run_status"));
             }
           }
-          return new LeaseRenewals(renewed, refused);
         });
+    Map<LeaseToken, ErrorCode> refused = new HashMap<>();
+    for (LeaseToken t : asked) {
+      if (!renewed.containsKey(t)) {
+        String status = runStatus.get(t);
+        refused.put(
+            t,
+            status == null
+                ? ErrorCode.RUN_NOT_FOUND
+                : RunStatus.fromWire(status).terminal()
+                    ? ErrorCode.RUN_TERMINAL
+                    : ErrorCode.LEASE_CONFLICT);
+      }
+    }
+    return new LeaseRenewals(renewed, refused);
   }
 
   private static String leaseKey(String runId, String stepId, int attempt, String leaseId) {
@@ -1521,42 +1482,14 @@ public final class PostgresJournal implements Journal, AutoCloseable {
                               key,
                               output))
                       .payload());
-              sql.bind(
-                  ps,
-                  "completed",
-                  EntryCodec.encode(
-                          new JournalEntry.StepCompleted(
-                              lease.runId(),
-                              lease.stepId(),
-                              lease.attempt(),
-                              CompletionReason.SUCCESS,
-                              Disposition.STEP_DONE,
-                              Optional.of(stepOutput),
-                              List.of(),
-                              Optional.empty(),
-                              Optional.empty()))
-                      .payload());
-              sql.bind(
-                  ps,
-                  "runCompleted",
-                  EntryCodec.encode(
-                          new JournalEntry.RunCompleted(
-                              lease.runId(), RunCompletionReason.SUCCESS, Optional.empty()))
-                      .payload());
+              bindSuccessEntries(sql, ps, lease, stepOutput);
             },
             rs ->
                 new InlineEnd(
                     rs.getString("outcome"),
                     Optional.ofNullable(rs.getString("run_status")).map(RunStatus::fromWire)));
     return switch (row.outcome()) {
-      case "ok" ->
-          signalled(
-              lease.runId(),
-              new CompletionAck(
-                  CompletionReason.SUCCESS,
-                  Disposition.STEP_DONE,
-                  Optional.empty(),
-                  row.runStatus().orElseThrow()));
+      case "ok" -> succeeded(lease, row.runStatus().orElseThrow());
       case "run_not_found" -> throw runNotFound(lease.runId());
       case "run_terminal" -> throw terminal(lease.runId(), row.runStatus().orElseThrow());
       case "lease_conflict" -> throw lost(lease);
@@ -1576,6 +1509,97 @@ public final class PostgresJournal implements Journal, AutoCloseable {
           throw new IllegalStateException("flows.confirm_and_succeed answered " + row.outcome());
     };
   }
+
+  private static final PositionalSql SUCCEED_ATTEMPT =
+      PositionalSql.of(Sql.text("succeed_attempt"));
+
+  /**
+   * The success path of {@link #complete}: {@code flows.succeed_attempt} (V10) makes the checks,
+   * writes and NOTIFY of {@link #succeed} in one round trip instead of a dozen.
+   */
+  private CompletionAck succeedInOneTrip(LeaseToken lease, StepOutcome.Succeeded ok) {
+    JsonNode output = ok.output() == null ? NullNode.getInstance() : ok.output();
+    StepStatus succeeded = Lifecycle.step(StepTransition.COMPLETED_SUCCESS, StepStatus.RUNNING);
+    SuccessEnd row =
+        autocommitRow(
+            SUCCEED_ATTEMPT,
+            (sql, ps) -> {
+              sql.bind(ps, "runId", lease.runId().value());
+              sql.bind(ps, "stepId", lease.stepId());
+              sql.bind(ps, "attempt", lease.attempt());
+              sql.bind(ps, "leaseId", lease.leaseId());
+              sql.bind(ps, "stepOutput", EntryCodec.text(output));
+              sql.bind(ps, "succeededStatus", succeeded.wire());
+              bindSuccessEntries(sql, ps, lease, output);
+            },
+            rs ->
+                new SuccessEnd(
+                    rs.getString("outcome"),
+                    Optional.ofNullable(rs.getString("run_status")).map(RunStatus::fromWire),
+                    Optional.ofNullable(rs.getString("unconfirmed")),
+                    rs.getInt("unblocked")));
+    return switch (row.outcome()) {
+      case "ok" -> {
+        // The transitions the function took, checked against the kernel's table and recorded as
+        // the Java path's calls did (the database's triggers enforce the same table).
+        if (row.unblocked() > 0) {
+          Lifecycle.step(StepTransition.DEPENDENCIES_MET, StepStatus.WAITING);
+        }
+        if (row.runStatus().orElseThrow() == RunStatus.SUCCEEDED) {
+          Lifecycle.run(RunTransition.ALL_STEPS_SUCCEEDED, Optional.of(RunStatus.RUNNING));
+        }
+        yield succeeded(lease, row.runStatus().orElseThrow());
+      }
+      case "run_not_found" -> throw runNotFound(lease.runId());
+      case "run_terminal" -> throw terminal(lease.runId(), row.runStatus().orElseThrow());
+      case "lease_conflict" -> throw lost(lease);
+      case "effect_unconfirmed" -> throw unconfirmed(lease, row.unconfirmed().orElseThrow());
+      default -> throw new IllegalStateException("flows.succeed_attempt answered " + row.outcome());
+    };
+  }
+
+  /**
+   * The payloads of a success's {@code step.completed} (its {@code effects} are filled in by the
+   * database) and of {@code run.completed}, for the one-trip success functions.
+   */
+  private static void bindSuccessEntries(
+      PositionalSql sql, PreparedStatement ps, LeaseToken lease, JsonNode stepOutput)
+      throws SQLException {
+    sql.bind(
+        ps,
+        "completed",
+        EntryCodec.encode(
+                new JournalEntry.StepCompleted(
+                    lease.runId(),
+                    lease.stepId(),
+                    lease.attempt(),
+                    CompletionReason.SUCCESS,
+                    Disposition.STEP_DONE,
+                    Optional.of(stepOutput),
+                    List.of(),
+                    Optional.empty(),
+                    Optional.empty()))
+            .payload());
+    sql.bind(
+        ps,
+        "runCompleted",
+        EntryCodec.encode(
+                new JournalEntry.RunCompleted(
+                    lease.runId(), RunCompletionReason.SUCCESS, Optional.empty()))
+            .payload());
+  }
+
+  /** A success written: this process's watchers told, the acknowledgement answered. */
+  private CompletionAck succeeded(LeaseToken lease, RunStatus runStatus) {
+    return signalled(
+        lease.runId(),
+        new CompletionAck(
+            CompletionReason.SUCCESS, Disposition.STEP_DONE, Optional.empty(), runStatus));
+  }
+
+  /** What {@code flows.succeed_attempt} answered: an outcome, and the surface an open one names. */
+  private record SuccessEnd(
+      String outcome, Optional<RunStatus> runStatus, Optional<String> unconfirmed, int unblocked) {}
 
   /** Watches wake on NOTIFY for the run, and at once for changes made through this journal. */
   @Override
@@ -1612,7 +1636,16 @@ public final class PostgresJournal implements Journal, AutoCloseable {
    * set-up (handle, config, argument lookups, its JFR event formatting every parameter) costs more
    * client CPU than these statements' binding and reading.
    */
-  private <T> T autocommitRow(PositionalSql sql, Binder binder, RowReader<T> reader) {
+  private static final PositionalSql LEASES_RENEW = PositionalSql.of(Sql.text("leases_renew"));
+
+  /** Handles one row of a result. */
+  @FunctionalInterface
+  private interface RowConsumer {
+    void accept(ResultSet rs) throws SQLException;
+  }
+
+  /** One statement in autocommit on a pooled connection, every row of its result handled. */
+  private void autocommitRows(PositionalSql sql, Binder binder, RowConsumer each) {
     try (Connection c = dataSource.getConnection()) {
       if (!c.getAutoCommit()) {
         c.setAutoCommit(true);
@@ -1620,15 +1653,23 @@ public final class PostgresJournal implements Journal, AutoCloseable {
       try (PreparedStatement ps = c.prepareStatement(sql.sql())) {
         binder.bind(sql, ps);
         try (ResultSet rs = ps.executeQuery()) {
-          if (!rs.next()) {
-            throw new IllegalStateException("no row from " + sql.sql());
+          while (rs.next()) {
+            each.accept(rs);
           }
-          return reader.read(rs);
         }
       }
     } catch (SQLException e) {
       throw SqlErrors.translate(e);
     }
+  }
+
+  private <T> T autocommitRow(PositionalSql sql, Binder binder, RowReader<T> reader) {
+    List<T> rows = new ArrayList<>(1);
+    autocommitRows(sql, binder, rs -> rows.add(reader.read(rs)));
+    if (rows.isEmpty()) {
+      throw new IllegalStateException("no row from " + sql.sql());
+    }
+    return rows.getFirst();
   }
 
   private record InlineStart(String outcome, String existingRunId, Instant leaseDeadline) {}
@@ -1689,6 +1730,14 @@ public final class PostgresJournal implements Journal, AutoCloseable {
 
   private static RunTerminalException terminal(RunId runId, RunStatus status) {
     return new RunTerminalException("run " + runId + " is already " + status.wire(), runId.value());
+  }
+
+  private static FlowsException unconfirmed(LeaseToken lease, String surfacePath) {
+    return new FlowsException(
+        ErrorCode.EFFECT_UNCONFIRMED,
+        "attempt " + lease.attempt() + " holds an unconfirmed election for " + surfacePath,
+        lease.place(),
+        "confirm the effect before completing with success, or complete as failed");
   }
 
   private static LeaseConflictException lost(LeaseToken lease) {

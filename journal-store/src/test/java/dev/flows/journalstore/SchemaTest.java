@@ -104,8 +104,9 @@ class SchemaTest {
             "6 inline end without notify",
             "7 suspended bodies",
             "8 journal without attempt index",
-            "9 cheaper inline calls");
-    assertThat(m.migrate()).isEqualTo(8);
+            "9 cheaper inline calls",
+            "10 one trip success");
+    assertThat(m.migrate()).isEqualTo(9);
     assertThat(m.pending()).isEmpty();
     assertThat(m.migrate()).isZero();
   }

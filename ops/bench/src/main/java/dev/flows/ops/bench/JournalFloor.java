@@ -35,6 +35,7 @@ import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.ConcurrentLinkedQueue;
 
 /**
  * The journal writes the engine makes for a call, made without the engine: no flow, no body, no
@@ -56,6 +57,9 @@ final class JournalFloor {
   private static final JsonNodeFactory JSON = JsonNodeFactory.instance;
   private static final String MEMO_SQL = "memo_fast_path";
   private static final String BODY_STEP = "body";
+
+  /** The most a backlog drain may take before it counts as stuck. */
+  private static final Duration DRAIN_LIMIT = Duration.ofMinutes(5);
 
   /** Longer than any measurement here: no lease may lapse while it is being written under. */
   private static final Duration LEASE = Duration.ofMinutes(30);
@@ -213,6 +217,57 @@ final class JournalFloor {
             record.accept(System.nanoTime() - t);
           }
         });
+  }
+
+  /** What the no-op attempts of the journal alone measured: steps/s and each verb's latency. */
+  record NoopAttempts(double perSecond, Stats claim, Stats renew, Stats complete) {}
+
+  /**
+   * A backlog of one-step deterministic runs drained by c threads through the journal alone, each
+   * attempt as a worker makes it with a no-op executor: claim one, renew its lease once (the
+   * renewal before work), complete it with success.
+   */
+  static NoopAttempts noopAttempts(PostgresJournal journal, List<RunId> backlog, int concurrency)
+      throws Exception {
+    ConcurrentLinkedQueue<Long> claims = new ConcurrentLinkedQueue<>();
+    ConcurrentLinkedQueue<Long> renewals = new ConcurrentLinkedQueue<>();
+    ConcurrentLinkedQueue<Long> completions = new ConcurrentLinkedQueue<>();
+    Baseline.Result drained =
+        Baseline.loop(
+            concurrency,
+            DRAIN_LIMIT.toSeconds(),
+            (worker, end, record) -> {
+              ClaimRequest one =
+                  new ClaimRequest(
+                      new WorkerId("floor-noop-" + worker),
+                      Set.of(StepKind.DETERMINISTIC),
+                      1,
+                      LEASE);
+              while (System.nanoTime() < end) {
+                long a = System.nanoTime();
+                List<ClaimedAttempt> got = journal.claim(one);
+                long b = System.nanoTime();
+                if (got.isEmpty()) {
+                  return;
+                }
+                LeaseToken lease = got.getFirst().lease();
+                journal.renewLeases(List.of(lease));
+                long c = System.nanoTime();
+                journal.complete(lease, new StepOutcome.Succeeded(JSON.nullNode()));
+                long d = System.nanoTime();
+                claims.add(b - a);
+                renewals.add(c - b);
+                completions.add(d - c);
+                record.accept(d - a);
+              }
+            });
+    int done = drained.latency().sortedNanos().size();
+    if (done != backlog.size()) {
+      throw new IllegalStateException(
+          "completed " + done + " attempts of a backlog of " + backlog.size());
+    }
+    return new NoopAttempts(
+        drained.perSecond(), Stats.of(claims), Stats.of(renewals), Stats.of(completions));
   }
 
   private static JsonNode receipt(ObjectNode args, String idempotencyKey) {

@@ -88,8 +88,11 @@ final class Report {
     callFloor = calls;
   }
 
-  void noop(int c, double rate) {
+  private final Map<Integer, JournalFloor.NoopAttempts> noopAlone = new TreeMap<>();
+
+  void noop(int c, double rate, JournalFloor.NoopAttempts alone) {
     noop.put(c, rate);
+    noopAlone.put(c, alone);
   }
 
   void mcp(String server, int c, double durable, Stats durableLat, double bare, Stats bareLat) {
@@ -262,6 +265,34 @@ final class Report {
               f2(noop.getOrDefault(c, Double.NaN) / claims.get(c).perSecond())));
     }
 
+    if (!noopAlone.isEmpty()) {
+      md.append(
+              "\nDeterministic no-op steps: a backlog of one-step runs admitted first, then a `Worker`"
+                  + " of capacity c started; steps/s until every run ended (worker start included),"
+                  + " the median of "
+                  + Bench.STEP_ROUNDS
+                  + " rounds after a warm-up. The same backlog drained through the journal alone (c"
+                  + " threads, each attempt claimed, renewed once and completed, as the worker does"
+                  + " with a no-op executor):\n\n")
+          .append(
+              header(
+                  "concurrency",
+                  "journal alone steps/s",
+                  "worker × journal alone",
+                  "claim p50 ms",
+                  "first renewal p50 ms",
+                  "completion p50 ms"));
+      noopAlone.forEach(
+          (c, a) ->
+              md.append(
+                  row(
+                      String.valueOf(c),
+                      f0(a.perSecond()),
+                      f2(noop.get(c) / a.perSecond()),
+                      f2(a.claim().p50()),
+                      f2(a.renew().p50()),
+                      f2(a.complete().p50()))));
+    }
     if (!memoVerbFloor.isEmpty()) {
       floorSection(md);
     }
