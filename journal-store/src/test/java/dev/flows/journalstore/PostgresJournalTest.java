@@ -183,6 +183,48 @@ class PostgresJournalTest {
   }
 
   @Test
+  void aSuccessThatReadiesAStepOrEndsTheRunNotifiesOtherProcesses() throws Exception {
+    // Another process's view: a connection of its own that listens before anything happens.
+    try (java.sql.Connection other = java.sql.DriverManager.getConnection(pg.db().jdbcUrl());
+        java.sql.Statement st = other.createStatement()) {
+      st.execute("LISTEN flows_work");
+      RunId runId =
+          journal
+              .startRun(
+                  StartRun.of("k", Specs.run("x", Specs.llm("a"), Specs.llm("b", 1, List.of("a")))))
+              .runId();
+      notified(other);
+      ClaimedAttempt a = claim(1, Duration.ofSeconds(30)).getFirst();
+      notified(other);
+      journal.complete(a.lease(), new StepOutcome.Succeeded(OUT));
+      assertThat(notified(other)).as("b became ready").contains(runId.value());
+      assertThat(journal.run(runId).orElseThrow().step("b").orElseThrow().status())
+          .isEqualTo(StepStatus.READY);
+
+      ClaimedAttempt b = claim(1, Duration.ofSeconds(30)).getFirst();
+      notified(other);
+      var ack = journal.complete(b.lease(), new StepOutcome.Succeeded(OUT));
+      assertThat(ack.runStatus()).isEqualTo(RunStatus.SUCCEEDED);
+      assertThat(notified(other)).as("the run ended").contains(runId.value());
+      assertThat(journal.entries(runId).stream().map(r -> r.entry().getClass().getSimpleName()))
+          .endsWith("StepCompleted", "RunCompleted");
+    }
+  }
+
+  /** The payloads of the notifications delivered to {@code listener} so far (drains them). */
+  private static List<String> notified(java.sql.Connection listener) throws Exception {
+    // An empty query makes the driver read what the server has sent.
+    try (java.sql.Statement st = listener.createStatement()) {
+      st.execute("SELECT 1");
+    }
+    org.postgresql.PGNotification[] got =
+        listener.unwrap(org.postgresql.PGConnection.class).getNotifications();
+    return got == null
+        ? List.of()
+        : java.util.Arrays.stream(got).map(org.postgresql.PGNotification::getParameter).toList();
+  }
+
+  @Test
   void aTombstoneRefusesALaterStartWithRunTerminal() {
     RunId child = new RunId("child_late");
     var canceled = journal.cancelRun(child, "parent canceled");
