@@ -15,9 +15,9 @@ final class Notes {
       engine's steps cost CPU on both sides. Compare the commits per call, which do not depend on
       load, before the throughput ratios.
 
-      - **f.step throughput.** Read "The journal alone" first: at c=1 the engine is within a
-        few per cent of the memo statement sent bare by JDBC, so the c=1 miss is the statement's,
-        not the engine's. Built: the memo's success path is one statement (fence by the database
+      - **f.step throughput.** Read "The journal alone" first: at c=1 the engine is within about a
+        tenth of the memo statement sent bare by JDBC, and that statement alone misses 0.5x too:
+        the c=1 miss is the statement's before it is the engine's. Built: the memo's success path is one statement (fence by the database
         clock, election inserted confirmed, both entries; `memo_fast_path.sql`), and concurrent
         runs' memos are group-committed, one statement and one transaction per batch
         (`GroupCommit`; a lone caller writes its own batch on its own thread, no hand-off), with
@@ -60,7 +60,7 @@ final class Notes {
         Two commits are the floor (the election must be durable before the call, the
         confirmation after it), so a bound of 3x one commit leaves one commit's worth for all of
         that; "The journal alone" measures the two statements back to back with no MCP server,
-        body or worker (9-10x one commit on this machine): the bound is out of reach for this
+        body or worker (9-11x one commit on this machine): the bound is out of reach for this
         journal format here whatever the engine does. Closing it needs a thinner child record
         (fewer rows, constraints and index insertions per call, a journal-format change) or a
         disk whose commit is slower than the statements' CPU, not fewer transactions.
