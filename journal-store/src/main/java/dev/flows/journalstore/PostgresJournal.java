@@ -275,81 +275,58 @@ public final class PostgresJournal implements Journal, AutoCloseable {
     if (request.capacity() == 0 || request.kinds().isEmpty()) {
       return List.of();
     }
-    List<String> kinds = request.kinds().stream().map(StepKind::wire).sorted().toList();
-    return tx(
-        h -> {
-          Instant now = now(h);
-          List<ClaimRow> rows =
-              query(
-                  h,
-                  "claim_select",
-                  q ->
-                      q.bind("now", now.toString())
-                          .bindArray("kinds", String.class, kinds)
-                          .bind("anyRoute", request.routes().isEmpty())
-                          .bindArray(
-                              "routes",
-                              String.class,
-                              request.routes().map(List::copyOf).orElse(List.of()))
-                          .bind("capacity", request.capacity()),
-                  (rs, ctx) ->
-                      new ClaimRow(
-                          STEP.map(rs, ctx),
-                          Optional.ofNullable(rs.getString("parent_run_id")).map(RunId::new)));
-          if (rows.isEmpty()) {
-            return List.of();
+    String[] kinds = request.kinds().stream().map(StepKind::wire).sorted().toArray(String[]::new);
+    StepStatus running = StepStatus.RUNNING;
+    List<ClaimedAttempt> claimed = new ArrayList<>();
+    // One statement, one round trip, autocommit (sql/claim_open.sql): pick, open, journal.
+    autocommitRows(
+        CLAIM_OPEN,
+        (sql, ps) -> {
+          sql.bind(ps, "kinds", kinds);
+          sql.bind(ps, "anyRoute", request.routes().isEmpty());
+          sql.bind(
+              ps,
+              "routes",
+              request.routes().map(r -> r.toArray(String[]::new)).orElse(new String[0]));
+          sql.bind(ps, "capacity", request.capacity());
+          sql.bind(ps, "defaultLeaseMs", request.defaultLease().toMillis());
+          sql.bind(ps, "runningStatus", running.wire());
+          sql.bind(ps, "workerId", request.workerId().value());
+        },
+        rs -> {
+          StepRow s = STEP.map(rs, null);
+          // The transition the statement took, checked against the kernel's table and recorded.
+          Lifecycle.step(StepTransition.CLAIMED, s.status());
+          int attempt = rs.getInt("new_attempt");
+          String leaseId = rs.getString("new_lease_id");
+          String key = rs.getString("idempotency_key");
+          long leaseMs = rs.getLong("new_lease_ms");
+          // The statement derives these as Keys and the spec do; a difference would fence every
+          // later verb of the attempt against the wrong lease, so it stops here instead.
+          if (attempt != s.attempts() + 1
+              || !leaseId.equals(Keys.leaseId(s.runId(), s.stepId(), attempt))
+              || !key.equals(Keys.idempotencyKey(s.runId(), s.stepId()))
+              || leaseMs != s.spec().leaseMs().orElse(request.defaultLease().toMillis())) {
+            throw new IllegalStateException(
+                "claim_open.sql derived another attempt, lease or key than the kernel for "
+                    + s.runId()
+                    + "/"
+                    + s.stepId());
           }
-          // One batch of fenced updates and one of journal entries: a claim costs the same few
-          // round trips whatever its capacity.
-          PreparedBatch open = h.prepareBatch(Sql.text("step_open_attempt"));
-          List<JournalEntry> started = new ArrayList<>(rows.size());
-          List<ClaimedAttempt> claimed = new ArrayList<>(rows.size());
-          for (ClaimRow row : rows) {
-            StepRow s = row.step();
-            StepStatus to = Lifecycle.step(StepTransition.CLAIMED, s.status());
-            int attempt = s.attempts() + 1;
-            String leaseId = Keys.leaseId(s.runId(), s.stepId(), attempt);
-            long leaseMs = s.spec().leaseMs().orElse(request.defaultLease().toMillis());
-            Instant deadline = now.plusMillis(leaseMs);
-            open.bind("runId", s.runId().value())
-                .bind("stepId", s.stepId())
-                .bind("from", s.status().wire())
-                .bind("to", to.wire())
-                .bind("attempt", attempt)
-                .bind("leaseId", leaseId)
-                .bind("leaseDeadline", deadline.toString())
-                .bind("leaseMs", leaseMs)
-                .bind("workerId", request.workerId().value())
-                .bind("now", now.toString())
-                .add();
-            stepSpecs.put(s.runId(), s.stepId(), s.spec());
-            String key = Keys.idempotencyKey(s.runId(), s.stepId());
-            started.add(
-                new JournalEntry.StepAttemptStarted(
-                    s.runId(),
-                    s.stepId(),
-                    attempt,
-                    s.kind(),
-                    key,
-                    leaseId,
-                    deadline,
-                    request.workerId()));
-            claimed.add(
-                new ClaimedAttempt(
-                    new LeaseToken(s.runId(), s.stepId(), attempt, leaseId),
-                    deadline,
-                    leaseMs,
-                    s.spec(),
-                    key,
-                    row.parentRunId()));
-          }
-          for (int n : open.execute()) {
-            expectOne(n, "open a claimed attempt");
-          }
-          append(h, now, started);
-          return claimed;
+          stepSpecs.put(s.runId(), s.stepId(), s.spec());
+          claimed.add(
+              new ClaimedAttempt(
+                  new LeaseToken(s.runId(), s.stepId(), attempt, leaseId),
+                  instant(rs, "new_deadline"),
+                  leaseMs,
+                  s.spec(),
+                  key,
+                  Optional.ofNullable(rs.getString("parent_run_id")).map(RunId::new)));
         });
+    return claimed;
   }
+
+  private static final PositionalSql CLAIM_OPEN = PositionalSql.of(Sql.text("claim_open"));
 
   // ---------------------------------------------------------------- fenced verbs
 
@@ -1990,8 +1967,6 @@ public final class PostgresJournal implements Journal, AutoCloseable {
       return runId.value() + "/" + stepId;
     }
   }
-
-  private record ClaimRow(StepRow step, Optional<RunId> parentRunId) {}
 
   private record LiveRow(StepRow step, RunStatus runStatus) {}
 
