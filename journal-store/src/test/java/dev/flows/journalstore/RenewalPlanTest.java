@@ -3,11 +3,9 @@ package dev.flows.journalstore;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.flows.journalstore.testing.TestDatabase;
 import java.sql.Connection;
 import java.sql.DriverManager;
-import java.sql.ResultSet;
 import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
@@ -23,7 +21,6 @@ import org.junit.jupiter.api.Test;
  */
 class RenewalPlanTest {
   private static final int LEASES = 400;
-  private static final ObjectMapper JSON = new ObjectMapper();
 
   @Test
   void aGenericPlanRenewsManyLeasesWithoutComparingEveryLeaseWithEveryOther() throws Exception {
@@ -32,13 +29,7 @@ class RenewalPlanTest {
         Statement st = c.createStatement()) {
       c.setAutoCommit(false);
       // One transaction: the schema lets only a run's own transaction create its step running.
-      st.execute(
-          "INSERT INTO flows.runs (run_id, name, status, admission_key, spec, spec_hash,"
-              + " created_by, created_at)"
-              + " SELECT 'run_' || i, 'plan', 'running', 'k' || i, '{}', 'h', 'flow:plan', now()"
-              + " FROM generate_series(1, "
-              + LEASES
-              + ") i");
+      GenericPlans.insertRunningRuns(st, LEASES);
       st.execute(
           "INSERT INTO flows.steps (run_id, step_id, position, kind, status, depends_on,"
               + " max_iterations, spec, attempts, lease_id, lease_deadline, lease_ms, worker_id,"
@@ -48,24 +39,18 @@ class RenewalPlanTest {
               + " FROM generate_series(1, "
               + LEASES
               + ") i");
-      c.commit();
-      st.execute("ANALYZE flows.steps");
-      st.execute("ANALYZE flows.runs");
-      c.commit();
-
-      st.execute("SET plan_cache_mode = force_generic_plan");
       String sql =
           Sql.text("leases_renew")
               .replace(":runIds", "$1")
               .replace(":stepIds", "$2")
               .replace(":attempts", "$3")
               .replace(":leaseIds", "$4");
-      st.execute("PREPARE renew(text[], text[], int[], text[]) AS " + sql);
       List<Integer> ids = IntStream.rangeClosed(1, LEASES).boxed().toList();
-      String plan;
-      try (ResultSet rs =
-          st.executeQuery(
-              "EXPLAIN (ANALYZE, FORMAT JSON) EXECUTE renew("
+      JsonNode plan =
+          GenericPlans.explain(
+              c,
+              "PREPARE renew(text[], text[], int[], text[]) AS " + sql,
+              "renew("
                   + array(ids.stream().map(i -> "run_" + i).toList())
                   + ", "
                   + array(ids.stream().map(i -> "call").toList())
@@ -73,18 +58,13 @@ class RenewalPlanTest {
                   + ids.stream().map(i -> "1").collect(Collectors.joining(","))
                   + "}', "
                   + array(ids.stream().map(i -> "lease_" + i).toList())
-                  + ")")) {
-        rs.next();
-        plan = rs.getString(1);
-      }
-      c.rollback();
+                  + ")");
 
-      JsonNode root = JSON.readTree(plan).get(0);
       List<Long> removed = new ArrayList<>();
-      collect(root.get("Plan"), removed);
+      collect(plan, removed);
       // Renewed: every lease once. A nested loop between two CTEs removes LEASES x LEASES rows.
       assertThat(removed.stream().mapToLong(Long::longValue).sum()).isLessThan(LEASES * 10L);
-      assertThat(updatedRows(root.get("Plan"))).isEqualTo(LEASES);
+      assertThat(updatedRows(plan)).isEqualTo(LEASES);
     }
   }
 
