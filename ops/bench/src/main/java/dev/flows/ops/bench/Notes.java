@@ -15,8 +15,8 @@ final class Notes {
       engine's steps cost CPU on both sides. Compare the commits per call, which do not depend on
       load, before the throughput ratios.
 
-      - **f.step throughput.** Read "The journal alone" first: at c=1 the engine is within about a
-        tenth of the memo statement sent bare by JDBC, and that statement alone misses 0.5x too:
+      - **f.step throughput.** Read "The journal alone" first: at c=1 the engine reaches 0.8-1.0x
+        of the memo statement sent bare by JDBC, and that statement alone misses 0.5x too:
         the c=1 miss is the statement's before it is the engine's. Built: the memo's success path is one statement (fence by the database
         clock, election inserted confirmed, both entries; `memo_fast_path.sql`), and concurrent
         runs' memos are group-committed, one statement and one transaction per batch
