@@ -276,7 +276,8 @@ public final class PostgresJournal implements Journal, AutoCloseable {
       return List.of();
     }
     String[] kinds = request.kinds().stream().map(StepKind::wire).sorted().toArray(String[]::new);
-    StepStatus running = StepStatus.RUNNING;
+    // The status the kernel's table gives a claimed step; checked per row below.
+    StepStatus running = StepTransition.CLAIMED.to();
     List<ClaimedAttempt> claimed = new ArrayList<>();
     // One statement, one round trip, autocommit (sql/claim_open.sql): pick, open, journal.
     autocommitRows(
@@ -1786,23 +1787,15 @@ public final class PostgresJournal implements Journal, AutoCloseable {
   }
 
   private static void append(Handle h, Instant now, JournalEntry entry) {
-    append(h, now, List.of(entry));
-  }
-
-  private static void append(Handle h, Instant now, List<JournalEntry> entries) {
-    PreparedBatch batch = h.prepareBatch(Sql.text("entry_insert"));
-    for (JournalEntry entry : entries) {
-      EntryCodec.Row row = EntryCodec.encode(entry);
-      batch
-          .bind("at", now.toString())
-          .bind("runId", entry.runId().value())
-          .bind("type", row.type())
-          .bind("stepId", row.stepId().orElse(null))
-          .bind("attempt", row.attempt().orElse(null))
-          .bind("payload", row.payload())
-          .add();
-    }
-    batch.execute();
+    EntryCodec.Row row = EntryCodec.encode(entry);
+    h.createUpdate(Sql.text("entry_insert"))
+        .bind("at", now.toString())
+        .bind("runId", entry.runId().value())
+        .bind("type", row.type())
+        .bind("stepId", row.stepId().orElse(null))
+        .bind("attempt", row.attempt().orElse(null))
+        .bind("payload", row.payload())
+        .execute();
   }
 
   private static void notifyWork(Handle h, RunId runId) {

@@ -50,7 +50,9 @@ import java.util.concurrent.ConcurrentLinkedQueue;
  *       claimed run, group commit on (the engine's path below the body);
  *   <li>a durable call's two statements: {@code startClaimed} then {@code confirmAndComplete} of a
  *       one-step MCP child, back to back, as an inline {@code f.mcp} call makes them around the
- *       server's answer.
+ *       server's answer;
+ *   <li>no-op attempts: a backlog of one-step deterministic runs drained by c threads, each attempt
+ *       claimed, renewed once and completed, as a worker with a no-op executor makes them.
  * </ul>
  */
 final class JournalFloor {
