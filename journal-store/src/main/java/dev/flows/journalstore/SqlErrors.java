@@ -20,6 +20,10 @@ final class SqlErrors {
 
   private static final Set<String> RETRYABLE_ERRORS = Set.of("40001", "40P01");
 
+  // HikariCP's proxy of a connection it already closed (e.g. after 57P01) throws this without a
+  // SQLSTATE; a fresh connection from the pool is the cure.
+  private static final String POOL_CLOSED_CONNECTION = "Connection is closed";
+
   private SqlErrors() {}
 
   static FlowsException translate(Exception e) {
@@ -32,7 +36,12 @@ final class SqlErrors {
                     s instanceof SQLTransientConnectionException
                         || s instanceof SQLNonTransientConnectionException)
             .isPresent();
-    if (connection || (state != null && (state.startsWith("08") || UNAVAILABLE.contains(state)))) {
+    boolean poolClosed =
+        sql.filter(s -> s.getSQLState() == null && POOL_CLOSED_CONNECTION.equals(s.getMessage()))
+            .isPresent();
+    if (connection
+        || poolClosed
+        || (state != null && (state.startsWith("08") || UNAVAILABLE.contains(state)))) {
       return new FlowsException(
           ErrorCode.DATABASE_UNAVAILABLE,
           "database unavailable: " + message,

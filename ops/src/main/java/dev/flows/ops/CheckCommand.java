@@ -2,6 +2,7 @@ package dev.flows.ops;
 
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.flows.mcp.client.McpCredentials;
 import dev.flows.sdk.config.FlowsConfig;
 import dev.flows.sdk.config.FlowsConfigLoader;
 import dev.flows.sdk.runtime.Inventory;
@@ -9,7 +10,6 @@ import dev.flows.sdk.runtime.LoadedFlow;
 import dev.flows.sdk.runtime.Preflight;
 import dev.flows.sdk.runtime.PreflightException;
 import dev.flows.sdk.runtime.SdkConfig;
-import dev.flows.worker.mcp.McpCredentials;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;

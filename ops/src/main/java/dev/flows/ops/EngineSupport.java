@@ -7,11 +7,11 @@ import dev.flows.kernel.ErrorCode;
 import dev.flows.kernel.FlowsException;
 import dev.flows.kernel.journal.Journal;
 import dev.flows.kernel.mcp.McpClientConfig;
+import dev.flows.mcp.client.McpCredentials;
 import dev.flows.sdk.runtime.FlowsEngine;
 import dev.flows.sdk.runtime.PreflightException;
 import dev.flows.sdk.runtime.SdkConfig;
 import dev.flows.worker.WorkerConfig;
-import dev.flows.worker.mcp.McpCredentials;
 import java.time.Duration;
 
 /** What run, worker and demo share: the engine over the session's journal, and refusals. */

@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.flows.journalstore.testing.TestDatabase;
 import dev.flows.kernel.mcp.McpServerConfigJson;
-import dev.flows.worker.mcp.testing.Jvm;
+import dev.flows.mcp.testkit.Jvm;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;

@@ -1,61 +1,36 @@
 package dev.flows.worker;
 
-import dev.flows.kernel.ErrorCode;
 import dev.flows.kernel.FlowsException;
 import java.net.ConnectException;
 import java.net.SocketException;
-import java.sql.SQLException;
-import java.sql.SQLTransientConnectionException;
 import java.util.IdentityHashMap;
 import java.util.Map;
-import java.util.Set;
 
 /**
- * The one place that decides whether a database fault is worth retrying unchanged: the server or
- * the network went away for a moment (connection refused or reset, SQLSTATE class 08, a pooled
- * connection found closed, admin shutdown 57P01/57P02, starting up 57P03), the server asked us to
- * retry (serialization failure 40001, deadlock 40P01) or was full (too many connections 53300).
- * Everything else, including every journal refusal ({@code lease_conflict}, {@code run_terminal},
- * ...), fails fast with its code.
+ * Whether a journal call that failed is worth retrying unchanged. The journal decides what a
+ * database failure means (a journal adapter translates every driver failure into {@code
+ * database_unavailable}, or {@code database_error} marked retryable for serialization failures and
+ * deadlocks); this class only reads that answer, so the SQLSTATE rules live in one place, next to
+ * the driver. A refused or reset socket underneath anything else is transient too. Every journal
+ * refusal ({@code lease_conflict}, {@code run_terminal}, ...) fails fast with its code.
  */
 public final class TransientFaults {
-  private static final Set<String> TRANSIENT_SQLSTATES =
-      Set.of("57P01", "57P02", "57P03", "40001", "40P01", "53300");
-  private static final String CONNECTION_EXCEPTION_CLASS = "08";
-  // HikariCP's proxy of a connection it already closed (e.g. after 57P01) throws this without a
-  // SQLSTATE; a fresh connection from the pool is the cure.
-  private static final String POOL_CLOSED_CONNECTION = "Connection is closed";
-
   private TransientFaults() {}
 
   public static boolean isTransient(Throwable failure) {
     Map<Throwable, Boolean> seen = new IdentityHashMap<>();
     for (Throwable t = failure; t != null && seen.put(t, true) == null; t = t.getCause()) {
       if (t instanceof FlowsException fe) {
-        if (fe.code() == ErrorCode.DATABASE_UNAVAILABLE) {
-          return true;
-        }
-        if (fe.code() != ErrorCode.DATABASE_ERROR) {
+        return switch (fe.code()) {
+          case DATABASE_UNAVAILABLE -> true;
+          case DATABASE_ERROR -> fe.retryable();
           // A refusal is the journal's answer, not a fault: retrying cannot change it.
-          return false;
-        }
-      } else if (t instanceof SQLException se && isTransientSql(se)) {
-        return true;
+          default -> false;
+        };
       } else if (t instanceof ConnectException || t instanceof SocketException) {
         return true;
       }
     }
     return false;
-  }
-
-  private static boolean isTransientSql(SQLException e) {
-    if (e instanceof SQLTransientConnectionException) {
-      return true;
-    }
-    String state = e.getSQLState();
-    if (state == null) {
-      return POOL_CLOSED_CONNECTION.equals(e.getMessage());
-    }
-    return (state.startsWith(CONNECTION_EXCEPTION_CLASS) || TRANSIENT_SQLSTATES.contains(state));
   }
 }

@@ -27,48 +27,39 @@ import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
 
 class TransientFaultsTest {
+  /** What the Postgres journal makes of a lost connection (its SqlErrors). */
   private static FlowsException dbError(Throwable cause) {
-    return new FlowsException(ErrorCode.DATABASE_ERROR, "x", "", "", false, cause);
-  }
-
-  @ParameterizedTest
-  @ValueSource(strings = {"08001", "08006", "57P01", "57P03", "40001", "40P01", "53300"})
-  void theseSqlStatesAreTransientEvenWhenWrapped(String state) {
-    assertThat(TransientFaults.isTransient(dbError(new SQLException("x", state)))).isTrue();
-  }
-
-  @ParameterizedTest
-  @ValueSource(strings = {"23505", "42P01", "22P02"})
-  void otherSqlStatesFailFast(String state) {
-    assertThat(TransientFaults.isTransient(dbError(new SQLException("x", state)))).isFalse();
+    return new FlowsException(ErrorCode.DATABASE_UNAVAILABLE, "x", "", "", true, cause);
   }
 
   @Test
-  void refusedConnectionsAndUnavailableDatabasesAreTransient() {
-    assertThat(TransientFaults.isTransient(new RuntimeException(new ConnectException("refused"))))
-        .isTrue();
+  void theJournalsVerdictDecides() {
     assertThat(
             TransientFaults.isTransient(
                 new FlowsException(ErrorCode.DATABASE_UNAVAILABLE, "down", "", "")))
         .isTrue();
+    assertThat(
+            TransientFaults.isTransient(
+                new FlowsException(ErrorCode.DATABASE_ERROR, "deadlock", "", "", true, null)))
+        .isTrue();
+    assertThat(
+            TransientFaults.isTransient(
+                new FlowsException(ErrorCode.DATABASE_ERROR, "syntax", "", "", false, null)))
+        .isFalse();
   }
 
   @Test
-  void aPooledConnectionFoundClosedIsTransient() {
-    assertThat(TransientFaults.isTransient(dbError(new SQLException("Connection is closed"))))
+  void aRefusedConnectionUnderneathAnythingIsTransient() {
+    assertThat(TransientFaults.isTransient(new RuntimeException(new ConnectException("refused"))))
         .isTrue();
-    assertThat(TransientFaults.isTransient(dbError(new SQLException("syntax error")))).isFalse();
   }
 
   @Test
   void aJournalRefusalIsNeverTransientWhateverItsCause() {
     FlowsException refusal =
-        new FlowsException(
-            ErrorCode.LEASE_CONFLICT, "x", "", "", false, new SQLException("x", "40001"));
+        new FlowsException(ErrorCode.LEASE_CONFLICT, "x", "", "", false, new ConnectException("x"));
     assertThat(TransientFaults.isTransient(refusal)).isFalse();
   }
 

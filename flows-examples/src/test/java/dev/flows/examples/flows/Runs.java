@@ -5,7 +5,7 @@ import dev.flows.kernel.journal.Journal;
 import dev.flows.kernel.journal.RunId;
 import dev.flows.kernel.journal.RunSnapshot;
 import dev.flows.kernel.lifecycle.RunStatus;
-import dev.flows.worker.mcp.McpCredentials;
+import dev.flows.mcp.client.McpCredentials;
 import java.time.Duration;
 import java.util.Map;
 

@@ -22,6 +22,7 @@ import dev.flows.kernel.journal.StepSnapshot;
 import dev.flows.kernel.json.Jackson;
 import dev.flows.kernel.spec.RunSpec;
 import dev.flows.kernel.spec.RunSpecJson;
+import dev.flows.sdk.ChildFailedException;
 import dev.flows.sdk.Ctx;
 import dev.flows.sdk.FlowHeader;
 import dev.flows.sdk.McpResult;

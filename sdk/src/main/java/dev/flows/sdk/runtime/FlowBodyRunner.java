@@ -10,6 +10,7 @@ import dev.flows.kernel.journal.CompletionReason;
 import dev.flows.kernel.journal.Journal;
 import dev.flows.kernel.journal.StepOutcome;
 import dev.flows.kernel.spec.StepBody;
+import dev.flows.sdk.ChildFailedException;
 import dev.flows.sdk.Flow;
 import dev.flows.worker.mcp.InlineMcpCalls;
 import java.util.Optional;

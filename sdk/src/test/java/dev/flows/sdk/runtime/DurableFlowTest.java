@@ -16,6 +16,7 @@ import dev.flows.kernel.lifecycle.RunStatus;
 import dev.flows.kernel.mcp.McpAuth;
 import dev.flows.kernel.mcp.McpServerConfig;
 import dev.flows.kernel.mcp.ToolDescriptor;
+import dev.flows.sdk.ChildFailedException;
 import dev.flows.sdk.Ctx;
 import dev.flows.sdk.Flow;
 import dev.flows.sdk.FlowHeader;

@@ -2,7 +2,7 @@ package dev.flows.sdk.runtime;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.flows.kernel.mcp.McpServerConfigJson;
-import dev.flows.worker.mcp.testing.Jvm;
+import dev.flows.mcp.testkit.Jvm;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

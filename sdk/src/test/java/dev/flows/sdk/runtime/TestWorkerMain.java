@@ -3,8 +3,8 @@ package dev.flows.sdk.runtime;
 import dev.flows.journalstore.JournalStoreConfig;
 import dev.flows.journalstore.PostgresJournal;
 import dev.flows.kernel.mcp.McpClientConfig;
+import dev.flows.mcp.client.McpCredentials;
 import dev.flows.worker.WorkerConfig;
-import dev.flows.worker.mcp.McpCredentials;
 import java.time.Duration;
 import java.util.Optional;
 

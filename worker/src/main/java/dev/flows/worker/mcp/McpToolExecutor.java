@@ -14,6 +14,7 @@ import dev.flows.kernel.mcp.McpException;
 import dev.flows.kernel.mcp.McpTransportPort;
 import dev.flows.kernel.mcp.ToolCallResult;
 import dev.flows.kernel.spec.StepBody;
+import dev.flows.mcp.client.McpSessions;
 import dev.flows.worker.AgentInstructionExecutor;
 import dev.flows.worker.FaultPoint;
 import dev.flows.worker.StepExecution;

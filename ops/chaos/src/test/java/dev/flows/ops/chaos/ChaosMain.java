@@ -4,6 +4,8 @@ import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import dev.flows.journalstore.JournalStoreConfig;
 import dev.flows.journalstore.PostgresJournal;
 import dev.flows.kernel.mcp.McpClientConfig;
+import dev.flows.mcp.client.McpCredentials;
+import dev.flows.mcp.testkit.Jvm;
 import dev.flows.migrations.Migrations;
 import dev.flows.sdk.config.FlowsConfigLoader;
 import dev.flows.sdk.runtime.FlowsEngine;
@@ -13,8 +15,6 @@ import dev.flows.sdk.runtime.LoadedFlow;
 import dev.flows.sdk.runtime.SdkConfig;
 import dev.flows.sdk.runtime.TestWorkerMain;
 import dev.flows.worker.WorkerConfig;
-import dev.flows.worker.mcp.McpCredentials;
-import dev.flows.worker.mcp.testing.Jvm;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
@@ -52,7 +52,7 @@ public final class ChaosMain {
   private static final String IDEMPOTENT = "idem";
   private static final String PLAIN = "plain";
   private static final String STDIO_SERVER_CLASS =
-      dev.flows.worker.mcp.testing.StdioTestServer.class.getName();
+      dev.flows.mcp.testkit.StdioTestServer.class.getName();
 
   /** One in this many runs calls the server without idempotency keys. */
   private static final int PLAIN_EVERY = 4;

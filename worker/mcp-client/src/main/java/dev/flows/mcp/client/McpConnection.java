@@ -1,0 +1,686 @@
+package dev.flows.mcp.client;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import dev.flows.kernel.json.Jackson;
+import dev.flows.kernel.mcp.ConnectionState;
+import dev.flows.kernel.mcp.ConnectionTransition;
+import dev.flows.kernel.mcp.McpClientConfig;
+import dev.flows.kernel.mcp.McpDiagnostic;
+import dev.flows.kernel.mcp.McpException;
+import dev.flows.kernel.mcp.McpTransportPort;
+import dev.flows.kernel.mcp.ToolCallResult;
+import dev.flows.kernel.mcp.ToolDescriptor;
+import dev.flows.kernel.mcp.ToolRegistry;
+import io.modelcontextprotocol.client.McpAsyncClient;
+import io.modelcontextprotocol.client.McpClient;
+import io.modelcontextprotocol.spec.McpClientTransport;
+import io.modelcontextprotocol.spec.McpError;
+import io.modelcontextprotocol.spec.McpSchema;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.random.RandomGenerator;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import reactor.core.publisher.Mono;
+
+/**
+ * {@link McpTransportPort} over the SDK's client session and one of our transports. Owns the
+ * connection state machine: every change goes through a declared {@link ConnectionTransition} under
+ * one lock, and listeners are told after the lock is released. A lost transport moves to
+ * reconnecting and a background thread retries with exponential backoff and jitter; each attempt
+ * uses a fresh transport and session, so a dead one can never deliver into the new one (a
+ * generation number guards the callbacks).
+ */
+public final class McpConnection implements McpTransportPort {
+  private static final Logger LOG = LoggerFactory.getLogger(McpConnection.class);
+  private static final ObjectMapper JSON = Jackson.mapper();
+  private static final McpSchema.Implementation CLIENT_INFO =
+      new McpSchema.Implementation("flows", "0.1.0");
+
+  private final String server;
+  private final McpClientConfig limits;
+  private final TransportFactory transports;
+  private final ToolRegistry registry;
+  private final RandomGenerator random;
+  private final List<StateListener> listeners = new CopyOnWriteArrayList<>();
+  private final Set<CompletableFuture<?>> pending =
+      java.util.concurrent.ConcurrentHashMap.newKeySet();
+  // Callers waiting for a connect or reconnect in flight to settle; see whenConnected().
+  private final List<CompletableFuture<Void>> settling = new ArrayList<>();
+
+  private final Object lock = new Object();
+  private ConnectionState state = ConnectionState.DISCONNECTED;
+  private long generation;
+  private McpAsyncClient client;
+  private McpClientTransport transport;
+  private Thread worker;
+  private McpException lostDuringConnect;
+
+  public McpConnection(
+      String server,
+      McpClientConfig limits,
+      TransportFactory transports,
+      ToolRegistry registry,
+      RandomGenerator random) {
+    this.server = server;
+    this.limits = limits;
+    this.transports = transports;
+    this.registry = registry;
+    this.random = random;
+  }
+
+  @Override
+  public String server() {
+    return server;
+  }
+
+  @Override
+  public ConnectionState state() {
+    synchronized (lock) {
+      return state;
+    }
+  }
+
+  @Override
+  public List<ToolDescriptor> tools() {
+    return registry.tools(server);
+  }
+
+  @Override
+  public void addToolListener(ToolRegistry.Listener listener) {
+    registry.addListener(
+        new ToolRegistry.Listener() {
+          @Override
+          public void added(ToolDescriptor tool) {
+            if (tool.server().equals(server)) {
+              listener.added(tool);
+            }
+          }
+
+          @Override
+          public void removed(ToolDescriptor tool) {
+            if (tool.server().equals(server)) {
+              listener.removed(tool);
+            }
+          }
+        });
+  }
+
+  @Override
+  public void addStateListener(StateListener listener) {
+    listeners.add(listener);
+  }
+
+  @Override
+  public CompletableFuture<Void> connect() {
+    CompletableFuture<Void> done = new CompletableFuture<>();
+    long gen;
+    synchronized (lock) {
+      if (state != ConnectionState.DISCONNECTED) {
+        return CompletableFuture.failedFuture(
+            disconnected("connect needs a disconnected connection but it is " + state.wire()));
+      }
+      move(ConnectionTransition.CONNECT);
+      gen = ++generation;
+      worker =
+          Thread.ofPlatform()
+              .daemon()
+              .name("mcp-connect-" + server)
+              .unstarted(() -> runConnect(gen, done));
+      worker.start();
+    }
+    fire(ConnectionTransition.CONNECT, Optional.empty());
+    done.whenComplete(
+        (v, e) -> {
+          if (done.isCancelled()) {
+            stop();
+          }
+        });
+    return done;
+  }
+
+  /**
+   * Completes when this connection is connected: at once if it is, or when the connect or reconnect
+   * in flight succeeds. Fails with {@code mcp_disconnected} when the connection is, or ends up,
+   * disconnected or closed. Lets callers that find a connection busy connecting join that attempt
+   * instead of failing (a worker's concurrent first calls, calls during a reconnect).
+   */
+  public CompletableFuture<Void> whenConnected() {
+    synchronized (lock) {
+      return switch (state) {
+        case CONNECTED -> CompletableFuture.completedFuture(null);
+        case CONNECTING, RECONNECTING -> {
+          CompletableFuture<Void> f = new CompletableFuture<>();
+          settling.add(f);
+          yield f;
+        }
+        case DISCONNECTED, CLOSED ->
+            CompletableFuture.failedFuture(disconnected("connection is " + state.wire()));
+      };
+    }
+  }
+
+  /** After every transition: wakes the waiters of whenConnected() once the state has settled. */
+  private void settle() {
+    List<CompletableFuture<Void>> woken;
+    ConnectionState now;
+    synchronized (lock) {
+      now = state;
+      if (now == ConnectionState.CONNECTING || now == ConnectionState.RECONNECTING) {
+        return;
+      }
+      woken = List.copyOf(settling);
+      settling.clear();
+    }
+    for (CompletableFuture<Void> f : woken) {
+      if (now == ConnectionState.CONNECTED) {
+        f.complete(null);
+      } else {
+        f.completeExceptionally(disconnected("connection is " + now.wire()));
+      }
+    }
+  }
+
+  private void runConnect(long gen, CompletableFuture<Void> done) {
+    try {
+      establish(gen, ConnectionTransition.CONNECTED_OK);
+      done.complete(null);
+    } catch (McpException e) {
+      boolean moved = false;
+      synchronized (lock) {
+        if (generation == gen && state == ConnectionState.CONNECTING) {
+          move(ConnectionTransition.CONNECT_FAILED);
+          moved = true;
+        }
+      }
+      if (moved) {
+        fire(ConnectionTransition.CONNECT_FAILED, Optional.of(e.diagnostic()));
+      }
+      done.completeExceptionally(e);
+    }
+  }
+
+  /**
+   * One attempt: fresh transport and session, initialize, list tools, register them and move to
+   * connected with {@code success}. On any failure the attempt's transport is closed before the
+   * exception leaves, so nothing outlives a failed attempt.
+   */
+  private void establish(long gen, ConnectionTransition success) {
+    McpClientTransport t = transports.create(why -> onLost(gen, why));
+    McpAsyncClient c =
+        McpClient.async(t)
+            .clientInfo(CLIENT_INFO)
+            // The SDK has one timeout for every request; ours are per kind and enforced here.
+            .requestTimeout(
+                limits.callTimeout().compareTo(limits.listTimeout()) > 0
+                    ? limits.callTimeout()
+                    : limits.listTimeout())
+            .initializationTimeout(limits.connectTimeout())
+            .capabilities(McpSchema.ClientCapabilities.builder().build())
+            .toolsChangeConsumer(tools -> Mono.fromRunnable(() -> refreshLater(gen)))
+            .build();
+    synchronized (lock) {
+      if (generation != gen) {
+        closeQuietly(c, t);
+        throw disconnected("stopped while connecting");
+      }
+      client = c;
+      transport = t;
+      lostDuringConnect = null;
+    }
+    try {
+      await(c.initialize(), limits.connectTimeout().plus(limits.stopGrace()), true);
+      List<ToolDescriptor> tools = listAll(c);
+      synchronized (lock) {
+        if (generation != gen || state != success.from()) {
+          throw disconnected("stopped while connecting");
+        }
+        registry.replace(server, tools);
+        move(success);
+      }
+      fire(success, Optional.empty());
+    } catch (McpException e) {
+      closeQuietly(c, t);
+      throw e;
+    } catch (RuntimeException e) {
+      closeQuietly(c, t);
+      throw handshakeFailure(e);
+    }
+  }
+
+  private McpException handshakeFailure(Throwable e) {
+    McpException lost;
+    synchronized (lock) {
+      lost = lostDuringConnect;
+    }
+    Optional<McpException> ours = find(e, McpException.class);
+    if (ours.isPresent()) {
+      return ours.get();
+    }
+    if (lost != null) {
+      return new McpException(
+          McpDiagnostic.SPAWN_FAILED,
+          server,
+          "server went away during the handshake: " + lost.getMessage(),
+          "run the server command by hand to see why it exits",
+          e);
+    }
+    if (find(e, TimeoutException.class).isPresent()) {
+      return new McpException(
+          McpDiagnostic.HANDSHAKE_TIMEOUT,
+          server,
+          "no initialize answer within " + limits.connectTimeout(),
+          "check that the command is an MCP server speaking on stdout, or raise connectTimeout",
+          e);
+    }
+    if (find(e, InterruptedException.class).isPresent()) {
+      return disconnected("stopped while connecting");
+    }
+    return new McpException(
+        McpDiagnostic.HANDSHAKE_REJECTED,
+        server,
+        "initialize refused: " + McpError.aggregateExceptionMessages(e),
+        "check the server URL/command and protocol version",
+        e);
+  }
+
+  /** tools/list page by page; a cursor seen twice would loop forever, so it is a protocol error. */
+  private List<ToolDescriptor> listAll(McpAsyncClient c) {
+    McpSchema.ServerCapabilities caps = c.getServerCapabilities();
+    if (caps == null || caps.tools() == null) {
+      // A server without the tools capability offers none; that is not an error.
+      return List.of();
+    }
+    List<ToolDescriptor> out = new ArrayList<>();
+    Set<String> seen = new HashSet<>();
+    Set<String> names = new HashSet<>();
+    String cursor = null;
+    do {
+      McpSchema.ListToolsResult page = await(c.listTools(cursor), limits.listTimeout(), true);
+      for (McpSchema.Tool tool : page.tools()) {
+        if (names.add(tool.name())) {
+          out.add(describe(tool));
+        }
+      }
+      cursor = page.nextCursor();
+      if (cursor != null && !seen.add(cursor)) {
+        throw new McpException(
+            McpDiagnostic.HANDSHAKE_REJECTED,
+            server,
+            "protocol error: tools/list returned cursor " + cursor + " twice",
+            "the server's pagination is broken; report it to its authors");
+      }
+    } while (cursor != null);
+    return out;
+  }
+
+  private ToolDescriptor describe(McpSchema.Tool t) {
+    McpSchema.ToolAnnotations a = t.annotations();
+    ToolDescriptor.ToolHints hints =
+        a == null
+            ? ToolDescriptor.ToolHints.NONE
+            : new ToolDescriptor.ToolHints(
+                Optional.ofNullable(a.readOnlyHint()),
+                Optional.ofNullable(a.destructiveHint()),
+                Optional.ofNullable(a.idempotentHint()),
+                Optional.ofNullable(a.openWorldHint()));
+    JsonNode input =
+        t.inputSchema() == null
+            ? JsonNodeFactory.instance.objectNode()
+            : JSON.valueToTree(t.inputSchema());
+    return new ToolDescriptor(
+        server,
+        t.name(),
+        Optional.ofNullable(t.title()),
+        Optional.ofNullable(t.description()),
+        input,
+        Optional.ofNullable(t.outputSchema()).map(JSON::valueToTree),
+        hints);
+  }
+
+  private void refreshLater(long gen) {
+    Thread.ofPlatform().daemon().name("mcp-refresh-" + server).start(() -> refresh(gen));
+  }
+
+  private void refresh(long gen) {
+    McpAsyncClient c;
+    synchronized (lock) {
+      if (generation != gen || state != ConnectionState.CONNECTED) {
+        return;
+      }
+      c = client;
+    }
+    try {
+      List<ToolDescriptor> tools = listAll(c);
+      synchronized (lock) {
+        if (generation == gen && state == ConnectionState.CONNECTED) {
+          registry.replace(server, tools);
+        }
+      }
+    } catch (RuntimeException e) {
+      LOG.warn(
+          "mcp server {}: refreshing tools after list_changed failed: {}", server, e.toString());
+    }
+  }
+
+  private void onLost(long gen, McpException why) {
+    boolean moved = false;
+    McpAsyncClient old = null;
+    McpClientTransport oldTransport = null;
+    synchronized (lock) {
+      if (generation != gen) {
+        return;
+      }
+      if (state == ConnectionState.CONNECTING || state == ConnectionState.RECONNECTING) {
+        lostDuringConnect = why;
+        if (worker != null) {
+          worker.interrupt();
+        }
+        return;
+      }
+      if (state != ConnectionState.CONNECTED) {
+        return;
+      }
+      move(ConnectionTransition.LOST);
+      long next = ++generation;
+      old = client;
+      oldTransport = transport;
+      client = null;
+      transport = null;
+      registry.removeServer(server);
+      worker =
+          Thread.ofPlatform()
+              .daemon()
+              .name("mcp-reconnect-" + server)
+              .unstarted(() -> reconnect(next));
+      worker.start();
+      moved = true;
+    }
+    LOG.warn("mcp server {} lost: {}", server, why.getMessage());
+    failPending(why);
+    if (old != null) {
+      closeQuietly(old, oldTransport);
+    }
+    if (moved) {
+      fire(ConnectionTransition.LOST, Optional.of(why.diagnostic()));
+    }
+  }
+
+  private void reconnect(long gen) {
+    McpException last = null;
+    for (int attempt = 1; attempt <= limits.maxReconnectAttempts(); attempt++) {
+      Duration delay = limits.backoff(attempt, random.nextDouble(-1.0, 1.0));
+      try {
+        Thread.sleep(delay);
+      } catch (InterruptedException e) {
+        // Two senders: stop(), which also ends this generation (checked below), and onLost() for a
+        // server that died during the previous attempt's handshake, whose interrupt can still be
+        // pending here. Returning on the latter left the connection reconnecting for ever.
+      }
+      synchronized (lock) {
+        if (generation != gen || state != ConnectionState.RECONNECTING) {
+          return;
+        }
+      }
+      try {
+        establish(gen, ConnectionTransition.RECONNECTED);
+        return;
+      } catch (McpException e) {
+        last = e;
+        LOG.info("mcp server {}: reconnect attempt {} failed: {}", server, attempt, e.getMessage());
+      }
+    }
+    boolean moved = false;
+    synchronized (lock) {
+      if (generation == gen && state == ConnectionState.RECONNECTING) {
+        move(ConnectionTransition.GAVE_UP);
+        moved = true;
+      }
+    }
+    if (moved) {
+      fire(
+          ConnectionTransition.GAVE_UP,
+          Optional.of(last == null ? McpDiagnostic.MCP_DISCONNECTED : last.diagnostic()));
+    }
+  }
+
+  @Override
+  public CompletableFuture<ToolCallResult> callTool(
+      String tool, Map<String, Object> arguments, Map<String, Object> meta) {
+    McpAsyncClient c;
+    synchronized (lock) {
+      if (state != ConnectionState.CONNECTED) {
+        return CompletableFuture.failedFuture(
+            disconnected("cannot call " + tool + ": connection is " + state.wire()));
+      }
+      c = client;
+    }
+    if (registry.find(server, tool).isEmpty()) {
+      return CompletableFuture.failedFuture(
+          new McpException(
+              McpDiagnostic.MCP_UNKNOWN_TOOL,
+              server,
+              "no tool " + tool + " on this server",
+              "list the server's tools; names are case-sensitive"));
+    }
+    CompletableFuture<McpSchema.CallToolResult> sdk =
+        c.callTool(new McpSchema.CallToolRequest(tool, arguments, meta.isEmpty() ? null : meta))
+            .toFuture()
+            .orTimeout(limits.callTimeout().toMillis(), TimeUnit.MILLISECONDS);
+    CompletableFuture<ToolCallResult> out = new CompletableFuture<>();
+    pending.add(out);
+    sdk.whenComplete(
+        (r, e) -> {
+          if (e == null) {
+            out.complete(toResult(tool, r));
+          } else {
+            out.completeExceptionally(callFailure(tool, e));
+          }
+        });
+    out.whenComplete(
+        (r, e) -> {
+          pending.remove(out);
+          if (out.isCancelled()) {
+            sdk.cancel(true);
+          }
+        });
+    return out;
+  }
+
+  private ToolCallResult toResult(String tool, McpSchema.CallToolResult r) {
+    // Through the whole record: its declared List<Content> makes Jackson write each item's "type".
+    JsonNode whole = Json.MAPPER.convertValue(r, JsonNode.class);
+    JsonNode content =
+        whole.path("content").isArray()
+            ? whole.get("content")
+            : JsonNodeFactory.instance.arrayNode();
+    JsonNode structured = whole.path("structuredContent");
+    return new ToolCallResult(
+        server,
+        tool,
+        Boolean.TRUE.equals(r.isError()),
+        content,
+        structured.isMissingNode() || structured.isNull()
+            ? Optional.empty()
+            : Optional.of(structured));
+  }
+
+  private McpException callFailure(String tool, Throwable e) {
+    Optional<McpException> ours = find(e, McpException.class);
+    if (ours.isPresent()) {
+      return ours.get();
+    }
+    Optional<McpError> rpc = find(e, McpError.class);
+    if (rpc.isPresent()) {
+      McpSchema.JSONRPCResponse.JSONRPCError err = rpc.get().getJsonRpcError();
+      String message = err == null ? rpc.get().getMessage() : err.message();
+      Optional<McpDiagnostic> local = localDiagnostic(err);
+      if (local.isPresent()) {
+        return new McpException(local.get(), server, tool + ": " + message, "", e);
+      }
+      boolean unknown =
+          err != null
+              && err.code() != null
+              && err.code() == McpSchema.ErrorCodes.INVALID_PARAMS
+              && message != null
+              && message.toLowerCase(java.util.Locale.ROOT).contains("unknown tool");
+      return new McpException(
+          unknown ? McpDiagnostic.MCP_UNKNOWN_TOOL : McpDiagnostic.MCP_TOOL_ERROR,
+          server,
+          tool + ": " + message,
+          unknown ? "refresh the tool list" : "",
+          e);
+    }
+    return new McpException(
+        McpDiagnostic.MCP_RESULT_UNAVAILABLE,
+        server,
+        tool + ": no result (" + McpError.aggregateExceptionMessages(e) + ")",
+        "the call may or may not have run; retry only if the tool is idempotent",
+        e);
+  }
+
+  /** An answer our own transport made up (e.g. a stream that could not be resumed). */
+  private static Optional<McpDiagnostic> localDiagnostic(
+      McpSchema.JSONRPCResponse.JSONRPCError err) {
+    if (err == null
+        || err.code() == null
+        || err.code() != StreamableHttpTransport.LOCAL_ERROR
+        || !(err.data() instanceof Map<?, ?> data)) {
+      return Optional.empty();
+    }
+    Object wire = data.get(StreamableHttpTransport.DIAGNOSTIC_KEY);
+    return java.util.Arrays.stream(McpDiagnostic.values())
+        .filter(d -> d.wire().equals(wire))
+        .findFirst();
+  }
+
+  @Override
+  public void stop() {
+    ConnectionTransition t;
+    McpAsyncClient c;
+    McpClientTransport tr;
+    Thread w;
+    synchronized (lock) {
+      Optional<ConnectionTransition> stop = ConnectionTransition.stopFrom(state);
+      if (stop.isEmpty()) {
+        return;
+      }
+      t = stop.get();
+      move(t);
+      generation++;
+      c = client;
+      tr = transport;
+      client = null;
+      transport = null;
+      w = worker;
+      worker = null;
+    }
+    if (w != null) {
+      w.interrupt();
+    }
+    registry.removeServer(server);
+    failPending(disconnected("connection stopped"));
+    if (c != null) {
+      closeQuietly(c, tr);
+    }
+    if (w != null && w != Thread.currentThread()) {
+      try {
+        // A connect in flight closes its own transport on the way out; wait for that.
+        w.join(limits.stopGrace().multipliedBy(3).toMillis());
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
+    fire(t, Optional.empty());
+  }
+
+  private void failPending(McpException why) {
+    for (CompletableFuture<?> f : List.copyOf(pending)) {
+      f.completeExceptionally(why);
+    }
+  }
+
+  private void closeQuietly(McpAsyncClient c, McpClientTransport t) {
+    try {
+      c.closeGracefully()
+          .timeout(limits.stopGrace().multipliedBy(3))
+          .onErrorResume(e -> Mono.empty())
+          .block();
+    } catch (RuntimeException e) {
+      LOG.debug("closing session of {}: {}", server, e.toString());
+    }
+    try {
+      c.close();
+    } catch (RuntimeException e) {
+      LOG.debug("closing client of {}: {}", server, e.toString());
+    }
+    if (t != null) {
+      try {
+        t.close();
+      } catch (RuntimeException e) {
+        LOG.debug("closing transport of {}: {}", server, e.toString());
+      }
+    }
+  }
+
+  /** Applies {@code t}; callers hold the lock. */
+  private void move(ConnectionTransition t) {
+    state = t.apply(state);
+  }
+
+  private void fire(ConnectionTransition t, Optional<McpDiagnostic> cause) {
+    settle();
+    for (StateListener l : listeners) {
+      try {
+        l.onTransition(t, cause);
+      } catch (RuntimeException e) {
+        LOG.warn("state listener of {} failed", server, e);
+      }
+    }
+  }
+
+  private McpException disconnected(String why) {
+    return new McpException(McpDiagnostic.MCP_DISCONNECTED, server, why, "connect first");
+  }
+
+  private <T> T await(Mono<T> mono, Duration timeout, boolean interruptible) {
+    CompletableFuture<T> f = mono.toFuture();
+    try {
+      return f.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+    } catch (InterruptedException e) {
+      f.cancel(true);
+      if (interruptible) {
+        Thread.currentThread().interrupt();
+      }
+      throw new IllegalStateException("interrupted", e);
+    } catch (TimeoutException e) {
+      f.cancel(true);
+      throw new IllegalStateException("timed out", e);
+    } catch (ExecutionException e) {
+      throw e.getCause() instanceof RuntimeException re
+          ? re
+          : new IllegalStateException(e.getCause());
+    }
+  }
+
+  static <T extends Throwable> Optional<T> find(Throwable e, Class<T> type) {
+    for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
+      if (type.isInstance(t)) {
+        return Optional.of(type.cast(t));
+      }
+    }
+    return Optional.empty();
+  }
+}

@@ -1,0 +1,595 @@
+package dev.flows.mcp.client;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.flows.kernel.json.Jackson;
+import dev.flows.kernel.mcp.McpAuth;
+import dev.flows.kernel.mcp.McpAuth.OAuthGrant;
+import dev.flows.kernel.mcp.McpClientConfig;
+import dev.flows.kernel.mcp.McpDiagnostic;
+import dev.flows.kernel.mcp.McpException;
+import java.io.IOException;
+import java.net.URI;
+import java.net.URLDecoder;
+import java.net.URLEncoder;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.security.SecureRandom;
+import java.time.InstantSource;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.stream.Collectors;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * OAuth for one MCP server. With an injected {@link OAuthTokenProvider} it sends the provider's
+ * token and asks for a refresh on 401, once per rejected token. Otherwise it runs the MCP
+ * authorization flow when challenged: protected-resource metadata (from the challenge's {@code
+ * resource_metadata}, then the well-known URLs), authorization-server metadata (RFC 8414 and OpenID
+ * discovery, with the 2025-03-26 defaults when absent), then the configured grant (client
+ * credentials, or authorization code with PKCE completed by a {@link RedirectCompleter}); the scope
+ * comes from the challenge, else the resource's {@code scopes_supported}, else configuration; a 403
+ * {@code insufficient_scope} steps up to the union of scopes. Tokens are never logged.
+ */
+final class OAuthAuthenticator implements HttpAuthenticator {
+  private static final Logger LOG = LoggerFactory.getLogger(OAuthAuthenticator.class);
+  private static final ObjectMapper JSON = Jackson.mapper();
+  private static final SecureRandom RANDOM = new SecureRandom();
+
+  /**
+   * Rejected tokens remembered for the loop breaker; a handful covers any realistic refresh chain.
+   */
+  private static final int REJECTED_MEMORY = 8;
+
+  private final String server;
+  private final URI resourceUrl;
+  private final McpAuth.OAuth config;
+  private final McpCredentials credentials;
+  private final HttpClient http;
+  private final McpClientConfig limits;
+  private final InstantSource clock;
+  private final Set<String> rejected = new LinkedHashSet<>();
+
+  private String accessToken;
+  private String refreshToken;
+  private Set<String> grantedScopes = Set.of();
+  private Metadata metadata;
+  private Client client;
+  private String registeredSecret = "";
+
+  /** What discovery found. */
+  record Metadata(
+      URI issuer,
+      URI tokenEndpoint,
+      URI authorizationEndpoint,
+      Optional<URI> registrationEndpoint,
+      Optional<URI> resource,
+      List<String> scopesSupported,
+      List<String> authMethodsSupported,
+      Optional<List<String>> pkceMethods,
+      boolean metadataDocumentClientIds) {}
+
+  /** The client as the authorization server knows it (after any registration). */
+  private record Client(String id, McpAuth.ClientAuth auth) {}
+
+  OAuthAuthenticator(
+      String server,
+      URI resourceUrl,
+      McpAuth.OAuth config,
+      McpCredentials credentials,
+      McpClientConfig limits,
+      InstantSource clock) {
+    this.clock = clock;
+    this.server = server;
+    this.resourceUrl = resourceUrl;
+    this.config = config;
+    this.credentials = credentials;
+    this.limits = limits;
+    this.http = StreamableHttpTransport.newHttpClient(limits.connectTimeout());
+  }
+
+  @Override
+  public synchronized Map<String, String> headers() {
+    if (config.grant() instanceof OAuthGrant.ProvidedToken p && accessToken == null) {
+      accessToken = credentials.tokenProvider(server, p.id()).token();
+    }
+    return accessToken == null ? Map.of() : Map.of("Authorization", "Bearer " + accessToken);
+  }
+
+  @Override
+  public synchronized boolean onChallenge(HttpResponse<?> response) {
+    WwwAuthenticate challenge =
+        WwwAuthenticate.parse(response.headers().firstValue("WWW-Authenticate").orElse(""));
+    String used = accessToken;
+    if (used != null) {
+      remember(used);
+    }
+    if (response.statusCode() == 403) {
+      if (!"insufficient_scope".equals(challenge.get("error").orElse(""))) {
+        return false;
+      }
+      return stepUp(challenge);
+    }
+    if (config.grant() instanceof OAuthGrant.ProvidedToken p) {
+      OAuthTokenProvider provider = credentials.tokenProvider(server, p.id());
+      String next = used == null ? provider.token() : provider.refresh(used);
+      if (next == null || rejected.contains(next)) {
+        return false;
+      }
+      accessToken = next;
+      return true;
+    }
+    if (used != null && refreshToken != null) {
+      try {
+        tokenRequest(ensureMetadata(challenge), refreshForm());
+        if (!rejected.contains(accessToken)) {
+          return true;
+        }
+      } catch (McpException e) {
+        LOG.info("mcp server {}: refresh failed, running the grant again", server);
+      }
+    }
+    Set<String> scopes = chooseScopes(challenge, ensureMetadata(challenge));
+    obtain(scopes);
+    return !rejected.contains(accessToken);
+  }
+
+  private boolean stepUp(WwwAuthenticate challenge) {
+    Set<String> wanted = new LinkedHashSet<>(grantedScopes);
+    challenge.get("scope").ifPresent(s -> wanted.addAll(List.of(s.split(" "))));
+    if (wanted.equals(grantedScopes) || config.grant() instanceof OAuthGrant.ProvidedToken) {
+      return false;
+    }
+    obtain(wanted);
+    return true;
+  }
+
+  private void remember(String token) {
+    rejected.add(token);
+    while (rejected.size() > REJECTED_MEMORY) {
+      rejected.remove(rejected.iterator().next());
+    }
+  }
+
+  private Set<String> chooseScopes(WwwAuthenticate challenge, Metadata md) {
+    Optional<String> fromChallenge = challenge.get("scope");
+    if (fromChallenge.isPresent()) {
+      return new LinkedHashSet<>(List.of(fromChallenge.get().split(" ")));
+    }
+    if (!md.scopesSupported().isEmpty()) {
+      return new LinkedHashSet<>(md.scopesSupported());
+    }
+    return new LinkedHashSet<>(config.scopes());
+  }
+
+  private void obtain(Set<String> scopes) {
+    Metadata md = metadata;
+    String resource = md.resource().orElse(resourceUrl).toString();
+    Map<String, String> form = new LinkedHashMap<>();
+    switch (config.grant()) {
+      case OAuthGrant.ClientCredentials cc -> {
+        client = new Client(cc.clientId(), cc.auth());
+        form.put("grant_type", "client_credentials");
+      }
+      case OAuthGrant.AuthorizationCode ac -> {
+        if (md.pkceMethods().isPresent() && !md.pkceMethods().get().contains("S256")) {
+          throw failed("the authorization server does not support PKCE S256; refusing", null);
+        }
+        Client c = client(ac, md);
+        String verifier = randomToken(48);
+        String state = randomToken(24);
+        Map<String, String> q = new LinkedHashMap<>();
+        q.put("response_type", "code");
+        q.put("client_id", c.id());
+        q.put("redirect_uri", ac.redirectUri());
+        q.put("code_challenge", s256(verifier));
+        q.put("code_challenge_method", "S256");
+        q.put("state", state);
+        if (!scopes.isEmpty()) {
+          q.put("scope", String.join(" ", scopes));
+        }
+        q.put("resource", resource);
+        URI authUrl = withQuery(md.authorizationEndpoint(), q);
+        URI redirect = credentials.completer(server, ac.completerId()).complete(authUrl);
+        Map<String, String> back = query(redirect);
+        if (!state.equals(back.get("state"))) {
+          throw failed("authorization redirect came back with a wrong state", null);
+        }
+        String code = back.get("code");
+        if (code == null) {
+          throw failed("authorization refused: " + back.getOrDefault("error", "no code"), null);
+        }
+        form.put("grant_type", "authorization_code");
+        form.put("code", code);
+        form.put("redirect_uri", ac.redirectUri());
+        form.put("code_verifier", verifier);
+      }
+      case OAuthGrant.ProvidedToken p ->
+          throw failed("a provided token cannot be re-obtained", null);
+    }
+    if (!scopes.isEmpty()) {
+      form.put("scope", String.join(" ", scopes));
+    }
+    form.put("resource", resource);
+    tokenRequest(md, form);
+    grantedScopes = Set.copyOf(scopes);
+  }
+
+  /** The client id to use: pre-registered, a metadata-document URL, or freshly registered. */
+  private Client client(OAuthGrant.AuthorizationCode ac, Metadata md) {
+    if (client != null) {
+      return client;
+    }
+    client =
+        switch (ac.client()) {
+          case McpAuth.ClientRegistration.PreRegistered p -> new Client(p.clientId(), p.auth());
+          case McpAuth.ClientRegistration.MetadataDocument m ->
+              md.metadataDocumentClientIds()
+                  ? new Client(m.clientIdUrl(), new McpAuth.ClientAuth.NoSecret())
+                  : register(m.clientName(), ac.redirectUri(), md);
+          case McpAuth.ClientRegistration.Dynamic d ->
+              register(d.clientName(), ac.redirectUri(), md);
+        };
+    return client;
+  }
+
+  /** RFC 7591 registration; the method asked for is the first the server supports. */
+  private Client register(String name, String redirectUri, Metadata md) {
+    URI endpoint =
+        md.registrationEndpoint()
+            .orElseThrow(
+                () ->
+                    failed(
+                        "the authorization server offers no dynamic registration;"
+                            + " configure a pre-registered client",
+                        null));
+    String method =
+        List.of("client_secret_basic", "client_secret_post", "none").stream()
+            .filter(
+                m -> md.authMethodsSupported().isEmpty() || md.authMethodsSupported().contains(m))
+            .findFirst()
+            .orElse("client_secret_basic");
+    var req = JSON.createObjectNode();
+    req.put("client_name", name);
+    req.putArray("redirect_uris").add(redirectUri);
+    req.putArray("grant_types").add("authorization_code").add("refresh_token");
+    req.putArray("response_types").add("code");
+    req.put("token_endpoint_auth_method", method);
+    JsonNode answer;
+    try {
+      HttpResponse<String> r =
+          http.send(
+              HttpRequest.newBuilder(endpoint)
+                  .timeout(limits.connectTimeout())
+                  .header("Content-Type", "application/json")
+                  .header("Accept", "application/json")
+                  .POST(HttpRequest.BodyPublishers.ofString(JSON.writeValueAsString(req)))
+                  .build(),
+              HttpResponse.BodyHandlers.ofString());
+      if (r.statusCode() != 200 && r.statusCode() != 201) {
+        throw failed("client registration answered HTTP " + r.statusCode(), null);
+      }
+      answer = JSON.readTree(r.body());
+    } catch (IOException e) {
+      throw failed("client registration failed: " + e.getMessage(), e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw failed("interrupted", e);
+    }
+    String id = answer.path("client_id").asText("");
+    if (id.isEmpty()) {
+      throw failed("client registration answered without client_id", null);
+    }
+    String secret = answer.path("client_secret").asText("");
+    String granted = answer.path("token_endpoint_auth_method").asText(method);
+    McpAuth.SecretSource s = new McpAuth.SecretSource.Provider("registered:" + id);
+    registeredSecret = secret;
+    McpAuth.ClientAuth auth =
+        secret.isEmpty() || granted.equals("none")
+            ? new McpAuth.ClientAuth.NoSecret()
+            : granted.equals("client_secret_post")
+                ? new McpAuth.ClientAuth.SecretPost(s)
+                : new McpAuth.ClientAuth.SecretBasic(s);
+    LOG.info("mcp server {}: registered OAuth client {} ({})", server, id, granted);
+    return new Client(id, auth);
+  }
+
+  private Map<String, String> refreshForm() {
+    Map<String, String> form = new LinkedHashMap<>();
+    form.put("grant_type", "refresh_token");
+    form.put("refresh_token", refreshToken);
+    return form;
+  }
+
+  private void tokenRequest(Metadata md, Map<String, String> form) {
+    HttpRequest.Builder b =
+        HttpRequest.newBuilder(md.tokenEndpoint())
+            .timeout(limits.connectTimeout())
+            .header("Content-Type", "application/x-www-form-urlencoded")
+            .header("Accept", "application/json");
+    Client c = client;
+    if (c == null) {
+      throw failed("no client to authenticate at the token endpoint", null);
+    }
+    Map<String, String> body = new LinkedHashMap<>(form);
+    switch (c.auth()) {
+      case McpAuth.ClientAuth.SecretBasic sb -> {
+        String pair = urlEncode(c.id()) + ":" + urlEncode(secret(sb.secret()));
+        b.header(
+            "Authorization",
+            "Basic " + Base64.getEncoder().encodeToString(pair.getBytes(StandardCharsets.UTF_8)));
+      }
+      case McpAuth.ClientAuth.SecretPost sp -> {
+        body.put("client_id", c.id());
+        body.put("client_secret", secret(sp.secret()));
+      }
+      case McpAuth.ClientAuth.NoSecret n -> body.put("client_id", c.id());
+      case McpAuth.ClientAuth.PrivateKeyJwt j -> {
+        body.put("client_id", c.id());
+        body.put("client_assertion_type", "urn:ietf:params:oauth:client-assertion-type:jwt-bearer");
+        body.put(
+            "client_assertion",
+            ClientAssertion.es256(
+                c.id(),
+                md.issuer().toString(),
+                credentials.secret(server, j.privateKeyPem()),
+                clock.instant()));
+      }
+    }
+    JsonNode answer;
+    try {
+      HttpResponse<String> r =
+          http.send(
+              b.POST(HttpRequest.BodyPublishers.ofString(form(body))).build(),
+              HttpResponse.BodyHandlers.ofString());
+      if (r.statusCode() != 200) {
+        throw failed(
+            "token endpoint answered HTTP "
+                + r.statusCode()
+                + " "
+                + JSON.readTree(r.body().isBlank() ? "{}" : r.body()).path("error").asText(""),
+            null);
+      }
+      answer = JSON.readTree(r.body());
+    } catch (IOException e) {
+      throw failed("token endpoint unreachable or unreadable: " + e.getMessage(), e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw failed("interrupted", e);
+    }
+    String token = answer.path("access_token").asText("");
+    if (token.isEmpty()) {
+      throw failed("token endpoint answered without access_token", null);
+    }
+    accessToken = token;
+    if (answer.hasNonNull("refresh_token")) {
+      refreshToken = answer.get("refresh_token").asText();
+    }
+    LOG.info("mcp server {}: obtained an access token ({})", server, form.get("grant_type"));
+  }
+
+  private Metadata ensureMetadata(WwwAuthenticate challenge) {
+    if (metadata == null || challenge.get("resource_metadata").isPresent()) {
+      metadata = discover(challenge);
+    }
+    return metadata;
+  }
+
+  private Metadata discover(WwwAuthenticate challenge) {
+    List<URI> prmCandidates = new ArrayList<>();
+    challenge.get("resource_metadata").map(URI::create).ifPresent(prmCandidates::add);
+    String origin = origin(resourceUrl);
+    String path = trimSlash(resourceUrl.getPath());
+    if (!path.isEmpty()) {
+      prmCandidates.add(URI.create(origin + "/.well-known/oauth-protected-resource" + path));
+    }
+    prmCandidates.add(URI.create(origin + "/.well-known/oauth-protected-resource"));
+    Optional<JsonNode> prm = firstJson(prmCandidates);
+    URI issuer =
+        prm.map(p -> p.path("authorization_servers").path(0).asText(""))
+            .filter(s -> !s.isEmpty())
+            .map(URI::create)
+            .orElse(URI.create(origin));
+    Optional<URI> resource =
+        prm.map(p -> p.path("resource").asText("")).filter(s -> !s.isEmpty()).map(URI::create);
+    List<String> scopes = new ArrayList<>();
+    prm.ifPresent(p -> p.path("scopes_supported").forEach(s -> scopes.add(s.asText())));
+
+    String asOrigin = origin(issuer);
+    String asPath = trimSlash(issuer.getPath());
+    List<URI> asCandidates = new ArrayList<>();
+    if (asPath.isEmpty()) {
+      asCandidates.add(URI.create(asOrigin + "/.well-known/oauth-authorization-server"));
+      asCandidates.add(URI.create(asOrigin + "/.well-known/openid-configuration"));
+    } else {
+      asCandidates.add(URI.create(asOrigin + "/.well-known/oauth-authorization-server" + asPath));
+      asCandidates.add(URI.create(asOrigin + "/.well-known/openid-configuration" + asPath));
+      asCandidates.add(URI.create(asOrigin + asPath + "/.well-known/openid-configuration"));
+    }
+    Optional<JsonNode> as = firstJson(asCandidates);
+    URI token =
+        as.map(a -> a.path("token_endpoint").asText(""))
+            .filter(s -> !s.isEmpty())
+            .map(URI::create)
+            .orElse(URI.create(asOrigin + "/token"));
+    URI authorize =
+        as.map(a -> a.path("authorization_endpoint").asText(""))
+            .filter(s -> !s.isEmpty())
+            .map(URI::create)
+            .orElse(URI.create(asOrigin + "/authorize"));
+    if (resource.isPresent() && !covers(resource.get(), resourceUrl)) {
+      throw failed(
+          "protected resource metadata names "
+              + resource.get()
+              + ", which is not this server ("
+              + resourceUrl
+              + "); refusing to authorize",
+          null);
+    }
+    List<String> methods = new ArrayList<>();
+    as.ifPresent(
+        a -> a.path("token_endpoint_auth_methods_supported").forEach(m -> methods.add(m.asText())));
+    Optional<List<String>> pkce =
+        as.filter(a -> a.has("code_challenge_methods_supported"))
+            .map(
+                a -> {
+                  List<String> l = new ArrayList<>();
+                  a.get("code_challenge_methods_supported").forEach(m -> l.add(m.asText()));
+                  return List.copyOf(l);
+                });
+    Optional<URI> registration =
+        as.map(a -> a.path("registration_endpoint").asText(""))
+            .filter(x -> !x.isEmpty())
+            .map(URI::create)
+            .or(
+                () ->
+                    as.isEmpty()
+                        ? Optional.of(URI.create(asOrigin + "/register"))
+                        : Optional.empty());
+    URI issuerId =
+        as.map(a -> a.path("issuer").asText(""))
+            .filter(x -> !x.isEmpty())
+            .map(URI::create)
+            .orElse(issuer);
+    boolean cimd =
+        as.map(a -> a.path("client_id_metadata_document_supported").asBoolean(false)).orElse(false);
+    return new Metadata(
+        issuerId,
+        token,
+        authorize,
+        registration,
+        resource,
+        List.copyOf(scopes),
+        List.copyOf(methods),
+        pkce,
+        cimd);
+  }
+
+  /** Whether the resource named in metadata is this server: same origin, and a path prefix. */
+  static boolean covers(URI resource, URI server) {
+    if (!origin(resource).equalsIgnoreCase(origin(server))) {
+      return false;
+    }
+    String rp = trimSlash(resource.getPath());
+    String sp = trimSlash(server.getPath());
+    return sp.equals(rp) || sp.startsWith(rp + "/") || rp.isEmpty();
+  }
+
+  private Optional<JsonNode> firstJson(List<URI> candidates) {
+    for (URI u : candidates) {
+      try {
+        HttpResponse<String> r =
+            http.send(
+                HttpRequest.newBuilder(u)
+                    .timeout(limits.connectTimeout())
+                    .header("Accept", "application/json")
+                    .header("MCP-Protocol-Version", "2025-11-25")
+                    .GET()
+                    .build(),
+                HttpResponse.BodyHandlers.ofString());
+        if (r.statusCode() == 200) {
+          return Optional.of(JSON.readTree(r.body()));
+        }
+      } catch (IOException e) {
+        LOG.debug("discovery at {} failed: {}", u, e.toString());
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw failed("interrupted during discovery", e);
+      }
+    }
+    return Optional.empty();
+  }
+
+  private String secret(McpAuth.SecretSource source) {
+    if (source instanceof McpAuth.SecretSource.Provider p
+        && p.id().startsWith("registered:")
+        && !registeredSecret.isEmpty()) {
+      return registeredSecret;
+    }
+    return credentials.secret(server, source);
+  }
+
+  private McpException failed(String why, Throwable cause) {
+    return new McpException(
+        McpDiagnostic.AUTH_FAILED,
+        server,
+        "oauth: " + why,
+        "check the OAuth client configuration",
+        cause);
+  }
+
+  private static String origin(URI u) {
+    return u.getScheme() + "://" + u.getRawAuthority();
+  }
+
+  private static String trimSlash(String p) {
+    if (p == null || p.equals("/")) {
+      return "";
+    }
+    return p.endsWith("/") ? p.substring(0, p.length() - 1) : p;
+  }
+
+  private static String randomToken(int bytes) {
+    byte[] b = new byte[bytes];
+    RANDOM.nextBytes(b);
+    return Base64.getUrlEncoder().withoutPadding().encodeToString(b);
+  }
+
+  static String s256(String verifier) {
+    try {
+      byte[] d =
+          MessageDigest.getInstance("SHA-256").digest(verifier.getBytes(StandardCharsets.US_ASCII));
+      return Base64.getUrlEncoder().withoutPadding().encodeToString(d);
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  private static String urlEncode(String s) {
+    return URLEncoder.encode(s, StandardCharsets.UTF_8);
+  }
+
+  private static String form(Map<String, String> m) {
+    return m.entrySet().stream()
+        .map(e -> urlEncode(e.getKey()) + "=" + urlEncode(e.getValue()))
+        .collect(Collectors.joining("&"));
+  }
+
+  private static URI withQuery(URI base, Map<String, String> q) {
+    String sep = base.getRawQuery() == null ? "?" : "&";
+    return URI.create(base + sep + form(q));
+  }
+
+  static Map<String, String> query(URI u) {
+    Map<String, String> out = new LinkedHashMap<>();
+    String q = u.getRawQuery();
+    if (q == null) {
+      return out;
+    }
+    for (String pair : q.split("&")) {
+      int eq = pair.indexOf('=');
+      String k = eq < 0 ? pair : pair.substring(0, eq);
+      String v = eq < 0 ? "" : pair.substring(eq + 1);
+      out.putIfAbsent(
+          URLDecoder.decode(k, StandardCharsets.UTF_8),
+          URLDecoder.decode(v, StandardCharsets.UTF_8));
+    }
+    return out;
+  }
+
+  @Override
+  public String toString() {
+    return "oauth(" + config.grant().getClass().getSimpleName() + ")";
+  }
+}

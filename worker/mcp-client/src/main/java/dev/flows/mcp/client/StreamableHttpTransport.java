@@ -1,0 +1,640 @@
+package dev.flows.mcp.client;
+
+import dev.flows.kernel.mcp.McpClientConfig;
+import dev.flows.kernel.mcp.McpDiagnostic;
+import dev.flows.kernel.mcp.McpException;
+import dev.flows.kernel.mcp.McpServerConfig;
+import io.modelcontextprotocol.json.McpJsonMapper;
+import io.modelcontextprotocol.json.TypeRef;
+import io.modelcontextprotocol.spec.McpClientTransport;
+import io.modelcontextprotocol.spec.McpSchema;
+import io.modelcontextprotocol.spec.McpSchema.JSONRPCMessage;
+import io.modelcontextprotocol.spec.McpSchema.JSONRPCNotification;
+import io.modelcontextprotocol.spec.McpSchema.JSONRPCRequest;
+import io.modelcontextprotocol.spec.McpSchema.JSONRPCResponse;
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.net.http.HttpTimeoutException;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.Set;
+import java.util.SplittableRandom;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Function;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Schedulers;
+
+/**
+ * The SDK's client transport over MCP Streamable HTTP on {@code java.net.http}, written here so it
+ * can resume and recover: an SSE response that drops before its answer is resumed with GET and
+ * {@code Last-Event-ID} after the server's {@code retry:} delay (or our backoff); the standalone
+ * GET stream is re-opened the same way; a 404 on a known session re-initializes and retries the
+ * rejected request once (the server never ran it); redirects are refused; a server that cannot be
+ * reached at all is reported lost so the connection reconnects with backoff.
+ */
+public final class StreamableHttpTransport implements McpClientTransport {
+  private static final Logger LOG = LoggerFactory.getLogger(StreamableHttpTransport.class);
+  private static final String SESSION = "Mcp-Session-Id";
+  private static final String PROTOCOL = "MCP-Protocol-Version";
+  private static final String REINIT_ID = "flows-reinit-";
+
+  /** JSON-RPC error code (implementation-defined range) of answers this transport makes up. */
+  static final int LOCAL_ERROR = -32001;
+
+  /** Key in such an answer's data naming the {@link McpDiagnostic}. */
+  static final String DIAGNOSTIC_KEY = "flowsDiagnostic";
+
+  private final McpServerConfig.Http server;
+  private final McpClientConfig limits;
+  private final McpJsonMapper json;
+  private final HttpAuthenticator auth;
+  private final LossListener onLost;
+  private final HttpClient http;
+  private final SplittableRandom random = new SplittableRandom();
+  private final AtomicBoolean closing = new AtomicBoolean();
+  private final AtomicBoolean lostFired = new AtomicBoolean();
+  private final Set<InputStream> open = ConcurrentHashMap.newKeySet();
+  private final Map<Object, CompletableFuture<JSONRPCResponse>> reinits = new ConcurrentHashMap<>();
+  private final AtomicLong reinitCount = new AtomicLong();
+  private final Object reinitLock = new Object();
+  private volatile Function<Mono<JSONRPCMessage>, Mono<JSONRPCMessage>> handler;
+  private volatile String sessionId;
+  private volatile String protocolVersion;
+  private volatile JSONRPCRequest initializeRequest;
+  private volatile Thread getStream;
+
+  public StreamableHttpTransport(
+      McpServerConfig.Http server,
+      McpClientConfig limits,
+      McpJsonMapper json,
+      HttpAuthenticator auth,
+      LossListener onLost) {
+    this.server = server;
+    this.limits = limits;
+    this.json = json;
+    this.auth = auth;
+    this.onLost = onLost;
+    this.http = StreamableHttpTransport.newHttpClient(limits.connectTimeout());
+  }
+
+  /** The HTTP client every MCP exchange uses: redirects are never followed, HTTP/1.1. */
+  static HttpClient newHttpClient(Duration connectTimeout) {
+    return HttpClient.newBuilder()
+        .followRedirects(HttpClient.Redirect.NEVER)
+        .version(HttpClient.Version.HTTP_1_1)
+        .connectTimeout(connectTimeout)
+        .build();
+  }
+
+  /** The session the server assigned, if any. */
+  public Optional<String> sessionId() {
+    return Optional.ofNullable(sessionId);
+  }
+
+  @Override
+  public Mono<Void> connect(Function<Mono<JSONRPCMessage>, Mono<JSONRPCMessage>> handler) {
+    this.handler = handler;
+    return Mono.empty();
+  }
+
+  @Override
+  public Mono<Void> sendMessage(JSONRPCMessage message) {
+    return Mono.fromRunnable(() -> send(message, true))
+        .subscribeOn(Schedulers.boundedElastic())
+        .then();
+  }
+
+  private static boolean isInitialize(JSONRPCMessage m) {
+    return m instanceof JSONRPCRequest r && McpSchema.METHOD_INITIALIZE.equals(r.method());
+  }
+
+  private void send(JSONRPCMessage message, boolean mayReinit) {
+    if (closing.get()) {
+      throw error(McpDiagnostic.MCP_DISCONNECTED, "transport is closed", null);
+    }
+    boolean init = isInitialize(message);
+    if (init && !String.valueOf(((JSONRPCRequest) message).id()).startsWith(REINIT_ID)) {
+      initializeRequest = (JSONRPCRequest) message;
+    }
+    String sessionUsed = sessionId;
+    HttpResponse<InputStream> r = post(message, init);
+    int status = r.statusCode();
+    if (status == 404 && sessionUsed != null && !init) {
+      discard(r);
+      if (!mayReinit) {
+        throw lost("the session expired again right after re-initializing");
+      }
+      LOG.info("mcp server {}: session expired; re-initializing", server.name());
+      reinitialize(sessionUsed);
+      send(message, false);
+      return;
+    }
+    if (status >= 300 && status < 400) {
+      discard(r);
+      throw error(
+          McpDiagnostic.HANDSHAKE_REJECTED,
+          "redirect ("
+              + status
+              + ") to "
+              + r.headers().firstValue("Location").orElse("?")
+              + " refused",
+          null);
+    }
+    if (status >= 400) {
+      String body = discard(r);
+      McpDiagnostic d =
+          init
+              ? McpDiagnostic.HANDSHAKE_REJECTED
+              : status >= 500 ? McpDiagnostic.MCP_RESULT_UNAVAILABLE : McpDiagnostic.MCP_TOOL_ERROR;
+      throw error(d, "HTTP " + status + (body.isBlank() ? "" : ": " + abbreviate(body)), null);
+    }
+    if (init) {
+      r.headers().firstValue(SESSION).ifPresent(s -> sessionId = s);
+    }
+    String type =
+        r.headers().firstValue("Content-Type").orElse("").toLowerCase(java.util.Locale.ROOT);
+    if (status == 202 || status == 204) {
+      discard(r);
+    } else if (type.startsWith("text/event-stream")) {
+      Object awaited = message instanceof JSONRPCRequest req ? req.id() : null;
+      Thread.ofVirtual()
+          .name("mcp-http-post-" + server.name())
+          .start(() -> readResponseStream(r.body(), awaited));
+    } else if (type.startsWith("application/json")) {
+      try (InputStream body = r.body()) {
+        deliverJson(new String(body.readAllBytes(), StandardCharsets.UTF_8));
+      } catch (IOException e) {
+        throw error(McpDiagnostic.MCP_RESULT_UNAVAILABLE, "reading the answer: " + e, e);
+      }
+    } else {
+      discard(r);
+    }
+    if (message instanceof JSONRPCNotification n
+        && McpSchema.METHOD_NOTIFICATION_INITIALIZED.equals(n.method())) {
+      openGetStream();
+    }
+  }
+
+  private HttpResponse<InputStream> post(JSONRPCMessage message, boolean init) {
+    // A tools/call may have side effects: never send it twice on our own, even when the first
+    // send probably never arrived. The journal's effect election decides what happens next.
+    boolean mayResend =
+        !(message instanceof io.modelcontextprotocol.spec.McpSchema.JSONRPCRequest req
+            && io.modelcontextprotocol.spec.McpSchema.METHOD_TOOLS_CALL.equals(req.method()));
+    byte[] body;
+    try {
+      body = json.writeValueAsBytes(message);
+    } catch (IOException e) {
+      throw new IllegalArgumentException("cannot serialize " + message, e);
+    }
+    return exchange(
+        () ->
+            request(init)
+                .header("Content-Type", "application/json")
+                .header("Accept", "application/json, text/event-stream")
+                .POST(HttpRequest.BodyPublishers.ofByteArray(body))
+                .build(),
+        mayResend,
+        init);
+  }
+
+  private HttpRequest.Builder request(boolean init) {
+    HttpRequest.Builder b = HttpRequest.newBuilder(server.url()).timeout(limits.callTimeout());
+    server.headers().forEach(b::header);
+    auth.headers().forEach(b::setHeader);
+    String s = sessionId;
+    if (s != null && !init) {
+      b.header(SESSION, s);
+    }
+    String v = protocolVersion;
+    if (v != null && !init) {
+      b.header(PROTOCOL, v);
+    }
+    return b;
+  }
+
+  /** Sends, answering auth challenges a bounded number of times. */
+  private HttpResponse<InputStream> exchange(
+      java.util.function.Supplier<HttpRequest> build, boolean mayResend, boolean init) {
+    boolean resent = !mayResend;
+    for (int round = 0; ; round++) {
+      HttpResponse<InputStream> r;
+      try {
+        r = http.send(build.get(), HttpResponse.BodyHandlers.ofInputStream());
+      } catch (HttpTimeoutException e) {
+        throw error(
+            init ? McpDiagnostic.HANDSHAKE_TIMEOUT : McpDiagnostic.MCP_RESULT_UNAVAILABLE,
+            "no answer from " + server.url() + " in time",
+            e);
+      } catch (IOException e) {
+        if (!resent && staleConnection(e)) {
+          // Almost always a pooled keep-alive connection the server closed while idle, which never
+          // delivered the request; one resend on a fresh connection. Not repeated, so a server
+          // that really drops requests still surfaces as lost.
+          LOG.info(
+              "mcp server {}: connection closed before any answer; sending once more",
+              server.name());
+          resent = true;
+          round--;
+          continue;
+        }
+        if (init) {
+          throw error(McpDiagnostic.MCP_DISCONNECTED, "cannot reach " + server.url() + ": " + e, e);
+        }
+        throw lost("cannot reach " + server.url() + ": " + e);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw error(McpDiagnostic.MCP_DISCONNECTED, "interrupted", e);
+      }
+      int status = r.statusCode();
+      if (status != 401 && status != 403) {
+        return r;
+      }
+      discard(r);
+      boolean retry;
+      try {
+        retry = round < limits.maxAuthChallenges() && auth.onChallenge(r);
+      } catch (McpException e) {
+        throw e;
+      } catch (RuntimeException e) {
+        throw error(
+            McpDiagnostic.AUTH_FAILED, "obtaining credentials failed: " + e.getMessage(), e);
+      }
+      if (!retry) {
+        throw error(
+            McpDiagnostic.AUTH_FAILED,
+            "HTTP " + status + " from " + server.url() + " and no better credentials to offer",
+            null);
+      }
+    }
+  }
+
+  /** The JDK's words for a connection that ended before any byte of an answer arrived. */
+  static boolean staleConnection(IOException e) {
+    String m = String.valueOf(e.getMessage());
+    return m.contains("header parser received no bytes")
+        || (e instanceof java.io.EOFException && m.contains("EOF reached while reading"));
+  }
+
+  private void reinitialize(String expiredSession) {
+    synchronized (reinitLock) {
+      if (!Objects.equals(sessionId, expiredSession)) {
+        return; // another request already made a new session
+      }
+      JSONRPCRequest original = initializeRequest;
+      if (original == null) {
+        throw lost("session expired before any initialize was seen");
+      }
+      sessionId = null;
+      String id = REINIT_ID + reinitCount.incrementAndGet();
+      CompletableFuture<JSONRPCResponse> answer = new CompletableFuture<>();
+      reinits.put(id, answer);
+      try {
+        send(
+            new JSONRPCRequest(
+                McpSchema.JSONRPC_VERSION, McpSchema.METHOD_INITIALIZE, id, original.params()),
+            false);
+        JSONRPCResponse res = answer.get(limits.connectTimeout().toMillis(), TimeUnit.MILLISECONDS);
+        if (res.error() != null) {
+          throw lost("re-initialize refused: " + res.error().message());
+        }
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw lost("interrupted while re-initializing");
+      } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+        throw lost("re-initialize got no answer: " + e);
+      } finally {
+        reinits.remove(id);
+      }
+      send(
+          new JSONRPCNotification(
+              McpSchema.JSONRPC_VERSION, McpSchema.METHOD_NOTIFICATION_INITIALIZED, null),
+          false);
+    }
+  }
+
+  /** Delivers a JSON answer (one message or a batch); what is not a valid message is skipped. */
+  private void deliverJson(String body) throws IOException {
+    String trimmed = body.strip();
+    if (trimmed.isEmpty()) {
+      return;
+    }
+    if (!trimmed.startsWith("[")) {
+      try {
+        deliver(parse(trimmed));
+      } catch (IOException | IllegalArgumentException e) {
+        LOG.warn(
+            "mcp server {}: ignoring an answer that is not a valid JSON-RPC message",
+            server.name());
+      }
+      return;
+    }
+    for (Object item : json.readValue(trimmed, new TypeRef<List<Object>>() {})) {
+      try {
+        deliver(parse(json.writeValueAsString(item)));
+      } catch (IOException | IllegalArgumentException e) {
+        LOG.warn(
+            "mcp server {}: ignoring an answer that is not a valid JSON-RPC message",
+            server.name());
+      }
+    }
+  }
+
+  private JSONRPCMessage parse(String s) throws IOException {
+    return McpSchema.deserializeJsonRpcMessage(json, s);
+  }
+
+  private void deliver(JSONRPCMessage m) {
+    if (m == null) {
+      return;
+    }
+    if (m instanceof JSONRPCResponse res) {
+      CompletableFuture<JSONRPCResponse> reinit = reinits.get(res.id());
+      if (reinit != null) {
+        captureProtocolVersion(res);
+        reinit.complete(res);
+        return;
+      }
+      JSONRPCRequest init = initializeRequest;
+      if (init != null && Objects.equals(String.valueOf(init.id()), String.valueOf(res.id()))) {
+        captureProtocolVersion(res);
+      }
+    }
+    Function<Mono<JSONRPCMessage>, Mono<JSONRPCMessage>> h = handler;
+    if (h != null) {
+      h.apply(Mono.just(m)).subscribe(x -> {}, e -> LOG.debug("handler failed", e));
+    }
+  }
+
+  private void captureProtocolVersion(JSONRPCResponse res) {
+    if (res.result() instanceof Map<?, ?> map && map.get("protocolVersion") instanceof String v) {
+      protocolVersion = v;
+    }
+  }
+
+  /** What one read of an SSE stream saw. */
+  private record StreamEnd(boolean answered, Optional<String> lastEventId, OptionalLong retryMs) {}
+
+  private StreamEnd readEvents(InputStream body, Object awaited) {
+    open.add(body);
+    boolean answered = false;
+    SseReader sse = new SseReader(body);
+    try (sse) {
+      Optional<SseReader.Event> ev;
+      while ((ev = sse.next()).isPresent()) {
+        String data = ev.get().data();
+        if (!"message".equals(ev.get().type()) || data.isBlank()) {
+          continue;
+        }
+        JSONRPCMessage m;
+        try {
+          m = parse(data);
+        } catch (IOException | IllegalArgumentException e) {
+          LOG.warn("mcp server {}: ignoring an SSE event that is not JSON-RPC", server.name());
+          continue;
+        }
+        if (awaited != null
+            && m instanceof JSONRPCResponse res
+            && String.valueOf(awaited).equals(String.valueOf(res.id()))) {
+          answered = true;
+        }
+        // Read on to the end even once answered: a body left unread makes the HTTP client drop
+        // the connection instead of reusing it, which costs a new TCP connection per call.
+        deliver(m);
+      }
+    } catch (IOException e) {
+      LOG.debug("mcp server {}: SSE stream interrupted: {}", server.name(), e.toString());
+    } finally {
+      open.remove(body);
+    }
+    return new StreamEnd(answered, sse.lastEventId(), sse.retryMs());
+  }
+
+  /** Reads a POST's SSE answer; if it drops before the answer, resumes it with GET. */
+  private void readResponseStream(InputStream body, Object awaited) {
+    StreamEnd end = readEvents(body, awaited);
+    Optional<String> lastId = end.lastEventId();
+    OptionalLong retry = end.retryMs();
+    int attempt = 0;
+    while (!end.answered() && awaited != null && !closing.get()) {
+      attempt++;
+      if (lastId.isEmpty() || attempt > limits.maxStreamResumes()) {
+        unavailable(
+            awaited,
+            lastId.isEmpty()
+                ? "stream dropped before any event id"
+                : "stream could not be resumed");
+        return;
+      }
+      if (!pause(retry, attempt)) {
+        return;
+      }
+      Optional<HttpResponse<InputStream>> r = get(lastId);
+      if (r.isEmpty()) {
+        continue;
+      }
+      int status = r.get().statusCode();
+      if (status != 200) {
+        discard(r.get());
+        unavailable(awaited, "resume answered HTTP " + status);
+        return;
+      }
+      end = readEvents(r.get().body(), awaited);
+      if (end.lastEventId().isPresent()) {
+        lastId = end.lastEventId();
+      }
+      if (end.retryMs().isPresent()) {
+        retry = end.retryMs();
+      }
+    }
+  }
+
+  private void unavailable(Object id, String why) {
+    if (closing.get()) {
+      return;
+    }
+    deliver(
+        new JSONRPCResponse(
+            McpSchema.JSONRPC_VERSION,
+            id,
+            null,
+            new JSONRPCResponse.JSONRPCError(
+                LOCAL_ERROR,
+                "result unavailable: " + why,
+                Map.of(DIAGNOSTIC_KEY, McpDiagnostic.MCP_RESULT_UNAVAILABLE.wire()))));
+  }
+
+  /** Sleeps the server's retry delay, or our backoff; false when closing. */
+  private boolean pause(OptionalLong retryMs, int attempt) {
+    Duration d =
+        retryMs.isPresent()
+            ? Duration.ofMillis(retryMs.getAsLong())
+            : limits.backoff(attempt, random.nextDouble(-1.0, 1.0));
+    try {
+      Thread.sleep(d);
+    } catch (InterruptedException e) {
+      return false;
+    }
+    return !closing.get();
+  }
+
+  /** GET on the endpoint (resume or standalone stream); empty when the server was unreachable. */
+  private Optional<HttpResponse<InputStream>> get(Optional<String> lastEventId) {
+    try {
+      return Optional.of(
+          exchange(
+              () -> {
+                HttpRequest.Builder b = request(false).header("Accept", "text/event-stream").GET();
+                lastEventId.ifPresent(id -> b.header("Last-Event-ID", id));
+                return b.build();
+              },
+              true,
+              true));
+    } catch (McpException e) {
+      LOG.debug("mcp server {}: GET failed: {}", server.name(), e.getMessage());
+      return Optional.empty();
+    }
+  }
+
+  private void openGetStream() {
+    if (getStream != null && getStream.isAlive()) {
+      return;
+    }
+    getStream = Thread.ofVirtual().name("mcp-http-get-" + server.name()).start(this::runGetStream);
+  }
+
+  /**
+   * The standalone server-to-client stream (notifications such as tools/list_changed). Re-opened
+   * after a drop with Last-Event-ID; a server that stops answering altogether is reported lost.
+   */
+  private void runGetStream() {
+    Optional<String> lastId = Optional.empty();
+    OptionalLong retry = OptionalLong.empty();
+    int failures = 0;
+    while (!closing.get()) {
+      Optional<HttpResponse<InputStream>> r = get(lastId);
+      if (r.isPresent()) {
+        int status = r.get().statusCode();
+        if (status != 200) {
+          discard(r.get());
+          // 405: the server offers no stream; 404: the session is gone and the next POST says so.
+          return;
+        }
+        failures = 0;
+        StreamEnd end = readEvents(r.get().body(), null);
+        if (end.lastEventId().isPresent()) {
+          lastId = end.lastEventId();
+        }
+        if (end.retryMs().isPresent()) {
+          retry = end.retryMs();
+        }
+      } else if (++failures > limits.maxReconnectAttempts()) {
+        lost("the server stopped answering");
+        return;
+      }
+      if (!pause(retry, Math.max(1, failures))) {
+        return;
+      }
+    }
+  }
+
+  private McpException lost(String why) {
+    McpException e = error(McpDiagnostic.MCP_DISCONNECTED, why, null);
+    if (!closing.get() && lostFired.compareAndSet(false, true)) {
+      onLost.lost(e);
+    }
+    return e;
+  }
+
+  private McpException error(McpDiagnostic d, String message, Throwable cause) {
+    return new McpException(d, server.name(), message, fixFor(d), cause);
+  }
+
+  private static String fixFor(McpDiagnostic d) {
+    return switch (d) {
+      case AUTH_FAILED -> "check the server's auth configuration and the token source";
+      case HANDSHAKE_REJECTED -> "check the server URL (redirects are not followed)";
+      case HANDSHAKE_TIMEOUT, MCP_DISCONNECTED -> "check that the server is up";
+      case MCP_RESULT_UNAVAILABLE -> "the call may or may not have run; retry only if idempotent";
+      case SPAWN_FAILED, MCP_UNKNOWN_TOOL, MCP_TOOL_ERROR -> "";
+    };
+  }
+
+  private static String discard(HttpResponse<InputStream> r) {
+    try (InputStream in = r.body()) {
+      byte[] b = in.readNBytes(4096);
+      return new String(b, StandardCharsets.UTF_8);
+    } catch (IOException e) {
+      return "";
+    }
+  }
+
+  private static String abbreviate(String s) {
+    String one = s.strip().replace('\n', ' ');
+    return one.length() > 200 ? one.substring(0, 200) + "..." : one;
+  }
+
+  @Override
+  public Mono<Void> closeGracefully() {
+    return Mono.fromRunnable(this::shutdown).subscribeOn(Schedulers.boundedElastic()).then();
+  }
+
+  @Override
+  public void close() {
+    shutdown();
+  }
+
+  private void shutdown() {
+    if (!closing.compareAndSet(false, true)) {
+      return;
+    }
+    Thread g = getStream;
+    if (g != null) {
+      g.interrupt();
+    }
+    for (InputStream in : List.copyOf(open)) {
+      try {
+        in.close();
+      } catch (IOException e) {
+        LOG.debug("closing a stream of {}: {}", server.name(), e.toString());
+      }
+    }
+    String s = sessionId;
+    if (s != null) {
+      try {
+        HttpRequest.Builder b =
+            HttpRequest.newBuilder(server.url())
+                .timeout(limits.stopGrace())
+                .header(SESSION, s)
+                .DELETE();
+        server.headers().forEach(b::header);
+        auth.headers().forEach(b::setHeader);
+        http.send(b.build(), HttpResponse.BodyHandlers.discarding());
+      } catch (IOException | RuntimeException e) {
+        LOG.debug("DELETE of session at {}: {}", server.name(), e.toString());
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
+    http.shutdownNow();
+  }
+
+  @Override
+  public <T> T unmarshalFrom(Object data, TypeRef<T> typeRef) {
+    return json.convertValue(data, typeRef);
+  }
+}

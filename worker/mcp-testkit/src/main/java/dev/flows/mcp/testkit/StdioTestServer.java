@@ -1,0 +1,64 @@
+package dev.flows.mcp.testkit;
+
+import io.modelcontextprotocol.json.McpJsonDefaults;
+import io.modelcontextprotocol.server.McpServer;
+import io.modelcontextprotocol.server.McpSyncServer;
+import io.modelcontextprotocol.server.transport.StdioServerTransportProvider;
+import io.modelcontextprotocol.spec.McpSchema;
+import java.io.FilterInputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicReference;
+
+/**
+ * An SDK stdio server run as a child JVM by the tests. Flags: {@code --ignore-sigterm} (and stdin
+ * EOF), {@code --close-stderr}, {@code --silent} (never answers: reads stdin and drops it).
+ */
+public final class StdioTestServer {
+  private StdioTestServer() {}
+
+  public static void main(String[] args) throws Exception {
+    List<String> flags = List.of(args);
+    boolean deaf = flags.contains("--ignore-sigterm");
+    if (deaf) {
+      sun.misc.Signal.handle(new sun.misc.Signal("TERM"), s -> {});
+    }
+    if (flags.contains("--close-stderr")) {
+      System.err.close();
+    }
+    if (flags.contains("--silent")) {
+      InputStream in = System.in;
+      byte[] buf = new byte[4096];
+      while (in.read(buf) >= 0) {
+        // Swallow everything: a server that never completes the handshake.
+      }
+      if (deaf) {
+        Thread.sleep(Long.MAX_VALUE);
+      }
+      System.exit(0);
+    }
+    // The SDK's stdio server does not exit on stdin EOF (its threads are non-daemon).
+    InputStream in =
+        new FilterInputStream(System.in) {
+          @Override
+          public int read(byte[] b, int off, int len) throws IOException {
+            int n = super.read(b, off, len);
+            if (n < 0 && !deaf) {
+              Runtime.getRuntime().halt(0);
+            }
+            return n;
+          }
+        };
+    AtomicReference<McpSyncServer> self = new AtomicReference<>();
+    StdioServerTransportProvider transport =
+        new StdioServerTransportProvider(McpJsonDefaults.getMapper(), in, System.out);
+    self.set(
+        McpServer.sync(transport)
+            .serverInfo("flows-test-stdio", "1.0")
+            .capabilities(McpSchema.ServerCapabilities.builder().tools(true).build())
+            .tools(TestTools.all(self))
+            .build());
+    Thread.sleep(Long.MAX_VALUE);
+  }
+}

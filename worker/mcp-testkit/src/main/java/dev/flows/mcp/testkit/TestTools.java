@@ -1,0 +1,201 @@
+package dev.flows.mcp.testkit;
+
+import io.modelcontextprotocol.server.McpServerFeatures.SyncToolSpecification;
+import io.modelcontextprotocol.server.McpSyncServer;
+import io.modelcontextprotocol.spec.McpSchema;
+import io.modelcontextprotocol.spec.McpSchema.CallToolResult;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeSet;
+import java.util.concurrent.atomic.AtomicReference;
+
+/** The tools of our SDK-built test servers (stdio and HTTP share them). */
+public final class TestTools {
+  private TestTools() {}
+
+  private static Map<String, Object> schema(Map<String, Object> properties, List<String> required) {
+    return Map.of("type", "object", "properties", properties, "required", required);
+  }
+
+  private static synchronized void append(java.nio.file.Path p, String line) throws IOException {
+    java.nio.file.Files.writeString(
+        p,
+        line,
+        java.nio.file.StandardOpenOption.CREATE,
+        java.nio.file.StandardOpenOption.APPEND,
+        java.nio.file.StandardOpenOption.SYNC);
+  }
+
+  private static CallToolResult text(String s) {
+    return CallToolResult.builder().addTextContent(s).isError(false).build();
+  }
+
+  private static SyncToolSpecification tool(
+      String name,
+      Map<String, Object> schema,
+      McpSchema.ToolAnnotations annotations,
+      java.util.function.Function<Map<String, Object>, CallToolResult> body) {
+    McpSchema.Tool.Builder t =
+        McpSchema.Tool.builder().name(name).description(name + " test tool").inputSchema(schema);
+    if (annotations != null) {
+      t.annotations(annotations);
+    }
+    return SyncToolSpecification.builder()
+        .tool(t.build())
+        .callHandler((ex, req) -> body.apply(req.arguments() == null ? Map.of() : req.arguments()))
+        .build();
+  }
+
+  /** echo, add, noop, env, pid, sleep, fail, die, spawn_grandchild, add_tool, meta, ledger. */
+  public static List<SyncToolSpecification> all(AtomicReference<McpSyncServer> self) {
+    Map<String, Object> none = schema(Map.of(), List.of());
+    List<SyncToolSpecification> tools = new ArrayList<>();
+    tools.add(
+        tool(
+            "echo",
+            schema(Map.of("text", Map.of("type", "string")), List.of("text")),
+            new McpSchema.ToolAnnotations("Echo", true, false, true, false, null),
+            a -> text(String.valueOf(a.get("text")))));
+    tools.add(
+        tool(
+            "add",
+            schema(
+                Map.of("a", Map.of("type", "number"), "b", Map.of("type", "number")),
+                List.of("a", "b")),
+            null,
+            a ->
+                text(
+                    String.valueOf(
+                        ((Number) a.get("a")).longValue() + ((Number) a.get("b")).longValue()))));
+    tools.add(tool("noop", none, null, a -> text("ok")));
+    tools.add(
+        tool(
+            "env",
+            none,
+            null,
+            a -> text(String.join(",", new TreeSet<>(System.getenv().keySet())))));
+    tools.add(tool("pid", none, null, a -> text(String.valueOf(ProcessHandle.current().pid()))));
+    tools.add(
+        tool(
+            "sleep",
+            schema(Map.of("ms", Map.of("type", "number")), List.of("ms")),
+            null,
+            a -> {
+              try {
+                Thread.sleep(((Number) a.get("ms")).longValue());
+              } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+              }
+              return text("slept");
+            }));
+    tools.add(
+        tool(
+            "fail",
+            none,
+            null,
+            a -> CallToolResult.builder().addTextContent("it broke").isError(true).build()));
+    tools.add(
+        tool(
+            "die",
+            none,
+            null,
+            a -> {
+              Runtime.getRuntime().halt(3);
+              return text("unreachable");
+            }));
+    tools.add(
+        tool(
+            "spawn_grandchild",
+            none,
+            null,
+            a -> {
+              try {
+                Process p =
+                    new ProcessBuilder("/bin/sleep", "600")
+                        .redirectOutput(ProcessBuilder.Redirect.DISCARD)
+                        .start();
+                return text(String.valueOf(p.pid()));
+              } catch (IOException e) {
+                return CallToolResult.builder().addTextContent(e.toString()).isError(true).build();
+              }
+            }));
+    tools.add(
+        tool(
+            "add_tool",
+            schema(Map.of("name", Map.of("type", "string")), List.of("name")),
+            null,
+            a -> {
+              String name = String.valueOf(a.get("name"));
+              self.get().addTool(tool(name, none, null, x -> text(name)));
+              return text("added " + name);
+            }));
+    tools.add(
+        SyncToolSpecification.builder()
+            .tool(
+                McpSchema.Tool.builder()
+                    .name("meta")
+                    .description("answers the request's _meta")
+                    .inputSchema(none)
+                    .build())
+            .callHandler(
+                (ex, req) ->
+                    text(
+                        String.valueOf(
+                            req.meta() == null ? Map.of() : new java.util.TreeMap<>(req.meta()))))
+            .build());
+    tools.add(
+        SyncToolSpecification.builder()
+            .tool(
+                McpSchema.Tool.builder()
+                    .name("ledger")
+                    .description(
+                        "performs once per idempotency key (from _meta): the key is appended to the file"
+                            + " named by FLOWS_TEST_LEDGER the first time; every call is appended to"
+                            + " FLOWS_TEST_LEDGER.calls")
+                    .inputSchema(none)
+                    .build())
+            .callHandler(
+                (ex, req) -> {
+                  Object key =
+                      req.meta() == null ? null : req.meta().get("dev.flows/idempotency-key");
+                  String file = System.getenv("FLOWS_TEST_LEDGER");
+                  if (file == null) {
+                    return CallToolResult.builder()
+                        .addTextContent("FLOWS_TEST_LEDGER is not set")
+                        .isError(true)
+                        .build();
+                  }
+                  java.nio.file.Path ledger = java.nio.file.Path.of(file);
+                  java.nio.file.Path calls = java.nio.file.Path.of(file + ".calls");
+                  // Several server processes (one per worker) may share a ledger: the check and
+                  // the append hold a file lock, so that they are one step across processes too.
+                  synchronized (TestTools.class) {
+                    try (java.nio.channels.FileChannel lock =
+                            java.nio.channels.FileChannel.open(
+                                java.nio.file.Path.of(file + ".lock"),
+                                java.nio.file.StandardOpenOption.CREATE,
+                                java.nio.file.StandardOpenOption.WRITE);
+                        var held = lock.lock()) {
+                      append(calls, key + "\n");
+                      // Idempotency-aware: a key seen before is not performed again.
+                      if (java.nio.file.Files.exists(ledger)
+                          && java.nio.file.Files.readAllLines(ledger)
+                              .contains(String.valueOf(key))) {
+                        return text("performed " + key);
+                      }
+                      append(ledger, key + "\n");
+                    } catch (IOException e) {
+                      return CallToolResult.builder()
+                          .addTextContent(e.toString())
+                          .isError(true)
+                          .build();
+                    }
+                  }
+                  return text("performed " + key);
+                })
+            .build());
+    return tools;
+  }
+}

@@ -1,9 +1,0 @@
-package dev.flows.worker.mcp;
-
-import dev.flows.kernel.mcp.McpException;
-
-/** Told once when a transport can no longer carry messages (process exit, session gone). */
-@FunctionalInterface
-public interface LossListener {
-  void lost(McpException why);
-}
