@@ -1,0 +1,105 @@
+package dev.flows.kernel.journal;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.flows.kernel.ErrorCode;
+import dev.flows.kernel.FlowsException;
+import dev.flows.kernel.NotFoundException;
+import dev.flows.kernel.RunTerminalException;
+import dev.flows.kernel.journal.MemoryState.Election;
+import dev.flows.kernel.journal.MemoryState.RunRow;
+import dev.flows.kernel.journal.MemoryState.StepRow;
+import dev.flows.kernel.lifecycle.Lifecycle;
+import dev.flows.kernel.lifecycle.RunStatus;
+import dev.flows.kernel.lifecycle.RunTransition;
+import dev.flows.kernel.lifecycle.StepStatus;
+import dev.flows.kernel.lifecycle.StepTransition;
+import java.time.Instant;
+import java.util.Optional;
+
+/** The in-memory journal's operator verbs: resume a run, resolve a parked step. */
+final class MemoryOperator {
+  private final MemoryState state;
+  private final MemoryWakeups wakeups;
+  private final MemoryEnds ends;
+
+  MemoryOperator(MemoryState state, MemoryWakeups wakeups, MemoryEnds ends) {
+    this.state = state;
+    this.wakeups = wakeups;
+    this.ends = ends;
+  }
+
+  RunSnapshot resumeRun(RunId runId, String by, Instant now) {
+    RunRow run = state.existing(runId);
+    switch (run.status) {
+      case RUNNING -> {
+        return state.snapshot(run);
+      }
+      case SUCCEEDED, CANCELED ->
+          throw new RunTerminalException(
+              "run " + runId + " is " + run.status.wire() + " and cannot resume", runId.value());
+      case FAILED -> {
+        run.status = Lifecycle.run(RunTransition.RESUMED, Optional.of(run.status));
+        run.completedAt = null;
+        run.completionReason = null;
+      }
+      case PARKED -> run.status = Lifecycle.run(RunTransition.UNPARKED, Optional.of(run.status));
+    }
+    for (StepRow s : run.steps.values()) {
+      if (s.status == StepStatus.FAILED) {
+        s.status = Lifecycle.step(StepTransition.RESUMED, s.status);
+        s.notBefore = now;
+      } else if (s.status == StepStatus.PARKED) {
+        s.status = Lifecycle.step(StepTransition.RESOLVED, s.status);
+        s.notBefore = now;
+      }
+    }
+    state.append(now, new JournalEntry.RunResumed(runId, by));
+    wakeups.wake();
+    return state.snapshot(run);
+  }
+
+  RunSnapshot resolveStep(
+      RunId runId, String stepId, Optional<JsonNode> performed, String by, Instant now) {
+    RunRow run = state.existing(runId);
+    StepRow step = run.steps.get(stepId);
+    if (step == null) {
+      throw new NotFoundException(
+          ErrorCode.STEP_NOT_FOUND, "run " + runId + " has no step " + stepId, stepId);
+    }
+    if (step.status != StepStatus.PARKED) {
+      throw new FlowsException(
+          ErrorCode.INVALID_INPUT,
+          "step " + stepId + " is " + step.status.wire() + ", not parked",
+          runId.value() + "/" + stepId,
+          "only a parked step can be resolved");
+    }
+    state.append(
+        now,
+        new JournalEntry.StepResolved(
+            runId, stepId, performed.isPresent(), performed.map(JsonNode::deepCopy), by));
+    if (performed.isPresent()) {
+      for (Election e : step.elections.values()) {
+        if (!e.confirmed) {
+          e.confirmed = true;
+          e.output = performed.get().deepCopy();
+        }
+      }
+      step.status = Lifecycle.step(StepTransition.RESOLVED_PERFORMED, step.status);
+      step.output = performed.get().deepCopy();
+      step.lastReason = CompletionReason.SUCCESS;
+    } else {
+      step.elections.values().removeIf(e -> !e.confirmed);
+      step.status = Lifecycle.step(StepTransition.RESOLVED, step.status);
+      step.notBefore = now;
+    }
+    if (run.status == RunStatus.PARKED
+        && run.steps.values().stream().noneMatch(s -> s.status == StepStatus.PARKED)) {
+      run.status = Lifecycle.run(RunTransition.UNPARKED, Optional.of(run.status));
+    }
+    if (run.status == RunStatus.RUNNING) {
+      ends.afterSuccess(run, now);
+    }
+    wakeups.wake();
+    return state.snapshot(run);
+  }
+}

@@ -1,0 +1,154 @@
+package dev.flows.kernel.journal;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.NullNode;
+import dev.flows.kernel.ErrorCode;
+import dev.flows.kernel.LeaseConflictException;
+import dev.flows.kernel.NotFoundException;
+import dev.flows.kernel.RunTerminalException;
+import dev.flows.kernel.lifecycle.Lifecycle;
+import dev.flows.kernel.lifecycle.RunStatus;
+import dev.flows.kernel.lifecycle.StepStatus;
+import dev.flows.kernel.spec.StepSpec;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * What the in-memory journal holds: runs with their steps and effect elections, the admission keys,
+ * and the journal itself. Read and changed only under {@link MemoryWakeups#locked}.
+ */
+final class MemoryState {
+  final Map<RunId, RunRow> runs = new LinkedHashMap<>();
+  final Map<String, RunId> byAdmissionKey = new HashMap<>();
+  private final List<JournalRecord> entries = new ArrayList<>();
+  private final MemoryWakeups wakeups;
+  private long seq;
+  private long stepOrder;
+
+  MemoryState(MemoryWakeups wakeups) {
+    this.wakeups = wakeups;
+  }
+
+  static final class RunRow {
+    RunId id;
+    String name = "";
+    RunStatus status;
+    Optional<RunId> parent = Optional.empty();
+    String admissionKey;
+    JsonNode specJson = NullNode.getInstance();
+    String specHash = "";
+    Instant createdAt;
+    Instant completedAt;
+    RunCompletionReason completionReason;
+    // A parent's attempt suspended on this run: its leaving `running` wakes the parent.
+    boolean wakesParent;
+    final Map<String, StepRow> steps = new LinkedHashMap<>();
+  }
+
+  static final class StepRow {
+    StepSpec spec;
+    StepStatus status;
+    int attempts;
+    String leaseId;
+    Instant leaseDeadline;
+    long leaseMs;
+    WorkerId worker;
+    Instant notBefore;
+    CompletionReason lastReason;
+    // Attempts that ended suspended: they do not count against maxIterations.
+    int suspensions;
+    JsonNode output;
+    long order;
+    final Map<String, Election> elections = new LinkedHashMap<>();
+
+    void clearLease() {
+      leaseId = null;
+      leaseDeadline = null;
+      worker = null;
+    }
+  }
+
+  static final class Election {
+    int attempt;
+    String key;
+    boolean confirmed;
+    JsonNode output;
+  }
+
+  /** A new step row of a run being admitted, in admission order across all runs. */
+  StepRow newStep(StepSpec spec, Instant now) {
+    StepRow step = new StepRow();
+    step.spec = spec;
+    step.status = spec.dependsOn().isEmpty() ? StepStatus.READY : StepStatus.WAITING;
+    step.notBefore = now;
+    step.order = stepOrder++;
+    return step;
+  }
+
+  void append(Instant at, JournalEntry e) {
+    entries.add(new JournalRecord(++seq, at, e));
+    wakeups.changed(e.runId());
+  }
+
+  List<JournalRecord> entries(RunId runId) {
+    return entries.stream().filter(e -> e.entry().runId().equals(runId)).toList();
+  }
+
+  RunRow existing(RunId runId) {
+    RunRow run = runs.get(runId);
+    if (run == null) {
+      throw new NotFoundException(ErrorCode.RUN_NOT_FOUND, "no run " + runId, runId.value());
+    }
+    return run;
+  }
+
+  /** The fence: the attempt named by the token is the live one, and its deadline is ahead. */
+  StepRow live(LeaseToken t, Instant now) {
+    RunRow run = existing(t.runId());
+    if (run.status.terminal()) {
+      throw new RunTerminalException(
+          "run " + run.id + " is already " + run.status.wire(), run.id.value());
+    }
+    StepRow step = run.steps.get(t.stepId());
+    if (step == null
+        || step.status != StepStatus.RUNNING
+        || step.attempts != t.attempt()
+        || !t.leaseId().equals(step.leaseId)
+        || !Lifecycle.leaseLive(step.leaseDeadline, now)) {
+      throw new LeaseConflictException("attempt does not hold a live lease", t.place());
+    }
+    return step;
+  }
+
+  RunSnapshot snapshot(RunRow r) {
+    List<StepSnapshot> steps = new ArrayList<>();
+    for (StepRow s : r.steps.values()) {
+      steps.add(
+          new StepSnapshot(
+              s.spec.id(),
+              s.spec.kind(),
+              s.status,
+              s.attempts,
+              s.notBefore,
+              Optional.ofNullable(s.lastReason),
+              Optional.ofNullable(s.output).map(JsonNode::deepCopy)));
+    }
+    return new RunSnapshot(
+        r.id,
+        r.name,
+        r.status,
+        r.parent,
+        r.admissionKey,
+        r.specJson.deepCopy(),
+        r.specHash,
+        r.createdAt,
+        Optional.ofNullable(r.completedAt),
+        Optional.ofNullable(r.completionReason),
+        steps);
+  }
+}
