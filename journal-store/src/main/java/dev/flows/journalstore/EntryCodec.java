@@ -109,7 +109,7 @@ final class EntryCodec {
     return new Row(entry.type(), stepId, attempt, text(p));
   }
 
-  // ---------------------------------------------------------------- f.step hot path (perf-step2)
+  // ---------------------------------------------------------------- f.step hot path
 
   /**
    * The payload {@link #encode} writes for an {@link EffectRecorded}, written straight to text: the

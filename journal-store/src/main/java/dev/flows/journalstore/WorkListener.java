@@ -32,7 +32,7 @@ final class WorkListener implements AutoCloseable {
   private volatile Connection current;
   private final Map<String, Set<RunWatchImpl>> watches = new ConcurrentHashMap<>();
 
-  /** Run changes that leave nothing to claim (V4): they wake the run's watchers, not claimers. */
+  /** Run changes that leave nothing to claim: they wake the run's watchers, not claimers. */
   static final String RUNS_CHANNEL = "flows_runs";
 
   WorkListener(JournalStoreConfig config) {
@@ -142,7 +142,7 @@ final class WorkListener implements AutoCloseable {
     }
   }
 
-  // ---------------------------------------------------------------- run watches (perf-mcp)
+  // ---------------------------------------------------------------- run watches
 
   /** A watch on one run id; the NOTIFY payload is the run id, so it wakes for that run only. */
   RunWatch watch(String runId) {

@@ -10,6 +10,9 @@ import dev.flows.kernel.lifecycle.StepStatus;
 import dev.flows.kernel.lifecycle.StepTransition;
 import dev.flows.kernel.spec.StepKind;
 import dev.flows.migrations.Migrations;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
@@ -17,6 +20,10 @@ import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.flywaydb.core.Flyway;
+import org.flywaydb.core.api.MigrationInfo;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
@@ -105,10 +112,64 @@ class SchemaTest {
             "7 suspended bodies",
             "8 journal without attempt index",
             "9 cheaper inline calls",
-            "10 one trip success");
-    assertThat(m.migrate()).isEqualTo(9);
+            "10 one trip success",
+            "11 journal functions repeatable",
+            "journal functions (repeatable)");
+    assertThat(m.migrate()).isEqualTo(11);
     assertThat(m.pending()).isEmpty();
     assertThat(m.migrate()).isZero();
+  }
+
+  @Test
+  void everyFunctionOfTheSchemaIsDefinedOnceByTheRepeatableMigration() throws Exception {
+    List<String> defined = new ArrayList<>();
+    Matcher m = CREATE_FUNCTION.matcher(migration("R__journal_functions.sql"));
+    while (m.find()) {
+      defined.add(m.group(1));
+    }
+    assertThat(defined).doesNotHaveDuplicates();
+    // Every overload counts: a signature left behind by a change would show here twice.
+    assertThat(
+            strings(
+                "SELECT p.proname FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace"
+                    + " WHERE n.nspname = 'flows'"))
+        .containsExactlyInAnyOrderElementsOf(defined);
+  }
+
+  @Test
+  void noVersionedMigrationAfterTheRepeatableOneDefinesAFunction() throws Exception {
+    MigrationInfo[] all =
+        Flyway.configure()
+            .dataSource(db.dataSource())
+            .schemas(Migrations.SCHEMA)
+            .defaultSchema(Migrations.SCHEMA)
+            .locations("classpath:db/migration")
+            .load()
+            .info()
+            .all();
+    List<String> later = new ArrayList<>();
+    for (MigrationInfo info : all) {
+      if (info.getVersion() != null
+          && info.getVersion().isNewerThan(LAST_VERSION_WITH_FUNCTIONS)
+          && CREATE_FUNCTION.matcher(migration(info.getScript())).find()) {
+        later.add(info.getScript());
+      }
+    }
+    assertThat(later).as("versioned migrations that define functions").isEmpty();
+  }
+
+  /** Applied migrations up to this version are history and keep the functions they created. */
+  private static final String LAST_VERSION_WITH_FUNCTIONS = "10";
+
+  private static final Pattern CREATE_FUNCTION =
+      Pattern.compile("CREATE (?:OR REPLACE )?FUNCTION flows\\.(\\w+)\\(");
+
+  private static String migration(String script) throws IOException {
+    try (InputStream in =
+        SchemaTest.class.getClassLoader().getResourceAsStream("db/migration/" + script)) {
+      assertThat(in).as(script).isNotNull();
+      return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+    }
   }
 
   @Test

@@ -10,7 +10,7 @@ import java.util.Optional;
  * java.time.Instant, CancellationToken, LeaseOptions, LeasedWork)} runs an attempt. {@link
  * #defaults()} is what the four-argument overload does.
  *
- * @param renewBeforeWork renew once before the work starts (issue 3). Turn it off only when the
+ * @param renewBeforeWork renew once before the work starts. Turn it off only when the
  *     lease was granted in the same transaction as a fenced write the caller just made: that write
  *     already proved the lease live by the journal's clock, and the local deadline still counts
  *     from the claim's send time, so nothing is assumed beyond what the journal answered

@@ -215,7 +215,7 @@ public final class ResilientJournal implements Journal {
     }
   }
 
-  // ---------------------------------------------------------------- inline effects (perf-mcp)
+  // ---------------------------------------------------------------- inline effects
 
   /**
    * Retried like {@link #startRun}. A retry after an unseen commit is refused {@code
@@ -261,7 +261,7 @@ public final class ResilientJournal implements Journal {
     return delegate.waitingForConnection();
   }
 
-  // ---- batched lease renewal and timing (perf-lease)
+  // ---- batched lease renewal and timing
 
   /** Safe to retry: renewing a lease again only moves its deadline from a later "now". */
   @Override

@@ -10,7 +10,8 @@ WITH clock AS MATERIALIZED (
 ),
 picked AS MATERIALIZED (
   SELECT s.run_id, s.step_id, s.kind, s.status, s.depends_on, s.max_iterations, s.spec,
-         s.attempts, s.lease_id, s.lease_deadline, s.lease_ms, s.worker_id, s.not_before,
+         s.attempts, s.suspensions, s.lease_id, s.lease_deadline, s.lease_ms, s.worker_id,
+         s.not_before,
          s.last_reason, s.output, s.created_seq, r.parent_run_id, (SELECT now FROM clock) AS now
     FROM flows.steps s
     JOIN flows.runs r ON r.run_id = s.run_id
@@ -71,7 +72,8 @@ journaled AS (
   RETURNING 1
 )
 SELECT l.run_id, l.step_id, l.kind, l.status, l.depends_on, l.max_iterations, l.spec, l.attempts,
-       l.lease_id, l.lease_deadline, l.lease_ms, l.worker_id, l.not_before, l.last_reason,
+       l.suspensions, l.lease_id, l.lease_deadline, l.lease_ms, l.worker_id, l.not_before,
+       l.last_reason,
        l.output, l.parent_run_id, l.new_attempt, l.new_lease_id, l.new_deadline, l.new_lease_ms,
        l.idempotency_key
   FROM leased l

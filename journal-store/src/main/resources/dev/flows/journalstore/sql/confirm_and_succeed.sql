@@ -1,4 +1,4 @@
--- One round trip: confirm the attempt's election and complete the attempt with success (V4).
+-- One round trip: confirm the attempt's election and complete the attempt with success.
 SELECT outcome, run_status
   FROM flows.confirm_and_succeed(:runId, :stepId, :attempt, :leaseId, :surfacePath,
                                  CAST(:confirmOutput AS jsonb), CAST(:stepOutput AS jsonb),

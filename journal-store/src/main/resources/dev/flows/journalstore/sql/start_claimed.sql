@@ -1,4 +1,4 @@
--- One round trip: admit a one-step run, open attempt 1 leased to the caller, elect it (V4).
+-- One round trip: admit a one-step run, open attempt 1 leased to the caller, elect it.
 SELECT outcome, existing_run_id, lease_deadline
   FROM flows.start_claimed(:runId, :name, :runStatus, :parentRunId, :admissionKey,
                            CAST(:spec AS jsonb), :specHash, :createdBy,

@@ -16,7 +16,8 @@ import java.util.Optional;
  * success readies next is {@link AfterSuccess}); the Postgres journal's one-trip success functions
  * write the success row of this table in SQL.
  */
-public record AttemptEnd(StepTransition transition, CompletionReason reason, Disposition disposition) {
+public record AttemptEnd(
+    StepTransition transition, CompletionReason reason, Disposition disposition) {
 
   /**
    * Whether a step may try again after attempt {@code attempt}: attempts that ended suspended gave
@@ -33,8 +34,8 @@ public record AttemptEnd(StepTransition transition, CompletionReason reason, Dis
       case StepOutcome.Succeeded s ->
           new AttemptEnd(
               StepTransition.COMPLETED_SUCCESS, CompletionReason.SUCCESS, Disposition.STEP_DONE);
-      case StepOutcome.Failed f when f.retryable()
-              && iterationsLeft(attempt, suspensions, maxIterations) ->
+      case StepOutcome.Failed f
+          when f.retryable() && iterationsLeft(attempt, suspensions, maxIterations) ->
           new AttemptEnd(StepTransition.COMPLETED_RETRY, f.reason(), Disposition.RETRY);
       case StepOutcome.Failed f ->
           new AttemptEnd(

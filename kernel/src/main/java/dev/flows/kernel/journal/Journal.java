@@ -106,7 +106,7 @@ public interface Journal {
    */
   boolean awaitWork(Duration timeout) throws InterruptedException;
 
-  // ---- batched lease renewal and the reconciler's and claimer's timing (perf-lease)
+  // ---- batched lease renewal and the reconciler's and claimer's timing
 
   /**
    * Renews many leases at once, each exactly as {@link #heartbeat} would (by its step's lease
@@ -148,7 +148,7 @@ public interface Journal {
    */
   Optional<Duration> untilNextClaimable(ClaimRequest request);
 
-  // ---------------------------------------------------------------- inline effects (perf-mcp)
+  // ---------------------------------------------------------------- inline effects
 
   /**
    * Admits a one-step run, opens its attempt 1 leased to {@code worker}, and elects that attempt

@@ -11,7 +11,6 @@ import dev.flows.kernel.lifecycle.Lifecycle;
 import dev.flows.kernel.lifecycle.RunStatus;
 import dev.flows.kernel.lifecycle.StepTransition;
 import dev.flows.kernel.spec.Routes;
-import dev.flows.kernel.spec.StepBody;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -109,32 +108,28 @@ final class MemoryAttempts {
 
   EffectElection recordEffect(LeaseToken lease, String surfacePath, Instant now) {
     StepRow step = state.live(lease, now);
-    if (!(step.spec.body() instanceof StepBody.Agent agent) || !agent.declares(surfacePath)) {
-      throw new FlowsException(
-          ErrorCode.EFFECT_NOT_DECLARED,
-          "surface " + surfacePath + " is not declared by step " + lease.stepId(),
-          lease.place(),
-          "declare it in the agent step's surfaces.external");
-    }
+    Elections.requireDeclared(step.spec, lease, surfacePath);
     String key = Keys.idempotencyKey(lease.runId(), lease.stepId());
     Election e = step.elections.get(surfacePath);
-    if (e == null) {
-      e = new Election();
-      e.attempt = lease.attempt();
-      e.key = key;
-      step.elections.put(surfacePath, e);
-      state.append(now, recorded(lease, surfacePath, key, false));
-      return new EffectElection(key, false, false, Optional.empty());
-    }
-    if (e.confirmed) {
-      return new EffectElection(e.key, true, false, Optional.ofNullable(e.output));
-    }
-    if (e.attempt == lease.attempt()) {
-      return new EffectElection(e.key, false, false, Optional.empty());
-    }
-    e.attempt = lease.attempt();
-    state.append(now, recorded(lease, surfacePath, e.key, true));
-    return new EffectElection(e.key, false, true, Optional.empty());
+    return switch (e == null
+        ? Elections.Decision.ELECT
+        : Elections.decide(e.attempt, e.confirmed, lease.attempt())) {
+      case ELECT -> {
+        Election elected = new Election();
+        elected.attempt = lease.attempt();
+        elected.key = key;
+        step.elections.put(surfacePath, elected);
+        state.append(now, recorded(lease, surfacePath, key, false));
+        yield new EffectElection(key, false, false, Optional.empty());
+      }
+      case PERFORMED -> new EffectElection(e.key, true, false, Optional.ofNullable(e.output));
+      case HELD -> new EffectElection(e.key, false, false, Optional.empty());
+      case TAKE_OVER -> {
+        e.attempt = lease.attempt();
+        state.append(now, recorded(lease, surfacePath, e.key, true));
+        yield new EffectElection(e.key, false, true, Optional.empty());
+      }
+    };
   }
 
   private static JournalEntry.EffectRecorded recorded(

@@ -59,8 +59,7 @@ final class MemoryEnds {
       }
     }
     AttemptEnd end =
-        AttemptEnd.reported(
-            outcome, lease.attempt(), step.suspensions, step.spec.maxIterations());
+        AttemptEnd.reported(outcome, lease.attempt(), step.suspensions, step.spec.maxIterations());
     Optional<Instant> next = Optional.empty();
     Optional<JsonNode> output = Optional.empty();
     Optional<JsonNode> tail = Optional.empty();
@@ -83,8 +82,7 @@ final class MemoryEnds {
         awaited.wakesParent = true;
         step.suspensions++;
         // Settled already (it ended while the body decided to wait): ready at once.
-        next =
-            Optional.of(awaited.status == RunStatus.RUNNING ? now.plus(w.recheckAfter()) : now);
+        next = Optional.of(awaited.status == RunStatus.RUNNING ? now.plus(w.recheckAfter()) : now);
       }
     }
     endAttempt(run, step, lease.attempt(), end, next, output, effects, tail, now);
@@ -206,7 +204,11 @@ final class MemoryEnds {
       }
     }
     endRun(
-        run, Lifecycle.cancelFor(run.status).orElseThrow(), RunCompletionReason.CANCELED, null, now);
+        run,
+        Lifecycle.cancelFor(run.status).orElseThrow(),
+        RunCompletionReason.CANCELED,
+        null,
+        now);
     return new CancelOutcome(runId, run.status, false, false);
   }
 
@@ -258,8 +260,7 @@ final class MemoryEnds {
     List<AfterSuccess.Step> steps = new ArrayList<>();
     run.steps
         .values()
-        .forEach(
-            s -> steps.add(new AfterSuccess.Step(s.spec.id(), s.status, s.spec.dependsOn())));
+        .forEach(s -> steps.add(new AfterSuccess.Step(s.spec.id(), s.status, s.spec.dependsOn())));
     AfterSuccess after = AfterSuccess.of(run.status, steps);
     for (String id : after.readied()) {
       StepRow s = run.steps.get(id);

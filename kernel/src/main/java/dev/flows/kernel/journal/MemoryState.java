@@ -84,7 +84,7 @@ final class MemoryState {
   StepRow newStep(StepSpec spec, Instant now) {
     StepRow step = new StepRow();
     step.spec = spec;
-    step.status = spec.dependsOn().isEmpty() ? StepStatus.READY : StepStatus.WAITING;
+    step.status = Lifecycle.created(spec);
     step.notBefore = now;
     step.order = stepOrder++;
     return step;

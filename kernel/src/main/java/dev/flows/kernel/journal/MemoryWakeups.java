@@ -8,10 +8,10 @@ import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Supplier;
 
 /**
- * The in-memory journal's one lock and what waits on it: workers waiting for claimable work
- * ({@link #awaitWork}) and watchers of one run ({@link #watch}). Every verb runs under {@link
- * #locked}; a verb that readies work calls {@link #wake}, and every journal entry counts as a change
- * of its run ({@link #changed}).
+ * The in-memory journal's one lock and what waits on it: workers waiting for claimable work ({@link
+ * #awaitWork}) and watchers of one run ({@link #watch}). Every verb runs under {@link #locked}; a
+ * verb that readies work calls {@link #wake}, and every journal entry counts as a change of its run
+ * ({@link #changed}).
  */
 final class MemoryWakeups {
   private final ReentrantLock lock = new ReentrantLock();
@@ -35,8 +35,8 @@ final class MemoryWakeups {
   }
 
   /**
-   * {@code runId} changed: wakes its watchers ({@link #awaitWork} waiters re-check their own counter
-   * and keep waiting). Called under the lock.
+   * {@code runId} changed: wakes its watchers ({@link #awaitWork} waiters re-check their own
+   * counter and keep waiting). Called under the lock.
    */
   void changed(RunId runId) {
     runChanges.merge(runId, 1L, Long::sum);

@@ -2,6 +2,7 @@ package dev.flows.kernel.lifecycle;
 
 import dev.flows.kernel.ErrorCode;
 import dev.flows.kernel.FlowsException;
+import dev.flows.kernel.spec.StepSpec;
 import java.time.Instant;
 import java.util.EnumSet;
 import java.util.Optional;
@@ -71,6 +72,11 @@ public final class Lifecycle {
       case PARKED -> Optional.of(RunTransition.CANCELED_PARKED);
       case SUCCEEDED, FAILED, CANCELED -> Optional.empty();
     };
+  }
+
+  /** The status a step is created with: ready when it depends on nothing, else waiting. */
+  public static StepStatus created(StepSpec step) {
+    return step.dependsOn().isEmpty() ? StepStatus.READY : StepStatus.WAITING;
   }
 
   /** A ready step may be claimed once its backoff has passed. */

@@ -57,7 +57,8 @@ class AttemptEndTest {
     assertThat(parked.disposition()).isEqualTo(Disposition.PARK);
     assertThat(parked.runTransition(RunStatus.RUNNING)).contains(RunTransition.STEP_PARKED);
     AttemptEnd suspended =
-        AttemptEnd.reported(new StepOutcome.Suspended(RunId.random(), Duration.ofSeconds(1)), 9, 0, 1);
+        AttemptEnd.reported(
+            new StepOutcome.Suspended(RunId.random(), Duration.ofSeconds(1)), 9, 0, 1);
     assertThat(suspended.transition()).isEqualTo(StepTransition.SUSPENDED);
     assertThat(suspended.runTransition(RunStatus.RUNNING)).isEmpty();
   }

@@ -1,0 +1,149 @@
+package dev.flows.journalstore;
+
+import dev.flows.journalstore.Rows.RunRow;
+import dev.flows.kernel.RunAdmissionConflictException;
+import dev.flows.kernel.RunTerminalException;
+import dev.flows.kernel.journal.JournalEntry;
+import dev.flows.kernel.journal.RunId;
+import dev.flows.kernel.journal.StartRun;
+import dev.flows.kernel.journal.StartedRun;
+import dev.flows.kernel.lifecycle.Lifecycle;
+import dev.flows.kernel.lifecycle.RunStatus;
+import dev.flows.kernel.lifecycle.RunTransition;
+import dev.flows.kernel.lifecycle.StepStatus;
+import dev.flows.kernel.spec.Routes;
+import dev.flows.kernel.spec.RunSpecJson;
+import dev.flows.kernel.spec.StepSpec;
+import java.time.Instant;
+import java.util.List;
+import java.util.Optional;
+import org.jdbi.v3.core.Handle;
+import org.jdbi.v3.core.statement.PreparedBatch;
+
+/** Admission of a run: idempotent by run id and admission key, its steps inserted and journaled. */
+final class Admission {
+  private final JournalDb db;
+
+  Admission(JournalDb db) {
+    this.db = db;
+  }
+
+  StartedRun startRun(StartRun r) {
+    String hash = RunSpecJson.hash(r.spec());
+    return db.tx(
+        h -> {
+          Instant now = TxStatements.now(h);
+          // A concurrent start with the same id or key makes our insert do nothing; the
+          // second pass then finds that run.
+          for (int pass = 0; ; pass++) {
+            Optional<StartedRun> existing = existingAdmission(h, r, hash);
+            if (existing.isPresent()) {
+              return existing.get();
+            }
+            RunId runId = r.runId().orElseGet(RunId::random);
+            if (insertRun(h, r, runId, hash, now)) {
+              return spawn(h, r, runId, hash, now);
+            }
+            if (pass > 0) {
+              throw new IllegalStateException("run insert conflicted twice for " + runId);
+            }
+          }
+        });
+  }
+
+  private static Optional<StartedRun> existingAdmission(Handle h, StartRun r, String hash) {
+    if (r.runId().isPresent()) {
+      Optional<RunRow> byId = TxStatements.lockRun(h, r.runId().get());
+      if (byId.isPresent()) {
+        RunRow row = byId.get();
+        boolean sameKey = row.admissionKey().equals(r.admissionKey());
+        if (row.tombstone() || (row.status().terminal() && !sameKey)) {
+          throw new RunTerminalException(
+              "run " + row.runId() + " is " + describe(row) + " and cannot be started",
+              row.runId().value());
+        }
+        if (!sameKey) {
+          throw new RunAdmissionConflictException(row.admissionKey(), row.runId().value());
+        }
+        return Optional.of(sameSpecOrConflict(row, r, hash));
+      }
+    }
+    Optional<RunRow> byKey =
+        TxStatements.query(
+                h, "run_by_admission_key", q -> q.bind("admissionKey", r.admissionKey()), Rows.RUN)
+            .stream()
+            .findFirst();
+    if (byKey.isPresent()
+        && r.runId().isPresent()
+        && !r.runId().get().equals(byKey.get().runId())) {
+      // The key admitted another run id: this request cannot be the same admission.
+      throw new RunAdmissionConflictException(r.admissionKey(), byKey.get().runId().value());
+    }
+    return byKey.map(row -> sameSpecOrConflict(row, r, hash));
+  }
+
+  private static StartedRun sameSpecOrConflict(RunRow row, StartRun r, String hash) {
+    if (!row.specHash().equals(hash)) {
+      throw new RunAdmissionConflictException(r.admissionKey(), row.runId().value());
+    }
+    return new StartedRun(row.runId(), false, row.status());
+  }
+
+  private static String describe(RunRow row) {
+    return row.tombstone() ? "tombstoned (canceled before it started)" : row.status().wire();
+  }
+
+  private static boolean insertRun(Handle h, StartRun r, RunId runId, String hash, Instant now) {
+    RunStatus status = Lifecycle.run(RunTransition.SPAWNED, Optional.empty());
+    return h.createUpdate(Sql.text("run_insert"))
+            .bind("runId", runId.value())
+            .bind("name", r.spec().name())
+            .bind("status", status.wire())
+            .bind("parentRunId", r.parentRunId().map(RunId::value).orElse(null))
+            .bind("admissionKey", r.admissionKey())
+            .bind("spec", EntryCodec.text(RunSpecJson.write(r.spec())))
+            .bind("specHash", hash)
+            .bind("createdBy", r.createdBy())
+            .bind("now", now.toString())
+            .execute()
+        == 1;
+  }
+
+  private static StartedRun spawn(Handle h, StartRun r, RunId runId, String hash, Instant now) {
+    PreparedBatch batch = h.prepareBatch(Sql.text("step_insert"));
+    boolean anyReady = false;
+    List<StepSpec> steps = r.spec().steps();
+    for (int i = 0; i < steps.size(); i++) {
+      StepSpec s = steps.get(i);
+      StepStatus status = Lifecycle.created(s);
+      anyReady |= status == StepStatus.READY;
+      batch
+          .bind("runId", runId.value())
+          .bind("stepId", s.id())
+          .bind("position", i)
+          .bind("kind", s.kind().wire())
+          .bind("route", Routes.of(s))
+          .bind("status", status.wire())
+          .bindArray("dependsOn", String.class, s.dependsOn())
+          .bind("maxIterations", s.maxIterations())
+          .bind("spec", EntryCodec.text(RunSpecJson.writeStep(s)))
+          .bind("now", now.toString())
+          .add();
+    }
+    batch.execute();
+    TxStatements.append(
+        h,
+        now,
+        new JournalEntry.RunSpawned(
+            runId,
+            RunSpecJson.write(r.spec()),
+            hash,
+            r.parentRunId(),
+            r.admissionKey(),
+            r.createdBy()));
+    if (anyReady) {
+      TxStatements.notifyWork(h, runId);
+    }
+    return new StartedRun(runId, true, RunStatus.RUNNING);
+  }
+}

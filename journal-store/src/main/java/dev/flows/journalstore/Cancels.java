@@ -1,0 +1,98 @@
+package dev.flows.journalstore;
+
+import dev.flows.journalstore.Rows.RunRow;
+import dev.flows.journalstore.Rows.StepRow;
+import dev.flows.kernel.journal.AttemptEnd;
+import dev.flows.kernel.journal.CancelOutcome;
+import dev.flows.kernel.journal.JournalEntry;
+import dev.flows.kernel.journal.RunCompletionReason;
+import dev.flows.kernel.journal.RunId;
+import dev.flows.kernel.lifecycle.Lifecycle;
+import dev.flows.kernel.lifecycle.RunStatus;
+import dev.flows.kernel.lifecycle.RunTransition;
+import dev.flows.kernel.lifecycle.StepStatus;
+import dev.flows.kernel.lifecycle.StepTransition;
+import java.time.Instant;
+import java.util.Optional;
+import org.jdbi.v3.core.Handle;
+
+/**
+ * A cancel, in one transaction: a run that exists ends canceled with its open children and its
+ * steps; a run id not admitted yet is tombstoned, so a later start with that id is refused.
+ */
+final class Cancels {
+  private final JournalDb db;
+
+  Cancels(JournalDb db) {
+    this.db = db;
+  }
+
+  CancelOutcome cancelRun(RunId runId, String reason) {
+    return db.tx(
+        h -> {
+          Instant now = TxStatements.now(h);
+          for (int pass = 0; ; pass++) {
+            Optional<RunRow> found = TxStatements.lockRun(h, runId);
+            if (found.isPresent()) {
+              return cancelExisting(h, found.get(), reason, now);
+            }
+            if (tombstone(h, runId, now)) {
+              TxStatements.append(h, now, new JournalEntry.RunCancelRequested(runId, reason));
+              TxStatements.notifyWork(h, runId);
+              return new CancelOutcome(runId, RunStatus.CANCELED, true, false);
+            }
+            if (pass > 0) {
+              throw new IllegalStateException("tombstone insert conflicted twice for " + runId);
+            }
+          }
+        });
+  }
+
+  private static boolean tombstone(Handle h, RunId runId, Instant now) {
+    RunStatus status = Lifecycle.run(RunTransition.TOMBSTONED, Optional.empty());
+    return h.createUpdate(Sql.text("run_insert_tombstone"))
+            .bind("runId", runId.value())
+            .bind("status", status.wire())
+            .bind("now", now.toString())
+            .execute()
+        == 1;
+  }
+
+  private static CancelOutcome cancelExisting(Handle h, RunRow run, String reason, Instant now) {
+    Optional<RunTransition> runCancel = Lifecycle.cancelFor(run.status());
+    if (runCancel.isEmpty()) {
+      return new CancelOutcome(run.runId(), run.status(), false, true);
+    }
+    TxStatements.append(h, now, new JournalEntry.RunCancelRequested(run.runId(), reason));
+    // Its open children first (a suspended body is not there to cancel the call it waits on), and
+    // before its own steps: a child's completion locks the child, then (the trigger
+    // runs_wake_suspended_parent) this run's suspended steps, so taking the children first cannot
+    // deadlock with it.
+    for (String childId :
+        h.createQuery(Sql.text("runs_children"))
+            .bind("parentRunId", run.runId().value())
+            .mapTo(String.class)
+            .list()) {
+      TxStatements.lockRun(h, new RunId(childId))
+          .ifPresent(
+              child ->
+                  cancelExisting(h, child, "its parent run " + run.runId() + " was canceled", now));
+    }
+    for (StepRow s : TxStatements.lockSteps(h, run.runId())) {
+      Optional<StepTransition> t = Lifecycle.cancelFor(s.status());
+      if (t.isEmpty()) {
+        continue;
+      }
+      if (s.status() == StepStatus.RUNNING) {
+        TxStatements.endUnreported(h, s, AttemptEnd.canceled(), Optional.empty(), now);
+      } else {
+        TxStatements.setStatus(h, s, t.get(), Optional.empty(), now);
+      }
+    }
+    RunStatus after =
+        RunEnds.finish(
+            h, run, runCancel.get(), RunCompletionReason.CANCELED, Optional.empty(), now);
+    TxStatements.notifyWork(h, run.runId());
+    return new CancelOutcome(run.runId(), after, false, false);
+  }
+}

@@ -1,0 +1,82 @@
+package dev.flows.journalstore;
+
+import dev.flows.journalstore.Rows.RunRow;
+import dev.flows.journalstore.Rows.StepRow;
+import dev.flows.kernel.journal.AttemptEnd;
+import dev.flows.kernel.journal.Disposition;
+import dev.flows.kernel.journal.ExpiredAttempt;
+import dev.flows.kernel.journal.LeaseToken;
+import dev.flows.kernel.journal.RunId;
+import dev.flows.kernel.lifecycle.Lifecycle;
+import dev.flows.kernel.lifecycle.StepStatus;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import org.jdbi.v3.core.Handle;
+
+/**
+ * Lease expiry: attempts past their deadline end as the kernel decides ({@link
+ * AttemptEnd#expired}), one transaction per attempt, so a concurrent expirer or a late completion
+ * decides each attempt under its own locks and every expired attempt is journaled exactly once.
+ */
+final class Expiry {
+  private final JournalDb db;
+  private final int batchSize;
+
+  Expiry(JournalDb db, int batchSize) {
+    this.db = db;
+    this.batchSize = batchSize;
+  }
+
+  private record Candidate(RunId runId, String stepId, int attempt) {}
+
+  List<ExpiredAttempt> expireLeases() {
+    List<Candidate> candidates =
+        db.tx(
+            h ->
+                TxStatements.query(
+                    h,
+                    "steps_expired",
+                    q -> q.bind("limit", batchSize),
+                    (rs, ctx) ->
+                        new Candidate(
+                            new RunId(rs.getString("run_id")),
+                            rs.getString("step_id"),
+                            rs.getInt("attempts"))));
+    List<ExpiredAttempt> expired = new ArrayList<>();
+    for (Candidate c : candidates) {
+      db.tx(h -> expireOne(h, c)).ifPresent(expired::add);
+    }
+    return expired;
+  }
+
+  private static Optional<ExpiredAttempt> expireOne(Handle h, Candidate c) {
+    Instant now = TxStatements.now(h);
+    Optional<RunRow> run = TxStatements.lockRun(h, c.runId());
+    Optional<StepRow> step = TxStatements.lockStep(h, c.runId(), c.stepId());
+    if (run.isEmpty() || step.isEmpty()) {
+      return Optional.empty();
+    }
+    StepRow s = step.get();
+    if (run.get().status().terminal()
+        || s.status() != StepStatus.RUNNING
+        || s.attempts() != c.attempt()
+        || Lifecycle.leaseLive(s.leaseDeadline(), now)) {
+      return Optional.empty();
+    }
+    LeaseToken token = new LeaseToken(s.runId(), s.stepId(), s.attempts(), s.leaseId());
+    AttemptEnd end = AttemptEnd.expired(s.attempts(), s.suspensions(), s.spec().maxIterations());
+    boolean retry = end.disposition() == Disposition.RETRY;
+    Optional<Instant> next =
+        retry
+            ? Optional.of(AttemptEnd.retryAt(now, s.spec(), s.runId(), s.stepId(), s.attempts()))
+            : Optional.empty();
+    TxStatements.endUnreported(h, s, end, next, now);
+    if (retry) {
+      TxStatements.notifyWork(h, s.runId());
+    }
+    RunEnds.afterAttempt(h, run.get(), end, s.stepId(), now);
+    return Optional.of(new ExpiredAttempt(token, end.disposition()));
+  }
+}

@@ -1,0 +1,104 @@
+package dev.flows.journalstore;
+
+import com.zaxxer.hikari.HikariDataSource;
+import com.zaxxer.hikari.HikariPoolMXBean;
+import dev.flows.kernel.FlowsException;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import javax.sql.DataSource;
+import org.jdbi.v3.core.HandleCallback;
+import org.jdbi.v3.core.Jdbi;
+import org.jdbi.v3.core.JdbiException;
+
+/**
+ * The journal's connections: the pool (closed here when the journal opened it), and the two ways a
+ * verb runs on it (see the package doc), each the one place its SQL failures are translated.
+ */
+final class JournalDb implements AutoCloseable {
+  private final Jdbi jdbi;
+  private final DataSource dataSource;
+  private final Optional<HikariDataSource> ownedPool;
+
+  JournalDb(DataSource dataSource, Optional<HikariDataSource> ownedPool) {
+    this.jdbi = Jdbi.create(dataSource);
+    this.dataSource = dataSource;
+    this.ownedPool = ownedPool;
+  }
+
+  /** A verb of several statements: one transaction. */
+  <T> T tx(HandleCallback<T, RuntimeException> body) {
+    try {
+      return jdbi.inTransaction(body);
+    } catch (FlowsException e) {
+      throw e;
+    } catch (JdbiException e) {
+      throw SqlErrors.translate(e);
+    }
+  }
+
+  /** Sets a statement's parameters. */
+  @FunctionalInterface
+  interface Binder {
+    void bind(PositionalSql sql, PreparedStatement ps) throws SQLException;
+  }
+
+  /** Reads the current row. */
+  @FunctionalInterface
+  interface RowReader<T> {
+    T read(ResultSet rs) throws SQLException;
+  }
+
+  /** Handles one row of a result. */
+  @FunctionalInterface
+  interface RowConsumer {
+    void accept(ResultSet rs) throws SQLException;
+  }
+
+  /** One statement in autocommit on a pooled connection, every row of its result handled. */
+  void autocommitRows(PositionalSql sql, Binder binder, RowConsumer each) {
+    try (Connection c = dataSource.getConnection()) {
+      if (!c.getAutoCommit()) {
+        c.setAutoCommit(true);
+      }
+      try (PreparedStatement ps = c.prepareStatement(sql.sql())) {
+        binder.bind(sql, ps);
+        try (ResultSet rs = ps.executeQuery()) {
+          while (rs.next()) {
+            each.accept(rs);
+          }
+        }
+      }
+    } catch (SQLException e) {
+      throw SqlErrors.translate(e);
+    }
+  }
+
+  /** One statement in autocommit that answers exactly one row. */
+  <T> T autocommitRow(PositionalSql sql, Binder binder, RowReader<T> reader) {
+    List<T> rows = new ArrayList<>(1);
+    autocommitRows(sql, binder, rs -> rows.add(reader.read(rs)));
+    if (rows.isEmpty()) {
+      throw new IllegalStateException("no row from " + sql.sql());
+    }
+    return rows.getFirst();
+  }
+
+  /** HikariCP's count of threads waiting for a connection; 0 on a pool that is not HikariCP. */
+  int waitingForConnection() {
+    if (dataSource instanceof HikariDataSource pool) {
+      HikariPoolMXBean gauge = pool.getHikariPoolMXBean();
+      return gauge == null ? 0 : gauge.getThreadsAwaitingConnection();
+    }
+    return 0;
+  }
+
+  @Override
+  public void close() {
+    ownedPool.ifPresent(HikariDataSource::close);
+  }
+}

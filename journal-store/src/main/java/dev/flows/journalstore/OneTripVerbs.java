@@ -1,0 +1,246 @@
+package dev.flows.journalstore;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.NullNode;
+import dev.flows.kernel.RunAdmissionConflictException;
+import dev.flows.kernel.RunTerminalException;
+import dev.flows.kernel.journal.ClaimedAttempt;
+import dev.flows.kernel.journal.ClaimedEffect;
+import dev.flows.kernel.journal.CompletionAck;
+import dev.flows.kernel.journal.CompletionReason;
+import dev.flows.kernel.journal.Disposition;
+import dev.flows.kernel.journal.EffectElection;
+import dev.flows.kernel.journal.JournalEntry;
+import dev.flows.kernel.journal.LeaseToken;
+import dev.flows.kernel.journal.RunCompletionReason;
+import dev.flows.kernel.journal.RunId;
+import dev.flows.kernel.journal.StartRun;
+import dev.flows.kernel.journal.StepOutcome;
+import dev.flows.kernel.journal.WorkerId;
+import dev.flows.kernel.keys.Keys;
+import dev.flows.kernel.lifecycle.Lifecycle;
+import dev.flows.kernel.lifecycle.RunStatus;
+import dev.flows.kernel.lifecycle.RunTransition;
+import dev.flows.kernel.lifecycle.StepStatus;
+import dev.flows.kernel.lifecycle.StepTransition;
+import dev.flows.kernel.spec.Routes;
+import dev.flows.kernel.spec.RunSpecJson;
+import dev.flows.kernel.spec.StepSpec;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * The verbs that are one function call in autocommit (R__journal_functions.sql): an attempt's
+ * success ({@code flows.succeed_attempt}), and a durable call's admission with its attempt open
+ * ({@code flows.start_claimed}) and its end ({@code flows.confirm_and_succeed}). Each function
+ * answers a refusal as an outcome, which is thrown here as the multi-statement verbs throw it.
+ */
+final class OneTripVerbs {
+  private static final PositionalSql SUCCEED_ATTEMPT =
+      PositionalSql.of(Sql.text("succeed_attempt"));
+  private static final PositionalSql START_CLAIMED = PositionalSql.of(Sql.text("start_claimed"));
+  private static final PositionalSql CONFIRM_AND_SUCCEED =
+      PositionalSql.of(Sql.text("confirm_and_succeed"));
+
+  private final JournalDb db;
+
+  OneTripVerbs(JournalDb db) {
+    this.db = db;
+  }
+
+  /** What a success function answered: an outcome, and the surface an open election names. */
+  private record SuccessEnd(
+      String outcome, Optional<RunStatus> runStatus, Optional<String> unconfirmed, int unblocked) {}
+
+  CompletionAck succeed(LeaseToken lease, StepOutcome.Succeeded ok) {
+    JsonNode output = ok.output() == null ? NullNode.getInstance() : ok.output();
+    SuccessEnd row =
+        db.autocommitRow(
+            SUCCEED_ATTEMPT,
+            (sql, ps) -> bindSuccess(sql, ps, lease, output),
+            rs ->
+                new SuccessEnd(
+                    rs.getString("outcome"),
+                    Rows.runStatus(rs, "run_status"),
+                    Optional.ofNullable(rs.getString("unconfirmed")),
+                    rs.getInt("unblocked")));
+    return switch (row.outcome()) {
+      case "ok" -> {
+        // The transitions the function took, checked against the kernel's table and recorded.
+        if (row.unblocked() > 0) {
+          Lifecycle.step(StepTransition.DEPENDENCIES_MET, StepStatus.WAITING);
+        }
+        yield succeeded(row.runStatus().orElseThrow());
+      }
+      case "effect_unconfirmed" ->
+          throw Refusals.unconfirmed(lease, row.unconfirmed().orElseThrow());
+      default -> throw Refusals.fromOutcome(row.outcome(), lease, row.runStatus());
+    };
+  }
+
+  CompletionAck confirmAndSucceed(
+      LeaseToken lease, String surfacePath, Optional<JsonNode> output, StepOutcome.Succeeded ok) {
+    JsonNode stepOutput = ok.output() == null ? NullNode.getInstance() : ok.output();
+    String key = Keys.idempotencyKey(lease.runId(), lease.stepId());
+    SuccessEnd row =
+        db.autocommitRow(
+            CONFIRM_AND_SUCCEED,
+            (sql, ps) -> {
+              sql.bind(ps, "surfacePath", surfacePath);
+              sql.bind(ps, "confirmOutput", output.map(EntryCodec::text).orElse(null));
+              sql.bind(
+                  ps,
+                  "confirmed",
+                  EntryCodec.encode(
+                          new JournalEntry.EffectConfirmed(
+                              lease.runId(),
+                              lease.stepId(),
+                              lease.attempt(),
+                              surfacePath,
+                              key,
+                              output))
+                      .payload());
+              bindSuccess(sql, ps, lease, stepOutput);
+            },
+            rs ->
+                new SuccessEnd(
+                    rs.getString("outcome"),
+                    Rows.runStatus(rs, "run_status"),
+                    Optional.empty(),
+                    0));
+    return switch (row.outcome()) {
+      case "ok" -> succeeded(row.runStatus().orElseThrow());
+      case "effect_not_recorded" -> throw Refusals.notRecorded(lease, surfacePath);
+      case "effect_unconfirmed" -> throw Refusals.anotherUnconfirmed(lease);
+      default -> throw Refusals.fromOutcome(row.outcome(), lease, row.runStatus());
+    };
+  }
+
+  /**
+   * The attempt, the step's output, its status from the kernel's table, and the payloads of a
+   * success's {@code step.completed} (its {@code effects} are filled in by the database) and of
+   * {@code run.completed}.
+   */
+  private static void bindSuccess(
+      PositionalSql sql, PreparedStatement ps, LeaseToken lease, JsonNode stepOutput)
+      throws SQLException {
+    StepStatus succeeded = Lifecycle.step(StepTransition.COMPLETED_SUCCESS, StepStatus.RUNNING);
+    sql.bind(ps, "runId", lease.runId().value());
+    sql.bind(ps, "stepId", lease.stepId());
+    sql.bind(ps, "attempt", lease.attempt());
+    sql.bind(ps, "leaseId", lease.leaseId());
+    sql.bind(ps, "stepOutput", EntryCodec.text(stepOutput));
+    sql.bind(ps, "succeededStatus", succeeded.wire());
+    sql.bind(
+        ps,
+        "completed",
+        EntryCodec.encode(
+                new JournalEntry.StepCompleted(
+                    lease.runId(),
+                    lease.stepId(),
+                    lease.attempt(),
+                    CompletionReason.SUCCESS,
+                    Disposition.STEP_DONE,
+                    Optional.of(stepOutput),
+                    List.of(),
+                    Optional.empty(),
+                    Optional.empty()))
+            .payload());
+    sql.bind(
+        ps,
+        "runCompleted",
+        EntryCodec.encode(
+                new JournalEntry.RunCompleted(
+                    lease.runId(), RunCompletionReason.SUCCESS, Optional.empty()))
+            .payload());
+  }
+
+  /** A success written; a run it ended is checked against the kernel's table and recorded. */
+  private static CompletionAck succeeded(RunStatus runStatus) {
+    if (runStatus == RunStatus.SUCCEEDED) {
+      Lifecycle.run(RunTransition.ALL_STEPS_SUCCEEDED, Optional.of(RunStatus.RUNNING));
+    }
+    return new CompletionAck(
+        CompletionReason.SUCCESS, Disposition.STEP_DONE, Optional.empty(), runStatus);
+  }
+
+  private record InlineStart(String outcome, String existingRunId, Instant leaseDeadline) {}
+
+  ClaimedEffect startClaimed(StartRun r, WorkerId worker, Duration lease, String surfacePath) {
+    StepSpec step = ClaimedEffect.inlineStep(r, surfacePath);
+    RunId runId = r.runId().orElseGet(RunId::random);
+    JsonNode specJson = RunSpecJson.write(r.spec());
+    // RunSpecJson.hash(spec) of the tree already written, instead of writing the spec twice.
+    String hash = Keys.sha256Hex(RunSpecJson.canonicalText(specJson));
+    LeaseToken token = new LeaseToken(runId, step.id(), 1, Keys.leaseId(runId, step.id(), 1));
+    long leaseMs = step.leaseMs().orElse(lease.toMillis());
+    String key = Keys.idempotencyKey(runId, step.id());
+    RunStatus spawned = Lifecycle.run(RunTransition.SPAWNED, Optional.empty());
+    StepStatus ready = Lifecycle.created(step);
+    StepStatus running = Lifecycle.step(StepTransition.CLAIMED, ready);
+    // The function sets the real deadline (from the database clock) over this placeholder.
+    JournalEntry started =
+        new JournalEntry.StepAttemptStarted(
+            runId, step.id(), 1, step.kind(), key, token.leaseId(), Instant.EPOCH, worker);
+    JournalEntry spawnedEntry =
+        new JournalEntry.RunSpawned(
+            runId, specJson, hash, r.parentRunId(), r.admissionKey(), r.createdBy());
+    InlineStart row =
+        db.autocommitRow(
+            START_CLAIMED,
+            (sql, ps) -> {
+              sql.bind(ps, "runId", runId.value());
+              sql.bind(ps, "name", r.spec().name());
+              sql.bind(ps, "runStatus", spawned.wire());
+              sql.bind(ps, "parentRunId", r.parentRunId().map(RunId::value).orElse(null));
+              sql.bind(ps, "admissionKey", r.admissionKey());
+              sql.bind(ps, "spec", EntryCodec.text(specJson));
+              sql.bind(ps, "specHash", hash);
+              sql.bind(ps, "createdBy", r.createdBy());
+              sql.bind(ps, "stepId", step.id());
+              sql.bind(ps, "kind", step.kind().wire());
+              sql.bind(ps, "route", Routes.of(step));
+              sql.bind(ps, "readyStatus", ready.wire());
+              sql.bind(ps, "runningStatus", running.wire());
+              sql.bind(ps, "maxIterations", step.maxIterations());
+              sql.bind(ps, "stepSpec", EntryCodec.text(RunSpecJson.writeStep(step)));
+              sql.bind(ps, "leaseId", token.leaseId());
+              sql.bind(ps, "leaseMs", leaseMs);
+              sql.bind(ps, "workerId", worker.value());
+              sql.bind(ps, "surfacePath", surfacePath);
+              sql.bind(ps, "idempotencyKey", key);
+              sql.bind(ps, "spawned", EntryCodec.encode(spawnedEntry).payload());
+              sql.bind(ps, "started", EntryCodec.encode(started).payload());
+              sql.bind(
+                  ps,
+                  "recorded",
+                  EntryCodec.encode(AttemptVerbs.recorded(token, surfacePath, key, false))
+                      .payload());
+            },
+            rs ->
+                new InlineStart(
+                    rs.getString("outcome"),
+                    rs.getString("existing_run_id"),
+                    Rows.instant(rs, "lease_deadline")));
+    return switch (row.outcome()) {
+      case "claimed" ->
+          new ClaimedEffect(
+              new ClaimedAttempt(token, row.leaseDeadline(), leaseMs, step, key, r.parentRunId()),
+              new EffectElection(key, false, false, Optional.empty()));
+      case "terminal" ->
+          throw new RunTerminalException(
+              "run " + row.existingRunId() + " was canceled or ended and cannot be started",
+              row.existingRunId());
+      case "exists" ->
+          throw new RunAdmissionConflictException(
+              r.admissionKey(),
+              row.existingRunId(),
+              "the run id or admission key was already admitted");
+      default -> throw new IllegalStateException("flows.start_claimed answered " + row.outcome());
+    };
+  }
+}

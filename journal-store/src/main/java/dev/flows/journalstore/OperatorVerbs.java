@@ -1,0 +1,136 @@
+package dev.flows.journalstore;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.flows.journalstore.Rows.RunRow;
+import dev.flows.journalstore.Rows.StepRow;
+import dev.flows.kernel.ErrorCode;
+import dev.flows.kernel.FlowsException;
+import dev.flows.kernel.NotFoundException;
+import dev.flows.kernel.RunTerminalException;
+import dev.flows.kernel.journal.JournalEntry;
+import dev.flows.kernel.journal.RunId;
+import dev.flows.kernel.lifecycle.Lifecycle;
+import dev.flows.kernel.lifecycle.RunStatus;
+import dev.flows.kernel.lifecycle.RunTransition;
+import dev.flows.kernel.lifecycle.StepStatus;
+import dev.flows.kernel.lifecycle.StepTransition;
+import java.time.Instant;
+import java.util.Optional;
+import org.jdbi.v3.core.Handle;
+
+/** An operator's verbs, each one transaction: resume a run, resolve a parked step. */
+final class OperatorVerbs {
+  private final JournalDb db;
+
+  OperatorVerbs(JournalDb db) {
+    this.db = db;
+  }
+
+  void resumeRun(RunId runId, String by) {
+    db.tx(
+        h -> {
+          Instant now = TxStatements.now(h);
+          RunRow run =
+              TxStatements.lockRun(h, runId).orElseThrow(() -> Refusals.runNotFound(runId));
+          RunTransition t =
+              switch (run.status()) {
+                case RUNNING -> null;
+                case SUCCEEDED, CANCELED ->
+                    throw new RunTerminalException(
+                        "run " + runId + " is " + run.status().wire() + " and cannot resume",
+                        runId.value());
+                case FAILED -> RunTransition.RESUMED;
+                case PARKED -> RunTransition.UNPARKED;
+              };
+          if (t == null) {
+            return null;
+          }
+          RunStatus to = Lifecycle.run(t, Optional.of(run.status()));
+          TxStatements.expectOne(
+              h.createUpdate(Sql.text("run_resume"))
+                  .bind("runId", runId.value())
+                  .bind("from", run.status().wire())
+                  .bind("to", to.wire())
+                  .execute(),
+              "resume run " + runId);
+          for (StepRow s : TxStatements.lockSteps(h, runId)) {
+            switch (s.status()) {
+              case FAILED ->
+                  TxStatements.setStatus(h, s, StepTransition.RESUMED, Optional.of(now), now);
+              case PARKED ->
+                  TxStatements.setStatus(h, s, StepTransition.RESOLVED, Optional.of(now), now);
+              case WAITING, READY, RUNNING, SUCCEEDED, CANCELED -> {}
+            }
+          }
+          TxStatements.append(h, now, new JournalEntry.RunResumed(runId, by));
+          TxStatements.notifyWork(h, runId);
+          return null;
+        });
+  }
+
+  void resolveStep(RunId runId, String stepId, Optional<JsonNode> performed, String by) {
+    db.tx(
+        h -> {
+          Instant now = TxStatements.now(h);
+          RunRow run =
+              TxStatements.lockRun(h, runId).orElseThrow(() -> Refusals.runNotFound(runId));
+          StepRow s =
+              TxStatements.lockStep(h, runId, stepId)
+                  .orElseThrow(
+                      () ->
+                          new NotFoundException(
+                              ErrorCode.STEP_NOT_FOUND,
+                              "run " + runId + " has no step " + stepId,
+                              stepId));
+          if (s.status() != StepStatus.PARKED) {
+            throw new FlowsException(
+                ErrorCode.INVALID_INPUT,
+                "step " + stepId + " is " + s.status().wire() + ", not parked",
+                s.place(),
+                "only a parked step can be resolved");
+          }
+          TxStatements.append(
+              h,
+              now,
+              new JournalEntry.StepResolved(runId, stepId, performed.isPresent(), performed, by));
+          if (performed.isPresent()) {
+            resolvePerformed(h, s, EntryCodec.text(performed.get()), now);
+          } else {
+            stepWrite(h, "elections_drop_open", s).execute();
+            TxStatements.setStatus(h, s, StepTransition.RESOLVED, Optional.of(now), now);
+          }
+          RunRow current = run;
+          boolean stillParked =
+              TxStatements.steps(h, runId).stream().anyMatch(x -> x.status() == StepStatus.PARKED);
+          if (run.status() == RunStatus.PARKED && !stillParked) {
+            current = run.withStatus(TxStatements.setRunStatus(h, run, RunTransition.UNPARKED));
+          }
+          if (current.status() == RunStatus.RUNNING) {
+            RunEnds.afterSuccess(h, current, now);
+          }
+          TxStatements.notifyWork(h, runId);
+          return null;
+        });
+  }
+
+  /** The step's open elections confirmed with the operator's output, and the step succeeded. */
+  private static void resolvePerformed(Handle h, StepRow s, String output, Instant now) {
+    stepWrite(h, "elections_confirm_open", s)
+        .bind("output", output)
+        .bind("now", now.toString())
+        .execute();
+    StepStatus to = Lifecycle.step(StepTransition.RESOLVED_PERFORMED, s.status());
+    TxStatements.expectOne(
+        stepWrite(h, "step_resolve_performed", s)
+            .bind("from", s.status().wire())
+            .bind("to", to.wire())
+            .bind("output", output)
+            .bind("now", now.toString())
+            .execute(),
+        "resolve " + s.place());
+  }
+
+  private static org.jdbi.v3.core.statement.Update stepWrite(Handle h, String sql, StepRow s) {
+    return TxStatements.bindStep(h.createUpdate(Sql.text(sql)), s.runId(), s.stepId());
+  }
+}

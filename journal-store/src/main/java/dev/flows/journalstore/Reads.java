@@ -1,0 +1,108 @@
+package dev.flows.journalstore;
+
+import dev.flows.journalstore.Rows.RunRow;
+import dev.flows.kernel.journal.ClaimRequest;
+import dev.flows.kernel.journal.JournalRecord;
+import dev.flows.kernel.journal.RunId;
+import dev.flows.kernel.journal.RunSnapshot;
+import dev.flows.kernel.journal.StepSnapshot;
+import dev.flows.kernel.spec.StepKind;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import org.jdbi.v3.core.Handle;
+
+/** What the journal answers without changing anything: snapshots, entries, and timings. */
+final class Reads {
+  private final JournalDb db;
+
+  Reads(JournalDb db) {
+    this.db = db;
+  }
+
+  Optional<RunSnapshot> run(RunId runId) {
+    return db.tx(h -> TxStatements.readRun(h, runId).map(r -> snapshot(h, r)));
+  }
+
+  private static RunSnapshot snapshot(Handle h, RunRow r) {
+    return new RunSnapshot(
+        r.runId(),
+        r.name(),
+        r.status(),
+        r.parentRunId(),
+        r.admissionKey(),
+        EntryCodec.canonicalSpec(r.spec()),
+        r.specHash(),
+        r.createdAt(),
+        r.completedAt(),
+        r.completionReason(),
+        TxStatements.steps(h, r.runId()).stream()
+            .map(
+                s ->
+                    new StepSnapshot(
+                        s.stepId(),
+                        s.kind(),
+                        s.status(),
+                        s.attempts(),
+                        s.notBefore(),
+                        s.lastReason(),
+                        s.output()))
+            .toList());
+  }
+
+  List<JournalRecord> entries(RunId runId) {
+    return db.tx(
+        h ->
+            TxStatements.query(
+                h,
+                "entries_of_run",
+                q -> q.bind("runId", runId.value()),
+                (rs, ctx) ->
+                    new JournalRecord(
+                        rs.getLong("seq"),
+                        Rows.instant(rs, "at"),
+                        EntryCodec.decode(
+                            runId,
+                            rs.getString("entry_type"),
+                            EntryCodec.parse(rs.getString("payload"))))));
+  }
+
+  List<RunId> children(RunId parent) {
+    return db.tx(
+        h ->
+            TxStatements.query(
+                h,
+                "runs_children",
+                q -> q.bind("parentRunId", parent.value()),
+                (rs, ctx) -> new RunId(rs.getString("run_id"))));
+  }
+
+  Optional<Duration> untilNextLeaseDeadline() {
+    return db.tx(
+        h ->
+            h.createQuery(Sql.text("leases_next_deadline"))
+                .map((rs, ctx) -> untilMs(rs.getDouble("until_ms")))
+                .findFirst());
+  }
+
+  Optional<Duration> untilNextClaimable(ClaimRequest request) {
+    if (request.kinds().isEmpty()) {
+      return Optional.empty();
+    }
+    List<String> kinds = request.kinds().stream().map(StepKind::wire).sorted().toList();
+    return db.tx(
+        h ->
+            h.createQuery(Sql.text("steps_next_claimable"))
+                .bindArray("kinds", String.class, kinds)
+                .bind("anyRoute", request.routes().isEmpty())
+                .bindArray(
+                    "routes", String.class, request.routes().map(List::copyOf).orElse(List.of()))
+                .map((rs, ctx) -> untilMs(rs.getDouble("until_ms")))
+                .findFirst());
+  }
+
+  /** A span in milliseconds from the database, never negative (past is "now"). */
+  private static Duration untilMs(double ms) {
+    return ms <= 0 ? Duration.ZERO : Duration.ofNanos((long) Math.ceil(ms * 1_000_000));
+  }
+}

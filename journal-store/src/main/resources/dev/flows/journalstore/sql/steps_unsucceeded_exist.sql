@@ -1,4 +1,0 @@
-SELECT EXISTS (SELECT 1
-                 FROM flows.steps
-                WHERE run_id = :runId
-                  AND status <> 'succeeded')

@@ -1,0 +1,390 @@
+-- Every function of schema flows, in its one current form. Flyway applies this file after all
+-- versioned migrations, and again whenever it changes; versioned migrations hold the schema only
+-- (tables, types, triggers, transition rows) and drop a function whose signature changes.
+--
+-- The rules written here are the Postgres side of rules the kernel states in Java for the
+-- in-memory journal (dev.flows.kernel.journal):
+--   flows.lock_live_attempt  <-> MemoryState.live: the fence of a worker's verb
+--   flows.after_success      <-> AfterSuccess.of: what a success readies, whether the run ends
+--   flows.succeed_attempt    <-> AttemptEnd.reported for StepOutcome.Succeeded, then after_success
+-- The transitions they take are the kernel's tables (flows.step_transitions, run_transitions),
+-- enforced by the triggers below; the Java caller checks each one against Lifecycle.
+
+-- Refuses any change to a table that is append-only (journal entries, transition tables).
+CREATE OR REPLACE FUNCTION flows.refuse_change() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  RAISE EXCEPTION 'flows.%: % refused, the table is append-only', TG_TABLE_NAME, TG_OP
+    USING ERRCODE = 'restrict_violation';
+END
+$$;
+
+-- A step is created waiting or ready with no attempt, or running with its first attempt open by
+-- the transaction that inserted its run (the inline admission of start_claimed: exactly the
+-- ready -> running claim, with nothing in between that another transaction could see; xmin names
+-- the inserting top-level transaction, and start_claimed runs no subtransaction). Attempts never
+-- decrease, and every status change is a declared transition.
+CREATE OR REPLACE FUNCTION flows.check_step_change() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  IF TG_OP = 'INSERT' THEN
+    IF NEW.status IN ('waiting', 'ready') AND NEW.attempts = 0 THEN
+      RETURN NEW;
+    END IF;
+    IF NEW.status = 'running' AND NEW.attempts = 1 AND EXISTS (
+         SELECT 1 FROM flows.runs r
+          WHERE r.run_id = NEW.run_id AND r.xmin = pg_current_xact_id()::xid) THEN
+      RETURN NEW;
+    END IF;
+    RAISE EXCEPTION 'flows.steps: a step is created waiting or ready with no attempt, not % with %',
+      NEW.status, NEW.attempts USING ERRCODE = 'check_violation';
+  END IF;
+  IF NEW.attempts < OLD.attempts THEN
+    RAISE EXCEPTION 'flows.steps: attempts of %/% cannot decrease (% -> %)',
+      OLD.run_id, OLD.step_id, OLD.attempts, NEW.attempts USING ERRCODE = 'check_violation';
+  END IF;
+  IF NEW.status IS DISTINCT FROM OLD.status AND NOT EXISTS (
+       SELECT 1 FROM flows.step_transitions t
+        WHERE t.from_status = OLD.status AND t.to_status = NEW.status) THEN
+    RAISE EXCEPTION 'flows.steps: undeclared step transition % -> % for %/%',
+      OLD.status, NEW.status, OLD.run_id, OLD.step_id USING ERRCODE = 'check_violation';
+  END IF;
+  RETURN NEW;
+END
+$$;
+
+-- A step's identity and spec never change. Its trigger fires only for an UPDATE that names one of
+-- those columns, so the spec (a few KiB of jsonb) is not compared on every lease renewal.
+CREATE OR REPLACE FUNCTION flows.check_step_identity() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  IF NEW.run_id <> OLD.run_id OR NEW.step_id <> OLD.step_id OR NEW.kind <> OLD.kind
+     OR NEW.spec <> OLD.spec OR NEW.position <> OLD.position THEN
+    RAISE EXCEPTION 'flows.steps: identity and spec of %/% are immutable', OLD.run_id, OLD.step_id
+      USING ERRCODE = 'check_violation';
+  END IF;
+  RETURN NEW;
+END
+$$;
+
+-- A run is created as a declared creation (spawned or tombstoned); its identity, admission and
+-- spec never change; every status change is a declared transition.
+CREATE OR REPLACE FUNCTION flows.check_run_change() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  IF TG_OP = 'INSERT' THEN
+    IF NOT EXISTS (SELECT 1 FROM flows.run_transitions t
+                    WHERE t.from_status IS NULL AND t.to_status = NEW.status) THEN
+      RAISE EXCEPTION 'flows.runs: a run cannot be created %', NEW.status
+        USING ERRCODE = 'check_violation';
+    END IF;
+    RETURN NEW;
+  END IF;
+  IF NEW.run_id <> OLD.run_id OR NEW.admission_key <> OLD.admission_key
+     OR NEW.spec_hash <> OLD.spec_hash OR NEW.tombstone <> OLD.tombstone
+     OR NEW.parent_run_id IS DISTINCT FROM OLD.parent_run_id THEN
+    RAISE EXCEPTION 'flows.runs: identity, admission and spec of % are immutable', OLD.run_id
+      USING ERRCODE = 'check_violation';
+  END IF;
+  IF NEW.status IS DISTINCT FROM OLD.status AND NOT EXISTS (
+       SELECT 1 FROM flows.run_transitions t
+        WHERE t.from_status = OLD.status AND t.to_status = NEW.status) THEN
+    RAISE EXCEPTION 'flows.runs: undeclared run transition % -> % for %',
+      OLD.status, NEW.status, OLD.run_id USING ERRCODE = 'check_violation';
+  END IF;
+  RETURN NEW;
+END
+$$;
+
+-- A confirmed election is final; an open one may only pass to a later attempt.
+CREATE OR REPLACE FUNCTION flows.check_effect_change() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  IF OLD.confirmed AND (NEW.confirmed IS DISTINCT FROM OLD.confirmed
+                        OR NEW.attempt <> OLD.attempt
+                        OR NEW.output IS DISTINCT FROM OLD.output) THEN
+    RAISE EXCEPTION 'flows.effect_elections: %/% % is confirmed and final',
+      OLD.run_id, OLD.step_id, OLD.surface_path USING ERRCODE = 'check_violation';
+  END IF;
+  IF NEW.attempt < OLD.attempt OR NEW.idempotency_key <> OLD.idempotency_key THEN
+    RAISE EXCEPTION 'flows.effect_elections: %/% % may only pass to a later attempt',
+      OLD.run_id, OLD.step_id, OLD.surface_path USING ERRCODE = 'check_violation';
+  END IF;
+  RETURN NEW;
+END
+$$;
+
+-- A confirmed election is the record that an effect happened and is never dropped (resolving a
+-- parked step as "not performed" drops only the unconfirmed ones).
+CREATE OR REPLACE FUNCTION flows.refuse_confirmed_effect_delete() RETURNS trigger
+  LANGUAGE plpgsql AS $$
+BEGIN
+  IF OLD.confirmed THEN
+    RAISE EXCEPTION 'flows.effect_elections: %/% % is confirmed and cannot be deleted',
+      OLD.run_id, OLD.step_id, OLD.surface_path USING ERRCODE = 'restrict_violation';
+  END IF;
+  RETURN OLD;
+END
+$$;
+
+-- A child run that a suspended parent attempt awaits has left 'running': the parent's suspended
+-- steps are claimable now.
+CREATE OR REPLACE FUNCTION flows.wake_suspended_parent() RETURNS trigger LANGUAGE plpgsql AS $$
+DECLARE
+  v_now timestamptz := clock_timestamp();
+BEGIN
+  UPDATE flows.steps
+     SET not_before = v_now, updated_at = v_now
+   WHERE run_id = NEW.parent_run_id
+     AND status = 'ready'
+     AND last_reason = 'suspended'
+     AND not_before > v_now;
+  IF FOUND THEN
+    PERFORM pg_notify('flows_work', NEW.parent_run_id);
+  END IF;
+  RETURN NULL;
+END
+$$;
+
+-- An instant as the journal's payloads spell it (ISO-8601, UTC, "Z"), parsed by
+-- java.time.Instant. STABLE like the to_char it wraps, so the planner inlines it into the caller.
+CREATE OR REPLACE FUNCTION flows.iso_instant(t timestamptz) RETURNS text LANGUAGE sql STABLE AS $$
+  SELECT to_char(t AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')
+$$;
+
+-- Admits a one-step run, opens attempt 1 leased to p_worker_id and elects it for p_surface, in one
+-- round trip. The caller encodes the entries' payloads; this adds only what depends on the
+-- database clock. outcome: 'claimed' (with the lease deadline), 'exists' (the run id or admission
+-- key already admitted a run; existing_run_id names it), 'terminal' (the run id is tombstoned or
+-- ended under another key). p_ready_status is unused: the step is created running, in one row
+-- version, as a startRun and a claim would leave it.
+CREATE OR REPLACE FUNCTION flows.start_claimed(
+    p_run_id text, p_name text, p_run_status text, p_parent_run_id text, p_admission_key text,
+    p_spec jsonb, p_spec_hash text, p_created_by text,
+    p_step_id text, p_kind text, p_route text, p_ready_status text, p_running_status text,
+    p_max_iterations integer, p_step_spec jsonb,
+    p_lease_id text, p_lease_ms bigint, p_worker_id text,
+    p_surface text, p_key text,
+    p_spawned jsonb, p_started jsonb, p_recorded jsonb)
+  RETURNS TABLE (outcome text, existing_run_id text, lease_deadline timestamptz)
+  LANGUAGE plpgsql AS $$
+DECLARE
+  v_now      timestamptz := clock_timestamp();
+  v_deadline timestamptz := v_now + p_lease_ms * interval '1 millisecond';
+  v_existing flows.runs%ROWTYPE;
+BEGIN
+  INSERT INTO flows.runs (run_id, name, status, parent_run_id, admission_key, spec, spec_hash,
+                          created_by, created_at)
+  VALUES (p_run_id, p_name, CAST(p_run_status AS flows.run_status), p_parent_run_id,
+          p_admission_key, p_spec, p_spec_hash, p_created_by, v_now)
+  ON CONFLICT DO NOTHING;
+  IF NOT FOUND THEN
+    SELECT * INTO v_existing FROM flows.runs WHERE run_id = p_run_id;
+    IF FOUND THEN
+      IF v_existing.admission_key <> p_admission_key
+         AND (v_existing.tombstone OR v_existing.status IN ('succeeded', 'failed', 'canceled')) THEN
+        RETURN QUERY SELECT 'terminal'::text, v_existing.run_id, NULL::timestamptz;
+        RETURN;
+      END IF;
+      RETURN QUERY SELECT 'exists'::text, v_existing.run_id, NULL::timestamptz;
+      RETURN;
+    END IF;
+    SELECT * INTO v_existing FROM flows.runs WHERE admission_key = p_admission_key;
+    RETURN QUERY SELECT 'exists'::text, coalesce(v_existing.run_id, p_run_id), NULL::timestamptz;
+    RETURN;
+  END IF;
+  INSERT INTO flows.steps (run_id, step_id, position, kind, status, depends_on, max_iterations,
+                           spec, route, not_before, updated_at, attempts, lease_id,
+                           lease_deadline, lease_ms, worker_id)
+  VALUES (p_run_id, p_step_id, 0, CAST(p_kind AS flows.step_kind),
+          CAST(p_running_status AS flows.step_status), '{}', p_max_iterations, p_step_spec,
+          p_route, v_now, v_now, 1, p_lease_id, v_deadline, p_lease_ms, p_worker_id);
+  INSERT INTO flows.effect_elections (run_id, step_id, surface_path, attempt, idempotency_key,
+                                      recorded_at)
+  VALUES (p_run_id, p_step_id, p_surface, 1, p_key, v_now);
+  INSERT INTO flows.journal_entries (at, run_id, entry_type, step_id, attempt, payload)
+  VALUES (v_now, p_run_id, 'run.spawned', NULL, NULL, p_spawned),
+         (v_now, p_run_id, 'step.attempt.started', p_step_id, 1,
+          p_started || jsonb_build_object('leaseDeadline', flows.iso_instant(v_deadline))),
+         (v_now, p_run_id, 'effect.recorded', p_step_id, 1, p_recorded);
+  RETURN QUERY SELECT 'claimed'::text, p_run_id, v_deadline;
+END
+$$;
+
+-- The fence of a worker's verb: locks the run, then the step (the order every verb locks in), and
+-- answers 'ok' with the run's status when the attempt named holds a live lease at p_now; else the
+-- refusal: 'run_not_found', 'run_terminal' or 'lease_conflict'.
+CREATE OR REPLACE FUNCTION flows.lock_live_attempt(
+    p_run_id text, p_step_id text, p_attempt integer, p_lease_id text, p_now timestamptz)
+  RETURNS TABLE (outcome text, run_status text)
+  LANGUAGE plpgsql AS $$
+DECLARE
+  v_run  flows.runs%ROWTYPE;
+  v_step flows.steps%ROWTYPE;
+BEGIN
+  SELECT * INTO v_run FROM flows.runs WHERE run_id = p_run_id FOR NO KEY UPDATE;
+  IF NOT FOUND THEN
+    RETURN QUERY SELECT 'run_not_found'::text, NULL::text;
+    RETURN;
+  END IF;
+  IF v_run.status IN ('succeeded', 'failed', 'canceled') THEN
+    RETURN QUERY SELECT 'run_terminal'::text, CAST(v_run.status AS text);
+    RETURN;
+  END IF;
+  SELECT * INTO v_step FROM flows.steps
+   WHERE run_id = p_run_id AND step_id = p_step_id FOR NO KEY UPDATE;
+  IF NOT FOUND OR v_step.status <> 'running' OR v_step.attempts <> p_attempt
+     OR v_step.lease_id IS DISTINCT FROM p_lease_id OR NOT (v_step.lease_deadline > p_now) THEN
+    RETURN QUERY SELECT 'lease_conflict'::text, CAST(v_run.status AS text);
+    RETURN;
+  END IF;
+  RETURN QUERY SELECT 'ok'::text, CAST(v_run.status AS text);
+END
+$$;
+
+-- What a success readies (kernel: AfterSuccess.of), in the transaction that wrote it: the run's
+-- waiting steps whose dependencies have all succeeded become ready, and when none did and every
+-- step succeeded, a running run ends succeeded. Answers how many steps it readied and whether the
+-- run ended; the caller journals and notifies.
+CREATE OR REPLACE FUNCTION flows.after_success(
+    p_run_id text, p_run_status text, p_now timestamptz)
+  RETURNS TABLE (unblocked integer, run_done boolean)
+  LANGUAGE plpgsql AS $$
+DECLARE
+  v_unblocked integer;
+BEGIN
+  UPDATE flows.steps w
+     SET status = 'ready', not_before = p_now, updated_at = p_now
+   WHERE w.run_id = p_run_id AND w.status = 'waiting'
+     AND NOT EXISTS (SELECT 1 FROM flows.steps d
+                      WHERE d.run_id = w.run_id AND d.step_id = ANY(w.depends_on)
+                        AND d.status <> 'succeeded');
+  GET DIAGNOSTICS v_unblocked = ROW_COUNT;
+  IF v_unblocked = 0 AND p_run_status = 'running'
+     AND NOT EXISTS (SELECT 1 FROM flows.steps WHERE run_id = p_run_id AND status <> 'succeeded')
+  THEN
+    UPDATE flows.runs
+       SET status = 'succeeded', completed_at = p_now, completion_reason = 'success'
+     WHERE run_id = p_run_id AND status = 'running';
+    RETURN QUERY SELECT 0, true;
+    RETURN;
+  END IF;
+  RETURN QUERY SELECT v_unblocked, false;
+END
+$$;
+
+-- An attempt that ends with success, in one round trip: the fence, no open election of the
+-- attempt, the step's end, step.completed (its effects filled in here), what the success readies,
+-- run.completed when the run ended, and the NOTIFY. Payloads are encoded by the caller. p_now is
+-- the instant of a caller that has made checks of its own (else the database clock);
+-- p_notify_run_end false leaves a run's end unnotified, for a caller whose run is awaited only in
+-- its own process. outcome: 'ok' (with the run's status after and the count of readied steps), or
+-- the refusal: 'run_not_found', 'run_terminal', 'lease_conflict', 'effect_unconfirmed' (naming
+-- the first open election by surface path).
+CREATE OR REPLACE FUNCTION flows.succeed_attempt(
+    p_run_id text, p_step_id text, p_attempt integer, p_lease_id text, p_step_output jsonb,
+    p_succeeded_status text, p_completed jsonb, p_run_completed jsonb,
+    p_now timestamptz DEFAULT NULL, p_notify_run_end boolean DEFAULT true)
+  RETURNS TABLE (outcome text, run_status text, unconfirmed text, unblocked integer)
+  LANGUAGE plpgsql AS $$
+DECLARE
+  v_now     timestamptz := coalesce(p_now, clock_timestamp());
+  v_live    record;
+  v_after   record;
+  v_effects jsonb;
+  v_open    text;
+BEGIN
+  SELECT * INTO v_live
+    FROM flows.lock_live_attempt(p_run_id, p_step_id, p_attempt, p_lease_id, v_now);
+  IF v_live.outcome <> 'ok' THEN
+    RETURN QUERY SELECT v_live.outcome, v_live.run_status, NULL::text, 0;
+    RETURN;
+  END IF;
+  SELECT surface_path INTO v_open FROM flows.effect_elections
+   WHERE run_id = p_run_id AND step_id = p_step_id AND attempt = p_attempt AND NOT confirmed
+   ORDER BY surface_path
+   LIMIT 1;
+  IF FOUND THEN
+    RETURN QUERY SELECT 'effect_unconfirmed'::text, v_live.run_status, v_open, 0;
+    RETURN;
+  END IF;
+  UPDATE flows.steps
+     SET status = CAST(p_succeeded_status AS flows.step_status),
+         last_reason = 'success',
+         output = p_step_output,
+         lease_id = NULL, lease_deadline = NULL, lease_ms = NULL, worker_id = NULL,
+         updated_at = v_now
+   WHERE run_id = p_run_id AND step_id = p_step_id AND status = 'running'
+     AND attempts = p_attempt AND lease_id = p_lease_id AND lease_deadline > v_now;
+  SELECT coalesce(jsonb_agg(jsonb_build_object('surfacePath', surface_path,
+                                               'idempotencyKey', idempotency_key)
+                            ORDER BY surface_path), '[]'::jsonb)
+    INTO v_effects
+    FROM flows.effect_elections
+   WHERE run_id = p_run_id AND step_id = p_step_id AND attempt = p_attempt AND confirmed;
+  SELECT * INTO v_after FROM flows.after_success(p_run_id, v_live.run_status, v_now);
+  -- Both entries in one statement, step.completed first (a VALUES list is read in order, so seq
+  -- follows it).
+  INSERT INTO flows.journal_entries (at, run_id, entry_type, step_id, attempt, payload)
+  SELECT v_now, p_run_id, e.entry_type, e.step_id, e.attempt, e.payload
+    FROM (VALUES ('step.completed'::flows.entry_type, p_step_id, p_attempt,
+                  p_completed || jsonb_build_object('effects', v_effects), true),
+                 ('run.completed'::flows.entry_type, NULL, NULL, p_run_completed,
+                  v_after.run_done))
+           AS e (entry_type, step_id, attempt, payload, journaled)
+   WHERE e.journaled;
+  IF v_after.unblocked > 0 OR (v_after.run_done AND p_notify_run_end) THEN
+    -- Work became ready, or the run ended: claimers and the run's watchers in other processes.
+    PERFORM pg_notify('flows_work', p_run_id);
+  END IF;
+  RETURN QUERY SELECT 'ok'::text,
+                      CASE WHEN v_after.run_done THEN 'succeeded' ELSE v_live.run_status END,
+                      NULL::text, v_after.unblocked;
+END
+$$;
+
+-- A durable call's end in one round trip: confirms the attempt's election at p_surface, then
+-- completes the attempt with success through flows.succeed_attempt, at one instant. Every refusal
+-- is found before anything is written. The run's end is not notified: the one waiting for an
+-- inline call's run is the body that made the call, in the process that sends this statement.
+-- outcome: 'ok' (with the run's status after), or the refusal: 'run_not_found', 'run_terminal',
+-- 'lease_conflict', 'effect_not_recorded', 'effect_unconfirmed'.
+CREATE OR REPLACE FUNCTION flows.confirm_and_succeed(
+    p_run_id text, p_step_id text, p_attempt integer, p_lease_id text, p_surface text,
+    p_confirm_output jsonb, p_step_output jsonb, p_succeeded_status text,
+    p_confirmed jsonb, p_completed jsonb, p_run_completed jsonb)
+  RETURNS TABLE (outcome text, run_status text)
+  LANGUAGE plpgsql AS $$
+DECLARE
+  v_now      timestamptz := clock_timestamp();
+  v_live     record;
+  v_election flows.effect_elections%ROWTYPE;
+BEGIN
+  SELECT * INTO v_live
+    FROM flows.lock_live_attempt(p_run_id, p_step_id, p_attempt, p_lease_id, v_now);
+  IF v_live.outcome <> 'ok' THEN
+    RETURN QUERY SELECT v_live.outcome, v_live.run_status;
+    RETURN;
+  END IF;
+  SELECT * INTO v_election FROM flows.effect_elections
+   WHERE run_id = p_run_id AND step_id = p_step_id AND surface_path = p_surface
+     FOR NO KEY UPDATE;
+  IF NOT FOUND OR v_election.attempt <> p_attempt THEN
+    RETURN QUERY SELECT 'effect_not_recorded'::text, v_live.run_status;
+    RETURN;
+  END IF;
+  IF EXISTS (SELECT 1 FROM flows.effect_elections
+              WHERE run_id = p_run_id AND step_id = p_step_id AND attempt = p_attempt
+                AND surface_path <> p_surface AND NOT confirmed) THEN
+    RETURN QUERY SELECT 'effect_unconfirmed'::text, v_live.run_status;
+    RETURN;
+  END IF;
+  IF NOT v_election.confirmed THEN
+    UPDATE flows.effect_elections
+       SET confirmed = true, output = p_confirm_output, confirmed_at = v_now
+     WHERE run_id = p_run_id AND step_id = p_step_id AND surface_path = p_surface;
+    INSERT INTO flows.journal_entries (at, run_id, entry_type, step_id, attempt, payload)
+    VALUES (v_now, p_run_id, 'effect.confirmed', p_step_id, p_attempt, p_confirmed);
+  END IF;
+  RETURN QUERY
+    SELECT s.outcome, s.run_status
+      FROM flows.succeed_attempt(p_run_id, p_step_id, p_attempt, p_lease_id, p_step_output,
+                                 p_succeeded_status, p_completed, p_run_completed,
+                                 v_now, false) s;
+END
+$$;
