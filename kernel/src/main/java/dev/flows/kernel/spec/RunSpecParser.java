@@ -1,5 +1,21 @@
 package dev.flows.kernel.spec;
 
+import static dev.flows.kernel.spec.SpecChecks.at;
+import static dev.flows.kernel.spec.SpecChecks.distinctStrings;
+import static dev.flows.kernel.spec.SpecChecks.fieldNames;
+import static dev.flows.kernel.spec.SpecChecks.freeJson;
+import static dev.flows.kernel.spec.SpecChecks.intWithin;
+import static dev.flows.kernel.spec.SpecChecks.longAtLeast;
+import static dev.flows.kernel.spec.SpecChecks.nonBlank;
+import static dev.flows.kernel.spec.SpecChecks.object;
+import static dev.flows.kernel.spec.SpecChecks.onlyFields;
+import static dev.flows.kernel.spec.SpecChecks.optional;
+import static dev.flows.kernel.spec.SpecChecks.required;
+import static dev.flows.kernel.spec.SpecChecks.shown;
+import static dev.flows.kernel.spec.SpecChecks.string;
+import static dev.flows.kernel.spec.SpecChecks.wires;
+import static dev.flows.kernel.spec.SpecChecks.wrongType;
+
 import com.fasterxml.jackson.core.JsonLocation;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.StreamReadFeature;
@@ -9,22 +25,13 @@ import com.fasterxml.jackson.databind.ObjectReader;
 import com.fasterxml.jackson.databind.node.NullNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.flows.kernel.InvalidSpecException;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.Arrays;
-import java.util.Deque;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
-import java.util.Optional;
 import java.util.OptionalLong;
-import java.util.Set;
-import java.util.function.Function;
 import java.util.regex.Pattern;
-import java.util.stream.Collectors;
 
 /**
  * The fail-closed reader of run specs (format in SURFACE.md, "Run spec"). Anything it does not
@@ -43,7 +50,6 @@ public final class RunSpecParser {
   private static final Pattern STEP_ID =
       Pattern.compile("[A-Za-z0-9_.\\-]{1," + MAX_STEP_ID_LENGTH + "}");
   private static final int MAX_JITTER_PERCENT = 100;
-  private static final int MAX_SHOWN_LENGTH = 120;
 
   // Duplicate keys would otherwise resolve silently to the last one, and trailing text after the
   // document would be ignored: both hide mistakes.
@@ -135,8 +141,8 @@ public final class RunSpecParser {
       }
       steps.add(step);
     }
-    checkDependenciesExist(steps, indexById);
-    checkAcyclic(steps, indexById);
+    SpecGraph.checkDependenciesExist(steps, indexById);
+    SpecGraph.checkAcyclic(steps, indexById);
     return new RunSpec(RunSpec.VERSION, name, steps);
   }
 
@@ -365,273 +371,5 @@ public final class RunSpecParser {
       }
     }
     return paths;
-  }
-
-  private static void checkDependenciesExist(List<StepSpec> steps, Map<String, Integer> indexById) {
-    for (int i = 0; i < steps.size(); i++) {
-      StepSpec s = steps.get(i);
-      for (int j = 0; j < s.dependsOn().size(); j++) {
-        String dep = s.dependsOn().get(j);
-        if (!indexById.containsKey(dep)) {
-          throw new InvalidSpecException(
-              "step \""
-                  + s.id()
-                  + "\" depends on "
-                  + shown(dep)
-                  + ", which is not a step of this spec",
-              at(at(at("/steps", i), "dependsOn"), j),
-              "name an existing step id or remove the dependency");
-        }
-      }
-    }
-  }
-
-  /**
-   * Kahn's algorithm, iterative so a long chain cannot overflow the stack. Every step left over has
-   * a left-over dependency, so following those from the first left-over step must close a cycle; it
-   * is reported from its first step in document order so the message is stable.
-   */
-  private static void checkAcyclic(List<StepSpec> steps, Map<String, Integer> indexById) {
-    int n = steps.size();
-    int[] pending = new int[n];
-    List<List<Integer>> dependents = new ArrayList<>();
-    for (int i = 0; i < n; i++) {
-      dependents.add(new ArrayList<>());
-    }
-    Deque<Integer> ready = new ArrayDeque<>();
-    for (int i = 0; i < n; i++) {
-      pending[i] = steps.get(i).dependsOn().size();
-      for (String dep : steps.get(i).dependsOn()) {
-        dependents.get(indexById.get(dep)).add(i);
-      }
-    }
-    for (int i = 0; i < n; i++) {
-      if (pending[i] == 0) {
-        ready.add(i);
-      }
-    }
-    while (!ready.isEmpty()) {
-      for (int d : dependents.get(ready.poll())) {
-        if (--pending[d] == 0) {
-          ready.add(d);
-        }
-      }
-    }
-    int start = -1;
-    for (int i = 0; i < n && start < 0; i++) {
-      if (pending[i] > 0) {
-        start = i;
-      }
-    }
-    if (start < 0) {
-      return;
-    }
-    Map<Integer, Integer> positionOnPath = new HashMap<>();
-    List<Integer> path = new ArrayList<>();
-    int current = start;
-    while (!positionOnPath.containsKey(current)) {
-      positionOnPath.put(current, path.size());
-      path.add(current);
-      current =
-          steps.get(current).dependsOn().stream()
-              .map(indexById::get)
-              .filter(d -> pending[d] > 0)
-              .findFirst()
-              .orElseThrow();
-    }
-    List<Integer> cycle = path.subList(positionOnPath.get(current), path.size());
-    int first = cycle.indexOf(cycle.stream().min(Integer::compare).orElseThrow());
-    List<String> names = new ArrayList<>();
-    for (int k = 0; k <= cycle.size(); k++) {
-      names.add("\"" + steps.get(cycle.get((first + k) % cycle.size())).id() + "\"");
-    }
-    throw new InvalidSpecException(
-        "dependency cycle: " + String.join(" -> ", names) + " (each depends on the next)",
-        at("/steps", cycle.get(first)),
-        "remove one of these dependencies");
-  }
-
-  // ---- shared JSON checks ----
-
-  private static ObjectNode object(JsonNode v, String p, String what) {
-    if (!v.isObject()) {
-      throw wrongType(v, p, what, "an object");
-    }
-    return (ObjectNode) v;
-  }
-
-  private static void onlyFields(ObjectNode o, String p, List<String> allowed) {
-    for (String f : fieldNames(o)) {
-      if (!allowed.contains(f)) {
-        String hint =
-            allowed.stream()
-                .filter(a -> loose(a).equals(loose(f)))
-                .findFirst()
-                .map(a -> "did you mean \"" + a + "\"? ")
-                .orElse("remove it; ");
-        throw new InvalidSpecException(
-            "unknown field " + shown(f),
-            at(p, f),
-            hint + "the fields allowed here are " + String.join(", ", allowed));
-      }
-    }
-  }
-
-  /** Spelling-insensitive form, so {@code depends_on} can be pointed to {@code dependsOn}. */
-  private static String loose(String name) {
-    return name.replace("_", "").replace("-", "").toLowerCase(Locale.ROOT);
-  }
-
-  private static List<String> fieldNames(ObjectNode o) {
-    return o.properties().stream().map(Map.Entry::getKey).toList();
-  }
-
-  private static JsonNode required(ObjectNode o, String p, String field) {
-    JsonNode v = o.get(field);
-    if (v == null) {
-      throw new InvalidSpecException(
-          "missing required field \"" + field + "\"", at(p, field), "add \"" + field + "\" here");
-    }
-    return v;
-  }
-
-  private static <T> Optional<T> optional(ObjectNode o, String field, Function<JsonNode, T> read) {
-    JsonNode v = o.get(field);
-    return v == null ? Optional.empty() : Optional.of(read.apply(v));
-  }
-
-  private static String string(JsonNode v, String p, String what) {
-    if (!v.isTextual()) {
-      throw wrongType(v, p, what, "a string");
-    }
-    return v.textValue();
-  }
-
-  private static void nonBlank(String s, String p, String what, String fix) {
-    if (s.isBlank()) {
-      throw new InvalidSpecException(what + " is blank", p, fix);
-    }
-  }
-
-  private static List<String> distinctStrings(JsonNode v, String p, String what, String element) {
-    if (!v.isArray()) {
-      throw wrongType(v, p, what, "an array of strings");
-    }
-    List<String> out = new ArrayList<>();
-    Set<String> seen = new HashSet<>();
-    for (int j = 0; j < v.size(); j++) {
-      String s = string(v.get(j), at(p, j), element);
-      if (!seen.add(s)) {
-        throw new InvalidSpecException(
-            shown(s) + " is listed twice in " + what, at(p, j), "list it once");
-      }
-      out.add(s);
-    }
-    return out;
-  }
-
-  private static long longAtLeast(JsonNode v, String p, String what, long min) {
-    if (!v.isNumber()) {
-      throw wrongType(v, p, what, "an integer");
-    }
-    if (!v.isIntegralNumber()) {
-      throw new InvalidSpecException(
-          what + " must be a whole number, got " + v,
-          p,
-          "write an integer, without a fraction or an exponent");
-    }
-    if (!v.canConvertToLong()) {
-      throw new InvalidSpecException(what + " " + v + " is too large", p, "use a smaller value");
-    }
-    long n = v.longValue();
-    if (n < min) {
-      throw new InvalidSpecException(
-          what + " is " + n + (min == 0 ? ", which is negative" : ", below " + min),
-          p,
-          "use a value of at least " + min);
-    }
-    return n;
-  }
-
-  private static int intWithin(JsonNode v, String p, String what, int min, int max) {
-    long n = longAtLeast(v, p, what, min);
-    if (n > max) {
-      throw new InvalidSpecException(
-          what + " is " + n + ", above " + max, p, "use a value from " + min + " to " + max);
-    }
-    return (int) n;
-  }
-
-  /**
-   * Free-form JSON ({@code input}, an agent's instruction) is kept as written, but it must be plain
-   * JSON that survives the canonical writer: no non-finite numbers (a number too large for a double
-   * reads as infinity) and no non-JSON nodes from a hand-built tree.
-   */
-  private static JsonNode freeJson(JsonNode root, String rootPointer) {
-    Deque<Map.Entry<String, JsonNode>> todo = new ArrayDeque<>();
-    todo.push(Map.entry(rootPointer, root));
-    while (!todo.isEmpty()) {
-      Map.Entry<String, JsonNode> e = todo.pop();
-      String p = e.getKey();
-      JsonNode v = e.getValue();
-      switch (v.getNodeType()) {
-        case OBJECT ->
-            v.properties().forEach(f -> todo.push(Map.entry(at(p, f.getKey()), f.getValue())));
-        case ARRAY -> {
-          for (int j = 0; j < v.size(); j++) {
-            todo.push(Map.entry(at(p, j), v.get(j)));
-          }
-        }
-        case NUMBER -> {
-          if (v.isFloatingPointNumber() && !Double.isFinite(v.doubleValue())) {
-            throw new InvalidSpecException(
-                "number " + v.asText() + " is out of range", p, "use a finite number");
-          }
-        }
-        case STRING, BOOLEAN, NULL -> {}
-        case BINARY, POJO, MISSING ->
-            throw new InvalidSpecException(
-                "not a JSON value (" + v.getNodeType() + ")", p, "use plain JSON values only");
-      }
-    }
-    return root;
-  }
-
-  private static InvalidSpecException wrongType(
-      JsonNode v, String p, String what, String expected) {
-    return new InvalidSpecException(
-        what + " must be " + expected + ", got " + describe(v), p, "write " + expected + " here");
-  }
-
-  private static String describe(JsonNode v) {
-    return switch (v.getNodeType()) {
-      case STRING -> "a string";
-      case NUMBER -> "a number";
-      case BOOLEAN -> "a boolean";
-      case NULL -> "null";
-      case ARRAY -> "an array";
-      case OBJECT -> "an object";
-      case BINARY, POJO, MISSING -> "a non-JSON value";
-    };
-  }
-
-  private static String wires(RecoveryMode[] modes) {
-    return Arrays.stream(modes).map(m -> "\"" + m.wire() + "\"").collect(Collectors.joining(", "));
-  }
-
-  /** Quotes a value from the spec for a message, cut short so a one-line refusal stays one line. */
-  private static String shown(String value) {
-    return "\""
-        + (value.length() > MAX_SHOWN_LENGTH ? value.substring(0, MAX_SHOWN_LENGTH) + "..." : value)
-        + "\"";
-  }
-
-  /** RFC 6901: "~" and "/" inside a reference token are escaped as "~0" and "~1". */
-  static String at(String pointer, String field) {
-    return pointer + "/" + field.replace("~", "~0").replace("/", "~1");
-  }
-
-  static String at(String pointer, int index) {
-    return pointer + "/" + index;
   }
 }

@@ -20,7 +20,7 @@ public final class HeadlessRedirectCompleter implements RedirectCompleter {
 
   public HeadlessRedirectCompleter(Duration timeout) {
     this.timeout = timeout;
-    this.http = StreamableHttpTransport.newHttpClient(timeout);
+    this.http = McpHttp.newHttpClient(timeout);
   }
 
   @Override

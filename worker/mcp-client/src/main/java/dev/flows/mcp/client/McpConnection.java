@@ -1,9 +1,5 @@
 package dev.flows.mcp.client;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.JsonNodeFactory;
-import dev.flows.kernel.json.Jackson;
 import dev.flows.kernel.mcp.ConnectionState;
 import dev.flows.kernel.mcp.ConnectionTransition;
 import dev.flows.kernel.mcp.McpClientConfig;
@@ -16,20 +12,16 @@ import dev.flows.kernel.mcp.ToolRegistry;
 import io.modelcontextprotocol.client.McpAsyncClient;
 import io.modelcontextprotocol.client.McpClient;
 import io.modelcontextprotocol.spec.McpClientTransport;
-import io.modelcontextprotocol.spec.McpError;
 import io.modelcontextprotocol.spec.McpSchema;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.random.RandomGenerator;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -45,7 +37,6 @@ import reactor.core.publisher.Mono;
  */
 public final class McpConnection implements McpTransportPort {
   private static final Logger LOG = LoggerFactory.getLogger(McpConnection.class);
-  private static final ObjectMapper JSON = Jackson.mapper();
   private static final McpSchema.Implementation CLIENT_INFO =
       new McpSchema.Implementation("flows", "0.1.0");
 
@@ -241,8 +232,8 @@ public final class McpConnection implements McpTransportPort {
       lostDuringConnect = null;
     }
     try {
-      await(c.initialize(), limits.connectTimeout().plus(limits.stopGrace()), true);
-      List<ToolDescriptor> tools = listAll(c);
+      McpWire.await(c.initialize(), limits.connectTimeout().plus(limits.stopGrace()), true);
+      List<ToolDescriptor> tools = McpWire.listAll(c, server, limits.listTimeout());
       synchronized (lock) {
         if (generation != gen || state != success.from()) {
           throw disconnected("stopped while connecting");
@@ -260,96 +251,6 @@ public final class McpConnection implements McpTransportPort {
     }
   }
 
-  private McpException handshakeFailure(Throwable e) {
-    McpException lost;
-    synchronized (lock) {
-      lost = lostDuringConnect;
-    }
-    Optional<McpException> ours = find(e, McpException.class);
-    if (ours.isPresent()) {
-      return ours.get();
-    }
-    if (lost != null) {
-      return new McpException(
-          McpDiagnostic.SPAWN_FAILED,
-          server,
-          "server went away during the handshake: " + lost.getMessage(),
-          "run the server command by hand to see why it exits",
-          e);
-    }
-    if (find(e, TimeoutException.class).isPresent()) {
-      return new McpException(
-          McpDiagnostic.HANDSHAKE_TIMEOUT,
-          server,
-          "no initialize answer within " + limits.connectTimeout(),
-          "check that the command is an MCP server speaking on stdout, or raise connectTimeout",
-          e);
-    }
-    if (find(e, InterruptedException.class).isPresent()) {
-      return disconnected("stopped while connecting");
-    }
-    return new McpException(
-        McpDiagnostic.HANDSHAKE_REJECTED,
-        server,
-        "initialize refused: " + McpError.aggregateExceptionMessages(e),
-        "check the server URL/command and protocol version",
-        e);
-  }
-
-  /** tools/list page by page; a cursor seen twice would loop forever, so it is a protocol error. */
-  private List<ToolDescriptor> listAll(McpAsyncClient c) {
-    McpSchema.ServerCapabilities caps = c.getServerCapabilities();
-    if (caps == null || caps.tools() == null) {
-      // A server without the tools capability offers none; that is not an error.
-      return List.of();
-    }
-    List<ToolDescriptor> out = new ArrayList<>();
-    Set<String> seen = new HashSet<>();
-    Set<String> names = new HashSet<>();
-    String cursor = null;
-    do {
-      McpSchema.ListToolsResult page = await(c.listTools(cursor), limits.listTimeout(), true);
-      for (McpSchema.Tool tool : page.tools()) {
-        if (names.add(tool.name())) {
-          out.add(describe(tool));
-        }
-      }
-      cursor = page.nextCursor();
-      if (cursor != null && !seen.add(cursor)) {
-        throw new McpException(
-            McpDiagnostic.HANDSHAKE_REJECTED,
-            server,
-            "protocol error: tools/list returned cursor " + cursor + " twice",
-            "the server's pagination is broken; report it to its authors");
-      }
-    } while (cursor != null);
-    return out;
-  }
-
-  private ToolDescriptor describe(McpSchema.Tool t) {
-    McpSchema.ToolAnnotations a = t.annotations();
-    ToolDescriptor.ToolHints hints =
-        a == null
-            ? ToolDescriptor.ToolHints.NONE
-            : new ToolDescriptor.ToolHints(
-                Optional.ofNullable(a.readOnlyHint()),
-                Optional.ofNullable(a.destructiveHint()),
-                Optional.ofNullable(a.idempotentHint()),
-                Optional.ofNullable(a.openWorldHint()));
-    JsonNode input =
-        t.inputSchema() == null
-            ? JsonNodeFactory.instance.objectNode()
-            : JSON.valueToTree(t.inputSchema());
-    return new ToolDescriptor(
-        server,
-        t.name(),
-        Optional.ofNullable(t.title()),
-        Optional.ofNullable(t.description()),
-        input,
-        Optional.ofNullable(t.outputSchema()).map(JSON::valueToTree),
-        hints);
-  }
-
   private void refreshLater(long gen) {
     Thread.ofPlatform().daemon().name("mcp-refresh-" + server).start(() -> refresh(gen));
   }
@@ -363,7 +264,7 @@ public final class McpConnection implements McpTransportPort {
       c = client;
     }
     try {
-      List<ToolDescriptor> tools = listAll(c);
+      List<ToolDescriptor> tools = McpWire.listAll(c, server, limits.listTimeout());
       synchronized (lock) {
         if (generation == gen && state == ConnectionState.CONNECTED) {
           registry.replace(server, tools);
@@ -484,9 +385,9 @@ public final class McpConnection implements McpTransportPort {
     sdk.whenComplete(
         (r, e) -> {
           if (e == null) {
-            out.complete(toResult(tool, r));
+            out.complete(McpWire.toResult(server, tool, r));
           } else {
-            out.completeExceptionally(callFailure(tool, e));
+            out.completeExceptionally(McpFailures.call(server, tool, e));
           }
         });
     out.whenComplete(
@@ -497,73 +398,6 @@ public final class McpConnection implements McpTransportPort {
           }
         });
     return out;
-  }
-
-  private ToolCallResult toResult(String tool, McpSchema.CallToolResult r) {
-    // Through the whole record: its declared List<Content> makes Jackson write each item's "type".
-    JsonNode whole = Json.MAPPER.convertValue(r, JsonNode.class);
-    JsonNode content =
-        whole.path("content").isArray()
-            ? whole.get("content")
-            : JsonNodeFactory.instance.arrayNode();
-    JsonNode structured = whole.path("structuredContent");
-    return new ToolCallResult(
-        server,
-        tool,
-        Boolean.TRUE.equals(r.isError()),
-        content,
-        structured.isMissingNode() || structured.isNull()
-            ? Optional.empty()
-            : Optional.of(structured));
-  }
-
-  private McpException callFailure(String tool, Throwable e) {
-    Optional<McpException> ours = find(e, McpException.class);
-    if (ours.isPresent()) {
-      return ours.get();
-    }
-    Optional<McpError> rpc = find(e, McpError.class);
-    if (rpc.isPresent()) {
-      McpSchema.JSONRPCResponse.JSONRPCError err = rpc.get().getJsonRpcError();
-      String message = err == null ? rpc.get().getMessage() : err.message();
-      Optional<McpDiagnostic> local = localDiagnostic(err);
-      if (local.isPresent()) {
-        return new McpException(local.get(), server, tool + ": " + message, "", e);
-      }
-      boolean unknown =
-          err != null
-              && err.code() != null
-              && err.code() == McpSchema.ErrorCodes.INVALID_PARAMS
-              && message != null
-              && message.toLowerCase(java.util.Locale.ROOT).contains("unknown tool");
-      return new McpException(
-          unknown ? McpDiagnostic.MCP_UNKNOWN_TOOL : McpDiagnostic.MCP_TOOL_ERROR,
-          server,
-          tool + ": " + message,
-          unknown ? "refresh the tool list" : "",
-          e);
-    }
-    return new McpException(
-        McpDiagnostic.MCP_RESULT_UNAVAILABLE,
-        server,
-        tool + ": no result (" + McpError.aggregateExceptionMessages(e) + ")",
-        "the call may or may not have run; retry only if the tool is idempotent",
-        e);
-  }
-
-  /** An answer our own transport made up (e.g. a stream that could not be resumed). */
-  private static Optional<McpDiagnostic> localDiagnostic(
-      McpSchema.JSONRPCResponse.JSONRPCError err) {
-    if (err == null
-        || err.code() == null
-        || err.code() != StreamableHttpTransport.LOCAL_ERROR
-        || !(err.data() instanceof Map<?, ?> data)) {
-      return Optional.empty();
-    }
-    Object wire = data.get(StreamableHttpTransport.DIAGNOSTIC_KEY);
-    return java.util.Arrays.stream(McpDiagnostic.values())
-        .filter(d -> d.wire().equals(wire))
-        .findFirst();
   }
 
   @Override
@@ -652,35 +486,14 @@ public final class McpConnection implements McpTransportPort {
   }
 
   private McpException disconnected(String why) {
-    return new McpException(McpDiagnostic.MCP_DISCONNECTED, server, why, "connect first");
+    return McpFailures.disconnected(server, why);
   }
 
-  private <T> T await(Mono<T> mono, Duration timeout, boolean interruptible) {
-    CompletableFuture<T> f = mono.toFuture();
-    try {
-      return f.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
-    } catch (InterruptedException e) {
-      f.cancel(true);
-      if (interruptible) {
-        Thread.currentThread().interrupt();
-      }
-      throw new IllegalStateException("interrupted", e);
-    } catch (TimeoutException e) {
-      f.cancel(true);
-      throw new IllegalStateException("timed out", e);
-    } catch (ExecutionException e) {
-      throw e.getCause() instanceof RuntimeException re
-          ? re
-          : new IllegalStateException(e.getCause());
+  private McpException handshakeFailure(Throwable e) {
+    McpException lost;
+    synchronized (lock) {
+      lost = lostDuringConnect;
     }
-  }
-
-  static <T extends Throwable> Optional<T> find(Throwable e, Class<T> type) {
-    for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
-      if (type.isInstance(t)) {
-        return Optional.of(type.cast(t));
-      }
-    }
-    return Optional.empty();
+    return McpFailures.handshake(server, e, Optional.ofNullable(lost), limits.connectTimeout());
   }
 }

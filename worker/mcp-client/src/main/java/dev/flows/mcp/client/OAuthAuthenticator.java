@@ -20,7 +20,6 @@ import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.security.SecureRandom;
 import java.time.InstantSource;
-import java.util.ArrayList;
 import java.util.Base64;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
@@ -57,6 +56,7 @@ final class OAuthAuthenticator implements HttpAuthenticator {
   private final McpAuth.OAuth config;
   private final McpCredentials credentials;
   private final HttpClient http;
+  private final OAuthDiscovery discovery;
   private final McpClientConfig limits;
   private final InstantSource clock;
   private final Set<String> rejected = new LinkedHashSet<>();
@@ -64,21 +64,9 @@ final class OAuthAuthenticator implements HttpAuthenticator {
   private String accessToken;
   private String refreshToken;
   private Set<String> grantedScopes = Set.of();
-  private Metadata metadata;
+  private OAuthDiscovery.Metadata metadata;
   private Client client;
   private String registeredSecret = "";
-
-  /** What discovery found. */
-  record Metadata(
-      URI issuer,
-      URI tokenEndpoint,
-      URI authorizationEndpoint,
-      Optional<URI> registrationEndpoint,
-      Optional<URI> resource,
-      List<String> scopesSupported,
-      List<String> authMethodsSupported,
-      Optional<List<String>> pkceMethods,
-      boolean metadataDocumentClientIds) {}
 
   /** The client as the authorization server knows it (after any registration). */
   private record Client(String id, McpAuth.ClientAuth auth) {}
@@ -96,7 +84,8 @@ final class OAuthAuthenticator implements HttpAuthenticator {
     this.config = config;
     this.credentials = credentials;
     this.limits = limits;
-    this.http = StreamableHttpTransport.newHttpClient(limits.connectTimeout());
+    this.http = McpHttp.newHttpClient(limits.connectTimeout());
+    this.discovery = new OAuthDiscovery(server, resourceUrl, limits, http);
   }
 
   @Override
@@ -162,7 +151,7 @@ final class OAuthAuthenticator implements HttpAuthenticator {
     }
   }
 
-  private Set<String> chooseScopes(WwwAuthenticate challenge, Metadata md) {
+  private Set<String> chooseScopes(WwwAuthenticate challenge, OAuthDiscovery.Metadata md) {
     Optional<String> fromChallenge = challenge.get("scope");
     if (fromChallenge.isPresent()) {
       return new LinkedHashSet<>(List.of(fromChallenge.get().split(" ")));
@@ -174,7 +163,7 @@ final class OAuthAuthenticator implements HttpAuthenticator {
   }
 
   private void obtain(Set<String> scopes) {
-    Metadata md = metadata;
+    OAuthDiscovery.Metadata md = metadata;
     String resource = md.resource().orElse(resourceUrl).toString();
     Map<String, String> form = new LinkedHashMap<>();
     switch (config.grant()) {
@@ -227,7 +216,7 @@ final class OAuthAuthenticator implements HttpAuthenticator {
   }
 
   /** The client id to use: pre-registered, a metadata-document URL, or freshly registered. */
-  private Client client(OAuthGrant.AuthorizationCode ac, Metadata md) {
+  private Client client(OAuthGrant.AuthorizationCode ac, OAuthDiscovery.Metadata md) {
     if (client != null) {
       return client;
     }
@@ -245,7 +234,7 @@ final class OAuthAuthenticator implements HttpAuthenticator {
   }
 
   /** RFC 7591 registration; the method asked for is the first the server supports. */
-  private Client register(String name, String redirectUri, Metadata md) {
+  private Client register(String name, String redirectUri, OAuthDiscovery.Metadata md) {
     URI endpoint =
         md.registrationEndpoint()
             .orElseThrow(
@@ -312,7 +301,7 @@ final class OAuthAuthenticator implements HttpAuthenticator {
     return form;
   }
 
-  private void tokenRequest(Metadata md, Map<String, String> form) {
+  private void tokenRequest(OAuthDiscovery.Metadata md, Map<String, String> form) {
     HttpRequest.Builder b =
         HttpRequest.newBuilder(md.tokenEndpoint())
             .timeout(limits.connectTimeout())
@@ -379,136 +368,11 @@ final class OAuthAuthenticator implements HttpAuthenticator {
     LOG.info("mcp server {}: obtained an access token ({})", server, form.get("grant_type"));
   }
 
-  private Metadata ensureMetadata(WwwAuthenticate challenge) {
+  private OAuthDiscovery.Metadata ensureMetadata(WwwAuthenticate challenge) {
     if (metadata == null || challenge.get("resource_metadata").isPresent()) {
-      metadata = discover(challenge);
+      metadata = discovery.discover(challenge);
     }
     return metadata;
-  }
-
-  private Metadata discover(WwwAuthenticate challenge) {
-    List<URI> prmCandidates = new ArrayList<>();
-    challenge.get("resource_metadata").map(URI::create).ifPresent(prmCandidates::add);
-    String origin = origin(resourceUrl);
-    String path = trimSlash(resourceUrl.getPath());
-    if (!path.isEmpty()) {
-      prmCandidates.add(URI.create(origin + "/.well-known/oauth-protected-resource" + path));
-    }
-    prmCandidates.add(URI.create(origin + "/.well-known/oauth-protected-resource"));
-    Optional<JsonNode> prm = firstJson(prmCandidates);
-    URI issuer =
-        prm.map(p -> p.path("authorization_servers").path(0).asText(""))
-            .filter(s -> !s.isEmpty())
-            .map(URI::create)
-            .orElse(URI.create(origin));
-    Optional<URI> resource =
-        prm.map(p -> p.path("resource").asText("")).filter(s -> !s.isEmpty()).map(URI::create);
-    List<String> scopes = new ArrayList<>();
-    prm.ifPresent(p -> p.path("scopes_supported").forEach(s -> scopes.add(s.asText())));
-
-    String asOrigin = origin(issuer);
-    String asPath = trimSlash(issuer.getPath());
-    List<URI> asCandidates = new ArrayList<>();
-    if (asPath.isEmpty()) {
-      asCandidates.add(URI.create(asOrigin + "/.well-known/oauth-authorization-server"));
-      asCandidates.add(URI.create(asOrigin + "/.well-known/openid-configuration"));
-    } else {
-      asCandidates.add(URI.create(asOrigin + "/.well-known/oauth-authorization-server" + asPath));
-      asCandidates.add(URI.create(asOrigin + "/.well-known/openid-configuration" + asPath));
-      asCandidates.add(URI.create(asOrigin + asPath + "/.well-known/openid-configuration"));
-    }
-    Optional<JsonNode> as = firstJson(asCandidates);
-    URI token =
-        as.map(a -> a.path("token_endpoint").asText(""))
-            .filter(s -> !s.isEmpty())
-            .map(URI::create)
-            .orElse(URI.create(asOrigin + "/token"));
-    URI authorize =
-        as.map(a -> a.path("authorization_endpoint").asText(""))
-            .filter(s -> !s.isEmpty())
-            .map(URI::create)
-            .orElse(URI.create(asOrigin + "/authorize"));
-    if (resource.isPresent() && !covers(resource.get(), resourceUrl)) {
-      throw failed(
-          "protected resource metadata names "
-              + resource.get()
-              + ", which is not this server ("
-              + resourceUrl
-              + "); refusing to authorize",
-          null);
-    }
-    List<String> methods = new ArrayList<>();
-    as.ifPresent(
-        a -> a.path("token_endpoint_auth_methods_supported").forEach(m -> methods.add(m.asText())));
-    Optional<List<String>> pkce =
-        as.filter(a -> a.has("code_challenge_methods_supported"))
-            .map(
-                a -> {
-                  List<String> l = new ArrayList<>();
-                  a.get("code_challenge_methods_supported").forEach(m -> l.add(m.asText()));
-                  return List.copyOf(l);
-                });
-    Optional<URI> registration =
-        as.map(a -> a.path("registration_endpoint").asText(""))
-            .filter(x -> !x.isEmpty())
-            .map(URI::create)
-            .or(
-                () ->
-                    as.isEmpty()
-                        ? Optional.of(URI.create(asOrigin + "/register"))
-                        : Optional.empty());
-    URI issuerId =
-        as.map(a -> a.path("issuer").asText(""))
-            .filter(x -> !x.isEmpty())
-            .map(URI::create)
-            .orElse(issuer);
-    boolean cimd =
-        as.map(a -> a.path("client_id_metadata_document_supported").asBoolean(false)).orElse(false);
-    return new Metadata(
-        issuerId,
-        token,
-        authorize,
-        registration,
-        resource,
-        List.copyOf(scopes),
-        List.copyOf(methods),
-        pkce,
-        cimd);
-  }
-
-  /** Whether the resource named in metadata is this server: same origin, and a path prefix. */
-  static boolean covers(URI resource, URI server) {
-    if (!origin(resource).equalsIgnoreCase(origin(server))) {
-      return false;
-    }
-    String rp = trimSlash(resource.getPath());
-    String sp = trimSlash(server.getPath());
-    return sp.equals(rp) || sp.startsWith(rp + "/") || rp.isEmpty();
-  }
-
-  private Optional<JsonNode> firstJson(List<URI> candidates) {
-    for (URI u : candidates) {
-      try {
-        HttpResponse<String> r =
-            http.send(
-                HttpRequest.newBuilder(u)
-                    .timeout(limits.connectTimeout())
-                    .header("Accept", "application/json")
-                    .header("MCP-Protocol-Version", "2025-11-25")
-                    .GET()
-                    .build(),
-                HttpResponse.BodyHandlers.ofString());
-        if (r.statusCode() == 200) {
-          return Optional.of(JSON.readTree(r.body()));
-        }
-      } catch (IOException e) {
-        LOG.debug("discovery at {} failed: {}", u, e.toString());
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        throw failed("interrupted during discovery", e);
-      }
-    }
-    return Optional.empty();
   }
 
   private String secret(McpAuth.SecretSource source) {
@@ -521,23 +385,16 @@ final class OAuthAuthenticator implements HttpAuthenticator {
   }
 
   private McpException failed(String why, Throwable cause) {
+    return failed(server, why, cause);
+  }
+
+  static McpException failed(String server, String why, Throwable cause) {
     return new McpException(
         McpDiagnostic.AUTH_FAILED,
         server,
         "oauth: " + why,
         "check the OAuth client configuration",
         cause);
-  }
-
-  private static String origin(URI u) {
-    return u.getScheme() + "://" + u.getRawAuthority();
-  }
-
-  private static String trimSlash(String p) {
-    if (p == null || p.equals("/")) {
-      return "";
-    }
-    return p.endsWith("/") ? p.substring(0, p.length() - 1) : p;
   }
 
   private static String randomToken(int bytes) {

@@ -19,14 +19,11 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.net.http.HttpTimeoutException;
 import java.nio.charset.StandardCharsets;
-import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.OptionalLong;
 import java.util.Set;
-import java.util.SplittableRandom;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
@@ -64,10 +61,10 @@ public final class StreamableHttpTransport implements McpClientTransport {
   private final HttpAuthenticator auth;
   private final LossListener onLost;
   private final HttpClient http;
-  private final SplittableRandom random = new SplittableRandom();
   private final AtomicBoolean closing = new AtomicBoolean();
   private final AtomicBoolean lostFired = new AtomicBoolean();
   private final Set<InputStream> open = ConcurrentHashMap.newKeySet();
+  private final SseStreams streams;
   private final Map<Object, CompletableFuture<JSONRPCResponse>> reinits = new ConcurrentHashMap<>();
   private final AtomicLong reinitCount = new AtomicLong();
   private final Object reinitLock = new Object();
@@ -88,16 +85,34 @@ public final class StreamableHttpTransport implements McpClientTransport {
     this.json = json;
     this.auth = auth;
     this.onLost = onLost;
-    this.http = StreamableHttpTransport.newHttpClient(limits.connectTimeout());
-  }
+    this.http = McpHttp.newHttpClient(limits.connectTimeout());
+    this.streams =
+        new SseStreams(
+            server.name(),
+            limits,
+            closing,
+            open,
+            new SseStreams.Endpoint() {
+              @Override
+              public Optional<HttpResponse<InputStream>> get(Optional<String> lastEventId) {
+                return StreamableHttpTransport.this.get(lastEventId);
+              }
 
-  /** The HTTP client every MCP exchange uses: redirects are never followed, HTTP/1.1. */
-  static HttpClient newHttpClient(Duration connectTimeout) {
-    return HttpClient.newBuilder()
-        .followRedirects(HttpClient.Redirect.NEVER)
-        .version(HttpClient.Version.HTTP_1_1)
-        .connectTimeout(connectTimeout)
-        .build();
+              @Override
+              public JSONRPCMessage parse(String data) throws IOException {
+                return StreamableHttpTransport.this.parse(data);
+              }
+
+              @Override
+              public void deliver(JSONRPCMessage m) {
+                StreamableHttpTransport.this.deliver(m);
+              }
+
+              @Override
+              public void lost(String why) {
+                StreamableHttpTransport.this.lost(why);
+              }
+            });
   }
 
   /** The session the server assigned, if any. */
@@ -134,7 +149,7 @@ public final class StreamableHttpTransport implements McpClientTransport {
     HttpResponse<InputStream> r = post(message, init);
     int status = r.statusCode();
     if (status == 404 && sessionUsed != null && !init) {
-      discard(r);
+      McpHttp.discard(r);
       if (!mayReinit) {
         throw lost("the session expired again right after re-initializing");
       }
@@ -144,7 +159,7 @@ public final class StreamableHttpTransport implements McpClientTransport {
       return;
     }
     if (status >= 300 && status < 400) {
-      discard(r);
+      McpHttp.discard(r);
       throw error(
           McpDiagnostic.HANDSHAKE_REJECTED,
           "redirect ("
@@ -155,12 +170,13 @@ public final class StreamableHttpTransport implements McpClientTransport {
           null);
     }
     if (status >= 400) {
-      String body = discard(r);
+      String body = McpHttp.discard(r);
       McpDiagnostic d =
           init
               ? McpDiagnostic.HANDSHAKE_REJECTED
               : status >= 500 ? McpDiagnostic.MCP_RESULT_UNAVAILABLE : McpDiagnostic.MCP_TOOL_ERROR;
-      throw error(d, "HTTP " + status + (body.isBlank() ? "" : ": " + abbreviate(body)), null);
+      throw error(
+          d, "HTTP " + status + (body.isBlank() ? "" : ": " + McpHttp.abbreviate(body)), null);
     }
     if (init) {
       r.headers().firstValue(SESSION).ifPresent(s -> sessionId = s);
@@ -168,12 +184,12 @@ public final class StreamableHttpTransport implements McpClientTransport {
     String type =
         r.headers().firstValue("Content-Type").orElse("").toLowerCase(java.util.Locale.ROOT);
     if (status == 202 || status == 204) {
-      discard(r);
+      McpHttp.discard(r);
     } else if (type.startsWith("text/event-stream")) {
       Object awaited = message instanceof JSONRPCRequest req ? req.id() : null;
       Thread.ofVirtual()
           .name("mcp-http-post-" + server.name())
-          .start(() -> readResponseStream(r.body(), awaited));
+          .start(() -> streams.readResponseStream(r.body(), awaited));
     } else if (type.startsWith("application/json")) {
       try (InputStream body = r.body()) {
         deliverJson(new String(body.readAllBytes(), StandardCharsets.UTF_8));
@@ -181,7 +197,7 @@ public final class StreamableHttpTransport implements McpClientTransport {
         throw error(McpDiagnostic.MCP_RESULT_UNAVAILABLE, "reading the answer: " + e, e);
       }
     } else {
-      discard(r);
+      McpHttp.discard(r);
     }
     if (message instanceof JSONRPCNotification n
         && McpSchema.METHOD_NOTIFICATION_INITIALIZED.equals(n.method())) {
@@ -241,7 +257,7 @@ public final class StreamableHttpTransport implements McpClientTransport {
             "no answer from " + server.url() + " in time",
             e);
       } catch (IOException e) {
-        if (!resent && staleConnection(e)) {
+        if (!resent && McpHttp.staleConnection(e)) {
           // Almost always a pooled keep-alive connection the server closed while idle, which never
           // delivered the request; one resend on a fresh connection. Not repeated, so a server
           // that really drops requests still surfaces as lost.
@@ -264,7 +280,7 @@ public final class StreamableHttpTransport implements McpClientTransport {
       if (status != 401 && status != 403) {
         return r;
       }
-      discard(r);
+      McpHttp.discard(r);
       boolean retry;
       try {
         retry = round < limits.maxAuthChallenges() && auth.onChallenge(r);
@@ -281,13 +297,6 @@ public final class StreamableHttpTransport implements McpClientTransport {
             null);
       }
     }
-  }
-
-  /** The JDK's words for a connection that ended before any byte of an answer arrived. */
-  static boolean staleConnection(IOException e) {
-    String m = String.valueOf(e.getMessage());
-    return m.contains("header parser received no bytes")
-        || (e instanceof java.io.EOFException && m.contains("EOF reached while reading"));
   }
 
   private void reinitialize(String expiredSession) {
@@ -386,112 +395,6 @@ public final class StreamableHttpTransport implements McpClientTransport {
     }
   }
 
-  /** What one read of an SSE stream saw. */
-  private record StreamEnd(boolean answered, Optional<String> lastEventId, OptionalLong retryMs) {}
-
-  private StreamEnd readEvents(InputStream body, Object awaited) {
-    open.add(body);
-    boolean answered = false;
-    SseReader sse = new SseReader(body);
-    try (sse) {
-      Optional<SseReader.Event> ev;
-      while ((ev = sse.next()).isPresent()) {
-        String data = ev.get().data();
-        if (!"message".equals(ev.get().type()) || data.isBlank()) {
-          continue;
-        }
-        JSONRPCMessage m;
-        try {
-          m = parse(data);
-        } catch (IOException | IllegalArgumentException e) {
-          LOG.warn("mcp server {}: ignoring an SSE event that is not JSON-RPC", server.name());
-          continue;
-        }
-        if (awaited != null
-            && m instanceof JSONRPCResponse res
-            && String.valueOf(awaited).equals(String.valueOf(res.id()))) {
-          answered = true;
-        }
-        // Read on to the end even once answered: a body left unread makes the HTTP client drop
-        // the connection instead of reusing it, which costs a new TCP connection per call.
-        deliver(m);
-      }
-    } catch (IOException e) {
-      LOG.debug("mcp server {}: SSE stream interrupted: {}", server.name(), e.toString());
-    } finally {
-      open.remove(body);
-    }
-    return new StreamEnd(answered, sse.lastEventId(), sse.retryMs());
-  }
-
-  /** Reads a POST's SSE answer; if it drops before the answer, resumes it with GET. */
-  private void readResponseStream(InputStream body, Object awaited) {
-    StreamEnd end = readEvents(body, awaited);
-    Optional<String> lastId = end.lastEventId();
-    OptionalLong retry = end.retryMs();
-    int attempt = 0;
-    while (!end.answered() && awaited != null && !closing.get()) {
-      attempt++;
-      if (lastId.isEmpty() || attempt > limits.maxStreamResumes()) {
-        unavailable(
-            awaited,
-            lastId.isEmpty()
-                ? "stream dropped before any event id"
-                : "stream could not be resumed");
-        return;
-      }
-      if (!pause(retry, attempt)) {
-        return;
-      }
-      Optional<HttpResponse<InputStream>> r = get(lastId);
-      if (r.isEmpty()) {
-        continue;
-      }
-      int status = r.get().statusCode();
-      if (status != 200) {
-        discard(r.get());
-        unavailable(awaited, "resume answered HTTP " + status);
-        return;
-      }
-      end = readEvents(r.get().body(), awaited);
-      if (end.lastEventId().isPresent()) {
-        lastId = end.lastEventId();
-      }
-      if (end.retryMs().isPresent()) {
-        retry = end.retryMs();
-      }
-    }
-  }
-
-  private void unavailable(Object id, String why) {
-    if (closing.get()) {
-      return;
-    }
-    deliver(
-        new JSONRPCResponse(
-            McpSchema.JSONRPC_VERSION,
-            id,
-            null,
-            new JSONRPCResponse.JSONRPCError(
-                LOCAL_ERROR,
-                "result unavailable: " + why,
-                Map.of(DIAGNOSTIC_KEY, McpDiagnostic.MCP_RESULT_UNAVAILABLE.wire()))));
-  }
-
-  /** Sleeps the server's retry delay, or our backoff; false when closing. */
-  private boolean pause(OptionalLong retryMs, int attempt) {
-    Duration d =
-        retryMs.isPresent()
-            ? Duration.ofMillis(retryMs.getAsLong())
-            : limits.backoff(attempt, random.nextDouble(-1.0, 1.0));
-    try {
-      Thread.sleep(d);
-    } catch (InterruptedException e) {
-      return false;
-    }
-    return !closing.get();
-  }
-
   /** GET on the endpoint (resume or standalone stream); empty when the server was unreachable. */
   private Optional<HttpResponse<InputStream>> get(Optional<String> lastEventId) {
     try {
@@ -514,42 +417,8 @@ public final class StreamableHttpTransport implements McpClientTransport {
     if (getStream != null && getStream.isAlive()) {
       return;
     }
-    getStream = Thread.ofVirtual().name("mcp-http-get-" + server.name()).start(this::runGetStream);
-  }
-
-  /**
-   * The standalone server-to-client stream (notifications such as tools/list_changed). Re-opened
-   * after a drop with Last-Event-ID; a server that stops answering altogether is reported lost.
-   */
-  private void runGetStream() {
-    Optional<String> lastId = Optional.empty();
-    OptionalLong retry = OptionalLong.empty();
-    int failures = 0;
-    while (!closing.get()) {
-      Optional<HttpResponse<InputStream>> r = get(lastId);
-      if (r.isPresent()) {
-        int status = r.get().statusCode();
-        if (status != 200) {
-          discard(r.get());
-          // 405: the server offers no stream; 404: the session is gone and the next POST says so.
-          return;
-        }
-        failures = 0;
-        StreamEnd end = readEvents(r.get().body(), null);
-        if (end.lastEventId().isPresent()) {
-          lastId = end.lastEventId();
-        }
-        if (end.retryMs().isPresent()) {
-          retry = end.retryMs();
-        }
-      } else if (++failures > limits.maxReconnectAttempts()) {
-        lost("the server stopped answering");
-        return;
-      }
-      if (!pause(retry, Math.max(1, failures))) {
-        return;
-      }
-    }
+    getStream =
+        Thread.ofVirtual().name("mcp-http-get-" + server.name()).start(streams::runGetStream);
   }
 
   private McpException lost(String why) {
@@ -561,31 +430,7 @@ public final class StreamableHttpTransport implements McpClientTransport {
   }
 
   private McpException error(McpDiagnostic d, String message, Throwable cause) {
-    return new McpException(d, server.name(), message, fixFor(d), cause);
-  }
-
-  private static String fixFor(McpDiagnostic d) {
-    return switch (d) {
-      case AUTH_FAILED -> "check the server's auth configuration and the token source";
-      case HANDSHAKE_REJECTED -> "check the server URL (redirects are not followed)";
-      case HANDSHAKE_TIMEOUT, MCP_DISCONNECTED -> "check that the server is up";
-      case MCP_RESULT_UNAVAILABLE -> "the call may or may not have run; retry only if idempotent";
-      case SPAWN_FAILED, MCP_UNKNOWN_TOOL, MCP_TOOL_ERROR -> "";
-    };
-  }
-
-  private static String discard(HttpResponse<InputStream> r) {
-    try (InputStream in = r.body()) {
-      byte[] b = in.readNBytes(4096);
-      return new String(b, StandardCharsets.UTF_8);
-    } catch (IOException e) {
-      return "";
-    }
-  }
-
-  private static String abbreviate(String s) {
-    String one = s.strip().replace('\n', ' ');
-    return one.length() > 200 ? one.substring(0, 200) + "..." : one;
+    return new McpException(d, server.name(), message, McpHttp.fixFor(d), cause);
   }
 
   @Override

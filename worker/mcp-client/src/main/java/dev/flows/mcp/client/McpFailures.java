@@ -1,0 +1,112 @@
+package dev.flows.mcp.client;
+
+import dev.flows.kernel.mcp.McpDiagnostic;
+import dev.flows.kernel.mcp.McpException;
+import io.modelcontextprotocol.spec.McpError;
+import io.modelcontextprotocol.spec.McpSchema;
+import java.time.Duration;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.TimeoutException;
+
+/** The diagnostics of a connection's failures, each with the fix it names. */
+final class McpFailures {
+  private McpFailures() {}
+
+  static McpException disconnected(String server, String why) {
+    return new McpException(McpDiagnostic.MCP_DISCONNECTED, server, why, "connect first");
+  }
+
+  /** Why a connect failed: {@code lost}, the loss the transport reported while it ran. */
+  static McpException handshake(
+      String server, Throwable e, Optional<McpException> lost, Duration connectTimeout) {
+    Optional<McpException> ours = find(e, McpException.class);
+    if (ours.isPresent()) {
+      return ours.get();
+    }
+    if (lost.isPresent()) {
+      return new McpException(
+          McpDiagnostic.SPAWN_FAILED,
+          server,
+          "server went away during the handshake: " + lost.get().getMessage(),
+          "run the server command by hand to see why it exits",
+          e);
+    }
+    if (find(e, TimeoutException.class).isPresent()) {
+      return new McpException(
+          McpDiagnostic.HANDSHAKE_TIMEOUT,
+          server,
+          "no initialize answer within " + connectTimeout,
+          "check that the command is an MCP server speaking on stdout, or raise connectTimeout",
+          e);
+    }
+    if (find(e, InterruptedException.class).isPresent()) {
+      return disconnected(server, "stopped while connecting");
+    }
+    return new McpException(
+        McpDiagnostic.HANDSHAKE_REJECTED,
+        server,
+        "initialize refused: " + McpError.aggregateExceptionMessages(e),
+        "check the server URL/command and protocol version",
+        e);
+  }
+
+  /** Why a tools/call failed, as the diagnostic a caller acts on. */
+  static McpException call(String server, String tool, Throwable e) {
+    Optional<McpException> ours = find(e, McpException.class);
+    if (ours.isPresent()) {
+      return ours.get();
+    }
+    Optional<McpError> rpc = find(e, McpError.class);
+    if (rpc.isPresent()) {
+      McpSchema.JSONRPCResponse.JSONRPCError err = rpc.get().getJsonRpcError();
+      String message = err == null ? rpc.get().getMessage() : err.message();
+      Optional<McpDiagnostic> local = localDiagnostic(err);
+      if (local.isPresent()) {
+        return new McpException(local.get(), server, tool + ": " + message, "", e);
+      }
+      boolean unknown =
+          err != null
+              && err.code() != null
+              && err.code() == McpSchema.ErrorCodes.INVALID_PARAMS
+              && message != null
+              && message.toLowerCase(java.util.Locale.ROOT).contains("unknown tool");
+      return new McpException(
+          unknown ? McpDiagnostic.MCP_UNKNOWN_TOOL : McpDiagnostic.MCP_TOOL_ERROR,
+          server,
+          tool + ": " + message,
+          unknown ? "refresh the tool list" : "",
+          e);
+    }
+    return new McpException(
+        McpDiagnostic.MCP_RESULT_UNAVAILABLE,
+        server,
+        tool + ": no result (" + McpError.aggregateExceptionMessages(e) + ")",
+        "the call may or may not have run; retry only if the tool is idempotent",
+        e);
+  }
+
+  /** An answer our own transport made up (e.g. a stream that could not be resumed). */
+  private static Optional<McpDiagnostic> localDiagnostic(
+      McpSchema.JSONRPCResponse.JSONRPCError err) {
+    if (err == null
+        || err.code() == null
+        || err.code() != StreamableHttpTransport.LOCAL_ERROR
+        || !(err.data() instanceof Map<?, ?> data)) {
+      return Optional.empty();
+    }
+    Object wire = data.get(StreamableHttpTransport.DIAGNOSTIC_KEY);
+    return java.util.Arrays.stream(McpDiagnostic.values())
+        .filter(d -> d.wire().equals(wire))
+        .findFirst();
+  }
+
+  static <T extends Throwable> Optional<T> find(Throwable e, Class<T> type) {
+    for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
+      if (type.isInstance(t)) {
+        return Optional.of(type.cast(t));
+      }
+    }
+    return Optional.empty();
+  }
+}

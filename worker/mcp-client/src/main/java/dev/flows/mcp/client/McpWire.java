@@ -1,0 +1,122 @@
+package dev.flows.mcp.client;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import dev.flows.kernel.json.Jackson;
+import dev.flows.kernel.mcp.McpDiagnostic;
+import dev.flows.kernel.mcp.McpException;
+import dev.flows.kernel.mcp.ToolCallResult;
+import dev.flows.kernel.mcp.ToolDescriptor;
+import io.modelcontextprotocol.client.McpAsyncClient;
+import io.modelcontextprotocol.spec.McpSchema;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import reactor.core.publisher.Mono;
+
+/** What a connection reads from the MCP SDK: the tool list, tool descriptors and call results. */
+final class McpWire {
+  private static final ObjectMapper JSON = Jackson.mapper();
+
+  private McpWire() {}
+
+  /** tools/list page by page; a cursor seen twice would loop forever, so it is a protocol error. */
+  static List<ToolDescriptor> listAll(McpAsyncClient c, String server, Duration listTimeout) {
+    McpSchema.ServerCapabilities caps = c.getServerCapabilities();
+    if (caps == null || caps.tools() == null) {
+      // A server without the tools capability offers none; that is not an error.
+      return List.of();
+    }
+    List<ToolDescriptor> out = new ArrayList<>();
+    Set<String> seen = new HashSet<>();
+    Set<String> names = new HashSet<>();
+    String cursor = null;
+    do {
+      McpSchema.ListToolsResult page = await(c.listTools(cursor), listTimeout, true);
+      for (McpSchema.Tool tool : page.tools()) {
+        if (names.add(tool.name())) {
+          out.add(describe(server, tool));
+        }
+      }
+      cursor = page.nextCursor();
+      if (cursor != null && !seen.add(cursor)) {
+        throw new McpException(
+            McpDiagnostic.HANDSHAKE_REJECTED,
+            server,
+            "protocol error: tools/list returned cursor " + cursor + " twice",
+            "the server's pagination is broken; report it to its authors");
+      }
+    } while (cursor != null);
+    return out;
+  }
+
+  static ToolDescriptor describe(String server, McpSchema.Tool t) {
+    McpSchema.ToolAnnotations a = t.annotations();
+    ToolDescriptor.ToolHints hints =
+        a == null
+            ? ToolDescriptor.ToolHints.NONE
+            : new ToolDescriptor.ToolHints(
+                Optional.ofNullable(a.readOnlyHint()),
+                Optional.ofNullable(a.destructiveHint()),
+                Optional.ofNullable(a.idempotentHint()),
+                Optional.ofNullable(a.openWorldHint()));
+    JsonNode input =
+        t.inputSchema() == null
+            ? JsonNodeFactory.instance.objectNode()
+            : JSON.valueToTree(t.inputSchema());
+    return new ToolDescriptor(
+        server,
+        t.name(),
+        Optional.ofNullable(t.title()),
+        Optional.ofNullable(t.description()),
+        input,
+        Optional.ofNullable(t.outputSchema()).map(JSON::valueToTree),
+        hints);
+  }
+
+  static ToolCallResult toResult(String server, String tool, McpSchema.CallToolResult r) {
+    // Through the whole record: its declared List<Content> makes Jackson write each item's "type".
+    JsonNode whole = Json.MAPPER.convertValue(r, JsonNode.class);
+    JsonNode content =
+        whole.path("content").isArray()
+            ? whole.get("content")
+            : JsonNodeFactory.instance.arrayNode();
+    JsonNode structured = whole.path("structuredContent");
+    return new ToolCallResult(
+        server,
+        tool,
+        Boolean.TRUE.equals(r.isError()),
+        content,
+        structured.isMissingNode() || structured.isNull()
+            ? Optional.empty()
+            : Optional.of(structured));
+  }
+
+  static <T> T await(Mono<T> mono, Duration timeout, boolean interruptible) {
+    CompletableFuture<T> f = mono.toFuture();
+    try {
+      return f.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+    } catch (InterruptedException e) {
+      f.cancel(true);
+      if (interruptible) {
+        Thread.currentThread().interrupt();
+      }
+      throw new IllegalStateException("interrupted", e);
+    } catch (TimeoutException e) {
+      f.cancel(true);
+      throw new IllegalStateException("timed out", e);
+    } catch (ExecutionException e) {
+      throw e.getCause() instanceof RuntimeException re
+          ? re
+          : new IllegalStateException(e.getCause());
+    }
+  }
+}
