@@ -411,7 +411,14 @@ public final class Worker implements AutoCloseable {
     // The claim loop may be waiting a whole poll interval for a wake-up: cut that wait short. It
     // runs on a platform thread, so an interrupt cannot close a journal socket under it.
     claimLoop.interrupt();
-    joinQuietly(claimLoop, config.pollInterval().plus(config.stopGrace()));
+    // A claim statement cannot be interrupted: wait for it to answer, so that what it claimed is
+    // in flight (and handed back below) before this worker judges itself idle.
+    joinQuietly(
+        claimLoop,
+        config.pollInterval().plus(config.stopGrace()).plus(config.stopCompletionTimeout()));
+    if (claimLoop.isAlive()) {
+      LOG.warn("a claim still had no answer at stop; what it claims will wait for its lease");
+    }
     if (!awaitIdle(config.stopGrace())) {
       LOG.warn("{} attempts outlived the stop grace; canceling them", inFlight.size());
       inFlight.keySet().forEach(t -> t.cancel(CancellationToken.Cause.WORKER_SHUTDOWN));

@@ -6,9 +6,11 @@ import static org.awaitility.Awaitility.await;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.TextNode;
 import dev.flows.kernel.journal.ClaimRequest;
+import dev.flows.kernel.journal.ClaimedAttempt;
 import dev.flows.kernel.journal.CompletionReason;
 import dev.flows.kernel.journal.EffectElection;
 import dev.flows.kernel.journal.InMemoryJournal;
+import dev.flows.kernel.journal.Journal;
 import dev.flows.kernel.journal.JournalEntry;
 import dev.flows.kernel.journal.JournalRecord;
 import dev.flows.kernel.journal.RunId;
@@ -29,6 +31,8 @@ import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -145,6 +149,55 @@ class WorkerTest {
     JournalEntry.StepCompleted c = JournalChecks.completions(journal, run).getFirst();
     assertThat(c.reason()).isEqualTo(CompletionReason.WORKER_ERROR);
     assertThat(c.trajectoryTail().orElseThrow().get("cause").asText()).isEqualTo("worker_shutdown");
+  }
+
+  @Test
+  void stopWaitsForAClaimStillInFlightAndHandsBackWhatItClaimed() throws Exception {
+    RunId run = start(Specs.run(Specs.iterations(Specs.command("s", "sleep", "60"), 2)));
+    CountDownLatch inClaim = new CountDownLatch(1);
+    CountDownLatch release = new CountDownLatch(1);
+    // A claim that the database answers only after stop() began (a slow statement under load).
+    Journal slow =
+        new ForwardingJournal(journal) {
+          @Override
+          public List<ClaimedAttempt> claim(ClaimRequest request) {
+            inClaim.countDown();
+            // Like a JDBC call, the wait ignores interrupts.
+            boolean interrupted = false;
+            while (release.getCount() > 0) {
+              try {
+                release.await();
+              } catch (InterruptedException e) {
+                interrupted = true;
+              }
+            }
+            if (interrupted) {
+              Thread.currentThread().interrupt();
+            }
+            return delegate.claim(request);
+          }
+        };
+    Worker w =
+        new Worker(
+            slow,
+            ExecutorRegistry.of(new DeterministicExecutor(config)),
+            config,
+            clock,
+            new WorkerId("w-" + UUID.randomUUID()));
+    workers.add(w);
+    w.start();
+    assertThat(inClaim.await(30, TimeUnit.SECONDS)).isTrue();
+
+    Thread stopper = Thread.ofPlatform().start(w::stop);
+    // Longer than the poll interval and the stop grace together: the claim is still in flight.
+    Thread.sleep(config.pollInterval().plus(config.stopGrace()).plusMillis(500));
+    release.countDown();
+    stopper.join(Duration.ofSeconds(30));
+
+    assertThat(stopper.isAlive()).isFalse();
+    assertThat(stepStatus(run)).isEqualTo(StepStatus.READY);
+    assertThat(JournalChecks.completions(journal, run).getFirst().reason())
+        .isEqualTo(CompletionReason.WORKER_ERROR);
   }
 
   @Test
