@@ -48,6 +48,24 @@ record PostgresFixture(TestDatabase.Fresh db, PostgresJournal journal) implement
     }
   }
 
+  /** Every row of {@code sql}, each column as text. */
+  java.util.List<java.util.List<String>> rows(String sql) throws SQLException {
+    java.util.List<java.util.List<String>> out = new java.util.ArrayList<>();
+    try (Connection c = DriverManager.getConnection(db.jdbcUrl());
+        Statement st = c.createStatement();
+        var rs = st.executeQuery(sql)) {
+      int n = rs.getMetaData().getColumnCount();
+      while (rs.next()) {
+        java.util.List<String> row = new java.util.ArrayList<>();
+        for (int i = 1; i <= n; i++) {
+          row.add(rs.getString(i));
+        }
+        out.add(row);
+      }
+    }
+    return out;
+  }
+
   @Override
   public void close() {
     journal.close();

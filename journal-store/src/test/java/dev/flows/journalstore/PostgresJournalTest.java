@@ -107,6 +107,51 @@ class PostgresJournalTest {
     assertThat(journal.entries(runId)).extracting(JournalRecord::seq).isSorted();
   }
 
+  /**
+   * The statements that build a payload in SQL (claim_open.sql's step.attempt.started, the effects
+   * succeed_attempt adds to step.completed, start_claimed's lease deadline) write what EntryCodec
+   * writes: the same fields with the same values (instants compared as instants).
+   */
+  @Test
+  void everyPayloadTheDatabaseBuildsHasTheFieldsAndValuesEntryCodecWrites() throws Exception {
+    RunSpec spec = Specs.run("sql", Specs.agent("a", 1, "/mcp/x"), Specs.llm("b", 1, List.of("a")));
+    journal.startRun(StartRun.of("k1", spec));
+    ClaimedAttempt a = claim(5, Duration.ofSeconds(30)).getFirst();
+    journal.recordEffect(a.lease(), "/mcp/x");
+    journal.confirmEffect(a.lease(), "/mcp/x", Optional.of(OUT));
+    journal.complete(a.lease(), new StepOutcome.Succeeded(OUT));
+    var inline =
+        journal.startClaimed(
+            StartRun.of("k2", Specs.run("inline", Specs.agent("call", 1, "/mcp/y"))),
+            WORKER,
+            Duration.ofSeconds(30),
+            "/mcp/y");
+    journal.confirmAndComplete(
+        inline.attempt().lease(), "/mcp/y", Optional.of(OUT), new StepOutcome.Succeeded(OUT));
+
+    List<List<String>> rows =
+        pg.rows("SELECT run_id, entry_type, payload::text FROM flows.journal_entries ORDER BY seq");
+    assertThat(rows)
+        .extracting(r -> r.get(1))
+        .contains("step.attempt.started", "step.completed", "effect.confirmed", "run.completed");
+    for (List<String> row : rows) {
+      JsonNode stored = EntryCodec.parse(row.get(2));
+      JournalEntry entry = EntryCodec.decode(new RunId(row.get(0)), row.get(1), stored);
+      JsonNode written = EntryCodec.parse(EntryCodec.encode(entry).payload());
+      assertThat(instantsParsed(stored)).as(row.get(1)).isEqualTo(instantsParsed(written));
+    }
+  }
+
+  private static JsonNode instantsParsed(JsonNode payload) {
+    var copy = (com.fasterxml.jackson.databind.node.ObjectNode) payload.deepCopy();
+    for (String field : List.of("leaseDeadline", "nextAttemptAt")) {
+      if (copy.has(field)) {
+        copy.put(field, Instant.parse(copy.get(field).asText()).toString());
+      }
+    }
+    return copy;
+  }
+
   @Test
   void fencedVerbsAfterExpiryAreRefusedAndLeaveTheJournalUnchanged() throws Exception {
     RunId runId =
