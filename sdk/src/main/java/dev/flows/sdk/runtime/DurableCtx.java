@@ -9,7 +9,6 @@ import dev.flows.kernel.FlowsException;
 import dev.flows.kernel.RunAdmissionConflictException;
 import dev.flows.kernel.RunTerminalException;
 import dev.flows.kernel.journal.ClaimedAttempt;
-import dev.flows.kernel.journal.CompletionReason;
 import dev.flows.kernel.journal.EffectElection;
 import dev.flows.kernel.journal.Journal;
 import dev.flows.kernel.journal.JournalEntry;
@@ -56,35 +55,6 @@ final class DurableCtx implements Ctx {
   @FunctionalInterface
   interface ChildStarter {
     void start(Journal journal, StartRun request);
-  }
-
-  /** Unwinds the body when a child is parked: the root parks too until an operator resolves it. */
-  static final class ParkSignal extends RuntimeException {
-    final RunId child;
-
-    ParkSignal(RunId child) {
-      super("child run " + child + " is parked", null, false, false);
-      this.child = child;
-    }
-  }
-
-  /**
-   * Unwinds the body when it has waited {@code suspendAfter} on a running child: the attempt ends
-   * suspended and the body is replayed when the child ends. An {@link Error}, so a body's {@code
-   * catch (Exception e)} does not swallow it; once thrown, every later {@code f} call of this
-   * attempt throws it again.
-   */
-  static final class SuspendSignal extends Error {
-    final RunId child;
-
-    SuspendSignal(RunId child) {
-      super(
-          "the body waits on child run " + child + " and gives its attempt back",
-          null,
-          false,
-          false);
-      this.child = child;
-    }
   }
 
   private final Journal journal;
@@ -209,14 +179,18 @@ final class DurableCtx implements Ctx {
     if (!children.isEmpty()) {
       RunId wouldBeChild = Lowering.childId(runId(), pos);
       if (children.contains(wouldBeChild)) {
-        throw nondeterministic(pos, describeChild(wouldBeChild), "f.step(\"" + name + "\")");
+        throw ChildReports.nondeterministic(
+            header.name(), pos, describeChild(wouldBeChild), "f.step(\"" + name + "\")");
       }
     }
     JsonNode journaled = memos.get(pos);
     if (journaled != null) {
       if (!journaled.path("name").asText().equals(name)) {
-        throw nondeterministic(
-            pos, "f.step(\"" + journaled.path("name").asText() + "\")", "f.step(\"" + name + "\")");
+        throw ChildReports.nondeterministic(
+            header.name(),
+            pos,
+            "f.step(\"" + journaled.path("name").asText() + "\")",
+            "f.step(\"" + name + "\")");
       }
       return journaled.path("value");
     }
@@ -287,7 +261,8 @@ final class DurableCtx implements Ctx {
   private JsonNode child(RunSpec spec, String call, Optional<String> inlineSurface) {
     int pos = nextPosition();
     if (memos.containsKey(pos)) {
-      throw nondeterministic(pos, "f.step(\"" + memos.get(pos).path("name").asText() + "\")", call);
+      throw ChildReports.nondeterministic(
+          header.name(), pos, "f.step(\"" + memos.get(pos).path("name").asText() + "\")", call);
     }
     RunId child = Lowering.childId(runId(), pos);
     Instant began = Instant.now();
@@ -310,7 +285,7 @@ final class DurableCtx implements Ctx {
       } else {
         RunSnapshot existing = journal.run(child).orElseThrow();
         if (!existing.specHash().equals(RunSpecJson.hash(spec))) {
-          throw nondeterministic(pos, describeChild(child), call);
+          throw ChildReports.nondeterministic(header.name(), pos, describeChild(child), call);
         }
       }
       return await(child, began, patience);
@@ -345,13 +320,13 @@ final class DurableCtx implements Ctx {
       // Admitted already (a retried admission whose first answer was lost): await that run.
       RunSnapshot existing = journal.run(child).orElseThrow(() -> e);
       if (!existing.specHash().equals(RunSpecJson.hash(spec))) {
-        throw nondeterministic(pos, describeChild(child), call);
+        throw ChildReports.nondeterministic(header.name(), pos, describeChild(child), call);
       }
       return Optional.empty();
     } catch (RunTerminalException e) {
       throw new ChildFailedException(
           ErrorCode.DISPATCH_TIMEOUT,
-          call + " was cancelled before it started: " + cancelReason(child),
+          call + " was cancelled before it started: " + ChildReports.cancelReason(journal, child),
           child,
           JSON.objectNode().put("call", call),
           false);
@@ -374,7 +349,7 @@ final class DurableCtx implements Ctx {
     } catch (TimeoutException e) {
       // The start may still land later; the tombstone (or this cancel) stops it either way.
       journal.cancelRun(child, "dispatch deadline passed before the child was admitted");
-      throw dispatchTimeout(child, call);
+      throw ChildReports.dispatchTimeout(config.dispatchDeadline(), child, call);
     } catch (InterruptedException e) {
       start.cancel(true);
       Thread.currentThread().interrupt();
@@ -383,12 +358,12 @@ final class DurableCtx implements Ctx {
     } catch (ExecutionException e) {
       Throwable cause = e.getCause();
       if (cause instanceof RunAdmissionConflictException) {
-        throw nondeterministic(pos, describeChild(child), call);
+        throw ChildReports.nondeterministic(header.name(), pos, describeChild(child), call);
       }
       if (cause instanceof RunTerminalException) {
         throw new ChildFailedException(
             ErrorCode.DISPATCH_TIMEOUT,
-            call + " was cancelled before it started: " + cancelReason(child),
+            call + " was cancelled before it started: " + ChildReports.cancelReason(journal, child),
             child,
             JSON.objectNode().put("call", call),
             false);
@@ -424,11 +399,12 @@ final class DurableCtx implements Ctx {
           return step.output().orElse(JSON.nullNode());
         }
         case PARKED -> throw new ParkSignal(child);
-        case FAILED, CANCELED -> throw failed(child, s);
+        case FAILED, CANCELED -> throw ChildReports.failed(journal, child, s, describeChild(child));
         case RUNNING -> {
           if (step.attempts() == 0 && Instant.now().isAfter(deadline)) {
             journal.cancelRun(child, "dispatch deadline passed before a worker claimed it");
-            throw dispatchTimeout(child, describeChild(child));
+            throw ChildReports.dispatchTimeout(
+                config.dispatchDeadline(), child, describeChild(child));
           }
           // Only a child some worker has claimed: an unclaimed one is bounded by the dispatch
           // deadline, which a suspended body could not enforce.
@@ -460,48 +436,6 @@ final class DurableCtx implements Ctx {
     return signal;
   }
 
-  private ChildFailedException dispatchTimeout(RunId child, String call) {
-    return new ChildFailedException(
-        ErrorCode.DISPATCH_TIMEOUT,
-        call
-            + " was not picked up within "
-            + config.dispatchDeadline().toMillis()
-            + " ms; the child run was cancelled",
-        child,
-        JSON.objectNode().put("call", call),
-        false);
-  }
-
-  private ChildFailedException failed(RunId child, RunSnapshot s) {
-    JsonNode tail = JSON.objectNode();
-    CompletionReason reason = s.steps().getFirst().lastReason().orElse(CompletionReason.CANCELED);
-    List<JournalRecord> entries = journal.entries(child);
-    for (JournalRecord r : entries) {
-      if (r.entry() instanceof JournalEntry.StepCompleted c && c.trajectoryTail().isPresent()) {
-        tail = c.trajectoryTail().get();
-      }
-    }
-    String code = tail.path("diagnostic").asText("");
-    ErrorCode ec =
-        ErrorCode.fromWire(code)
-            .orElse(
-                s.status() == dev.flows.kernel.lifecycle.RunStatus.CANCELED
-                    ? ErrorCode.RUN_TERMINAL
-                    : ErrorCode.FLOW_FAILED);
-    String message = tail.path("message").asText(reason.wire());
-    return new ChildFailedException(
-        ec, describeChild(child) + " failed: " + message, child, tail, false);
-  }
-
-  private String cancelReason(RunId child) {
-    for (JournalRecord r : journal.entries(child)) {
-      if (r.entry() instanceof JournalEntry.RunCancelRequested c) {
-        return c.reason();
-      }
-    }
-    return "cancelled";
-  }
-
   private String describeChild(RunId child) {
     return journal
         .run(child)
@@ -521,19 +455,6 @@ final class DurableCtx implements Ctx {
               return "f.run(" + step.path("deterministic").path("command") + ")";
             })
         .orElse("child " + child);
-  }
-
-  private FlowsException nondeterministic(int pos, String journaled, String now) {
-    return new FlowsException(
-        ErrorCode.NONDETERMINISTIC_REPLAY,
-        "call #"
-            + pos
-            + " replayed differently: the journal has "
-            + journaled
-            + ", the body now makes "
-            + now,
-        "flow " + header.name() + " call #" + pos,
-        "keep the body deterministic between f calls (no clocks, randomness or I/O outside f.step)");
   }
 
   /** Cancels the children still open when the root ends: no orphan runs. */

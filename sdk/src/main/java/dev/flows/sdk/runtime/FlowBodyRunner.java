@@ -88,10 +88,10 @@ public final class FlowBodyRunner {
     try {
       JsonNode result = flow.run(ctx, attempt.step().input());
       outcome = new StepOutcome.Succeeded(result == null ? JSON.nullNode() : result);
-    } catch (DurableCtx.SuspendSignal w) {
+    } catch (SuspendSignal w) {
       // The awaited child goes on (its end readies this step again): nothing to cancel.
       return new StepOutcome.Suspended(w.child, config.suspendRecheck());
-    } catch (DurableCtx.ParkSignal p) {
+    } catch (ParkSignal p) {
       ObjectNode t = JSON.objectNode().put("type", "flow").put("parkedChild", p.child.value());
       t.put("diagnostic", ErrorCode.EFFECT_OUTCOME_UNKNOWN.wire())
           .put("message", "child run " + p.child + " is parked until an operator resolves it");

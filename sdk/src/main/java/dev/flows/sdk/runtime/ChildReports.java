@@ -1,0 +1,77 @@
+package dev.flows.sdk.runtime;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import dev.flows.kernel.ErrorCode;
+import dev.flows.kernel.FlowsException;
+import dev.flows.kernel.journal.CompletionReason;
+import dev.flows.kernel.journal.Journal;
+import dev.flows.kernel.journal.JournalEntry;
+import dev.flows.kernel.journal.JournalRecord;
+import dev.flows.kernel.journal.RunId;
+import dev.flows.kernel.journal.RunSnapshot;
+import dev.flows.sdk.ChildFailedException;
+import java.time.Duration;
+import java.util.List;
+
+/** How a body learns that a child call did not return, or that its replay went another way. */
+final class ChildReports {
+  private static final JsonNodeFactory JSON = JsonNodeFactory.instance;
+
+  private ChildReports() {}
+
+  static ChildFailedException dispatchTimeout(Duration deadline, RunId child, String call) {
+    return new ChildFailedException(
+        ErrorCode.DISPATCH_TIMEOUT,
+        call
+            + " was not picked up within "
+            + deadline.toMillis()
+            + " ms; the child run was cancelled",
+        child,
+        JSON.objectNode().put("call", call),
+        false);
+  }
+
+  /** A child that failed or was canceled, as the body sees it; {@code call}: the call it made. */
+  static ChildFailedException failed(Journal journal, RunId child, RunSnapshot s, String call) {
+    JsonNode tail = JSON.objectNode();
+    CompletionReason reason = s.steps().getFirst().lastReason().orElse(CompletionReason.CANCELED);
+    List<JournalRecord> entries = journal.entries(child);
+    for (JournalRecord r : entries) {
+      if (r.entry() instanceof JournalEntry.StepCompleted c && c.trajectoryTail().isPresent()) {
+        tail = c.trajectoryTail().get();
+      }
+    }
+    String code = tail.path("diagnostic").asText("");
+    ErrorCode ec =
+        ErrorCode.fromWire(code)
+            .orElse(
+                s.status() == dev.flows.kernel.lifecycle.RunStatus.CANCELED
+                    ? ErrorCode.RUN_TERMINAL
+                    : ErrorCode.FLOW_FAILED);
+    String message = tail.path("message").asText(reason.wire());
+    return new ChildFailedException(ec, call + " failed: " + message, child, tail, false);
+  }
+
+  static String cancelReason(Journal journal, RunId child) {
+    for (JournalRecord r : journal.entries(child)) {
+      if (r.entry() instanceof JournalEntry.RunCancelRequested c) {
+        return c.reason();
+      }
+    }
+    return "cancelled";
+  }
+
+  static FlowsException nondeterministic(String flow, int pos, String journaled, String now) {
+    return new FlowsException(
+        ErrorCode.NONDETERMINISTIC_REPLAY,
+        "call #"
+            + pos
+            + " replayed differently: the journal has "
+            + journaled
+            + ", the body now makes "
+            + now,
+        "flow " + flow + " call #" + pos,
+        "keep the body deterministic between f calls (no clocks, randomness or I/O outside f.step)");
+  }
+}
