@@ -10,10 +10,10 @@ import java.util.Optional;
  * java.time.Instant, CancellationToken, LeaseOptions, LeasedWork)} runs an attempt. {@link
  * #defaults()} is what the four-argument overload does.
  *
- * @param renewBeforeWork renew once before the work starts. Turn it off only when the
- *     lease was granted in the same transaction as a fenced write the caller just made: that write
- *     already proved the lease live by the journal's clock, and the local deadline still counts
- *     from the claim's send time, so nothing is assumed beyond what the journal answered
+ * @param renewBeforeWork renew once before the work starts. Turn it off only when the lease was
+ *     granted in the same transaction as a fenced write the caller just made: that write already
+ *     proved the lease live by the journal's clock, and the local deadline still counts from the
+ *     claim's send time, so nothing is assumed beyond what the journal answered
  * @param completer ends the attempt instead of {@link dev.flows.kernel.journal.Journal#complete}
  *     (e.g. a verb that writes more in the same transaction); it must be fenced like {@code
  *     complete}: a {@code lease_conflict} or {@code run_terminal} refusal is reported as a lost
