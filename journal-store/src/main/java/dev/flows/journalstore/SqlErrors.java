@@ -11,8 +11,8 @@ import java.util.Set;
 /**
  * The one place where database failures become {@link FlowsException}s: a lost or refused
  * connection is {@code database_unavailable} (retryable); anything else the database refuses is
- * {@code database_error} (retryable only for serialization failures and deadlocks). Public for
- * the embedding API, whose schema check meets the same failures.
+ * {@code database_error} (retryable only for serialization failures and deadlocks). Public for the
+ * embedding API, whose schema check meets the same failures.
  */
 public final class SqlErrors {
   /** SQLSTATEs outside class 08 that still mean "the server is not there for us right now". */

@@ -50,8 +50,8 @@ final class WorkListener implements AutoCloseable {
 
   /**
    * Listens on a connection taken from {@code pool} and held for the listener's life: for a pool
-   * whose URL and credentials the journal is not given. It goes back with {@code UNLISTEN *}, and is
-   * never closed under a reader (a pool's proxy is not safe to close from another thread), so a
+   * whose URL and credentials the journal is not given. It goes back with {@code UNLISTEN *}, and
+   * is never closed under a reader (a pool's proxy is not safe to close from another thread), so a
    * close waits up to one poll interval.
    */
   WorkListener(JournalStoreConfig config, javax.sql.DataSource pool) {

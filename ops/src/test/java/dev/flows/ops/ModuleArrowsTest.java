@@ -103,7 +103,8 @@ class ModuleArrowsTest {
                   "flows-mcp-client",
                   "flows-journal-store",
                   "flows-migrations"),
-              Set.of("kernel", "sdk", "worker", "mcp.client", "journalstore", "migrations", "embed"),
+              Set.of(
+                  "kernel", "sdk", "worker", "mcp.client", "journalstore", "migrations", "embed"),
               Set.of()),
           new Rule(
               "flows-examples",
