@@ -13,7 +13,8 @@ public abstract sealed class RunNotSucceededException extends FlowsException
   private final RunId runId;
 
   RunNotSucceededException(ErrorCode code, String message, RunId runId, String place, String fix) {
-    super(code, message, place, fix, code.retryable(), null);
+    // Asking again answers the same end: the run has to change first (a resume, a resolve).
+    super(code, message, place, fix, false, null);
     this.runId = runId;
   }
 
