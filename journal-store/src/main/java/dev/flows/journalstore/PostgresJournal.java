@@ -89,11 +89,19 @@ public final class PostgresJournal implements Journal, AutoCloseable {
 
   private PostgresJournal(
       DataSource dataSource, JournalStoreConfig config, Optional<HikariDataSource> ownedPool) {
+    this(dataSource, config, ownedPool, new WorkListener(config));
+  }
+
+  private PostgresJournal(
+      DataSource dataSource,
+      JournalStoreConfig config,
+      Optional<HikariDataSource> ownedPool,
+      WorkListener listener) {
     this.jdbi = Jdbi.create(dataSource);
     this.dataSource = dataSource;
     this.config = config;
     this.ownedPool = ownedPool;
-    this.listener = new WorkListener(config);
+    this.listener = listener;
     this.stepSpecs = new StepSpecCache(config.groupCommit().stepSpecCacheSize());
     this.memoWrites =
         new GroupCommit<>(
@@ -115,6 +123,15 @@ public final class PostgresJournal implements Journal, AutoCloseable {
    */
   public static PostgresJournal using(DataSource pool, JournalStoreConfig config) {
     return new PostgresJournal(pool, config, Optional.empty());
+  }
+
+  /**
+   * A journal on a pool the caller owns that also takes its LISTEN connection from that pool, held
+   * for the journal's life: for a pool whose URL and credentials the caller does not hand over.
+   * {@code config} gives the journal's limits; its URL is only named in messages.
+   */
+  public static PostgresJournal listeningOn(DataSource pool, JournalStoreConfig config) {
+    return new PostgresJournal(pool, config, Optional.empty(), new WorkListener(config, pool));
   }
 
   /** The HikariCP settings {@link #connect} opens its pool with. */
