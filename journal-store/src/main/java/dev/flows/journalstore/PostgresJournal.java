@@ -51,9 +51,12 @@ public final class PostgresJournal implements Journal, AutoCloseable {
   private final Reads reads;
 
   private PostgresJournal(
-      DataSource dataSource, JournalStoreConfig config, Optional<HikariDataSource> ownedPool) {
+      DataSource dataSource,
+      JournalStoreConfig config,
+      Optional<HikariDataSource> ownedPool,
+      WorkListener listener) {
     this.db = new JournalDb(dataSource, ownedPool);
-    this.listener = new WorkListener(config);
+    this.listener = listener;
     this.stepSpecs = new StepSpecCache(config.groupCommit().stepSpecCacheSize());
     Fence fence = new Fence(stepSpecs);
     this.admission = new Admission(db);
@@ -72,7 +75,7 @@ public final class PostgresJournal implements Journal, AutoCloseable {
   /** Opens a HikariCP pool on {@code config} (closed with the journal). */
   public static PostgresJournal connect(JournalStoreConfig config) {
     HikariDataSource pool = new HikariDataSource(poolConfig(config));
-    return new PostgresJournal(pool, config, Optional.of(pool));
+    return new PostgresJournal(pool, config, Optional.of(pool), new WorkListener(config));
   }
 
   /**
@@ -81,7 +84,16 @@ public final class PostgresJournal implements Journal, AutoCloseable {
    * URL and credentials, and the journal's limits.
    */
   public static PostgresJournal using(DataSource pool, JournalStoreConfig config) {
-    return new PostgresJournal(pool, config, Optional.empty());
+    return new PostgresJournal(pool, config, Optional.empty(), new WorkListener(config));
+  }
+
+  /**
+   * A journal on a pool the caller owns that also takes its LISTEN connection from that pool, held
+   * for the journal's life: for a pool whose URL and credentials the caller does not hand over.
+   * {@code config} gives the journal's limits; its URL is only named in messages.
+   */
+  public static PostgresJournal listeningOn(DataSource pool, JournalStoreConfig config) {
+    return new PostgresJournal(pool, config, Optional.empty(), new WorkListener(config, pool));
   }
 
   /** The HikariCP settings {@link #connect} opens its pool with. */

@@ -11,9 +11,10 @@ import java.util.Set;
 /**
  * The one place where database failures become {@link FlowsException}s: a lost or refused
  * connection is {@code database_unavailable} (retryable); anything else the database refuses is
- * {@code database_error} (retryable only for serialization failures and deadlocks).
+ * {@code database_error} (retryable only for serialization failures and deadlocks). Public for the
+ * embedding API, whose schema check meets the same failures.
  */
-final class SqlErrors {
+public final class SqlErrors {
   /** SQLSTATEs outside class 08 that still mean "the server is not there for us right now". */
   private static final Set<String> UNAVAILABLE =
       Set.of("57P01", "57P02", "57P03", "53300", "53000");
@@ -26,7 +27,7 @@ final class SqlErrors {
 
   private SqlErrors() {}
 
-  static FlowsException translate(Exception e) {
+  public static FlowsException translate(Exception e) {
     Optional<SQLException> sql = sqlCause(e);
     String state = sql.map(SQLException::getSQLState).orElse("");
     String message = sql.map(SQLException::getMessage).orElse(String.valueOf(e.getMessage()));

@@ -22,7 +22,15 @@ import org.postgresql.PGNotification;
  * wake-ups, which the port allows).
  */
 final class WorkListener implements AutoCloseable {
+  /** Where the LISTEN connection comes from. */
+  @FunctionalInterface
+  interface Opener {
+    Connection open() throws SQLException;
+  }
+
   private final JournalStoreConfig config;
+  private final Opener opener;
+  private final boolean pooled;
   private final Object monitor = new Object();
   private final ThreadLocal<long[]> seen = ThreadLocal.withInitial(() -> new long[] {0});
   private final CountDownLatch firstListen = new CountDownLatch(1);
@@ -35,8 +43,25 @@ final class WorkListener implements AutoCloseable {
   /** Run changes that leave nothing to claim: they wake the run's watchers, not claimers. */
   static final String RUNS_CHANNEL = "flows_runs";
 
+  /** Listens on a connection of its own, opened from the config's URL and credentials. */
   WorkListener(JournalStoreConfig config) {
+    this(config, null, false);
+  }
+
+  /**
+   * Listens on a connection taken from {@code pool} and held for the listener's life: for a pool
+   * whose URL and credentials the journal is not given. It goes back with {@code UNLISTEN *}, and
+   * is never closed under a reader (a pool's proxy is not safe to close from another thread), so a
+   * close waits up to one poll interval.
+   */
+  WorkListener(JournalStoreConfig config, javax.sql.DataSource pool) {
+    this(config, pool::getConnection, true);
+  }
+
+  private WorkListener(JournalStoreConfig config, Opener opener, boolean pooled) {
     this.config = config;
+    this.opener = opener == null ? this::connect : opener;
+    this.pooled = pooled;
     this.thread = Thread.ofPlatform().daemon().name("flows-work-listener").start(this::loop);
     try {
       // Wake-ups only count from when LISTEN holds; waiting here makes that "from construction".
@@ -65,7 +90,7 @@ final class WorkListener implements AutoCloseable {
   private void loop() {
     boolean reconnect = false;
     while (!closed) {
-      try (Connection c = connect();
+      try (Connection c = opener.open();
           Statement st = c.createStatement()) {
         current = c;
         st.execute(Sql.text("listen_work"));
@@ -89,6 +114,9 @@ final class WorkListener implements AutoCloseable {
               wake();
             }
           }
+        }
+        if (pooled) {
+          st.execute(Sql.text("unlisten_all"));
         }
       } catch (SQLException e) {
         reconnect = true;
@@ -127,7 +155,7 @@ final class WorkListener implements AutoCloseable {
   public void close() {
     closed = true;
     Connection c = current;
-    if (c != null) {
+    if (c != null && !pooled) {
       try {
         // Unblocks getNotifications at once instead of after a poll interval.
         c.close();

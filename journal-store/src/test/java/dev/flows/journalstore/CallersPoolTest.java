@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.flows.journalstore.testing.TestDatabase;
 import dev.flows.kernel.journal.RunId;
+import dev.flows.kernel.journal.RunWatch;
 import dev.flows.kernel.journal.StartRun;
 import java.sql.Connection;
 import java.time.Duration;
@@ -29,6 +30,38 @@ class CallersPoolTest {
         try (var rs = st.executeQuery()) {
           rs.next();
           assertThat(rs.getLong(1)).isEqualTo(1);
+        }
+      }
+    }
+  }
+
+  @Test
+  void aJournalListeningOnTheCallersPoolWakesOnAnotherProcesssChangeAndGivesItsConnectionBack()
+      throws Exception {
+    TestDatabase.Fresh db = TestDatabase.fresh("callers_pool_listen");
+    JournalStoreConfig config = JournalStoreConfig.forUrl(db.jdbcUrl());
+    var h = PostgresJournal.poolConfig(config);
+    h.setMaximumPoolSize(2);
+    try (HikariDataSource pool = new HikariDataSource(h);
+        PostgresJournal other = PostgresJournal.connect(config)) {
+      RunId run = other.startRun(StartRun.of("w", Specs.run("one", Specs.llm("a")))).runId();
+      try (PostgresJournal journal = PostgresJournal.listeningOn(pool, config);
+          RunWatch watch = journal.watchRun(run)) {
+        assertThat(pool.getHikariPoolMXBean().getActiveConnections()).isEqualTo(1);
+        other.cancelRun(run, "elsewhere");
+        assertThat(watch.await(Duration.ofSeconds(10))).as("woken by NOTIFY").isTrue();
+      }
+      assertThat(pool.isClosed()).isFalse();
+      assertThat(pool.getHikariPoolMXBean().getActiveConnections()).isZero();
+      // Both of the pool's connections (one was the listener's) listen on nothing.
+      try (Connection a = pool.getConnection();
+          Connection b = pool.getConnection()) {
+        for (Connection c : new Connection[] {a, b}) {
+          try (var st = c.createStatement();
+              var rs = st.executeQuery("SELECT count(*) FROM pg_listening_channels()")) {
+            rs.next();
+            assertThat(rs.getLong(1)).isZero();
+          }
         }
       }
     }

@@ -31,6 +31,8 @@ public enum ErrorCode {
   FLOW_NOT_FOUND("flow_not_found", false),
   FLOW_FAILED("flow_failed", false),
   DISPATCH_TIMEOUT("dispatch_timeout", true),
+  RUN_CANCELED("run_canceled", false),
+  RESULT_TIMEOUT("result_timeout", true),
   MCP_SPAWN_FAILED("spawn_failed", false),
   MCP_HANDSHAKE_TIMEOUT("handshake_timeout", true),
   MCP_HANDSHAKE_REJECTED("handshake_rejected", false),

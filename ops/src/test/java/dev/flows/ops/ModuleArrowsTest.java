@@ -91,6 +91,21 @@ class ModuleArrowsTest {
               Set.of("flows-kernel", "flows-sdk-api", "flows-worker", "flows-mcp-client"),
               Set.of("kernel", "sdk", "worker", "mcp.client"),
               PERSISTENCE),
+          // The embedding API assembles everything below it; only ops and the examples are above.
+          new Rule(
+              "sdk/embed",
+              "flows-embed",
+              Set.of(
+                  "flows-kernel",
+                  "flows-sdk-api",
+                  "flows-sdk",
+                  "flows-worker",
+                  "flows-mcp-client",
+                  "flows-journal-store",
+                  "flows-migrations"),
+              Set.of(
+                  "kernel", "sdk", "worker", "mcp.client", "journalstore", "migrations", "embed"),
+              Set.of()),
           new Rule(
               "flows-examples",
               "flows-examples",

@@ -1,0 +1,200 @@
+package dev.flows.embed;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.flows.kernel.ErrorCode;
+import dev.flows.kernel.FlowsException;
+import dev.flows.kernel.NotFoundException;
+import dev.flows.kernel.journal.Journal;
+import dev.flows.kernel.journal.RunId;
+import dev.flows.kernel.journal.RunSnapshot;
+import dev.flows.kernel.journal.StartedRun;
+import dev.flows.kernel.json.Jackson;
+import dev.flows.sdk.Flow;
+import dev.flows.sdk.config.FlowsConfig;
+import dev.flows.sdk.runtime.FlowsEngine;
+import dev.flows.sdk.runtime.Inventory;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Function;
+
+/**
+ * flows inside a Java service: start flows, wait for their results, and (optionally) run them in
+ * this process. Built by {@link #builder()}:
+ *
+ * <pre>{@code
+ * Flows flows = Flows.builder().dataSource(ds).register(new Triage()).worker(w -> w.capacity(16))
+ *     .build();
+ * JsonNode out = flows.start(Triage.class, input, "order-42").result(Duration.ofMinutes(5));
+ * }</pre>
+ *
+ * <p>Each registered flow is preflighted (servers connected, tools listed) once, at its first
+ * start; the inventory frozen then serves every later start until {@link #refreshInventory}, or
+ * until a run fails {@code mcp_unknown_tool} (the server's tools changed). Closing drains the
+ * worker as SIGTERM drains {@code flows worker}, then closes the pool this instance opened.
+ * Thread-safe.
+ */
+public final class Flows implements AutoCloseable {
+  private static final ObjectMapper MAPPER = Jackson.mapper();
+
+  private final Storage storage;
+  private final FlowsEngine engine;
+  private final FlowCatalog catalog;
+  private final FlowsConfig servers;
+  private final boolean runsWorker;
+  private final AtomicBoolean closed = new AtomicBoolean();
+
+  Flows(
+      Storage storage,
+      FlowsEngine engine,
+      FlowCatalog catalog,
+      FlowsConfig servers,
+      boolean runsWorker) {
+    this.storage = storage;
+    this.engine = engine;
+    this.catalog = catalog;
+    this.servers = servers;
+    this.runsWorker = runsWorker;
+    if (runsWorker) {
+      engine.startWorker();
+    }
+  }
+
+  public static FlowsBuilder builder() {
+    return new FlowsBuilder();
+  }
+
+  /**
+   * Starts a run of the registered {@code flow}, or finds the one {@code key} started before (same
+   * key, same run: the start is idempotent). {@code input} is a JsonNode or anything Jackson turns
+   * into one. Refused before anything is journaled when preflight fails ({@code mcp_unreachable},
+   * ...).
+   */
+  public RunHandle<JsonNode> start(Class<? extends Flow> flow, Object input, String key) {
+    return start(flow, input, Optional.of(key), Function.identity());
+  }
+
+  /** As {@link #start(Class, Object, String)}, answering the output as a {@code resultType}. */
+  public <T> RunHandle<T> start(
+      Class<? extends Flow> flow, Object input, String key, Class<T> resultType) {
+    return start(flow, input, Optional.of(key), as(resultType));
+  }
+
+  /** Starts a new run each call (no key). */
+  public RunHandle<JsonNode> start(Class<? extends Flow> flow, Object input) {
+    return start(flow, input, Optional.empty(), Function.identity());
+  }
+
+  private <T> RunHandle<T> start(
+      Class<? extends Flow> flow, Object input, Optional<String> key, Function<JsonNode, T> as) {
+    FlowCatalog.Registered r = catalog.of(flow);
+    Inventory inventory = r.inventory(f -> engine.preflight(f, servers));
+    StartedRun started = engine.admit(r.loaded(), json(input), key, inventory);
+    return new RunHandle<>(this, started.runId(), started.created(), as);
+  }
+
+  /**
+   * A handle on an existing root run, e.g. one another process started: no worker and no registered
+   * flow are needed to wait for its result. {@code run_not_found} when the journal has no such run.
+   */
+  public RunHandle<JsonNode> handle(String runId) {
+    return handle(runId, Function.identity());
+  }
+
+  public <T> RunHandle<T> handle(String runId, Class<T> resultType) {
+    return handle(runId, as(resultType));
+  }
+
+  private <T> RunHandle<T> handle(String runId, Function<JsonNode, T> as) {
+    RunId id = new RunId(runId);
+    if (journal().run(id).isEmpty()) {
+      throw new NotFoundException(ErrorCode.RUN_NOT_FOUND, "no run with id " + runId, runId);
+    }
+    return new RunHandle<>(this, id, false, as);
+  }
+
+  /** The inventory the next start of {@code flow} freezes (preflighting if none is held yet). */
+  public Inventory inventory(Class<? extends Flow> flow) {
+    FlowCatalog.Registered r = catalog.of(flow);
+    return r.inventory(f -> engine.preflight(f, servers));
+  }
+
+  /**
+   * Preflights {@code flow} again (connect, list tools) and keeps the new inventory for later
+   * starts; runs already started keep the one frozen into them. On failure the old one stays.
+   */
+  public Inventory refreshInventory(Class<? extends Flow> flow) {
+    return catalog.of(flow).refresh(f -> engine.preflight(f, servers));
+  }
+
+  /** The journal this instance writes to, for reads beyond a handle (entries, children). */
+  public Journal journal() {
+    return engine.journal();
+  }
+
+  /** Whether this instance runs a worker (else it only starts runs and waits for them). */
+  public boolean runsWorker() {
+    return runsWorker;
+  }
+
+  void cancel(RunId run, String reason) {
+    engine.cancelTree(run, reason);
+  }
+
+  /** The exception for a run that did not succeed; a tool the inventory lacked refreshes it. */
+  RunNotSucceededException ended(RunSnapshot run) {
+    RunNotSucceededException e = RunEnds.notSucceeded(journal(), run);
+    if (e.code() == ErrorCode.MCP_UNKNOWN_TOOL) {
+      catalog.named(run.name()).ifPresent(FlowCatalog.Registered::forget);
+    }
+    return e;
+  }
+
+  private static JsonNode json(Object input) {
+    if (input instanceof JsonNode j) {
+      return j;
+    }
+    try {
+      return MAPPER.valueToTree(input);
+    } catch (IllegalArgumentException e) {
+      throw new FlowsException(
+          ErrorCode.INVALID_INPUT,
+          "the input is not convertible to JSON: " + e.getMessage(),
+          "input",
+          "pass a JsonNode, a record, a Map or another value Jackson can write");
+    }
+  }
+
+  private static <T> Function<JsonNode, T> as(Class<T> type) {
+    return node -> {
+      try {
+        return MAPPER.treeToValue(node, type);
+      } catch (JsonProcessingException | IllegalArgumentException e) {
+        throw new FlowsException(
+            ErrorCode.INVALID_INPUT,
+            "the run's output is not a " + type.getSimpleName() + ": " + e.getMessage(),
+            "result type " + type.getName(),
+            "ask for the output as a type it fits, or as JsonNode");
+      }
+    };
+  }
+
+  /**
+   * Drains as SIGTERM drains {@code flows worker}: stops claiming, lets running attempts finish
+   * within the worker's stop grace, cancels the rest (each completes a retryable {@code
+   * worker_error}, so no lease is left behind and another worker resumes it), stops MCP sessions,
+   * then closes the journal and the pool this instance opened (never a DataSource it was given).
+   * Idempotent.
+   */
+  @Override
+  public void close() {
+    if (closed.compareAndSet(false, true)) {
+      try {
+        engine.close();
+      } finally {
+        storage.close();
+      }
+    }
+  }
+}

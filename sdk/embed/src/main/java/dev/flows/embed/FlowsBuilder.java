@@ -1,0 +1,228 @@
+package dev.flows.embed;
+
+import dev.flows.kernel.ErrorCode;
+import dev.flows.kernel.FlowsException;
+import dev.flows.kernel.mcp.McpClientConfig;
+import dev.flows.kernel.mcp.McpServerConfig;
+import dev.flows.mcp.client.McpCredentials;
+import dev.flows.sdk.Flow;
+import dev.flows.sdk.config.FlowsConfig;
+import dev.flows.sdk.config.FlowsConfigLoader;
+import dev.flows.sdk.config.ServerEntry;
+import dev.flows.sdk.runtime.FlowsEngine;
+import dev.flows.sdk.runtime.PreflightException;
+import dev.flows.sdk.runtime.SdkConfig;
+import dev.flows.worker.WorkerConfig;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalInt;
+import java.util.function.Consumer;
+import javax.sql.DataSource;
+
+/**
+ * Options of a {@link Flows}, each with a default (SURFACE.md, "Embedding API"). Only the database
+ * is required. {@link #build} refuses with one {@link FlowsException} per problem kind: no or two
+ * databases, two servers or flows of one name ({@code config_invalid}), a flow declaring a server
+ * no one gave ({@code mcp_undeclared_server}, every one at once), an unreachable database ({@code
+ * database_unavailable}), a schema behind this build without {@link #migrate} ({@code
+ * migration_pending}).
+ */
+public final class FlowsBuilder {
+  /** Connections of an admission-only client: starts, reads and waits need few. */
+  public static final int ADMISSION_POOL_SIZE = 4;
+
+  /** Connections beyond the worker's capacity: its claim and reconcile loops, and the caller. */
+  public static final int POOL_HEADROOM = 4;
+
+  private static final String PLACE = "Flows.builder()";
+
+  private Optional<Storage.Target> database = Optional.empty();
+  private final List<Flow> flows = new ArrayList<>();
+  private final Map<String, ServerEntry> servers = new LinkedHashMap<>();
+  private Optional<Path> flowsJson = Optional.empty();
+  private Optional<WorkerConfig> worker = Optional.empty();
+  private boolean migrate;
+  private SdkConfig sdk = SdkConfig.DEFAULTS;
+  private McpClientConfig mcpClient = McpClientConfig.DEFAULTS;
+  private Optional<McpCredentials> credentials = Optional.empty();
+  private OptionalInt poolSize = OptionalInt.empty();
+
+  FlowsBuilder() {}
+
+  /** The caller's pool: used, never closed; its LISTEN connection is taken from it too. */
+  public FlowsBuilder dataSource(DataSource dataSource) {
+    return database(new Storage.Target.GivenPool(dataSource));
+  }
+
+  /** A Postgres URL (credentials in it, or none needed); {@link Flows} opens and closes a pool. */
+  public FlowsBuilder jdbcUrl(String jdbcUrl) {
+    return database(new Storage.Target.Url(jdbcUrl, Optional.empty(), Optional.empty()));
+  }
+
+  public FlowsBuilder jdbcUrl(String jdbcUrl, String user, String password) {
+    return database(new Storage.Target.Url(jdbcUrl, Optional.of(user), Optional.of(password)));
+  }
+
+  private FlowsBuilder database(Storage.Target target) {
+    if (database.isPresent()) {
+      throw refusal("a database was given twice", "give one of .dataSource(...) or .jdbcUrl(...)");
+    }
+    database = Optional.of(target);
+    return this;
+  }
+
+  /**
+   * A flow this instance starts and (with a worker) runs: this very instance, for every run of its
+   * name at its version.
+   */
+  public FlowsBuilder register(Flow flow) {
+    flows.add(flow);
+    return this;
+  }
+
+  /** An MCP server given in code, which does not dedupe calls by idempotency key. */
+  public FlowsBuilder mcpServer(McpServerConfig server) {
+    return mcpServer(server, false);
+  }
+
+  /**
+   * An MCP server given in code. {@code honoursIdempotencyKeys}: it dedupes calls by the key in
+   * {@code _meta}, so a call whose outcome is unknown may be sent again (flows.json's {@code
+   * "idempotencyKeys"}).
+   */
+  public FlowsBuilder mcpServer(McpServerConfig server, boolean honoursIdempotencyKeys) {
+    if (servers.putIfAbsent(server.name(), new ServerEntry(server, honoursIdempotencyKeys))
+        != null) {
+      throw refusal(
+          "two MCP servers named " + server.name(), "give each server once, with its own name");
+    }
+    return this;
+  }
+
+  /**
+   * Also read the servers of a {@code flows.json}: this file, or the nearest one walking up from
+   * this directory. Without it no file is read; servers come only from {@link #mcpServer}.
+   */
+  public FlowsBuilder flowsJson(Path fileOrDirectory) {
+    flowsJson = Optional.of(fileOrDirectory);
+    return this;
+  }
+
+  /** Runs a worker in this process with the default {@link WorkerConfig}. */
+  public FlowsBuilder worker() {
+    return worker(w -> {});
+  }
+
+  /**
+   * Runs a worker in this process, configured from the defaults by {@code options} (e.g. {@code w
+   * -> w.capacity(16)}). Without a worker, this instance only starts runs and waits for them.
+   */
+  public FlowsBuilder worker(Consumer<WorkerConfig.Builder> options) {
+    WorkerConfig.Builder b = WorkerConfig.defaults().toBuilder();
+    options.accept(b);
+    worker = Optional.of(b.build());
+    return this;
+  }
+
+  /** Applies pending migrations at {@link #build}; without it a schema behind is refused. */
+  public FlowsBuilder migrate(boolean migrate) {
+    this.migrate = migrate;
+    return this;
+  }
+
+  public FlowsBuilder sdkConfig(SdkConfig config) {
+    this.sdk = config;
+    return this;
+  }
+
+  public FlowsBuilder mcpClient(McpClientConfig config) {
+    this.mcpClient = config;
+    return this;
+  }
+
+  /** Secrets for MCP servers' auth; default: read from the environment. */
+  public FlowsBuilder credentials(McpCredentials credentials) {
+    this.credentials = Optional.of(credentials);
+    return this;
+  }
+
+  /** Connections of the pool a {@link #jdbcUrl} opens (default: see SURFACE.md). */
+  public FlowsBuilder poolSize(int size) {
+    this.poolSize = OptionalInt.of(size);
+    return this;
+  }
+
+  /**
+   * Checks the options, the flows against the servers (the pure preflight pass: no network), and
+   * the database schema; starts the worker when one was asked for.
+   */
+  public Flows build() {
+    Storage.Target target =
+        database.orElseThrow(
+            () -> refusal("no database was given", "call .dataSource(ds) or .jdbcUrl(url)"));
+    FlowsConfig config = servers();
+    FlowCatalog catalog = new FlowCatalog(flows);
+    List<FlowsException> problems = catalog.pureProblems(config);
+    if (!problems.isEmpty()) {
+      throw new PreflightException(problems);
+    }
+    WorkerConfig workerConfig = worker.orElseGet(WorkerConfig::defaults);
+    int pool =
+        poolSize.orElse(
+            worker.isPresent() ? workerConfig.capacity() + POOL_HEADROOM : ADMISSION_POOL_SIZE);
+    Storage storage = Storage.open(target, pool, migrate);
+    try {
+      FlowsEngine engine =
+          new FlowsEngine(
+              storage.journal(),
+              workerConfig,
+              sdk,
+              mcpClient,
+              credentials.orElseGet(McpCredentials::fromEnvironment));
+      catalog.all().forEach(r -> engine.register(r.flow()));
+      return new Flows(storage, engine, catalog, config, worker.isPresent());
+    } catch (RuntimeException e) {
+      storage.close();
+      throw e;
+    }
+  }
+
+  /** flows.json's servers (when asked for) and the servers given in code, refusing a clash. */
+  private FlowsConfig servers() {
+    Optional<Path> file = Optional.empty();
+    Map<String, ServerEntry> all = new LinkedHashMap<>();
+    if (flowsJson.isPresent()) {
+      Path given = flowsJson.get();
+      Path found =
+          Files.isDirectory(given)
+              ? FlowsConfigLoader.find(given)
+                  .orElseThrow(
+                      () ->
+                          refusal(
+                              "no " + FlowsConfigLoader.FILE_NAME + " at or above " + given,
+                              "point .flowsJson(...) at the file, or give servers with"
+                                  + " .mcpServer(...)"))
+              : given;
+      FlowsConfig loaded = FlowsConfigLoader.load(found);
+      file = loaded.file();
+      all.putAll(loaded.mcp());
+    }
+    for (ServerEntry s : servers.values()) {
+      if (all.putIfAbsent(s.name(), s) != null) {
+        throw refusal(
+            "MCP server " + s.name() + " is given in code and in " + file.orElseThrow(),
+            "give it in one place");
+      }
+    }
+    return new FlowsConfig(file, all);
+  }
+
+  private static FlowsException refusal(String message, String fix) {
+    return new FlowsException(ErrorCode.CONFIG_INVALID, message, PLACE, fix);
+  }
+}

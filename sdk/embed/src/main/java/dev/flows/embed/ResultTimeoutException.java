@@ -1,0 +1,29 @@
+package dev.flows.embed;
+
+import dev.flows.kernel.ErrorCode;
+import dev.flows.kernel.FlowsException;
+import dev.flows.kernel.journal.RunId;
+import java.time.Duration;
+
+/**
+ * The run did not end within the time {@code result} was given ({@code result_timeout}, retryable):
+ * the run goes on; wait again, or re-attach later with {@code Flows.handle}.
+ */
+public final class ResultTimeoutException extends FlowsException {
+  private final RunId runId;
+
+  ResultTimeoutException(RunId runId, Duration waited) {
+    super(
+        ErrorCode.RESULT_TIMEOUT,
+        "run " + runId.value() + " did not end within " + waited,
+        "run " + runId.value(),
+        "wait again with result(...), or re-attach later with Flows.handle(runId)",
+        true,
+        null);
+    this.runId = runId;
+  }
+
+  public RunId runId() {
+    return runId;
+  }
+}

@@ -1,0 +1,119 @@
+package dev.flows.embed;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.flows.kernel.ErrorCode;
+import dev.flows.kernel.NotFoundException;
+import dev.flows.kernel.journal.RunId;
+import dev.flows.kernel.journal.RunSnapshot;
+import dev.flows.kernel.journal.RunWatch;
+import dev.flows.kernel.lifecycle.RunStatus;
+import java.time.Duration;
+import java.util.function.Function;
+
+/**
+ * A root run started (or found) by {@link Flows}: its id, its status, and its result once it ends.
+ * A handle is only an id and a way to read the journal: any number of them, in any process, may
+ * wait for the same run ({@link Flows#handle}).
+ *
+ * <p>Waiting reads the run, then sleeps on the journal's watch of the run ({@code
+ * Journal.watchRun}): it wakes at once when this process ended the run (its worker ran it), and by
+ * NOTIFY when another process did. Between wake-ups it looks again after a pause that starts at
+ * {@link #FIRST_PAUSE} and doubles up to {@link #LONGEST_PAUSE}, a fallback for a lost
+ * notification.
+ */
+public final class RunHandle<T> {
+  /**
+   * The first pause between two looks at a run that has not ended, when nothing woke the waiter.
+   */
+  public static final Duration FIRST_PAUSE = Duration.ofMillis(50);
+
+  /** The longest such pause. */
+  public static final Duration LONGEST_PAUSE = Duration.ofSeconds(1);
+
+  private final Flows flows;
+  private final RunId runId;
+  private final boolean created;
+  private final Function<JsonNode, T> convert;
+
+  RunHandle(Flows flows, RunId runId, boolean created, Function<JsonNode, T> convert) {
+    this.flows = flows;
+    this.runId = runId;
+    this.created = created;
+    this.convert = convert;
+  }
+
+  public RunId runId() {
+    return runId;
+  }
+
+  /**
+   * Whether the start that made this handle created the run; false when the key had started it
+   * already (or the handle was re-attached by id).
+   */
+  public boolean created() {
+    return created;
+  }
+
+  /** The run as the journal sees it now. */
+  public RunSnapshot snapshot() {
+    return flows
+        .journal()
+        .run(runId)
+        .orElseThrow(
+            () ->
+                new NotFoundException(
+                    ErrorCode.RUN_NOT_FOUND, "no run with id " + runId.value(), runId.value()));
+  }
+
+  public RunStatus status() {
+    return snapshot().status();
+  }
+
+  /**
+   * Waits up to {@code timeout} for the run to end, and answers the body's output.
+   *
+   * @throws RunFailedException the run failed (code: the failed step's diagnostic)
+   * @throws RunParkedException the run is parked until an operator decides (at once, not at the end
+   *     of the timeout: a parked run does not move by itself)
+   * @throws RunCanceledException the run was canceled
+   * @throws ResultTimeoutException the run was still running when the timeout passed
+   */
+  public T result(Duration timeout) throws InterruptedException {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    Duration pause = FIRST_PAUSE;
+    // Opened before the first read, so a change between the read and the wait still wakes it.
+    try (RunWatch watch = flows.journal().watchRun(runId)) {
+      while (true) {
+        RunSnapshot run = snapshot();
+        if (run.status() == RunStatus.SUCCEEDED) {
+          return convert.apply(RunEnds.output(run));
+        }
+        if (run.status() != RunStatus.RUNNING) {
+          throw flows.ended(run);
+        }
+        long left = deadline - System.nanoTime();
+        if (left <= 0) {
+          throw new ResultTimeoutException(runId, timeout);
+        }
+        Duration wait = Duration.ofNanos(Math.min(left, pause.toNanos()));
+        if (!watch.await(wait)) {
+          Duration doubled = pause.multipliedBy(2);
+          pause = doubled.compareTo(LONGEST_PAUSE) > 0 ? LONGEST_PAUSE : doubled;
+        }
+      }
+    }
+  }
+
+  /**
+   * Cancels the run and every open run under it; {@code result} then throws {@link
+   * RunCanceledException}. A run that already ended stays as it is.
+   */
+  public void cancel(String reason) {
+    flows.cancel(runId, reason);
+  }
+
+  @Override
+  public String toString() {
+    return "RunHandle[" + runId.value() + "]";
+  }
+}

@@ -1,0 +1,24 @@
+package dev.flows.embed;
+
+import dev.flows.kernel.ErrorCode;
+import dev.flows.kernel.FlowsException;
+import dev.flows.kernel.journal.RunId;
+
+/**
+ * A run that will not give a result (not now, at least): it failed, it is parked until an operator
+ * decides, or it was canceled. Sealed, so a caller can switch over the three.
+ */
+public abstract sealed class RunNotSucceededException extends FlowsException
+    permits RunFailedException, RunParkedException, RunCanceledException {
+  private final RunId runId;
+
+  RunNotSucceededException(ErrorCode code, String message, RunId runId, String place, String fix) {
+    // Asking again answers the same end: the run has to change first (a resume, a resolve).
+    super(code, message, place, fix, false, null);
+    this.runId = runId;
+  }
+
+  public RunId runId() {
+    return runId;
+  }
+}
