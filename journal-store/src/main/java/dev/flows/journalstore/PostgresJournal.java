@@ -88,12 +88,15 @@ public final class PostgresJournal implements Journal, AutoCloseable {
   private final GroupCommit<MemoCall, Boolean> memoWrites;
 
   private PostgresJournal(
-      DataSource dataSource, JournalStoreConfig config, Optional<HikariDataSource> ownedPool) {
+      DataSource dataSource,
+      JournalStoreConfig config,
+      Optional<HikariDataSource> ownedPool,
+      WorkListener.Connector listen) {
     this.jdbi = Jdbi.create(dataSource);
     this.dataSource = dataSource;
     this.config = config;
     this.ownedPool = ownedPool;
-    this.listener = new WorkListener(config);
+    this.listener = new WorkListener(config, listen);
     this.stepSpecs = new StepSpecCache(config.groupCommit().stepSpecCacheSize());
     this.memoWrites =
         new GroupCommit<>(
@@ -105,7 +108,23 @@ public final class PostgresJournal implements Journal, AutoCloseable {
   /** Opens a HikariCP pool on {@code config} (closed with the journal). */
   public static PostgresJournal connect(JournalStoreConfig config) {
     HikariDataSource pool = new HikariDataSource(poolConfig(config));
-    return new PostgresJournal(pool, config, Optional.of(pool));
+    return new PostgresJournal(pool, config, Optional.of(pool), WorkListener.Connector.of(config));
+  }
+
+  /**
+   * As {@link #connect(JournalStoreConfig)}, with every physical connection (the pool's and the
+   * listener's) made by {@code server}, which knows where the server is at each connect: a journal
+   * on a server that comes back on another port reconnects there. {@code config}'s URL and
+   * credentials are then not used to connect.
+   */
+  public static PostgresJournal connect(JournalStoreConfig config, DataSource server) {
+    HikariConfig h = poolConfig(config);
+    h.setJdbcUrl(null);
+    h.setUsername(null);
+    h.setPassword(null);
+    h.setDataSource(server);
+    HikariDataSource pool = new HikariDataSource(h);
+    return new PostgresJournal(pool, config, Optional.of(pool), server::getConnection);
   }
 
   /**
@@ -114,7 +133,7 @@ public final class PostgresJournal implements Journal, AutoCloseable {
    * URL and credentials, and the journal's limits.
    */
   public static PostgresJournal using(DataSource pool, JournalStoreConfig config) {
-    return new PostgresJournal(pool, config, Optional.empty());
+    return new PostgresJournal(pool, config, Optional.empty(), WorkListener.Connector.of(config));
   }
 
   /** The HikariCP settings {@link #connect} opens its pool with. */

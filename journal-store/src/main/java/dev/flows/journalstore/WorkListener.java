@@ -22,7 +22,25 @@ import org.postgresql.PGNotification;
  * wake-ups, which the port allows).
  */
 final class WorkListener implements AutoCloseable {
+  /** Opens the listening connection: where the server is may change between reconnects. */
+  @FunctionalInterface
+  interface Connector {
+    Connection open() throws SQLException;
+
+    /** Connects to {@code config}'s URL with its credentials. */
+    static Connector of(JournalStoreConfig config) {
+      return () -> {
+        Properties p = new Properties();
+        config.user().ifPresent(u -> p.setProperty("user", u));
+        config.password().ifPresent(pw -> p.setProperty("password", pw));
+        p.setProperty("ApplicationName", "flows-work-listener");
+        return DriverManager.getConnection(config.jdbcUrl(), p);
+      };
+    }
+  }
+
   private final JournalStoreConfig config;
+  private final Connector connector;
   private final Object monitor = new Object();
   private final ThreadLocal<long[]> seen = ThreadLocal.withInitial(() -> new long[] {0});
   private final CountDownLatch firstListen = new CountDownLatch(1);
@@ -35,8 +53,9 @@ final class WorkListener implements AutoCloseable {
   /** Run changes that leave nothing to claim (V4): they wake the run's watchers, not claimers. */
   static final String RUNS_CHANNEL = "flows_runs";
 
-  WorkListener(JournalStoreConfig config) {
+  WorkListener(JournalStoreConfig config, Connector connector) {
     this.config = config;
+    this.connector = connector;
     this.thread = Thread.ofPlatform().daemon().name("flows-work-listener").start(this::loop);
     try {
       // Wake-ups only count from when LISTEN holds; waiting here makes that "from construction".
@@ -65,7 +84,7 @@ final class WorkListener implements AutoCloseable {
   private void loop() {
     boolean reconnect = false;
     while (!closed) {
-      try (Connection c = connect();
+      try (Connection c = connector.open();
           Statement st = c.createStatement()) {
         current = c;
         st.execute(Sql.text("listen_work"));
@@ -90,21 +109,14 @@ final class WorkListener implements AutoCloseable {
             }
           }
         }
-      } catch (SQLException e) {
+      } catch (SQLException | RuntimeException e) {
+        // A server that is away (or a connector that cannot say where it is) is retried alike.
         reconnect = true;
         if (!closed) {
           pause();
         }
       }
     }
-  }
-
-  private Connection connect() throws SQLException {
-    Properties p = new Properties();
-    config.user().ifPresent(u -> p.setProperty("user", u));
-    config.password().ifPresent(pw -> p.setProperty("password", pw));
-    p.setProperty("ApplicationName", "flows-work-listener");
-    return DriverManager.getConnection(config.jdbcUrl(), p);
   }
 
   private void wake() {

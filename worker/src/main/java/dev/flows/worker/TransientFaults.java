@@ -2,6 +2,7 @@ package dev.flows.worker;
 
 import dev.flows.kernel.ErrorCode;
 import dev.flows.kernel.FlowsException;
+import dev.flows.kernel.Secrets;
 import java.net.ConnectException;
 import java.net.SocketException;
 import java.sql.SQLException;
@@ -9,6 +10,7 @@ import java.sql.SQLTransientConnectionException;
 import java.util.IdentityHashMap;
 import java.util.Map;
 import java.util.Set;
+import org.slf4j.Logger;
 
 /**
  * The one place that decides whether a database fault is worth retrying unchanged: the server or
@@ -46,6 +48,39 @@ public final class TransientFaults {
       }
     }
     return false;
+  }
+
+  /**
+   * Logs a failure a loop is about to retry: a transient fault as one line (the database being away
+   * for a while is news, its stack trace is not), anything else with its stack trace.
+   */
+  public static void log(Logger log, String what, RuntimeException e) {
+    if (isTransient(e)) {
+      log.warn("{}: {}", what, describe(e));
+    } else {
+      log.error(what, e);
+    }
+  }
+
+  /**
+   * One line for a fault, secrets masked: the driver's own words when there are some (the deepest
+   * {@link SQLException}, e.g. "Connection to localhost:5432 refused"), else the deepest message.
+   */
+  public static String describe(Throwable failure) {
+    String sql = null;
+    String deepest = null;
+    Map<Throwable, Boolean> seen = new IdentityHashMap<>();
+    for (Throwable t = failure; t != null && seen.put(t, true) == null; t = t.getCause()) {
+      String m = t.getMessage();
+      if (m != null && !m.isBlank()) {
+        deepest = m;
+        if (t instanceof SQLException) {
+          sql = m;
+        }
+      }
+    }
+    String chosen = sql != null ? sql : deepest != null ? deepest : String.valueOf(failure);
+    return Secrets.redact(chosen.replaceAll("\\s*\\R\\s*", " ").strip());
   }
 
   private static boolean isTransientSql(SQLException e) {
