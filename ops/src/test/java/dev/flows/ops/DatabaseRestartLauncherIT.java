@@ -133,8 +133,11 @@ class DatabaseRestartLauncherIT {
         .noneMatch(l -> l.startsWith("\tat ") || l.strip().startsWith("at "))
         .noneMatch(l -> l.startsWith("Caused by") || l.strip().startsWith("... "))
         .noneMatch(l -> l.matches("^[\\w.$]+(Exception|Error)(: .*)?$"));
-    assertThat(lines.stream().filter(l -> l.contains("database unavailable")))
-        .allSatisfy(l -> assertThat(l).contains("WARN").contains("retry"));
+    List<String> away = lines.stream().filter(l -> l.contains("database unavailable")).toList();
+    assertThat(away).allSatisfy(l -> assertThat(l).contains("WARN").contains("retry"));
+    assertThat(away.stream().map(l -> l.substring(0, l.indexOf(']') + 1)).distinct())
+        .as("one thread reports the outage, one line per backoff step")
+        .hasSize(1);
   }
 
   private static int port() throws Exception {
