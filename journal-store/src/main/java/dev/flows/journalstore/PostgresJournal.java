@@ -75,7 +75,28 @@ public final class PostgresJournal implements Journal, AutoCloseable {
   /** Opens a HikariCP pool on {@code config} (closed with the journal). */
   public static PostgresJournal connect(JournalStoreConfig config) {
     HikariDataSource pool = new HikariDataSource(poolConfig(config));
-    return new PostgresJournal(pool, config, Optional.of(pool), new WorkListener(config));
+    return new PostgresJournal(
+        pool,
+        config,
+        Optional.of(pool),
+        new WorkListener(config, WorkListener.Connector.of(config)));
+  }
+
+  /**
+   * As {@link #connect(JournalStoreConfig)}, with every physical connection (the pool's and the
+   * listener's) made by {@code server}, which knows where the server is at each connect: a journal
+   * on a server that comes back on another port reconnects there. {@code config}'s URL and
+   * credentials are then not used to connect.
+   */
+  public static PostgresJournal connect(JournalStoreConfig config, DataSource server) {
+    HikariConfig h = poolConfig(config);
+    h.setJdbcUrl(null);
+    h.setUsername(null);
+    h.setPassword(null);
+    h.setDataSource(server);
+    HikariDataSource pool = new HikariDataSource(h);
+    return new PostgresJournal(
+        pool, config, Optional.of(pool), new WorkListener(config, server::getConnection));
   }
 
   /**
@@ -84,7 +105,11 @@ public final class PostgresJournal implements Journal, AutoCloseable {
    * URL and credentials, and the journal's limits.
    */
   public static PostgresJournal using(DataSource pool, JournalStoreConfig config) {
-    return new PostgresJournal(pool, config, Optional.empty(), new WorkListener(config));
+    return new PostgresJournal(
+        pool,
+        config,
+        Optional.empty(),
+        new WorkListener(config, WorkListener.Connector.of(config)));
   }
 
   /**

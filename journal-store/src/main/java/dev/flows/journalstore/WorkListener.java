@@ -22,14 +22,25 @@ import org.postgresql.PGNotification;
  * wake-ups, which the port allows).
  */
 final class WorkListener implements AutoCloseable {
-  /** Where the LISTEN connection comes from. */
+  /** Opens the listening connection: where the server is may change between reconnects. */
   @FunctionalInterface
-  interface Opener {
+  interface Connector {
     Connection open() throws SQLException;
+
+    /** Connects to {@code config}'s URL with its credentials. */
+    static Connector of(JournalStoreConfig config) {
+      return () -> {
+        Properties p = new Properties();
+        config.user().ifPresent(u -> p.setProperty("user", u));
+        config.password().ifPresent(pw -> p.setProperty("password", pw));
+        p.setProperty("ApplicationName", "flows-work-listener");
+        return DriverManager.getConnection(config.jdbcUrl(), p);
+      };
+    }
   }
 
   private final JournalStoreConfig config;
-  private final Opener opener;
+  private final Connector connector;
   private final boolean pooled;
   private final Object monitor = new Object();
   private final ThreadLocal<long[]> seen = ThreadLocal.withInitial(() -> new long[] {0});
@@ -43,9 +54,8 @@ final class WorkListener implements AutoCloseable {
   /** Run changes that leave nothing to claim: they wake the run's watchers, not claimers. */
   static final String RUNS_CHANNEL = "flows_runs";
 
-  /** Listens on a connection of its own, opened from the config's URL and credentials. */
-  WorkListener(JournalStoreConfig config) {
-    this(config, null, false);
+  WorkListener(JournalStoreConfig config, Connector connector) {
+    this(config, connector, false);
   }
 
   /**
@@ -58,9 +68,9 @@ final class WorkListener implements AutoCloseable {
     this(config, pool::getConnection, true);
   }
 
-  private WorkListener(JournalStoreConfig config, Opener opener, boolean pooled) {
+  private WorkListener(JournalStoreConfig config, Connector connector, boolean pooled) {
     this.config = config;
-    this.opener = opener == null ? this::connect : opener;
+    this.connector = connector;
     this.pooled = pooled;
     this.thread = Thread.ofPlatform().daemon().name("flows-work-listener").start(this::loop);
     try {
@@ -90,7 +100,7 @@ final class WorkListener implements AutoCloseable {
   private void loop() {
     boolean reconnect = false;
     while (!closed) {
-      try (Connection c = opener.open();
+      try (Connection c = connector.open();
           Statement st = c.createStatement()) {
         current = c;
         st.execute(Sql.text("listen_work"));
@@ -118,21 +128,14 @@ final class WorkListener implements AutoCloseable {
         if (pooled) {
           st.execute(Sql.text("unlisten_all"));
         }
-      } catch (SQLException e) {
+      } catch (SQLException | RuntimeException e) {
+        // A server that is away (or a connector that cannot say where it is) is retried alike.
         reconnect = true;
         if (!closed) {
           pause();
         }
       }
     }
-  }
-
-  private Connection connect() throws SQLException {
-    Properties p = new Properties();
-    config.user().ifPresent(u -> p.setProperty("user", u));
-    config.password().ifPresent(pw -> p.setProperty("password", pw));
-    p.setProperty("ApplicationName", "flows-work-listener");
-    return DriverManager.getConnection(config.jdbcUrl(), p);
   }
 
   private void wake() {

@@ -2,12 +2,17 @@ package dev.flows.ops;
 
 import dev.flows.kernel.ErrorCode;
 import dev.flows.kernel.FlowsException;
+import dev.flows.kernel.Secrets;
+import java.io.PrintWriter;
 import java.net.ConnectException;
 import java.net.UnknownHostException;
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.sql.SQLFeatureNotSupportedException;
 import java.util.Optional;
 import java.util.function.Consumer;
+import java.util.function.Supplier;
+import java.util.logging.Logger;
 import javax.sql.DataSource;
 import org.postgresql.ds.PGSimpleDataSource;
 
@@ -20,14 +25,14 @@ final class Database {
   }
 
   private final DatabaseTarget target;
-  private final String jdbcUrl;
+  private final Supplier<String> jdbcUrl;
   private final Optional<String> user;
   private final Optional<String> password;
   private final DataSource dataSource;
 
   private Database(
       DatabaseTarget target,
-      String jdbcUrl,
+      Supplier<String> jdbcUrl,
       Optional<String> user,
       Optional<String> password,
       OpsConfig config) {
@@ -35,15 +40,7 @@ final class Database {
     this.jdbcUrl = jdbcUrl;
     this.user = user;
     this.password = password;
-    PGSimpleDataSource ds = new PGSimpleDataSource();
-    ds.setURL(jdbcUrl);
-    user.ifPresent(ds::setUser);
-    password.ifPresent(ds::setPassword);
-    int seconds = (int) Math.max(1, config.connectTimeout().toSeconds());
-    ds.setConnectTimeout(seconds);
-    ds.setLoginTimeout(seconds);
-    ds.setApplicationName("flows-cli");
-    this.dataSource = ds;
+    this.dataSource = new Following(jdbcUrl, user, password, config);
   }
 
   /**
@@ -54,16 +51,15 @@ final class Database {
     Database db =
         switch (target) {
           case DatabaseTarget.External e ->
-              new Database(target, e.jdbcUrl(), e.user(), e.password(), config);
+              new Database(target, e::jdbcUrl, e.user(), e.password(), config);
           case DatabaseTarget.Embedded e -> {
-            EmbeddedServer.Running r =
-                new EmbeddedServer(e.flowsHome(), config).ensureRunning(notice);
+            EmbeddedServer server = new EmbeddedServer(e.flowsHome(), config);
+            EmbeddedServer.Running r = server.ensureRunning(notice);
+            // Where server.json says the server is now: it may come back on another port.
+            Supplier<String> url =
+                () -> EmbeddedServer.jdbcUrl(server.recordedPort().orElse(r.port()));
             yield new Database(
-                target,
-                r.jdbcUrl(),
-                Optional.of(EmbeddedServer.USER),
-                Optional.of(r.password()),
-                config);
+                target, url, Optional.of(EmbeddedServer.USER), Optional.of(r.password()), config);
           }
         };
     db.withConnection(c -> c.isValid((int) Math.max(1, config.connectTimeout().toSeconds())));
@@ -78,8 +74,14 @@ final class Database {
     return target instanceof DatabaseTarget.Embedded;
   }
 
+  /** The URL to connect to now, with any password in it (never print it: {@link #shownUrl}). */
   String jdbcUrl() {
-    return jdbcUrl;
+    return jdbcUrl.get();
+  }
+
+  /** The URL for humans and JSON: its password masked. */
+  String shownUrl() {
+    return Secrets.redact(jdbcUrl());
   }
 
   Optional<String> user() {
@@ -99,6 +101,84 @@ final class Database {
       return work.apply(c);
     } catch (SQLException e) {
       throw translate(e, target.describe());
+    }
+  }
+
+  /**
+   * Opens each connection at the URL of that moment, so a pool over it follows a server that moved
+   * (the embedded one restarted on another port) instead of retrying the old address for ever.
+   */
+  private static final class Following implements DataSource {
+    private final Supplier<String> url;
+    private final Optional<String> user;
+    private final Optional<String> password;
+    private final int timeoutSeconds;
+
+    Following(
+        Supplier<String> url, Optional<String> user, Optional<String> password, OpsConfig config) {
+      this.url = url;
+      this.user = user;
+      this.password = password;
+      this.timeoutSeconds = (int) Math.max(1, config.connectTimeout().toSeconds());
+    }
+
+    private PGSimpleDataSource now() {
+      PGSimpleDataSource ds = new PGSimpleDataSource();
+      ds.setURL(url.get());
+      user.ifPresent(ds::setUser);
+      password.ifPresent(ds::setPassword);
+      ds.setConnectTimeout(timeoutSeconds);
+      ds.setLoginTimeout(timeoutSeconds);
+      ds.setApplicationName("flows-cli");
+      return ds;
+    }
+
+    @Override
+    public Connection getConnection() throws SQLException {
+      return now().getConnection();
+    }
+
+    @Override
+    public Connection getConnection(String u, String p) throws SQLException {
+      return now().getConnection(u, p);
+    }
+
+    @Override
+    public PrintWriter getLogWriter() {
+      return null;
+    }
+
+    @Override
+    public void setLogWriter(PrintWriter out) {
+      // Connections are made fresh each time: there is no writer to keep.
+    }
+
+    @Override
+    public void setLoginTimeout(int seconds) {
+      // The connect timeout comes from OpsConfig.
+    }
+
+    @Override
+    public int getLoginTimeout() {
+      return timeoutSeconds;
+    }
+
+    @Override
+    public Logger getParentLogger() throws SQLFeatureNotSupportedException {
+      throw new SQLFeatureNotSupportedException("no parent logger");
+    }
+
+    @Override
+    public <T> T unwrap(Class<T> type) throws SQLException {
+      if (type.isInstance(this)) {
+        return type.cast(this);
+      }
+      throw new SQLException("not a wrapper of " + type.getName());
+    }
+
+    @Override
+    public boolean isWrapperFor(Class<?> type) {
+      return type.isInstance(this);
     }
   }
 

@@ -2,13 +2,18 @@ package dev.flows.ops;
 
 import dev.flows.kernel.ErrorCode;
 import dev.flows.kernel.FlowsException;
+import dev.flows.kernel.Secrets;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /** Which database a command talks to: a server the user named, or the embedded default. */
 sealed interface DatabaseTarget {
@@ -24,7 +29,7 @@ sealed interface DatabaseTarget {
       implements DatabaseTarget {
     @Override
     public String describe() {
-      return jdbcUrl + user.map(u -> " as " + u).orElse("");
+      return Secrets.redact(jdbcUrl) + user.map(u -> " as " + u).orElse("");
     }
   }
 
@@ -38,6 +43,41 @@ sealed interface DatabaseTarget {
 
   /** For humans: where the data is (never the password). */
   String describe();
+
+  /**
+   * Every password this invocation may hold, by value, so that output can mask it wherever it shows
+   * up: {@code PGPASSWORD}, and the password of each {@code --db} word and of {@code
+   * FLOWS_DATABASE_URL} (in the user info or a {@code password=} parameter, raw and decoded).
+   */
+  static List<String> secrets(String[] args, Map<String, String> env) {
+    List<String> urls = new ArrayList<>();
+    for (int i = 0; i < args.length; i++) {
+      if (args[i].equals("--db") && i + 1 < args.length) {
+        urls.add(args[i + 1]);
+      } else if (args[i].startsWith("--db=")) {
+        urls.add(args[i].substring("--db=".length()));
+      }
+    }
+    Optional.ofNullable(env.get(URL_VARIABLE)).ifPresent(urls::add);
+    List<String> found = new ArrayList<>();
+    Optional.ofNullable(env.get("PGPASSWORD")).ifPresent(found::add);
+    for (String url : urls) {
+      Matcher m = PASSWORD_PARAMETER.matcher(url);
+      while (m.find()) {
+        found.add(m.group(1));
+        found.add(decode(m.group(1)));
+      }
+      try {
+        parse(url.strip(), "--db", Map.of()).password().ifPresent(found::add);
+      } catch (FlowsException | IllegalArgumentException e) {
+        // Not a URL flows accepts: the refusal names only its scheme, and the patterns mask it.
+      }
+    }
+    return found.stream().filter(s -> !s.isBlank()).distinct().toList();
+  }
+
+  /** The value of a {@code password=} parameter of a URL. */
+  Pattern PASSWORD_PARAMETER = Pattern.compile("(?i)[?&;]password=([^&#;]*)");
 
   /** {@code --db} first, then {@code FLOWS_DATABASE_URL}, then the embedded default. */
   static DatabaseTarget resolve(Optional<String> dbOption, Map<String, String> env, Path home) {

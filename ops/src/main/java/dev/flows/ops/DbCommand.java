@@ -5,10 +5,15 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.flows.kernel.ErrorCode;
 import dev.flows.kernel.FlowsException;
 import dev.flows.migrations.Migrations;
+import java.net.URLDecoder;
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.sql.ResultSet;
 import java.sql.Statement;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 
@@ -37,7 +42,7 @@ final class DbCommand implements Callable<Integer> {
   static ObjectNode describe(Session s, Database db) {
     ObjectNode d = s.object();
     d.put("kind", db.embedded() ? "embedded" : "external");
-    d.put("jdbcUrl", db.jdbcUrl());
+    d.put("jdbcUrl", db.shownUrl());
     d.put("user", db.user().orElse(""));
     db.withConnection(
         c -> {
@@ -88,10 +93,8 @@ final class DbCommand implements Callable<Integer> {
           p ->
               p.println(
                   "database ready: "
-                      + db.target().describe()
-                      + " ("
-                      + db.jdbcUrl()
-                      + ", PostgreSQL "
+                      + where(db)
+                      + " (PostgreSQL "
                       + d.path("serverVersion").asText()
                       + ", fsync "
                       + d.path("fsync").asText()
@@ -101,6 +104,71 @@ final class DbCommand implements Callable<Integer> {
                       + schemaNote(d)));
       return Exit.SUCCESS;
     }
+  }
+
+  /** Where the database is, naming its URL once (the embedded target's description has none). */
+  static String where(Database db) {
+    return db.embedded() ? db.target().describe() + ", " + db.shownUrl() : db.target().describe();
+  }
+
+  /** A {@code psql} command line to paste; the shell reads the password from its file. */
+  static String psql(EmbeddedServer.Running r, Path passwordFile) {
+    return "PGPASSWORD=\"$(cat "
+        + shellQuote(passwordFile.toString())
+        + ")\" psql -h localhost -p "
+        + r.port()
+        + " -U "
+        + EmbeddedServer.USER
+        + " "
+        + EmbeddedServer.DATABASE;
+  }
+
+  /**
+   * A {@code psql} command line to paste, without the password (psql asks for it, or reads {@code
+   * PGPASSWORD}).
+   */
+  static String psql(Database db) {
+    return "psql " + shellQuote(libpqUrl(db.jdbcUrl(), db.user()));
+  }
+
+  /** libpq's parameters that a JDBC URL may carry under the same name. */
+  private static final Set<String> LIBPQ_PARAMETERS =
+      Set.of(
+          "sslmode",
+          "sslrootcert",
+          "sslcert",
+          "sslkey",
+          "connect_timeout",
+          "application_name",
+          "options",
+          "target_session_attrs");
+
+  /** {@code postgresql://[USER@]HOSTS/DB[?libpq params]}, without any password. */
+  static String libpqUrl(String jdbcUrl, Optional<String> user) {
+    String rest = jdbcUrl.substring("jdbc:postgresql://".length());
+    int q = rest.indexOf('?');
+    String hostAndDb = q < 0 ? rest : rest.substring(0, q);
+    List<String> kept = new java.util.ArrayList<>();
+    Optional<String> who = user;
+    if (q >= 0) {
+      for (String param : rest.substring(q + 1).split("&")) {
+        int eq = param.indexOf('=');
+        String name = eq < 0 ? param : param.substring(0, eq);
+        if (name.equals("user") && eq >= 0 && who.isEmpty()) {
+          who = Optional.of(URLDecoder.decode(param.substring(eq + 1), StandardCharsets.UTF_8));
+        } else if (LIBPQ_PARAMETERS.contains(name)) {
+          kept.add(param);
+        }
+      }
+    }
+    return "postgresql://"
+        + who.map(u -> URLEncoder.encode(u, StandardCharsets.UTF_8) + "@").orElse("")
+        + hostAndDb
+        + (kept.isEmpty() ? "" : "?" + String.join("&", kept));
+  }
+
+  private static String shellQuote(String s) {
+    return "'" + s.replace("'", "'\\''") + "'";
   }
 
   static String schemaNote(ObjectNode d) {
@@ -210,6 +278,7 @@ final class DbCommand implements Callable<Integer> {
                           .map(r -> "yes, port " + r.port() + ", pid " + r.pid())
                           .orElse("no (the next command that needs it starts it)"));
               printSettings(p, d);
+              running.ifPresent(r -> p.println("  psql: " + psql(r, server.passwordFile())));
             });
         return Exit.SUCCESS;
       }
@@ -223,6 +292,7 @@ final class DbCommand implements Callable<Integer> {
             p.println("database: " + db.target().describe());
             p.println("  running: yes");
             printSettings(p, d);
+            p.println("  psql: " + psql(db));
           });
       return Exit.SUCCESS;
     }

@@ -58,8 +58,12 @@ final class EmbeddedServer {
   /** A server that answers on {@code port}. */
   record Running(int port, long pid, Path dataDir, String password) {
     String jdbcUrl() {
-      return "jdbc:postgresql://localhost:" + port + "/" + DATABASE;
+      return EmbeddedServer.jdbcUrl(port);
     }
+  }
+
+  static String jdbcUrl(int port) {
+    return "jdbc:postgresql://localhost:" + port + "/" + DATABASE;
   }
 
   private final Path home;
@@ -86,7 +90,7 @@ final class EmbeddedServer {
     return pgDir().resolve("server.log");
   }
 
-  private Path passwordFile() {
+  Path passwordFile() {
     return pgDir().resolve("password");
   }
 
@@ -170,11 +174,8 @@ final class EmbeddedServer {
                   "stop"),
               config.embeddedStopTimeout().plusSeconds(5),
               "pg_ctl stop");
-          try {
-            Files.deleteIfExists(stateFile());
-          } catch (IOException e) {
-            throw new UncheckedIOException(e);
-          }
+          // server.json stays: the next start takes its port again when it is free, and a worker
+          // still connected follows server.json to wherever the server comes back.
           return true;
         });
   }
@@ -275,7 +276,7 @@ final class EmbeddedServer {
   }
 
   private int choosePort() {
-    Optional<Integer> previous = previousPort();
+    Optional<Integer> previous = recordedPort();
     if (previous.isPresent() && free(previous.get())) {
       return previous.get();
     }
@@ -286,7 +287,8 @@ final class EmbeddedServer {
     }
   }
 
-  private Optional<Integer> previousPort() {
+  /** The port server.json names: the running server's, or the last one's. */
+  Optional<Integer> recordedPort() {
     try {
       return Optional.of(JSON.readTree(stateFile().toFile()).path("port").asInt(0))
           .filter(p -> p > 0);
@@ -325,8 +327,14 @@ final class EmbeddedServer {
     state.put("postgresVersion", PgBinaries.VERSION);
     state.put("startedAt", Instant.now().toString());
     try {
-      Files.writeString(
-          stateFile(), JSON.writerWithDefaultPrettyPrinter().writeValueAsString(state));
+      // Whole or not at all: a worker re-reads this file while it reconnects.
+      Path next = pgDir().resolve("server.json.next");
+      Files.writeString(next, JSON.writerWithDefaultPrettyPrinter().writeValueAsString(state));
+      Files.move(
+          next,
+          stateFile(),
+          java.nio.file.StandardCopyOption.REPLACE_EXISTING,
+          java.nio.file.StandardCopyOption.ATOMIC_MOVE);
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }

@@ -11,6 +11,7 @@ import java.lang.reflect.Constructor;
 import java.nio.charset.StandardCharsets;
 import java.sql.SQLException;
 import java.util.Arrays;
+import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.Callable;
@@ -60,8 +61,15 @@ public final class FlowsCli implements Callable<Integer> {
   }
 
   public static void main(String[] args) {
-    int code = run(args, System.out, System.err, System.getenv());
-    System.out.flush();
+    // Library log lines (slf4j-simple writes to System.err) are masked like the command's own.
+    List<String> secrets = DatabaseTarget.secrets(args, System.getenv());
+    PrintStream out = RedactingStream.wrap(System.out, secrets);
+    PrintStream err = RedactingStream.wrap(System.err, secrets);
+    System.setOut(out);
+    System.setErr(err);
+    int code = run(args, out, err, System.getenv());
+    out.flush();
+    err.flush();
     System.exit(code);
   }
 
@@ -76,7 +84,14 @@ public final class FlowsCli implements Callable<Integer> {
   }
 
   static int run(
-      String[] args, PrintStream out, PrintStream err, Map<String, String> env, OpsConfig config) {
+      String[] args,
+      PrintStream rawOut,
+      PrintStream rawErr,
+      Map<String, String> env,
+      OpsConfig config) {
+    List<String> secrets = DatabaseTarget.secrets(args, env);
+    PrintStream out = RedactingStream.wrap(rawOut, secrets);
+    PrintStream err = RedactingStream.wrap(rawErr, secrets);
     GlobalOptions global = new GlobalOptions();
     fromRawWords(args, global);
     Session session = new Session(out, err, env, config, global);

@@ -75,13 +75,20 @@ final class Session implements AutoCloseable {
     return options.debug || "1".equals(env.get(DEBUG_VARIABLE));
   }
 
-  /** {@code $FLOWS_HOME}, else {@code ~/.flows}. */
+  /**
+   * {@code $FLOWS_HOME}, else {@code $HOME/.flows} (as git and psql read {@code $HOME}), else the
+   * JVM's {@code user.home}.
+   */
   Path home() {
     String h = env.get(HOME_VARIABLE);
     if (h != null && !h.isBlank()) {
       return Path.of(h).toAbsolutePath();
     }
-    return Path.of(System.getProperty("user.home"), ".flows");
+    String userHome = env.get("HOME");
+    if (userHome == null || userHome.isBlank()) {
+      userHome = System.getProperty("user.home");
+    }
+    return Path.of(userHome, ".flows").toAbsolutePath();
   }
 
   DatabaseTarget target() {
@@ -175,7 +182,8 @@ final class Session implements AutoCloseable {
               JournalStoreConfig.DEFAULT_LISTEN_POLL_INTERVAL,
               JournalStoreConfig.DEFAULT_LISTEN_RECONNECT_DELAY,
               JournalStoreConfig.DEFAULT_EXPIRY_BATCH_SIZE);
-      journal = PostgresJournal.connect(c);
+      // Through the database's own connections: they follow an embedded server that restarts.
+      journal = PostgresJournal.connect(c, db.dataSource());
     }
     return journal;
   }

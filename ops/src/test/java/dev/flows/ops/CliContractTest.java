@@ -20,6 +20,21 @@ class CliContractTest {
   }
 
   @Test
+  void withoutFlowsHomeTheHomeVariableNamesWhereTheEmbeddedDatabaseLives(@TempDir Path userHome) {
+    Cli.Result r = new Cli(Map.of("HOME", userHome.toString())).run("db", "status", "--json");
+    assertThat(r.exit()).as(r.err()).isZero();
+    assertThat(Path.of(r.json().path("database").path("dataDir").asText()))
+        .isEqualTo(userHome.resolve(".flows/pg/data"));
+  }
+
+  @Test
+  void flowsHomeWinsOverTheHomeVariable(@TempDir Path userHome) {
+    Cli.Result r = cli().with("HOME", userHome.toString()).run("db", "status", "--json");
+    assertThat(Path.of(r.json().path("database").path("dataDir").asText()))
+        .isEqualTo(home.resolve("pg/data"));
+  }
+
+  @Test
   void noSubcommandIsRefusedInOneLine() {
     assertRefused(cli().run(), "invalid_input", Exit.REFUSED);
   }

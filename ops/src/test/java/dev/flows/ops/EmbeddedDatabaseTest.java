@@ -132,6 +132,9 @@ class EmbeddedDatabaseTest {
         .asString()
         .contains("started the embedded PostgreSQL");
     JsonNode after = start.json().path("database");
+    assertThat(after.path("port").asInt())
+        .as("a restart takes the port it had when that port is free")
+        .isEqualTo(before.path("port").asInt());
     try (Connection c =
             DriverManager.getConnection(
                 after.path("jdbcUrl").asText(), EmbeddedServer.USER, password);
@@ -144,6 +147,25 @@ class EmbeddedDatabaseTest {
 
   @Test
   @Order(5)
+  void startNamesTheUrlOnceAndStatusPrintsAPsqlCommandThatReadsThePasswordFromItsFile() {
+    Cli.Result start = cli.run("db", "start");
+    assertThat(start.exit()).as(start.err()).isZero();
+    assertThat(start.out().split("jdbc:postgresql://", -1)).as(start.out()).hasSize(2);
+    int port = cli.run("db", "status", "--json").json().path("database").path("port").asInt();
+    Cli.Result status = cli.run("db", "status");
+    assertThat(status.exit()).isZero();
+    String password = home.resolve("pg/password").toString();
+    assertThat(status.out().lines().map(String::strip))
+        .contains(
+            "psql: PGPASSWORD=\"$(cat '"
+                + password
+                + "')\" psql -h localhost -p "
+                + port
+                + " -U flows flows");
+  }
+
+  @Test
+  @Order(6)
   void theDatabaseAcceptsOnlyItsPassword() throws Exception {
     JsonNode d = cli.run("db", "status", "--json").json().path("database");
     Cli.Result r =
@@ -157,7 +179,7 @@ class EmbeddedDatabaseTest {
   }
 
   @Test
-  @Order(6)
+  @Order(7)
   void aLockFileLeftByACrashNamingAnotherLiveProcessDoesNotBlockTheNextStart() throws Exception {
     assertThat(cli.run("db", "stop").exit()).isZero();
     // As after a crash and reboot: postmaster.pid names a live process (this JVM) that is not the

@@ -3,9 +3,15 @@ package dev.flows.ops;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.flows.journalstore.testing.TestDatabase;
 import dev.flows.kernel.mcp.McpServerConfigJson;
 import dev.flows.mcp.testkit.Jvm;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -16,9 +22,12 @@ import org.junit.jupiter.api.io.TempDir;
 
 /** run, check and mcp through the CLI's real entry point, on Postgres, with a real MCP server. */
 class FlowCommandsTest {
+  private static final ObjectMapper JSON = new ObjectMapper();
   static final String FLOW =
-      """
+"""
       import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
       import com.fasterxml.jackson.databind.node.JsonNodeFactory;
       import dev.flows.sdk.*;
       import java.util.Map;
@@ -170,10 +179,13 @@ class FlowCommandsTest {
   }
 
   @Test
-  void demoRunsTheTriageExampleAgainstBothExampleServersAndPrintsItsReceipts() {
-    Path root = Path.of("..").toAbsolutePath().normalize();
-    Cli.Result r =
-        cli.with("FLOWS_ROOT", root.toString()).run("--db", db.jdbcUrl(), "--json", "demo");
+  void demoRunsTheTriageExampleAgainstBothExampleServersAndPrintsItsReceipts() throws Exception {
+    Path root = demoRoot(freePort());
+    Cli.Result r;
+    // The shipped port is busy, as while a user follows the README tour: the test does not care.
+    try (ServerSocket shipped = bindIfFree(SHIPPED_PAYMENTS_PORT)) {
+      r = cli.with("FLOWS_ROOT", root.toString()).run("--db", db.jdbcUrl(), "--json", "demo");
+    }
     assertThat(r.exit()).as(r.err()).isZero();
     JsonNode end = r.jsonLines().getLast();
     assertThat(end.path("type").asText()).isEqualTo("demo.end");
@@ -182,5 +194,43 @@ class FlowCommandsTest {
     assertThat(end.path("receipts"))
         .allSatisfy(rc -> assertThat(rc.path("type").asText()).isEqualTo("mcp"));
     assertThat(end.path("output").path("ticket").asText()).startsWith("T-");
+  }
+
+  /** The port flows-examples/flows/flows.json gives the payments server. */
+  static final int SHIPPED_PAYMENTS_PORT = 18931;
+
+  /**
+   * A checkout for {@code flows demo} whose flows.json is the shipped one with the payments server
+   * on {@code port} (and the tickets server run from the shipped flows directory).
+   */
+  static Path demoRoot(int port) throws Exception {
+    Path shipped = Path.of("..").toAbsolutePath().normalize().resolve("flows-examples/flows");
+    Path root = Files.createTempDirectory(dir, "demo-root");
+    Path flows = Files.createDirectories(root.resolve("flows-examples/flows"));
+    Files.copy(shipped.resolve("triage.flow.java"), flows.resolve("triage.flow.java"));
+    ObjectNode config = (ObjectNode) JSON.readTree(shipped.resolve("flows.json").toFile());
+    ObjectNode mcp = (ObjectNode) config.path("mcp");
+    String url = mcp.path("payments").path("url").asText();
+    assertThat(URI.create(url).getPort()).isEqualTo(SHIPPED_PAYMENTS_PORT);
+    ((ObjectNode) mcp.get("payments"))
+        .put("url", url.replace(":" + SHIPPED_PAYMENTS_PORT, ":" + port));
+    ((ObjectNode) mcp.get("tickets")).put("cwd", shipped.toString());
+    Files.writeString(flows.resolve("flows.json"), JSON.writeValueAsString(config));
+    return root;
+  }
+
+  static int freePort() throws IOException {
+    try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+      return s.getLocalPort();
+    }
+  }
+
+  /** Holds {@code port} when nothing else does (null when something already listens there). */
+  static ServerSocket bindIfFree(int port) {
+    try {
+      return new ServerSocket(port, 1, InetAddress.getLoopbackAddress());
+    } catch (IOException e) {
+      return null;
+    }
   }
 }

@@ -69,9 +69,13 @@ final class Launcher {
 
   /** Starts a long-running command (a worker), its output going to a log file. */
   Process start(String... args) throws IOException {
+    return start(Files.createTempFile("flows-worker", ".log"), args);
+  }
+
+  /** Starts a long-running command, its stdout and stderr going to {@code log}. */
+  Process start(Path log, String... args) throws IOException {
     ProcessBuilder pb = builder(args);
-    pb.redirectErrorStream(true)
-        .redirectOutput(Files.createTempFile("flows-worker", ".log").toFile());
+    pb.redirectErrorStream(true).redirectOutput(log.toFile());
     return pb.start();
   }
 

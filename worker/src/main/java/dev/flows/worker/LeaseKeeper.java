@@ -174,7 +174,7 @@ final class LeaseKeeper {
         // Nobody interrupts the keeper on purpose; keep the leases kept.
         Thread.interrupted();
       } catch (RuntimeException e) {
-        LOG.error("lease keeper failed; trying again", e);
+        TransientFaults.log(LOG, "lease keeper failed; trying again", e);
         failed = true;
       } finally {
         lock.unlock();

@@ -25,12 +25,14 @@ import dev.flows.kernel.journal.WorkerId;
 import io.github.resilience4j.core.IntervalFunction;
 import io.github.resilience4j.retry.Retry;
 import io.github.resilience4j.retry.RetryConfig;
+import io.github.resilience4j.retry.event.RetryOnRetryEvent;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Collection;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -50,6 +52,8 @@ public final class ResilientJournal implements Journal {
 
   private final Journal delegate;
   private final Retry retry;
+  private final AtomicReference<Thread> reporter = new AtomicReference<>();
+  private final AtomicBoolean away = new AtomicBoolean();
 
   public ResilientJournal(Journal delegate, WorkerConfig config) {
     this.delegate = delegate;
@@ -66,19 +70,38 @@ public final class ResilientJournal implements Journal {
             .failAfterMaxAttempts(false)
             .build();
     this.retry = Retry.of("journal", rc);
-    retry
-        .getEventPublisher()
-        .onRetry(
-            e ->
-                LOG.warn(
-                    "transient database fault, retry {} in {} ms: {}",
-                    e.getNumberOfRetryAttempts(),
-                    e.getWaitInterval().toMillis(),
-                    String.valueOf(e.getLastThrowable())));
+    retry.getEventPublisher().onRetry(this::retrying);
+  }
+
+  /**
+   * One line per backoff step while the database is away, however many threads are retrying (the
+   * claimer, the reconciler, the lease keeper, attempts): the first thread to retry reports the
+   * outage until the database answers again, or until it ends and another takes over.
+   */
+  private void retrying(RetryOnRetryEvent e) {
+    away.set(true);
+    Thread me = Thread.currentThread();
+    Thread current = reporter.get();
+    boolean mine =
+        current == me
+            || ((current == null || !current.isAlive()) && reporter.compareAndSet(current, me));
+    if (mine) {
+      LOG.warn(
+          "database unavailable, retry {} in {} ms: {}",
+          e.getNumberOfRetryAttempts(),
+          e.getWaitInterval().toMillis(),
+          TransientFaults.describe(e.getLastThrowable()));
+    }
   }
 
   private <T> T call(Supplier<T> s) {
-    return Retry.decorateSupplier(retry, s).get();
+    T answer = Retry.decorateSupplier(retry, s).get();
+    if (away.get() && away.compareAndSet(true, false)) {
+      reporter.set(null);
+      // Said at the warning level that announced the outage, so the operator sees it ended.
+      LOG.warn("database reachable again");
+    }
+    return answer;
   }
 
   private void run(Runnable r) {

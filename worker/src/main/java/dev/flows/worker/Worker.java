@@ -230,7 +230,7 @@ public final class Worker implements AutoCloseable {
                 new ClaimRequest(id, base.kinds(), want, base.defaultLease(), claimRoutes()));
       } catch (RuntimeException e) {
         slots.release(want);
-        LOG.error("claim failed; trying again after the poll interval", e);
+        TransientFaults.log(LOG, "claim failed; trying again after the poll interval", e);
         pause(config.pollInterval());
         continue;
       }
@@ -243,7 +243,7 @@ public final class Worker implements AutoCloseable {
         } catch (InterruptedException e) {
           return;
         } catch (RuntimeException e) {
-          LOG.error("waiting for work failed", e);
+          TransientFaults.log(LOG, "waiting for work failed", e);
           pause(config.pollInterval());
         }
       } else {
@@ -357,7 +357,7 @@ public final class Worker implements AutoCloseable {
                   .orElse(config.reconcileInterval());
         }
       } catch (RuntimeException e) {
-        LOG.warn("reconciling leases failed; trying again next interval", e);
+        TransientFaults.log(LOG, "reconciling leases failed; trying again next interval", e);
         sleep = config.reconcileInterval();
       }
       try {
@@ -367,7 +367,7 @@ public final class Worker implements AutoCloseable {
       } catch (InterruptedException e) {
         return;
       } catch (RuntimeException e) {
-        LOG.warn("waiting for work changes failed", e);
+        TransientFaults.log(LOG, "waiting for work changes failed", e);
         if (pause(sleep)) {
           return;
         }
