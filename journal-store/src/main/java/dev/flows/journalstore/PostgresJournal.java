@@ -26,6 +26,7 @@ import dev.flows.kernel.journal.JournalEntry.EffectRef;
 import dev.flows.kernel.journal.JournalRecord;
 import dev.flows.kernel.journal.LeaseRenewals;
 import dev.flows.kernel.journal.LeaseToken;
+import dev.flows.kernel.journal.Resolutions;
 import dev.flows.kernel.journal.RunCompletionReason;
 import dev.flows.kernel.journal.RunId;
 import dev.flows.kernel.journal.RunSnapshot;
@@ -923,40 +924,44 @@ public final class PostgresJournal implements Journal, AutoCloseable {
     tx(
         h -> {
           Instant now = now(h);
-          RunRow run = lockRun(h, runId).orElseThrow(() -> runNotFound(runId));
-          RunTransition t =
-              switch (run.status()) {
-                case RUNNING -> null;
-                case SUCCEEDED, CANCELED ->
-                    throw new RunTerminalException(
-                        "run " + runId + " is " + run.status().wire() + " and cannot resume",
-                        runId.value());
-                case FAILED -> RunTransition.RESUMED;
-                case PARKED -> RunTransition.UNPARKED;
-              };
-          if (t == null) {
-            return null;
-          }
-          RunStatus to = Lifecycle.run(t, Optional.of(run.status()));
-          expectOne(
-              h.createUpdate(Sql.text("run_resume"))
-                  .bind("runId", runId.value())
-                  .bind("from", run.status().wire())
-                  .bind("to", to.wire())
-                  .execute(),
-              "resume run " + runId);
-          for (StepRow s : lockSteps(h, runId)) {
-            switch (s.status()) {
-              case FAILED -> setStatus(h, s, StepTransition.RESUMED, Optional.of(now), now);
-              case PARKED -> setStatus(h, s, StepTransition.RESOLVED, Optional.of(now), now);
-              case WAITING, READY, RUNNING, SUCCEEDED, CANCELED -> {}
-            }
-          }
-          append(h, now, new JournalEntry.RunResumed(runId, by));
-          notifyWork(h, runId);
+          resume(h, lockRun(h, runId).orElseThrow(() -> runNotFound(runId)), by, now);
           return null;
         });
     return run(runId).orElseThrow(() -> runNotFound(runId));
+  }
+
+  private void resume(Handle h, RunRow run, String by, Instant now) {
+    RunId runId = run.runId();
+    RunTransition t =
+        switch (run.status()) {
+          case RUNNING -> null;
+          case SUCCEEDED, CANCELED ->
+              throw new RunTerminalException(
+                  "run " + runId + " is " + run.status().wire() + " and cannot resume",
+                  runId.value());
+          case FAILED -> RunTransition.RESUMED;
+          case PARKED -> RunTransition.UNPARKED;
+        };
+    if (t == null) {
+      return;
+    }
+    RunStatus to = Lifecycle.run(t, Optional.of(run.status()));
+    expectOne(
+        h.createUpdate(Sql.text("run_resume"))
+            .bind("runId", runId.value())
+            .bind("from", run.status().wire())
+            .bind("to", to.wire())
+            .execute(),
+        "resume run " + runId);
+    for (StepRow s : lockSteps(h, runId)) {
+      switch (s.status()) {
+        case FAILED -> setStatus(h, s, StepTransition.RESUMED, Optional.of(now), now);
+        case PARKED -> setStatus(h, s, StepTransition.RESOLVED, Optional.of(now), now);
+        case WAITING, READY, RUNNING, SUCCEEDED, CANCELED -> {}
+      }
+    }
+    append(h, now, new JournalEntry.RunResumed(runId, by));
+    notifyWork(h, runId);
   }
 
   @Override
@@ -965,6 +970,12 @@ public final class PostgresJournal implements Journal, AutoCloseable {
     tx(
         h -> {
           Instant now = now(h);
+          // A parent before its child, as cancel and suspend lock them: no deadlock between them.
+          Optional<RunId> parentId =
+              query(h, "run_columns", q -> q.bind("runId", runId.value()), RUN).stream()
+                  .findFirst()
+                  .flatMap(RunRow::parentRunId);
+          Optional<RunRow> parent = parentId.flatMap(p -> lockRun(h, p));
           RunRow run = lockRun(h, runId).orElseThrow(() -> runNotFound(runId));
           StepRow s =
               lockStep(h, runId, stepId)
@@ -981,12 +992,14 @@ public final class PostgresJournal implements Journal, AutoCloseable {
                 s.place(),
                 "only a parked step can be resolved");
           }
+          Optional<JsonNode> resolved =
+              performed.map(p -> Resolutions.performedOutput(runId, s.spec(), p));
           append(
               h,
               now,
-              new JournalEntry.StepResolved(runId, stepId, performed.isPresent(), performed, by));
-          if (performed.isPresent()) {
-            String output = EntryCodec.text(performed.get());
+              new JournalEntry.StepResolved(runId, stepId, resolved.isPresent(), resolved, by));
+          if (resolved.isPresent()) {
+            String output = EntryCodec.text(resolved.get());
             bindStep(h.createUpdate(Sql.text("elections_confirm_open")), s)
                 .bind("output", output)
                 .bind("now", now.toString())
@@ -1019,10 +1032,14 @@ public final class PostgresJournal implements Journal, AutoCloseable {
                 "unpark run " + runId);
             current = run.withStatus(to);
           }
+          RunStatus childAfter = current.status();
           if (current.status() == RunStatus.RUNNING) {
-            afterSuccess(h, current, now);
+            childAfter = afterSuccess(h, current, now);
           }
           notifyWork(h, runId);
+          if (parent.isPresent() && Resolutions.wakesParent(childAfter, parent.get().status())) {
+            resume(h, parent.get(), by, now);
+          }
           return null;
         });
     return run(runId).orElseThrow(() -> runNotFound(runId));

@@ -96,7 +96,7 @@ final class RunCommand implements Callable<Integer> {
               + end.status().wire()
               + end.steps().getFirst().output().map(o -> "; output " + o).orElse("")
               + (end.status() == RunStatus.PARKED
-                  ? "; an operator decides: `flows runs show " + id.value() + "`"
+                  ? "; " + RunsCommand.parkedHint(engine.journal(), end)
                   : ""));
       return RunsCommand.exitFor(end.status());
     }

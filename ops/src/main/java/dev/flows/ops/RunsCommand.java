@@ -12,6 +12,7 @@ import dev.flows.kernel.journal.Journal;
 import dev.flows.kernel.journal.RunId;
 import dev.flows.kernel.journal.RunSnapshot;
 import dev.flows.kernel.lifecycle.RunStatus;
+import dev.flows.kernel.lifecycle.StepStatus;
 import java.io.IOException;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -73,6 +74,21 @@ final class RunsCommand implements Callable<Integer> {
   /** Who did it, as journaled in {@code run.resumed} / {@code step.resolved}. */
   static String operator() {
     return "flows-cli:" + System.getProperty("user.name", "unknown");
+  }
+
+  /** What an operator does about a parked run: the resolve command of its parked step. */
+  static String parkedHint(Journal journal, RunSnapshot run) {
+    return run.steps().stream()
+        .filter(st -> st.status() == StepStatus.PARKED)
+        .findFirst()
+        .map(
+            st ->
+                "an operator resolves it: `"
+                    + RunView.resolveTarget(journal, run, st.stepId(), 0).command()
+                    + "` (see `flows runs show "
+                    + run.runId().value()
+                    + "`)")
+        .orElse("an operator decides: `flows runs show " + run.runId().value() + "`");
   }
 
   /** The exit code a run's status stands for. */
@@ -350,11 +366,7 @@ final class RunsCommand implements Callable<Integer> {
               + now.status().wire()
               + now.completionReason().map(r -> " (" + r.wire() + ")").orElse("")
               + (end.has("output") ? "; output " + RunView.clip(end.get("output").toString()) : "")
-              + (now.status() == RunStatus.PARKED
-                  ? "; an operator decides: `flows runs show "
-                      + id.value()
-                      + "`, then `flows runs resolve` or `flows runs resume`"
-                  : ""));
+              + (now.status() == RunStatus.PARKED ? "; " + parkedHint(journal, now) : ""));
       return exitFor(now.status());
     }
   }
@@ -435,7 +447,10 @@ final class RunsCommand implements Callable<Integer> {
           names = "--performed",
           paramLabel = "OUTPUT_JSON",
           required = true,
-          description = "The effect happened; this JSON is its output.")
+          description =
+              "The effect happened; this JSON is its output (for an MCP call: the tool's result,"
+                  + " {\"content\":[…],\"structuredContent\":{…},\"isError\":false}, or a bare"
+                  + " object taken as its structured content; the journal builds the receipt).")
       String performed;
 
       @Option(
@@ -458,6 +473,27 @@ final class RunsCommand implements Callable<Integer> {
       if (before.step(step).isEmpty()) {
         throw new NotFoundException(
             ErrorCode.STEP_NOT_FOUND, "run " + id.value() + " has no step " + step, step);
+      }
+      if (output.isEmpty() && before.step(step).get().status() == StepStatus.PARKED) {
+        RunView.ResolveTarget target = RunView.resolveTarget(journal, before, step, 0);
+        if (!target.run().equals(id)) {
+          // The body parked because the call it awaits parked: running it again parks it again.
+          throw new FlowsException(
+              ErrorCode.INVALID_INPUT,
+              "step "
+                  + step
+                  + " of run "
+                  + id.value()
+                  + " waits on child run "
+                  + target.run().value()
+                  + ", whose step "
+                  + target.stepId()
+                  + " is parked; resolving "
+                  + step
+                  + " as not performed would only park it again",
+              id.value() + "/" + step,
+              "resolve the child: " + target.command() + " (the parent then resumes by itself)");
+        }
       }
       RunSnapshot after = journal.resolveStep(id, step, output, operator());
       ObjectNode out = s.object();

@@ -680,37 +680,40 @@ public final class InMemoryJournal implements Journal {
   public RunSnapshot resumeRun(RunId runId, String by) {
     lock.lock();
     try {
-      Instant now = clock.instant();
       RunRow run = existing(runId);
-      switch (run.status) {
-        case RUNNING -> {
-          return snapshot(run);
-        }
-        case SUCCEEDED, CANCELED ->
-            throw new RunTerminalException(
-                "run " + runId + " is " + run.status.wire() + " and cannot resume", runId.value());
-        case FAILED -> {
-          run.status = Lifecycle.run(RunTransition.RESUMED, Optional.of(run.status));
-          run.completedAt = null;
-          run.completionReason = null;
-        }
-        case PARKED -> run.status = Lifecycle.run(RunTransition.UNPARKED, Optional.of(run.status));
-      }
-      for (StepRow s : run.steps.values()) {
-        if (s.status == StepStatus.FAILED) {
-          s.status = Lifecycle.step(StepTransition.RESUMED, s.status);
-          s.notBefore = now;
-        } else if (s.status == StepStatus.PARKED) {
-          s.status = Lifecycle.step(StepTransition.RESOLVED, s.status);
-          s.notBefore = now;
-        }
-      }
-      append(now, new JournalEntry.RunResumed(runId, by));
-      wake();
+      resume(run, by, clock.instant());
       return snapshot(run);
     } finally {
       lock.unlock();
     }
+  }
+
+  private void resume(RunRow run, String by, Instant now) {
+    switch (run.status) {
+      case RUNNING -> {
+        return;
+      }
+      case SUCCEEDED, CANCELED ->
+          throw new RunTerminalException(
+              "run " + run.id + " is " + run.status.wire() + " and cannot resume", run.id.value());
+      case FAILED -> {
+        run.status = Lifecycle.run(RunTransition.RESUMED, Optional.of(run.status));
+        run.completedAt = null;
+        run.completionReason = null;
+      }
+      case PARKED -> run.status = Lifecycle.run(RunTransition.UNPARKED, Optional.of(run.status));
+    }
+    for (StepRow s : run.steps.values()) {
+      if (s.status == StepStatus.FAILED) {
+        s.status = Lifecycle.step(StepTransition.RESUMED, s.status);
+        s.notBefore = now;
+      } else if (s.status == StepStatus.PARKED) {
+        s.status = Lifecycle.step(StepTransition.RESOLVED, s.status);
+        s.notBefore = now;
+      }
+    }
+    append(now, new JournalEntry.RunResumed(run.id, by));
+    wake();
   }
 
   @Override
@@ -732,19 +735,21 @@ public final class InMemoryJournal implements Journal {
             runId.value() + "/" + stepId,
             "only a parked step can be resolved");
       }
+      Optional<JsonNode> output =
+          performed.map(p -> Resolutions.performedOutput(runId, step.spec, p));
       append(
           now,
           new JournalEntry.StepResolved(
-              runId, stepId, performed.isPresent(), performed.map(JsonNode::deepCopy), by));
-      if (performed.isPresent()) {
+              runId, stepId, output.isPresent(), output.map(JsonNode::deepCopy), by));
+      if (output.isPresent()) {
         for (Election e : step.elections.values()) {
           if (!e.confirmed) {
             e.confirmed = true;
-            e.output = performed.get().deepCopy();
+            e.output = output.get().deepCopy();
           }
         }
         step.status = Lifecycle.step(StepTransition.RESOLVED_PERFORMED, step.status);
-        step.output = performed.get().deepCopy();
+        step.output = output.get().deepCopy();
         step.lastReason = CompletionReason.SUCCESS;
       } else {
         step.elections.values().removeIf(e -> !e.confirmed);
@@ -757,6 +762,10 @@ public final class InMemoryJournal implements Journal {
       }
       if (run.status == RunStatus.RUNNING) {
         afterSuccess(run, now);
+      }
+      Optional<RunRow> parent = run.parent.map(runs::get);
+      if (parent.isPresent() && Resolutions.wakesParent(run.status, parent.get().status)) {
+        resume(parent.get(), by, now);
       }
       wake();
       return snapshot(run);
