@@ -20,6 +20,8 @@ final class SqlErrors {
 
   private static final Set<String> RETRYABLE_ERRORS = Set.of("40001", "40P01");
 
+  private static final String INSUFFICIENT_PRIVILEGE = "42501";
+
   private SqlErrors() {}
 
   static FlowsException translate(Exception e) {
@@ -45,7 +47,10 @@ final class SqlErrors {
         ErrorCode.DATABASE_ERROR,
         "database refused the statement: " + message,
         "sqlstate " + state,
-        "",
+        INSUFFICIENT_PRIVILEGE.equals(state)
+            ? "this database role may not write (a read-only role such as flows_reader only"
+                + " inspects); connect as a role that may write schema flows"
+            : "",
         RETRYABLE_ERRORS.contains(state),
         e);
   }
