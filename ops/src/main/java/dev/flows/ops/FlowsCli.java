@@ -60,7 +60,8 @@ public final class FlowsCli implements Callable<Integer> {
   }
 
   public static void main(String[] args) {
-    int code = run(args, System.out, System.err, System.getenv());
+    PrintStream terminal = CliLog.install(args, System.getenv());
+    int code = run(args, System.out, terminal, System.getenv());
     System.out.flush();
     System.exit(code);
   }

@@ -6,7 +6,6 @@ import dev.flows.kernel.journal.Journal;
 import dev.flows.kernel.journal.RunId;
 import dev.flows.kernel.journal.RunSnapshot;
 import dev.flows.kernel.journal.StartedRun;
-import dev.flows.kernel.lifecycle.RunStatus;
 import dev.flows.sdk.runtime.FlowsEngine;
 import dev.flows.sdk.runtime.LoadedFlow;
 import dev.flows.sdk.runtime.PreflightException;
@@ -84,20 +83,7 @@ final class RunCommand implements Callable<Integer> {
       }
       engine.startWorker();
       RunSnapshot end = new RunFollower(s, engine.journal(), id).untilSettled();
-      ObjectNode done = s.object();
-      done.put("type", "run.end");
-      done.set("run", RunView.summary(end));
-      end.steps().getFirst().output().ifPresent(o -> done.set("output", o));
-      s.event(
-          done,
-          "run "
-              + id.value()
-              + " "
-              + end.status().wire()
-              + end.steps().getFirst().output().map(o -> "; output " + o).orElse("")
-              + (end.status() == RunStatus.PARKED
-                  ? "; " + RunsCommand.parkedHint(engine.journal(), end)
-                  : ""));
+      RunsCommand.emitEnd(s, engine.journal(), end, "run.end");
       return RunsCommand.exitFor(end.status());
     }
   }

@@ -109,6 +109,52 @@ final class RunView {
         : "OUTPUT_JSON is the step's output; --not-performed runs the step again";
   }
 
+  /**
+   * Why a failed run failed: the last diagnostic (trajectory tail) of its failed step, with {@code
+   * stepId} added; a step that failed without one (its retries ran out on lease expiry) answers
+   * {@code {stepId, diagnostic: <reason>}}. Empty unless the run failed.
+   */
+  static Optional<ObjectNode> failure(Journal journal, RunSnapshot run) {
+    if (run.status() != RunStatus.FAILED) {
+      return Optional.empty();
+    }
+    Optional<String> failedStep = Optional.empty();
+    Optional<JournalEntry.StepCompleted> last = Optional.empty();
+    List<JournalRecord> entries = journal.entries(run.runId());
+    for (JournalRecord rec : entries) {
+      if (rec.entry() instanceof JournalEntry.RunCompleted c) {
+        failedStep = c.failedStepId();
+      }
+    }
+    for (JournalRecord rec : entries) {
+      if (rec.entry() instanceof JournalEntry.StepCompleted c
+          && failedStep.map(c.stepId()::equals).orElse(true)
+          && c.reason() != dev.flows.kernel.journal.CompletionReason.SUCCESS) {
+        last = Optional.of(c);
+      }
+    }
+    return last.map(
+        c -> {
+          ObjectNode f = Session.JSON.createObjectNode().put("stepId", c.stepId());
+          c.trajectoryTail()
+              .filter(JsonNode::isObject)
+              .ifPresentOrElse(
+                  t -> f.setAll((ObjectNode) t.deepCopy()),
+                  () -> f.put("diagnostic", c.reason().wire()));
+          return f;
+        });
+  }
+
+  /** A failure in one line: {@code step S: <diagnostic>: <message> (fix: <fix>)}. */
+  static String failureText(JsonNode f) {
+    return "step "
+        + f.path("stepId").asText()
+        + ": "
+        + f.path("diagnostic").asText("failed")
+        + (f.hasNonNull("message") ? ": " + Database.oneLine(clip(f.get("message").asText())) : "")
+        + (f.hasNonNull("fix") ? " (fix: " + f.get("fix").asText() + ")" : "");
+  }
+
   static ObjectNode summary(RunSnapshot run) {
     ObjectNode r = Session.JSON.createObjectNode();
     r.put("runId", run.runId().value());

@@ -76,6 +76,35 @@ final class RunsCommand implements Callable<Integer> {
     return "flows-cli:" + System.getProperty("user.name", "unknown");
   }
 
+  /**
+   * The last line of {@code run} and {@code watch}: the run's status, then its output, why it
+   * failed (the failed step's diagnostic, message and fix) or how to resolve it. In JSON: {@code
+   * {"type", "run", "output"?, "failure"?}}.
+   */
+  static void emitEnd(Session s, Journal journal, RunSnapshot now, String type) {
+    ObjectNode end = s.object();
+    end.put("type", type);
+    end.set("run", RunView.summary(now));
+    now.steps().stream()
+        .filter(st -> st.output().isPresent())
+        .reduce((a, b) -> b)
+        .flatMap(st -> st.output())
+        .ifPresent(o -> end.set("output", o));
+    Optional<ObjectNode> failure = RunView.failure(journal, now);
+    failure.ifPresent(f -> end.set("failure", f));
+    String id = now.runId().value();
+    s.event(
+        end,
+        "run "
+            + id
+            + " "
+            + now.status().wire()
+            + now.completionReason().map(r -> " (" + r.wire() + ")").orElse("")
+            + (end.has("output") ? "; output " + RunView.clip(end.get("output").toString()) : "")
+            + failure.map(f -> "; " + RunView.failureText(f)).orElse("")
+            + (now.status() == RunStatus.PARKED ? "; " + parkedHint(journal, now) : ""));
+  }
+
   /** What an operator does about a parked run: the resolve command of its parked step. */
   static String parkedHint(Journal journal, RunSnapshot run) {
     return run.steps().stream()
@@ -350,23 +379,7 @@ final class RunsCommand implements Callable<Integer> {
     @Override
     int call(RunId id, Journal journal, RunSnapshot before) throws InterruptedException {
       RunSnapshot now = new RunFollower(s, journal, id).untilSettled();
-      ObjectNode end = s.object();
-      end.put("type", "watch.end");
-      end.set("run", RunView.summary(now));
-      now.steps().stream()
-          .filter(st -> st.output().isPresent())
-          .reduce((a, b) -> b)
-          .flatMap(st -> st.output())
-          .ifPresent(o -> end.set("output", o));
-      s.event(
-          end,
-          "run "
-              + id.value()
-              + " "
-              + now.status().wire()
-              + now.completionReason().map(r -> " (" + r.wire() + ")").orElse("")
-              + (end.has("output") ? "; output " + RunView.clip(end.get("output").toString()) : "")
-              + (now.status() == RunStatus.PARKED ? "; " + parkedHint(journal, now) : ""));
+      emitEnd(s, journal, now, "watch.end");
       return exitFor(now.status());
     }
   }

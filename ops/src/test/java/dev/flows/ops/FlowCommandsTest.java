@@ -134,6 +134,55 @@ class FlowCommandsTest {
     assertThat(again.jsonLines().getFirst().path("created").asBoolean()).isFalse();
   }
 
+  private static Path flowFile(String className, String body) throws Exception {
+    String source =
+        FLOW.replace("class Greet", "class " + className)
+            .replace("named(\"greet\")", "named(\"" + className.toLowerCase() + "\")")
+            .replace(FLOW.substring(FLOW.indexOf("    String who"), FLOW.indexOf("  }\n}")), body);
+    return Files.writeString(dir.resolve(className.toLowerCase() + ".flow.java"), source);
+  }
+
+  @Test
+  void aFailedRunSaysWhyOnItsLastLineAndNamesTheRerunCommand() throws Exception {
+    Path thrower =
+        flowFile(
+            "Thrower",
+            "    f.step(\"who\", () -> \"x\");\n"
+                + "    throw new IllegalStateException(\"the ledger is closed\");\n");
+
+    Cli.Result r = cli.run("--db", db.jdbcUrl(), "run", thrower.toString());
+
+    assertThat(r.exit()).as(r.err()).isEqualTo(Exit.FAILED);
+    String last = r.out().lines().reduce((a, b) -> b).orElseThrow();
+    String run = r.out().lines().findFirst().orElseThrow().split(" ")[2];
+    assertThat(last)
+        .startsWith("run " + run + " failed")
+        .contains("step body: flow_failed")
+        .contains("the ledger is closed")
+        .contains("flows runs rerun " + run);
+    Cli.Result json = cli.run("--db", db.jdbcUrl(), "--json", "run", thrower.toString());
+    JsonNode failure = json.jsonLines().getLast().path("failure");
+    assertThat(json.jsonLines().getLast().path("type").asText()).isEqualTo("run.end");
+    assertThat(failure.path("stepId").asText()).isEqualTo("body");
+    assertThat(failure.path("diagnostic").asText()).isEqualTo("flow_failed");
+    assertThat(failure.path("message").asText()).contains("the ledger is closed");
+  }
+
+  @Test
+  void aFailedShellCommandIsLabelledFShOnTheRunsLastLine() throws Exception {
+    Path shell =
+        flowFile(
+            "Shell",
+            "    f.sh(\"echo nope; exit 3\");\n"
+                + "    return JsonNodeFactory.instance.objectNode();\n");
+
+    Cli.Result r = cli.run("--db", db.jdbcUrl(), "run", shell.toString());
+
+    assertThat(r.exit()).as(r.err()).isEqualTo(Exit.FAILED);
+    String last = r.out().lines().reduce((a, b) -> b).orElseThrow();
+    assertThat(last).contains("f.sh(echo nope; exit 3) failed").doesNotContain("f.run(");
+  }
+
   @Test
   void runRefusesMalformedInputAndAMissingFileBeforeWritingAnything() {
     int before = rootRuns();
