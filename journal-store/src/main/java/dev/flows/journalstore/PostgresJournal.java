@@ -226,6 +226,7 @@ public final class PostgresJournal implements Journal, AutoCloseable {
             .bind("spec", EntryCodec.text(RunSpecJson.write(r.spec())))
             .bind("specHash", hash)
             .bind("createdBy", r.createdBy())
+            .bind("rerunOf", r.rerunOf().map(RunId::value).orElse(null))
             .bind("now", now.toString())
             .execute()
         == 1;
@@ -262,7 +263,8 @@ public final class PostgresJournal implements Journal, AutoCloseable {
             hash,
             r.parentRunId(),
             r.admissionKey(),
-            r.createdBy()));
+            r.createdBy(),
+            r.rerunOf()));
     if (anyReady) {
       notifyWork(h, runId);
     }
@@ -1083,7 +1085,8 @@ public final class PostgresJournal implements Journal, AutoCloseable {
                                             s.notBefore(),
                                             s.lastReason(),
                                             s.output()))
-                                .toList())));
+                                .toList(),
+                            r.rerunOf())));
   }
 
   @Override
@@ -1912,7 +1915,8 @@ public final class PostgresJournal implements Journal, AutoCloseable {
               instant(rs, "created_at"),
               optionalInstant(rs, "completed_at"),
               Optional.ofNullable(rs.getString("completion_reason"))
-                  .map(RunCompletionReason::fromWire));
+                  .map(RunCompletionReason::fromWire),
+              Optional.ofNullable(rs.getString("rerun_of")).map(RunId::new));
 
   private static final org.jdbi.v3.core.mapper.RowMapper<StepRow> STEP =
       (rs, ctx) ->
@@ -1942,7 +1946,8 @@ public final class PostgresJournal implements Journal, AutoCloseable {
       boolean tombstone,
       Instant createdAt,
       Optional<Instant> completedAt,
-      Optional<RunCompletionReason> completionReason) {
+      Optional<RunCompletionReason> completionReason,
+      Optional<RunId> rerunOf) {
     RunRow withStatus(RunStatus s) {
       return new RunRow(
           runId,
@@ -1955,7 +1960,8 @@ public final class PostgresJournal implements Journal, AutoCloseable {
           tombstone,
           createdAt,
           completedAt,
-          completionReason);
+          completionReason,
+          rerunOf);
     }
   }
 

@@ -13,6 +13,7 @@ import java.nio.file.Path;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
@@ -30,20 +31,7 @@ final class RunCommand implements Callable<Integer> {
   @Option(names = "--input", paramLabel = "JSON", description = "The flow's input (default {}).")
   String input;
 
-  @Option(
-      names = "--key",
-      paramLabel = "KEY",
-      description = "Admission key: the same key starts the run once and finds it afterwards.")
-  String key;
-
-  @Option(names = "--detach", description = "Start the run and return; a `flows worker` runs it.")
-  boolean detach;
-
-  @Option(
-      names = "--capacity",
-      paramLabel = "N",
-      description = "Attempts the in-process worker runs at once (default 16).")
-  int capacity = 16;
+  @Mixin StartOptions start = new StartOptions();
 
   private final Session s;
 
@@ -55,26 +43,44 @@ final class RunCommand implements Callable<Integer> {
   public Integer call() throws InterruptedException {
     JsonNode in = EngineSupport.input(input);
     LoadedFlow loaded = LoadedFlow.load(flow, Path.of("").toAbsolutePath());
-    Journal journal = s.journal(EngineSupport.poolFor(capacity));
-    try (FlowsEngine engine = EngineSupport.engine(journal, capacity)) {
+    Journal journal = s.journal(EngineSupport.poolFor(start.capacity));
+    return startAndFollow(s, journal, loaded, in, start, Optional.empty());
+  }
+
+  /**
+   * Preflights and admits the flow (a rerun of {@code rerunOf} when given), then follows it with an
+   * in-process worker until it ends or parks, unless {@code detach}. Answers the exit code.
+   */
+  static int startAndFollow(
+      Session s,
+      Journal journal,
+      LoadedFlow loaded,
+      JsonNode in,
+      StartOptions options,
+      Optional<RunId> rerunOf)
+      throws InterruptedException {
+    try (FlowsEngine engine = EngineSupport.engine(journal, options.capacity)) {
       StartedRun started;
       try {
-        started = engine.start(loaded, in, Optional.ofNullable(key));
+        started = engine.start(loaded, in, options.admissionKey(), rerunOf);
       } catch (PreflightException e) {
         return EngineSupport.refusePreflight(s, e);
       }
       RunId id = started.runId();
+      String name = loaded.flow().header().name();
       ObjectNode ev = s.object();
       ev.put("type", "run.started").put("run", id.value()).put("created", started.created());
-      ev.put("flow", loaded.flow().header().name());
+      ev.put("flow", name);
+      rerunOf.ifPresent(old -> ev.put("rerunOf", old.value()));
       s.event(
           ev,
           (started.created() ? "started run " : "found run ")
               + id.value()
               + " (flow "
-              + loaded.flow().header().name()
+              + name
+              + rerunOf.map(old -> ", rerun of " + old.value()).orElse("")
               + ")");
-      if (detach) {
+      if (options.detach) {
         s.notice(
             "detached; a `flows worker` will run it. Follow it with `flows runs watch "
                 + id.value()

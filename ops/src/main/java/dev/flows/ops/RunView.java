@@ -166,6 +166,7 @@ final class RunView {
     r.put("createdAt", run.createdAt().toString());
     r.put("completedAt", run.completedAt().map(Instant::toString).orElse(null));
     r.put("completionReason", run.completionReason().map(c -> c.wire()).orElse(null));
+    r.put("rerunOf", run.rerunOf().map(RunId::value).orElse(null));
     return r;
   }
 
@@ -430,6 +431,14 @@ final class RunView {
                 : "")
             + "  created "
             + run.path("createdAt").asText());
+    if (run.path("rerunOf").isTextual()) {
+      p.println(indent + "  rerun of " + run.get("rerunOf").asText());
+    }
+    if (!run.path("reruns").isEmpty()) {
+      List<String> ids = new java.util.ArrayList<>();
+      run.get("reruns").forEach(x -> ids.add(x.asText()));
+      p.println(indent + "  rerun as " + String.join(", ", ids));
+    }
     for (JsonNode s : run.path("steps")) {
       p.println(
           indent

@@ -184,6 +184,99 @@ class FlowCommandsTest {
   }
 
   @Test
+  void rerunStartsTheSameInputUnderTheFixedSourceAsANewRunLinkedToTheOld() throws Exception {
+    String broken =
+        "    String who = f.step(\"who\", () -> input.path(\"who\").asText()).asText();\n"
+            + "    if (who.equals(\"ada\")) throw new IllegalStateException(\"not yet\");\n"
+            + "    return JsonNodeFactory.instance.objectNode().put(\"hello\", who);\n";
+    Path file = flowFile("Fixable", broken);
+    Cli.Result failed =
+        cli.run(
+            "--db", db.jdbcUrl(), "--json", "run", file.toString(), "--input", "{\"who\":\"ada\"}");
+    assertThat(failed.exit()).as(failed.err()).isEqualTo(Exit.FAILED);
+    String old = failed.jsonLines().getFirst().path("run").asText();
+    flowFile("Fixable", broken.replace("who.equals(\"ada\")", "who.isEmpty()"));
+
+    Cli.Result rerun = cli.run("--db", db.jdbcUrl(), "--json", "runs", "rerun", old);
+
+    assertThat(rerun.exit()).as(rerun.err()).isZero();
+    JsonNode started = rerun.jsonLines().getFirst();
+    String fresh = started.path("run").asText();
+    assertThat(fresh).isNotEqualTo(old);
+    assertThat(started.path("rerunOf").asText()).isEqualTo(old);
+    assertThat(rerun.jsonLines().getLast().path("output").path("hello").asText()).isEqualTo("ada");
+    JsonNode oldShown = cli.run("--db", db.jdbcUrl(), "--json", "runs", "show", old).json();
+    assertThat(oldShown.path("run").path("reruns").get(0).asText()).isEqualTo(fresh);
+    JsonNode freshShown = cli.run("--db", db.jdbcUrl(), "--json", "runs", "show", fresh).json();
+    assertThat(freshShown.path("run").path("rerunOf").asText()).isEqualTo(old);
+    assertThat(cli.run("--db", db.jdbcUrl(), "runs", "show", old).out())
+        .contains("rerun as " + fresh);
+    assertThat(cli.run("--db", db.jdbcUrl(), "runs", "show", fresh).out())
+        .contains("rerun of " + old);
+    try (var c = java.sql.DriverManager.getConnection(db.jdbcUrl());
+        var ps = c.prepareStatement("SELECT rerun_of FROM flows.runs_overview WHERE run_id = ?")) {
+      ps.setString(1, fresh);
+      try (var rs = ps.executeQuery()) {
+        assertThat(rs.next()).isTrue();
+        assertThat(rs.getString(1)).isEqualTo(old);
+      }
+    }
+
+    Path elsewhere = Files.createDirectories(dir.resolve("elsewhere"));
+    Files.copy(dir.resolve("flows.json"), elsewhere.resolve("flows.json"));
+    Path copy = Files.copy(file, elsewhere.resolve("fixable.flow.java"));
+    Cli.Result fromSource =
+        cli.run(
+            "--db", db.jdbcUrl(), "runs", "rerun", old, "--source", copy.toString(), "--key", "k");
+    assertThat(fromSource.exit()).as(fromSource.err()).isZero();
+    assertThat(fromSource.out()).contains("rerun of " + old).contains("succeeded");
+  }
+
+  @Test
+  void rerunRefusesAnUnknownRunARunNotEndedAChildAndABadSource() throws Exception {
+    Cli.Result unknown = cli.run("--db", db.jdbcUrl(), "runs", "rerun", "run_nope");
+    Refusals.assertRefused(unknown, "run_not_found", Exit.REFUSED);
+
+    Cli.Result detached =
+        cli.run("--db", db.jdbcUrl(), "--json", "run", flow.toString(), "--detach");
+    String open = detached.jsonLines().getFirst().path("run").asText();
+    Cli.Result notEnded = cli.run("--db", db.jdbcUrl(), "runs", "rerun", open);
+    Refusals.assertRefused(notEnded, "run_not_ended", Exit.REFUSED);
+    assertThat(notEnded.err()).contains("flows runs cancel " + open);
+    cli.run("--db", db.jdbcUrl(), "runs", "cancel", open);
+
+    Cli.Result done = cli.run("--db", db.jdbcUrl(), "--json", "run", flow.toString());
+    String ended = done.jsonLines().getFirst().path("run").asText();
+    Refusals.assertRefused(
+        cli.run(
+            "--db",
+            db.jdbcUrl(),
+            "runs",
+            "rerun",
+            ended,
+            "--source",
+            dir.resolve("gone.flow.java").toString()),
+        "flow_not_found",
+        Exit.REFUSED);
+    Path other = flowFile("Other", "    return input;\n");
+    Refusals.assertRefused(
+        cli.run("--db", db.jdbcUrl(), "runs", "rerun", ended, "--source", other.toString()),
+        "flow_invalid",
+        Exit.REFUSED);
+    String child =
+        cli.run("--db", db.jdbcUrl(), "--json", "runs", "show", ended)
+            .json()
+            .path("run")
+            .path("children")
+            .get(0)
+            .path("runId")
+            .asText();
+    Cli.Result ofChild = cli.run("--db", db.jdbcUrl(), "runs", "rerun", child);
+    Refusals.assertRefused(ofChild, "invalid_input", Exit.REFUSED);
+    assertThat(ofChild.err()).contains("flows runs rerun " + ended);
+  }
+
+  @Test
   void runRefusesMalformedInputAndAMissingFileBeforeWritingAnything() {
     int before = rootRuns();
     assertThat(cli.run("--db", db.jdbcUrl(), "run", flow.toString(), "--input", "{nope").exit())

@@ -58,6 +58,7 @@ public final class InMemoryJournal implements Journal {
     String name = "";
     RunStatus status;
     Optional<RunId> parent = Optional.empty();
+    Optional<RunId> rerunOf = Optional.empty();
     String admissionKey;
     JsonNode specJson = NullNode.getInstance();
     String specHash = "";
@@ -123,6 +124,7 @@ public final class InMemoryJournal implements Journal {
       run.status = Lifecycle.run(RunTransition.SPAWNED, Optional.empty());
       run.name = r.spec().name();
       run.parent = r.parentRunId();
+      run.rerunOf = r.rerunOf();
       run.admissionKey = r.admissionKey();
       run.specJson = RunSpecJson.write(r.spec());
       run.specHash = hash;
@@ -140,7 +142,13 @@ public final class InMemoryJournal implements Journal {
       append(
           now,
           new JournalEntry.RunSpawned(
-              run.id, run.specJson, hash, r.parentRunId(), r.admissionKey(), r.createdBy()));
+              run.id,
+              run.specJson,
+              hash,
+              r.parentRunId(),
+              r.admissionKey(),
+              r.createdBy(),
+              r.rerunOf()));
       wake();
       return new StartedRun(run.id, true, run.status);
     } finally {
@@ -816,7 +824,8 @@ public final class InMemoryJournal implements Journal {
         r.createdAt,
         Optional.ofNullable(r.completedAt),
         Optional.ofNullable(r.completionReason),
-        steps);
+        steps,
+        r.rerunOf);
   }
 
   @Override

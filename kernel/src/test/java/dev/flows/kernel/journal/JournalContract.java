@@ -208,6 +208,28 @@ public abstract class JournalContract {
         ErrorCode.RUN_ADMISSION_CONFLICT);
   }
 
+  @Test
+  void aRunStartedAsARerunNamesTheRunItRepeatsInItsSnapshotAndItsSpawnEntry() {
+    RunId first = start(run(command("a", "true")));
+    RunId again =
+        journal
+            .startRun(
+                new StartRun(
+                    Optional.empty(),
+                    "rerun-" + System.nanoTime(),
+                    run(command("a", "true")),
+                    Optional.empty(),
+                    "api",
+                    Optional.of(first)))
+            .runId();
+
+    assertThat(snapshot(again).rerunOf()).contains(first);
+    assertThat(snapshot(first).rerunOf()).isEmpty();
+    assertThat(entriesOf(again, JournalEntry.RunSpawned.class).getFirst().rerunOf())
+        .contains(first);
+    assertThat(entriesOf(first, JournalEntry.RunSpawned.class).getFirst().rerunOf()).isEmpty();
+  }
+
   // ---- claim
 
   @Test

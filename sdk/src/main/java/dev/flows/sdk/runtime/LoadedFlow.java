@@ -31,7 +31,8 @@ public record LoadedFlow(
       FlowSource.Compiled c = FlowSource.compile(file);
       return new LoadedFlow(
           c.flow(),
-          new Lowering.Origin.SourceFlow(c.className(), c.source(), c.sourceHash()),
+          new Lowering.Origin.SourceFlow(
+              c.className(), c.source(), c.sourceHash(), file.toString()),
           FlowSource.mcpServersCalled(c.source()),
           file.getParent());
     }
