@@ -134,11 +134,15 @@ class FlowCommandsTest {
     assertThat(again.jsonLines().getFirst().path("created").asBoolean()).isFalse();
   }
 
+  /** The statements of {@link #FLOW}'s body. */
+  private static final String FLOW_BODY =
+      FLOW.substring(FLOW.indexOf("    String who"), FLOW.indexOf("  }\n}"));
+
   private static Path flowFile(String className, String body) throws Exception {
     String source =
         FLOW.replace("class Greet", "class " + className)
             .replace("named(\"greet\")", "named(\"" + className.toLowerCase() + "\")")
-            .replace(FLOW.substring(FLOW.indexOf("    String who"), FLOW.indexOf("  }\n}")), body);
+            .replace(FLOW_BODY, body);
     return Files.writeString(dir.resolve(className.toLowerCase() + ".flow.java"), source);
   }
 
@@ -274,6 +278,88 @@ class FlowCommandsTest {
     Cli.Result ofChild = cli.run("--db", db.jdbcUrl(), "runs", "rerun", child);
     Refusals.assertRefused(ofChild, "invalid_input", Exit.REFUSED);
     assertThat(ofChild.err()).contains("flows runs rerun " + ended);
+  }
+
+  @Test
+  void checkRefusesALiteralToolTheServerDoesNotListAndSkipsAComputedName() throws Exception {
+    Path typo = flowFile("Typo", FLOW_BODY.replace(".tool(\"echo\")", ".tool(\"ecoh\")"));
+
+    Cli.Result r = cli.run("check", typo.toString());
+
+    Refusals.assertRefused(r, "mcp_unknown_tool", Exit.REFUSED);
+    assertThat(r.err()).contains("tool(\"ecoh\")").contains("echo");
+    Cli.Result json = cli.run("--json", "check", typo.toString());
+    assertThat(json.json().path("error").path("problems").findValuesAsText("code"))
+        .containsExactly("mcp_unknown_tool");
+    assertThat(cli.run("--db", db.jdbcUrl(), "run", typo.toString()).exit())
+        .isEqualTo(Exit.REFUSED);
+    Path computed =
+        flowFile(
+            "Computed",
+            FLOW_BODY.replace(".tool(\"echo\")", ".tool(input.path(\"tool\").asText(\"ecoh\"))"));
+    assertThat(cli.run("check", computed.toString()).exit()).isZero();
+  }
+
+  @Test
+  void mcpToolsWithNoFlowsJsonAnywhereIsRefusedConfigNotFound() throws Exception {
+    Path bare = Files.createTempDirectory("flows-no-config");
+    try {
+      Cli.Result r = cli.run("mcp", "tools", "--dir", bare.toString());
+      Refusals.assertRefused(r, "config_not_found", Exit.REFUSED);
+      assertThat(r.err()).contains(bare.toString());
+      Refusals.assertJsonRefused(
+          cli.run("--json", "mcp", "call", "tools", "echo", "--dir", bare.toString()),
+          "config_not_found",
+          Exit.REFUSED);
+    } finally {
+      Files.delete(bare);
+    }
+  }
+
+  @Test
+  void aBadArgsJsonOfMcpCallIsRefusedNamingArgsJson() {
+    Cli.Result r = cli.run("mcp", "call", "tools", "echo", "{nope", "--dir", dir.toString());
+
+    Refusals.assertRefused(r, "invalid_input", Exit.REFUSED);
+    assertThat(r.errLines().getFirst())
+        .startsWith("error invalid_input: ARGS_JSON is not valid JSON")
+        .contains("(at ARGS_JSON)")
+        .doesNotContain("--input");
+  }
+
+  @Test
+  void theReadmesAndSurfacesEffectsQueriesListTheMcpCallsOfARun() throws Exception {
+    Cli.Result r = cli.run("--db", db.jdbcUrl(), "--json", "run", flow.toString());
+    assertThat(r.exit()).as(r.err()).isZero();
+    String run = r.jsonLines().getFirst().path("run").asText();
+    Path root = Launcher.repoRoot();
+    String readme =
+        query(Files.readString(root.resolve("README.md")), "-- Confirmed effects of a run")
+            .replace("'...'", "'" + run + "'");
+    String surface =
+        query(Files.readString(root.resolve("SURFACE.md")), "-- Confirmed MCP effects of a run")
+            .replace("'run_0123'", "'" + run + "'");
+
+    for (String sql : List.of(readme, surface)) {
+      List<String> surfaces = new java.util.ArrayList<>();
+      try (var c = java.sql.DriverManager.getConnection(db.jdbcUrl());
+          var st = c.createStatement();
+          var rs = st.executeQuery(sql)) {
+        while (rs.next()) {
+          surfaces.add(rs.getString("surface_path"));
+        }
+      }
+      assertThat(surfaces).as(sql).contains("/mcp/tools/echo");
+      assertThat(surfaces).as(sql).anyMatch(p -> p.startsWith("/memo/"));
+    }
+  }
+
+  /** The SQL statement that follows the comment line starting with {@code comment}. */
+  private static String query(String doc, String comment) {
+    int at = doc.indexOf(comment);
+    assertThat(at).as(comment).isNotNegative();
+    int start = doc.indexOf('\n', at) + 1;
+    return doc.substring(start, doc.indexOf(';', start));
   }
 
   @Test

@@ -111,11 +111,7 @@ public final class FlowsEngine implements AutoCloseable {
    * {@link PreflightException} with every problem; nothing is journaled.
    */
   public Inventory preflight(LoadedFlow flow, FlowsConfig servers) {
-    var problems = Preflight.pure(flow.flow().header(), servers, flow.bodyServers());
-    if (!problems.isEmpty()) {
-      throw new PreflightException(problems);
-    }
-    return Preflight.connect(flow.flow().header(), servers, config.preflightTimeout(), credentials);
+    return Preflight.check(flow, servers, config.preflightTimeout(), credentials);
   }
 
   /** Preflights with the nearest flows.json and admits the root run. */
