@@ -78,7 +78,8 @@ BEGIN
   END IF;
   IF NEW.run_id <> OLD.run_id OR NEW.admission_key <> OLD.admission_key
      OR NEW.spec_hash <> OLD.spec_hash OR NEW.tombstone <> OLD.tombstone
-     OR NEW.parent_run_id IS DISTINCT FROM OLD.parent_run_id THEN
+     OR NEW.parent_run_id IS DISTINCT FROM OLD.parent_run_id
+     OR NEW.rerun_of IS DISTINCT FROM OLD.rerun_of THEN
     RAISE EXCEPTION 'flows.runs: identity, admission and spec of % are immutable', OLD.run_id
       USING ERRCODE = 'check_violation';
   END IF;

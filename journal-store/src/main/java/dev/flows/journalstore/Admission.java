@@ -104,6 +104,7 @@ final class Admission {
             .bind("spec", EntryCodec.text(RunSpecJson.write(r.spec())))
             .bind("specHash", hash)
             .bind("createdBy", r.createdBy())
+            .bind("rerunOf", r.rerunOf().map(RunId::value).orElse(null))
             .bind("now", now.toString())
             .execute()
         == 1;
@@ -140,7 +141,8 @@ final class Admission {
             hash,
             r.parentRunId(),
             r.admissionKey(),
-            r.createdBy()));
+            r.createdBy(),
+            r.rerunOf()));
     if (anyReady) {
       TxStatements.notifyWork(h, runId);
     }

@@ -51,6 +51,7 @@ final class EntryCodec {
         e.parentRunId().ifPresent(id -> p.put("parentRunId", id.value()));
         p.put("admissionKey", e.admissionKey());
         p.put("createdBy", e.createdBy());
+        e.rerunOf().ifPresent(id -> p.put("rerunOf", id.value()));
       }
       case RunCancelRequested e -> p.put("reason", e.reason());
       case StepAttemptStarted e -> {
@@ -174,7 +175,8 @@ final class EntryCodec {
               p.get("specHash").asText(),
               optionalText(p, "parentRunId").map(RunId::new),
               p.get("admissionKey").asText(),
-              p.get("createdBy").asText());
+              p.get("createdBy").asText(),
+              optionalText(p, "rerunOf").map(RunId::new));
       case "run.cancel.requested" -> new RunCancelRequested(runId, p.get("reason").asText());
       case "step.attempt.started" ->
           new StepAttemptStarted(

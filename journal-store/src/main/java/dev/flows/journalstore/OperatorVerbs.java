@@ -8,6 +8,7 @@ import dev.flows.kernel.FlowsException;
 import dev.flows.kernel.NotFoundException;
 import dev.flows.kernel.RunTerminalException;
 import dev.flows.kernel.journal.JournalEntry;
+import dev.flows.kernel.journal.Resolutions;
 import dev.flows.kernel.journal.RunId;
 import dev.flows.kernel.lifecycle.Lifecycle;
 import dev.flows.kernel.lifecycle.RunStatus;
@@ -30,48 +31,56 @@ final class OperatorVerbs {
     db.tx(
         h -> {
           Instant now = TxStatements.now(h);
-          RunRow run =
-              TxStatements.lockRun(h, runId).orElseThrow(() -> Refusals.runNotFound(runId));
-          RunTransition t =
-              switch (run.status()) {
-                case RUNNING -> null;
-                case SUCCEEDED, CANCELED ->
-                    throw new RunTerminalException(
-                        "run " + runId + " is " + run.status().wire() + " and cannot resume",
-                        runId.value());
-                case FAILED -> RunTransition.RESUMED;
-                case PARKED -> RunTransition.UNPARKED;
-              };
-          if (t == null) {
-            return null;
-          }
-          RunStatus to = Lifecycle.run(t, Optional.of(run.status()));
-          TxStatements.expectOne(
-              h.createUpdate(Sql.text("run_resume"))
-                  .bind("runId", runId.value())
-                  .bind("from", run.status().wire())
-                  .bind("to", to.wire())
-                  .execute(),
-              "resume run " + runId);
-          for (StepRow s : TxStatements.lockSteps(h, runId)) {
-            switch (s.status()) {
-              case FAILED ->
-                  TxStatements.setStatus(h, s, StepTransition.RESUMED, Optional.of(now), now);
-              case PARKED ->
-                  TxStatements.setStatus(h, s, StepTransition.RESOLVED, Optional.of(now), now);
-              case WAITING, READY, RUNNING, SUCCEEDED, CANCELED -> {}
-            }
-          }
-          TxStatements.append(h, now, new JournalEntry.RunResumed(runId, by));
-          TxStatements.notifyWork(h, runId);
+          resume(
+              h,
+              TxStatements.lockRun(h, runId).orElseThrow(() -> Refusals.runNotFound(runId)),
+              by,
+              now);
           return null;
         });
+  }
+
+  private static void resume(Handle h, RunRow run, String by, Instant now) {
+    RunId runId = run.runId();
+    RunTransition t =
+        switch (run.status()) {
+          case RUNNING -> null;
+          case SUCCEEDED, CANCELED ->
+              throw new RunTerminalException(
+                  "run " + runId + " is " + run.status().wire() + " and cannot resume",
+                  runId.value());
+          case FAILED -> RunTransition.RESUMED;
+          case PARKED -> RunTransition.UNPARKED;
+        };
+    if (t == null) {
+      return;
+    }
+    RunStatus to = Lifecycle.run(t, Optional.of(run.status()));
+    TxStatements.expectOne(
+        h.createUpdate(Sql.text("run_resume"))
+            .bind("runId", runId.value())
+            .bind("from", run.status().wire())
+            .bind("to", to.wire())
+            .execute(),
+        "resume run " + runId);
+    for (StepRow s : TxStatements.lockSteps(h, runId)) {
+      switch (s.status()) {
+        case FAILED -> TxStatements.setStatus(h, s, StepTransition.RESUMED, Optional.of(now), now);
+        case PARKED -> TxStatements.setStatus(h, s, StepTransition.RESOLVED, Optional.of(now), now);
+        case WAITING, READY, RUNNING, SUCCEEDED, CANCELED -> {}
+      }
+    }
+    TxStatements.append(h, now, new JournalEntry.RunResumed(runId, by));
+    TxStatements.notifyWork(h, runId);
   }
 
   void resolveStep(RunId runId, String stepId, Optional<JsonNode> performed, String by) {
     db.tx(
         h -> {
           Instant now = TxStatements.now(h);
+          // A parent before its child, as cancel and suspend lock them: no deadlock between them.
+          Optional<RunId> parentId = TxStatements.readRun(h, runId).flatMap(RunRow::parentRunId);
+          Optional<RunRow> parent = parentId.flatMap(p -> TxStatements.lockRun(h, p));
           RunRow run =
               TxStatements.lockRun(h, runId).orElseThrow(() -> Refusals.runNotFound(runId));
           StepRow s =
@@ -89,12 +98,14 @@ final class OperatorVerbs {
                 s.place(),
                 "only a parked step can be resolved");
           }
+          Optional<JsonNode> resolved =
+              performed.map(p -> Resolutions.performedOutput(runId, s.spec(), p));
           TxStatements.append(
               h,
               now,
-              new JournalEntry.StepResolved(runId, stepId, performed.isPresent(), performed, by));
-          if (performed.isPresent()) {
-            resolvePerformed(h, s, EntryCodec.text(performed.get()), now);
+              new JournalEntry.StepResolved(runId, stepId, resolved.isPresent(), resolved, by));
+          if (resolved.isPresent()) {
+            resolvePerformed(h, s, EntryCodec.text(resolved.get()), now);
           } else {
             stepWrite(h, "elections_drop_open", s).execute();
             TxStatements.setStatus(h, s, StepTransition.RESOLVED, Optional.of(now), now);
@@ -105,10 +116,14 @@ final class OperatorVerbs {
           if (run.status() == RunStatus.PARKED && !stillParked) {
             current = run.withStatus(TxStatements.setRunStatus(h, run, RunTransition.UNPARKED));
           }
+          RunStatus childAfter = current.status();
           if (current.status() == RunStatus.RUNNING) {
-            RunEnds.afterSuccess(h, current, now);
+            childAfter = RunEnds.afterSuccess(h, current, now);
           }
           TxStatements.notifyWork(h, runId);
+          if (parent.isPresent() && Resolutions.wakesParent(childAfter, parent.get().status())) {
+            resume(h, parent.get(), by, now);
+          }
           return null;
         });
   }

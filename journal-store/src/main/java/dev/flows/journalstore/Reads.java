@@ -47,7 +47,8 @@ final class Reads {
                         s.notBefore(),
                         s.lastReason(),
                         s.output()))
-            .toList());
+            .toList(),
+        r.rerunOf());
   }
 
   List<JournalRecord> entries(RunId runId) {

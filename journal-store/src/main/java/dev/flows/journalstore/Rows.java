@@ -33,7 +33,8 @@ final class Rows {
       boolean tombstone,
       Instant createdAt,
       Optional<Instant> completedAt,
-      Optional<RunCompletionReason> completionReason) {
+      Optional<RunCompletionReason> completionReason,
+      Optional<RunId> rerunOf) {
     RunRow withStatus(RunStatus s) {
       return new RunRow(
           runId,
@@ -46,7 +47,8 @@ final class Rows {
           tombstone,
           createdAt,
           completedAt,
-          completionReason);
+          completionReason,
+          rerunOf);
     }
   }
 
@@ -94,7 +96,8 @@ final class Rows {
               instant(rs, "created_at"),
               Optional.ofNullable(instant(rs, "completed_at")),
               Optional.ofNullable(rs.getString("completion_reason"))
-                  .map(RunCompletionReason::fromWire));
+                  .map(RunCompletionReason::fromWire),
+              Optional.ofNullable(rs.getString("rerun_of")).map(RunId::new));
 
   static final RowMapper<StepRow> STEP =
       (rs, ctx) ->

@@ -25,6 +25,8 @@ public final class SqlErrors {
   // SQLSTATE; a fresh connection from the pool is the cure.
   private static final String POOL_CLOSED_CONNECTION = "Connection is closed";
 
+  private static final String INSUFFICIENT_PRIVILEGE = "42501";
+
   private SqlErrors() {}
 
   public static FlowsException translate(Exception e) {
@@ -55,7 +57,10 @@ public final class SqlErrors {
         ErrorCode.DATABASE_ERROR,
         "database refused the statement: " + message,
         "sqlstate " + state,
-        "",
+        INSUFFICIENT_PRIVILEGE.equals(state)
+            ? "this database role may not write (a read-only role such as flows_reader only"
+                + " inspects); connect as a role that may write schema flows"
+            : "",
         RETRYABLE_ERRORS.contains(state),
         e);
   }

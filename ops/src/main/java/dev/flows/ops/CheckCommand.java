@@ -41,13 +41,9 @@ final class CheckCommand implements Callable<Integer> {
     FlowsConfig config = FlowsConfigLoader.loadNearest(loaded.configSearchStart());
     Inventory inventory;
     try {
-      var problems = Preflight.pure(loaded.flow().header(), config, loaded.bodyServers());
-      if (!problems.isEmpty()) {
-        throw new PreflightException(problems);
-      }
       inventory =
-          Preflight.connect(
-              loaded.flow().header(),
+          Preflight.check(
+              loaded,
               config,
               SdkConfig.DEFAULTS.preflightTimeout(),
               McpCredentials.fromEnvironment());

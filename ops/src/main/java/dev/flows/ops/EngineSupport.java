@@ -41,6 +41,14 @@ final class EngineSupport {
 
   /** Parses {@code --input}; malformed JSON is refused before anything else happens. */
   static JsonNode input(String text) {
+    return json(text, "--input", "--input '{\"text\":\"hello\"}'");
+  }
+
+  /**
+   * Parses a JSON argument ({@code {}} when absent); malformed JSON is refused naming {@code place}
+   * (the option or parameter as the user typed it), with {@code example} in the fix.
+   */
+  static JsonNode json(String text, String place, String example) {
     if (text == null) {
       return Session.JSON.createObjectNode();
     }
@@ -49,9 +57,9 @@ final class EngineSupport {
     } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
       throw new FlowsException(
           ErrorCode.INVALID_INPUT,
-          "--input is not valid JSON: " + e.getOriginalMessage(),
-          "--input",
-          "pass a JSON value, e.g. --input '{\"text\":\"hello\"}'");
+          place + " is not valid JSON: " + e.getOriginalMessage(),
+          place,
+          "pass a JSON value, e.g. " + example);
     }
   }
 

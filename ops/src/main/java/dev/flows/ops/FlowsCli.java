@@ -61,15 +61,17 @@ public final class FlowsCli implements Callable<Integer> {
   }
 
   public static void main(String[] args) {
-    // Library log lines (slf4j-simple writes to System.err) are masked like the command's own.
+    // Library log lines (slf4j-simple writes to System.err) are masked like the command's own,
+    // on the terminal and in the log file alike.
     List<String> secrets = DatabaseTarget.secrets(args, System.getenv());
     PrintStream out = RedactingStream.wrap(System.out, secrets);
-    PrintStream err = RedactingStream.wrap(System.err, secrets);
     System.setOut(out);
-    System.setErr(err);
-    int code = run(args, out, err, System.getenv());
+    System.setErr(RedactingStream.wrap(System.err, secrets));
+    PrintStream terminal = CliLog.install(args, System.getenv());
+    System.setErr(RedactingStream.wrap(System.err, secrets));
+    int code = run(args, out, terminal, System.getenv());
     out.flush();
-    err.flush();
+    terminal.flush();
     System.exit(code);
   }
 

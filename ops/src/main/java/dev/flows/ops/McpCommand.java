@@ -45,9 +45,21 @@ final class McpCommand implements Callable<Integer> {
         "use `flows mcp tools [SERVER]` or `flows mcp call SERVER TOOL ARGS_JSON`");
   }
 
+  /**
+   * The nearest flows.json walking up from {@code dir}; none at all is {@code config_not_found}.
+   */
   static FlowsConfig config(String dir) {
-    return FlowsConfigLoader.loadNearest(
-        dir == null ? Path.of("").toAbsolutePath() : Path.of(dir).toAbsolutePath());
+    Path start = dir == null ? Path.of("").toAbsolutePath() : Path.of(dir).toAbsolutePath();
+    return FlowsConfigLoader.load(
+        FlowsConfigLoader.find(start)
+            .orElseThrow(
+                () ->
+                    new FlowsException(
+                        ErrorCode.CONFIG_NOT_FOUND,
+                        "no flows.json in " + start + " or any directory above it",
+                        dir == null ? start.toString() : "--dir",
+                        "run it where a flows.json is (or below), or pass --dir DIR; flows.json"
+                            + " declares the servers: {\"mcp\": {\"NAME\": {\"command\": …}}}")));
   }
 
   static void requireServer(FlowsConfig config, String server) {
@@ -160,7 +172,7 @@ final class McpCommand implements Callable<Integer> {
     public Integer call() throws InterruptedException {
       FlowsConfig config = config(dir);
       requireServer(config, server);
-      JsonNode argsJson = EngineSupport.input(args);
+      JsonNode argsJson = EngineSupport.json(args, "ARGS_JSON", "'{\"text\":\"hi\"}'");
       if (!argsJson.isObject()) {
         throw new FlowsException(
             ErrorCode.INVALID_INPUT,

@@ -6,7 +6,6 @@ import dev.flows.kernel.journal.Journal;
 import dev.flows.kernel.journal.RunId;
 import dev.flows.kernel.journal.RunSnapshot;
 import dev.flows.kernel.journal.StartedRun;
-import dev.flows.kernel.lifecycle.RunStatus;
 import dev.flows.sdk.runtime.FlowsEngine;
 import dev.flows.sdk.runtime.LoadedFlow;
 import dev.flows.sdk.runtime.PreflightException;
@@ -14,6 +13,7 @@ import java.nio.file.Path;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
@@ -31,20 +31,7 @@ final class RunCommand implements Callable<Integer> {
   @Option(names = "--input", paramLabel = "JSON", description = "The flow's input (default {}).")
   String input;
 
-  @Option(
-      names = "--key",
-      paramLabel = "KEY",
-      description = "Admission key: the same key starts the run once and finds it afterwards.")
-  String key;
-
-  @Option(names = "--detach", description = "Start the run and return; a `flows worker` runs it.")
-  boolean detach;
-
-  @Option(
-      names = "--capacity",
-      paramLabel = "N",
-      description = "Attempts the in-process worker runs at once (default 16).")
-  int capacity = 16;
+  @Mixin StartOptions start = new StartOptions();
 
   private final Session s;
 
@@ -56,26 +43,44 @@ final class RunCommand implements Callable<Integer> {
   public Integer call() throws InterruptedException {
     JsonNode in = EngineSupport.input(input);
     LoadedFlow loaded = LoadedFlow.load(flow, Path.of("").toAbsolutePath());
-    Journal journal = s.journal(EngineSupport.poolFor(capacity));
-    try (FlowsEngine engine = EngineSupport.engine(journal, capacity)) {
+    Journal journal = s.journal(EngineSupport.poolFor(start.capacity));
+    return startAndFollow(s, journal, loaded, in, start, Optional.empty());
+  }
+
+  /**
+   * Preflights and admits the flow (a rerun of {@code rerunOf} when given), then follows it with an
+   * in-process worker until it ends or parks, unless {@code detach}. Answers the exit code.
+   */
+  static int startAndFollow(
+      Session s,
+      Journal journal,
+      LoadedFlow loaded,
+      JsonNode in,
+      StartOptions options,
+      Optional<RunId> rerunOf)
+      throws InterruptedException {
+    try (FlowsEngine engine = EngineSupport.engine(journal, options.capacity)) {
       StartedRun started;
       try {
-        started = engine.start(loaded, in, Optional.ofNullable(key));
+        started = engine.start(loaded, in, options.admissionKey(), rerunOf);
       } catch (PreflightException e) {
         return EngineSupport.refusePreflight(s, e);
       }
       RunId id = started.runId();
+      String name = loaded.flow().header().name();
       ObjectNode ev = s.object();
       ev.put("type", "run.started").put("run", id.value()).put("created", started.created());
-      ev.put("flow", loaded.flow().header().name());
+      ev.put("flow", name);
+      rerunOf.ifPresent(old -> ev.put("rerunOf", old.value()));
       s.event(
           ev,
           (started.created() ? "started run " : "found run ")
               + id.value()
               + " (flow "
-              + loaded.flow().header().name()
+              + name
+              + rerunOf.map(old -> ", rerun of " + old.value()).orElse("")
               + ")");
-      if (detach) {
+      if (options.detach) {
         s.notice(
             "detached; a `flows worker` will run it. Follow it with `flows runs watch "
                 + id.value()
@@ -84,20 +89,7 @@ final class RunCommand implements Callable<Integer> {
       }
       engine.startWorker();
       RunSnapshot end = new RunFollower(s, engine.journal(), id).untilSettled();
-      ObjectNode done = s.object();
-      done.put("type", "run.end");
-      done.set("run", RunView.summary(end));
-      end.steps().getFirst().output().ifPresent(o -> done.set("output", o));
-      s.event(
-          done,
-          "run "
-              + id.value()
-              + " "
-              + end.status().wire()
-              + end.steps().getFirst().output().map(o -> "; output " + o).orElse("")
-              + (end.status() == RunStatus.PARKED
-                  ? "; an operator decides: `flows runs show " + id.value() + "`"
-                  : ""));
+      RunsCommand.emitEnd(s, engine.journal(), end, "run.end");
       return RunsCommand.exitFor(end.status());
     }
   }

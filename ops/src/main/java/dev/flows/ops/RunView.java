@@ -9,6 +9,9 @@ import dev.flows.kernel.journal.JournalRecord;
 import dev.flows.kernel.journal.RunId;
 import dev.flows.kernel.journal.RunSnapshot;
 import dev.flows.kernel.journal.StepSnapshot;
+import dev.flows.kernel.lifecycle.RunStatus;
+import dev.flows.kernel.lifecycle.StepStatus;
+import dev.flows.kernel.mcp.McpReceipt;
 import java.io.PrintStream;
 import java.time.Instant;
 import java.util.LinkedHashMap;
@@ -33,7 +36,11 @@ final class RunView {
     ObjectNode r = summary(run);
     ArrayNode steps = r.putArray("steps");
     for (StepSnapshot s : run.steps()) {
-      steps.add(step(s, entries));
+      ObjectNode o = step(s, entries);
+      if (s.status() == StepStatus.PARKED) {
+        o.put("resolveCommand", resolveTarget(journal, run, s.stepId(), depth).command());
+      }
+      steps.add(o);
     }
     ArrayNode timeline = r.putArray("timeline");
     entries.forEach(e -> timeline.add(entry(e)));
@@ -52,6 +59,102 @@ final class RunView {
     return r;
   }
 
+  /** Where an operator resolves a parked step: the step itself, or the parked child it awaits. */
+  record ResolveTarget(RunId run, String stepId, boolean mcpCall) {
+    String command() {
+      return "flows runs resolve "
+          + run.value()
+          + " "
+          + stepId
+          + " (--performed '"
+          + (mcpCall ? "RESULT_JSON" : "OUTPUT_JSON")
+          + "' | --not-performed)";
+    }
+  }
+
+  /**
+   * The step to resolve for a parked step of {@code run}: a body parks when the child run it awaits
+   * parks, so while a child is parked the child's parked step is the one to resolve.
+   */
+  static ResolveTarget resolveTarget(Journal journal, RunSnapshot run, String stepId, int depth) {
+    if (depth < MAX_DEPTH) {
+      for (RunId child : journal.children(run.runId())) {
+        Optional<RunSnapshot> c = journal.run(child).filter(x -> x.status() == RunStatus.PARKED);
+        Optional<StepSnapshot> parked =
+            c.flatMap(
+                x -> x.steps().stream().filter(st -> st.status() == StepStatus.PARKED).findFirst());
+        if (parked.isPresent()) {
+          return resolveTarget(journal, c.get(), parked.get().stepId(), depth + 1);
+        }
+      }
+    }
+    return new ResolveTarget(run.runId(), stepId, isMcpCall(run.spec(), stepId));
+  }
+
+  private static boolean isMcpCall(JsonNode spec, String stepId) {
+    for (JsonNode st : spec.path("steps")) {
+      if (st.path("id").asText().equals(stepId)) {
+        return McpReceipt.TYPE.equals(st.path("agent").path("instruction").path("type").asText());
+      }
+    }
+    return false;
+  }
+
+  /** What each placeholder of a resolve command stands for, one line. */
+  static String resolveHelp(String command) {
+    return command.contains("RESULT_JSON")
+        ? "RESULT_JSON is the tool's result as the server reports it,"
+            + " {\"content\":[…],\"structuredContent\":{…},\"isError\":false}, or its"
+            + " structured content as a bare JSON object; --not-performed sends the call again"
+        : "OUTPUT_JSON is the step's output; --not-performed runs the step again";
+  }
+
+  /**
+   * Why a failed run failed: the last diagnostic (trajectory tail) of its failed step, with {@code
+   * stepId} added; a step that failed without one (its retries ran out on lease expiry) answers
+   * {@code {stepId, diagnostic: <reason>}}. Empty unless the run failed.
+   */
+  static Optional<ObjectNode> failure(Journal journal, RunSnapshot run) {
+    if (run.status() != RunStatus.FAILED) {
+      return Optional.empty();
+    }
+    Optional<String> failedStep = Optional.empty();
+    Optional<JournalEntry.StepCompleted> last = Optional.empty();
+    List<JournalRecord> entries = journal.entries(run.runId());
+    for (JournalRecord rec : entries) {
+      if (rec.entry() instanceof JournalEntry.RunCompleted c) {
+        failedStep = c.failedStepId();
+      }
+    }
+    for (JournalRecord rec : entries) {
+      if (rec.entry() instanceof JournalEntry.StepCompleted c
+          && failedStep.map(c.stepId()::equals).orElse(true)
+          && c.reason() != dev.flows.kernel.journal.CompletionReason.SUCCESS) {
+        last = Optional.of(c);
+      }
+    }
+    return last.map(
+        c -> {
+          ObjectNode f = Session.JSON.createObjectNode().put("stepId", c.stepId());
+          c.trajectoryTail()
+              .filter(JsonNode::isObject)
+              .ifPresentOrElse(
+                  t -> f.setAll((ObjectNode) t.deepCopy()),
+                  () -> f.put("diagnostic", c.reason().wire()));
+          return f;
+        });
+  }
+
+  /** A failure in one line: {@code step S: <diagnostic>: <message> (fix: <fix>)}. */
+  static String failureText(JsonNode f) {
+    return "step "
+        + f.path("stepId").asText()
+        + ": "
+        + f.path("diagnostic").asText("failed")
+        + (f.hasNonNull("message") ? ": " + Database.oneLine(clip(f.get("message").asText())) : "")
+        + (f.hasNonNull("fix") ? " (fix: " + f.get("fix").asText() + ")" : "");
+  }
+
   static ObjectNode summary(RunSnapshot run) {
     ObjectNode r = Session.JSON.createObjectNode();
     r.put("runId", run.runId().value());
@@ -63,6 +166,7 @@ final class RunView {
     r.put("createdAt", run.createdAt().toString());
     r.put("completedAt", run.completedAt().map(Instant::toString).orElse(null));
     r.put("completionReason", run.completionReason().map(c -> c.wire()).orElse(null));
+    r.put("rerunOf", run.rerunOf().map(RunId::value).orElse(null));
     return r;
   }
 
@@ -327,6 +431,14 @@ final class RunView {
                 : "")
             + "  created "
             + run.path("createdAt").asText());
+    if (run.path("rerunOf").isTextual()) {
+      p.println(indent + "  rerun of " + run.get("rerunOf").asText());
+    }
+    if (!run.path("reruns").isEmpty()) {
+      List<String> ids = new java.util.ArrayList<>();
+      run.get("reruns").forEach(x -> ids.add(x.asText()));
+      p.println(indent + "  rerun as " + String.join(", ", ids));
+    }
     for (JsonNode s : run.path("steps")) {
       p.println(
           indent
@@ -371,6 +483,10 @@ final class RunView {
                 + " key "
                 + shortKey(e.path("idempotencyKey").asText())
                 + (e.path("confirmed").asBoolean() ? " confirmed" : " recorded, not confirmed"));
+      }
+      if (s.has("resolveCommand")) {
+        p.println(indent + "    to resolve: " + s.get("resolveCommand").asText());
+        p.println(indent + "      (" + resolveHelp(s.get("resolveCommand").asText()) + ")");
       }
       if (s.has("receipt")) {
         p.println(indent + "    receipt " + receiptText(s.get("receipt")));

@@ -3,6 +3,7 @@ package dev.flows.ops;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.NullNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.flows.kernel.ErrorCode;
 import dev.flows.kernel.FlowsException;
@@ -12,7 +13,10 @@ import dev.flows.kernel.journal.Journal;
 import dev.flows.kernel.journal.RunId;
 import dev.flows.kernel.journal.RunSnapshot;
 import dev.flows.kernel.lifecycle.RunStatus;
+import dev.flows.kernel.lifecycle.StepStatus;
+import dev.flows.sdk.runtime.LoadedFlow;
 import java.io.IOException;
+import java.nio.file.Path;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.Timestamp;
@@ -30,10 +34,11 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
-/** {@code flows runs list | show | watch | cancel | resume | resolve}. */
+/** {@code flows runs list | show | watch | cancel | resume | resolve | rerun}. */
 @Command(
     name = "runs",
     description = "Inspect and control runs.",
@@ -44,7 +49,8 @@ import picocli.CommandLine.Parameters;
       RunsCommand.Watch.class,
       RunsCommand.Cancel.class,
       RunsCommand.Resume.class,
-      RunsCommand.Resolve.class
+      RunsCommand.Resolve.class,
+      RunsCommand.Rerun.class
     })
 final class RunsCommand implements Callable<Integer> {
   @Override
@@ -53,7 +59,7 @@ final class RunsCommand implements Callable<Integer> {
         ErrorCode.INVALID_INPUT,
         "a subcommand is required",
         "flows runs",
-        "use `flows runs list`, `show`, `watch`, `cancel`, `resume` or `resolve`");
+        "use `flows runs list`, `show`, `watch`, `cancel`, `resume`, `resolve` or `rerun`");
   }
 
   static RunId runId(String value) {
@@ -73,6 +79,50 @@ final class RunsCommand implements Callable<Integer> {
   /** Who did it, as journaled in {@code run.resumed} / {@code step.resolved}. */
   static String operator() {
     return "flows-cli:" + System.getProperty("user.name", "unknown");
+  }
+
+  /**
+   * The last line of {@code run} and {@code watch}: the run's status, then its output, why it
+   * failed (the failed step's diagnostic, message and fix) or how to resolve it. In JSON: {@code
+   * {"type", "run", "output"?, "failure"?}}.
+   */
+  static void emitEnd(Session s, Journal journal, RunSnapshot now, String type) {
+    ObjectNode end = s.object();
+    end.put("type", type);
+    end.set("run", RunView.summary(now));
+    now.steps().stream()
+        .filter(st -> st.output().isPresent())
+        .reduce((a, b) -> b)
+        .flatMap(st -> st.output())
+        .ifPresent(o -> end.set("output", o));
+    Optional<ObjectNode> failure = RunView.failure(journal, now);
+    failure.ifPresent(f -> end.set("failure", f));
+    String id = now.runId().value();
+    s.event(
+        end,
+        "run "
+            + id
+            + " "
+            + now.status().wire()
+            + now.completionReason().map(r -> " (" + r.wire() + ")").orElse("")
+            + (end.has("output") ? "; output " + RunView.clip(end.get("output").toString()) : "")
+            + failure.map(f -> "; " + RunView.failureText(f)).orElse("")
+            + (now.status() == RunStatus.PARKED ? "; " + parkedHint(journal, now) : ""));
+  }
+
+  /** What an operator does about a parked run: the resolve command of its parked step. */
+  static String parkedHint(Journal journal, RunSnapshot run) {
+    return run.steps().stream()
+        .filter(st -> st.status() == StepStatus.PARKED)
+        .findFirst()
+        .map(
+            st ->
+                "an operator resolves it: `"
+                    + RunView.resolveTarget(journal, run, st.stepId(), 0).command()
+                    + "` (see `flows runs show "
+                    + run.runId().value()
+                    + "`)")
+        .orElse("an operator decides: `flows runs show " + run.runId().value() + "`");
   }
 
   /** The exit code a run's status stands for. */
@@ -164,7 +214,7 @@ final class RunsCommand implements Callable<Integer> {
               "SELECT o.run_id, o.name, o.status::text, o.parent_run_id, o.created_at,"
                   + " o.completed_at, o.completion_reason::text, o.steps_total,"
                   + " o.steps_succeeded, o.steps_running, o.steps_parked, o.steps_failed,"
-                  + " o.attempts_total,"
+                  + " o.attempts_total, o.rerun_of,"
                   // Views only, so the read-only role (ops/sql/readonly-role.sql) can list too.
                   + " (SELECT count(*) FROM flows.runs_overview c"
                   + " WHERE c.parent_run_id = o.run_id)"
@@ -216,7 +266,8 @@ final class RunsCommand implements Callable<Integer> {
                   r.put("stepsParked", rs.getInt(11));
                   r.put("stepsFailed", rs.getInt(12));
                   r.put("attemptsTotal", rs.getLong(13));
-                  r.put("children", rs.getLong(14));
+                  r.put("rerunOf", rs.getString(14));
+                  r.put("children", rs.getLong(15));
                 }
               }
             }
@@ -313,11 +364,34 @@ final class RunsCommand implements Callable<Integer> {
     @Override
     int call(RunId id, Journal journal, RunSnapshot snapshot) {
       ObjectNode tree = RunView.tree(journal, snapshot, 0);
+      tree.set("reruns", reruns(s, id));
       ObjectNode out = s.object();
       out.set("run", tree);
       s.emit(out, p -> RunView.print(p, tree, ""));
       return Exit.SUCCESS;
     }
+  }
+
+  /** The runs started again from {@code id} ({@code flows runs rerun}), oldest first. */
+  static ArrayNode reruns(Session s, RunId id) {
+    ArrayNode ids = s.object().arrayNode();
+    s.readyDatabase()
+        .withConnection(
+            c -> {
+              try (PreparedStatement ps =
+                  c.prepareStatement(
+                      "SELECT run_id FROM flows.runs_overview WHERE rerun_of = ?"
+                          + " ORDER BY created_at, run_id")) {
+                ps.setString(1, id.value());
+                try (ResultSet rs = ps.executeQuery()) {
+                  while (rs.next()) {
+                    ids.add(rs.getString(1));
+                  }
+                }
+              }
+              return null;
+            });
+    return ids;
   }
 
   @Command(
@@ -334,27 +408,7 @@ final class RunsCommand implements Callable<Integer> {
     @Override
     int call(RunId id, Journal journal, RunSnapshot before) throws InterruptedException {
       RunSnapshot now = new RunFollower(s, journal, id).untilSettled();
-      ObjectNode end = s.object();
-      end.put("type", "watch.end");
-      end.set("run", RunView.summary(now));
-      now.steps().stream()
-          .filter(st -> st.output().isPresent())
-          .reduce((a, b) -> b)
-          .flatMap(st -> st.output())
-          .ifPresent(o -> end.set("output", o));
-      s.event(
-          end,
-          "run "
-              + id.value()
-              + " "
-              + now.status().wire()
-              + now.completionReason().map(r -> " (" + r.wire() + ")").orElse("")
-              + (end.has("output") ? "; output " + RunView.clip(end.get("output").toString()) : "")
-              + (now.status() == RunStatus.PARKED
-                  ? "; an operator decides: `flows runs show "
-                      + id.value()
-                      + "`, then `flows runs resolve` or `flows runs resume`"
-                  : ""));
+      emitEnd(s, journal, now, "watch.end");
       return exitFor(now.status());
     }
   }
@@ -435,7 +489,10 @@ final class RunsCommand implements Callable<Integer> {
           names = "--performed",
           paramLabel = "OUTPUT_JSON",
           required = true,
-          description = "The effect happened; this JSON is its output.")
+          description =
+              "The effect happened; this JSON is its output (for an MCP call: the tool's result,"
+                  + " {\"content\":[…],\"structuredContent\":{…},\"isError\":false}, or a bare"
+                  + " object taken as its structured content; the journal builds the receipt).")
       String performed;
 
       @Option(
@@ -458,6 +515,27 @@ final class RunsCommand implements Callable<Integer> {
       if (before.step(step).isEmpty()) {
         throw new NotFoundException(
             ErrorCode.STEP_NOT_FOUND, "run " + id.value() + " has no step " + step, step);
+      }
+      if (output.isEmpty() && before.step(step).get().status() == StepStatus.PARKED) {
+        RunView.ResolveTarget target = RunView.resolveTarget(journal, before, step, 0);
+        if (!target.run().equals(id)) {
+          // The body parked because the call it awaits parked: running it again parks it again.
+          throw new FlowsException(
+              ErrorCode.INVALID_INPUT,
+              "step "
+                  + step
+                  + " of run "
+                  + id.value()
+                  + " waits on child run "
+                  + target.run().value()
+                  + ", whose step "
+                  + target.stepId()
+                  + " is parked; resolving "
+                  + step
+                  + " as not performed would only park it again",
+              id.value() + "/" + step,
+              "resolve the child: " + target.command() + " (the parent then resumes by itself)");
+        }
       }
       RunSnapshot after = journal.resolveStep(id, step, output, operator());
       ObjectNode out = s.object();
@@ -499,6 +577,106 @@ final class RunsCommand implements Callable<Integer> {
             "--performed",
             "pass the effect's output as JSON, e.g. --performed '{\"id\":\"ch_1\"}'");
       }
+    }
+  }
+
+  @Command(
+      name = "rerun",
+      mixinStandardHelpOptions = true,
+      description =
+          "Start an ended flow run again as a new run: the same input under the current source"
+              + " (--source FILE, else the flow file or class the run was started from), linked to"
+              + " the old run. Then follow it as `flows run` does, unless --detach.")
+  static final class Rerun implements Callable<Integer> {
+    @Parameters(index = "0", paramLabel = "RUN", description = "The ended run to start again.")
+    String run;
+
+    @Option(
+        names = "--source",
+        paramLabel = "FILE",
+        description = "The flow file to run (default: the file or class the run was started from).")
+    String source;
+
+    @Mixin StartOptions start = new StartOptions();
+
+    private final Session s;
+
+    Rerun(Session s) {
+      this.s = s;
+    }
+
+    @Override
+    public Integer call() throws InterruptedException {
+      RunId id = runId(run);
+      Journal journal = s.journal(EngineSupport.poolFor(start.capacity));
+      RunSnapshot old = existing(journal, id);
+      if (old.parentRunId().isPresent()) {
+        throw new FlowsException(
+            ErrorCode.INVALID_INPUT,
+            "run " + id.value() + " is a child run (one f.mcp / f.sh / f.run call of its flow)",
+            id.value(),
+            "rerun its root: `flows runs rerun " + old.parentRunId().get().value() + "`");
+      }
+      if (!old.status().terminal()) {
+        throw new FlowsException(
+            ErrorCode.RUN_NOT_ENDED,
+            "run " + id.value() + " is " + old.status().wire() + "; only an ended run is rerun",
+            id.value(),
+            old.status() == RunStatus.PARKED
+                ? parkedHint(journal, old) + ", or `flows runs cancel " + id.value() + "` first"
+                : "wait for it to end (`flows runs watch "
+                    + id.value()
+                    + "`), or `flows runs cancel "
+                    + id.value()
+                    + "` first");
+      }
+      JsonNode body = old.spec().path("steps").path(0);
+      JsonNode instruction = body.path("agent").path("instruction");
+      if (!"flow".equals(instruction.path("type").asText())) {
+        throw new FlowsException(
+            ErrorCode.INVALID_INPUT,
+            "run " + id.value() + " is not a flow run (its spec was admitted directly)",
+            id.value(),
+            "admit its spec again through the journal API");
+      }
+      LoadedFlow loaded =
+          LoadedFlow.load(flowSource(id, instruction), Path.of("").toAbsolutePath());
+      String name = instruction.path("flow").asText();
+      if (!loaded.flow().header().name().equals(name)) {
+        throw new FlowsException(
+            ErrorCode.FLOW_INVALID,
+            (source == null ? "the run's source" : source)
+                + " is flow "
+                + loaded.flow().header().name()
+                + ", run "
+                + id.value()
+                + " ran flow "
+                + name,
+            source == null ? id.value() : "--source",
+            "pass the file of flow " + name + " with --source");
+      }
+      JsonNode input =
+          body.path("input").isMissingNode() ? NullNode.getInstance() : body.get("input");
+      return RunCommand.startAndFollow(s, journal, loaded, input, start, Optional.of(id));
+    }
+
+    /** {@code --source}, else the file or class the run was started from. */
+    private String flowSource(RunId id, JsonNode instruction) {
+      if (source != null) {
+        return source;
+      }
+      JsonNode origin = instruction.path("origin");
+      if ("class".equals(origin.path("kind").asText())) {
+        return origin.path("className").asText();
+      }
+      if (origin.path("file").isTextual()) {
+        return origin.path("file").asText();
+      }
+      throw new FlowsException(
+          ErrorCode.FLOW_NOT_FOUND,
+          "run " + id.value() + " does not record the flow file it was started from",
+          id.value(),
+          "pass the flow file with --source FILE");
     }
   }
 }

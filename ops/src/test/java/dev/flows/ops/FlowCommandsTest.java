@@ -143,6 +143,234 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
     assertThat(again.jsonLines().getFirst().path("created").asBoolean()).isFalse();
   }
 
+  /** The statements of {@link #FLOW}'s body. */
+  private static final String FLOW_BODY =
+      FLOW.substring(FLOW.indexOf("    String who"), FLOW.indexOf("  }\n}"));
+
+  private static Path flowFile(String className, String body) throws Exception {
+    String source =
+        FLOW.replace("class Greet", "class " + className)
+            .replace("named(\"greet\")", "named(\"" + className.toLowerCase() + "\")")
+            .replace(FLOW_BODY, body);
+    return Files.writeString(dir.resolve(className.toLowerCase() + ".flow.java"), source);
+  }
+
+  @Test
+  void aFailedRunSaysWhyOnItsLastLineAndNamesTheRerunCommand() throws Exception {
+    Path thrower =
+        flowFile(
+            "Thrower",
+            "    f.step(\"who\", () -> \"x\");\n"
+                + "    throw new IllegalStateException(\"the ledger is closed\");\n");
+
+    Cli.Result r = cli.run("--db", db.jdbcUrl(), "run", thrower.toString());
+
+    assertThat(r.exit()).as(r.err()).isEqualTo(Exit.FAILED);
+    String last = r.out().lines().reduce((a, b) -> b).orElseThrow();
+    String run = r.out().lines().findFirst().orElseThrow().split(" ")[2];
+    assertThat(last)
+        .startsWith("run " + run + " failed")
+        .contains("step body: flow_failed")
+        .contains("the ledger is closed")
+        .contains("flows runs rerun " + run);
+    Cli.Result json = cli.run("--db", db.jdbcUrl(), "--json", "run", thrower.toString());
+    JsonNode failure = json.jsonLines().getLast().path("failure");
+    assertThat(json.jsonLines().getLast().path("type").asText()).isEqualTo("run.end");
+    assertThat(failure.path("stepId").asText()).isEqualTo("body");
+    assertThat(failure.path("diagnostic").asText()).isEqualTo("flow_failed");
+    assertThat(failure.path("message").asText()).contains("the ledger is closed");
+  }
+
+  @Test
+  void aFailedShellCommandIsLabelledFShOnTheRunsLastLine() throws Exception {
+    Path shell =
+        flowFile(
+            "Shell",
+            "    f.sh(\"echo nope; exit 3\");\n"
+                + "    return JsonNodeFactory.instance.objectNode();\n");
+
+    Cli.Result r = cli.run("--db", db.jdbcUrl(), "run", shell.toString());
+
+    assertThat(r.exit()).as(r.err()).isEqualTo(Exit.FAILED);
+    String last = r.out().lines().reduce((a, b) -> b).orElseThrow();
+    assertThat(last).contains("f.sh(echo nope; exit 3) failed").doesNotContain("f.run(");
+  }
+
+  @Test
+  void rerunStartsTheSameInputUnderTheFixedSourceAsANewRunLinkedToTheOld() throws Exception {
+    String broken =
+        "    String who = f.step(\"who\", () -> input.path(\"who\").asText()).asText();\n"
+            + "    if (who.equals(\"ada\")) throw new IllegalStateException(\"not yet\");\n"
+            + "    return JsonNodeFactory.instance.objectNode().put(\"hello\", who);\n";
+    Path file = flowFile("Fixable", broken);
+    Cli.Result failed =
+        cli.run(
+            "--db", db.jdbcUrl(), "--json", "run", file.toString(), "--input", "{\"who\":\"ada\"}");
+    assertThat(failed.exit()).as(failed.err()).isEqualTo(Exit.FAILED);
+    String old = failed.jsonLines().getFirst().path("run").asText();
+    flowFile("Fixable", broken.replace("who.equals(\"ada\")", "who.isEmpty()"));
+
+    Cli.Result rerun = cli.run("--db", db.jdbcUrl(), "--json", "runs", "rerun", old);
+
+    assertThat(rerun.exit()).as(rerun.err()).isZero();
+    JsonNode started = rerun.jsonLines().getFirst();
+    String fresh = started.path("run").asText();
+    assertThat(fresh).isNotEqualTo(old);
+    assertThat(started.path("rerunOf").asText()).isEqualTo(old);
+    assertThat(rerun.jsonLines().getLast().path("output").path("hello").asText()).isEqualTo("ada");
+    JsonNode oldShown = cli.run("--db", db.jdbcUrl(), "--json", "runs", "show", old).json();
+    assertThat(oldShown.path("run").path("reruns").get(0).asText()).isEqualTo(fresh);
+    JsonNode freshShown = cli.run("--db", db.jdbcUrl(), "--json", "runs", "show", fresh).json();
+    assertThat(freshShown.path("run").path("rerunOf").asText()).isEqualTo(old);
+    assertThat(cli.run("--db", db.jdbcUrl(), "runs", "show", old).out())
+        .contains("rerun as " + fresh);
+    assertThat(cli.run("--db", db.jdbcUrl(), "runs", "show", fresh).out())
+        .contains("rerun of " + old);
+    try (var c = java.sql.DriverManager.getConnection(db.jdbcUrl());
+        var ps = c.prepareStatement("SELECT rerun_of FROM flows.runs_overview WHERE run_id = ?")) {
+      ps.setString(1, fresh);
+      try (var rs = ps.executeQuery()) {
+        assertThat(rs.next()).isTrue();
+        assertThat(rs.getString(1)).isEqualTo(old);
+      }
+    }
+
+    Path elsewhere = Files.createDirectories(dir.resolve("elsewhere"));
+    Files.copy(dir.resolve("flows.json"), elsewhere.resolve("flows.json"));
+    Path copy = Files.copy(file, elsewhere.resolve("fixable.flow.java"));
+    Cli.Result fromSource =
+        cli.run(
+            "--db", db.jdbcUrl(), "runs", "rerun", old, "--source", copy.toString(), "--key", "k");
+    assertThat(fromSource.exit()).as(fromSource.err()).isZero();
+    assertThat(fromSource.out()).contains("rerun of " + old).contains("succeeded");
+  }
+
+  @Test
+  void rerunRefusesAnUnknownRunARunNotEndedAChildAndABadSource() throws Exception {
+    Cli.Result unknown = cli.run("--db", db.jdbcUrl(), "runs", "rerun", "run_nope");
+    Refusals.assertRefused(unknown, "run_not_found", Exit.REFUSED);
+
+    Cli.Result detached =
+        cli.run("--db", db.jdbcUrl(), "--json", "run", flow.toString(), "--detach");
+    String open = detached.jsonLines().getFirst().path("run").asText();
+    Cli.Result notEnded = cli.run("--db", db.jdbcUrl(), "runs", "rerun", open);
+    Refusals.assertRefused(notEnded, "run_not_ended", Exit.REFUSED);
+    assertThat(notEnded.err()).contains("flows runs cancel " + open);
+    cli.run("--db", db.jdbcUrl(), "runs", "cancel", open);
+
+    Cli.Result done = cli.run("--db", db.jdbcUrl(), "--json", "run", flow.toString());
+    String ended = done.jsonLines().getFirst().path("run").asText();
+    Refusals.assertRefused(
+        cli.run(
+            "--db",
+            db.jdbcUrl(),
+            "runs",
+            "rerun",
+            ended,
+            "--source",
+            dir.resolve("gone.flow.java").toString()),
+        "flow_not_found",
+        Exit.REFUSED);
+    Path other = flowFile("Other", "    return input;\n");
+    Refusals.assertRefused(
+        cli.run("--db", db.jdbcUrl(), "runs", "rerun", ended, "--source", other.toString()),
+        "flow_invalid",
+        Exit.REFUSED);
+    String child =
+        cli.run("--db", db.jdbcUrl(), "--json", "runs", "show", ended)
+            .json()
+            .path("run")
+            .path("children")
+            .get(0)
+            .path("runId")
+            .asText();
+    Cli.Result ofChild = cli.run("--db", db.jdbcUrl(), "runs", "rerun", child);
+    Refusals.assertRefused(ofChild, "invalid_input", Exit.REFUSED);
+    assertThat(ofChild.err()).contains("flows runs rerun " + ended);
+  }
+
+  @Test
+  void checkRefusesALiteralToolTheServerDoesNotListAndSkipsAComputedName() throws Exception {
+    Path typo = flowFile("Typo", FLOW_BODY.replace(".tool(\"echo\")", ".tool(\"ecoh\")"));
+
+    Cli.Result r = cli.run("check", typo.toString());
+
+    Refusals.assertRefused(r, "mcp_unknown_tool", Exit.REFUSED);
+    assertThat(r.err()).contains("tool(\"ecoh\")").contains("echo");
+    Cli.Result json = cli.run("--json", "check", typo.toString());
+    assertThat(json.json().path("error").path("problems").findValuesAsText("code"))
+        .containsExactly("mcp_unknown_tool");
+    assertThat(cli.run("--db", db.jdbcUrl(), "run", typo.toString()).exit())
+        .isEqualTo(Exit.REFUSED);
+    Path computed =
+        flowFile(
+            "Computed",
+            FLOW_BODY.replace(".tool(\"echo\")", ".tool(input.path(\"tool\").asText(\"ecoh\"))"));
+    assertThat(cli.run("check", computed.toString()).exit()).isZero();
+  }
+
+  @Test
+  void mcpToolsWithNoFlowsJsonAnywhereIsRefusedConfigNotFound() throws Exception {
+    Path bare = Files.createTempDirectory("flows-no-config");
+    try {
+      Cli.Result r = cli.run("mcp", "tools", "--dir", bare.toString());
+      Refusals.assertRefused(r, "config_not_found", Exit.REFUSED);
+      assertThat(r.err()).contains(bare.toString());
+      Refusals.assertJsonRefused(
+          cli.run("--json", "mcp", "call", "tools", "echo", "--dir", bare.toString()),
+          "config_not_found",
+          Exit.REFUSED);
+    } finally {
+      Files.delete(bare);
+    }
+  }
+
+  @Test
+  void aBadArgsJsonOfMcpCallIsRefusedNamingArgsJson() {
+    Cli.Result r = cli.run("mcp", "call", "tools", "echo", "{nope", "--dir", dir.toString());
+
+    Refusals.assertRefused(r, "invalid_input", Exit.REFUSED);
+    assertThat(r.errLines().getFirst())
+        .startsWith("error invalid_input: ARGS_JSON is not valid JSON")
+        .contains("(at ARGS_JSON)")
+        .doesNotContain("--input");
+  }
+
+  @Test
+  void theReadmesAndSurfacesEffectsQueriesListTheMcpCallsOfARun() throws Exception {
+    Cli.Result r = cli.run("--db", db.jdbcUrl(), "--json", "run", flow.toString());
+    assertThat(r.exit()).as(r.err()).isZero();
+    String run = r.jsonLines().getFirst().path("run").asText();
+    Path root = Launcher.repoRoot();
+    String readme =
+        query(Files.readString(root.resolve("README.md")), "-- Confirmed effects of a run")
+            .replace("'...'", "'" + run + "'");
+    String surface =
+        query(Files.readString(root.resolve("SURFACE.md")), "-- Confirmed MCP effects of a run")
+            .replace("'run_0123'", "'" + run + "'");
+
+    for (String sql : List.of(readme, surface)) {
+      List<String> surfaces = new java.util.ArrayList<>();
+      try (var c = java.sql.DriverManager.getConnection(db.jdbcUrl());
+          var st = c.createStatement();
+          var rs = st.executeQuery(sql)) {
+        while (rs.next()) {
+          surfaces.add(rs.getString("surface_path"));
+        }
+      }
+      assertThat(surfaces).as(sql).contains("/mcp/tools/echo");
+      assertThat(surfaces).as(sql).anyMatch(p -> p.startsWith("/memo/"));
+    }
+  }
+
+  /** The SQL statement that follows the comment line starting with {@code comment}. */
+  private static String query(String doc, String comment) {
+    int at = doc.indexOf(comment);
+    assertThat(at).as(comment).isNotNegative();
+    int start = doc.indexOf('\n', at) + 1;
+    return doc.substring(start, doc.indexOf(';', start));
+  }
+
   @Test
   void runRefusesMalformedInputAndAMissingFileBeforeWritingAnything() {
     int before = rootRuns();

@@ -92,6 +92,30 @@ class FlowsLauncherIT {
     assertThat(status.json().path("database").path("initialized").asBoolean()).isTrue();
   }
 
+  @Test
+  @Order(5)
+  void aServerThatCannotStartIsOneRefusalLineAndTheMcpSdksWarningGoesToTheLog() throws Exception {
+    Path dir = Files.createTempDirectory("flows-spawn-it");
+    Files.writeString(
+        dir.resolve("flows.json"), "{\"mcp\": {\"gone\": {\"command\": \"/nonexistent/server\"}}}");
+    Path flow =
+        Files.writeString(
+            dir.resolve("gone.flow.java"), FlowCommandsTest.FLOW.replace("\"tools\"", "\"gone\""));
+
+    Launcher.Ran r = flows("check", flow.toString());
+
+    assertThat(r.exit()).isEqualTo(Exit.REFUSED);
+    assertThat(r.errLines()).hasSize(1);
+    assertThat(r.errLines().getFirst())
+        .startsWith("error mcp_unreachable: ")
+        .contains("spawn_failed");
+    assertThat(r.err()).doesNotContain("\tat ").doesNotContain("WARN");
+    assertThat(Files.readString(home.resolve(CliLog.FILE)))
+        .contains("io.modelcontextprotocol")
+        .contains("Client failed during connect");
+    PgBinaries.deleteTree(dir);
+  }
+
   private static Launcher.Ran flows(String... args) throws Exception {
     return new Launcher(home).run(args);
   }

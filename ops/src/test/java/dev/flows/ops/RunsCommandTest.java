@@ -20,6 +20,7 @@ import dev.flows.kernel.journal.StepOutcome;
 import dev.flows.kernel.journal.WorkerId;
 import dev.flows.kernel.lifecycle.RunStatus;
 import dev.flows.kernel.lifecycle.StepStatus;
+import dev.flows.kernel.spec.RunSpec;
 import dev.flows.kernel.spec.StepKind;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -70,6 +71,14 @@ class RunsCommandTest {
     String key = flow + "-" + UUID.randomUUID();
     return journal
         .startRun(StartRun.of(key, Specs.named(flow, Specs.command("a", "true"))))
+        .runId();
+  }
+
+  private static RunId childOf(RunId parent, RunSpec spec) {
+    return journal
+        .startRun(
+            new StartRun(
+                Optional.empty(), "child-" + UUID.randomUUID(), spec, Optional.of(parent), "test"))
         .runId();
   }
 
@@ -145,16 +154,7 @@ class RunsCommandTest {
   @Test
   void showNestsChildRunsUnderTheirParentWithAttemptsAndTimeline() {
     RunId root = succeeded("show-root");
-    RunId child =
-        journal
-            .startRun(
-                new StartRun(
-                    Optional.empty(),
-                    "child-" + UUID.randomUUID(),
-                    Specs.named("show-child", Specs.command("a", "true")),
-                    Optional.of(root),
-                    "test"))
-            .runId();
+    RunId child = childOf(root, Specs.named("show-child", Specs.command("a", "true")));
     Cli.Result r = cli.run("runs", "show", root.value(), "--json");
     assertThat(r.exit()).as(r.err()).isZero();
     JsonNode run = r.json().path("run");
@@ -262,6 +262,102 @@ class RunsCommandTest {
                 .path("id")
                 .asText())
         .isEqualTo("ch_1");
+  }
+
+  private static ClaimedAttempt claimAgent(RunId run) {
+    for (int i = 0; i < 50; i++) {
+      for (ClaimedAttempt a :
+          journal.claim(new ClaimRequest(WORKER, Set.of(StepKind.AGENT), 1, LEASE))) {
+        if (a.lease().runId().equals(run)) {
+          return a;
+        }
+        journal.complete(a.lease(), new StepOutcome.Succeeded(JsonNodeFactory.instance.nullNode()));
+      }
+    }
+    throw new AssertionError("agent step of " + run + " never became claimable");
+  }
+
+  private static StepOutcome.Parked unknownOutcome() {
+    return new StepOutcome.Parked(
+        CompletionReason.WORKER_ERROR,
+        ErrorCode.EFFECT_OUTCOME_UNKNOWN,
+        JsonNodeFactory.instance.objectNode().put("diagnostic", "effect_outcome_unknown"));
+  }
+
+  /** A root whose body parked because its MCP call (a child run) parked, as a flow's does. */
+  private static RunId[] parkedBodyOnParkedCall(String flow) {
+    RunId parent =
+        journal
+            .startRun(
+                StartRun.of(
+                    flow + "-" + UUID.randomUUID(),
+                    Specs.named(flow, Specs.agent("body", "/memo/*"))))
+            .runId();
+    ClaimedAttempt body = claimAgent(parent);
+    JsonNode input = JsonNodeFactory.instance.objectNode().put("title", "printer on fire");
+    RunId child =
+        childOf(
+            parent,
+            Specs.named(flow + ":mcp", Specs.mcpCall("call", "tickets", "create_ticket", input)));
+    ClaimedAttempt call = claimAgent(child);
+    journal.recordEffect(call.lease(), "/mcp/tickets/create_ticket");
+    journal.complete(call.lease(), unknownOutcome());
+    journal.complete(body.lease(), unknownOutcome());
+    return new RunId[] {parent, child};
+  }
+
+  @Test
+  void showPrintsForAParkedBodyTheResolveCommandOfTheParkedCallItWaitsOn() {
+    RunId[] runs = parkedBodyOnParkedCall("resolve-show");
+    String expected = "flows runs resolve " + runs[1].value() + " call (--performed 'RESULT_JSON'";
+
+    JsonNode show = cli.run("runs", "show", runs[0].value(), "--json").json().path("run");
+    assertThat(show.path("steps").get(0).path("resolveCommand").asText()).startsWith(expected);
+    JsonNode child = show.path("children").get(0);
+    assertThat(child.path("steps").get(0).path("resolveCommand").asText()).startsWith(expected);
+    Cli.Result human = cli.run("runs", "show", runs[0].value());
+    assertThat(human.out()).contains("to resolve: " + expected).contains("structuredContent");
+    Cli.Result watch = cli.run("runs", "watch", runs[0].value());
+    assertThat(watch.exit()).isEqualTo(Exit.PARKED);
+    assertThat(watch.out()).contains(expected);
+  }
+
+  @Test
+  void resolvingAParkedBodyAsNotPerformedIsRefusedNamingTheChildToResolve() {
+    RunId[] runs = parkedBodyOnParkedCall("resolve-body");
+
+    Cli.Result r = cli.run("runs", "resolve", runs[0].value(), "body", "--not-performed");
+
+    assertRefused(r, "invalid_input", Exit.REFUSED);
+    assertThat(r.err()).contains(runs[1].value()).contains("step call");
+    assertThat(journal.run(runs[0]).orElseThrow().status()).isEqualTo(RunStatus.PARKED);
+  }
+
+  @Test
+  void resolvingAParkedCallAsPerformedStoresItsReceiptAndResumesTheParent() {
+    RunId[] runs = parkedBodyOnParkedCall("resolve-call");
+
+    Cli.Result r =
+        cli.run(
+            "runs",
+            "resolve",
+            runs[1].value(),
+            "call",
+            "--performed",
+            "{\"id\":\"T-1001\"}",
+            "--json");
+
+    assertThat(r.exit()).as(r.err()).isZero();
+    JsonNode receipt = journal.run(runs[1]).orElseThrow().steps().getFirst().output().orElseThrow();
+    assertThat(receipt.path("type").asText()).isEqualTo("mcp");
+    assertThat(receipt.path("server").asText()).isEqualTo("tickets");
+    assertThat(receipt.path("tool").asText()).isEqualTo("create_ticket");
+    assertThat(receipt.path("input").path("title").asText()).isEqualTo("printer on fire");
+    assertThat(receipt.path("output").path("structuredContent").path("id").asText())
+        .isEqualTo("T-1001");
+    assertThat(receipt.path("idempotencyKey").asText())
+        .isEqualTo(dev.flows.kernel.keys.Keys.idempotencyKey(runs[1], "call"));
+    assertThat(journal.run(runs[0]).orElseThrow().status()).isEqualTo(RunStatus.RUNNING);
   }
 
   @Test

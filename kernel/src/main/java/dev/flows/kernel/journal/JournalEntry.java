@@ -15,15 +15,29 @@ public sealed interface JournalEntry {
 
   String type();
 
-  /** A run was admitted. {@code spec} is the canonical JSON form whose hash is {@code specHash}. */
+  /**
+   * A run was admitted. {@code spec} is the canonical JSON form whose hash is {@code specHash};
+   * {@code rerunOf} is the run it was started again from ({@code flows runs rerun}).
+   */
   record RunSpawned(
       RunId runId,
       JsonNode spec,
       String specHash,
       Optional<RunId> parentRunId,
       String admissionKey,
-      String createdBy)
+      String createdBy,
+      Optional<RunId> rerunOf)
       implements JournalEntry {
+    public RunSpawned(
+        RunId runId,
+        JsonNode spec,
+        String specHash,
+        Optional<RunId> parentRunId,
+        String admissionKey,
+        String createdBy) {
+      this(runId, spec, specHash, parentRunId, admissionKey, createdBy, Optional.empty());
+    }
+
     @Override
     public String type() {
       return "run.spawned";

@@ -50,6 +50,7 @@ final class MemoryAdmission {
     run.status = Lifecycle.run(RunTransition.SPAWNED, Optional.empty());
     run.name = r.spec().name();
     run.parent = r.parentRunId();
+    run.rerunOf = r.rerunOf();
     run.admissionKey = r.admissionKey();
     run.specJson = RunSpecJson.write(r.spec());
     run.specHash = hash;
@@ -62,7 +63,13 @@ final class MemoryAdmission {
     state.append(
         now,
         new JournalEntry.RunSpawned(
-            run.id, run.specJson, hash, r.parentRunId(), r.admissionKey(), r.createdBy()));
+            run.id,
+            run.specJson,
+            hash,
+            r.parentRunId(),
+            r.admissionKey(),
+            r.createdBy(),
+            r.rerunOf()));
     wakeups.wake();
     return new StartedRun(run.id, true, run.status);
   }

@@ -30,13 +30,18 @@ final class MemoryOperator {
 
   RunSnapshot resumeRun(RunId runId, String by, Instant now) {
     RunRow run = state.existing(runId);
+    resume(run, by, now);
+    return state.snapshot(run);
+  }
+
+  private void resume(RunRow run, String by, Instant now) {
     switch (run.status) {
       case RUNNING -> {
-        return state.snapshot(run);
+        return;
       }
       case SUCCEEDED, CANCELED ->
           throw new RunTerminalException(
-              "run " + runId + " is " + run.status.wire() + " and cannot resume", runId.value());
+              "run " + run.id + " is " + run.status.wire() + " and cannot resume", run.id.value());
       case FAILED -> {
         run.status = Lifecycle.run(RunTransition.RESUMED, Optional.of(run.status));
         run.completedAt = null;
@@ -53,9 +58,8 @@ final class MemoryOperator {
         s.notBefore = now;
       }
     }
-    state.append(now, new JournalEntry.RunResumed(runId, by));
+    state.append(now, new JournalEntry.RunResumed(run.id, by));
     wakeups.wake();
-    return state.snapshot(run);
   }
 
   RunSnapshot resolveStep(
@@ -73,19 +77,21 @@ final class MemoryOperator {
           runId.value() + "/" + stepId,
           "only a parked step can be resolved");
     }
+    Optional<JsonNode> output =
+        performed.map(p -> Resolutions.performedOutput(runId, step.spec, p));
     state.append(
         now,
         new JournalEntry.StepResolved(
-            runId, stepId, performed.isPresent(), performed.map(JsonNode::deepCopy), by));
-    if (performed.isPresent()) {
+            runId, stepId, output.isPresent(), output.map(JsonNode::deepCopy), by));
+    if (output.isPresent()) {
       for (Election e : step.elections.values()) {
         if (!e.confirmed) {
           e.confirmed = true;
-          e.output = performed.get().deepCopy();
+          e.output = output.get().deepCopy();
         }
       }
       step.status = Lifecycle.step(StepTransition.RESOLVED_PERFORMED, step.status);
-      step.output = performed.get().deepCopy();
+      step.output = output.get().deepCopy();
       step.lastReason = CompletionReason.SUCCESS;
     } else {
       step.elections.values().removeIf(e -> !e.confirmed);
@@ -98,6 +104,10 @@ final class MemoryOperator {
     }
     if (run.status == RunStatus.RUNNING) {
       ends.afterSuccess(run, now);
+    }
+    Optional<RunRow> parent = run.parent.map(state::existing);
+    if (parent.isPresent() && Resolutions.wakesParent(run.status, parent.get().status)) {
+      resume(parent.get(), by, now);
     }
     wakeups.wake();
     return state.snapshot(run);

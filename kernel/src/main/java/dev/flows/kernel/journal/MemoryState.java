@@ -39,6 +39,7 @@ final class MemoryState {
     String name = "";
     RunStatus status;
     Optional<RunId> parent = Optional.empty();
+    Optional<RunId> rerunOf = Optional.empty();
     String admissionKey;
     JsonNode specJson = NullNode.getInstance();
     String specHash = "";
@@ -149,6 +150,7 @@ final class MemoryState {
         r.createdAt,
         Optional.ofNullable(r.completedAt),
         Optional.ofNullable(r.completionReason),
-        steps);
+        steps,
+        r.rerunOf);
   }
 }

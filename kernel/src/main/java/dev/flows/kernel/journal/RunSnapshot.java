@@ -18,7 +18,8 @@ public record RunSnapshot(
     Instant createdAt,
     Optional<Instant> completedAt,
     Optional<RunCompletionReason> completionReason,
-    List<StepSnapshot> steps) {
+    List<StepSnapshot> steps,
+    Optional<RunId> rerunOf) {
   public RunSnapshot {
     steps = List.copyOf(steps);
   }

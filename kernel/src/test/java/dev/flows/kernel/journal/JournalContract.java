@@ -12,6 +12,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.flows.kernel.ErrorCode;
 import dev.flows.kernel.FlowsException;
 import dev.flows.kernel.keys.Keys;
@@ -20,6 +21,7 @@ import dev.flows.kernel.lifecycle.RunStatus;
 import dev.flows.kernel.lifecycle.RunTransition;
 import dev.flows.kernel.lifecycle.StepStatus;
 import dev.flows.kernel.lifecycle.StepTransition;
+import dev.flows.kernel.mcp.McpReceipt;
 import dev.flows.kernel.spec.RetryPolicy;
 import dev.flows.kernel.spec.RunSpec;
 import dev.flows.kernel.spec.StepBody;
@@ -204,6 +206,28 @@ public abstract class JournalContract {
             journal.startRun(
                 new StartRun(Optional.of(id), "k2", run(agent("a")), Optional.empty(), "api")),
         ErrorCode.RUN_ADMISSION_CONFLICT);
+  }
+
+  @Test
+  void aRunStartedAsARerunNamesTheRunItRepeatsInItsSnapshotAndItsSpawnEntry() {
+    RunId first = start(run(command("a", "true")));
+    RunId again =
+        journal
+            .startRun(
+                new StartRun(
+                    Optional.empty(),
+                    "rerun-" + System.nanoTime(),
+                    run(command("a", "true")),
+                    Optional.empty(),
+                    "api",
+                    Optional.of(first)))
+            .runId();
+
+    assertThat(snapshot(again).rerunOf()).contains(first);
+    assertThat(snapshot(first).rerunOf()).isEmpty();
+    assertThat(entriesOf(again, JournalEntry.RunSpawned.class).getFirst().rerunOf())
+        .contains(first);
+    assertThat(entriesOf(first, JournalEntry.RunSpawned.class).getFirst().rerunOf()).isEmpty();
   }
 
   // ---- claim
@@ -712,14 +736,19 @@ public abstract class JournalContract {
     assertThat(claim(5)).isEmpty();
   }
 
-  private RunId parkedAfterUnknownEffect() {
-    RunId id = start(run(iterations(agent("a", "/x"), 3), dependsOn(agent("b"), "a")));
-    ClaimedAttempt a = claimOne();
-    journal.recordEffect(a.lease(), "/x");
+  /** Ends the attempt as a take-over of a call that may have been sent ends: parked. */
+  private void parkUnknown(ClaimedAttempt a) {
     journal.complete(
         a.lease(),
         new StepOutcome.Parked(
             CompletionReason.WORKER_ERROR, ErrorCode.EFFECT_OUTCOME_UNKNOWN, json("c", "u")));
+  }
+
+  private RunId parkedAfterUnknownEffect() {
+    RunId id = start(run(iterations(agent("a", "/x"), 3), dependsOn(agent("b"), "a")));
+    ClaimedAttempt a = claimOne();
+    journal.recordEffect(a.lease(), "/x");
+    parkUnknown(a);
     return id;
   }
 
@@ -743,6 +772,112 @@ public abstract class JournalContract {
     EffectElection e = journal.recordEffect(again.lease(), "/x");
     assertThat(e.takenOver()).isFalse();
     assertThat(e.deduped()).isFalse();
+  }
+
+  private RunId parkedMcpCall(Optional<RunId> parent) {
+    RunId id = new RunId("call-" + System.nanoTime());
+    JsonNode input = JSON.objectNode().put("title", "printer on fire");
+    journal.startRun(
+        new StartRun(
+            Optional.of(id),
+            id.value(),
+            run(Specs.mcpCall("call", "tickets", "create_ticket", input)),
+            parent,
+            "api"));
+    ClaimedAttempt a = claimOne();
+    assertThat(a.lease().runId()).isEqualTo(id);
+    journal.recordEffect(a.lease(), "/mcp/tickets/create_ticket");
+    parkUnknown(a);
+    return id;
+  }
+
+  @Test
+  void resolvingAParkedMcpCallAsPerformedSucceedsItWithTheReceiptOfTheGivenToolResult() {
+    RunId id = parkedMcpCall(Optional.empty());
+    ObjectNode result = JSON.objectNode();
+    result.putArray("content").addObject().put("type", "text").put("text", "T-1");
+    result.set("structuredContent", json("id", "T-1"));
+    result.put("isError", false);
+
+    RunSnapshot s = journal.resolveStep(id, "call", Optional.of(result), "ops");
+
+    JsonNode expected =
+        McpReceipt.of(
+            "tickets",
+            "create_ticket",
+            JSON.objectNode().put("title", "printer on fire"),
+            result,
+            Keys.idempotencyKey(id, "call"));
+    assertThat(s.status()).isEqualTo(RunStatus.SUCCEEDED);
+    assertThat(s.step("call").orElseThrow().output()).contains(expected);
+    assertThat(entriesOf(id, JournalEntry.StepResolved.class).getFirst().output())
+        .contains(expected);
+  }
+
+  @Test
+  void aBareObjectResolvingAnMcpCallIsTakenAsTheToolsStructuredContent() {
+    RunId id = parkedMcpCall(Optional.empty());
+
+    RunSnapshot s = journal.resolveStep(id, "call", Optional.of(json("id", "T-2")), "ops");
+
+    JsonNode output = s.step("call").orElseThrow().output().orElseThrow();
+    assertThat(output.path("type").asText()).isEqualTo("mcp");
+    assertThat(output.path("idempotencyKey").asText()).isEqualTo(Keys.idempotencyKey(id, "call"));
+    assertThat(output.path("output").path("structuredContent")).isEqualTo(json("id", "T-2"));
+    assertThat(output.path("output").path("isError").asBoolean(true)).isFalse();
+    assertThat(output.path("output").path("content").isArray()).isTrue();
+  }
+
+  @Test
+  void anMcpCallResolvedWithAResultThatIsNoObjectOrAnErrorIsRefusedWritingNothing() {
+    RunId id = parkedMcpCall(Optional.empty());
+    int before = journal.entries(id).size();
+    assertRefused(
+        () -> journal.resolveStep(id, "call", Optional.of(JSON.textNode("done")), "ops"),
+        ErrorCode.INVALID_INPUT);
+    ObjectNode failed = JSON.objectNode();
+    failed.putArray("content");
+    failed.put("isError", true);
+    assertRefused(
+        () -> journal.resolveStep(id, "call", Optional.of(failed), "ops"), ErrorCode.INVALID_INPUT);
+    assertThat(journal.entries(id)).hasSize(before);
+    assertThat(stepStatus(id, "call")).isEqualTo(StepStatus.PARKED);
+  }
+
+  /** A body parked because the MCP call it awaits (its child run) parked: {parent, child}. */
+  private RunId[] parkedParentOfParkedCall() {
+    RunId parent = start(run(agent("body", "/memo/*")));
+    ClaimedAttempt body = claimOne();
+    RunId child = parkedMcpCall(Optional.of(parent));
+    parkUnknown(body);
+    assertThat(snapshot(parent).status()).isEqualTo(RunStatus.PARKED);
+    return new RunId[] {parent, child};
+  }
+
+  @Test
+  void resolvingTheParkedChildOfAParkedParentResumesTheParent() {
+    RunId[] runs = parkedParentOfParkedCall();
+    RunId parent = runs[0];
+    RunId child = runs[1];
+
+    journal.resolveStep(child, "call", Optional.of(json("id", "T-3")), "ops");
+
+    assertThat(snapshot(parent).status()).isEqualTo(RunStatus.RUNNING);
+    assertThat(stepStatus(parent, "body")).isEqualTo(StepStatus.READY);
+    assertThat(types(parent)).last().isEqualTo("run.resumed");
+    assertThat(claimOne().lease().runId()).isEqualTo(parent);
+  }
+
+  @Test
+  void resolvingAChildAsNotPerformedAlsoResumesItsParkedParent() {
+    RunId[] runs = parkedParentOfParkedCall();
+    RunId parent = runs[0];
+    RunId child = runs[1];
+
+    journal.resolveStep(child, "call", Optional.empty(), "ops");
+
+    assertThat(snapshot(child).status()).isEqualTo(RunStatus.RUNNING);
+    assertThat(snapshot(parent).status()).isEqualTo(RunStatus.RUNNING);
   }
 
   @Test

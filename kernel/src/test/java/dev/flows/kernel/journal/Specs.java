@@ -33,6 +33,23 @@ public final class Specs {
         new StepBody.Agent(instruction, RecoveryMode.RESET, List.of(surfaces)));
   }
 
+  /** An MCP call step, as the sdk lowers {@code f.mcp(server).tool(tool).call(input)}. */
+  public static StepSpec mcpCall(String id, String server, String tool, JsonNode input) {
+    ObjectNode instruction =
+        JsonNodeFactory.instance.objectNode().put("type", "mcp").put("server", server);
+    instruction.put("tool", tool).set("input", input);
+    return new StepSpec(
+        id,
+        List.of(),
+        input,
+        1,
+        FAST_RETRY,
+        OptionalLong.empty(),
+        OptionalLong.empty(),
+        new StepBody.Agent(
+            instruction, RecoveryMode.INSPECT, List.of("/mcp/" + server + "/" + tool)));
+  }
+
   public static StepSpec command(String id, String... argv) {
     return new StepSpec(
         id,

@@ -12,6 +12,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
@@ -42,6 +43,8 @@ public final class FlowSource {
       Pattern.compile(
           "(?m)^\\s*(?:public\\s+)?(?:final\\s+)?class\\s+(\\w+)\\b[^{]*\\bimplements\\b[^{]*\\bFlow\\b");
   private static final Pattern MCP_CALL = Pattern.compile("\\.mcp\\(\\s*\"([^\"\\\\]*)\"\\s*\\)");
+  private static final Pattern MCP_TOOL_CALL =
+      Pattern.compile(MCP_CALL.pattern() + "\\s*\\.tool\\(\\s*\"([^\"\\\\]*)\"\\s*\\)");
 
   private FlowSource() {}
 
@@ -77,6 +80,19 @@ public final class FlowSource {
     Matcher m = MCP_CALL.matcher(stripComments(source));
     while (m.find()) {
       out.add(m.group(1));
+    }
+    return out;
+  }
+
+  /**
+   * The tools the source names as {@code f.mcp("server").tool("name")} with both names string
+   * literals, by server; a call with a computed server or tool name is not listed.
+   */
+  public static Map<String, Set<String>> mcpToolsCalled(String source) {
+    Map<String, Set<String>> out = new LinkedHashMap<>();
+    Matcher m = MCP_TOOL_CALL.matcher(stripComments(source));
+    while (m.find()) {
+      out.computeIfAbsent(m.group(1), k -> new LinkedHashSet<>()).add(m.group(2));
     }
     return out;
   }

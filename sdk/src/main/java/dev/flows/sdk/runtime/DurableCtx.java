@@ -242,7 +242,7 @@ final class DurableCtx implements Ctx {
     }
     return child(
         Lowering.command(header.name(), List.of(argv), false, config),
-        "f.run(" + String.join(" ", argv) + ")",
+        commandCall(List.of(argv), false),
         Optional.empty());
   }
 
@@ -250,8 +250,13 @@ final class DurableCtx implements Ctx {
   public JsonNode sh(String command) {
     return child(
         Lowering.command(header.name(), List.of(command), true, config),
-        "f.sh(" + command + ")",
+        commandCall(List.of(command), true),
         Optional.empty());
+  }
+
+  /** How a command call reads in messages: as the body wrote it, {@code f.sh} or {@code f.run}. */
+  private static String commandCall(List<String> argv, boolean shell) {
+    return (shell ? "f.sh(" : "f.run(") + String.join(" ", argv) + ")";
   }
 
   /**
@@ -452,7 +457,13 @@ final class DurableCtx implements Ctx {
                     + in.path("input")
                     + ")";
               }
-              return "f.run(" + step.path("deterministic").path("command") + ")";
+              JsonNode command = step.path("deterministic").path("command");
+              if (command.isTextual()) {
+                return commandCall(List.of(command.asText()), true);
+              }
+              List<String> argv = new java.util.ArrayList<>();
+              command.forEach(a -> argv.add(a.asText()));
+              return commandCall(argv, false);
             })
         .orElse("child " + child);
   }

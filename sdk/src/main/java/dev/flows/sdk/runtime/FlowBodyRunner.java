@@ -113,7 +113,8 @@ public final class FlowBodyRunner {
               ErrorCode.FLOW_FAILED,
               "the body threw " + e,
               "flow " + flow.header().name(),
-              "fix the flow, then `flows runs resume`",
+              // Resume replays the source the run started with: a fixed flow needs a new run.
+              "fix the flow, then `flows runs rerun " + attempt.lease().runId().value() + "`",
               false,
               e);
       outcome = new StepOutcome.Failed(CompletionReason.WORKER_ERROR, tail(wrapped), false);

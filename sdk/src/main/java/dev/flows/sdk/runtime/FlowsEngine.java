@@ -111,23 +111,34 @@ public final class FlowsEngine implements AutoCloseable {
    * {@link PreflightException} with every problem; nothing is journaled.
    */
   public Inventory preflight(LoadedFlow flow, FlowsConfig servers) {
-    var problems = Preflight.pure(flow.flow().header(), servers, flow.bodyServers());
-    if (!problems.isEmpty()) {
-      throw new PreflightException(problems);
-    }
-    return Preflight.connect(flow.flow().header(), servers, config.preflightTimeout(), credentials);
+    return Preflight.check(flow, servers, config.preflightTimeout(), credentials);
   }
 
   /** Preflights with the nearest flows.json and admits the root run. */
   public StartedRun start(LoadedFlow flow, JsonNode input, Optional<String> key) {
+    return start(flow, input, key, Optional.empty());
+  }
+
+  /** As {@link #start(LoadedFlow, JsonNode, Optional)}, for a run that repeats {@code rerunOf}. */
+  public StartedRun start(
+      LoadedFlow flow, JsonNode input, Optional<String> key, Optional<RunId> rerunOf) {
     FlowsConfig servers = FlowsConfigLoader.loadNearest(flow.configSearchStart());
     Inventory inventory = preflight(flow, servers);
-    return admit(flow, input, key, inventory);
+    return admit(flow, input, key, inventory, rerunOf);
   }
 
   /** Admits a root run for an already preflighted flow. Idempotent by {@code key}. */
   public StartedRun admit(
       LoadedFlow flow, JsonNode input, Optional<String> key, Inventory inventory) {
+    return admit(flow, input, key, inventory, Optional.empty());
+  }
+
+  private StartedRun admit(
+      LoadedFlow flow,
+      JsonNode input,
+      Optional<String> key,
+      Inventory inventory,
+      Optional<RunId> rerunOf) {
     flow.compiled().ifPresentOrElse(resolver::registerSource, () -> resolver.register(flow.flow()));
     RunSpec spec = Lowering.root(flow.flow().header(), flow.origin(), input, inventory, config);
     String admission =
@@ -139,7 +150,8 @@ public final class FlowsEngine implements AutoCloseable {
             admission,
             spec,
             Optional.empty(),
-            "flow:" + flow.flow().header().name()));
+            "flow:" + flow.flow().header().name(),
+            rerunOf));
   }
 
   /** Registers a class-path flow so this engine's worker can run (and replay) it. */

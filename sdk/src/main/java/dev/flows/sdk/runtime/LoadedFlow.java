@@ -6,6 +6,7 @@ import dev.flows.sdk.Flow;
 import dev.flows.sdk.compile.FlowSource;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 
@@ -31,7 +32,8 @@ public record LoadedFlow(
       FlowSource.Compiled c = FlowSource.compile(file);
       return new LoadedFlow(
           c.flow(),
-          new Lowering.Origin.SourceFlow(c.className(), c.source(), c.sourceHash()),
+          new Lowering.Origin.SourceFlow(
+              c.className(), c.source(), c.sourceHash(), file.toString()),
           FlowSource.mcpServersCalled(c.source()),
           file.getParent());
     }
@@ -60,6 +62,13 @@ public record LoadedFlow(
           fileOrClass,
           "give the flow class a public no-argument constructor");
     }
+  }
+
+  /**
+   * The tools the body names by literals, {@code f.mcp("s").tool("t")}, by server (source only).
+   */
+  public Map<String, Set<String>> bodyTools() {
+    return compiled().map(c -> FlowSource.mcpToolsCalled(c.source())).orElse(Map.of());
   }
 
   public Optional<FlowSource.Compiled> compiled() {

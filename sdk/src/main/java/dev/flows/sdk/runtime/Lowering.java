@@ -34,7 +34,9 @@ public final class Lowering {
   public sealed interface Origin {
     record ClassFlow(String className) implements Origin {}
 
-    record SourceFlow(String className, String source, String sourceHash) implements Origin {}
+    /** {@code file}: where it was loaded from (absolute), so the run can be started again. */
+    record SourceFlow(String className, String source, String sourceHash, String file)
+        implements Origin {}
   }
 
   public static RunSpec root(
@@ -52,7 +54,8 @@ public final class Lowering {
           o.put("kind", "source")
               .put("className", s.className())
               .put("sourceHash", s.sourceHash())
-              .put("source", s.source());
+              .put("source", s.source())
+              .put("file", s.file());
     }
     instruction.set("mcp", inventory.json());
     StepSpec body =

@@ -15,6 +15,7 @@ import dev.flows.sdk.config.ServerEntry;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.SplittableRandom;
 import java.util.concurrent.CompletableFuture;
@@ -63,6 +64,62 @@ public final class Preflight {
                 "add \"" + s + "\" to the header's tools.mcp, or fix the name in the call"));
       }
     }
+    return problems;
+  }
+
+  /**
+   * Both passes for a loaded flow, then the tools its source names by literals ({@code
+   * f.mcp("s").tool("t")}) against what each server lists: every problem at once, before anything
+   * is journaled. Answers the inventory to freeze.
+   */
+  public static Inventory check(
+      LoadedFlow flow, FlowsConfig config, Duration timeout, McpCredentials credentials) {
+    FlowHeader header = flow.flow().header();
+    List<FlowsException> problems = pure(header, config, flow.bodyServers());
+    if (!problems.isEmpty()) {
+      throw new PreflightException(problems);
+    }
+    Inventory inventory = connect(header, config, timeout, credentials);
+    problems = unknownTools(header, inventory, flow.bodyTools());
+    if (!problems.isEmpty()) {
+      throw new PreflightException(problems);
+    }
+    return inventory;
+  }
+
+  /**
+   * {@code mcp_unknown_tool} for each tool the body names that its server does not list (servers
+   * the inventory lacks are the pure pass's to report).
+   */
+  public static List<FlowsException> unknownTools(
+      FlowHeader header, Inventory inventory, Map<String, Set<String>> bodyTools) {
+    List<FlowsException> problems = new ArrayList<>();
+    bodyTools.forEach(
+        (server, tools) -> {
+          if (!inventory.hasServer(server)) {
+            return;
+          }
+          for (String tool : tools) {
+            if (!inventory.hasTool(server, tool)) {
+              problems.add(
+                  new FlowsException(
+                      ErrorCode.MCP_UNKNOWN_TOOL,
+                      "the body calls f.mcp(\""
+                          + server
+                          + "\").tool(\""
+                          + tool
+                          + "\") but server '"
+                          + server
+                          + "' does not list that tool (it lists: "
+                          + String.join(", ", inventory.tools(server))
+                          + ")",
+                      "flow " + header.name() + " body",
+                      "fix the tool name in the call (`flows mcp tools "
+                          + server
+                          + "` lists the server's tools)"));
+            }
+          }
+        });
     return problems;
   }
 

@@ -201,6 +201,38 @@ class DurableFlowTest {
   }
 
   @Test
+  void aParkedCallResolvedAsPerformedWakesTheFlowWhichGetsTheResultAsItsMcpResult()
+      throws Exception {
+    config = config.toBuilder().childPoll(Duration.ofMillis(20)).build();
+    RunId root =
+        start(
+            new TestFlow(
+                HEADER,
+                (f, in) -> {
+                  var created = f.mcp("tickets").tool("create").call(Map.of("title", "X"));
+                  return JSON.objectNode()
+                      .put("id", created.structured().orElseThrow().path("id").asText())
+                      .put("key", created.idempotencyKey());
+                }));
+    MiniWorker w = new MiniWorker(journal, new FlowBodyRunner(journal, resolver, config));
+    w.parkMcp = true;
+    assertThat(drive(w, root, () -> false).status()).isEqualTo(RunStatus.PARKED);
+    RunId child = journal.children(root).getFirst();
+    assertThat(journal.run(child).orElseThrow().status()).isEqualTo(RunStatus.PARKED);
+
+    journal.resolveStep(
+        child, Lowering.CALL_STEP, Optional.of(JSON.objectNode().put("id", "T-1001")), "operator");
+    RunSnapshot done = drive(w, root, () -> false);
+
+    assertThat(done.status()).isEqualTo(RunStatus.SUCCEEDED);
+    JsonNode output = done.steps().getFirst().output().orElseThrow();
+    assertThat(output.path("id").asText()).isEqualTo("T-1001");
+    assertThat(output.path("key").asText())
+        .isEqualTo(dev.flows.kernel.keys.Keys.idempotencyKey(child, Lowering.CALL_STEP));
+    assertThat(w.calls).as("the resolved call is not sent").isEmpty();
+  }
+
+  @Test
   void aBodyKilledMidwayReplaysFromTheJournalWithoutRepeatingAnyCall() throws Exception {
     AtomicInteger stepRuns = new AtomicInteger();
     CountDownLatch reachedCreate = new CountDownLatch(1);

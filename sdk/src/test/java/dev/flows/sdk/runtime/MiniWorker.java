@@ -34,6 +34,10 @@ final class MiniWorker {
   final List<String> calls = java.util.Collections.synchronizedList(new ArrayList<>());
   final List<Thread> bodies = java.util.Collections.synchronizedList(new ArrayList<>());
   volatile boolean serveMcp = true;
+
+  /** Calls end as a dead attempt's take-over of a non-idempotent call does: parked. */
+  volatile boolean parkMcp = false;
+
   volatile Duration lease = Duration.ofSeconds(30);
 
   MiniWorker(Journal journal, FlowBodyRunner runner) {
@@ -83,6 +87,12 @@ final class MiniWorker {
     EffectElection e = journal.recordEffect(a.lease(), path);
     if (e.deduped()) {
       return new StepOutcome.Succeeded(e.confirmedOutput().orElseThrow());
+    }
+    if (parkMcp) {
+      return new StepOutcome.Parked(
+          CompletionReason.WORKER_ERROR,
+          dev.flows.kernel.ErrorCode.EFFECT_OUTCOME_UNKNOWN,
+          JSON.objectNode().put("diagnostic", "effect_outcome_unknown"));
     }
     performedByKey.computeIfAbsent(e.idempotencyKey(), k -> new AtomicInteger()).incrementAndGet();
     calls.add(server + "/" + tool);

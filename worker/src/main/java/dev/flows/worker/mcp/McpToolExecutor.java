@@ -11,6 +11,7 @@ import dev.flows.kernel.journal.StepOutcome;
 import dev.flows.kernel.json.Jackson;
 import dev.flows.kernel.mcp.McpDiagnostic;
 import dev.flows.kernel.mcp.McpException;
+import dev.flows.kernel.mcp.McpReceipt;
 import dev.flows.kernel.mcp.McpTransportPort;
 import dev.flows.kernel.mcp.ToolCallResult;
 import dev.flows.kernel.spec.StepBody;
@@ -37,7 +38,7 @@ import java.util.concurrent.TimeoutException;
  * idempotency keys) — otherwise the step parks {@code effect_outcome_unknown} for an operator.
  */
 public final class McpToolExecutor implements AgentInstructionExecutor {
-  public static final String TYPE = "mcp";
+  public static final String TYPE = McpReceipt.TYPE;
 
   /** The effect surface of a call of {@code tool} on {@code server}. */
   public static String surface(String server, String tool) {
@@ -100,7 +101,7 @@ public final class McpToolExecutor implements AgentInstructionExecutor {
       return CompletableFuture.completedFuture(
           new StepOutcome.Succeeded(
               e.confirmedOutput()
-                  .orElseGet(() -> receipt(server, tool, input, JSON.nullNode(), key))));
+                  .orElseGet(() -> McpReceipt.of(server, tool, input, JSON.nullNode(), key))));
     }
     if (e.takenOver() && !in.path("mayReperform").asBoolean(false)) {
       return CompletableFuture.completedFuture(
@@ -150,11 +151,8 @@ public final class McpToolExecutor implements AgentInstructionExecutor {
         return failedCall(failure);
       }
       FaultPoint.AFTER_CALL_BEFORE_CONFIRM.reached();
-      ObjectNode output = JSON.objectNode();
-      output.set("content", result.content());
-      result.structuredContent().ifPresent(s -> output.set("structuredContent", s));
-      output.put("isError", result.isError());
-      ObjectNode receipt = receipt(server, tool, input, output, key);
+      ObjectNode output = McpReceipt.output(result);
+      ObjectNode receipt = McpReceipt.of(server, tool, input, output, key);
       // The tool ran either way: confirm, so a retry never sends it again.
       ex.effects().confirm(path, Optional.of(receipt));
       if (!ex.effects().confirmsAtCompletion()) {
@@ -218,18 +216,9 @@ public final class McpToolExecutor implements AgentInstructionExecutor {
         retry);
   }
 
-  static ObjectNode receipt(
-      String server, String tool, JsonNode input, JsonNode output, String key) {
-    ObjectNode r = JSON.objectNode().put("type", "mcp").put("server", server).put("tool", tool);
-    r.set("input", input);
-    r.set("output", output);
-    r.put("idempotencyKey", key);
-    return r;
-  }
-
   static ObjectNode tail(
       String server, String tool, JsonNode input, String key, String diagnostic, String message) {
-    ObjectNode t = JSON.objectNode().put("type", "mcp").put("server", server).put("tool", tool);
+    ObjectNode t = JSON.objectNode().put("type", TYPE).put("server", server).put("tool", tool);
     t.set("input", input);
     t.put("idempotencyKey", key).put("diagnostic", diagnostic).put("message", message);
     return t;
