@@ -26,8 +26,6 @@ class FlowCommandsTest {
   static final String FLOW =
 """
       import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.ObjectNode;
       import com.fasterxml.jackson.databind.node.JsonNodeFactory;
       import dev.flows.sdk.*;
       import java.util.Map;
