@@ -41,6 +41,7 @@ import dev.flows.kernel.lifecycle.RunStatus;
 import dev.flows.kernel.lifecycle.RunTransition;
 import dev.flows.kernel.lifecycle.StepStatus;
 import dev.flows.kernel.lifecycle.StepTransition;
+import dev.flows.kernel.lifecycle.TransitionLog;
 import dev.flows.kernel.spec.Backoff;
 import dev.flows.kernel.spec.RunSpecJson;
 import dev.flows.kernel.spec.StepBody;
@@ -53,7 +54,9 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.InstantSource;
 import java.time.OffsetDateTime;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
@@ -86,13 +89,20 @@ public final class PostgresJournal implements Journal, AutoCloseable {
   // Group commit of recordConfirmedEffect (see the "group commit" block below).
   private final StepSpecCache stepSpecs;
   private final GroupCommit<MemoCall, Boolean> memoWrites;
+  // Empty: every statement judges leases, backoff and timestamps by the database clock.
+  private final Optional<InstantSource> testClock;
+  private final TransitionLog transitions = new TransitionLog();
 
   private PostgresJournal(
-      DataSource dataSource, JournalStoreConfig config, Optional<HikariDataSource> ownedPool) {
+      DataSource dataSource,
+      JournalStoreConfig config,
+      Optional<HikariDataSource> ownedPool,
+      Optional<InstantSource> testClock) {
     this.jdbi = Jdbi.create(dataSource);
     this.dataSource = dataSource;
     this.config = config;
     this.ownedPool = ownedPool;
+    this.testClock = testClock;
     this.listener = new WorkListener(config);
     this.stepSpecs = new StepSpecCache(config.groupCommit().stepSpecCacheSize());
     this.memoWrites =
@@ -105,7 +115,17 @@ public final class PostgresJournal implements Journal, AutoCloseable {
   /** Opens a HikariCP pool on {@code config} (closed with the journal). */
   public static PostgresJournal connect(JournalStoreConfig config) {
     HikariDataSource pool = new HikariDataSource(poolConfig(config));
-    return new PostgresJournal(pool, config, Optional.of(pool));
+    return new PostgresJournal(pool, config, Optional.of(pool), Optional.empty());
+  }
+
+  /**
+   * For tests: a journal whose every statement takes "now" from {@code testClock} instead of the
+   * database clock (leases, backoff, deadlines, entry times), so a test advances time instead of
+   * sleeping. Its instants are used at microsecond precision, Postgres' own.
+   */
+  public static PostgresJournal connect(JournalStoreConfig config, InstantSource testClock) {
+    HikariDataSource pool = new HikariDataSource(poolConfig(config));
+    return new PostgresJournal(pool, config, Optional.of(pool), Optional.of(testClock));
   }
 
   /**
@@ -114,7 +134,12 @@ public final class PostgresJournal implements Journal, AutoCloseable {
    * URL and credentials, and the journal's limits.
    */
   public static PostgresJournal using(DataSource pool, JournalStoreConfig config) {
-    return new PostgresJournal(pool, config, Optional.empty());
+    return new PostgresJournal(pool, config, Optional.empty(), Optional.empty());
+  }
+
+  /** The run and step transitions this journal has taken. */
+  public TransitionLog transitions() {
+    return transitions;
   }
 
   /** The HikariCP settings {@link #connect} opens its pool with. */
@@ -164,6 +189,8 @@ public final class PostgresJournal implements Journal, AutoCloseable {
             }
             RunId runId = r.runId().orElseGet(RunId::random);
             if (insertRun(h, r, runId, hash, now)) {
+              // Taken once the row is in: a concurrent start of the same run inserts nothing.
+              transitions.run(RunTransition.SPAWNED, Optional.empty());
               return spawn(h, r, runId, hash, now);
             }
             if (pass > 0) {
@@ -215,7 +242,7 @@ public final class PostgresJournal implements Journal, AutoCloseable {
   }
 
   private boolean insertRun(Handle h, StartRun r, RunId runId, String hash, Instant now) {
-    RunStatus status = Lifecycle.run(RunTransition.SPAWNED, Optional.empty());
+    RunStatus status = RunTransition.SPAWNED.to();
     return h.createUpdate(Sql.text("run_insert"))
             .bind("runId", runId.value())
             .bind("name", r.spec().name())
@@ -293,11 +320,17 @@ public final class PostgresJournal implements Journal, AutoCloseable {
           sql.bind(ps, "defaultLeaseMs", request.defaultLease().toMillis());
           sql.bind(ps, "runningStatus", running.wire());
           sql.bind(ps, "workerId", request.workerId().value());
+          sql.bind(ps, "now", clockParameter());
         },
         rs -> {
           StepRow s = STEP.map(rs, null);
-          // The transition the statement took, checked against the kernel's table and recorded.
-          Lifecycle.step(StepTransition.CLAIMED, s.status());
+          // The transition the statement made: the status it picked the step in, and the one it
+          // wrote.
+          transitions.stepsMade(
+              StepTransition.CLAIMED,
+              s.status(),
+              StepStatus.fromWire(rs.getString("new_status")),
+              1);
           int attempt = rs.getInt("new_attempt");
           String leaseId = rs.getString("new_lease_id");
           String key = rs.getString("idempotency_key");
@@ -616,7 +649,7 @@ public final class PostgresJournal implements Journal, AutoCloseable {
             Optional.empty()));
     RunStatus after = run.status();
     if (run.status() == RunStatus.RUNNING) {
-      RunStatus to = Lifecycle.run(RunTransition.STEP_PARKED, Optional.of(run.status()));
+      RunStatus to = transitions.run(RunTransition.STEP_PARKED, Optional.of(run.status()));
       expectOne(
           h.createUpdate(Sql.text("run_set_status"))
               .bind("runId", run.runId().value())
@@ -703,7 +736,7 @@ public final class PostgresJournal implements Journal, AutoCloseable {
       RunCompletionReason reason,
       String failedStepId,
       Instant now) {
-    RunStatus to = Lifecycle.run(t, Optional.of(run.status()));
+    RunStatus to = transitions.run(t, Optional.of(run.status()));
     expectOne(
         h.createUpdate(Sql.text("run_finish"))
             .bind("runId", run.runId().value())
@@ -730,7 +763,7 @@ public final class PostgresJournal implements Journal, AutoCloseable {
       JsonNode output,
       Instant notBefore,
       Instant now) {
-    StepStatus to = Lifecycle.step(t, s.status());
+    StepStatus to = transitions.step(t, s.status());
     int rows =
         fence(h.createUpdate(Sql.text("step_end_fenced")), lease)
             .bind("from", s.status().wire())
@@ -760,6 +793,7 @@ public final class PostgresJournal implements Journal, AutoCloseable {
                   return cancelExisting(h, found.get(), reason, now);
                 }
                 if (tombstone(h, runId, now)) {
+                  transitions.run(RunTransition.TOMBSTONED, Optional.empty());
                   append(h, now, new JournalEntry.RunCancelRequested(runId, reason));
                   notifyWork(h, runId);
                   return new CancelOutcome(runId, RunStatus.CANCELED, true, false);
@@ -772,7 +806,7 @@ public final class PostgresJournal implements Journal, AutoCloseable {
   }
 
   private boolean tombstone(Handle h, RunId runId, Instant now) {
-    RunStatus status = Lifecycle.run(RunTransition.TOMBSTONED, Optional.empty());
+    RunStatus status = RunTransition.TOMBSTONED.to();
     return h.createUpdate(Sql.text("run_insert_tombstone"))
             .bind("runId", runId.value())
             .bind("status", status.wire())
@@ -839,7 +873,7 @@ public final class PostgresJournal implements Journal, AutoCloseable {
                 query(
                     h,
                     "steps_expired",
-                    q -> q.bind("limit", config.expiryBatchSize()),
+                    q -> q.bind("limit", config.expiryBatchSize()).bind("now", clockParameter()),
                     (rs, ctx) ->
                         new Candidate(
                             new RunId(rs.getString("run_id")),
@@ -937,7 +971,7 @@ public final class PostgresJournal implements Journal, AutoCloseable {
           if (t == null) {
             return null;
           }
-          RunStatus to = Lifecycle.run(t, Optional.of(run.status()));
+          RunStatus to = transitions.run(t, Optional.of(run.status()));
           expectOne(
               h.createUpdate(Sql.text("run_resume"))
                   .bind("runId", runId.value())
@@ -991,7 +1025,7 @@ public final class PostgresJournal implements Journal, AutoCloseable {
                 .bind("output", output)
                 .bind("now", now.toString())
                 .execute();
-            StepStatus to = Lifecycle.step(StepTransition.RESOLVED_PERFORMED, s.status());
+            StepStatus to = transitions.step(StepTransition.RESOLVED_PERFORMED, s.status());
             expectOne(
                 bindStep(h.createUpdate(Sql.text("step_resolve_performed")), s)
                     .bind("from", s.status().wire())
@@ -1009,7 +1043,7 @@ public final class PostgresJournal implements Journal, AutoCloseable {
               query(h, "steps_of_run", q -> q.bind("runId", runId.value()), STEP).stream()
                   .anyMatch(x -> x.status() == StepStatus.PARKED);
           if (run.status() == RunStatus.PARKED && !stillParked) {
-            RunStatus to = Lifecycle.run(RunTransition.UNPARKED, Optional.of(run.status()));
+            RunStatus to = transitions.run(RunTransition.UNPARKED, Optional.of(run.status()));
             expectOne(
                 h.createUpdate(Sql.text("run_set_status"))
                     .bind("runId", runId.value())
@@ -1138,6 +1172,7 @@ public final class PostgresJournal implements Journal, AutoCloseable {
           sql.bind(ps, "stepIds", asked.stream().map(LeaseToken::stepId).toArray(String[]::new));
           sql.bind(ps, "attempts", asked.stream().mapToInt(LeaseToken::attempt).toArray());
           sql.bind(ps, "leaseIds", asked.stream().map(LeaseToken::leaseId).toArray(String[]::new));
+          sql.bind(ps, "now", clockParameter());
         },
         rs -> {
           // Looked up on the whole token: a forged token for a renewed step must not read as
@@ -1182,6 +1217,7 @@ public final class PostgresJournal implements Journal, AutoCloseable {
     return tx(
         h ->
             h.createQuery(Sql.text("leases_next_deadline"))
+                .bind("now", clockParameter())
                 .map((rs, ctx) -> untilMs(rs.getDouble("until_ms")))
                 .findFirst());
   }
@@ -1199,6 +1235,7 @@ public final class PostgresJournal implements Journal, AutoCloseable {
                 .bind("anyRoute", request.routes().isEmpty())
                 .bindArray(
                     "routes", String.class, request.routes().map(List::copyOf).orElse(List.of()))
+                .bind("now", clockParameter())
                 .map((rs, ctx) -> untilMs(rs.getDouble("until_ms")))
                 .findFirst());
   }
@@ -1273,6 +1310,7 @@ public final class PostgresJournal implements Journal, AutoCloseable {
         MEMO_FAST_PATH.bind(ps, "outputs", textArray(sent, m -> m.output().orElse(null)));
         MEMO_FAST_PATH.bind(ps, "recordedPayloads", textArray(sent, MemoCall::recordedPayload));
         MEMO_FAST_PATH.bind(ps, "confirmedPayloads", textArray(sent, MemoCall::confirmedPayload));
+        MEMO_FAST_PATH.bind(ps, "now", clockParameter());
         try (ResultSet rs = ps.executeQuery()) {
           while (rs.next()) {
             fast[sentAt[rs.getInt(1) - 1]] = Boolean.TRUE;
@@ -1334,9 +1372,8 @@ public final class PostgresJournal implements Journal, AutoCloseable {
     String leaseId = Keys.leaseId(runId, step.id(), 1);
     long leaseMs = step.leaseMs().orElse(lease.toMillis());
     String key = Keys.idempotencyKey(runId, step.id());
-    RunStatus spawned = Lifecycle.run(RunTransition.SPAWNED, Optional.empty());
-    StepStatus ready = StepStatus.READY;
-    StepStatus running = Lifecycle.step(StepTransition.CLAIMED, ready);
+    RunStatus spawned = RunTransition.SPAWNED.to();
+    StepStatus running = StepTransition.CLAIMED.to();
     // The function sets the real deadline (from the database clock) over this placeholder.
     JournalEntry started =
         new JournalEntry.StepAttemptStarted(
@@ -1356,7 +1393,6 @@ public final class PostgresJournal implements Journal, AutoCloseable {
               sql.bind(ps, "stepId", step.id());
               sql.bind(ps, "kind", step.kind().wire());
               sql.bind(ps, "route", dev.flows.kernel.spec.Routes.of(step));
-              sql.bind(ps, "readyStatus", ready.wire());
               sql.bind(ps, "runningStatus", running.wire());
               sql.bind(ps, "maxIterations", step.maxIterations());
               sql.bind(ps, "stepSpec", EntryCodec.text(RunSpecJson.writeStep(step)));
@@ -1365,6 +1401,7 @@ public final class PostgresJournal implements Journal, AutoCloseable {
               sql.bind(ps, "workerId", worker.value());
               sql.bind(ps, "surfacePath", surfacePath);
               sql.bind(ps, "idempotencyKey", key);
+              sql.bind(ps, "now", clockParameter());
               sql.bind(
                   ps,
                   "spawned",
@@ -1393,9 +1430,15 @@ public final class PostgresJournal implements Journal, AutoCloseable {
                 new InlineStart(
                     rs.getString("outcome"),
                     rs.getString("existing_run_id"),
-                    instant(rs, "lease_deadline")));
+                    instant(rs, "lease_deadline"),
+                    Optional.ofNullable(rs.getString("run_status")).map(RunStatus::fromWire),
+                    Optional.ofNullable(rs.getString("step_status")).map(StepStatus::fromWire)));
     return switch (row.outcome()) {
       case "claimed" -> {
+        // What the function made: a run spawned, and its step inserted claimed.
+        transitions.runMade(RunTransition.SPAWNED, Optional.empty(), row.runStatus().orElseThrow());
+        transitions.stepsMade(
+            StepTransition.CLAIMED, StepStatus.READY, row.stepStatus().orElseThrow(), 1);
         LeaseToken token = new LeaseToken(runId, step.id(), 1, leaseId);
         yield new ClaimedEffect(
             new ClaimedAttempt(token, row.leaseDeadline(), leaseMs, step, key, r.parentRunId()),
@@ -1435,8 +1478,8 @@ public final class PostgresJournal implements Journal, AutoCloseable {
     }
     JsonNode stepOutput = ok.output() == null ? NullNode.getInstance() : ok.output();
     String key = Keys.idempotencyKey(lease.runId(), lease.stepId());
-    StepStatus succeeded = Lifecycle.step(StepTransition.COMPLETED_SUCCESS, StepStatus.RUNNING);
-    InlineEnd row =
+    StepStatus succeeded = StepTransition.COMPLETED_SUCCESS.to();
+    SuccessEnd row =
         autocommitRow(
             CONFIRM_AND_SUCCEED,
             (sql, ps) -> {
@@ -1462,12 +1505,9 @@ public final class PostgresJournal implements Journal, AutoCloseable {
                       .payload());
               bindSuccessEntries(sql, ps, lease, stepOutput);
             },
-            rs ->
-                new InlineEnd(
-                    rs.getString("outcome"),
-                    Optional.ofNullable(rs.getString("run_status")).map(RunStatus::fromWire)));
+            rs -> SuccessEnd.read(rs, Optional.empty()));
     return switch (row.outcome()) {
-      case "ok" -> succeeded(lease, row.runStatus().orElseThrow());
+      case "ok" -> succeeded(lease, row);
       case "run_not_found" -> throw runNotFound(lease.runId());
       case "run_terminal" -> throw terminal(lease.runId(), row.runStatus().orElseThrow());
       case "lease_conflict" -> throw lost(lease);
@@ -1497,7 +1537,7 @@ public final class PostgresJournal implements Journal, AutoCloseable {
    */
   private CompletionAck succeedInOneTrip(LeaseToken lease, StepOutcome.Succeeded ok) {
     JsonNode output = ok.output() == null ? NullNode.getInstance() : ok.output();
-    StepStatus succeeded = Lifecycle.step(StepTransition.COMPLETED_SUCCESS, StepStatus.RUNNING);
+    StepStatus succeeded = StepTransition.COMPLETED_SUCCESS.to();
     SuccessEnd row =
         autocommitRow(
             SUCCEED_ATTEMPT,
@@ -1510,24 +1550,9 @@ public final class PostgresJournal implements Journal, AutoCloseable {
               sql.bind(ps, "succeededStatus", succeeded.wire());
               bindSuccessEntries(sql, ps, lease, output);
             },
-            rs ->
-                new SuccessEnd(
-                    rs.getString("outcome"),
-                    Optional.ofNullable(rs.getString("run_status")).map(RunStatus::fromWire),
-                    Optional.ofNullable(rs.getString("unconfirmed")),
-                    rs.getInt("unblocked")));
+            rs -> SuccessEnd.read(rs, Optional.ofNullable(rs.getString("unconfirmed"))));
     return switch (row.outcome()) {
-      case "ok" -> {
-        // The transitions the function took, checked against the kernel's table and recorded as
-        // the Java path's calls did (the database's triggers enforce the same table).
-        if (row.unblocked() > 0) {
-          Lifecycle.step(StepTransition.DEPENDENCIES_MET, StepStatus.WAITING);
-        }
-        if (row.runStatus().orElseThrow() == RunStatus.SUCCEEDED) {
-          Lifecycle.run(RunTransition.ALL_STEPS_SUCCEEDED, Optional.of(RunStatus.RUNNING));
-        }
-        yield succeeded(lease, row.runStatus().orElseThrow());
-      }
+      case "ok" -> succeeded(lease, row);
       case "run_not_found" -> throw runNotFound(lease.runId());
       case "run_terminal" -> throw terminal(lease.runId(), row.runStatus().orElseThrow());
       case "lease_conflict" -> throw lost(lease);
@@ -1538,11 +1563,13 @@ public final class PostgresJournal implements Journal, AutoCloseable {
 
   /**
    * The payloads of a success's {@code step.completed} (its {@code effects} are filled in by the
-   * database) and of {@code run.completed}, for the one-trip success functions.
+   * database) and of {@code run.completed}, and the journal's clock, for the one-trip success
+   * functions.
    */
-  private static void bindSuccessEntries(
+  private void bindSuccessEntries(
       PositionalSql sql, PreparedStatement ps, LeaseToken lease, JsonNode stepOutput)
       throws SQLException {
+    sql.bind(ps, "now", clockParameter());
     sql.bind(
         ps,
         "completed",
@@ -1567,17 +1594,50 @@ public final class PostgresJournal implements Journal, AutoCloseable {
             .payload());
   }
 
-  /** A success written: this process's watchers told, the acknowledgement answered. */
-  private CompletionAck succeeded(LeaseToken lease, RunStatus runStatus) {
+  /**
+   * A success written: the transitions the function made recorded from what it answered, this
+   * process's watchers told, the acknowledgement answered.
+   */
+  private CompletionAck succeeded(LeaseToken lease, SuccessEnd row) {
+    // The function took the step only from running (else it answered lease_conflict), readied
+    // waiting steps only, and ended only a running run.
+    transitions.stepsMade(
+        StepTransition.COMPLETED_SUCCESS, StepStatus.RUNNING, row.stepStatus().orElseThrow(), 1);
+    if (row.unblocked() > 0) {
+      transitions.stepsMade(
+          StepTransition.DEPENDENCIES_MET, StepStatus.WAITING, StepStatus.READY, row.unblocked());
+    }
+    RunStatus runStatus = row.runStatus().orElseThrow();
+    if (runStatus == RunStatus.SUCCEEDED) {
+      transitions.runMade(
+          RunTransition.ALL_STEPS_SUCCEEDED, Optional.of(RunStatus.RUNNING), runStatus);
+    }
     return signalled(
         lease.runId(),
         new CompletionAck(
             CompletionReason.SUCCESS, Disposition.STEP_DONE, Optional.empty(), runStatus));
   }
 
-  /** What {@code flows.succeed_attempt} answered: an outcome, and the surface an open one names. */
+  /**
+   * What {@code flows.succeed_attempt} or {@code flows.confirm_and_succeed} answered: an outcome,
+   * the statuses written, how many waiting steps it readied, and the surface an open election
+   * names.
+   */
   private record SuccessEnd(
-      String outcome, Optional<RunStatus> runStatus, Optional<String> unconfirmed, int unblocked) {}
+      String outcome,
+      Optional<RunStatus> runStatus,
+      Optional<StepStatus> stepStatus,
+      Optional<String> unconfirmed,
+      int unblocked) {
+    static SuccessEnd read(ResultSet rs, Optional<String> unconfirmed) throws SQLException {
+      return new SuccessEnd(
+          rs.getString("outcome"),
+          Optional.ofNullable(rs.getString("run_status")).map(RunStatus::fromWire),
+          Optional.ofNullable(rs.getString("step_status")).map(StepStatus::fromWire),
+          unconfirmed,
+          rs.getInt("unblocked"));
+    }
+  }
 
   /** Watches wake on NOTIFY for the run, and at once for changes made through this journal. */
   @Override
@@ -1650,9 +1710,12 @@ public final class PostgresJournal implements Journal, AutoCloseable {
     return rows.getFirst();
   }
 
-  private record InlineStart(String outcome, String existingRunId, Instant leaseDeadline) {}
-
-  private record InlineEnd(String outcome, Optional<RunStatus> runStatus) {}
+  private record InlineStart(
+      String outcome,
+      String existingRunId,
+      Instant leaseDeadline,
+      Optional<RunStatus> runStatus,
+      Optional<StepStatus> stepStatus) {}
 
   // ---------------------------------------------------------------- helpers
 
@@ -1667,8 +1730,24 @@ public final class PostgresJournal implements Journal, AutoCloseable {
     }
   }
 
-  private static Instant now(Handle h) {
-    return h.createQuery(Sql.text("now")).map((rs, ctx) -> instant(rs, "clock_timestamp")).one();
+  /**
+   * The journal's "now" for this transaction, read once: the test clock's when one is set, else the
+   * database clock's. Also makes it the transaction's {@code flows.now}, which the trigger that
+   * wakes a suspended parent reads.
+   */
+  private Instant now(Handle h) {
+    return h.createQuery(Sql.text("now"))
+        .bind("now", clockParameter())
+        .map((rs, ctx) -> instant(rs, "now"))
+        .one();
+  }
+
+  /**
+   * The {@code :now} of every statement that judges leases, backoff or timestamps: the test clock's
+   * instant (at Postgres' microsecond precision), or NULL for the database clock.
+   */
+  private String clockParameter() {
+    return testClock.map(c -> c.instant().truncatedTo(ChronoUnit.MICROS).toString()).orElse(null);
   }
 
   /** Checks that {@code lease} names the live attempt, holding the step's row lock until commit. */
@@ -1749,7 +1828,7 @@ public final class PostgresJournal implements Journal, AutoCloseable {
       CompletionReason reason,
       Instant notBefore,
       Instant now) {
-    StepStatus to = Lifecycle.step(t, s.status());
+    StepStatus to = transitions.step(t, s.status());
     expectOne(
         h.createUpdate(Sql.text("step_end_unfenced"))
             .bind("runId", s.runId().value())
@@ -1766,7 +1845,7 @@ public final class PostgresJournal implements Journal, AutoCloseable {
 
   private void setStatus(
       Handle h, StepRow s, StepTransition t, Optional<Instant> notBefore, Instant now) {
-    StepStatus to = Lifecycle.step(t, s.status());
+    StepStatus to = transitions.step(t, s.status());
     expectOne(
         h.createUpdate(Sql.text("step_set_status"))
             .bind("runId", s.runId().value())

@@ -4,7 +4,7 @@ SELECT s.run_id, s.step_id, s.attempts
   FROM flows.steps s
   JOIN flows.runs r ON r.run_id = s.run_id
  WHERE s.status = 'running'
-   AND s.lease_deadline <= clock_timestamp()
+   AND s.lease_deadline <= coalesce(CAST(:now AS timestamptz), clock_timestamp())
    AND r.status IN ('running', 'parked')
  ORDER BY s.lease_deadline
  LIMIT :limit

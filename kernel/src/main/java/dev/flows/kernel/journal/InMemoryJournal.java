@@ -14,6 +14,7 @@ import dev.flows.kernel.lifecycle.RunStatus;
 import dev.flows.kernel.lifecycle.RunTransition;
 import dev.flows.kernel.lifecycle.StepStatus;
 import dev.flows.kernel.lifecycle.StepTransition;
+import dev.flows.kernel.lifecycle.TransitionLog;
 import dev.flows.kernel.spec.Backoff;
 import dev.flows.kernel.spec.RunSpecJson;
 import dev.flows.kernel.spec.StepBody;
@@ -38,6 +39,7 @@ import java.util.concurrent.locks.ReentrantLock;
  */
 public final class InMemoryJournal implements Journal {
   private final Clock clock;
+  private final TransitionLog transitions = new TransitionLog();
   private final ReentrantLock lock = new ReentrantLock();
   private final Condition work = lock.newCondition();
   private final Map<RunId, RunRow> runs = new LinkedHashMap<>();
@@ -51,6 +53,11 @@ public final class InMemoryJournal implements Journal {
 
   public InMemoryJournal(Clock clock) {
     this.clock = clock;
+  }
+
+  /** The run and step transitions this journal has taken. */
+  public TransitionLog transitions() {
+    return transitions;
   }
 
   private static final class RunRow {
@@ -120,7 +127,7 @@ public final class InMemoryJournal implements Journal {
       }
       RunRow run = new RunRow();
       run.id = r.runId().orElseGet(RunId::random);
-      run.status = Lifecycle.run(RunTransition.SPAWNED, Optional.empty());
+      run.status = transitions.run(RunTransition.SPAWNED, Optional.empty());
       run.name = r.spec().name();
       run.parent = r.parentRunId();
       run.admissionKey = r.admissionKey();
@@ -173,7 +180,7 @@ public final class InMemoryJournal implements Journal {
       List<ClaimedAttempt> claimed = new ArrayList<>();
       for (Candidate c : ready.subList(0, Math.min(req.capacity(), ready.size()))) {
         StepRow step = c.step;
-        step.status = Lifecycle.step(StepTransition.CLAIMED, step.status);
+        step.status = transitions.step(StepTransition.CLAIMED, step.status);
         step.attempts++;
         step.leaseId = Keys.leaseId(c.run.id, step.spec.id(), step.attempts);
         step.leaseMs = step.spec.leaseMs().orElse(req.defaultLease().toMillis());
@@ -362,7 +369,7 @@ public final class InMemoryJournal implements Journal {
       clearLease(step);
       return switch (outcome) {
         case StepOutcome.Succeeded s -> {
-          step.status = Lifecycle.step(StepTransition.COMPLETED_SUCCESS, step.status);
+          step.status = transitions.step(StepTransition.COMPLETED_SUCCESS, step.status);
           step.output = s.output().deepCopy();
           step.lastReason = CompletionReason.SUCCESS;
           append(
@@ -383,7 +390,7 @@ public final class InMemoryJournal implements Journal {
         }
         case StepOutcome.Failed f -> {
           if (f.retryable() && lease.attempt() - step.suspensions < step.spec.maxIterations()) {
-            step.status = Lifecycle.step(StepTransition.COMPLETED_RETRY, step.status);
+            step.status = transitions.step(StepTransition.COMPLETED_RETRY, step.status);
             step.notBefore =
                 now.plusMillis(Backoff.delayMs(step.spec.retry(), lease.attempt(), key));
             step.lastReason = f.reason();
@@ -404,7 +411,7 @@ public final class InMemoryJournal implements Journal {
                 f.reason(), Disposition.RETRY, Optional.of(step.notBefore), run.status);
           }
           CompletionReason reason = f.retryable() ? CompletionReason.RETRIES_EXHAUSTED : f.reason();
-          step.status = Lifecycle.step(StepTransition.COMPLETED_FAILED, step.status);
+          step.status = transitions.step(StepTransition.COMPLETED_FAILED, step.status);
           step.lastReason = reason;
           append(
               now,
@@ -422,7 +429,7 @@ public final class InMemoryJournal implements Journal {
           yield new CompletionAck(reason, Disposition.STEP_DONE, Optional.empty(), run.status);
         }
         case StepOutcome.Parked p -> {
-          step.status = Lifecycle.step(StepTransition.COMPLETED_PARKED, step.status);
+          step.status = transitions.step(StepTransition.COMPLETED_PARKED, step.status);
           step.lastReason = p.reason();
           append(
               now,
@@ -437,7 +444,7 @@ public final class InMemoryJournal implements Journal {
                   Optional.of(p.trajectoryTail()),
                   Optional.empty()));
           if (run.status == RunStatus.RUNNING) {
-            run.status = Lifecycle.run(RunTransition.STEP_PARKED, Optional.of(run.status));
+            run.status = transitions.run(RunTransition.STEP_PARKED, Optional.of(run.status));
             wakeParent(run, now);
           }
           yield new CompletionAck(p.reason(), Disposition.PARK, Optional.empty(), run.status);
@@ -445,7 +452,7 @@ public final class InMemoryJournal implements Journal {
         case StepOutcome.Suspended w -> {
           RunRow awaited = runs.get(w.awaiting());
           awaited.wakesParent = true;
-          step.status = Lifecycle.step(StepTransition.SUSPENDED, step.status);
+          step.status = transitions.step(StepTransition.SUSPENDED, step.status);
           // Settled already (it ended while the body decided to wait): ready at once.
           step.notBefore = awaited.status == RunStatus.RUNNING ? now.plus(w.recheckAfter()) : now;
           step.lastReason = CompletionReason.SUSPENDED;
@@ -503,13 +510,13 @@ public final class InMemoryJournal implements Journal {
       if (s.status == StepStatus.WAITING
           && s.spec.dependsOn().stream()
               .allMatch(d -> run.steps.get(d).status == StepStatus.SUCCEEDED)) {
-        s.status = Lifecycle.step(StepTransition.DEPENDENCIES_MET, s.status);
+        s.status = transitions.step(StepTransition.DEPENDENCIES_MET, s.status);
         s.notBefore = now;
         woke = true;
       }
     }
     if (run.steps.values().stream().allMatch(s -> s.status == StepStatus.SUCCEEDED)) {
-      run.status = Lifecycle.run(RunTransition.ALL_STEPS_SUCCEEDED, Optional.of(run.status));
+      run.status = transitions.run(RunTransition.ALL_STEPS_SUCCEEDED, Optional.of(run.status));
       wakeParent(run, now);
       run.completedAt = now;
       run.completionReason = RunCompletionReason.SUCCESS;
@@ -528,7 +535,7 @@ public final class InMemoryJournal implements Journal {
       // A parked run stays parked: the operator's resolution comes first.
       return;
     }
-    run.status = Lifecycle.run(RunTransition.STEP_FAILED, Optional.of(run.status));
+    run.status = transitions.run(RunTransition.STEP_FAILED, Optional.of(run.status));
     wakeParent(run, now);
     run.completedAt = now;
     run.completionReason = RunCompletionReason.STEP_FAILED;
@@ -554,7 +561,7 @@ public final class InMemoryJournal implements Journal {
       if (run == null) {
         run = new RunRow();
         run.id = runId;
-        run.status = Lifecycle.run(RunTransition.TOMBSTONED, Optional.empty());
+        run.status = transitions.run(RunTransition.TOMBSTONED, Optional.empty());
         run.admissionKey = "tombstone:" + runId.value();
         run.createdAt = now;
         run.completedAt = now;
@@ -581,7 +588,7 @@ public final class InMemoryJournal implements Journal {
           continue;
         }
         boolean wasRunning = s.status == StepStatus.RUNNING;
-        s.status = Lifecycle.step(t.get(), s.status);
+        s.status = transitions.step(t.get(), s.status);
         if (wasRunning) {
           s.lastReason = CompletionReason.CANCELED;
           clearLease(s);
@@ -600,7 +607,7 @@ public final class InMemoryJournal implements Journal {
         }
       }
       run.status =
-          Lifecycle.run(Lifecycle.cancelFor(run.status).orElseThrow(), Optional.of(run.status));
+          transitions.run(Lifecycle.cancelFor(run.status).orElseThrow(), Optional.of(run.status));
       wakeParent(run, now);
       run.completedAt = now;
       run.completionReason = RunCompletionReason.CANCELED;
@@ -632,7 +639,7 @@ public final class InMemoryJournal implements Journal {
           clearLease(s);
           String key = Keys.idempotencyKey(run.id, s.spec.id());
           if (s.attempts - s.suspensions < s.spec.maxIterations()) {
-            s.status = Lifecycle.step(StepTransition.LEASE_EXPIRED_RETRY, s.status);
+            s.status = transitions.step(StepTransition.LEASE_EXPIRED_RETRY, s.status);
             s.notBefore = now.plusMillis(Backoff.delayMs(s.spec.retry(), s.attempts, key));
             s.lastReason = CompletionReason.LEASE_EXPIRED;
             append(
@@ -650,7 +657,7 @@ public final class InMemoryJournal implements Journal {
             expired.add(new ExpiredAttempt(token, Disposition.RETRY));
             wake();
           } else {
-            s.status = Lifecycle.step(StepTransition.LEASE_EXPIRED_EXHAUSTED, s.status);
+            s.status = transitions.step(StepTransition.LEASE_EXPIRED_EXHAUSTED, s.status);
             s.lastReason = CompletionReason.RETRIES_EXHAUSTED;
             append(
                 now,
@@ -690,18 +697,19 @@ public final class InMemoryJournal implements Journal {
             throw new RunTerminalException(
                 "run " + runId + " is " + run.status.wire() + " and cannot resume", runId.value());
         case FAILED -> {
-          run.status = Lifecycle.run(RunTransition.RESUMED, Optional.of(run.status));
+          run.status = transitions.run(RunTransition.RESUMED, Optional.of(run.status));
           run.completedAt = null;
           run.completionReason = null;
         }
-        case PARKED -> run.status = Lifecycle.run(RunTransition.UNPARKED, Optional.of(run.status));
+        case PARKED ->
+            run.status = transitions.run(RunTransition.UNPARKED, Optional.of(run.status));
       }
       for (StepRow s : run.steps.values()) {
         if (s.status == StepStatus.FAILED) {
-          s.status = Lifecycle.step(StepTransition.RESUMED, s.status);
+          s.status = transitions.step(StepTransition.RESUMED, s.status);
           s.notBefore = now;
         } else if (s.status == StepStatus.PARKED) {
-          s.status = Lifecycle.step(StepTransition.RESOLVED, s.status);
+          s.status = transitions.step(StepTransition.RESOLVED, s.status);
           s.notBefore = now;
         }
       }
@@ -743,17 +751,17 @@ public final class InMemoryJournal implements Journal {
             e.output = performed.get().deepCopy();
           }
         }
-        step.status = Lifecycle.step(StepTransition.RESOLVED_PERFORMED, step.status);
+        step.status = transitions.step(StepTransition.RESOLVED_PERFORMED, step.status);
         step.output = performed.get().deepCopy();
         step.lastReason = CompletionReason.SUCCESS;
       } else {
         step.elections.values().removeIf(e -> !e.confirmed);
-        step.status = Lifecycle.step(StepTransition.RESOLVED, step.status);
+        step.status = transitions.step(StepTransition.RESOLVED, step.status);
         step.notBefore = now;
       }
       if (run.status == RunStatus.PARKED
           && run.steps.values().stream().noneMatch(s -> s.status == StepStatus.PARKED)) {
-        run.status = Lifecycle.run(RunTransition.UNPARKED, Optional.of(run.status));
+        run.status = transitions.run(RunTransition.UNPARKED, Optional.of(run.status));
       }
       if (run.status == RunStatus.RUNNING) {
         afterSuccess(run, now);
@@ -892,7 +900,7 @@ public final class InMemoryJournal implements Journal {
       StartedRun started = startRun(r);
       RunRow run = runs.get(started.runId());
       StepRow step = run.steps.get(only.id());
-      step.status = Lifecycle.step(StepTransition.CLAIMED, step.status);
+      step.status = transitions.step(StepTransition.CLAIMED, step.status);
       step.attempts = 1;
       step.leaseId = Keys.leaseId(run.id, only.id(), 1);
       step.leaseMs = only.leaseMs().orElse(lease.toMillis());
