@@ -355,16 +355,7 @@ public final class InMemoryJournal implements Journal {
           }
         }
       }
-      if (outcome instanceof StepOutcome.Suspended w) {
-        RunRow awaited = runs.get(w.awaiting());
-        if (awaited == null || !awaited.parent.equals(Optional.of(run.id))) {
-          throw new FlowsException(
-              ErrorCode.INVALID_INPUT,
-              "run " + w.awaiting() + " is not a child of " + run.id,
-              lease.place(),
-              "suspend only on a child run the body started");
-        }
-      }
+      checkSuspension(lease, outcome);
       String key = Keys.idempotencyKey(lease.runId(), lease.stepId());
       clearLease(step);
       return switch (outcome) {
@@ -479,6 +470,20 @@ public final class InMemoryJournal implements Journal {
       };
     } finally {
       lock.unlock();
+    }
+  }
+
+  /** A suspended outcome must await a child of the attempt's run: checked before any write. */
+  private void checkSuspension(LeaseToken lease, StepOutcome outcome) {
+    if (outcome instanceof StepOutcome.Suspended w) {
+      RunRow awaited = runs.get(w.awaiting());
+      if (awaited == null || !awaited.parent.equals(Optional.of(lease.runId()))) {
+        throw new FlowsException(
+            ErrorCode.INVALID_INPUT,
+            "run " + w.awaiting() + " is not a child of " + lease.runId(),
+            lease.place(),
+            "suspend only on a child run the body started");
+      }
     }
   }
 
@@ -626,61 +631,70 @@ public final class InMemoryJournal implements Journal {
     lock.lock();
     try {
       Instant now = clock.instant();
-      List<ExpiredAttempt> expired = new ArrayList<>();
+      record Due(RunRow run, StepRow step) {}
+      List<Due> due = new ArrayList<>();
       for (RunRow run : runs.values()) {
         if (run.status.terminal()) {
           continue;
         }
         for (StepRow s : run.steps.values()) {
-          if (s.status != StepStatus.RUNNING || Lifecycle.leaseLive(s.leaseDeadline, now)) {
-            continue;
+          if (s.status == StepStatus.RUNNING && !Lifecycle.leaseLive(s.leaseDeadline, now)) {
+            due.add(new Due(run, s));
           }
-          LeaseToken token = new LeaseToken(run.id, s.spec.id(), s.attempts, s.leaseId);
-          clearLease(s);
-          String key = Keys.idempotencyKey(run.id, s.spec.id());
-          if (s.attempts - s.suspensions < s.spec.maxIterations()) {
-            s.status = transitions.step(StepTransition.LEASE_EXPIRED_RETRY, s.status);
-            s.notBefore = now.plusMillis(Backoff.delayMs(s.spec.retry(), s.attempts, key));
-            s.lastReason = CompletionReason.LEASE_EXPIRED;
-            append(
-                now,
-                new JournalEntry.StepCompleted(
-                    run.id,
-                    s.spec.id(),
-                    s.attempts,
-                    CompletionReason.LEASE_EXPIRED,
-                    Disposition.RETRY,
-                    Optional.empty(),
-                    List.of(),
-                    Optional.empty(),
-                    Optional.of(s.notBefore)));
-            expired.add(new ExpiredAttempt(token, Disposition.RETRY));
-            wake();
-          } else {
-            s.status = transitions.step(StepTransition.LEASE_EXPIRED_EXHAUSTED, s.status);
-            s.lastReason = CompletionReason.RETRIES_EXHAUSTED;
-            append(
-                now,
-                new JournalEntry.StepCompleted(
-                    run.id,
-                    s.spec.id(),
-                    s.attempts,
-                    CompletionReason.RETRIES_EXHAUSTED,
-                    Disposition.STEP_DONE,
-                    Optional.empty(),
-                    List.of(),
-                    Optional.empty(),
-                    Optional.empty()));
-            expired.add(new ExpiredAttempt(token, Disposition.STEP_DONE));
-            failRun(run, s.spec.id(), now);
-            break;
-          }
+        }
+      }
+      // The most overdue first, ties in the order the steps were created.
+      due.sort(
+          Comparator.comparing((Due d) -> d.step().leaseDeadline)
+              .thenComparingLong(d -> d.step().order));
+      List<ExpiredAttempt> expired = new ArrayList<>();
+      for (Due d : due) {
+        RunRow run = d.run();
+        StepRow s = d.step();
+        if (run.status.terminal()) {
+          // An earlier expiry of this pass failed the run: its other attempts are left as they are.
+          continue;
+        }
+        LeaseToken token = new LeaseToken(run.id, s.spec.id(), s.attempts, s.leaseId);
+        clearLease(s);
+        String key = Keys.idempotencyKey(run.id, s.spec.id());
+        if (s.attempts - s.suspensions < s.spec.maxIterations()) {
+          s.status = transitions.step(StepTransition.LEASE_EXPIRED_RETRY, s.status);
+          s.notBefore = now.plusMillis(Backoff.delayMs(s.spec.retry(), s.attempts, key));
+          s.lastReason = CompletionReason.LEASE_EXPIRED;
+          append(now, expiry(run, s, Disposition.RETRY, Optional.of(s.notBefore)));
+          expired.add(new ExpiredAttempt(token, Disposition.RETRY));
+          wake();
+        } else {
+          s.status = transitions.step(StepTransition.LEASE_EXPIRED_EXHAUSTED, s.status);
+          s.lastReason = CompletionReason.RETRIES_EXHAUSTED;
+          append(now, expiry(run, s, Disposition.STEP_DONE, Optional.empty()));
+          expired.add(new ExpiredAttempt(token, Disposition.STEP_DONE));
+          failRun(run, s.spec.id(), now);
         }
       }
       return expired;
     } finally {
       lock.unlock();
     }
+  }
+
+  /**
+   * The end of an attempt whose lease expired: retried ({@code lease_expired}) or the last one
+   * ({@code retries_exhausted}); it names no effects, the dead attempt never reported.
+   */
+  private static JournalEntry.StepCompleted expiry(
+      RunRow run, StepRow s, Disposition disposition, Optional<Instant> next) {
+    return new JournalEntry.StepCompleted(
+        run.id,
+        s.spec.id(),
+        s.attempts,
+        s.lastReason,
+        disposition,
+        Optional.empty(),
+        List.of(),
+        Optional.empty(),
+        next);
   }
 
   @Override
@@ -950,6 +964,7 @@ public final class InMemoryJournal implements Journal {
           }
         }
       }
+      checkSuspension(lease, outcome);
       confirmEffect(lease, surfacePath, output);
       return complete(lease, outcome);
     } finally {

@@ -781,6 +781,21 @@ public abstract class JournalContract {
   }
 
   @Test
+  void expiredAttemptsAreHandledMostOverdueFirst() {
+    RunId later = start(run(lease(agent("a"), shortLease().multipliedBy(2))));
+    ClaimedAttempt laterAttempt = claimOne();
+    RunId sooner = start(run(lease(agent("a"), shortLease())));
+    ClaimedAttempt soonerAttempt = claimOne();
+    elapse(shortLease().multipliedBy(2).plus(pastShortLease()));
+    assertThat(journal.expireLeases())
+        .containsExactly(
+            new ExpiredAttempt(soonerAttempt.lease(), Disposition.STEP_DONE),
+            new ExpiredAttempt(laterAttempt.lease(), Disposition.STEP_DONE));
+    assertThat(entriesOf(sooner, JournalEntry.StepCompleted.class)).hasSize(1);
+    assertThat(entriesOf(later, JournalEntry.StepCompleted.class)).hasSize(1);
+  }
+
+  @Test
   void expiringTwiceJournalsEachExpiredAttemptOnce() {
     ClaimedAttempt a = expiringAttempt(3);
     elapse(pastShortLease());
@@ -1126,6 +1141,25 @@ public abstract class JournalContract {
         () -> journal.confirmAndComplete(a.lease(), "/x", Optional.empty(), ok()),
         ErrorCode.EFFECT_UNCONFIRMED);
     assertThat(journal.entries(id)).hasSize(n + 2);
+  }
+
+  @Test
+  void confirmAndCompleteSuspendingOnARunThatIsNotAChildIsRefusedAndWritesNothing() {
+    ClaimedEffect c = startInline("inline-suspend-stranger");
+    RunId id = new RunId("inline-suspend-stranger");
+    RunId stranger = start(run(command("s", "true")));
+    List<JournalRecord> before = journal.entries(id);
+    assertRefused(
+        () ->
+            journal.confirmAndComplete(
+                c.attempt().lease(),
+                INLINE_SURFACE,
+                Optional.of(json("r", "lost")),
+                new StepOutcome.Suspended(stranger, Duration.ofHours(1))),
+        ErrorCode.INVALID_INPUT);
+    assertThat(journal.entries(id)).isEqualTo(before);
+    journal.confirmAndComplete(c.attempt().lease(), INLINE_SURFACE, Optional.empty(), ok());
+    assertThat(entriesOf(id, JournalEntry.EffectConfirmed.class).getFirst().output()).isEmpty();
   }
 
   @Test
