@@ -1,11 +1,10 @@
--- A claim in one statement (one round trip, autocommit): the ready steps a worker may take
--- (kinds, routes, running runs, backoff passed by the journal's clock: :now when a test clock
--- gives one, else the database's; rows another claimer holds
--- skipped, never waited on) each get their next attempt, leased to the worker, and
--- step.attempt.started journaled, in pick order. The lease id and idempotency key are derived here
--- as dev.flows.kernel.keys.Keys derives them (the caller checks they agree); a step's lease is its
--- spec's leaseMs, else the request's default. Answers each claimed step as it was when picked,
--- with the attempt opened for it.
+-- A claim in one statement (one round trip, autocommit): the ready steps a worker may take (kinds,
+-- routes, running runs, backoff passed by the journal's clock: :now when a test clock gives one,
+-- else the database's; rows another claimer holds skipped, never waited on) each get their next
+-- attempt, leased to the worker, and step.attempt.started journaled, in pick order. The lease id
+-- and idempotency key are derived here as dev.flows.kernel.keys.Keys derives them (the caller
+-- checks they agree); a step's lease is its spec's leaseMs, else the request's default. Answers
+-- each claimed step as it was when picked, with the attempt opened for it.
 WITH clock AS MATERIALIZED (
   SELECT coalesce(CAST(:now AS timestamptz), clock_timestamp()) AS now
 ),
