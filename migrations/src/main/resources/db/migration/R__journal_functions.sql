@@ -124,10 +124,14 @@ END
 $$;
 
 -- A child run that a suspended parent attempt awaits has left 'running': the parent's suspended
--- steps are claimable now.
+-- steps are claimable now. A trigger takes no parameter: it reads the journal's clock from the
+-- transaction-local setting flows.now, which a transaction judged by a test clock sets (unset or
+-- empty: the database clock).
 CREATE OR REPLACE FUNCTION flows.wake_suspended_parent() RETURNS trigger LANGUAGE plpgsql AS $$
 DECLARE
-  v_now timestamptz := clock_timestamp();
+  v_now timestamptz :=
+    coalesce(CAST(nullif(current_setting('flows.now', true), '') AS timestamptz),
+             clock_timestamp());
 BEGIN
   UPDATE flows.steps
      SET not_before = v_now, updated_at = v_now
@@ -150,43 +154,51 @@ $$;
 
 -- Admits a one-step run, opens attempt 1 leased to p_worker_id and elects it for p_surface, in one
 -- round trip. The caller encodes the entries' payloads; this adds only what depends on the
--- database clock. outcome: 'claimed' (with the lease deadline), 'exists' (the run id or admission
--- key already admitted a run; existing_run_id names it), 'terminal' (the run id is tombstoned or
--- ended under another key). p_ready_status is unused: the step is created running, in one row
--- version, as a startRun and a claim would leave it.
+-- journal's clock (p_now, NULL: the database clock). outcome: 'claimed' (with the lease deadline
+-- and the statuses it wrote, from which the caller records the transitions), 'exists' (the run id
+-- or admission key already admitted a run; existing_run_id names it), 'terminal' (the run id is
+-- tombstoned or ended under another key). The step is created running, in one row version, as a
+-- startRun and a claim would leave it.
 CREATE OR REPLACE FUNCTION flows.start_claimed(
     p_run_id text, p_name text, p_run_status text, p_parent_run_id text, p_admission_key text,
     p_spec jsonb, p_spec_hash text, p_created_by text,
-    p_step_id text, p_kind text, p_route text, p_ready_status text, p_running_status text,
+    p_step_id text, p_kind text, p_route text, p_running_status text,
     p_max_iterations integer, p_step_spec jsonb,
     p_lease_id text, p_lease_ms bigint, p_worker_id text,
     p_surface text, p_key text,
-    p_spawned jsonb, p_started jsonb, p_recorded jsonb)
-  RETURNS TABLE (outcome text, existing_run_id text, lease_deadline timestamptz)
+    p_spawned jsonb, p_started jsonb, p_recorded jsonb, p_now timestamptz)
+  RETURNS TABLE (outcome text, existing_run_id text, lease_deadline timestamptz,
+                 run_status text, step_status text)
   LANGUAGE plpgsql AS $$
 DECLARE
-  v_now      timestamptz := clock_timestamp();
-  v_deadline timestamptz := v_now + p_lease_ms * interval '1 millisecond';
-  v_existing flows.runs%ROWTYPE;
+  v_now         timestamptz := coalesce(p_now, clock_timestamp());
+  v_deadline    timestamptz := v_now + p_lease_ms * interval '1 millisecond';
+  v_existing    flows.runs%ROWTYPE;
+  v_run_status  text;
+  v_step_status text;
 BEGIN
   INSERT INTO flows.runs (run_id, name, status, parent_run_id, admission_key, spec, spec_hash,
                           created_by, created_at)
   VALUES (p_run_id, p_name, CAST(p_run_status AS flows.run_status), p_parent_run_id,
           p_admission_key, p_spec, p_spec_hash, p_created_by, v_now)
-  ON CONFLICT DO NOTHING;
+  ON CONFLICT DO NOTHING
+  RETURNING CAST(status AS text) INTO v_run_status;
   IF NOT FOUND THEN
     SELECT * INTO v_existing FROM flows.runs WHERE run_id = p_run_id;
     IF FOUND THEN
       IF v_existing.admission_key <> p_admission_key
          AND (v_existing.tombstone OR v_existing.status IN ('succeeded', 'failed', 'canceled')) THEN
-        RETURN QUERY SELECT 'terminal'::text, v_existing.run_id, NULL::timestamptz;
+        RETURN QUERY SELECT 'terminal'::text, v_existing.run_id, NULL::timestamptz, NULL::text,
+                            NULL::text;
         RETURN;
       END IF;
-      RETURN QUERY SELECT 'exists'::text, v_existing.run_id, NULL::timestamptz;
+      RETURN QUERY SELECT 'exists'::text, v_existing.run_id, NULL::timestamptz, NULL::text,
+                          NULL::text;
       RETURN;
     END IF;
     SELECT * INTO v_existing FROM flows.runs WHERE admission_key = p_admission_key;
-    RETURN QUERY SELECT 'exists'::text, coalesce(v_existing.run_id, p_run_id), NULL::timestamptz;
+    RETURN QUERY SELECT 'exists'::text, coalesce(v_existing.run_id, p_run_id), NULL::timestamptz,
+                        NULL::text, NULL::text;
     RETURN;
   END IF;
   INSERT INTO flows.steps (run_id, step_id, position, kind, status, depends_on, max_iterations,
@@ -194,7 +206,8 @@ BEGIN
                            lease_deadline, lease_ms, worker_id)
   VALUES (p_run_id, p_step_id, 0, CAST(p_kind AS flows.step_kind),
           CAST(p_running_status AS flows.step_status), '{}', p_max_iterations, p_step_spec,
-          p_route, v_now, v_now, 1, p_lease_id, v_deadline, p_lease_ms, p_worker_id);
+          p_route, v_now, v_now, 1, p_lease_id, v_deadline, p_lease_ms, p_worker_id)
+  RETURNING CAST(status AS text) INTO v_step_status;
   INSERT INTO flows.effect_elections (run_id, step_id, surface_path, attempt, idempotency_key,
                                       recorded_at)
   VALUES (p_run_id, p_step_id, p_surface, 1, p_key, v_now);
@@ -203,7 +216,7 @@ BEGIN
          (v_now, p_run_id, 'step.attempt.started', p_step_id, 1,
           p_started || jsonb_build_object('leaseDeadline', flows.iso_instant(v_deadline))),
          (v_now, p_run_id, 'effect.recorded', p_step_id, 1, p_recorded);
-  RETURN QUERY SELECT 'claimed'::text, p_run_id, v_deadline;
+  RETURN QUERY SELECT 'claimed'::text, p_run_id, v_deadline, v_run_status, v_step_status;
 END
 $$;
 
@@ -274,34 +287,41 @@ $$;
 -- run.completed when the run ended, and the NOTIFY. Payloads are encoded by the caller. p_now is
 -- the instant of a caller that has made checks of its own (else the database clock);
 -- p_notify_run_end false leaves a run's end unnotified, for a caller whose run is awaited only in
--- its own process. outcome: 'ok' (with the run's status after and the count of readied steps), or
--- the refusal: 'run_not_found', 'run_terminal', 'lease_conflict', 'effect_unconfirmed' (naming
--- the first open election by surface path).
+-- its own process. A p_now given is also the transaction's flows.now, the clock of the trigger that
+-- wakes a suspended parent. Effects are listed, and the first open election named, in the order
+-- the elections were made. outcome: 'ok' (with the run's status after, the count of readied steps
+-- and the step status written), or the refusal: 'run_not_found', 'run_terminal',
+-- 'lease_conflict', 'effect_unconfirmed' (naming the first open election).
 CREATE OR REPLACE FUNCTION flows.succeed_attempt(
     p_run_id text, p_step_id text, p_attempt integer, p_lease_id text, p_step_output jsonb,
     p_succeeded_status text, p_completed jsonb, p_run_completed jsonb,
     p_now timestamptz DEFAULT NULL, p_notify_run_end boolean DEFAULT true)
-  RETURNS TABLE (outcome text, run_status text, unconfirmed text, unblocked integer)
+  RETURNS TABLE (outcome text, run_status text, unconfirmed text, unblocked integer,
+                 step_status text)
   LANGUAGE plpgsql AS $$
 DECLARE
-  v_now     timestamptz := coalesce(p_now, clock_timestamp());
-  v_live    record;
-  v_after   record;
-  v_effects jsonb;
-  v_open    text;
+  v_now         timestamptz := coalesce(p_now, clock_timestamp());
+  v_live        record;
+  v_after       record;
+  v_effects     jsonb;
+  v_open        text;
+  v_step_status text;
 BEGIN
+  IF p_now IS NOT NULL THEN
+    PERFORM set_config('flows.now', CAST(p_now AS text), true);
+  END IF;
   SELECT * INTO v_live
     FROM flows.lock_live_attempt(p_run_id, p_step_id, p_attempt, p_lease_id, v_now);
   IF v_live.outcome <> 'ok' THEN
-    RETURN QUERY SELECT v_live.outcome, v_live.run_status, NULL::text, 0;
+    RETURN QUERY SELECT v_live.outcome, v_live.run_status, NULL::text, 0, NULL::text;
     RETURN;
   END IF;
   SELECT surface_path INTO v_open FROM flows.effect_elections
    WHERE run_id = p_run_id AND step_id = p_step_id AND attempt = p_attempt AND NOT confirmed
-   ORDER BY surface_path
+   ORDER BY elected_seq
    LIMIT 1;
   IF FOUND THEN
-    RETURN QUERY SELECT 'effect_unconfirmed'::text, v_live.run_status, v_open, 0;
+    RETURN QUERY SELECT 'effect_unconfirmed'::text, v_live.run_status, v_open, 0, NULL::text;
     RETURN;
   END IF;
   UPDATE flows.steps
@@ -311,10 +331,11 @@ BEGIN
          lease_id = NULL, lease_deadline = NULL, lease_ms = NULL, worker_id = NULL,
          updated_at = v_now
    WHERE run_id = p_run_id AND step_id = p_step_id AND status = 'running'
-     AND attempts = p_attempt AND lease_id = p_lease_id AND lease_deadline > v_now;
+     AND attempts = p_attempt AND lease_id = p_lease_id AND lease_deadline > v_now
+  RETURNING CAST(status AS text) INTO v_step_status;
   SELECT coalesce(jsonb_agg(jsonb_build_object('surfacePath', surface_path,
                                                'idempotencyKey', idempotency_key)
-                            ORDER BY surface_path), '[]'::jsonb)
+                            ORDER BY elected_seq), '[]'::jsonb)
     INTO v_effects
     FROM flows.effect_elections
    WHERE run_id = p_run_id AND step_id = p_step_id AND attempt = p_attempt AND confirmed;
@@ -335,7 +356,7 @@ BEGIN
   END IF;
   RETURN QUERY SELECT 'ok'::text,
                       CASE WHEN v_after.run_done THEN 'succeeded' ELSE v_live.run_status END,
-                      NULL::text, v_after.unblocked;
+                      NULL::text, v_after.unblocked, v_step_status;
 END
 $$;
 
@@ -343,36 +364,37 @@ $$;
 -- completes the attempt with success through flows.succeed_attempt, at one instant. Every refusal
 -- is found before anything is written. The run's end is not notified: the one waiting for an
 -- inline call's run is the body that made the call, in the process that sends this statement.
--- outcome: 'ok' (with the run's status after), or the refusal: 'run_not_found', 'run_terminal',
+-- p_now is the journal's clock (NULL: the database clock). outcome: 'ok' (with the run's status
+-- after, the step status written and the count of readied steps), or the refusal: 'run_not_found', 'run_terminal',
 -- 'lease_conflict', 'effect_not_recorded', 'effect_unconfirmed'.
 CREATE OR REPLACE FUNCTION flows.confirm_and_succeed(
     p_run_id text, p_step_id text, p_attempt integer, p_lease_id text, p_surface text,
     p_confirm_output jsonb, p_step_output jsonb, p_succeeded_status text,
-    p_confirmed jsonb, p_completed jsonb, p_run_completed jsonb)
-  RETURNS TABLE (outcome text, run_status text)
+    p_confirmed jsonb, p_completed jsonb, p_run_completed jsonb, p_now timestamptz)
+  RETURNS TABLE (outcome text, run_status text, step_status text, unblocked integer)
   LANGUAGE plpgsql AS $$
 DECLARE
-  v_now      timestamptz := clock_timestamp();
+  v_now      timestamptz := coalesce(p_now, clock_timestamp());
   v_live     record;
   v_election flows.effect_elections%ROWTYPE;
 BEGIN
   SELECT * INTO v_live
     FROM flows.lock_live_attempt(p_run_id, p_step_id, p_attempt, p_lease_id, v_now);
   IF v_live.outcome <> 'ok' THEN
-    RETURN QUERY SELECT v_live.outcome, v_live.run_status;
+    RETURN QUERY SELECT v_live.outcome, v_live.run_status, NULL::text, 0;
     RETURN;
   END IF;
   SELECT * INTO v_election FROM flows.effect_elections
    WHERE run_id = p_run_id AND step_id = p_step_id AND surface_path = p_surface
      FOR NO KEY UPDATE;
   IF NOT FOUND OR v_election.attempt <> p_attempt THEN
-    RETURN QUERY SELECT 'effect_not_recorded'::text, v_live.run_status;
+    RETURN QUERY SELECT 'effect_not_recorded'::text, v_live.run_status, NULL::text, 0;
     RETURN;
   END IF;
   IF EXISTS (SELECT 1 FROM flows.effect_elections
               WHERE run_id = p_run_id AND step_id = p_step_id AND attempt = p_attempt
                 AND surface_path <> p_surface AND NOT confirmed) THEN
-    RETURN QUERY SELECT 'effect_unconfirmed'::text, v_live.run_status;
+    RETURN QUERY SELECT 'effect_unconfirmed'::text, v_live.run_status, NULL::text, 0;
     RETURN;
   END IF;
   IF NOT v_election.confirmed THEN
@@ -383,7 +405,7 @@ BEGIN
     VALUES (v_now, p_run_id, 'effect.confirmed', p_step_id, p_attempt, p_confirmed);
   END IF;
   RETURN QUERY
-    SELECT s.outcome, s.run_status
+    SELECT s.outcome, s.run_status, s.step_status, s.unblocked
       FROM flows.succeed_attempt(p_run_id, p_step_id, p_attempt, p_lease_id, p_step_output,
                                  p_succeeded_status, p_completed, p_run_completed,
                                  v_now, false) s;

@@ -32,7 +32,7 @@ final class Admission {
     String hash = RunSpecJson.hash(r.spec());
     return db.tx(
         h -> {
-          Instant now = TxStatements.now(h);
+          Instant now = db.now(h);
           // A concurrent start with the same id or key makes our insert do nothing; the
           // second pass then finds that run.
           for (int pass = 0; ; pass++) {
@@ -42,6 +42,8 @@ final class Admission {
             }
             RunId runId = r.runId().orElseGet(RunId::random);
             if (insertRun(h, r, runId, hash, now)) {
+              // Taken once the row is in: a concurrent start of the same run inserts nothing.
+              db.transitions().run(RunTransition.SPAWNED, Optional.empty());
               return spawn(h, r, runId, hash, now);
             }
             if (pass > 0) {
@@ -94,7 +96,7 @@ final class Admission {
   }
 
   private static boolean insertRun(Handle h, StartRun r, RunId runId, String hash, Instant now) {
-    RunStatus status = Lifecycle.run(RunTransition.SPAWNED, Optional.empty());
+    RunStatus status = RunTransition.SPAWNED.to();
     return h.createUpdate(Sql.text("run_insert"))
             .bind("runId", runId.value())
             .bind("name", r.spec().name())

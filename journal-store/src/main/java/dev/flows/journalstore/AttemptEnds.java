@@ -36,7 +36,7 @@ final class AttemptEnds {
   }
 
   CompletionAck complete(LeaseToken lease, StepOutcome outcome) {
-    return db.tx(h -> completeIn(h, lease, outcome, TxStatements.now(h)));
+    return db.tx(h -> completeIn(h, lease, outcome, db.now(h)));
   }
 
   /**
@@ -46,7 +46,7 @@ final class AttemptEnds {
       LeaseToken lease, String surfacePath, Optional<JsonNode> output, StepOutcome outcome) {
     return db.tx(
         h -> {
-          Instant now = TxStatements.now(h);
+          Instant now = db.now(h);
           // The run's lock first, as every verb takes it, before confirm locks the step.
           TxStatements.lockRun(h, lease.runId())
               .orElseThrow(() -> Refusals.runNotFound(lease.runId()));
@@ -116,7 +116,7 @@ final class AttemptEnds {
   /**
    * Writes {@code end}; {@code readyNow}: the step will be claimable again, so claimers are told.
    */
-  private static CompletionAck end(
+  private CompletionAck end(
       Handle h,
       RunRow run,
       LeaseToken lease,
@@ -127,7 +127,8 @@ final class AttemptEnds {
       List<EffectRef> confirmed,
       boolean readyNow,
       Instant now) {
-    if (!TxStatements.endFenced(h, s, lease, end.transition(), end.reason(), next, now)) {
+    if (!TxStatements.endFenced(
+        db.transitions(), h, s, lease, end.transition(), end.reason(), next, now)) {
       throw Refusals.lost(lease);
     }
     TxStatements.append(
@@ -146,7 +147,7 @@ final class AttemptEnds {
     if (readyNow) {
       TxStatements.notifyWork(h, lease.runId());
     }
-    RunStatus after = RunEnds.afterAttempt(h, run, end, lease.stepId(), now);
+    RunStatus after = RunEnds.afterAttempt(db.transitions(), h, run, end, lease.stepId(), now);
     return new CompletionAck(end.reason(), end.disposition(), next, after);
   }
 }

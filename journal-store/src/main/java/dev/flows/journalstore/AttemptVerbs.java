@@ -25,7 +25,7 @@ final class AttemptVerbs {
   Instant heartbeat(LeaseToken lease) {
     return db.tx(
         h -> {
-          Instant now = TxStatements.now(h);
+          Instant now = db.now(h);
           fence.live(h, lease, now);
           return TxStatements.query(
                   h,
@@ -39,13 +39,13 @@ final class AttemptVerbs {
   }
 
   EffectElection recordEffect(LeaseToken lease, String surfacePath) {
-    return db.tx(h -> recordIn(h, lease, surfacePath, TxStatements.now(h)));
+    return db.tx(h -> recordIn(h, lease, surfacePath, db.now(h)));
   }
 
   void confirmEffect(LeaseToken lease, String surfacePath, Optional<JsonNode> output) {
     db.tx(
         h -> {
-          confirmIn(h, lease, surfacePath, output, TxStatements.now(h));
+          confirmIn(h, lease, surfacePath, output, db.now(h));
           return null;
         });
   }
@@ -55,7 +55,7 @@ final class AttemptVerbs {
       LeaseToken lease, String surfacePath, Optional<JsonNode> output) {
     return db.tx(
         h -> {
-          Instant now = TxStatements.now(h);
+          Instant now = db.now(h);
           EffectElection e = recordIn(h, lease, surfacePath, now);
           if (!e.deduped()) {
             confirmIn(h, lease, surfacePath, output, now);

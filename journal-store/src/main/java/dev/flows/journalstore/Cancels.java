@@ -30,13 +30,14 @@ final class Cancels {
   CancelOutcome cancelRun(RunId runId, String reason) {
     return db.tx(
         h -> {
-          Instant now = TxStatements.now(h);
+          Instant now = db.now(h);
           for (int pass = 0; ; pass++) {
             Optional<RunRow> found = TxStatements.lockRun(h, runId);
             if (found.isPresent()) {
               return cancelExisting(h, found.get(), reason, now);
             }
             if (tombstone(h, runId, now)) {
+              db.transitions().run(RunTransition.TOMBSTONED, Optional.empty());
               TxStatements.append(h, now, new JournalEntry.RunCancelRequested(runId, reason));
               TxStatements.notifyWork(h, runId);
               return new CancelOutcome(runId, RunStatus.CANCELED, true, false);
@@ -49,7 +50,7 @@ final class Cancels {
   }
 
   private static boolean tombstone(Handle h, RunId runId, Instant now) {
-    RunStatus status = Lifecycle.run(RunTransition.TOMBSTONED, Optional.empty());
+    RunStatus status = RunTransition.TOMBSTONED.to();
     return h.createUpdate(Sql.text("run_insert_tombstone"))
             .bind("runId", runId.value())
             .bind("status", status.wire())
@@ -58,7 +59,7 @@ final class Cancels {
         == 1;
   }
 
-  private static CancelOutcome cancelExisting(Handle h, RunRow run, String reason, Instant now) {
+  private CancelOutcome cancelExisting(Handle h, RunRow run, String reason, Instant now) {
     Optional<RunTransition> runCancel = Lifecycle.cancelFor(run.status());
     if (runCancel.isEmpty()) {
       return new CancelOutcome(run.runId(), run.status(), false, true);
@@ -84,14 +85,21 @@ final class Cancels {
         continue;
       }
       if (s.status() == StepStatus.RUNNING) {
-        TxStatements.endUnreported(h, s, AttemptEnd.canceled(), Optional.empty(), now);
+        TxStatements.endUnreported(
+            db.transitions(), h, s, AttemptEnd.canceled(), Optional.empty(), now);
       } else {
-        TxStatements.setStatus(h, s, t.get(), Optional.empty(), now);
+        TxStatements.setStatus(db.transitions(), h, s, t.get(), Optional.empty(), now);
       }
     }
     RunStatus after =
         RunEnds.finish(
-            h, run, runCancel.get(), RunCompletionReason.CANCELED, Optional.empty(), now);
+            db.transitions(),
+            h,
+            run,
+            runCancel.get(),
+            RunCompletionReason.CANCELED,
+            Optional.empty(),
+            now);
     TxStatements.notifyWork(h, run.runId());
     return new CancelOutcome(run.runId(), after, false, false);
   }

@@ -6,7 +6,6 @@ import dev.flows.kernel.journal.ClaimedAttempt;
 import dev.flows.kernel.journal.LeaseToken;
 import dev.flows.kernel.journal.RunId;
 import dev.flows.kernel.keys.Keys;
-import dev.flows.kernel.lifecycle.Lifecycle;
 import dev.flows.kernel.lifecycle.StepStatus;
 import dev.flows.kernel.lifecycle.StepTransition;
 import dev.flows.kernel.spec.StepKind;
@@ -51,11 +50,18 @@ final class Claims {
           sql.bind(ps, "defaultLeaseMs", request.defaultLease().toMillis());
           sql.bind(ps, "runningStatus", running.wire());
           sql.bind(ps, "workerId", request.workerId().value());
+          sql.bind(ps, "now", db.clock());
         },
         rs -> {
           StepRow s = Rows.STEP.map(rs, null);
-          // The transition the statement took, checked against the kernel's table and recorded.
-          Lifecycle.step(StepTransition.CLAIMED, s.status());
+          // The transition the statement made: the status it picked the step in, and the one it
+          // wrote.
+          db.transitions()
+              .stepsMade(
+                  StepTransition.CLAIMED,
+                  s.status(),
+                  StepStatus.fromWire(rs.getString("new_status")),
+                  1);
           int attempt = rs.getInt("new_attempt");
           String leaseId = rs.getString("new_lease_id");
           String key = rs.getString("idempotency_key");

@@ -38,7 +38,7 @@ final class Expiry {
                 TxStatements.query(
                     h,
                     "steps_expired",
-                    q -> q.bind("limit", batchSize),
+                    q -> q.bind("limit", batchSize).bind("now", db.clock()),
                     (rs, ctx) ->
                         new Candidate(
                             new RunId(rs.getString("run_id")),
@@ -51,8 +51,8 @@ final class Expiry {
     return expired;
   }
 
-  private static Optional<ExpiredAttempt> expireOne(Handle h, Candidate c) {
-    Instant now = TxStatements.now(h);
+  private Optional<ExpiredAttempt> expireOne(Handle h, Candidate c) {
+    Instant now = db.now(h);
     Optional<RunRow> run = TxStatements.lockRun(h, c.runId());
     Optional<StepRow> step = TxStatements.lockStep(h, c.runId(), c.stepId());
     if (run.isEmpty() || step.isEmpty()) {
@@ -72,11 +72,11 @@ final class Expiry {
         retry
             ? Optional.of(AttemptEnd.retryAt(now, s.spec(), s.runId(), s.stepId(), s.attempts()))
             : Optional.empty();
-    TxStatements.endUnreported(h, s, end, next, now);
+    TxStatements.endUnreported(db.transitions(), h, s, end, next, now);
     if (retry) {
       TxStatements.notifyWork(h, s.runId());
     }
-    RunEnds.afterAttempt(h, run.get(), end, s.stepId(), now);
+    RunEnds.afterAttempt(db.transitions(), h, run.get(), end, s.stepId(), now);
     return Optional.of(new ExpiredAttempt(token, end.disposition()));
   }
 }

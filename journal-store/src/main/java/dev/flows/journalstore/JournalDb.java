@@ -3,14 +3,19 @@ package dev.flows.journalstore;
 import com.zaxxer.hikari.HikariDataSource;
 import com.zaxxer.hikari.HikariPoolMXBean;
 import dev.flows.kernel.FlowsException;
+import dev.flows.kernel.lifecycle.TransitionLog;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.time.Instant;
+import java.time.InstantSource;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import javax.sql.DataSource;
+import org.jdbi.v3.core.Handle;
 import org.jdbi.v3.core.HandleCallback;
 import org.jdbi.v3.core.Jdbi;
 import org.jdbi.v3.core.JdbiException;
@@ -23,11 +28,43 @@ final class JournalDb implements AutoCloseable {
   private final Jdbi jdbi;
   private final DataSource dataSource;
   private final Optional<HikariDataSource> ownedPool;
+  // Empty: every statement judges leases, backoff and timestamps by the database clock.
+  private final Optional<InstantSource> testClock;
+  private final TransitionLog transitions = new TransitionLog();
 
-  JournalDb(DataSource dataSource, Optional<HikariDataSource> ownedPool) {
+  JournalDb(
+      DataSource dataSource,
+      Optional<HikariDataSource> ownedPool,
+      Optional<InstantSource> testClock) {
     this.jdbi = Jdbi.create(dataSource);
     this.dataSource = dataSource;
     this.ownedPool = ownedPool;
+    this.testClock = testClock;
+  }
+
+  /** The run and step transitions this journal has taken. */
+  TransitionLog transitions() {
+    return transitions;
+  }
+
+  /**
+   * The {@code :now} of every statement that judges leases, backoff or timestamps: the test clock's
+   * instant (at Postgres' microsecond precision), or NULL for the database clock.
+   */
+  String clock() {
+    return testClock.map(c -> c.instant().truncatedTo(ChronoUnit.MICROS).toString()).orElse(null);
+  }
+
+  /**
+   * The journal's "now" for this transaction, read once: the test clock's when one is set, else the
+   * database clock's. Also made the transaction's {@code flows.now}, which the trigger that wakes a
+   * suspended parent reads.
+   */
+  Instant now(Handle h) {
+    return h.createQuery(Sql.text("now"))
+        .bind("now", clock())
+        .map((rs, ctx) -> Rows.instant(rs, "now"))
+        .one();
   }
 
   /** A verb of several statements: one transaction. */

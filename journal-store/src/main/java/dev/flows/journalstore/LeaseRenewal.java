@@ -48,6 +48,7 @@ final class LeaseRenewal {
           sql.bind(ps, "stepIds", asked.stream().map(LeaseToken::stepId).toArray(String[]::new));
           sql.bind(ps, "attempts", asked.stream().mapToInt(LeaseToken::attempt).toArray());
           sql.bind(ps, "leaseIds", asked.stream().map(LeaseToken::leaseId).toArray(String[]::new));
+          sql.bind(ps, "now", db.clock());
         },
         rs -> {
           // Looked up on the whole token: a forged token for a renewed step must not read as

@@ -107,6 +107,7 @@ final class MemoEffects {
           sql.bind(ps, "outputs", textArray(sent, m -> m.output().orElse(null)));
           sql.bind(ps, "recordedPayloads", textArray(sent, MemoCall::recordedPayload));
           sql.bind(ps, "confirmedPayloads", textArray(sent, MemoCall::confirmedPayload));
+          sql.bind(ps, "now", db.clock());
         },
         rs -> fast[sentAt[rs.getInt(1) - 1]] = Boolean.TRUE);
     return Arrays.asList(fast);

@@ -27,6 +27,7 @@ import dev.flows.kernel.spec.Routes;
 import dev.flows.kernel.spec.RunSpecJson;
 import dev.flows.kernel.spec.StepSpec;
 import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
@@ -52,9 +53,25 @@ final class OneTripVerbs {
     this.db = db;
   }
 
-  /** What a success function answered: an outcome, and the surface an open election names. */
+  /**
+   * What a success function answered: an outcome, the statuses written, how many waiting steps it
+   * readied, and the surface an open election names.
+   */
   private record SuccessEnd(
-      String outcome, Optional<RunStatus> runStatus, Optional<String> unconfirmed, int unblocked) {}
+      String outcome,
+      Optional<RunStatus> runStatus,
+      Optional<StepStatus> stepStatus,
+      Optional<String> unconfirmed,
+      int unblocked) {
+    static SuccessEnd read(ResultSet rs, Optional<String> unconfirmed) throws SQLException {
+      return new SuccessEnd(
+          rs.getString("outcome"),
+          Rows.runStatus(rs, "run_status"),
+          Optional.ofNullable(rs.getString("step_status")).map(StepStatus::fromWire),
+          unconfirmed,
+          rs.getInt("unblocked"));
+    }
+  }
 
   CompletionAck succeed(LeaseToken lease, StepOutcome.Succeeded ok) {
     JsonNode output = ok.output() == null ? NullNode.getInstance() : ok.output();
@@ -62,20 +79,9 @@ final class OneTripVerbs {
         db.autocommitRow(
             SUCCEED_ATTEMPT,
             (sql, ps) -> bindSuccess(sql, ps, lease, output),
-            rs ->
-                new SuccessEnd(
-                    rs.getString("outcome"),
-                    Rows.runStatus(rs, "run_status"),
-                    Optional.ofNullable(rs.getString("unconfirmed")),
-                    rs.getInt("unblocked")));
+            rs -> SuccessEnd.read(rs, Optional.ofNullable(rs.getString("unconfirmed"))));
     return switch (row.outcome()) {
-      case "ok" -> {
-        // The transitions the function took, checked against the kernel's table and recorded.
-        if (row.unblocked() > 0) {
-          Lifecycle.step(StepTransition.DEPENDENCIES_MET, StepStatus.WAITING);
-        }
-        yield succeeded(row.runStatus().orElseThrow());
-      }
+      case "ok" -> succeeded(row);
       case "effect_unconfirmed" ->
           throw Refusals.unconfirmed(lease, row.unconfirmed().orElseThrow());
       default -> throw Refusals.fromOutcome(row.outcome(), lease, row.runStatus());
@@ -106,14 +112,9 @@ final class OneTripVerbs {
                       .payload());
               bindSuccess(sql, ps, lease, stepOutput);
             },
-            rs ->
-                new SuccessEnd(
-                    rs.getString("outcome"),
-                    Rows.runStatus(rs, "run_status"),
-                    Optional.empty(),
-                    0));
+            rs -> SuccessEnd.read(rs, Optional.empty()));
     return switch (row.outcome()) {
-      case "ok" -> succeeded(row.runStatus().orElseThrow());
+      case "ok" -> succeeded(row);
       case "effect_not_recorded" -> throw Refusals.notRecorded(lease, surfacePath);
       case "effect_unconfirmed" -> throw Refusals.anotherUnconfirmed(lease);
       default -> throw Refusals.fromOutcome(row.outcome(), lease, row.runStatus());
@@ -123,12 +124,13 @@ final class OneTripVerbs {
   /**
    * The attempt, the step's output, its status from the kernel's table, and the payloads of a
    * success's {@code step.completed} (its {@code effects} are filled in by the database) and of
-   * {@code run.completed}.
+   * {@code run.completed}, and the journal's clock.
    */
-  private static void bindSuccess(
+  private void bindSuccess(
       PositionalSql sql, PreparedStatement ps, LeaseToken lease, JsonNode stepOutput)
       throws SQLException {
-    StepStatus succeeded = Lifecycle.step(StepTransition.COMPLETED_SUCCESS, StepStatus.RUNNING);
+    StepStatus succeeded = StepTransition.COMPLETED_SUCCESS.to();
+    sql.bind(ps, "now", db.clock());
     sql.bind(ps, "runId", lease.runId().value());
     sql.bind(ps, "stepId", lease.stepId());
     sql.bind(ps, "attempt", lease.attempt());
@@ -159,16 +161,41 @@ final class OneTripVerbs {
             .payload());
   }
 
-  /** A success written; a run it ended is checked against the kernel's table and recorded. */
-  private static CompletionAck succeeded(RunStatus runStatus) {
+  /**
+   * A success written: the transitions the function made recorded from what it answered. It took
+   * the step only from running (else it answered lease_conflict), readied waiting steps only, and
+   * ended only a running run.
+   */
+  private CompletionAck succeeded(SuccessEnd row) {
+    db.transitions()
+        .stepsMade(
+            StepTransition.COMPLETED_SUCCESS,
+            StepStatus.RUNNING,
+            row.stepStatus().orElseThrow(),
+            1);
+    if (row.unblocked() > 0) {
+      db.transitions()
+          .stepsMade(
+              StepTransition.DEPENDENCIES_MET,
+              StepStatus.WAITING,
+              StepStatus.READY,
+              row.unblocked());
+    }
+    RunStatus runStatus = row.runStatus().orElseThrow();
     if (runStatus == RunStatus.SUCCEEDED) {
-      Lifecycle.run(RunTransition.ALL_STEPS_SUCCEEDED, Optional.of(RunStatus.RUNNING));
+      db.transitions()
+          .runMade(RunTransition.ALL_STEPS_SUCCEEDED, Optional.of(RunStatus.RUNNING), runStatus);
     }
     return new CompletionAck(
         CompletionReason.SUCCESS, Disposition.STEP_DONE, Optional.empty(), runStatus);
   }
 
-  private record InlineStart(String outcome, String existingRunId, Instant leaseDeadline) {}
+  private record InlineStart(
+      String outcome,
+      String existingRunId,
+      Instant leaseDeadline,
+      Optional<RunStatus> runStatus,
+      Optional<StepStatus> stepStatus) {}
 
   ClaimedEffect startClaimed(StartRun r, WorkerId worker, Duration lease, String surfacePath) {
     StepSpec step = ClaimedEffect.inlineStep(r, surfacePath);
@@ -179,10 +206,10 @@ final class OneTripVerbs {
     LeaseToken token = new LeaseToken(runId, step.id(), 1, Keys.leaseId(runId, step.id(), 1));
     long leaseMs = step.leaseMs().orElse(lease.toMillis());
     String key = Keys.idempotencyKey(runId, step.id());
-    RunStatus spawned = Lifecycle.run(RunTransition.SPAWNED, Optional.empty());
+    RunStatus spawned = RunTransition.SPAWNED.to();
     StepStatus ready = Lifecycle.created(step);
-    StepStatus running = Lifecycle.step(StepTransition.CLAIMED, ready);
-    // The function sets the real deadline (from the database clock) over this placeholder.
+    StepStatus running = StepTransition.CLAIMED.to();
+    // The function sets the real deadline (from the journal's clock) over this placeholder.
     JournalEntry started =
         new JournalEntry.StepAttemptStarted(
             runId, step.id(), 1, step.kind(), key, token.leaseId(), Instant.EPOCH, worker);
@@ -204,7 +231,6 @@ final class OneTripVerbs {
               sql.bind(ps, "stepId", step.id());
               sql.bind(ps, "kind", step.kind().wire());
               sql.bind(ps, "route", Routes.of(step));
-              sql.bind(ps, "readyStatus", ready.wire());
               sql.bind(ps, "runningStatus", running.wire());
               sql.bind(ps, "maxIterations", step.maxIterations());
               sql.bind(ps, "stepSpec", EntryCodec.text(RunSpecJson.writeStep(step)));
@@ -213,6 +239,7 @@ final class OneTripVerbs {
               sql.bind(ps, "workerId", worker.value());
               sql.bind(ps, "surfacePath", surfacePath);
               sql.bind(ps, "idempotencyKey", key);
+              sql.bind(ps, "now", db.clock());
               sql.bind(ps, "spawned", EntryCodec.encode(spawnedEntry).payload());
               sql.bind(ps, "started", EntryCodec.encode(started).payload());
               sql.bind(
@@ -225,12 +252,20 @@ final class OneTripVerbs {
                 new InlineStart(
                     rs.getString("outcome"),
                     rs.getString("existing_run_id"),
-                    Rows.instant(rs, "lease_deadline")));
+                    Rows.instant(rs, "lease_deadline"),
+                    Rows.runStatus(rs, "run_status"),
+                    Optional.ofNullable(rs.getString("step_status")).map(StepStatus::fromWire)));
     return switch (row.outcome()) {
-      case "claimed" ->
-          new ClaimedEffect(
-              new ClaimedAttempt(token, row.leaseDeadline(), leaseMs, step, key, r.parentRunId()),
-              new EffectElection(key, false, false, Optional.empty()));
+      case "claimed" -> {
+        // What the function made: a run spawned, and its step inserted claimed.
+        db.transitions()
+            .runMade(RunTransition.SPAWNED, Optional.empty(), row.runStatus().orElseThrow());
+        db.transitions()
+            .stepsMade(StepTransition.CLAIMED, ready, row.stepStatus().orElseThrow(), 1);
+        yield new ClaimedEffect(
+            new ClaimedAttempt(token, row.leaseDeadline(), leaseMs, step, key, r.parentRunId()),
+            new EffectElection(key, false, false, Optional.empty()));
+      }
       case "terminal" ->
           throw new RunTerminalException(
               "run " + row.existingRunId() + " was canceled or ended and cannot be started",

@@ -10,7 +10,6 @@ import dev.flows.kernel.RunTerminalException;
 import dev.flows.kernel.journal.JournalEntry;
 import dev.flows.kernel.journal.Resolutions;
 import dev.flows.kernel.journal.RunId;
-import dev.flows.kernel.lifecycle.Lifecycle;
 import dev.flows.kernel.lifecycle.RunStatus;
 import dev.flows.kernel.lifecycle.RunTransition;
 import dev.flows.kernel.lifecycle.StepStatus;
@@ -30,7 +29,7 @@ final class OperatorVerbs {
   void resumeRun(RunId runId, String by) {
     db.tx(
         h -> {
-          Instant now = TxStatements.now(h);
+          Instant now = db.now(h);
           resume(
               h,
               TxStatements.lockRun(h, runId).orElseThrow(() -> Refusals.runNotFound(runId)),
@@ -40,7 +39,7 @@ final class OperatorVerbs {
         });
   }
 
-  private static void resume(Handle h, RunRow run, String by, Instant now) {
+  private void resume(Handle h, RunRow run, String by, Instant now) {
     RunId runId = run.runId();
     RunTransition t =
         switch (run.status()) {
@@ -55,7 +54,7 @@ final class OperatorVerbs {
     if (t == null) {
       return;
     }
-    RunStatus to = Lifecycle.run(t, Optional.of(run.status()));
+    RunStatus to = db.transitions().run(t, Optional.of(run.status()));
     TxStatements.expectOne(
         h.createUpdate(Sql.text("run_resume"))
             .bind("runId", runId.value())
@@ -65,8 +64,12 @@ final class OperatorVerbs {
         "resume run " + runId);
     for (StepRow s : TxStatements.lockSteps(h, runId)) {
       switch (s.status()) {
-        case FAILED -> TxStatements.setStatus(h, s, StepTransition.RESUMED, Optional.of(now), now);
-        case PARKED -> TxStatements.setStatus(h, s, StepTransition.RESOLVED, Optional.of(now), now);
+        case FAILED ->
+            TxStatements.setStatus(
+                db.transitions(), h, s, StepTransition.RESUMED, Optional.of(now), now);
+        case PARKED ->
+            TxStatements.setStatus(
+                db.transitions(), h, s, StepTransition.RESOLVED, Optional.of(now), now);
         case WAITING, READY, RUNNING, SUCCEEDED, CANCELED -> {}
       }
     }
@@ -77,7 +80,7 @@ final class OperatorVerbs {
   void resolveStep(RunId runId, String stepId, Optional<JsonNode> performed, String by) {
     db.tx(
         h -> {
-          Instant now = TxStatements.now(h);
+          Instant now = db.now(h);
           // A parent before its child, as cancel and suspend lock them: no deadlock between them.
           Optional<RunId> parentId = TxStatements.readRun(h, runId).flatMap(RunRow::parentRunId);
           Optional<RunRow> parent = parentId.flatMap(p -> TxStatements.lockRun(h, p));
@@ -108,17 +111,20 @@ final class OperatorVerbs {
             resolvePerformed(h, s, EntryCodec.text(resolved.get()), now);
           } else {
             stepWrite(h, "elections_drop_open", s).execute();
-            TxStatements.setStatus(h, s, StepTransition.RESOLVED, Optional.of(now), now);
+            TxStatements.setStatus(
+                db.transitions(), h, s, StepTransition.RESOLVED, Optional.of(now), now);
           }
           RunRow current = run;
           boolean stillParked =
               TxStatements.steps(h, runId).stream().anyMatch(x -> x.status() == StepStatus.PARKED);
           if (run.status() == RunStatus.PARKED && !stillParked) {
-            current = run.withStatus(TxStatements.setRunStatus(h, run, RunTransition.UNPARKED));
+            current =
+                run.withStatus(
+                    TxStatements.setRunStatus(db.transitions(), h, run, RunTransition.UNPARKED));
           }
           RunStatus childAfter = current.status();
           if (current.status() == RunStatus.RUNNING) {
-            childAfter = RunEnds.afterSuccess(h, current, now);
+            childAfter = RunEnds.afterSuccess(db.transitions(), h, current, now);
           }
           TxStatements.notifyWork(h, runId);
           if (parent.isPresent() && Resolutions.wakesParent(childAfter, parent.get().status())) {
@@ -129,12 +135,12 @@ final class OperatorVerbs {
   }
 
   /** The step's open elections confirmed with the operator's output, and the step succeeded. */
-  private static void resolvePerformed(Handle h, StepRow s, String output, Instant now) {
+  private void resolvePerformed(Handle h, StepRow s, String output, Instant now) {
     stepWrite(h, "elections_confirm_open", s)
         .bind("output", output)
         .bind("now", now.toString())
         .execute();
-    StepStatus to = Lifecycle.step(StepTransition.RESOLVED_PERFORMED, s.status());
+    StepStatus to = db.transitions().step(StepTransition.RESOLVED_PERFORMED, s.status());
     TxStatements.expectOne(
         stepWrite(h, "step_resolve_performed", s)
             .bind("from", s.status().wire())

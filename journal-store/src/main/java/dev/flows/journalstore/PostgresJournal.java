@@ -21,8 +21,10 @@ import dev.flows.kernel.journal.StartRun;
 import dev.flows.kernel.journal.StartedRun;
 import dev.flows.kernel.journal.StepOutcome;
 import dev.flows.kernel.journal.WorkerId;
+import dev.flows.kernel.lifecycle.TransitionLog;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.InstantSource;
 import java.util.Collection;
 import java.util.List;
 import java.util.Optional;
@@ -54,8 +56,9 @@ public final class PostgresJournal implements Journal, AutoCloseable {
       DataSource dataSource,
       JournalStoreConfig config,
       Optional<HikariDataSource> ownedPool,
-      WorkListener listener) {
-    this.db = new JournalDb(dataSource, ownedPool);
+      WorkListener listener,
+      Optional<InstantSource> testClock) {
+    this.db = new JournalDb(dataSource, ownedPool, testClock);
     this.listener = listener;
     this.stepSpecs = new StepSpecCache(config.groupCommit().stepSpecCacheSize());
     Fence fence = new Fence(stepSpecs);
@@ -74,12 +77,7 @@ public final class PostgresJournal implements Journal, AutoCloseable {
 
   /** Opens a HikariCP pool on {@code config} (closed with the journal). */
   public static PostgresJournal connect(JournalStoreConfig config) {
-    HikariDataSource pool = new HikariDataSource(poolConfig(config));
-    return new PostgresJournal(
-        pool,
-        config,
-        Optional.of(pool),
-        new WorkListener(config, WorkListener.Connector.of(config)));
+    return open(config, Optional.empty());
   }
 
   /**
@@ -96,7 +94,11 @@ public final class PostgresJournal implements Journal, AutoCloseable {
     h.setDataSource(server);
     HikariDataSource pool = new HikariDataSource(h);
     return new PostgresJournal(
-        pool, config, Optional.of(pool), new WorkListener(config, server::getConnection));
+        pool,
+        config,
+        Optional.of(pool),
+        new WorkListener(config, server::getConnection),
+        Optional.empty());
   }
 
   /**
@@ -109,7 +111,8 @@ public final class PostgresJournal implements Journal, AutoCloseable {
         pool,
         config,
         Optional.empty(),
-        new WorkListener(config, WorkListener.Connector.of(config)));
+        new WorkListener(config, WorkListener.Connector.of(config)),
+        Optional.empty());
   }
 
   /**
@@ -118,7 +121,33 @@ public final class PostgresJournal implements Journal, AutoCloseable {
    * {@code config} gives the journal's limits; its URL is only named in messages.
    */
   public static PostgresJournal listeningOn(DataSource pool, JournalStoreConfig config) {
-    return new PostgresJournal(pool, config, Optional.empty(), new WorkListener(config, pool));
+    return new PostgresJournal(
+        pool, config, Optional.empty(), new WorkListener(config, pool), Optional.empty());
+  }
+
+  /**
+   * For tests: as {@link #connect(JournalStoreConfig)}, with every statement taking "now" from
+   * {@code testClock} instead of the database clock (leases, backoff, deadlines, entry times), so a
+   * test advances time instead of sleeping. Its instants are used at microsecond precision,
+   * Postgres' own.
+   */
+  public static PostgresJournal connect(JournalStoreConfig config, InstantSource testClock) {
+    return open(config, Optional.of(testClock));
+  }
+
+  private static PostgresJournal open(JournalStoreConfig config, Optional<InstantSource> clock) {
+    HikariDataSource pool = new HikariDataSource(poolConfig(config));
+    return new PostgresJournal(
+        pool,
+        config,
+        Optional.of(pool),
+        new WorkListener(config, WorkListener.Connector.of(config)),
+        clock);
+  }
+
+  /** The run and step transitions this journal has taken. */
+  public TransitionLog transitions() {
+    return db.transitions();
   }
 
   /** The HikariCP settings {@link #connect} opens its pool with. */

@@ -82,6 +82,7 @@ final class Reads {
     return db.tx(
         h ->
             h.createQuery(Sql.text("leases_next_deadline"))
+                .bind("now", db.clock())
                 .map((rs, ctx) -> untilMs(rs.getDouble("until_ms")))
                 .findFirst());
   }
@@ -94,6 +95,7 @@ final class Reads {
     return db.tx(
         h ->
             h.createQuery(Sql.text("steps_next_claimable"))
+                .bind("now", db.clock())
                 .bindArray("kinds", String.class, kinds)
                 .bind("anyRoute", request.routes().isEmpty())
                 .bindArray(

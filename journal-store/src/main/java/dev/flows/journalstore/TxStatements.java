@@ -16,6 +16,7 @@ import dev.flows.kernel.lifecycle.RunStatus;
 import dev.flows.kernel.lifecycle.RunTransition;
 import dev.flows.kernel.lifecycle.StepStatus;
 import dev.flows.kernel.lifecycle.StepTransition;
+import dev.flows.kernel.lifecycle.TransitionLog;
 import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
@@ -36,12 +37,6 @@ final class TxStatements {
 
   static <T> List<T> query(Handle h, String sql, UnaryOperator<Query> binder, RowMapper<T> mapper) {
     return binder.apply(h.createQuery(Sql.text(sql))).map(mapper).list();
-  }
-
-  static Instant now(Handle h) {
-    return h.createQuery(Sql.text("now"))
-        .map((rs, ctx) -> Rows.instant(rs, "clock_timestamp"))
-        .one();
   }
 
   static Optional<RunRow> lockRun(Handle h, RunId runId) {
@@ -116,6 +111,7 @@ final class TxStatements {
 
   /** Ends the live attempt {@code lease} names; false when its lease is lost. */
   static boolean endFenced(
+      TransitionLog log,
       Handle h,
       StepRow s,
       LeaseToken lease,
@@ -123,7 +119,7 @@ final class TxStatements {
       CompletionReason reason,
       Optional<Instant> notBefore,
       Instant now) {
-    StepStatus to = Lifecycle.step(t, s.status());
+    StepStatus to = log.step(t, s.status());
     return fence(h.createUpdate(Sql.text("step_end_fenced")), lease)
             .bind("from", s.status().wire())
             .bind("to", to.wire())
@@ -140,8 +136,13 @@ final class TxStatements {
    * an end names no effects, since the attempt never reported.
    */
   static void endUnreported(
-      Handle h, StepRow s, AttemptEnd end, Optional<Instant> notBefore, Instant now) {
-    StepStatus to = Lifecycle.step(end.transition(), s.status());
+      TransitionLog log,
+      Handle h,
+      StepRow s,
+      AttemptEnd end,
+      Optional<Instant> notBefore,
+      Instant now) {
+    StepStatus to = log.step(end.transition(), s.status());
     expectOne(
         bindStep(h.createUpdate(Sql.text("step_end_unfenced")), s.runId(), s.stepId())
             .bind("from", s.status().wire())
@@ -168,8 +169,8 @@ final class TxStatements {
   }
 
   /** Changes the run's status by {@code t}; answers the status written. */
-  static RunStatus setRunStatus(Handle h, RunRow run, RunTransition t) {
-    RunStatus to = Lifecycle.run(t, Optional.of(run.status()));
+  static RunStatus setRunStatus(TransitionLog log, Handle h, RunRow run, RunTransition t) {
+    RunStatus to = log.run(t, Optional.of(run.status()));
     expectOne(
         h.createUpdate(Sql.text("run_set_status"))
             .bind("runId", run.runId().value())
@@ -181,8 +182,13 @@ final class TxStatements {
   }
 
   static void setStatus(
-      Handle h, StepRow s, StepTransition t, Optional<Instant> notBefore, Instant now) {
-    StepStatus to = Lifecycle.step(t, s.status());
+      TransitionLog log,
+      Handle h,
+      StepRow s,
+      StepTransition t,
+      Optional<Instant> notBefore,
+      Instant now) {
+    StepStatus to = log.step(t, s.status());
     expectOne(
         bindStep(h.createUpdate(Sql.text("step_set_status")), s.runId(), s.stepId())
             .bind("from", s.status().wire())

@@ -10,11 +10,12 @@
  *
  * <ul>
  *   <li>A verb of several statements is one Jdbi transaction ({@code JournalDb.tx}, Postgres' READ
- *       COMMITTED): it reads "now" from the database clock once, locks the run before its steps
- *       (claimers lock only steps and skip locked ones, so lockers never deadlock), asks the kernel
- *       ({@code Lifecycle}, {@code AttemptEnd}) for every status change, writes with the expected
- *       old status (and, for a worker's verb, the lease) in the WHERE clause, and journals in the
- *       same transaction. Its statements are {@code TxStatements}.
+ *       COMMITTED): it reads "now" once ({@code JournalDb.now}: the test clock's when the journal
+ *       has one, else the database's), locks the run before its steps (claimers lock only steps and
+ *       skip locked ones, so lockers never deadlock), asks the kernel ({@code Lifecycle}, {@code
+ *       AttemptEnd}) for every status change, writes with the expected old status (and, for a
+ *       worker's verb, the lease) in the WHERE clause, and journals in the same transaction. Its
+ *       statements are {@code TxStatements}.
  *   <li>A verb of one statement on the hot path (claim, memo batch, lease renewal, the
  *       one-round-trip success and inline calls) is plain JDBC in autocommit ({@code
  *       JournalDb.autocommitRows}) with {@link dev.flows.journalstore.PositionalSql}: one round

@@ -44,12 +44,15 @@ class ClaimPlanTest {
               .replace(":capacity", "$4")
               .replace(":defaultLeaseMs", "$5")
               .replace(":runningStatus", "$6")
-              .replace(":workerId", "$7");
+              .replace(":workerId", "$7")
+              .replace(":now", "$8");
       JsonNode plan =
           GenericPlans.explain(
               c,
-              "PREPARE claim(text[], boolean, text[], integer, bigint, text, text) AS " + sql,
-              "claim('{deterministic}', true, '{}', 4, 30000, 'running', 'w')");
+              "PREPARE claim(text[], boolean, text[], integer, bigint, text, text, timestamptz) AS "
+                  + sql,
+              // No test clock: the database clock, as in production.
+              "claim('{deterministic}', true, '{}', 4, 30000, 'running', 'w', NULL)");
 
       List<JsonNode> scans = new ArrayList<>();
       collect(plan, scans);

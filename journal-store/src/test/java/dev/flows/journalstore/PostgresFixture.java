@@ -6,6 +6,7 @@ import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
+import java.time.InstantSource;
 
 /** A PostgresJournal over a fresh database of its own, with the test-sized pool. */
 record PostgresFixture(TestDatabase.Fresh db, PostgresJournal journal) implements AutoCloseable {
@@ -17,18 +18,29 @@ record PostgresFixture(TestDatabase.Fresh db, PostgresJournal journal) implement
 
   static PostgresFixture create(String label, JournalStoreConfig.GroupCommitLimits groupCommit) {
     TestDatabase.Fresh db = TestDatabase.fresh(label);
-    JournalStoreConfig config =
-        new JournalStoreConfig(
-            db.jdbcUrl(),
-            java.util.Optional.empty(),
-            java.util.Optional.empty(),
-            POOL_SIZE,
-            JournalStoreConfig.DEFAULT_CONNECTION_TIMEOUT,
-            Duration.ofMillis(100),
-            Duration.ofMillis(200),
-            JournalStoreConfig.DEFAULT_EXPIRY_BATCH_SIZE,
-            groupCommit);
-    return new PostgresFixture(db, PostgresJournal.connect(config));
+    return new PostgresFixture(db, PostgresJournal.connect(config(db, groupCommit)));
+  }
+
+  /** A journal judged by {@code clock} instead of the database clock: time moves when told. */
+  static PostgresFixture create(String label, InstantSource clock) {
+    TestDatabase.Fresh db = TestDatabase.fresh(label);
+    return new PostgresFixture(
+        db,
+        PostgresJournal.connect(config(db, JournalStoreConfig.GroupCommitLimits.DEFAULTS), clock));
+  }
+
+  static JournalStoreConfig config(
+      TestDatabase.Fresh db, JournalStoreConfig.GroupCommitLimits groupCommit) {
+    return new JournalStoreConfig(
+        db.jdbcUrl(),
+        java.util.Optional.empty(),
+        java.util.Optional.empty(),
+        POOL_SIZE,
+        JournalStoreConfig.DEFAULT_CONNECTION_TIMEOUT,
+        Duration.ofMillis(100),
+        Duration.ofMillis(200),
+        JournalStoreConfig.DEFAULT_EXPIRY_BATCH_SIZE,
+        groupCommit);
   }
 
   /** Runs a statement directly, bypassing the journal (to prove what the database refuses). */

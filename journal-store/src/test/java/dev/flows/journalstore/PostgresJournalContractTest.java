@@ -2,34 +2,36 @@ package dev.flows.journalstore;
 
 import dev.flows.kernel.journal.Journal;
 import dev.flows.kernel.journal.JournalContract;
+import dev.flows.kernel.journal.ManualClock;
+import dev.flows.kernel.lifecycle.TransitionLog;
 import java.time.Duration;
+import java.time.Instant;
 import org.junit.jupiter.api.AfterEach;
 
-/** The kernel's journal contract, against Postgres: a fresh database per test, real time. */
+/**
+ * The kernel's journal contract, against Postgres: a fresh database per test, its statements judged
+ * by a test clock that the suite advances (the database clock is the production case, which
+ * PostgresJournalTest covers).
+ */
 class PostgresJournalContractTest extends JournalContract {
   private PostgresFixture fixture;
+  private ManualClock clock;
 
   @Override
   protected Journal newJournal() {
-    fixture = PostgresFixture.create("contract");
+    clock = new ManualClock(Instant.parse("2026-01-01T00:00:00Z"));
+    fixture = PostgresFixture.create("contract", clock);
     return fixture.journal();
   }
 
   @Override
-  protected void elapse(Duration d) {
-    // The database clock cannot be moved: let the time pass.
-    try {
-      Thread.sleep(d);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IllegalStateException("interrupted while letting time pass", e);
-    }
+  protected TransitionLog transitions(Journal journal) {
+    return ((PostgresJournal) journal).transitions();
   }
 
-  /** Real time on a shared machine: leave room for a verb to land inside the lease. */
   @Override
-  protected Duration shortLease() {
-    return Duration.ofMillis(1_000);
+  protected void elapse(Duration d) {
+    clock.advance(d);
   }
 
   @AfterEach

@@ -13,6 +13,7 @@ import dev.flows.kernel.journal.CompletionReason;
 import dev.flows.kernel.journal.Disposition;
 import dev.flows.kernel.journal.JournalEntry;
 import dev.flows.kernel.journal.JournalRecord;
+import dev.flows.kernel.journal.ManualClock;
 import dev.flows.kernel.journal.RunId;
 import dev.flows.kernel.journal.StartRun;
 import dev.flows.kernel.journal.StepOutcome;
@@ -27,23 +28,27 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-/** Postgres-specific behaviour of the journal, beyond the shared contract suite. */
+/**
+ * Postgres-specific behaviour of the journal, beyond the shared contract suite. Its journal is
+ * judged by a test clock that the tests advance; the database clock, the production case, where a
+ * test says so.
+ */
 class PostgresJournalTest {
   private static final WorkerId WORKER = new WorkerId("w-test");
   private static final JsonNode OUT = JsonNodeFactory.instance.objectNode().put("done", 1);
   private static final JsonNode TAIL = JsonNodeFactory.instance.arrayNode().add("last words");
 
+  private final ManualClock clock = new ManualClock(Instant.parse("2100-01-01T00:00:00Z"));
   private PostgresFixture pg;
   private PostgresJournal journal;
 
   @BeforeEach
   void open() {
-    pg = PostgresFixture.create("pgj");
+    pg = PostgresFixture.create("pgj", clock);
     journal = pg.journal();
   }
 
@@ -52,20 +57,88 @@ class PostgresJournalTest {
     pg.close();
   }
 
+  /** A journal of its own judged by the database clock, as in production. */
+  private static PostgresFixture databaseClock() {
+    return PostgresFixture.create("pgj-db-clock");
+  }
+
   private List<ClaimedAttempt> claim(int capacity, Duration lease) {
     return journal.claim(new ClaimRequest(WORKER, Set.of(StepKind.values()), capacity, lease));
   }
 
   @Test
-  void aClaimOpensAnAttemptWhoseDeadlineComesFromTheDatabaseClock() throws Exception {
-    journal.startRun(StartRun.of("k", Specs.run("one", Specs.llm("a"))));
-    Instant before =
-        Instant.ofEpochMilli(
-            pg.count("SELECT (extract(epoch FROM clock_timestamp()) * 1000)::bigint"));
+  void withoutATestClockAClaimOpensAnAttemptWhoseDeadlineComesFromTheDatabaseClock()
+      throws Exception {
+    try (PostgresFixture db = databaseClock()) {
+      PostgresJournal journal = db.journal();
+      journal.startRun(StartRun.of("k", Specs.run("one", Specs.llm("a"))));
+      Instant before =
+          Instant.ofEpochMilli(
+              db.count("SELECT (extract(epoch FROM clock_timestamp()) * 1000)::bigint"));
+      ClaimedAttempt a =
+          journal
+              .claim(new ClaimRequest(WORKER, Set.of(StepKind.values()), 5, Duration.ofSeconds(30)))
+              .getFirst();
+      Instant after =
+          Instant.ofEpochMilli(
+              db.count("SELECT (extract(epoch FROM clock_timestamp()) * 1000)::bigint"));
+      assertThat(a.leaseDeadline())
+          .isBetween(before.plusSeconds(30).minusMillis(1), after.plusSeconds(30).plusMillis(1));
+      assertThat(journal.untilNextLeaseDeadline().orElseThrow())
+          .isPositive()
+          .isLessThanOrEqualTo(Duration.ofSeconds(30));
+      assertThat(journal.expireLeases()).isEmpty();
+      // Past its deadline by the database clock: refused and expired, with no test clock at all.
+      db.execute(
+          "UPDATE flows.steps SET lease_deadline = clock_timestamp() - interval '1 millisecond'");
+      assertThatThrownBy(() -> journal.heartbeat(a.lease()))
+          .extracting(e -> ((FlowsException) e).code())
+          .isEqualTo(ErrorCode.LEASE_CONFLICT);
+      assertThat(journal.expireLeases()).extracting(e -> e.lease()).containsExactly(a.lease());
+    }
+  }
+
+  @Test
+  void aTestClockJudgesEveryStatementInsteadOfTheDatabaseClock() throws Exception {
+    // The test clock is far ahead of the database clock: a statement judged by the database clock
+    // would see every lease as live and every backoff as ahead.
+    RunId runId =
+        journal.startRun(StartRun.of("k", Specs.run("t", Specs.agent("a", 2, "/memo/*")))).runId();
     ClaimedAttempt a = claim(5, Duration.ofSeconds(30)).getFirst();
-    Instant after =
-        Instant.ofEpochMilli(
-            pg.count("SELECT (extract(epoch FROM clock_timestamp()) * 1000)::bigint"));
+    assertThat(a.leaseDeadline()).isEqualTo(clock.instant().plusSeconds(30));
+    assertThat(journal.entries(runId)).extracting(JournalRecord::at).containsOnly(clock.instant());
+    assertThat(journal.untilNextLeaseDeadline()).contains(Duration.ofSeconds(30));
+    clock.advance(Duration.ofSeconds(10));
+    assertThat(journal.heartbeat(a.lease())).isEqualTo(clock.instant().plusSeconds(30));
+    assertThat(journal.recordConfirmedEffect(a.lease(), "/memo/1", Optional.of(OUT)).deduped())
+        .isFalse();
+    clock.advance(Duration.ofSeconds(30));
+    assertThat(journal.renewLeases(List.of(a.lease())).refusal(a.lease()))
+        .contains(ErrorCode.LEASE_CONFLICT);
+    assertThatThrownBy(() -> journal.recordConfirmedEffect(a.lease(), "/memo/2", Optional.of(OUT)))
+        .extracting(e -> ((FlowsException) e).code())
+        .isEqualTo(ErrorCode.LEASE_CONFLICT);
+    assertThat(journal.expireLeases()).extracting(e -> e.lease()).containsExactly(a.lease());
+    Instant retryAt = journal.run(runId).orElseThrow().step("a").orElseThrow().notBefore();
+    assertThat(retryAt).isAfterOrEqualTo(clock.instant());
+    assertThat(
+            journal.untilNextClaimable(
+                new ClaimRequest(WORKER, Set.of(StepKind.AGENT), 1, Duration.ofSeconds(30))))
+        .contains(Duration.between(clock.instant(), retryAt));
+    clock.advance(Duration.between(clock.instant(), retryAt));
+    ClaimedAttempt second = claim(5, Duration.ofSeconds(30)).getFirst();
+    assertThat(second.lease().attempt()).isEqualTo(2);
+    assertThat(journal.complete(second.lease(), new StepOutcome.Succeeded(OUT)).runStatus())
+        .isEqualTo(RunStatus.SUCCEEDED);
+    assertThat(journal.run(runId).orElseThrow().completedAt()).contains(clock.instant());
+  }
+
+  @Test
+  void aClaimOpensAnAttemptLeasedFromTheJournalsNow() throws Exception {
+    journal.startRun(StartRun.of("k", Specs.run("one", Specs.llm("a"))));
+    Instant before = clock.instant();
+    ClaimedAttempt a = claim(5, Duration.ofSeconds(30)).getFirst();
+    Instant after = clock.instant();
     assertThat(a.lease().attempt()).isEqualTo(1);
     assertThat(a.leaseMs()).isEqualTo(30_000);
     assertThat(a.leaseDeadline())
@@ -156,10 +229,9 @@ class PostgresJournalTest {
   void fencedVerbsAfterExpiryAreRefusedAndLeaveTheJournalUnchanged() throws Exception {
     RunId runId =
         journal.startRun(StartRun.of("k", Specs.run("f", Specs.agent("a", 2, "/mcp/x")))).runId();
-    // Long enough that the record lands inside the lease on a loaded machine.
     ClaimedAttempt a = claim(1, Duration.ofMillis(2_000)).getFirst();
     journal.recordEffect(a.lease(), "/mcp/x");
-    Thread.sleep(2_300);
+    clock.advance(Duration.ofMillis(2_000));
     List<JournalRecord> before = journal.entries(runId);
     var snapshotBefore = journal.run(runId).orElseThrow();
 
@@ -187,7 +259,7 @@ class PostgresJournalTest {
     RunId runId =
         journal.startRun(StartRun.of("k", Specs.run("x", Specs.llm("a", 2, List.of())))).runId();
     ClaimedAttempt first = claim(1, Duration.ofMillis(200)).getFirst();
-    Thread.sleep(300);
+    clock.advance(Duration.ofMillis(200));
     var expired = journal.expireLeases();
     assertThat(expired)
         .singleElement()
@@ -203,7 +275,7 @@ class PostgresJournalTest {
     assertThat(second.lease().attempt()).isEqualTo(2);
     assertThat(second.lease().leaseId()).isNotEqualTo(first.lease().leaseId());
     assertThat(second.idempotencyKey()).isEqualTo(first.idempotencyKey());
-    Thread.sleep(300);
+    clock.advance(Duration.ofMillis(200));
     assertThat(journal.expireLeases())
         .singleElement()
         .satisfies(e -> assertThat(e.disposition()).isEqualTo(Disposition.STEP_DONE));
@@ -215,16 +287,13 @@ class PostgresJournalTest {
         .isInstanceOf(JournalEntry.RunCompleted.class);
   }
 
-  private ClaimedAttempt awaitClaim(Duration lease) throws InterruptedException {
-    long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-    while (System.nanoTime() < until) {
-      List<ClaimedAttempt> got = claim(1, lease);
-      if (!got.isEmpty()) {
-        return got.getFirst();
-      }
-      journal.awaitWork(Duration.ofMillis(50));
-    }
-    throw new AssertionError("nothing became claimable");
+  /** Claims the step retried next, once the journal's clock has reached its backoff. */
+  private ClaimedAttempt awaitClaim(Duration lease) {
+    ClaimRequest any = new ClaimRequest(WORKER, Set.of(StepKind.values()), 1, lease);
+    journal.untilNextClaimable(any).ifPresent(clock::advance);
+    List<ClaimedAttempt> got = claim(1, lease);
+    assertThat(got).as("a step claimable once its backoff passed").hasSize(1);
+    return got.getFirst();
   }
 
   @Test
@@ -306,7 +375,7 @@ class PostgresJournalTest {
     assertThatThrownBy(() -> journal.complete(first.lease(), new StepOutcome.Succeeded(OUT)))
         .extracting(e -> ((FlowsException) e).code())
         .isEqualTo(ErrorCode.EFFECT_UNCONFIRMED);
-    Thread.sleep(2_300);
+    clock.advance(Duration.ofMillis(2_000));
     journal.expireLeases();
     ClaimedAttempt second = awaitClaim(Duration.ofSeconds(30));
     var election = journal.recordEffect(second.lease(), "/mcp/x");

@@ -44,12 +44,13 @@ class RenewalPlanTest {
               .replace(":runIds", "$1")
               .replace(":stepIds", "$2")
               .replace(":attempts", "$3")
-              .replace(":leaseIds", "$4");
+              .replace(":leaseIds", "$4")
+              .replace(":now", "$5");
       List<Integer> ids = IntStream.rangeClosed(1, LEASES).boxed().toList();
       JsonNode plan =
           GenericPlans.explain(
               c,
-              "PREPARE renew(text[], text[], int[], text[]) AS " + sql,
+              "PREPARE renew(text[], text[], int[], text[], timestamptz) AS " + sql,
               "renew("
                   + array(ids.stream().map(i -> "run_" + i).toList())
                   + ", "
@@ -58,7 +59,8 @@ class RenewalPlanTest {
                   + ids.stream().map(i -> "1").collect(Collectors.joining(","))
                   + "}', "
                   + array(ids.stream().map(i -> "lease_" + i).toList())
-                  + ")");
+                  // No test clock: the database clock, as in production.
+                  + ", NULL)");
 
       List<Long> removed = new ArrayList<>();
       collect(plan, removed);

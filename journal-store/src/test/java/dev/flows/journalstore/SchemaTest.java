@@ -115,8 +115,9 @@ class SchemaTest {
             "10 one trip success",
             "11 journal functions repeatable",
             "12 rerun of",
+            "13 effect election order",
             "journal functions (repeatable)");
-    assertThat(m.migrate()).isEqualTo(12);
+    assertThat(m.migrate()).isEqualTo(13);
     assertThat(m.pending()).isEmpty();
     assertThat(m.migrate()).isZero();
   }

@@ -1,12 +1,12 @@
--- A claim in one statement (one round trip, autocommit): the ready steps a worker may take
--- (kinds, routes, running runs, backoff passed by the database clock; rows another claimer holds
--- skipped, never waited on) each get their next attempt, leased to the worker, and
--- step.attempt.started journaled, in pick order. The lease id and idempotency key are derived here
--- as dev.flows.kernel.keys.Keys derives them (the caller checks they agree); a step's lease is its
--- spec's leaseMs, else the request's default. Answers each claimed step as it was when picked,
--- with the attempt opened for it.
+-- A claim in one statement (one round trip, autocommit): the ready steps a worker may take (kinds,
+-- routes, running runs, backoff passed by the journal's clock: :now when a test clock gives one,
+-- else the database's; rows another claimer holds skipped, never waited on) each get their next
+-- attempt, leased to the worker, and step.attempt.started journaled, in pick order. The lease id
+-- and idempotency key are derived here as dev.flows.kernel.keys.Keys derives them (the caller
+-- checks they agree); a step's lease is its spec's leaseMs, else the request's default. Answers
+-- each claimed step as it was when picked, with the attempt opened for it.
 WITH clock AS MATERIALIZED (
-  SELECT clock_timestamp() AS now
+  SELECT coalesce(CAST(:now AS timestamptz), clock_timestamp()) AS now
 ),
 picked AS MATERIALIZED (
   SELECT s.run_id, s.step_id, s.kind, s.status, s.depends_on, s.max_iterations, s.spec,
@@ -56,7 +56,7 @@ opened AS (
      AND s.step_id = l.step_id
      AND s.status = 'ready'
      AND s.attempts = l.attempts
-  RETURNING s.run_id, s.step_id
+  RETURNING s.run_id, s.step_id, CAST(s.status AS text) AS new_status
 ),
 journaled AS (
   INSERT INTO flows.journal_entries (at, run_id, entry_type, step_id, attempt, payload)
@@ -75,7 +75,7 @@ SELECT l.run_id, l.step_id, l.kind, l.status, l.depends_on, l.max_iterations, l.
        l.suspensions, l.lease_id, l.lease_deadline, l.lease_ms, l.worker_id, l.not_before,
        l.last_reason,
        l.output, l.parent_run_id, l.new_attempt, l.new_lease_id, l.new_deadline, l.new_lease_ms,
-       l.idempotency_key
+       l.idempotency_key, o.new_status
   FROM leased l
   JOIN opened o ON o.run_id = l.run_id AND o.step_id = l.step_id
  ORDER BY l.not_before, l.created_seq

@@ -3,4 +3,4 @@ SELECT surface_path, idempotency_key, confirmed
  WHERE run_id = :runId
    AND step_id = :stepId
    AND attempt = :attempt
- ORDER BY surface_path
+ ORDER BY elected_seq

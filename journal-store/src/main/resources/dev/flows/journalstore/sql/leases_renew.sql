@@ -1,12 +1,13 @@
 -- Renews many leases in one statement: each exactly as step_heartbeat does (fenced by run, step,
 -- attempt, lease id, a running step of a running or parked run, and a deadline not yet passed by
--- the database clock, read once for all). Answers one 'renewed' row per renewed lease (with its
--- new deadline) and one 'asked' row per lease asked about (with its run's status, NULL: no such
--- run), from which the caller tells why a lease that was not renewed was refused.
--- No two CTEs are joined to each other: the statement is prepared, and a generic plan estimates
--- an unnested array at a hundred rows, so it would join CTE to CTE in nested loops, quadratic in
--- the leases. Every join here goes to a table by its primary key.
-WITH now AS (SELECT clock_timestamp() AS t),
+-- the journal's clock, read once for all: :now when a test clock gives one, else the database's).
+-- Answers one 'renewed' row per renewed lease (with its new deadline) and one 'asked' row per lease
+-- asked about (with its run's status, NULL: no such run), from which the caller tells why a lease
+-- that was not renewed was refused.
+-- No two CTEs are joined to each other: the statement is prepared, and a generic plan estimates an
+-- unnested array at a hundred rows, so it would join CTE to CTE in nested loops, quadratic in the
+-- leases. Every join here goes to a table by its primary key.
+WITH now AS (SELECT coalesce(CAST(:now AS timestamptz), clock_timestamp()) AS t),
      asked AS MATERIALIZED (
        SELECT DISTINCT a.run_id, a.step_id, a.attempt, a.lease_id
          FROM unnest(CAST(:runIds AS text[]), CAST(:stepIds AS text[]),

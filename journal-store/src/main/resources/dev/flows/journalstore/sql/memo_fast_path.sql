@@ -1,6 +1,7 @@
 -- The success path of recordConfirmedEffect for a batch of calls (each a different lease, and no
 -- two for one election: the caller sends only the first of those), as one statement and so one
--- transaction in autocommit: for every call whose lease is live by the database clock, whose run
+-- transaction in autocommit: for every call whose lease is live by the journal's clock (:now when
+-- a test clock gives one, else the database's), whose run
 -- is not terminal and whose (run, step, surface) holds no election yet, insert the election
 -- already confirmed and journal effect.recorded then effect.confirmed (payloads encoded by the
 -- caller with EntryCodec). Answers the ords (from 1) of the calls that took this path; any other
@@ -13,7 +14,7 @@
 -- committed after this statement's snapshot) rather than checked first, and the input is read
 -- once, in the join that fences it.
 WITH clock AS MATERIALIZED (
-  SELECT clock_timestamp() AS now
+  SELECT coalesce(CAST(:now AS timestamptz), clock_timestamp()) AS now
 ),
 fenced AS (
   SELECT i.ord, i.run_id, i.step_id, i.attempt, i.surface_path, i.idempotency_key, i.output,
@@ -45,7 +46,7 @@ elected AS (
   SELECT run_id, step_id, surface_path, attempt, idempotency_key, true, CAST(output AS jsonb),
          now, now
     FROM fenced
-   ORDER BY run_id, step_id, surface_path
+   ORDER BY run_id, step_id, ord
       ON CONFLICT DO NOTHING
   RETURNING run_id, step_id, surface_path
 ),

@@ -1,7 +1,7 @@
--- Milliseconds from the database clock's now to the earliest backoff still ahead of a ready step
--- the claimer could take (its kinds and routes, a running run): the steps_claimable index, from
--- now onwards.
-WITH now AS (SELECT clock_timestamp() AS t)
+-- Milliseconds from the journal's now (:now when a test clock gives one, else the database's) to
+-- the earliest backoff still ahead of a ready step the claimer could take (its kinds and routes, a
+-- running run): the steps_claimable index, from now onwards.
+WITH now AS (SELECT coalesce(CAST(:now AS timestamptz), clock_timestamp()) AS t)
 SELECT EXTRACT(EPOCH FROM (s.not_before - now.t)) * 1000 AS until_ms
   FROM flows.steps s
   JOIN flows.runs r ON r.run_id = s.run_id

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.flows.kernel.journal.MemoryState.RunRow;
 import dev.flows.kernel.lifecycle.RunStatus;
 import dev.flows.kernel.lifecycle.StepStatus;
+import dev.flows.kernel.lifecycle.TransitionLog;
 import dev.flows.kernel.spec.Routes;
 import java.time.Clock;
 import java.time.Duration;
@@ -32,6 +33,11 @@ public final class InMemoryJournal implements Journal {
 
   public InMemoryJournal(Clock clock) {
     this.clock = clock;
+  }
+
+  /** The run and step transitions this journal has taken. */
+  public TransitionLog transitions() {
+    return state.transitions;
   }
 
   /** A verb: under the lock, with "now" read once from the clock. */

@@ -4,7 +4,6 @@ import dev.flows.kernel.RunAdmissionConflictException;
 import dev.flows.kernel.RunTerminalException;
 import dev.flows.kernel.journal.MemoryState.RunRow;
 import dev.flows.kernel.journal.MemoryState.StepRow;
-import dev.flows.kernel.lifecycle.Lifecycle;
 import dev.flows.kernel.lifecycle.RunTransition;
 import dev.flows.kernel.spec.RunSpecJson;
 import dev.flows.kernel.spec.StepSpec;
@@ -47,7 +46,7 @@ final class MemoryAdmission {
     }
     RunRow run = new RunRow();
     run.id = r.runId().orElseGet(RunId::random);
-    run.status = Lifecycle.run(RunTransition.SPAWNED, Optional.empty());
+    run.status = state.transitions.run(RunTransition.SPAWNED, Optional.empty());
     run.name = r.spec().name();
     run.parent = r.parentRunId();
     run.rerunOf = r.rerunOf();

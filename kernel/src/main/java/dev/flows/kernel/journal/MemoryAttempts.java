@@ -59,7 +59,7 @@ final class MemoryAttempts {
 
   /** Opens the step's next attempt, leased to {@code worker}, and journals it. */
   ClaimedAttempt open(RunRow run, StepRow step, WorkerId worker, Duration lease, Instant now) {
-    step.status = Lifecycle.step(StepTransition.CLAIMED, step.status);
+    step.status = state.transitions.step(StepTransition.CLAIMED, step.status);
     step.attempts++;
     step.leaseId = Keys.leaseId(run.id, step.spec.id(), step.attempts);
     step.leaseMs = step.spec.leaseMs().orElse(lease.toMillis());

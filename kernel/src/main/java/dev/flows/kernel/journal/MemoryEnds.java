@@ -13,6 +13,7 @@ import dev.flows.kernel.lifecycle.StepStatus;
 import dev.flows.kernel.lifecycle.StepTransition;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -47,17 +48,7 @@ final class MemoryEnds {
         }
       }
     }
-    RunRow awaited = null;
-    if (outcome instanceof StepOutcome.Suspended w) {
-      awaited = state.runs.get(w.awaiting());
-      if (awaited == null || !awaited.parent.equals(Optional.of(run.id))) {
-        throw new FlowsException(
-            ErrorCode.INVALID_INPUT,
-            "run " + w.awaiting() + " is not a child of " + run.id,
-            lease.place(),
-            "suspend only on a child run the body started");
-      }
-    }
+    RunRow awaited = awaitedChild(lease, outcome);
     AttemptEnd end =
         AttemptEnd.reported(outcome, lease.attempt(), step.suspensions, step.spec.maxIterations());
     Optional<Instant> next = Optional.empty();
@@ -114,8 +105,28 @@ final class MemoryEnds {
         }
       }
     }
+    awaitedChild(lease, outcome);
     attempts.confirmEffect(lease, surfacePath, output, now);
     return complete(lease, outcome, now);
+  }
+
+  /**
+   * The child run a suspended outcome awaits (null for any other outcome), refused before anything
+   * is written when it is not a child of the attempt's run.
+   */
+  private RunRow awaitedChild(LeaseToken lease, StepOutcome outcome) {
+    if (!(outcome instanceof StepOutcome.Suspended w)) {
+      return null;
+    }
+    RunRow awaited = state.runs.get(w.awaiting());
+    if (awaited == null || !awaited.parent.equals(Optional.of(lease.runId()))) {
+      throw new FlowsException(
+          ErrorCode.INVALID_INPUT,
+          "run " + w.awaiting() + " is not a child of " + lease.runId(),
+          lease.place(),
+          "suspend only on a child run the body started");
+    }
+    return awaited;
   }
 
   private static FlowsException unconfirmed(LeaseToken lease, String surfacePath) {
@@ -127,31 +138,43 @@ final class MemoryEnds {
   }
 
   List<ExpiredAttempt> expireLeases(Instant now) {
-    List<ExpiredAttempt> expired = new ArrayList<>();
+    record Due(RunRow run, StepRow step) {}
+    List<Due> due = new ArrayList<>();
     for (RunRow run : state.runs.values()) {
       if (run.status.terminal()) {
         continue;
       }
       for (StepRow s : run.steps.values()) {
-        if (s.status != StepStatus.RUNNING || Lifecycle.leaseLive(s.leaseDeadline, now)) {
-          continue;
+        if (s.status == StepStatus.RUNNING && !Lifecycle.leaseLive(s.leaseDeadline, now)) {
+          due.add(new Due(run, s));
         }
-        LeaseToken token = new LeaseToken(run.id, s.spec.id(), s.attempts, s.leaseId);
-        AttemptEnd end = AttemptEnd.expired(s.attempts, s.suspensions, s.spec.maxIterations());
-        Optional<Instant> next =
-            end.disposition() == Disposition.RETRY
-                ? Optional.of(AttemptEnd.retryAt(now, s.spec, run.id, s.spec.id(), s.attempts))
-                : Optional.empty();
-        // An expiry names no effects: the dead attempt never reported.
-        endAttempt(
-            run, s, s.attempts, end, next, Optional.empty(), List.of(), Optional.empty(), now);
-        expired.add(new ExpiredAttempt(token, end.disposition()));
-        if (end.disposition() == Disposition.RETRY) {
-          wakeups.wake();
-        } else {
-          endsRun(run, end, s.spec.id(), now);
-          break;
-        }
+      }
+    }
+    // The most overdue first, ties in the order the steps were created (as Postgres orders them).
+    due.sort(
+        Comparator.comparing((Due d) -> d.step().leaseDeadline)
+            .thenComparingLong(d -> d.step().order));
+    List<ExpiredAttempt> expired = new ArrayList<>();
+    for (Due d : due) {
+      RunRow run = d.run();
+      StepRow s = d.step();
+      if (run.status.terminal()) {
+        // An earlier expiry of this pass ended the run: its other attempts are left as they are.
+        continue;
+      }
+      LeaseToken token = new LeaseToken(run.id, s.spec.id(), s.attempts, s.leaseId);
+      AttemptEnd end = AttemptEnd.expired(s.attempts, s.suspensions, s.spec.maxIterations());
+      Optional<Instant> next =
+          end.disposition() == Disposition.RETRY
+              ? Optional.of(AttemptEnd.retryAt(now, s.spec, run.id, s.spec.id(), s.attempts))
+              : Optional.empty();
+      // An expiry names no effects: the dead attempt never reported.
+      endAttempt(run, s, s.attempts, end, next, Optional.empty(), List.of(), Optional.empty(), now);
+      expired.add(new ExpiredAttempt(token, end.disposition()));
+      if (end.disposition() == Disposition.RETRY) {
+        wakeups.wake();
+      } else {
+        endsRun(run, end, s.spec.id(), now);
       }
     }
     return expired;
@@ -162,7 +185,7 @@ final class MemoryEnds {
     if (run == null) {
       run = new RunRow();
       run.id = runId;
-      run.status = Lifecycle.run(RunTransition.TOMBSTONED, Optional.empty());
+      run.status = state.transitions.run(RunTransition.TOMBSTONED, Optional.empty());
       run.admissionKey = "tombstone:" + runId.value();
       run.createdAt = now;
       run.completedAt = now;
@@ -200,7 +223,7 @@ final class MemoryEnds {
             Optional.empty(),
             now);
       } else {
-        s.status = Lifecycle.step(t.get(), s.status);
+        s.status = state.transitions.step(t.get(), s.status);
       }
     }
     endRun(
@@ -224,7 +247,7 @@ final class MemoryEnds {
       Optional<JsonNode> tail,
       Instant now) {
     step.clearLease();
-    step.status = Lifecycle.step(end.transition(), step.status);
+    step.status = state.transitions.step(end.transition(), step.status);
     step.lastReason = end.reason();
     next.ifPresent(t -> step.notBefore = t);
     state.append(
@@ -248,7 +271,7 @@ final class MemoryEnds {
       return;
     }
     if (t.get() == RunTransition.STEP_PARKED) {
-      run.status = Lifecycle.run(t.get(), Optional.of(run.status));
+      run.status = state.transitions.run(t.get(), Optional.of(run.status));
       wakeParent(run, now);
       return;
     }
@@ -264,7 +287,7 @@ final class MemoryEnds {
     AfterSuccess after = AfterSuccess.of(run.status, steps);
     for (String id : after.readied()) {
       StepRow s = run.steps.get(id);
-      s.status = Lifecycle.step(StepTransition.DEPENDENCIES_MET, s.status);
+      s.status = state.transitions.step(StepTransition.DEPENDENCIES_MET, s.status);
       s.notBefore = now;
     }
     if (after.runSucceeds()) {
@@ -276,7 +299,7 @@ final class MemoryEnds {
 
   private void endRun(
       RunRow run, RunTransition t, RunCompletionReason reason, String failedStepId, Instant now) {
-    run.status = Lifecycle.run(t, Optional.of(run.status));
+    run.status = state.transitions.run(t, Optional.of(run.status));
     wakeParent(run, now);
     run.completedAt = now;
     run.completionReason = reason;

@@ -8,7 +8,6 @@ import dev.flows.kernel.RunTerminalException;
 import dev.flows.kernel.journal.MemoryState.Election;
 import dev.flows.kernel.journal.MemoryState.RunRow;
 import dev.flows.kernel.journal.MemoryState.StepRow;
-import dev.flows.kernel.lifecycle.Lifecycle;
 import dev.flows.kernel.lifecycle.RunStatus;
 import dev.flows.kernel.lifecycle.RunTransition;
 import dev.flows.kernel.lifecycle.StepStatus;
@@ -43,18 +42,19 @@ final class MemoryOperator {
           throw new RunTerminalException(
               "run " + run.id + " is " + run.status.wire() + " and cannot resume", run.id.value());
       case FAILED -> {
-        run.status = Lifecycle.run(RunTransition.RESUMED, Optional.of(run.status));
+        run.status = state.transitions.run(RunTransition.RESUMED, Optional.of(run.status));
         run.completedAt = null;
         run.completionReason = null;
       }
-      case PARKED -> run.status = Lifecycle.run(RunTransition.UNPARKED, Optional.of(run.status));
+      case PARKED ->
+          run.status = state.transitions.run(RunTransition.UNPARKED, Optional.of(run.status));
     }
     for (StepRow s : run.steps.values()) {
       if (s.status == StepStatus.FAILED) {
-        s.status = Lifecycle.step(StepTransition.RESUMED, s.status);
+        s.status = state.transitions.step(StepTransition.RESUMED, s.status);
         s.notBefore = now;
       } else if (s.status == StepStatus.PARKED) {
-        s.status = Lifecycle.step(StepTransition.RESOLVED, s.status);
+        s.status = state.transitions.step(StepTransition.RESOLVED, s.status);
         s.notBefore = now;
       }
     }
@@ -90,17 +90,17 @@ final class MemoryOperator {
           e.output = output.get().deepCopy();
         }
       }
-      step.status = Lifecycle.step(StepTransition.RESOLVED_PERFORMED, step.status);
+      step.status = state.transitions.step(StepTransition.RESOLVED_PERFORMED, step.status);
       step.output = output.get().deepCopy();
       step.lastReason = CompletionReason.SUCCESS;
     } else {
       step.elections.values().removeIf(e -> !e.confirmed);
-      step.status = Lifecycle.step(StepTransition.RESOLVED, step.status);
+      step.status = state.transitions.step(StepTransition.RESOLVED, step.status);
       step.notBefore = now;
     }
     if (run.status == RunStatus.PARKED
         && run.steps.values().stream().noneMatch(s -> s.status == StepStatus.PARKED)) {
-      run.status = Lifecycle.run(RunTransition.UNPARKED, Optional.of(run.status));
+      run.status = state.transitions.run(RunTransition.UNPARKED, Optional.of(run.status));
     }
     if (run.status == RunStatus.RUNNING) {
       ends.afterSuccess(run, now);

@@ -9,6 +9,7 @@ import dev.flows.kernel.RunTerminalException;
 import dev.flows.kernel.lifecycle.Lifecycle;
 import dev.flows.kernel.lifecycle.RunStatus;
 import dev.flows.kernel.lifecycle.StepStatus;
+import dev.flows.kernel.lifecycle.TransitionLog;
 import dev.flows.kernel.spec.StepSpec;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -25,6 +26,8 @@ import java.util.Optional;
 final class MemoryState {
   final Map<RunId, RunRow> runs = new LinkedHashMap<>();
   final Map<String, RunId> byAdmissionKey = new HashMap<>();
+  // Every transition this journal takes is checked and counted here.
+  final TransitionLog transitions = new TransitionLog();
   private final List<JournalRecord> entries = new ArrayList<>();
   private final MemoryWakeups wakeups;
   private long seq;

@@ -1,5 +1,6 @@
 package dev.flows.kernel.journal;
 
+import dev.flows.kernel.lifecycle.TransitionLog;
 import java.time.Duration;
 import java.time.Instant;
 
@@ -10,6 +11,11 @@ class InMemoryJournalContractTest extends JournalContract {
   protected Journal newJournal() {
     clock = new ManualClock(Instant.parse("2026-01-01T00:00:00Z"));
     return new InMemoryJournal(clock);
+  }
+
+  @Override
+  protected TransitionLog transitions(Journal journal) {
+    return ((InMemoryJournal) journal).transitions();
   }
 
   @Override

@@ -16,11 +16,11 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.flows.kernel.ErrorCode;
 import dev.flows.kernel.FlowsException;
 import dev.flows.kernel.keys.Keys;
-import dev.flows.kernel.lifecycle.Lifecycle;
 import dev.flows.kernel.lifecycle.RunStatus;
 import dev.flows.kernel.lifecycle.RunTransition;
 import dev.flows.kernel.lifecycle.StepStatus;
 import dev.flows.kernel.lifecycle.StepTransition;
+import dev.flows.kernel.lifecycle.TransitionLog;
 import dev.flows.kernel.mcp.McpReceipt;
 import dev.flows.kernel.spec.RetryPolicy;
 import dev.flows.kernel.spec.RunSpec;
@@ -31,13 +31,17 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.EnumSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInfo;
 
 /**
  * The behaviour every {@link Journal} must have. Implementations extend this class, hand out a
@@ -67,19 +71,57 @@ public abstract class JournalContract {
     return shortLease().plusMillis(250);
   }
 
+  /**
+   * The transitions {@code journal} (one {@link #newJournal} made) has taken: its own record, so
+   * that only what this suite made this kind of journal do counts.
+   */
+  protected abstract TransitionLog transitions(Journal journal);
+
+  /** The transitions taken by the journals of each concrete suite class so far. */
+  private static final Map<Class<?>, Coverage> COVERAGE = new ConcurrentHashMap<>();
+
+  /** Transitions exercised by one suite class's journals. */
+  private static final class Coverage {
+    final Set<StepTransition> steps = ConcurrentHashMap.newKeySet();
+    final Set<RunTransition> runs = ConcurrentHashMap.newKeySet();
+
+    void add(TransitionLog log) {
+      log.stepCounts().forEach((t, n) -> addIf(steps, t, n));
+      log.runCounts().forEach((t, n) -> addIf(runs, t, n));
+    }
+
+    private static <T> void addIf(Set<T> set, T t, long n) {
+      if (n > 0) {
+        set.add(t);
+      }
+    }
+  }
+
   @BeforeEach
   void freshJournal() {
     journal = newJournal();
   }
 
+  @AfterEach
+  void countTheJournalsTransitions() {
+    COVERAGE.computeIfAbsent(getClass(), c -> new Coverage()).add(transitions(journal));
+  }
+
   @AfterAll
-  static void everyDeclaredTransitionWasExercised() {
-    assertThat(Lifecycle.stepTransitionsSeen())
-        .as("step transitions exercised by the suite")
-        .containsExactlyInAnyOrderElementsOf(EnumSet.allOf(StepTransition.class));
-    assertThat(Lifecycle.runTransitionsSeen())
-        .as("run transitions exercised by the suite")
-        .containsExactlyInAnyOrderElementsOf(EnumSet.allOf(RunTransition.class));
+  static void everyDeclaredTransitionWasExercisedByThisSuitesJournals(TestInfo suite) {
+    Coverage c = COVERAGE.getOrDefault(suite.getTestClass().orElseThrow(), new Coverage());
+    assertThat(EnumSet.complementOf(enumSet(c.steps, StepTransition.class)))
+        .as("step transitions this suite's journals never took")
+        .isEmpty();
+    assertThat(EnumSet.complementOf(enumSet(c.runs, RunTransition.class)))
+        .as("run transitions this suite's journals never took")
+        .isEmpty();
+  }
+
+  private static <E extends Enum<E>> EnumSet<E> enumSet(Set<E> set, Class<E> type) {
+    EnumSet<E> s = EnumSet.noneOf(type);
+    s.addAll(set);
+    return s;
   }
 
   // ---- helpers
@@ -440,6 +482,75 @@ public abstract class JournalContract {
         .contains(json("out", "1"));
   }
 
+  // ---- many effects on one step: listed in the order they were elected (a body's memo positions)
+
+  private static final int MEMOS = 10;
+
+  /** A step of {@code iterations} that has recorded and confirmed memos 1..10, in that order. */
+  private ClaimedAttempt tenMemos(int iterations) {
+    start(run(iterations(agent("a", "/memo/*"), iterations)));
+    ClaimedAttempt a = claimOne();
+    for (int i = 1; i <= MEMOS; i++) {
+      journal.recordConfirmedEffect(a.lease(), "/memo/" + i, Optional.of(json("v", "" + i)));
+    }
+    return a;
+  }
+
+  private static List<String> memoPaths() {
+    return java.util.stream.IntStream.rangeClosed(1, MEMOS).mapToObj(i -> "/memo/" + i).toList();
+  }
+
+  private List<String> completedEffectPaths(RunId id) {
+    return entriesOf(id, JournalEntry.StepCompleted.class).getFirst().effects().stream()
+        .map(JournalEntry.EffectRef::surfacePath)
+        .toList();
+  }
+
+  @Test
+  void tenMemosOfASucceededStepAreListedInPositionOrder() {
+    ClaimedAttempt a = tenMemos(1);
+    journal.complete(a.lease(), ok());
+    RunId id = a.lease().runId();
+    assertThat(completedEffectPaths(id)).containsExactlyElementsOf(memoPaths());
+    assertThat(entriesOf(id, JournalEntry.EffectConfirmed.class))
+        .extracting(JournalEntry.EffectConfirmed::surfacePath)
+        .containsExactlyElementsOf(memoPaths());
+  }
+
+  @Test
+  void tenMemosOfAFailedAttemptAreListedInPositionOrder() {
+    ClaimedAttempt a = tenMemos(2);
+    assertThat(journal.complete(a.lease(), retryableFailure()).disposition())
+        .isEqualTo(Disposition.RETRY);
+    assertThat(completedEffectPaths(a.lease().runId())).containsExactlyElementsOf(memoPaths());
+  }
+
+  @Test
+  void tenEffectsEndedByConfirmAndCompleteAreListedInPositionOrder() {
+    RunId id = start(run(agent("a", "/memo/*")));
+    ClaimedAttempt a = claimOne();
+    for (int i = 1; i < MEMOS; i++) {
+      journal.recordConfirmedEffect(a.lease(), "/memo/" + i, Optional.empty());
+    }
+    journal.recordEffect(a.lease(), "/memo/" + MEMOS);
+    journal.confirmAndComplete(a.lease(), "/memo/" + MEMOS, Optional.empty(), ok());
+    assertThat(completedEffectPaths(id)).containsExactlyElementsOf(memoPaths());
+  }
+
+  @Test
+  void tenEffectsRecordedThenConfirmedOneByOneAreListedInTheOrderTheyWereRecorded() {
+    RunId id = start(run(agent("a", "/memo/*")));
+    ClaimedAttempt a = claimOne();
+    for (String path : memoPaths()) {
+      journal.recordEffect(a.lease(), path);
+    }
+    for (String path : memoPaths().reversed()) {
+      journal.confirmEffect(a.lease(), path, Optional.empty());
+    }
+    journal.complete(a.lease(), ok());
+    assertThat(completedEffectPaths(id)).containsExactlyElementsOf(memoPaths());
+  }
+
   @Test
   void recordingTwiceInOneAttemptIsIdempotentAndJournaledOnce() {
     RunId id = start(run(agent("a", "/x")));
@@ -691,6 +802,21 @@ public abstract class JournalContract {
     assertThat(snap.status()).isEqualTo(RunStatus.FAILED);
     assertThat(snap.step("a").orElseThrow().lastReason())
         .contains(CompletionReason.RETRIES_EXHAUSTED);
+  }
+
+  @Test
+  void expiredAttemptsAreHandledMostOverdueFirst() {
+    RunId later = start(run(lease(agent("a"), shortLease().multipliedBy(2))));
+    ClaimedAttempt laterAttempt = claimOne();
+    RunId sooner = start(run(lease(agent("a"), shortLease())));
+    ClaimedAttempt soonerAttempt = claimOne();
+    elapse(shortLease().multipliedBy(2).plus(pastShortLease()));
+    assertThat(journal.expireLeases())
+        .containsExactly(
+            new ExpiredAttempt(soonerAttempt.lease(), Disposition.STEP_DONE),
+            new ExpiredAttempt(laterAttempt.lease(), Disposition.STEP_DONE));
+    assertThat(entriesOf(sooner, JournalEntry.StepCompleted.class)).hasSize(1);
+    assertThat(entriesOf(later, JournalEntry.StepCompleted.class)).hasSize(1);
   }
 
   @Test
@@ -1150,6 +1276,25 @@ public abstract class JournalContract {
         () -> journal.confirmAndComplete(a.lease(), "/x", Optional.empty(), ok()),
         ErrorCode.EFFECT_UNCONFIRMED);
     assertThat(journal.entries(id)).hasSize(n + 2);
+  }
+
+  @Test
+  void confirmAndCompleteSuspendingOnARunThatIsNotAChildIsRefusedAndWritesNothing() {
+    ClaimedEffect c = startInline("inline-suspend-stranger");
+    RunId id = new RunId("inline-suspend-stranger");
+    RunId stranger = start(run(command("s", "true")));
+    List<JournalRecord> before = journal.entries(id);
+    assertRefused(
+        () ->
+            journal.confirmAndComplete(
+                c.attempt().lease(),
+                INLINE_SURFACE,
+                Optional.of(json("r", "lost")),
+                new StepOutcome.Suspended(stranger, Duration.ofHours(1))),
+        ErrorCode.INVALID_INPUT);
+    assertThat(journal.entries(id)).isEqualTo(before);
+    journal.confirmAndComplete(c.attempt().lease(), INLINE_SURFACE, Optional.empty(), ok());
+    assertThat(entriesOf(id, JournalEntry.EffectConfirmed.class).getFirst().output()).isEmpty();
   }
 
   @Test

@@ -29,6 +29,7 @@ import dev.flows.worker.FaultPoint;
 import dev.flows.worker.mcp.InlineMcpCalls;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.InstantSource;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -65,6 +66,8 @@ final class DurableCtx implements Ctx {
   private final ChildStarter starter;
   private final Optional<InlineMcpCalls> inline;
   private final ResidentWaits resident;
+  // The time deadlines and patience are judged by (the system clock outside tests).
+  private final InstantSource clock;
   private final Map<Integer, JsonNode> memos = new HashMap<>();
   private final Set<RunId> children; // insertion order: cancelled in admission order
 
@@ -84,8 +87,10 @@ final class DurableCtx implements Ctx {
       SdkConfig config,
       ChildStarter starter,
       Optional<InlineMcpCalls> inline,
-      ResidentWaits resident) {
+      ResidentWaits resident,
+      InstantSource clock) {
     this.journal = journal;
+    this.clock = clock;
     this.resident = resident;
     this.inline = inline;
     this.attempt = attempt;
@@ -270,7 +275,7 @@ final class DurableCtx implements Ctx {
           header.name(), pos, "f.step(\"" + memos.get(pos).path("name").asText() + "\")", call);
     }
     RunId child = Lowering.childId(runId(), pos);
-    Instant began = Instant.now();
+    Instant began = clock.instant();
     // A body waits in memory only while a place is free; otherwise it gives its attempt back as
     // soon as it would wait.
     boolean inMemory = resident.tryEnter();
@@ -392,7 +397,7 @@ final class DurableCtx implements Ctx {
 
   private JsonNode awaitWatched(RunId child, Instant began, Duration patience, RunWatch watch) {
     Instant deadline = began.plus(config.dispatchDeadline());
-    Instant suspendAt = Instant.now().plus(patience);
+    Instant suspendAt = clock.instant().plus(patience);
     while (true) {
       RunSnapshot s = journal.run(child).orElseThrow();
       StepSnapshot step = s.steps().getFirst();
@@ -406,14 +411,14 @@ final class DurableCtx implements Ctx {
         case PARKED -> throw new ParkSignal(child);
         case FAILED, CANCELED -> throw ChildReports.failed(journal, child, s, describeChild(child));
         case RUNNING -> {
-          if (step.attempts() == 0 && Instant.now().isAfter(deadline)) {
+          if (step.attempts() == 0 && clock.instant().isAfter(deadline)) {
             journal.cancelRun(child, "dispatch deadline passed before a worker claimed it");
             throw ChildReports.dispatchTimeout(
                 config.dispatchDeadline(), child, describeChild(child));
           }
           // Only a child some worker has claimed: an unclaimed one is bounded by the dispatch
           // deadline, which a suspended body could not enforce.
-          if (step.attempts() > 0 && !Instant.now().isBefore(suspendAt)) {
+          if (step.attempts() > 0 && !clock.instant().isBefore(suspendAt)) {
             throw suspend(child);
           }
         }
@@ -480,8 +485,8 @@ final class DurableCtx implements Ctx {
     }
   }
 
-  static Duration remaining(Instant deadline) {
-    Duration d = Duration.between(Instant.now(), deadline);
+  private Duration remaining(Instant deadline) {
+    Duration d = Duration.between(clock.instant(), deadline);
     return d.isNegative() ? Duration.ZERO : d;
   }
 }

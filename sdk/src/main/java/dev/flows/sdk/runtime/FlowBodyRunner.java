@@ -13,6 +13,7 @@ import dev.flows.kernel.spec.StepBody;
 import dev.flows.sdk.ChildFailedException;
 import dev.flows.sdk.Flow;
 import dev.flows.worker.mcp.InlineMcpCalls;
+import java.time.InstantSource;
 import java.util.Optional;
 
 /**
@@ -27,10 +28,11 @@ public final class FlowBodyRunner {
   private final DurableCtx.ChildStarter starter;
   private final Optional<InlineMcpCalls> inline;
   private final ResidentWaits resident;
+  private final InstantSource clock;
 
   /** A runner whose bodies await every child a claimer runs (no inline MCP calls). */
   public FlowBodyRunner(Journal journal, FlowResolver resolver, SdkConfig config) {
-    this(journal, resolver, config, Journal::startRun, Optional.empty());
+    this(journal, resolver, config, Journal::startRun, Optional.empty(), InstantSource.system());
   }
 
   /**
@@ -39,12 +41,27 @@ public final class FlowBodyRunner {
    */
   public FlowBodyRunner(
       Journal journal, FlowResolver resolver, SdkConfig config, InlineMcpCalls inline) {
-    this(journal, resolver, config, Journal::startRun, Optional.of(inline));
+    this(journal, resolver, config, inline, InstantSource.system());
+  }
+
+  /** As above, with bodies judging their deadlines and patience by {@code clock}. */
+  public FlowBodyRunner(
+      Journal journal,
+      FlowResolver resolver,
+      SdkConfig config,
+      InlineMcpCalls inline,
+      InstantSource clock) {
+    this(journal, resolver, config, Journal::startRun, Optional.of(inline), clock);
   }
 
   FlowBodyRunner(
       Journal journal, FlowResolver resolver, SdkConfig config, DurableCtx.ChildStarter starter) {
-    this(journal, resolver, config, starter, Optional.empty());
+    this(journal, resolver, config, starter, Optional.empty(), InstantSource.system());
+  }
+
+  /** A runner without inline MCP calls whose bodies judge time by {@code clock}. */
+  FlowBodyRunner(Journal journal, FlowResolver resolver, SdkConfig config, InstantSource clock) {
+    this(journal, resolver, config, Journal::startRun, Optional.empty(), clock);
   }
 
   private FlowBodyRunner(
@@ -52,8 +69,10 @@ public final class FlowBodyRunner {
       FlowResolver resolver,
       SdkConfig config,
       DurableCtx.ChildStarter starter,
-      Optional<InlineMcpCalls> inline) {
+      Optional<InlineMcpCalls> inline,
+      InstantSource clock) {
     this.journal = journal;
+    this.clock = clock;
     this.resolver = resolver;
     this.config = config;
     this.starter = starter;
@@ -83,7 +102,8 @@ public final class FlowBodyRunner {
             config,
             starter,
             inline,
-            resident);
+            resident,
+            clock);
     StepOutcome outcome;
     try {
       JsonNode result = flow.run(ctx, attempt.step().input());

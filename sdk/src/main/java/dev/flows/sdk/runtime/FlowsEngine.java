@@ -47,6 +47,20 @@ public final class FlowsEngine implements AutoCloseable {
       SdkConfig config,
       McpClientConfig mcpLimits,
       McpCredentials credentials) {
+    this(journal, workerConfig, config, mcpLimits, credentials, InstantSource.system());
+  }
+
+  /**
+   * An engine whose worker, leases and flow bodies read the time from {@code clock} (the system
+   * clock outside tests); the journal judges leases by its own clock.
+   */
+  public FlowsEngine(
+      Journal journal,
+      WorkerConfig workerConfig,
+      SdkConfig config,
+      McpClientConfig mcpLimits,
+      McpCredentials credentials,
+      InstantSource clock) {
     this.journal =
         journal instanceof ResilientJournal ? journal : new ResilientJournal(journal, workerConfig);
     this.config = config;
@@ -58,29 +72,17 @@ public final class FlowsEngine implements AutoCloseable {
     // of this worker (see InlineMcpCalls): no claim, no worker slot, no polling.
     // One WorkerLease (one lease keeper) for the claimed attempts and the inline calls alike: all
     // of this worker's leases are renewed together, one journal write per renewal tick.
-    WorkerLease leases = new WorkerLease(this.journal, workerConfig, InstantSource.system());
+    WorkerLease leases = new WorkerLease(this.journal, workerConfig, clock);
     this.workerConfig = workerConfig;
     this.inline =
-        new InlineMcpCalls(
-            this.journal,
-            mcp,
-            leases,
-            workerId,
-            workerConfig.defaultLease(),
-            InstantSource.system());
-    FlowBodyRunner runner = new FlowBodyRunner(this.journal, resolver, config, inline);
+        new InlineMcpCalls(this.journal, mcp, leases, workerId, workerConfig.defaultLease(), clock);
+    FlowBodyRunner runner = new FlowBodyRunner(this.journal, resolver, config, inline, clock);
     ExecutorRegistry executors =
         ExecutorRegistry.of(
             new DeterministicExecutor(workerConfig),
             new AgentExecutor(List.of(new FlowInstructionExecutor(runner), mcp)));
     this.worker =
-        new Worker(
-            this.journal,
-            executors,
-            workerConfig,
-            InstantSource.system(),
-            workerId,
-            Optional.of(leases));
+        new Worker(this.journal, executors, workerConfig, clock, workerId, Optional.of(leases));
     // Flow classes registered here (at their versions) are the only class-path bodies it claims.
     this.worker.addRoutes(resolver::routes);
   }

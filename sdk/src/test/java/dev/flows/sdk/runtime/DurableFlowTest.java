@@ -413,8 +413,15 @@ class DurableFlowTest {
   }
 
   @Test
-  void aChildNobodyClaimsBeforeTheDeadlineIsCancelledAndTheCallFails() throws Exception {
-    config = config.toBuilder().dispatchDeadline(Duration.ofMillis(300)).build();
+  void aChildNobodyClaimsBeforeTheDeadlineOfTheBodysClockIsCancelledAndTheCallFails()
+      throws Exception {
+    // The body judges its dispatch deadline by its own clock: the hour passes there, not here.
+    ManualClock bodyClock = new ManualClock(Instant.parse("2026-01-01T00:00:00Z"));
+    config =
+        config.toBuilder()
+            .dispatchDeadline(Duration.ofHours(1))
+            .childPoll(Duration.ofMillis(50))
+            .build();
     RunId root =
         start(
             new TestFlow(
@@ -423,16 +430,21 @@ class DurableFlowTest {
                   f.mcp("tickets").tool("classify").call(Map.of());
                   return JSON.nullNode();
                 }));
-    MiniWorker w = new MiniWorker(journal, new FlowBodyRunner(journal, resolver, config));
+    MiniWorker w =
+        new MiniWorker(journal, new FlowBodyRunner(journal, resolver, config, bodyClock));
     w.tick(); // claims the root only; nobody serves the child
+    RunId child = Lowering.childId(root, 1);
     long until = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+    while (journal.run(child).isEmpty() && System.nanoTime() < until) {
+      journal.awaitWork(Duration.ofMillis(50));
+    }
+    bodyClock.advance(Duration.ofHours(2));
     while (!journal.run(root).orElseThrow().status().terminal() && System.nanoTime() < until) {
-      Thread.sleep(20);
+      journal.awaitWork(Duration.ofMillis(50));
     }
     assertThat(journal.run(root).orElseThrow().status()).isEqualTo(RunStatus.FAILED);
     assertThat(lastTail(root).path("diagnostic").asText()).isEqualTo("dispatch_timeout");
-    assertThat(journal.run(Lowering.childId(root, 1)).orElseThrow().status())
-        .isEqualTo(RunStatus.CANCELED);
+    assertThat(journal.run(child).orElseThrow().status()).isEqualTo(RunStatus.CANCELED);
   }
 
   private JsonNode lastTail(RunId run) {

@@ -158,6 +158,8 @@ final class JournalFloor {
       case "outputs" -> new String[] {MEMO_OUTPUT};
       case "recordedPayloads" -> new String[] {head + ",\"takenOver\":false" + tail};
       case "confirmedPayloads" -> new String[] {head + ",\"output\":" + MEMO_OUTPUT + tail};
+      // No test clock: the database clock, as the journal in production.
+      case "now" -> null;
       default -> throw new IllegalStateException(MEMO_SQL + " takes an unknown parameter " + name);
     };
   }

@@ -1,0 +1,435 @@
+package dev.flows.kernel.journal.differential;
+
+import static dev.flows.kernel.journal.Specs.FAST_RETRY;
+import static dev.flows.kernel.journal.Specs.agent;
+import static dev.flows.kernel.journal.Specs.command;
+import static dev.flows.kernel.journal.Specs.dependsOn;
+import static dev.flows.kernel.journal.Specs.iterations;
+import static dev.flows.kernel.journal.Specs.lease;
+import static dev.flows.kernel.journal.Specs.llm;
+import static dev.flows.kernel.journal.Specs.retry;
+import static dev.flows.kernel.journal.Specs.run;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import dev.flows.kernel.ErrorCode;
+import dev.flows.kernel.journal.ClaimRequest;
+import dev.flows.kernel.journal.ClaimedAttempt;
+import dev.flows.kernel.journal.ClaimedEffect;
+import dev.flows.kernel.journal.CompletionAck;
+import dev.flows.kernel.journal.CompletionReason;
+import dev.flows.kernel.journal.Disposition;
+import dev.flows.kernel.journal.Journal;
+import dev.flows.kernel.journal.LeaseToken;
+import dev.flows.kernel.journal.RunId;
+import dev.flows.kernel.journal.StartRun;
+import dev.flows.kernel.journal.StepOutcome;
+import dev.flows.kernel.journal.WorkerId;
+import dev.flows.kernel.spec.RetryPolicy;
+import dev.flows.kernel.spec.RunSpec;
+import dev.flows.kernel.spec.StepKind;
+import dev.flows.kernel.spec.StepSpec;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.function.Consumer;
+import java.util.function.Function;
+
+/**
+ * Every journal verb a differential script may call, in one list ({@link #ALL}). A new verb (or a
+ * new variant of one) is one more entry: a name, a weight, and how it makes a {@link Call} from
+ * what the script knows.
+ */
+final class Verbs {
+  private Verbs() {}
+
+  /** One call of a script: applied to both journals alike. */
+  record Call(
+      String description,
+      Runnable before,
+      Function<Journal, Object> apply,
+      Consumer<Object> learn) {
+    static Call of(String description, Function<Journal, Object> apply) {
+      return new Call(description, () -> {}, apply, answer -> {});
+    }
+
+    Call learning(Consumer<Object> learn) {
+      return new Call(description, before, apply, learn);
+    }
+  }
+
+  /** A verb: empty when the script has nothing to call it on yet. */
+  record Verb(String name, int weight, Function<Script, Optional<Call>> make) {}
+
+  static final String INLINE_SURFACE = "/mcp/s/t";
+  private static final JsonNodeFactory JSON = JsonNodeFactory.instance;
+  private static final WorkerId WORKER = new WorkerId("worker-differential");
+
+  static final List<Verb> ALL =
+      List.of(
+          new Verb("start", 8, s -> Optional.of(start(s))),
+          new Verb("start again", 2, Verbs::startAgain),
+          new Verb("start child", 3, Verbs::startChild),
+          new Verb("start claimed", 2, s -> Optional.of(startClaimed(s))),
+          new Verb("claim", 10, s -> Optional.of(claim(s))),
+          new Verb("heartbeat", 3, s -> fenced(s, "heartbeat", (j, a) -> j.heartbeat(a.lease()))),
+          new Verb("renew leases", 2, Verbs::renewLeases),
+          new Verb("record effect", 5, Verbs::recordEffect),
+          new Verb("confirm effect", 4, Verbs::confirmEffect),
+          new Verb("record confirmed effect", 6, Verbs::recordConfirmedEffect),
+          new Verb("complete", 12, Verbs::complete),
+          new Verb("confirm and complete", 3, Verbs::confirmAndComplete),
+          new Verb("cancel", 2, Verbs::cancel),
+          new Verb("expire leases", 4, s -> Optional.of(Call.of("expire", Journal::expireLeases))),
+          new Verb("resolve", 3, Verbs::resolve),
+          new Verb("resume", 2, Verbs::resume),
+          new Verb("advance time", 8, s -> Optional.of(advance(s))),
+          new Verb(
+              "until next lease deadline",
+              1,
+              s -> Optional.of(Call.of("untilNextLeaseDeadline", Journal::untilNextLeaseDeadline))),
+          new Verb("until next claimable", 1, s -> Optional.of(untilNextClaimable(s))),
+          new Verb("read run", 1, Verbs::readRun));
+
+  // ---- admission
+
+  private static RunSpec spec(Script s) {
+    RetryPolicy backoff =
+        new RetryPolicy(
+            s.oneOf(1L, 100L, 400L), s.oneOf(1_000L, 5_000L), s.oneOf(1.0, 2.0), s.oneOf(0, 20));
+    return switch (s.between(0, 3)) {
+      case 0 -> run(step(s, agent("a", "/memo/*", INLINE_SURFACE), backoff));
+      case 1 ->
+          run(
+              step(s, agent("a", "/memo/*"), backoff),
+              dependsOn(step(s, agent("b", INLINE_SURFACE), backoff), "a"));
+      case 2 ->
+          run(
+              step(s, command("c", "true"), backoff),
+              step(s, llm("l"), backoff),
+              dependsOn(step(s, agent("g", "/memo/*"), backoff), "c", "l"));
+      default -> run(step(s, agent("a", "/memo/*"), backoff), step(s, agent("b"), backoff));
+    };
+  }
+
+  private static StepSpec step(Script s, StepSpec base, RetryPolicy backoff) {
+    StepSpec st = retry(iterations(base, s.between(1, 3)), backoff);
+    return s.chance(0.4) ? lease(st, Duration.ofMillis(s.oneOf(300L, 1_000L, 2_000L))) : st;
+  }
+
+  private static Call start(Script s) {
+    StartRun r =
+        new StartRun(
+            Optional.of(new RunId(s.fresh("r"))),
+            s.fresh("key"),
+            spec(s),
+            Optional.empty(),
+            "differential");
+    return Call.of("start " + r.runId().orElseThrow(), j -> j.startRun(r))
+        .learning(answer -> s.admit(r));
+  }
+
+  /** An admission the script made before, again: the same, another spec, or another key. */
+  private static Optional<Call> startAgain(Script s) {
+    if (s.runs.isEmpty()) {
+      return Optional.empty();
+    }
+    RunId id = s.pick(List.copyOf(s.runs));
+    Optional<StartRun> before = Optional.ofNullable(s.admitted.get(id));
+    StartRun r =
+        switch (s.between(0, 2)) {
+          case 0 -> before.orElseGet(() -> fresh(s, id));
+          case 1 ->
+              new StartRun(
+                  Optional.of(id),
+                  before.map(StartRun::admissionKey).orElse(s.fresh("key")),
+                  spec(s),
+                  Optional.empty(),
+                  "differential");
+          default -> fresh(s, id);
+        };
+    return Optional.of(
+        Call.of("start again " + id + " key " + r.admissionKey(), j -> j.startRun(r)));
+  }
+
+  private static StartRun fresh(Script s, RunId id) {
+    return new StartRun(Optional.of(id), s.fresh("key"), spec(s), Optional.empty(), "again");
+  }
+
+  private static Optional<Call> startChild(Script s) {
+    return s.admittedRun()
+        .map(
+            parent -> {
+              StartRun r =
+                  new StartRun(
+                      Optional.of(new RunId(s.fresh("c"))),
+                      s.fresh("key"),
+                      run(step(s, agent("a", "/memo/*"), FAST_RETRY)),
+                      Optional.of(parent),
+                      "flow:" + parent);
+              return Call.of(
+                      "start child " + r.runId().orElseThrow() + " of " + parent,
+                      j -> j.startRun(r))
+                  .learning(answer -> s.admit(r));
+            });
+  }
+
+  private static Call startClaimed(Script s) {
+    RunId id =
+        s.chance(0.9) || s.runs.isEmpty() ? new RunId(s.fresh("i")) : s.pick(List.copyOf(s.runs));
+    StepSpec only = step(s, agent("call", INLINE_SURFACE), FAST_RETRY);
+    StartRun r =
+        new StartRun(Optional.of(id), s.fresh("key"), run(only), Optional.empty(), "inline");
+    String surface = s.chance(0.95) ? INLINE_SURFACE : "/mcp/x/y";
+    Duration lease = s.oneOf(Duration.ofSeconds(1), Duration.ofSeconds(5));
+    return Call.of(
+            "start claimed " + id + " " + surface, j -> j.startClaimed(r, WORKER, lease, surface))
+        .learning(
+            answer -> {
+              s.admit(r);
+              ClaimedAttempt a = ((ClaimedEffect) answer).attempt();
+              s.held.add(new Script.Held(a.lease(), a.step()));
+            });
+  }
+
+  // ---- claims and leases
+
+  private static ClaimRequest request(Script s, int capacity) {
+    Set<StepKind> kinds =
+        s.chance(0.8)
+            ? EnumSet.allOf(StepKind.class)
+            : EnumSet.of(s.oneOf(StepKind.values()), s.oneOf(StepKind.values()));
+    Optional<Set<String>> routes =
+        s.chance(0.85) ? Optional.empty() : Optional.of(Set.of(s.oneOf("test", "llm", "flow")));
+    return new ClaimRequest(
+        WORKER,
+        kinds,
+        capacity,
+        s.oneOf(Duration.ofMillis(500), Duration.ofSeconds(1), Duration.ofSeconds(5)),
+        routes);
+  }
+
+  @SuppressWarnings("unchecked")
+  private static Call claim(Script s) {
+    ClaimRequest request = request(s, s.between(0, 3));
+    return Call.of("claim " + Normal.of(request), j -> j.claim(request))
+        .learning(
+            answer ->
+                ((List<ClaimedAttempt>) answer)
+                    .forEach(a -> s.held.add(new Script.Held(a.lease(), a.step()))));
+  }
+
+  private static Call untilNextClaimable(Script s) {
+    ClaimRequest request = request(s, 1);
+    return Call.of("untilNextClaimable " + Normal.of(request), j -> j.untilNextClaimable(request));
+  }
+
+  /** A verb on one held attempt (sometimes with a forged lease id, which must be refused). */
+  private static Optional<Call> fenced(
+      Script s, String verb, java.util.function.BiFunction<Journal, Script.Held, Object> apply) {
+    return s.attempt()
+        .map(
+            h -> {
+              Script.Held target = s.chance(0.05) ? forged(h) : h;
+              return Call.of(verb + " " + target.lease(), j -> apply.apply(j, target));
+            });
+  }
+
+  private static Script.Held forged(Script.Held h) {
+    LeaseToken t = h.lease();
+    return new Script.Held(
+        new LeaseToken(t.runId(), t.stepId(), t.attempt(), "lease_forged"), h.step());
+  }
+
+  private static Optional<Call> renewLeases(Script s) {
+    if (s.held.isEmpty()) {
+      return Optional.empty();
+    }
+    List<LeaseToken> leases = new ArrayList<>();
+    for (int i = s.between(0, 4); i > 0; i--) {
+      leases.add(s.attempt().orElseThrow().lease());
+    }
+    if (s.chance(0.2)) {
+      leases.add(new LeaseToken(new RunId(s.fresh("unknown")), "a", 1, "lease_x"));
+    }
+    return Optional.of(Call.of("renewLeases " + leases, j -> j.renewLeases(leases)));
+  }
+
+  // ---- effects
+
+  private static JsonNode output(Script s) {
+    return s.chance(0.2) ? JSON.nullNode() : JSON.objectNode().put("v", s.between(0, 99));
+  }
+
+  /** An effect verb on one held attempt, one of its surfaces and maybe an output. */
+  @FunctionalInterface
+  private interface EffectVerb {
+    Object apply(Journal journal, LeaseToken lease, String surface, Optional<JsonNode> output);
+  }
+
+  private static Optional<Call> effect(Script s, String verb, double withOutput, EffectVerb v) {
+    return s.attempt()
+        .map(
+            h -> {
+              String surface = s.surface(h);
+              Optional<JsonNode> out =
+                  s.chance(withOutput) ? Optional.of(output(s)) : Optional.empty();
+              return Call.of(
+                  verb + " " + h.lease() + " " + surface + " " + Normal.of(out),
+                  j -> v.apply(j, h.lease(), surface, out));
+            });
+  }
+
+  private static Optional<Call> recordEffect(Script s) {
+    return effect(s, "recordEffect", 0, (j, lease, surface, out) -> j.recordEffect(lease, surface));
+  }
+
+  private static Optional<Call> confirmEffect(Script s) {
+    return effect(
+        s,
+        "confirmEffect",
+        0.7,
+        (j, lease, surface, out) -> {
+          j.confirmEffect(lease, surface, out);
+          return "confirmed";
+        });
+  }
+
+  private static Optional<Call> recordConfirmedEffect(Script s) {
+    return effect(s, "recordConfirmedEffect", 0.9, Journal::recordConfirmedEffect);
+  }
+
+  // ---- attempt ends
+
+  private static StepOutcome outcome(Script s, Script.Held h) {
+    return switch (s.between(0, 5)) {
+      case 0, 1 -> new StepOutcome.Succeeded(output(s));
+      case 2 ->
+          new StepOutcome.Failed(
+              s.oneOf(CompletionReason.WORKER_ERROR, CompletionReason.CRASHED),
+              JSON.objectNode().put("why", "boom"),
+              true);
+      case 3 ->
+          new StepOutcome.Failed(
+              s.oneOf(CompletionReason.TIMEOUT, CompletionReason.VERIFICATION_FAILED),
+              JSON.objectNode().put("why", "no"),
+              false);
+      case 4 ->
+          new StepOutcome.Parked(
+              CompletionReason.WORKER_ERROR,
+              ErrorCode.EFFECT_OUTCOME_UNKNOWN,
+              JSON.objectNode().put("why", "unknown"));
+      default -> {
+        List<RunId> children = s.childrenOf(h.lease().runId());
+        RunId awaited =
+            children.isEmpty() || s.chance(0.1) ? s.pick(List.copyOf(s.runs)) : s.pick(children);
+        yield new StepOutcome.Suspended(
+            awaited, s.oneOf(Duration.ofMillis(500), Duration.ofSeconds(3)));
+      }
+    };
+  }
+
+  private static Optional<Call> complete(Script s) {
+    return s.attempt()
+        .map(
+            h -> {
+              StepOutcome outcome = outcome(s, h);
+              return Call.of(
+                      "complete " + h.lease() + " " + Normal.of(outcome),
+                      j -> j.complete(h.lease(), outcome))
+                  .learning(answer -> learnParked(s, h, answer));
+            });
+  }
+
+  private static Optional<Call> confirmAndComplete(Script s) {
+    return s.attempt()
+        .map(
+            h -> {
+              String surface = s.surface(h);
+              Optional<JsonNode> out = s.chance(0.8) ? Optional.of(output(s)) : Optional.empty();
+              StepOutcome outcome = outcome(s, h);
+              return Call.of(
+                      "confirmAndComplete "
+                          + h.lease()
+                          + " "
+                          + surface
+                          + " "
+                          + Normal.of(out)
+                          + " "
+                          + Normal.of(outcome),
+                      j -> j.confirmAndComplete(h.lease(), surface, out, outcome))
+                  .learning(answer -> learnParked(s, h, answer));
+            });
+  }
+
+  private static void learnParked(Script s, Script.Held h, Object answer) {
+    if (((CompletionAck) answer).disposition() == Disposition.PARK) {
+      s.parked.add(h);
+    }
+  }
+
+  // ---- runs and operators
+
+  private static Optional<Call> cancel(Script s) {
+    RunId id =
+        s.admitted.isEmpty() || s.chance(0.15)
+            ? new RunId(s.fresh("t"))
+            : s.admittedRun().orElseThrow();
+    return Optional.of(
+        Call.of("cancel " + id, j -> j.cancelRun(id, "differential"))
+            .learning(answer -> s.runs.add(id)));
+  }
+
+  /** Resolves a step: mostly one a completion parked, sometimes any (refused unless parked). */
+  private static Optional<Call> resolve(Script s) {
+    if (!s.parked.isEmpty() && s.chance(0.8)) {
+      LeaseToken t = s.pick(s.parked).lease();
+      return Optional.of(resolve(s, t.runId(), t.stepId()));
+    }
+    return s.admittedRun()
+        .map(
+            id -> {
+              List<String> steps =
+                  s.admitted.get(id).spec().steps().stream().map(StepSpec::id).toList();
+              return resolve(s, id, s.chance(0.95) ? s.pick(steps) : "nope");
+            });
+  }
+
+  private static Call resolve(Script s, RunId id, String step) {
+    Optional<JsonNode> performed = s.chance(0.5) ? Optional.of(output(s)) : Optional.empty();
+    return Call.of(
+        "resolve " + id + "/" + step + " " + Normal.of(performed),
+        j -> j.resolveStep(id, step, performed, "ops"));
+  }
+
+  private static Optional<Call> resume(Script s) {
+    if (s.runs.isEmpty()) {
+      return Optional.empty();
+    }
+    RunId id = s.pick(List.copyOf(s.runs));
+    return Optional.of(Call.of("resume " + id, j -> j.resumeRun(id, "ops")));
+  }
+
+  private static Optional<Call> readRun(Script s) {
+    if (s.runs.isEmpty()) {
+      return Optional.empty();
+    }
+    RunId id = s.pick(List.copyOf(s.runs));
+    return Optional.of(Call.of("run " + id, j -> j.run(id)));
+  }
+
+  private static Call advance(Script s) {
+    Duration d =
+        s.oneOf(
+            Duration.ofMillis(1),
+            Duration.ofMillis(100),
+            Duration.ofMillis(400),
+            Duration.ofSeconds(1),
+            Duration.ofSeconds(3),
+            Duration.ofSeconds(10));
+    return new Call("advance " + d, () -> s.clock.advance(d), j -> "advanced", answer -> {});
+  }
+}
