@@ -226,6 +226,7 @@ public final class PostgresJournal implements Journal, AutoCloseable {
             .bind("specHash", hash)
             .bind("createdBy", r.createdBy())
             .bind("now", now.toString())
+            .bind("queue", r.queue())
             .execute()
         == 1;
   }
@@ -289,6 +290,12 @@ public final class PostgresJournal implements Journal, AutoCloseable {
               ps,
               "routes",
               request.routes().map(r -> r.toArray(String[]::new)).orElse(new String[0]));
+          sql.bind(ps, "routePrefixes", request.routePrefixes().toArray(String[]::new));
+          sql.bind(ps, "anyQueue", request.queues().isEmpty());
+          sql.bind(
+              ps,
+              "queues",
+              request.queues().map(q -> q.toArray(String[]::new)).orElse(new String[0]));
           sql.bind(ps, "capacity", request.capacity());
           sql.bind(ps, "defaultLeaseMs", request.defaultLease().toMillis());
           sql.bind(ps, "runningStatus", running.wire());
@@ -1035,14 +1042,26 @@ public final class PostgresJournal implements Journal, AutoCloseable {
 
   // ---------------------------------------------------------------- reads
 
+  /** A run row with what only {@link #run} reads: its queue and why it waits. */
+  private record RunRead(RunRow row, String queue, Optional<String> waitingReason) {}
+
+  private static final org.jdbi.v3.core.mapper.RowMapper<RunRead> RUN_READ =
+      (rs, ctx) ->
+          new RunRead(
+              PostgresJournal.RUN.map(rs, ctx),
+              rs.getString("queue"),
+              Optional.ofNullable(rs.getString("waiting_reason")));
+
   @Override
   public Optional<RunSnapshot> run(RunId runId) {
     return tx(
         h ->
-            query(h, "run_columns", q -> q.bind("runId", runId.value()), RUN).stream()
+            query(h, "run_columns", q -> q.bind("runId", runId.value()), RUN_READ).stream()
                 .findFirst()
                 .map(
-                    r ->
+                    read -> {
+                      RunRow r = read.row();
+                      return
                         new RunSnapshot(
                             r.runId(),
                             r.name(),
@@ -1066,7 +1085,10 @@ public final class PostgresJournal implements Journal, AutoCloseable {
                                             s.notBefore(),
                                             s.lastReason(),
                                             s.output()))
-                                .toList())));
+                                .toList(),
+                            read.queue(),
+                            read.waitingReason());
+                    }));
   }
 
   @Override
@@ -1199,8 +1221,35 @@ public final class PostgresJournal implements Journal, AutoCloseable {
                 .bind("anyRoute", request.routes().isEmpty())
                 .bindArray(
                     "routes", String.class, request.routes().map(List::copyOf).orElse(List.of()))
+                .bindArray("routePrefixes", String.class, List.copyOf(request.routePrefixes()))
+                .bind("anyQueue", request.queues().isEmpty())
+                .bindArray(
+                    "queues", String.class, request.queues().map(List::copyOf).orElse(List.of()))
                 .map((rs, ctx) -> untilMs(rs.getDouble("until_ms")))
                 .findFirst());
+  }
+
+  @Override
+  public int noteUnaccepted(ClaimRequest request, String routePrefix, String reason) {
+    if (request.kinds().isEmpty() || request.capacity() == 0 || request.routes().isEmpty()) {
+      return 0;
+    }
+    List<String> kinds = request.kinds().stream().map(StepKind::wire).sorted().toList();
+    return tx(
+        h ->
+            h.createUpdate(Sql.text("steps_note_unaccepted"))
+                .bindArray("kinds", String.class, kinds)
+                .bind("routePrefix", routePrefix)
+                .bind("anyRoute", false)
+                .bindArray("routes", String.class, List.copyOf(request.routes().get()))
+                .bindArray("routePrefixes", String.class, List.copyOf(request.routePrefixes()))
+                .bind("anyQueue", request.queues().isEmpty())
+                .bindArray(
+                    "queues", String.class, request.queues().map(List::copyOf).orElse(List.of()))
+                .bind("limit", request.capacity())
+                .bind("reason", reason)
+                .bind("workerId", request.workerId().value())
+                .execute());
   }
 
   /** A span in milliseconds from the database, never negative (past is "now"). */

@@ -44,12 +44,18 @@ class ClaimPlanTest {
               .replace(":capacity", "$4")
               .replace(":defaultLeaseMs", "$5")
               .replace(":runningStatus", "$6")
-              .replace(":workerId", "$7");
+              .replace(":workerId", "$7")
+              .replace(":routePrefixes", "$8")
+              .replace(":anyQueue", "$9")
+              .replace(":queues", "$10");
       JsonNode plan =
           GenericPlans.explain(
               c,
-              "PREPARE claim(text[], boolean, text[], integer, bigint, text, text) AS " + sql,
-              "claim('{deterministic}', true, '{}', 4, 30000, 'running', 'w')");
+              "PREPARE claim(text[], boolean, text[], integer, bigint, text, text, text[], boolean,"
+                  + " text[]) AS "
+                  + sql,
+              "claim('{deterministic}', true, '{}', 4, 30000, 'running', 'w', '{}', false,"
+                  + " '{default}')");
 
       List<JsonNode> scans = new ArrayList<>();
       collect(plan, scans);

@@ -105,8 +105,9 @@ class SchemaTest {
             "7 suspended bodies",
             "8 journal without attempt index",
             "9 cheaper inline calls",
-            "10 one trip success");
-    assertThat(m.migrate()).isEqualTo(9);
+            "10 one trip success",
+            "12 queues and wait notes");
+    assertThat(m.migrate()).isEqualTo(10);
     assertThat(m.pending()).isEmpty();
     assertThat(m.migrate()).isZero();
   }

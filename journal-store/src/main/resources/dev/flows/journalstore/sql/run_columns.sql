@@ -1,4 +1,11 @@
-SELECT run_id, name, status, parent_run_id, admission_key, spec, spec_hash, tombstone,
-       created_at, completed_at, completion_reason
-  FROM flows.runs
- WHERE run_id = :runId
+SELECT r.run_id, r.name, r.status, r.parent_run_id, r.admission_key, r.spec, r.spec_hash,
+       r.tombstone, r.created_at, r.completed_at, r.completion_reason, r.queue,
+       -- A note is current while its step stays ready at the attempt count it was noted at.
+       (SELECT n.reason
+          FROM flows.step_wait_notes n
+          JOIN flows.steps w ON w.run_id = n.run_id AND w.step_id = n.step_id
+         WHERE n.run_id = r.run_id AND w.status = 'ready' AND w.attempts = n.attempts
+         ORDER BY n.step_id
+         LIMIT 1) AS waiting_reason
+  FROM flows.runs r
+ WHERE r.run_id = :runId

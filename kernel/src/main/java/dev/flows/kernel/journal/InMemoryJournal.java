@@ -58,6 +58,7 @@ public final class InMemoryJournal implements Journal {
     String name = "";
     RunStatus status;
     Optional<RunId> parent = Optional.empty();
+    String queue = Queues.DEFAULT;
     String admissionKey;
     JsonNode specJson = NullNode.getInstance();
     String specHash = "";
@@ -83,6 +84,9 @@ public final class InMemoryJournal implements Journal {
     int suspensions;
     JsonNode output;
     long order;
+    // Why the step waits, as a worker that could not take it noted at `noteAttempts` attempts.
+    String note;
+    int noteAttempts;
     final Map<String, Election> elections = new LinkedHashMap<>();
   }
 
@@ -123,6 +127,9 @@ public final class InMemoryJournal implements Journal {
       run.status = Lifecycle.run(RunTransition.SPAWNED, Optional.empty());
       run.name = r.spec().name();
       run.parent = r.parentRunId();
+      // A child is in its parent's queue, so a flow's whole tree is served by the root's queue.
+      run.queue =
+          r.parentRunId().map(runs::get).map(p -> p.queue).orElse(r.queue());
       run.admissionKey = r.admissionKey();
       run.specJson = RunSpecJson.write(r.spec());
       run.specHash = hash;
@@ -156,7 +163,7 @@ public final class InMemoryJournal implements Journal {
       record Candidate(RunRow run, StepRow step) {}
       List<Candidate> ready = new ArrayList<>();
       for (RunRow run : runs.values()) {
-        if (run.status != RunStatus.RUNNING) {
+        if (run.status != RunStatus.RUNNING || !req.serves(run.queue)) {
           continue;
         }
         for (StepRow step : run.steps.values()) {
@@ -807,7 +814,43 @@ public final class InMemoryJournal implements Journal {
         r.createdAt,
         Optional.ofNullable(r.completedAt),
         Optional.ofNullable(r.completionReason),
-        steps);
+        steps,
+        r.queue,
+        r.steps.values().stream()
+            .filter(s -> s.note != null && s.status == StepStatus.READY)
+            .filter(s -> s.noteAttempts == s.attempts)
+            .map(s -> s.note)
+            .findFirst());
+  }
+
+  @Override
+  public int noteUnaccepted(ClaimRequest req, String routePrefix, String reason) {
+    lock.lock();
+    try {
+      Instant now = clock.instant();
+      int noted = 0;
+      for (RunRow run : runs.values()) {
+        if (run.status != RunStatus.RUNNING || !req.serves(run.queue)) {
+          continue;
+        }
+        for (StepRow step : run.steps.values()) {
+          String route = dev.flows.kernel.spec.Routes.of(step.spec);
+          if (noted < req.capacity()
+              && req.kinds().contains(step.spec.kind())
+              && route.startsWith(routePrefix)
+              && !req.accepts(route)
+              && Lifecycle.claimable(step.status, step.notBefore, now)
+              && !(step.note != null && step.noteAttempts == step.attempts)) {
+            step.note = reason;
+            step.noteAttempts = step.attempts;
+            noted++;
+          }
+        }
+      }
+      return noted;
+    } finally {
+      lock.unlock();
+    }
   }
 
   @Override
@@ -1035,7 +1078,7 @@ public final class InMemoryJournal implements Journal {
     try {
       Instant now = clock.instant();
       return runs.values().stream()
-          .filter(r -> r.status == RunStatus.RUNNING)
+          .filter(r -> r.status == RunStatus.RUNNING && request.serves(r.queue))
           .flatMap(r -> r.steps.values().stream())
           .filter(
               s ->

@@ -5,15 +5,36 @@ import java.util.Optional;
 
 /**
  * Admission of a run. The admission key makes start idempotent: the same key and spec return the
- * existing run; the same key with another spec is refused {@code run_admission_conflict}.
+ * existing run; the same key with another spec is refused {@code run_admission_conflict}. {@code
+ * queue} is the queue of a root run ({@link Queues}); a child run is stored in its parent's queue
+ * whatever this says.
  */
 public record StartRun(
     Optional<RunId> runId,
     String admissionKey,
     RunSpec spec,
     Optional<RunId> parentRunId,
-    String createdBy) {
+    String createdBy,
+    String queue) {
+  public StartRun {
+    Queues.require(queue);
+  }
+
+  /** A run in the {@link Queues#DEFAULT default} queue (or its parent's). */
+  public StartRun(
+      Optional<RunId> runId,
+      String admissionKey,
+      RunSpec spec,
+      Optional<RunId> parentRunId,
+      String createdBy) {
+    this(runId, admissionKey, spec, parentRunId, createdBy, Queues.DEFAULT);
+  }
+
   public static StartRun of(String admissionKey, RunSpec spec) {
     return new StartRun(Optional.empty(), admissionKey, spec, Optional.empty(), "api");
+  }
+
+  public StartRun inQueue(String q) {
+    return new StartRun(runId, admissionKey, spec, parentRunId, createdBy, q);
   }
 }
