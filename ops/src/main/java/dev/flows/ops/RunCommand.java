@@ -82,6 +82,8 @@ final class RunCommand implements Callable<Integer> {
                 + "`");
         return Exit.SUCCESS;
       }
+      // The run is in its flow's queue: the in-process worker serves that one.
+      engine.serveQueues(java.util.Set.of(loaded.flow().header().queue()));
       engine.startWorker();
       RunSnapshot end = new RunFollower(s, engine.journal(), id).untilSettled();
       ObjectNode done = s.object();

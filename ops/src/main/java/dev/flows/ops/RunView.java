@@ -63,6 +63,8 @@ final class RunView {
     r.put("createdAt", run.createdAt().toString());
     r.put("completedAt", run.completedAt().map(Instant::toString).orElse(null));
     r.put("completionReason", run.completionReason().map(c -> c.wire()).orElse(null));
+    r.put("queue", run.queue());
+    run.waitingReason().ifPresent(w -> r.put("waitingReason", w));
     return r;
   }
 
@@ -326,7 +328,20 @@ final class RunView {
                 ? " (" + run.path("completionReason").asText() + ")"
                 : "")
             + "  created "
-            + run.path("createdAt").asText());
+            + run.path("createdAt").asText()
+            + (run.path("queue").asText("default").equals("default")
+                ? ""
+                : "  queue " + run.path("queue").asText()));
+    if (run.path("waitingReason").isTextual()) {
+      String reason = run.path("waitingReason").asText();
+      p.println(
+          indent
+              + "  waiting: "
+              + reason
+              + (reason.equals(dev.flows.sdk.runtime.FlowsEngine.UNACCEPTED_SOURCE)
+                  ? " (start `flows worker --flows DIR` where DIR holds the flow file)"
+                  : ""));
+    }
     for (JsonNode s : run.path("steps")) {
       p.println(
           indent

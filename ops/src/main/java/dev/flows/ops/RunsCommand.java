@@ -125,6 +125,9 @@ final class RunsCommand implements Callable<Integer> {
         description = "Only runs of this flow (the run name).")
     String flow;
 
+    @Option(names = "--queue", paramLabel = "QUEUE", description = "Only runs of this queue.")
+    String queue;
+
     @Option(
         names = "--since",
         paramLabel = "WHEN",
@@ -164,7 +167,7 @@ final class RunsCommand implements Callable<Integer> {
               "SELECT o.run_id, o.name, o.status::text, o.parent_run_id, o.created_at,"
                   + " o.completed_at, o.completion_reason::text, o.steps_total,"
                   + " o.steps_succeeded, o.steps_running, o.steps_parked, o.steps_failed,"
-                  + " o.attempts_total,"
+                  + " o.attempts_total, o.queue,"
                   // Views only, so the read-only role (ops/sql/readonly-role.sql) can list too.
                   + " (SELECT count(*) FROM flows.runs_overview c"
                   + " WHERE c.parent_run_id = o.run_id)"
@@ -183,6 +186,12 @@ final class RunsCommand implements Callable<Integer> {
               f -> {
                 sql.append(" AND o.name = ?");
                 args.add(f);
+              });
+      Optional.ofNullable(queue)
+          .ifPresent(
+              q -> {
+                sql.append(" AND o.queue = ?");
+                args.add(q);
               });
       from.ifPresent(
           t -> {
@@ -216,7 +225,8 @@ final class RunsCommand implements Callable<Integer> {
                   r.put("stepsParked", rs.getInt(11));
                   r.put("stepsFailed", rs.getInt(12));
                   r.put("attemptsTotal", rs.getLong(13));
-                  r.put("children", rs.getLong(14));
+                  r.put("queue", rs.getString(14));
+                  r.put("children", rs.getLong(15));
                 }
               }
             }

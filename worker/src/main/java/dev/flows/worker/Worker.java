@@ -4,6 +4,7 @@ import dev.flows.kernel.journal.ClaimRequest;
 import dev.flows.kernel.journal.ClaimedAttempt;
 import dev.flows.kernel.journal.ExpiredAttempt;
 import dev.flows.kernel.journal.Journal;
+import dev.flows.kernel.journal.Queues;
 import dev.flows.kernel.journal.WorkerId;
 import dev.flows.kernel.spec.StepKind;
 import java.net.InetAddress;
@@ -74,6 +75,16 @@ public final class Worker implements AutoCloseable {
   private final AtomicLong congested = new AtomicLong();
   private final List<java.util.function.Supplier<Set<String>>> extraRoutes =
       new java.util.concurrent.CopyOnWriteArrayList<>();
+  private final List<java.util.function.Supplier<Set<String>>> routePrefixes =
+      new java.util.concurrent.CopyOnWriteArrayList<>();
+  private final List<WaitNote> waitNotes = new java.util.concurrent.CopyOnWriteArrayList<>();
+  private volatile Set<String> queues = Set.of(Queues.DEFAULT);
+
+  /** Steps under {@code routePrefix} this worker does not accept are noted with {@code reason}. */
+  private record WaitNote(String routePrefix, String reason) {}
+
+  /** Most steps one note pass marks; the next pass takes the next ones. */
+  static final int NOTE_BATCH = 100;
   private Thread claimLoop;
   private Thread reconciler;
 
@@ -153,7 +164,12 @@ public final class Worker implements AutoCloseable {
     if (claimLoop != null) {
       throw new IllegalStateException("worker already started");
     }
-    LOG.info("worker {} attached: kinds {}, capacity {}", id, executors.kinds(), config.capacity());
+    LOG.info(
+        "worker {} attached: kinds {}, queues {}, capacity {}",
+        id,
+        executors.kinds(),
+        queues,
+        config.capacity());
     claimLoop =
         Thread.ofPlatform().name("flows-claim-" + id).daemon().start(this::claimUntilStopped);
     reconciler =
@@ -185,6 +201,50 @@ public final class Worker implements AutoCloseable {
     extraRoutes.add(more);
   }
 
+  /**
+   * Accepts every route starting with one of the prefixes {@code more} answers (read at every
+   * claim), beyond the exact routes.
+   */
+  public void addRoutePrefixes(java.util.function.Supplier<Set<String>> more) {
+    routePrefixes.add(more);
+  }
+
+  /** The queues this worker claims from (default: {@link Queues#DEFAULT} only). */
+  public void serveQueues(Set<String> served) {
+    if (served.isEmpty()) {
+      throw new IllegalArgumentException("a worker serves at least one queue");
+    }
+    served.forEach(Queues::require);
+    queues = Set.copyOf(served);
+  }
+
+  public Set<String> queues() {
+    return queues;
+  }
+
+  /**
+   * Once per reconcile interval, notes {@code reason} on ready steps under {@code routePrefix} of
+   * its queues that this worker does not accept ({@link Journal#noteUnaccepted}), so an operator
+   * sees why they wait. The claim never reads the notes.
+   */
+  public void noteWhenUnaccepted(String routePrefix, String reason) {
+    waitNotes.add(new WaitNote(routePrefix, reason));
+  }
+
+  /** What this worker asks for when it claims up to {@code capacity} steps. */
+  ClaimRequest claimRequest(int capacity) {
+    Set<String> prefixes = new java.util.HashSet<>();
+    routePrefixes.forEach(p -> prefixes.addAll(p.get()));
+    return new ClaimRequest(
+        id,
+        executors.kinds(),
+        capacity,
+        config.defaultLease(),
+        claimRoutes(),
+        prefixes,
+        Optional.of(queues));
+  }
+
   private Optional<Set<String>> claimRoutes() {
     Optional<Set<String>> own = executors.routes();
     if (own.isEmpty()) {
@@ -196,8 +256,6 @@ public final class Worker implements AutoCloseable {
   }
 
   private void claimUntilStopped() {
-    ClaimRequest base =
-        new ClaimRequest(id, executors.kinds(), config.capacity(), config.defaultLease());
     // Idle: the last wait ran its whole poll interval without a wake-up. Only then is the backoff
     // query skipped, so an idle worker costs one claim per poll interval, as before.
     boolean idle = false;
@@ -225,9 +283,7 @@ public final class Worker implements AutoCloseable {
       Instant sent = clock.instant();
       List<ClaimedAttempt> got;
       try {
-        got =
-            journal.claim(
-                new ClaimRequest(id, base.kinds(), want, base.defaultLease(), claimRoutes()));
+        got = journal.claim(claimRequest(want));
       } catch (RuntimeException e) {
         slots.release(want);
         LOG.error("claim failed; trying again after the poll interval", e);
@@ -238,7 +294,7 @@ public final class Worker implements AutoCloseable {
       got.forEach(a -> launch(a, sent));
       if (got.isEmpty()) {
         try {
-          Duration wait = idle ? config.pollInterval() : untilClaimable(base);
+          Duration wait = idle ? config.pollInterval() : untilClaimable();
           idle = !journal.awaitWork(wait) && wait.equals(config.pollInterval());
         } catch (InterruptedException e) {
           return;
@@ -274,11 +330,8 @@ public final class Worker implements AutoCloseable {
    * could claim passes, when that is sooner than the poll interval (an expired lease's retry comes
    * due ~100 ms after the expiry's wake-up, which found nothing claimable yet).
    */
-  private Duration untilClaimable(ClaimRequest base) {
-    Optional<Duration> next =
-        journal.untilNextClaimable(
-            new ClaimRequest(
-                id, base.kinds(), base.capacity(), base.defaultLease(), claimRoutes()));
+  private Duration untilClaimable() {
+    Optional<Duration> next = journal.untilNextClaimable(claimRequest(config.capacity()));
     return next.map(d -> d.plus(CLAIM_AFTER_BACKOFF_MARGIN))
         .filter(d -> d.compareTo(config.pollInterval()) < 0)
         .orElse(config.pollInterval());
@@ -337,7 +390,13 @@ public final class Worker implements AutoCloseable {
    * to land, so a busy journal costs at most one cheap read per settle period.
    */
   private void reconcileUntilStopped() {
+    long notedAt = System.nanoTime() - config.reconcileInterval().toNanos();
     while (!stopped()) {
+      if (!waitNotes.isEmpty()
+          && System.nanoTime() - notedAt >= config.reconcileInterval().toNanos()) {
+        notedAt = System.nanoTime();
+        noteUnaccepted();
+      }
       Duration sleep;
       try {
         Optional<Duration> until = journal.untilNextLeaseDeadline();
@@ -371,6 +430,20 @@ public final class Worker implements AutoCloseable {
         if (pause(sleep)) {
           return;
         }
+      }
+    }
+  }
+
+  private void noteUnaccepted() {
+    ClaimRequest request = claimRequest(NOTE_BATCH);
+    for (WaitNote n : waitNotes) {
+      try {
+        int noted = journal.noteUnaccepted(request, n.routePrefix(), n.reason());
+        if (noted > 0) {
+          LOG.info("{} ready step(s) wait: {}", noted, n.reason());
+        }
+      } catch (RuntimeException e) {
+        LOG.warn("noting why steps wait failed; trying again next interval: {}", e.toString());
       }
     }
   }

@@ -31,7 +31,11 @@ public record LoadedFlow(
       FlowSource.Compiled c = FlowSource.compile(file);
       return new LoadedFlow(
           c.flow(),
-          new Lowering.Origin.SourceFlow(c.className(), c.source(), c.sourceHash()),
+          new Lowering.Origin.SourceFlow(
+              c.className(),
+              c.source(),
+              c.sourceHash(),
+              java.util.Optional.of(file.getParent().toString())),
           FlowSource.mcpServersCalled(c.source()),
           file.getParent());
     }
