@@ -167,7 +167,7 @@ final class RunsCommand implements Callable<Integer> {
               "SELECT o.run_id, o.name, o.status::text, o.parent_run_id, o.created_at,"
                   + " o.completed_at, o.completion_reason::text, o.steps_total,"
                   + " o.steps_succeeded, o.steps_running, o.steps_parked, o.steps_failed,"
-                  + " o.attempts_total, o.queue,"
+                  + " o.attempts_total, o.queue, o.waiting_reason,"
                   // Views only, so the read-only role (ops/sql/readonly-role.sql) can list too.
                   + " (SELECT count(*) FROM flows.runs_overview c"
                   + " WHERE c.parent_run_id = o.run_id)"
@@ -226,7 +226,10 @@ final class RunsCommand implements Callable<Integer> {
                   r.put("stepsFailed", rs.getInt(12));
                   r.put("attemptsTotal", rs.getLong(13));
                   r.put("queue", rs.getString(14));
-                  r.put("children", rs.getLong(15));
+                  if (rs.getString(15) != null) {
+                    r.put("waitingReason", rs.getString(15));
+                  }
+                  r.put("children", rs.getLong(16));
                 }
               }
             }
