@@ -1061,33 +1061,32 @@ public final class PostgresJournal implements Journal, AutoCloseable {
                 .map(
                     read -> {
                       RunRow r = read.row();
-                      return
-                        new RunSnapshot(
-                            r.runId(),
-                            r.name(),
-                            r.status(),
-                            r.parentRunId(),
-                            r.admissionKey(),
-                            EntryCodec.canonicalSpec(r.spec()),
-                            r.specHash(),
-                            r.createdAt(),
-                            r.completedAt(),
-                            r.completionReason(),
-                            query(h, "steps_of_run", q -> q.bind("runId", runId.value()), STEP)
-                                .stream()
-                                .map(
-                                    s ->
-                                        new StepSnapshot(
-                                            s.stepId(),
-                                            s.kind(),
-                                            s.status(),
-                                            s.attempts(),
-                                            s.notBefore(),
-                                            s.lastReason(),
-                                            s.output()))
-                                .toList(),
-                            read.queue(),
-                            read.waitingReason());
+                      return new RunSnapshot(
+                          r.runId(),
+                          r.name(),
+                          r.status(),
+                          r.parentRunId(),
+                          r.admissionKey(),
+                          EntryCodec.canonicalSpec(r.spec()),
+                          r.specHash(),
+                          r.createdAt(),
+                          r.completedAt(),
+                          r.completionReason(),
+                          query(h, "steps_of_run", q -> q.bind("runId", runId.value()), STEP)
+                              .stream()
+                              .map(
+                                  s ->
+                                      new StepSnapshot(
+                                          s.stepId(),
+                                          s.kind(),
+                                          s.status(),
+                                          s.attempts(),
+                                          s.notBefore(),
+                                          s.lastReason(),
+                                          s.output()))
+                              .toList(),
+                          read.queue(),
+                          read.waitingReason());
                     }));
   }
 

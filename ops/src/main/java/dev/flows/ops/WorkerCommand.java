@@ -55,25 +55,29 @@ final class WorkerCommand implements Callable<Integer> {
   @Option(
       names = "--lease",
       paramLabel = "DURATION",
-      description = "Lease of a step without leaseMs (default 30s, at least 1s; env FLOWS_WORKER_LEASE).")
+      description =
+          "Lease of a step without leaseMs (default 30s, at least 1s; env FLOWS_WORKER_LEASE).")
   String lease;
 
   @Option(
       names = "--poll",
       paramLabel = "DURATION",
-      description = "Longest wait before claiming without a wake-up (default 250ms; env FLOWS_WORKER_POLL).")
+      description =
+          "Longest wait before claiming without a wake-up (default 250ms; env FLOWS_WORKER_POLL).")
   String poll;
 
   @Option(
       names = "--reconcile",
       paramLabel = "DURATION",
-      description = "Longest sleep between looks for expired leases (default 5s; env FLOWS_WORKER_RECONCILE).")
+      description =
+          "Longest sleep between looks for expired leases (default 5s; env FLOWS_WORKER_RECONCILE).")
   String reconcile;
 
   @Option(
       names = "--stop-grace",
       paramLabel = "DURATION",
-      description = "How long SIGTERM lets attempts finish (default 10s; env FLOWS_WORKER_STOP_GRACE).")
+      description =
+          "How long SIGTERM lets attempts finish (default 10s; env FLOWS_WORKER_STOP_GRACE).")
   String stopGrace;
 
   private final Session s;

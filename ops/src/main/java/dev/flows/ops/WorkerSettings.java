@@ -41,8 +41,7 @@ final class WorkerSettings {
   private WorkerSettings() {}
 
   /** The flags as given (null when absent). */
-  record Flags(
-      String capacity, String lease, String poll, String reconcile, String stopGrace) {}
+  record Flags(String capacity, String lease, String poll, String reconcile, String stopGrace) {}
 
   static WorkerConfig resolve(Flags flags, Map<String, String> env) {
     WorkerConfig.Builder b = WorkerConfig.defaults().toBuilder().pollInterval(CLI_POLL);
@@ -50,8 +49,7 @@ final class WorkerSettings {
         .ifPresent(v -> b.capacity(capacity(v)));
     Optional<Given> lease = setting(flags.lease(), "--lease", env, LEASE_VARIABLE);
     lease.ifPresent(v -> b.defaultLease(duration(v)));
-    setting(flags.poll(), "--poll", env, POLL_VARIABLE)
-        .ifPresent(v -> b.pollInterval(positive(v)));
+    setting(flags.poll(), "--poll", env, POLL_VARIABLE).ifPresent(v -> b.pollInterval(positive(v)));
     setting(flags.reconcile(), "--reconcile", env, RECONCILE_VARIABLE)
         .ifPresent(v -> b.reconcileInterval(positive(v)));
     setting(flags.stopGrace(), "--stop-grace", env, STOP_GRACE_VARIABLE)

@@ -46,7 +46,8 @@ class QueueCommandsTest {
   @Test
   void aRunOfAQueuedFlowRunsInItsFilesDirectoryAndIsListedUnderItsQueueOnly() throws Exception {
     Cli.Result r =
-        cli.run("--db", db.jdbcUrl(), "--json", "run", flowDir.resolve("refund.flow.java").toString());
+        cli.run(
+            "--db", db.jdbcUrl(), "--json", "run", flowDir.resolve("refund.flow.java").toString());
     assertThat(r.exit()).as(r.err()).isZero();
     List<JsonNode> lines = r.jsonLines();
     String run = lines.getFirst().path("run").asText();
@@ -58,10 +59,13 @@ class QueueCommandsTest {
 
     JsonNode payments =
         cli.run("--db", db.jdbcUrl(), "--json", "runs", "list", "--queue", "payments").json();
-    assertThat(payments.path("runs")).singleElement().satisfies(x -> {
-      assertThat(x.path("runId").asText()).isEqualTo(run);
-      assertThat(x.path("queue").asText()).isEqualTo("payments");
-    });
+    assertThat(payments.path("runs"))
+        .singleElement()
+        .satisfies(
+            x -> {
+              assertThat(x.path("runId").asText()).isEqualTo(run);
+              assertThat(x.path("queue").asText()).isEqualTo("payments");
+            });
     JsonNode all =
         cli.run("--db", db.jdbcUrl(), "--json", "runs", "list", "--all", "--queue", "payments")
             .json();

@@ -57,18 +57,26 @@ class WorkerSettingsTest {
 
   @Test
   void aBadValueIsRefusedConfigInvalidAtTheFlagOrVariableItCameFrom() {
-    assertRefused(() -> WorkerSettings.resolve(NONE, Map.of("FLOWS_WORKER_CAPACITY", "0")),
+    assertRefused(
+        () -> WorkerSettings.resolve(NONE, Map.of("FLOWS_WORKER_CAPACITY", "0")),
         "FLOWS_WORKER_CAPACITY");
     assertRefused(
-        () -> WorkerSettings.resolve(new WorkerSettings.Flags("many", null, null, null, null), Map.of()),
+        () ->
+            WorkerSettings.resolve(
+                new WorkerSettings.Flags("many", null, null, null, null), Map.of()),
         "--capacity");
     assertRefused(
-        () -> WorkerSettings.resolve(new WorkerSettings.Flags(null, null, "soon", null, null), Map.of()),
+        () ->
+            WorkerSettings.resolve(
+                new WorkerSettings.Flags(null, null, "soon", null, null), Map.of()),
         "--poll");
     assertRefused(
-        () -> WorkerSettings.resolve(new WorkerSettings.Flags(null, null, null, "0s", null), Map.of()),
+        () ->
+            WorkerSettings.resolve(
+                new WorkerSettings.Flags(null, null, null, "0s", null), Map.of()),
         "--reconcile");
-    assertRefused(() -> WorkerSettings.resolve(NONE, Map.of("FLOWS_WORKER_STOP_GRACE", "-1s")),
+    assertRefused(
+        () -> WorkerSettings.resolve(NONE, Map.of("FLOWS_WORKER_STOP_GRACE", "-1s")),
         "FLOWS_WORKER_STOP_GRACE");
     assertRefused(() -> WorkerSettings.queues(List.of("no spaces")), "--queue");
   }
@@ -76,7 +84,9 @@ class WorkerSettingsTest {
   @Test
   void aLeaseShorterThanTheRenewalPeriodAllowsIsRefusedWithTheMinimumAsTheFix() {
     assertThatThrownBy(
-            () -> WorkerSettings.resolve(new WorkerSettings.Flags(null, "300ms", null, null, null), Map.of()))
+            () ->
+                WorkerSettings.resolve(
+                    new WorkerSettings.Flags(null, "300ms", null, null, null), Map.of()))
         .isInstanceOfSatisfying(
             FlowsException.class,
             e -> {
@@ -107,11 +117,16 @@ class WorkerSettingsTest {
     assertThat(dir.exit()).isEqualTo(Exit.REFUSED);
     assertThat(dir.errLines())
         .singleElement()
-        .satisfies(l -> assertThat(l).startsWith("error config_invalid: no directory").contains("(at --flows)"));
+        .satisfies(
+            l ->
+                assertThat(l)
+                    .startsWith("error config_invalid: no directory")
+                    .contains("(at --flows)"));
     assertThat(home.resolve("pg")).as("no database was started").doesNotExist();
   }
 
-  private static void assertRefused(org.assertj.core.api.ThrowableAssert.ThrowingCallable call, String place) {
+  private static void assertRefused(
+      org.assertj.core.api.ThrowableAssert.ThrowingCallable call, String place) {
     assertThatThrownBy(call)
         .isInstanceOfSatisfying(
             FlowsException.class,

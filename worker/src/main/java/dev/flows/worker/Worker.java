@@ -85,6 +85,7 @@ public final class Worker implements AutoCloseable {
 
   /** Most steps one note pass marks; the next pass takes the next ones. */
   static final int NOTE_BATCH = 100;
+
   private Thread claimLoop;
   private Thread reconciler;
 

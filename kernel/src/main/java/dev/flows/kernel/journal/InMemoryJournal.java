@@ -128,8 +128,7 @@ public final class InMemoryJournal implements Journal {
       run.name = r.spec().name();
       run.parent = r.parentRunId();
       // A child is in its parent's queue, so a flow's whole tree is served by the root's queue.
-      run.queue =
-          r.parentRunId().map(runs::get).map(p -> p.queue).orElse(r.queue());
+      run.queue = r.parentRunId().map(runs::get).map(p -> p.queue).orElse(r.queue());
       run.admissionKey = r.admissionKey();
       run.specJson = RunSpecJson.write(r.spec());
       run.specHash = hash;

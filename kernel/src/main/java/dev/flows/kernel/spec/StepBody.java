@@ -9,11 +9,10 @@ public sealed interface StepBody {
   StepKind kind();
 
   /**
-   * Runs a command. {@code argv} has one element and {@code shell} is true for a string form. {@code
-   * cwd}, an absolute directory, is where it runs; empty: the worker's working directory.
+   * Runs a command. {@code argv} has one element and {@code shell} is true for a string form.
+   * {@code cwd}, an absolute directory, is where it runs; empty: the worker's working directory.
    */
-  record Deterministic(List<String> argv, boolean shell, Optional<String> cwd)
-      implements StepBody {
+  record Deterministic(List<String> argv, boolean shell, Optional<String> cwd) implements StepBody {
     public Deterministic {
       argv = List.copyOf(argv);
       if (cwd.isPresent() && !cwd.get().startsWith("/")) {

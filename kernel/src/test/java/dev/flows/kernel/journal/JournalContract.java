@@ -311,7 +311,9 @@ public abstract class JournalContract {
   @Test
   void aClaimWithRoutePrefixesTakesStepsWhoseRouteStartsWithOne() {
     start(run(flowStep("a", "source:aaa"), flowStep("b", "other:bbb")));
-    assertThat(journal.claim(request(Set.of("deterministic"), Set.of("flow:source:"), Optional.empty())))
+    assertThat(
+            journal.claim(
+                request(Set.of("deterministic"), Set.of("flow:source:"), Optional.empty())))
         .extracting(c -> c.step().id())
         .containsExactly("a");
   }
@@ -327,7 +329,11 @@ public abstract class JournalContract {
     // The child asks for no queue: it is in its parent's all the same.
     journal.startRun(
         new StartRun(
-            Optional.of(child), "key-child", run(command("c", "true")), Optional.of(payments), "t"));
+            Optional.of(child),
+            "key-child",
+            run(command("c", "true")),
+            Optional.of(payments),
+            "t"));
     assertThat(snapshot(payments).queue()).isEqualTo("payments");
     assertThat(snapshot(plain).queue()).isEqualTo(Queues.DEFAULT);
     assertThat(snapshot(child).queue()).isEqualTo("payments");
@@ -370,9 +376,7 @@ public abstract class JournalContract {
     assertThat(journal.noteUnaccepted(otherQueue, "flow:source:", "x")).isZero();
 
     ClaimedAttempt taken =
-        journal
-            .claim(request(Set.of("flow:source:abc"), Set.of(), Optional.empty()))
-            .getFirst();
+        journal.claim(request(Set.of("flow:source:abc"), Set.of(), Optional.empty())).getFirst();
     assertThat(snapshot(id).waitingReason()).as("the claim clears it").isEmpty();
     journal.complete(taken.lease(), retryableFailure());
     assertThat(snapshot(id).waitingReason())

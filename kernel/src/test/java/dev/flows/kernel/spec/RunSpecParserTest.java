@@ -59,14 +59,18 @@ class RunSpecParserTest {
     assertThat(RunSpecJson.hash(spec))
         .isNotEqualTo(
             RunSpecJson.hash(
-                parse("{'version':'0.1.0','steps':[{'id':'a','deterministic':{'command':'ls'}}]}")));
+                parse(
+                    "{'version':'0.1.0','steps':[{'id':'a','deterministic':{'command':'ls'}}]}")));
     assertThatThrownBy(
             () ->
                 parse(
                     "{'version':'0.1.0','steps':[{'id':'a',"
                         + "'deterministic':{'command':'ls','cwd':'flows'}}]}"))
         .isInstanceOf(InvalidSpecException.class)
-        .satisfies(e -> assertThat(((InvalidSpecException) e).pointer()).isEqualTo("/steps/0/deterministic/cwd"));
+        .satisfies(
+            e ->
+                assertThat(((InvalidSpecException) e).pointer())
+                    .isEqualTo("/steps/0/deterministic/cwd"));
   }
 
   @Test

@@ -47,7 +47,9 @@ public final class FlowResolver {
     return this;
   }
 
-  /** Accepts the single-file flows under {@code dirs} (recursively, looked at again as they change). */
+  /**
+   * Accepts the single-file flows under {@code dirs} (recursively, looked at again as they change).
+   */
   public FlowResolver acceptSourcesUnder(List<Path> dirs) {
     if (!dirs.isEmpty()) {
       directories.add(new SourceDirectories(dirs));

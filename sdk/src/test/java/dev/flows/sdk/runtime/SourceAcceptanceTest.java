@@ -106,8 +106,7 @@ class SourceAcceptanceTest {
     RunId run = admitFromElsewhere(journal, src, Optional.empty());
     try (FlowsEngine without = engine(journal)) {
       without.startWorker();
-      RunSnapshot waiting =
-          await(journal, run, r -> r.waitingReason().isPresent());
+      RunSnapshot waiting = await(journal, run, r -> r.waitingReason().isPresent());
       assertThat(waiting.waitingReason()).contains(FlowsEngine.UNACCEPTED_SOURCE);
       assertThat(waiting.steps().getFirst().attempts()).as("never claimed").isZero();
       assertThat(without.worker().stats().claimed()).isZero();

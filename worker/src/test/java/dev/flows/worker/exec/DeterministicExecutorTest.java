@@ -90,7 +90,9 @@ class DeterministicExecutorTest {
   void aCommandWithACwdRunsInThatDirectory() throws Exception {
     Path where = Files.createDirectory(dir.resolve("flow dir"));
     StepOutcome outcome =
-        run(new StepBody.Deterministic(java.util.List.of("pwd"), true, Optional.of(where.toString())));
+        run(
+            new StepBody.Deterministic(
+                java.util.List.of("pwd"), true, Optional.of(where.toString())));
 
     assertThat(((StepOutcome.Succeeded) outcome).output().get("stdout").asText())
         .isEqualTo(where.toRealPath() + "\n");
