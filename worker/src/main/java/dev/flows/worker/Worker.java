@@ -486,6 +486,11 @@ public final class Worker implements AutoCloseable {
     // runs on a platform thread, so an interrupt cannot close a journal socket under it.
     claimLoop.interrupt();
     joinQuietly(claimLoop, config.pollInterval().plus(config.stopGrace()));
+    if (claimLoop.isAlive()) {
+      // A claim still under way (a cold JVM's first one can take a while) may yet hand this worker
+      // attempts the journal already leased to it: wait for it, so they are drained like the rest.
+      joinQuietly(claimLoop, config.stopCompletionTimeout());
+    }
     if (!awaitIdle(config.stopGrace())) {
       LOG.warn("{} attempts outlived the stop grace; canceling them", inFlight.size());
       inFlight.keySet().forEach(t -> t.cancel(CancellationToken.Cause.WORKER_SHUTDOWN));

@@ -26,8 +26,6 @@ public final class BenchWorkerMain {
             : McpClientConfig.DEFAULTS;
     FlowsEngine engine =
         Engines.engine(journal, capacity, lease, WorkerConfig.DEFAULT_RECONCILE_INTERVAL, mcp);
-    // The bench admits its flows from its own JVM: this worker runs any journal source.
-    engine.acceptJournalSources();
     Runtime.getRuntime()
         .addShutdownHook(
             new Thread(
