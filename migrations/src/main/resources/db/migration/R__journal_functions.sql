@@ -1,6 +1,7 @@
 -- Every function of schema flows, in its one current form. Flyway applies this file after all
 -- versioned migrations, and again whenever it changes; versioned migrations hold the schema only
--- (tables, types, triggers, transition rows) and drop a function whose signature changes.
+-- (tables, types, triggers, transition rows) and drop a function whose signature changes. A
+-- trigger whose function is first defined here (runs_inherit_queue) is created here too, after it.
 --
 -- The rules written here are the Postgres side of rules the kernel states in Java for the
 -- in-memory journal (dev.flows.kernel.journal):
@@ -411,3 +412,20 @@ BEGIN
                                  v_now, false) s;
 END
 $$;
+
+-- A child run is in its parent's queue whatever its admission says (V14: runs.queue), so a flow's
+-- whole tree is served by the root's queue; the WHEN keeps root inserts free of it.
+CREATE OR REPLACE FUNCTION flows.run_inherits_queue() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  SELECT p.queue INTO NEW.queue FROM flows.runs p WHERE p.run_id = NEW.parent_run_id;
+  IF NEW.queue IS NULL THEN
+    NEW.queue := 'default';
+  END IF;
+  RETURN NEW;
+END
+$$;
+DROP TRIGGER IF EXISTS runs_inherit_queue ON flows.runs;
+CREATE TRIGGER runs_inherit_queue
+  BEFORE INSERT ON flows.runs
+  FOR EACH ROW WHEN (NEW.parent_run_id IS NOT NULL)
+  EXECUTE FUNCTION flows.run_inherits_queue();

@@ -108,6 +108,7 @@ final class Admission {
             .bind("createdBy", r.createdBy())
             .bind("rerunOf", r.rerunOf().map(RunId::value).orElse(null))
             .bind("now", now.toString())
+            .bind("queue", r.queue())
             .execute()
         == 1;
   }

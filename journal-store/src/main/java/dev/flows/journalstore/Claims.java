@@ -46,6 +46,12 @@ final class Claims {
               ps,
               "routes",
               request.routes().map(r -> r.toArray(String[]::new)).orElse(new String[0]));
+          sql.bind(ps, "routePrefixes", request.routePrefixes().toArray(String[]::new));
+          sql.bind(ps, "anyQueue", request.queues().isEmpty());
+          sql.bind(
+              ps,
+              "queues",
+              request.queues().map(q -> q.toArray(String[]::new)).orElse(new String[0]));
           sql.bind(ps, "capacity", request.capacity());
           sql.bind(ps, "defaultLeaseMs", request.defaultLease().toMillis());
           sql.bind(ps, "runningStatus", running.wire());

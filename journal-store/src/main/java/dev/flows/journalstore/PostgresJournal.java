@@ -292,6 +292,11 @@ public final class PostgresJournal implements Journal, AutoCloseable {
   }
 
   @Override
+  public int noteUnaccepted(ClaimRequest request, String routePrefix, String reason) {
+    return reads.noteUnaccepted(request, routePrefix, reason);
+  }
+
+  @Override
   public boolean awaitWork(Duration timeout) throws InterruptedException {
     return listener.await(timeout);
   }

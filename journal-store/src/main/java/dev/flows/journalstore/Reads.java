@@ -11,8 +11,12 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import org.jdbi.v3.core.Handle;
+import org.jdbi.v3.core.mapper.RowMapper;
 
-/** What the journal answers without changing anything: snapshots, entries, and timings. */
+/**
+ * What the journal answers without changing a run: snapshots, entries, timings, and notes on why
+ * ready steps wait.
+ */
 final class Reads {
   private final JournalDb db;
 
@@ -21,10 +25,27 @@ final class Reads {
   }
 
   Optional<RunSnapshot> run(RunId runId) {
-    return db.tx(h -> TxStatements.readRun(h, runId).map(r -> snapshot(h, r)));
+    return db.tx(
+        h ->
+            TxStatements.query(
+                    h, "run_snapshot_columns", q -> q.bind("runId", runId.value()), RUN_READ)
+                .stream()
+                .findFirst()
+                .map(read -> snapshot(h, read)));
   }
 
-  private static RunSnapshot snapshot(Handle h, RunRow r) {
+  /** A run row with what only {@link #run} reads: its queue and why it waits. */
+  private record RunRead(RunRow row, String queue, Optional<String> waitingReason) {}
+
+  private static final RowMapper<RunRead> RUN_READ =
+      (rs, ctx) ->
+          new RunRead(
+              Rows.RUN.map(rs, ctx),
+              rs.getString("queue"),
+              Optional.ofNullable(rs.getString("waiting_reason")));
+
+  private static RunSnapshot snapshot(Handle h, RunRead read) {
+    RunRow r = read.row();
     return new RunSnapshot(
         r.runId(),
         r.name(),
@@ -48,7 +69,9 @@ final class Reads {
                         s.lastReason(),
                         s.output()))
             .toList(),
-        r.rerunOf());
+        r.rerunOf(),
+        read.queue(),
+        read.waitingReason());
   }
 
   List<JournalRecord> entries(RunId runId) {
@@ -100,8 +123,35 @@ final class Reads {
                 .bind("anyRoute", request.routes().isEmpty())
                 .bindArray(
                     "routes", String.class, request.routes().map(List::copyOf).orElse(List.of()))
+                .bindArray("routePrefixes", String.class, List.copyOf(request.routePrefixes()))
+                .bind("anyQueue", request.queues().isEmpty())
+                .bindArray(
+                    "queues", String.class, request.queues().map(List::copyOf).orElse(List.of()))
                 .map((rs, ctx) -> untilMs(rs.getDouble("until_ms")))
                 .findFirst());
+  }
+
+  int noteUnaccepted(ClaimRequest request, String routePrefix, String reason) {
+    if (request.kinds().isEmpty() || request.capacity() == 0 || request.routes().isEmpty()) {
+      return 0;
+    }
+    List<String> kinds = request.kinds().stream().map(StepKind::wire).sorted().toList();
+    return db.tx(
+        h ->
+            h.createUpdate(Sql.text("steps_note_unaccepted"))
+                .bind("now", db.clock())
+                .bindArray("kinds", String.class, kinds)
+                .bind("routePrefix", routePrefix)
+                .bind("anyRoute", false)
+                .bindArray("routes", String.class, List.copyOf(request.routes().get()))
+                .bindArray("routePrefixes", String.class, List.copyOf(request.routePrefixes()))
+                .bind("anyQueue", request.queues().isEmpty())
+                .bindArray(
+                    "queues", String.class, request.queues().map(List::copyOf).orElse(List.of()))
+                .bind("limit", request.capacity())
+                .bind("reason", reason)
+                .bind("workerId", request.workerId().value())
+                .execute());
   }
 
   /** A span in milliseconds from the database, never negative (past is "now"). */

@@ -10,6 +10,7 @@ import dev.flows.kernel.spec.StepBody;
 import dev.flows.kernel.spec.StepSpec;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.OptionalLong;
 
 /**
@@ -48,9 +49,11 @@ final class StoredSpecs {
   private static StepBody body(JsonNode n) {
     if (n.has("deterministic")) {
       JsonNode command = n.get("deterministic").get("command");
+      JsonNode cwd = n.get("deterministic").get("cwd");
+      Optional<String> dir = cwd == null ? Optional.empty() : Optional.of(cwd.asText());
       return command.isTextual()
-          ? new StepBody.Deterministic(List.of(command.asText()), true)
-          : new StepBody.Deterministic(strings(command), false);
+          ? new StepBody.Deterministic(List.of(command.asText()), true, dir)
+          : new StepBody.Deterministic(strings(command), false, dir);
     }
     if (n.has("llm")) {
       JsonNode l = n.get("llm");

@@ -45,14 +45,19 @@ class ClaimPlanTest {
               .replace(":defaultLeaseMs", "$5")
               .replace(":runningStatus", "$6")
               .replace(":workerId", "$7")
-              .replace(":now", "$8");
+              .replace(":now", "$8")
+              .replace(":routePrefixes", "$9")
+              .replace(":anyQueue", "$10")
+              .replace(":queues", "$11");
       JsonNode plan =
           GenericPlans.explain(
               c,
-              "PREPARE claim(text[], boolean, text[], integer, bigint, text, text, timestamptz) AS "
+              "PREPARE claim(text[], boolean, text[], integer, bigint, text, text, timestamptz,"
+                  + " text[], boolean, text[]) AS "
                   + sql,
               // No test clock: the database clock, as in production.
-              "claim('{deterministic}', true, '{}', 4, 30000, 'running', 'w', NULL)");
+              "claim('{deterministic}', true, '{}', 4, 30000, 'running', 'w', NULL, '{}', false,"
+                  + " '{default}')");
 
       List<JsonNode> scans = new ArrayList<>();
       collect(plan, scans);

@@ -58,7 +58,8 @@ class DifferentialJournalTest {
               public Journal open(ManualClock clock) {
                 try (Statement st = cleaner.createStatement()) {
                   st.execute(
-                      "TRUNCATE flows.journal_entries, flows.effect_elections, flows.steps,"
+                      "TRUNCATE flows.journal_entries, flows.effect_elections, flows.step_wait_notes,"
+                          + " flows.steps,"
                           + " flows.runs");
                 } catch (SQLException e) {
                   throw new IllegalStateException("could not empty the journal", e);

@@ -105,7 +105,17 @@ class EntryCodecTest {
             Specs.llm("a"),
             Specs.agent("b", 3, "/mcp/x", "/mcp/y"),
             Specs.shell("c"),
-            Specs.argv("d"))) {
+            Specs.argv("d"),
+            new dev.flows.kernel.spec.StepSpec(
+                "e",
+                List.of(),
+                com.fasterxml.jackson.databind.node.NullNode.getInstance(),
+                1,
+                dev.flows.kernel.spec.RetryPolicy.defaults(),
+                java.util.OptionalLong.empty(),
+                java.util.OptionalLong.empty(),
+                new dev.flows.kernel.spec.StepBody.Deterministic(
+                    List.of("pwd"), true, java.util.Optional.of("/srv/flows"))))) {
       JsonNode stored = EntryCodec.parse(EntryCodec.text(RunSpecJson.writeStep(s)));
       assertThat(StoredSpecs.readStep(stored)).isEqualTo(s);
     }

@@ -116,8 +116,9 @@ class SchemaTest {
             "11 journal functions repeatable",
             "12 rerun of",
             "13 effect election order",
+            "14 queues and wait notes",
             "journal functions (repeatable)");
-    assertThat(m.migrate()).isEqualTo(13);
+    assertThat(m.migrate()).isEqualTo(14);
     assertThat(m.pending()).isEmpty();
     assertThat(m.migrate()).isZero();
   }

@@ -12,7 +12,6 @@ import dev.flows.sdk.runtime.FlowsEngine;
 import dev.flows.sdk.runtime.PreflightException;
 import dev.flows.sdk.runtime.SdkConfig;
 import dev.flows.worker.WorkerConfig;
-import java.time.Duration;
 
 /** What run, worker and demo share: the engine over the session's journal, and refusals. */
 final class EngineSupport {
@@ -31,8 +30,12 @@ final class EngineSupport {
     WorkerConfig config =
         WorkerConfig.defaults().toBuilder()
             .capacity(capacity)
-            .pollInterval(Duration.ofMillis(250))
+            .pollInterval(WorkerSettings.CLI_POLL)
             .build();
+    return engine(journal, config, credentials);
+  }
+
+  static FlowsEngine engine(Journal journal, WorkerConfig config, McpCredentials credentials) {
     FlowsEngine engine =
         new FlowsEngine(journal, config, SdkConfig.DEFAULTS, McpClientConfig.DEFAULTS, credentials);
     engine.registerServiceLoaded();

@@ -87,6 +87,8 @@ final class RunCommand implements Callable<Integer> {
                 + "`");
         return Exit.SUCCESS;
       }
+      // The run is in its flow's queue: the in-process worker serves that one.
+      engine.serveQueues(java.util.Set.of(loaded.flow().header().queue()));
       engine.startWorker();
       RunSnapshot end = new RunFollower(s, engine.journal(), id).untilSettled();
       RunsCommand.emitEnd(s, engine.journal(), end, "run.end");

@@ -167,6 +167,8 @@ final class RunView {
     r.put("completedAt", run.completedAt().map(Instant::toString).orElse(null));
     r.put("completionReason", run.completionReason().map(c -> c.wire()).orElse(null));
     r.put("rerunOf", run.rerunOf().map(RunId::value).orElse(null));
+    r.put("queue", run.queue());
+    run.waitingReason().ifPresent(w -> r.put("waitingReason", w));
     return r;
   }
 
@@ -430,7 +432,10 @@ final class RunView {
                 ? " (" + run.path("completionReason").asText() + ")"
                 : "")
             + "  created "
-            + run.path("createdAt").asText());
+            + run.path("createdAt").asText()
+            + (run.path("queue").asText("default").equals("default")
+                ? ""
+                : "  queue " + run.path("queue").asText()));
     if (run.path("rerunOf").isTextual()) {
       p.println(indent + "  rerun of " + run.get("rerunOf").asText());
     }
@@ -438,6 +443,16 @@ final class RunView {
       List<String> ids = new java.util.ArrayList<>();
       run.get("reruns").forEach(x -> ids.add(x.asText()));
       p.println(indent + "  rerun as " + String.join(", ", ids));
+    }
+    if (run.path("waitingReason").isTextual()) {
+      String reason = run.path("waitingReason").asText();
+      p.println(
+          indent
+              + "  waiting: "
+              + reason
+              + (reason.equals(dev.flows.sdk.runtime.FlowsEngine.UNACCEPTED_SOURCE)
+                  ? " (start `flows worker --flows DIR` where DIR holds the flow file)"
+                  : ""));
     }
     for (JsonNode s : run.path("steps")) {
       p.println(

@@ -175,6 +175,9 @@ final class RunsCommand implements Callable<Integer> {
         description = "Only runs of this flow (the run name).")
     String flow;
 
+    @Option(names = "--queue", paramLabel = "QUEUE", description = "Only runs of this queue.")
+    String queue;
+
     @Option(
         names = "--since",
         paramLabel = "WHEN",
@@ -214,7 +217,7 @@ final class RunsCommand implements Callable<Integer> {
               "SELECT o.run_id, o.name, o.status::text, o.parent_run_id, o.created_at,"
                   + " o.completed_at, o.completion_reason::text, o.steps_total,"
                   + " o.steps_succeeded, o.steps_running, o.steps_parked, o.steps_failed,"
-                  + " o.attempts_total, o.rerun_of,"
+                  + " o.attempts_total, o.rerun_of, o.queue, o.waiting_reason,"
                   // Views only, so the read-only role (ops/sql/readonly-role.sql) can list too.
                   + " (SELECT count(*) FROM flows.runs_overview c"
                   + " WHERE c.parent_run_id = o.run_id)"
@@ -233,6 +236,12 @@ final class RunsCommand implements Callable<Integer> {
               f -> {
                 sql.append(" AND o.name = ?");
                 args.add(f);
+              });
+      Optional.ofNullable(queue)
+          .ifPresent(
+              q -> {
+                sql.append(" AND o.queue = ?");
+                args.add(q);
               });
       from.ifPresent(
           t -> {
@@ -267,7 +276,11 @@ final class RunsCommand implements Callable<Integer> {
                   r.put("stepsFailed", rs.getInt(12));
                   r.put("attemptsTotal", rs.getLong(13));
                   r.put("rerunOf", rs.getString(14));
-                  r.put("children", rs.getLong(15));
+                  r.put("queue", rs.getString(15));
+                  if (rs.getString(16) != null) {
+                    r.put("waitingReason", rs.getString(16));
+                  }
+                  r.put("children", rs.getLong(17));
                 }
               }
             }

@@ -1,7 +1,17 @@
 package dev.flows.ops;
 
+import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.flows.kernel.ErrorCode;
+import dev.flows.kernel.FlowsException;
+import dev.flows.mcp.client.McpCredentials;
 import dev.flows.sdk.runtime.FlowsEngine;
+import dev.flows.worker.WorkerConfig;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import picocli.CommandLine.Command;
@@ -12,12 +22,63 @@ import picocli.CommandLine.Option;
     name = "worker",
     mixinStandardHelpOptions = true,
     description =
-        "Run a worker until SIGTERM: it serves flow bodies (single-file flows from the journal,"
-            + " and flow classes on its class path), MCP calls and commands. SIGTERM stops"
-            + " claiming, lets running attempts finish within the stop grace, and leaves no lease.")
+        "Run a worker until SIGTERM: it serves flow bodies (the single-file flows under --flows"
+            + " directories, and flow classes on its class path), MCP calls and commands of its"
+            + " queues. SIGTERM stops claiming, lets running attempts finish within the stop"
+            + " grace, and leaves no lease.")
 final class WorkerCommand implements Callable<Integer> {
-  @Option(names = "--capacity", paramLabel = "N", description = "Attempts at once (default 16).")
-  int capacity = 16;
+  @Option(
+      names = "--flows",
+      paramLabel = "DIR",
+      description =
+          "Run the NAME.flow.java files under DIR (recursively; repeatable). A run of any other"
+              + " single-file flow waits for a worker that has it.")
+  List<String> flows = new ArrayList<>();
+
+  @Option(
+      names = "--accept-journal-sources",
+      description = "Run any single-file flow source found in the journal, whoever admitted it.")
+  boolean acceptJournalSources;
+
+  @Option(
+      names = "--queue",
+      paramLabel = "NAME",
+      description = "Claim runs of this queue (repeatable; default: default).")
+  List<String> queues = new ArrayList<>();
+
+  @Option(
+      names = "--capacity",
+      paramLabel = "N",
+      description = "Attempts at once (default 16; env FLOWS_WORKER_CAPACITY).")
+  String capacity;
+
+  @Option(
+      names = "--lease",
+      paramLabel = "DURATION",
+      description =
+          "Lease of a step without leaseMs (default 30s, at least 1s; env FLOWS_WORKER_LEASE).")
+  String lease;
+
+  @Option(
+      names = "--poll",
+      paramLabel = "DURATION",
+      description =
+          "Longest wait before claiming without a wake-up (default 250ms; env FLOWS_WORKER_POLL).")
+  String poll;
+
+  @Option(
+      names = "--reconcile",
+      paramLabel = "DURATION",
+      description =
+          "Longest sleep between looks for expired leases (default 5s; env FLOWS_WORKER_RECONCILE).")
+  String reconcile;
+
+  @Option(
+      names = "--stop-grace",
+      paramLabel = "DURATION",
+      description =
+          "How long SIGTERM lets attempts finish (default 10s; env FLOWS_WORKER_STOP_GRACE).")
+  String stopGrace;
 
   private final Session s;
 
@@ -27,7 +88,23 @@ final class WorkerCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws InterruptedException {
-    FlowsEngine engine = EngineSupport.engine(s.journal(EngineSupport.poolFor(capacity)), capacity);
+    WorkerConfig config =
+        WorkerSettings.resolve(
+            new WorkerSettings.Flags(capacity, lease, poll, reconcile, stopGrace), s.env());
+    Set<String> served = WorkerSettings.queues(queues);
+    List<Path> dirs = flowDirectories();
+    FlowsEngine engine =
+        EngineSupport.engine(
+            s.journal(EngineSupport.poolFor(config.capacity())),
+            config,
+            McpCredentials.fromEnvironment());
+    engine.acceptSourcesUnder(dirs).serveQueues(served);
+    if (acceptJournalSources) {
+      engine.acceptJournalSources();
+      s.notice(
+          "flows: this worker runs any flow source found in the journal"
+              + " (--accept-journal-sources), not only those under --flows");
+    }
     CountDownLatch stopped = new CountDownLatch(1);
     Thread hook =
         new Thread(
@@ -41,9 +118,44 @@ final class WorkerCommand implements Callable<Integer> {
     ObjectNode ev = s.object();
     ev.put("type", "worker.ready")
         .put("worker", engine.worker().id().value())
-        .put("capacity", capacity);
-    s.event(ev, "worker " + engine.worker().id().value() + " ready (capacity " + capacity + ")");
+        .put("capacity", config.capacity());
+    ArrayNode q = ev.putArray("queues");
+    served.forEach(q::add);
+    ArrayNode f = ev.putArray("flows");
+    dirs.forEach(d -> f.add(d.toString()));
+    ev.put("acceptJournalSources", acceptJournalSources);
+    s.event(
+        ev,
+        "worker "
+            + engine.worker().id().value()
+            + " ready (capacity "
+            + config.capacity()
+            + ", queues "
+            + String.join(",", served)
+            + ", flows "
+            + (acceptJournalSources
+                ? "from the journal"
+                : dirs.isEmpty()
+                    ? "none (give --flows DIR)"
+                    : String.join(",", dirs.stream().map(Path::toString).toList()))
+            + ")");
     stopped.await();
     return Exit.SUCCESS;
+  }
+
+  private List<Path> flowDirectories() {
+    List<Path> out = new ArrayList<>();
+    for (String d : flows) {
+      Path p = Path.of(d).toAbsolutePath().normalize();
+      if (!Files.isDirectory(p)) {
+        throw new FlowsException(
+            ErrorCode.CONFIG_INVALID,
+            "no directory " + p,
+            "--flows",
+            "give a directory holding NAME.flow.java files, e.g. --flows flows-examples/flows");
+      }
+      out.add(p);
+    }
+    return out;
   }
 }

@@ -22,6 +22,7 @@ class WorkerLauncherIT {
   private static final ObjectMapper JSON = new ObjectMapper();
   private static Path home;
   private static Path flow;
+  private static Path flowDir;
 
   static final String FLOW =
       """
@@ -45,8 +46,8 @@ class WorkerLauncherIT {
   @BeforeAll
   static void setUp() throws IOException {
     home = Files.createTempDirectory("flows-home-worker-it");
-    Path dir = Files.createTempDirectory("flows-flow-it");
-    flow = Files.writeString(dir.resolve("slow.flow.java"), FLOW);
+    flowDir = Files.createTempDirectory("flows-flow-it");
+    flow = Files.writeString(flowDir.resolve("slow.flow.java"), FLOW);
   }
 
   @AfterAll
@@ -58,7 +59,7 @@ class WorkerLauncherIT {
   @Test
   void aDetachedRunCompletesThroughAWorkerInAnotherProcessOnTheOneEmbeddedDatabase()
       throws Exception {
-    Process worker = start("worker");
+    Process worker = start("worker", "--flows", flowDir.toString());
     try {
       String run = detach();
       Launcher.Ran watch = flows("runs", "watch", run, "--json");
@@ -75,7 +76,7 @@ class WorkerLauncherIT {
   @Test
   void aWorkerStoppedWithSigtermMidRunLeavesNoLeaseAndAnotherWorkerFinishesTheRun()
       throws Exception {
-    Process first = start("worker");
+    Process first = start("worker", "--flows", flowDir.toString());
     String run;
     try {
       run = detach();
@@ -88,7 +89,7 @@ class WorkerLauncherIT {
     assertThat(runningSteps(shown.path("run"))).as("no step is left leased").isZero();
     assertThat(shown.path("run").path("status").asText()).isEqualTo("running");
 
-    Process second = start("worker");
+    Process second = start("worker", "--flows", flowDir.toString());
     try {
       Launcher.Ran watch = flows("runs", "watch", run, "--json");
       assertThat(watch.exit()).as(watch.err()).isZero();
@@ -99,8 +100,125 @@ class WorkerLauncherIT {
     }
   }
 
+  static String queued(String name, String queue) {
+    return """
+        import com.fasterxml.jackson.databind.JsonNode;
+        import dev.flows.sdk.*;
+
+        public class NAME implements Flow {
+          public FlowHeader header() {
+            return FlowHeader.named("NAME").queue("QUEUE").build();
+          }
+
+          public JsonNode run(Ctx f, JsonNode input) {
+            return f.step("where", () -> "QUEUE");
+          }
+        }
+        """
+        .replace("NAME", name)
+        .replace("QUEUE", queue);
+  }
+
+  @Test
+  void aWorkerWithoutFlowsLeavesAJournalSourceUnclaimedSayingWhyAndAWorkerGivenItsDirectoryRunsIt()
+      throws Exception {
+    Path dir = Files.createTempDirectory("flows-unaccepted-it");
+    Path file = Files.writeString(dir.resolve("unasked.flow.java"), queued("Unasked", "default"));
+    Process without = start("worker");
+    String run;
+    try {
+      run = detach(file);
+      JsonNode listed = awaitListed(run, r -> r.has("waitingReason"));
+      assertThat(listed.path("waitingReason").asText())
+          .as("flows.runs_overview.waiting_reason")
+          .isEqualTo("no worker accepts this flow source");
+      JsonNode shown = flows("runs", "show", run, "--json").json().path("run");
+      assertThat(shown.path("waitingReason").asText())
+          .isEqualTo("no worker accepts this flow source");
+      assertThat(shown.path("steps").get(0).path("attemptCount").asInt())
+          .as("never claimed")
+          .isZero();
+      assertThat(flows("runs", "show", run).out())
+          .contains("waiting: no worker accepts this flow source");
+    } finally {
+      without.destroy();
+      without.waitFor(60, TimeUnit.SECONDS);
+    }
+    Process with = start("worker", "--flows", dir.toString());
+    try {
+      Launcher.Ran watch = flows("runs", "watch", run, "--json");
+      assertThat(watch.exit()).as(watch.err()).isZero();
+      assertThat(lastLine(watch.out()).path("run").path("status").asText()).isEqualTo("succeeded");
+      assertThat(flows("runs", "show", run, "--json").json().path("run").has("waitingReason"))
+          .as("the claim cleared the reason")
+          .isFalse();
+    } finally {
+      with.destroy();
+      with.waitFor(60, TimeUnit.SECONDS);
+    }
+  }
+
+  @Test
+  void aWorkerOfOneQueueNeverClaimsARunOfAnotherWhichAWorkerOfThatQueueRuns() throws Exception {
+    Path dir = Files.createTempDirectory("flows-queues-it");
+    Path a = Files.writeString(dir.resolve("qa.flow.java"), queued("InA", "qa"));
+    Path b = Files.writeString(dir.resolve("qb.flow.java"), queued("InB", "qb"));
+    Process workerA = start("worker", "--flows", dir.toString(), "--queue", "qa");
+    String runB;
+    try {
+      runB = detach(b);
+      String runA = detach(a);
+      Launcher.Ran watchA = flows("runs", "watch", runA, "--json");
+      assertThat(watchA.exit()).as(watchA.err()).isZero();
+      assertThat(lastLine(watchA.out()).path("output").asText()).isEqualTo("qa");
+      JsonNode shownB = flows("runs", "show", runB, "--json").json().path("run");
+      assertThat(shownB.path("queue").asText()).isEqualTo("qb");
+      assertThat(shownB.path("steps").get(0).path("attemptCount").asInt())
+          .as("admitted before the queue-qa run, yet never claimed by the queue-qa worker")
+          .isZero();
+      assertThat(flows("runs", "list", "--queue", "qb", "--json").json().path("runs"))
+          .extracting(r -> r.path("runId").asText())
+          .containsExactly(runB);
+    } finally {
+      workerA.destroy();
+      workerA.waitFor(60, TimeUnit.SECONDS);
+    }
+    Process workerB = start("worker", "--flows", dir.toString(), "--queue", "qb");
+    try {
+      Launcher.Ran watchB = flows("runs", "watch", runB, "--json");
+      assertThat(watchB.exit()).as(watchB.err()).isZero();
+      assertThat(lastLine(watchB.out()).path("output").asText()).isEqualTo("qb");
+    } finally {
+      workerB.destroy();
+      workerB.waitFor(60, TimeUnit.SECONDS);
+    }
+  }
+
+  /** Waits for the run's row of {@code runs list} (flows.runs_overview) to satisfy {@code done}. */
+  private static JsonNode awaitListed(String run, java.util.function.Predicate<JsonNode> done)
+      throws Exception {
+    long until = System.nanoTime() + Duration.ofSeconds(120).toNanos();
+    JsonNode row = null;
+    while (System.nanoTime() < until) {
+      for (JsonNode r : flows("runs", "list", "--json").json().path("runs")) {
+        if (r.path("runId").asText().equals(run)) {
+          row = r;
+        }
+      }
+      if (row != null && done.test(row)) {
+        return row;
+      }
+      Thread.sleep(300);
+    }
+    throw new AssertionError("run " + run + " never got there: " + row);
+  }
+
   private static String detach() throws Exception {
-    Launcher.Ran r = flows("run", flow.toString(), "--detach", "--json");
+    return detach(flow);
+  }
+
+  private static String detach(Path file) throws Exception {
+    Launcher.Ran r = flows("run", file.toString(), "--detach", "--json");
     assertThat(r.exit()).as(r.err()).isZero();
     return JSON.readTree(r.out().lines().findFirst().orElseThrow()).path("run").asText();
   }

@@ -301,4 +301,9 @@ public final class ResilientJournal implements Journal {
   public Optional<Duration> untilNextClaimable(ClaimRequest request) {
     return call(() -> delegate.untilNextClaimable(request));
   }
+
+  @Override
+  public int noteUnaccepted(ClaimRequest request, String routePrefix, String reason) {
+    return call(() -> delegate.noteUnaccepted(request, routePrefix, reason));
+  }
 }

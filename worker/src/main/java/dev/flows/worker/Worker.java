@@ -4,6 +4,7 @@ import dev.flows.kernel.journal.ClaimRequest;
 import dev.flows.kernel.journal.ClaimedAttempt;
 import dev.flows.kernel.journal.ExpiredAttempt;
 import dev.flows.kernel.journal.Journal;
+import dev.flows.kernel.journal.Queues;
 import dev.flows.kernel.journal.WorkerId;
 import dev.flows.kernel.spec.StepKind;
 import java.net.InetAddress;
@@ -72,8 +73,7 @@ public final class Worker implements AutoCloseable {
   private final AtomicLong failed = new AtomicLong();
   private final AtomicLong renewals = new AtomicLong();
   private final AtomicLong congested = new AtomicLong();
-  private final List<java.util.function.Supplier<Set<String>>> extraRoutes =
-      new java.util.concurrent.CopyOnWriteArrayList<>();
+  private final ClaimScope scope = new ClaimScope();
   private Thread claimLoop;
   private Thread reconciler;
 
@@ -153,7 +153,12 @@ public final class Worker implements AutoCloseable {
     if (claimLoop != null) {
       throw new IllegalStateException("worker already started");
     }
-    LOG.info("worker {} attached: kinds {}, capacity {}", id, executors.kinds(), config.capacity());
+    LOG.info(
+        "worker {} attached: kinds {}, queues {}, capacity {}",
+        id,
+        executors.kinds(),
+        scope.queues(),
+        config.capacity());
     claimLoop =
         Thread.ofPlatform().name("flows-claim-" + id).daemon().start(this::claimUntilStopped);
     reconciler =
@@ -182,22 +187,41 @@ public final class Worker implements AutoCloseable {
    * flow:<name>@<version>} for each flow class it hosts; read at every claim.
    */
   public void addRoutes(java.util.function.Supplier<Set<String>> more) {
-    extraRoutes.add(more);
+    scope.addRoutes(more);
   }
 
-  private Optional<Set<String>> claimRoutes() {
-    Optional<Set<String>> own = executors.routes();
-    if (own.isEmpty()) {
-      return own;
-    }
-    Set<String> all = new java.util.HashSet<>(own.get());
-    extraRoutes.forEach(s -> all.addAll(s.get()));
-    return Optional.of(all);
+  /**
+   * Accepts every route starting with one of the prefixes {@code more} answers (read at every
+   * claim), beyond the exact routes.
+   */
+  public void addRoutePrefixes(java.util.function.Supplier<Set<String>> more) {
+    scope.addRoutePrefixes(more);
+  }
+
+  /** The queues this worker claims from (default: {@link Queues#DEFAULT} only). */
+  public void serveQueues(Set<String> served) {
+    scope.serveQueues(served);
+  }
+
+  public Set<String> queues() {
+    return scope.queues();
+  }
+
+  /**
+   * Once per reconcile interval, notes {@code reason} on ready steps under {@code routePrefix} of
+   * its queues that this worker does not accept ({@link Journal#noteUnaccepted}), so an operator
+   * sees why they wait. The claim never reads the notes.
+   */
+  public void noteWhenUnaccepted(String routePrefix, String reason) {
+    scope.noteWhenUnaccepted(routePrefix, reason);
+  }
+
+  /** What this worker asks for when it claims up to {@code capacity} steps. */
+  ClaimRequest claimRequest(int capacity) {
+    return scope.request(id, executors, capacity, config.defaultLease());
   }
 
   private void claimUntilStopped() {
-    ClaimRequest base =
-        new ClaimRequest(id, executors.kinds(), config.capacity(), config.defaultLease());
     // Idle: the last wait ran its whole poll interval without a wake-up. Only then is the backoff
     // query skipped, so an idle worker costs one claim per poll interval, as before.
     boolean idle = false;
@@ -225,9 +249,7 @@ public final class Worker implements AutoCloseable {
       Instant sent = clock.instant();
       List<ClaimedAttempt> got;
       try {
-        got =
-            journal.claim(
-                new ClaimRequest(id, base.kinds(), want, base.defaultLease(), claimRoutes()));
+        got = journal.claim(claimRequest(want));
       } catch (RuntimeException e) {
         slots.release(want);
         TransientFaults.log(LOG, "claim failed; trying again after the poll interval", e);
@@ -238,7 +260,7 @@ public final class Worker implements AutoCloseable {
       got.forEach(a -> launch(a, sent));
       if (got.isEmpty()) {
         try {
-          Duration wait = idle ? config.pollInterval() : untilClaimable(base);
+          Duration wait = idle ? config.pollInterval() : untilClaimable();
           idle = !journal.awaitWork(wait) && wait.equals(config.pollInterval());
         } catch (InterruptedException e) {
           return;
@@ -274,11 +296,8 @@ public final class Worker implements AutoCloseable {
    * could claim passes, when that is sooner than the poll interval (an expired lease's retry comes
    * due ~100 ms after the expiry's wake-up, which found nothing claimable yet).
    */
-  private Duration untilClaimable(ClaimRequest base) {
-    Optional<Duration> next =
-        journal.untilNextClaimable(
-            new ClaimRequest(
-                id, base.kinds(), base.capacity(), base.defaultLease(), claimRoutes()));
+  private Duration untilClaimable() {
+    Optional<Duration> next = journal.untilNextClaimable(claimRequest(config.capacity()));
     return next.map(d -> d.plus(CLAIM_AFTER_BACKOFF_MARGIN))
         .filter(d -> d.compareTo(config.pollInterval()) < 0)
         .orElse(config.pollInterval());
@@ -337,7 +356,12 @@ public final class Worker implements AutoCloseable {
    * to land, so a busy journal costs at most one cheap read per settle period.
    */
   private void reconcileUntilStopped() {
+    long notedAt = System.nanoTime() - config.reconcileInterval().toNanos();
     while (!stopped()) {
+      if (scope.notes() && System.nanoTime() - notedAt >= config.reconcileInterval().toNanos()) {
+        notedAt = System.nanoTime();
+        noteUnaccepted();
+      }
       Duration sleep;
       try {
         Optional<Duration> until = journal.untilNextLeaseDeadline();
@@ -373,6 +397,10 @@ public final class Worker implements AutoCloseable {
         }
       }
     }
+  }
+
+  private void noteUnaccepted() {
+    scope.noteUnaccepted(journal, claimRequest(ClaimScope.NOTE_BATCH));
   }
 
   /** Waits up to {@code d} for no attempt to be running; answers whether none is. */

@@ -13,6 +13,8 @@ public enum WorkerDiagnostic {
   CANCELED("canceled"),
   /** The command could not be started (no such program, permissions). */
   SPAWN_FAILED("spawn_failed"),
+  /** The step's working directory ({@code cwd}, a flow file's directory) is not on this worker. */
+  CWD_NOT_FOUND("cwd_not_found"),
   /** No executor on this worker serves the agent instruction's {@code type}. */
   UNKNOWN_INSTRUCTION_TYPE("unknown_instruction_type"),
   /** No executor on this worker serves the step's kind. */

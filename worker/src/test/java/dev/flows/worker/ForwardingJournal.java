@@ -139,4 +139,9 @@ public class ForwardingJournal implements Journal {
   public Optional<Duration> untilNextClaimable(ClaimRequest request) {
     return delegate.untilNextClaimable(request);
   }
+
+  @Override
+  public int noteUnaccepted(ClaimRequest request, String routePrefix, String reason) {
+    return delegate.noteUnaccepted(request, routePrefix, reason);
+  }
 }

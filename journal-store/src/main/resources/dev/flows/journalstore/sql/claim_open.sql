@@ -1,10 +1,10 @@
 -- A claim in one statement (one round trip, autocommit): the ready steps a worker may take (kinds,
--- routes, running runs, backoff passed by the journal's clock: :now when a test clock gives one,
--- else the database's; rows another claimer holds skipped, never waited on) each get their next
--- attempt, leased to the worker, and step.attempt.started journaled, in pick order. The lease id
--- and idempotency key are derived here as dev.flows.kernel.keys.Keys derives them (the caller
--- checks they agree); a step's lease is its spec's leaseMs, else the request's default. Answers
--- each claimed step as it was when picked, with the attempt opened for it.
+-- routes or route prefixes, queues, running runs, backoff passed by the journal's clock: :now when
+-- a test clock gives one, else the database's; rows another claimer holds skipped, never waited on)
+-- each get their next attempt, leased to the worker, and step.attempt.started journaled, in pick
+-- order. The lease id and idempotency key are derived here as dev.flows.kernel.keys.Keys derives
+-- them (the caller checks they agree); a step's lease is its spec's leaseMs, else the request's
+-- default. Answers each claimed step as it was when picked, with the attempt opened for it.
 WITH clock AS MATERIALIZED (
   SELECT coalesce(CAST(:now AS timestamptz), clock_timestamp()) AS now
 ),
@@ -20,8 +20,10 @@ picked AS MATERIALIZED (
      -- stops at the first step still backing off, however many are.
      AND s.not_before <= (SELECT now FROM clock)
      AND CAST(s.kind AS text) = ANY(CAST(:kinds AS text[]))
-     AND (:anyRoute OR s.route = ANY(CAST(:routes AS text[])))
+     AND (:anyRoute OR s.route = ANY(CAST(:routes AS text[]))
+          OR s.route ^@ ANY(CAST(:routePrefixes AS text[])))
      AND r.status = 'running'
+     AND (:anyQueue OR r.queue = ANY(CAST(:queues AS text[])))
    ORDER BY s.not_before, s.created_seq
    LIMIT :capacity
      FOR NO KEY UPDATE OF s SKIP LOCKED

@@ -170,11 +170,16 @@ public final class InMemoryJournal implements Journal {
   }
 
   @Override
+  public int noteUnaccepted(ClaimRequest req, String routePrefix, String reason) {
+    return verb(now -> attempts.noteUnaccepted(req, routePrefix, reason, now));
+  }
+
+  @Override
   public Optional<Duration> untilNextClaimable(ClaimRequest request) {
     return verb(
         now ->
             state.runs.values().stream()
-                .filter((RunRow r) -> r.status == RunStatus.RUNNING)
+                .filter((RunRow r) -> r.status == RunStatus.RUNNING && request.serves(r.queue))
                 .flatMap(r -> r.steps.values().stream())
                 .filter(
                     s ->

@@ -29,6 +29,17 @@ public interface Journal {
    */
   List<ClaimedAttempt> claim(ClaimRequest request);
 
+  /**
+   * Notes why steps wait: each ready step (backoff passed, run running) of the request's kinds and
+   * queues whose route starts with {@code routePrefix} but which the request does not {@link
+   * ClaimRequest#accepts accept}, and which holds no note at its current attempt count, is noted
+   * with {@code reason} and the request's worker, up to {@code capacity} steps. A note holds while
+   * the step stays ready at that attempt count ({@link RunSnapshot#waitingReason}, view {@code
+   * flows.runs_overview.waiting_reason}): the claim that opens its next attempt makes it stale
+   * without writing anything. Never claims or changes a step. Answers how many steps were noted.
+   */
+  int noteUnaccepted(ClaimRequest request, String routePrefix, String reason);
+
   /** Renews the lease by its step's lease length from now; answers the new deadline. */
   java.time.Instant heartbeat(LeaseToken lease);
 

@@ -50,6 +50,8 @@ final class MemoryAdmission {
     run.name = r.spec().name();
     run.parent = r.parentRunId();
     run.rerunOf = r.rerunOf();
+    // A child is in its parent's queue, so a flow's whole tree is served by the root's queue.
+    run.queue = r.parentRunId().map(state.runs::get).map(p -> p.queue).orElse(r.queue());
     run.admissionKey = r.admissionKey();
     run.specJson = RunSpecJson.write(r.spec());
     run.specHash = hash;

@@ -36,7 +36,7 @@ final class MemoryAttempts {
     record Candidate(RunRow run, StepRow step) {}
     List<Candidate> ready = new ArrayList<>();
     for (RunRow run : state.runs.values()) {
-      if (run.status != RunStatus.RUNNING) {
+      if (run.status != RunStatus.RUNNING || !req.serves(run.queue)) {
         continue;
       }
       for (StepRow step : run.steps.values()) {
@@ -55,6 +55,29 @@ final class MemoryAttempts {
       claimed.add(open(c.run, c.step, req.workerId(), req.defaultLease(), now));
     }
     return claimed;
+  }
+
+  int noteUnaccepted(ClaimRequest req, String routePrefix, String reason, Instant now) {
+    int noted = 0;
+    for (RunRow run : state.runs.values()) {
+      if (run.status != RunStatus.RUNNING || !req.serves(run.queue)) {
+        continue;
+      }
+      for (StepRow step : run.steps.values()) {
+        String route = Routes.of(step.spec);
+        if (noted < req.capacity()
+            && req.kinds().contains(step.spec.kind())
+            && route.startsWith(routePrefix)
+            && !req.accepts(route)
+            && Lifecycle.claimable(step.status, step.notBefore, now)
+            && !(step.note != null && step.noteAttempts == step.attempts)) {
+          step.note = reason;
+          step.noteAttempts = step.attempts;
+          noted++;
+        }
+      }
+    }
+    return noted;
   }
 
   /** Opens the step's next attempt, leased to {@code worker}, and journals it. */

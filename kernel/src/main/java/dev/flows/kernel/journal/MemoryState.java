@@ -43,6 +43,7 @@ final class MemoryState {
     RunStatus status;
     Optional<RunId> parent = Optional.empty();
     Optional<RunId> rerunOf = Optional.empty();
+    String queue = Queues.DEFAULT;
     String admissionKey;
     JsonNode specJson = NullNode.getInstance();
     String specHash = "";
@@ -68,6 +69,9 @@ final class MemoryState {
     int suspensions;
     JsonNode output;
     long order;
+    // Why the step waits, as a worker that could not take it noted at `noteAttempts` attempts.
+    String note;
+    int noteAttempts;
     final Map<String, Election> elections = new LinkedHashMap<>();
 
     void clearLease() {
@@ -154,6 +158,12 @@ final class MemoryState {
         Optional.ofNullable(r.completedAt),
         Optional.ofNullable(r.completionReason),
         steps,
-        r.rerunOf);
+        r.rerunOf,
+        r.queue,
+        r.steps.values().stream()
+            .filter(s -> s.note != null && s.status == StepStatus.READY)
+            .filter(s -> s.noteAttempts == s.attempts)
+            .map(s -> s.note)
+            .findFirst());
   }
 }

@@ -6,7 +6,11 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
 
-/** One run as the journal sees it now. */
+/**
+ * One run as the journal sees it now. {@code waitingReason}: why a ready step of the run is not
+ * being claimed, as a worker that could not take it noted ({@link Journal#noteUnaccepted}); empty
+ * once a worker claims it.
+ */
 public record RunSnapshot(
     RunId runId,
     String name,
@@ -19,7 +23,9 @@ public record RunSnapshot(
     Optional<Instant> completedAt,
     Optional<RunCompletionReason> completionReason,
     List<StepSnapshot> steps,
-    Optional<RunId> rerunOf) {
+    Optional<RunId> rerunOf,
+    String queue,
+    Optional<String> waitingReason) {
   public RunSnapshot {
     steps = List.copyOf(steps);
   }

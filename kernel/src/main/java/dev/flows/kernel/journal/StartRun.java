@@ -7,7 +7,8 @@ import java.util.Optional;
  * Admission of a run. The admission key makes start idempotent: the same key and spec return the
  * existing run; the same key with another spec is refused {@code run_admission_conflict}. {@code
  * rerunOf} links a run started again (with the same input, maybe newer code) to the run it repeats;
- * it is provenance, not identity (not part of the spec or its hash).
+ * it is provenance, not identity (not part of the spec or its hash). {@code queue} is the queue of
+ * a root run ({@link Queues}); a child run is stored in its parent's queue whatever this says.
  */
 public record StartRun(
     Optional<RunId> runId,
@@ -15,17 +16,49 @@ public record StartRun(
     RunSpec spec,
     Optional<RunId> parentRunId,
     String createdBy,
-    Optional<RunId> rerunOf) {
+    Optional<RunId> rerunOf,
+    String queue) {
+  public StartRun {
+    Queues.require(queue);
+  }
+
+  /** A run in the {@link Queues#DEFAULT default} queue (or its parent's). */
   public StartRun(
       Optional<RunId> runId,
       String admissionKey,
       RunSpec spec,
       Optional<RunId> parentRunId,
       String createdBy) {
-    this(runId, admissionKey, spec, parentRunId, createdBy, Optional.empty());
+    this(runId, admissionKey, spec, parentRunId, createdBy, Optional.empty(), Queues.DEFAULT);
+  }
+
+  /** A rerun of {@code rerunOf}, in the default queue (or its parent's). */
+  public StartRun(
+      Optional<RunId> runId,
+      String admissionKey,
+      RunSpec spec,
+      Optional<RunId> parentRunId,
+      String createdBy,
+      Optional<RunId> rerunOf) {
+    this(runId, admissionKey, spec, parentRunId, createdBy, rerunOf, Queues.DEFAULT);
+  }
+
+  /** A run in queue {@code queue} (a root's; a child is in its parent's). */
+  public StartRun(
+      Optional<RunId> runId,
+      String admissionKey,
+      RunSpec spec,
+      Optional<RunId> parentRunId,
+      String createdBy,
+      String queue) {
+    this(runId, admissionKey, spec, parentRunId, createdBy, Optional.empty(), queue);
   }
 
   public static StartRun of(String admissionKey, RunSpec spec) {
     return new StartRun(Optional.empty(), admissionKey, spec, Optional.empty(), "api");
+  }
+
+  public StartRun inQueue(String q) {
+    return new StartRun(runId, admissionKey, spec, parentRunId, createdBy, rerunOf, q);
   }
 }

@@ -56,6 +56,7 @@ public final class RunSpecJson {
           ArrayNode argv = k.putArray("command");
           d.argv().forEach(argv::add);
         }
+        d.cwd().ifPresent(c -> k.put("cwd", c));
       }
       case StepBody.Llm l -> {
         ObjectNode k = n.putObject("llm");

@@ -30,6 +30,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.regex.Pattern;
 
@@ -74,7 +75,7 @@ public final class RunSpecParser {
           StepKind.AGENT.wire());
   private static final List<String> RETRY_FIELDS =
       List.of("initialBackoffMs", "maxBackoffMs", "multiplier", "jitterPercent");
-  private static final List<String> DETERMINISTIC_FIELDS = List.of("command");
+  private static final List<String> DETERMINISTIC_FIELDS = List.of("command", "cwd");
   private static final List<String> LLM_FIELDS = List.of("prompt", "model");
   private static final List<String> AGENT_FIELDS =
       List.of("instruction", "recoveryMode", "surfaces");
@@ -292,9 +293,19 @@ public final class RunSpecParser {
     onlyFields(o, p, DETERMINISTIC_FIELDS);
     String cp = at(p, "command");
     JsonNode command = required(o, p, "command");
+    Optional<String> cwd = Optional.empty();
+    if (o.has("cwd")) {
+      String wp = at(p, "cwd");
+      String dir = string(o.get("cwd"), wp, "cwd");
+      if (!dir.startsWith("/")) {
+        throw new InvalidSpecException(
+            "cwd must be an absolute path", wp, "give the directory from the root, e.g. /srv/x");
+      }
+      cwd = Optional.of(dir);
+    }
     if (command.isTextual()) {
       nonBlank(command.textValue(), cp, "command", "write the shell command to run");
-      return new StepBody.Deterministic(List.of(command.textValue()), true);
+      return new StepBody.Deterministic(List.of(command.textValue()), true, cwd);
     }
     if (!command.isArray()) {
       throw wrongType(
@@ -313,7 +324,7 @@ public final class RunSpecParser {
       }
       argv.add(arg);
     }
-    return new StepBody.Deterministic(argv, false);
+    return new StepBody.Deterministic(argv, false, cwd);
   }
 
   private static StepBody.Llm llm(JsonNode node, String p) {

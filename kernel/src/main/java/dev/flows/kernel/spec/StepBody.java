@@ -2,15 +2,26 @@ package dev.flows.kernel.spec;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import java.util.List;
+import java.util.Optional;
 
 /** The kind-specific part of a step. Sealed: the kernel's vocabulary is closed. */
 public sealed interface StepBody {
   StepKind kind();
 
-  /** Runs a command. {@code argv} has one element and {@code shell} is true for a string form. */
-  record Deterministic(List<String> argv, boolean shell) implements StepBody {
+  /**
+   * Runs a command. {@code argv} has one element and {@code shell} is true for a string form.
+   * {@code cwd}, an absolute directory, is where it runs; empty: the worker's working directory.
+   */
+  record Deterministic(List<String> argv, boolean shell, Optional<String> cwd) implements StepBody {
     public Deterministic {
       argv = List.copyOf(argv);
+      if (cwd.isPresent() && !cwd.get().startsWith("/")) {
+        throw new IllegalArgumentException("cwd must be an absolute path: " + cwd.get());
+      }
+    }
+
+    public Deterministic(List<String> argv, boolean shell) {
+      this(argv, shell, Optional.empty());
     }
 
     @Override

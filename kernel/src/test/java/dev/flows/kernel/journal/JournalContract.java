@@ -347,6 +347,109 @@ public abstract class JournalContract {
     assertThat(some).extracting(c -> c.step().id()).containsExactlyInAnyOrder("f2", "t", "c");
   }
 
+  private static StepSpec flowStep(String id, String route) {
+    return new StepSpec(
+        id,
+        List.of(),
+        JSON.nullNode(),
+        3,
+        Specs.FAST_RETRY,
+        java.util.OptionalLong.empty(),
+        java.util.OptionalLong.empty(),
+        new StepBody.Agent(
+            JSON.objectNode().put("type", "flow").put("route", route),
+            dev.flows.kernel.spec.RecoveryMode.RESET,
+            List.of()));
+  }
+
+  private static ClaimRequest request(
+      Set<String> routes, Set<String> prefixes, Optional<Set<String>> queues) {
+    return new ClaimRequest(
+        WORKER,
+        EnumSet.allOf(StepKind.class),
+        10,
+        LONG_LEASE,
+        Optional.of(routes),
+        prefixes,
+        queues);
+  }
+
+  @Test
+  void aClaimWithRoutePrefixesTakesStepsWhoseRouteStartsWithOne() {
+    start(run(flowStep("a", "source:aaa"), flowStep("b", "other:bbb")));
+    assertThat(
+            journal.claim(
+                request(Set.of("deterministic"), Set.of("flow:source:"), Optional.empty())))
+        .extracting(c -> c.step().id())
+        .containsExactly("a");
+  }
+
+  @Test
+  void aClaimWithQueuesTakesOnlyRunsOfThoseQueuesAndAChildIsInItsParentsQueue() {
+    RunId payments =
+        journal
+            .startRun(StartRun.of("key-payments", run(command("p", "true"))).inQueue("payments"))
+            .runId();
+    RunId plain = start(run(command("d", "true")));
+    RunId child = new RunId("child-of-payments");
+    // The child asks for no queue: it is in its parent's all the same.
+    journal.startRun(
+        new StartRun(
+            Optional.of(child),
+            "key-child",
+            run(command("c", "true")),
+            Optional.of(payments),
+            "t"));
+    assertThat(snapshot(payments).queue()).isEqualTo("payments");
+    assertThat(snapshot(plain).queue()).isEqualTo(Queues.DEFAULT);
+    assertThat(snapshot(child).queue()).isEqualTo("payments");
+
+    Set<String> routes = Set.of("deterministic");
+    assertThat(journal.untilNextClaimable(request(routes, Set.of(), Optional.of(Set.of("other")))))
+        .isEmpty();
+    assertThat(journal.claim(request(routes, Set.of(), Optional.of(Set.of("other"))))).isEmpty();
+    assertThat(journal.claim(request(routes, Set.of(), Optional.of(Set.of(Queues.DEFAULT)))))
+        .extracting(c -> c.step().id())
+        .containsExactly("d");
+    assertThat(journal.claim(request(routes, Set.of(), Optional.of(Set.of("payments")))))
+        .extracting(c -> c.lease().runId())
+        .containsExactlyInAnyOrder(payments, child);
+  }
+
+  @Test
+  void aQueueNameOutsideTheAllowedCharactersIsRefused() {
+    assertThatThrownBy(() -> StartRun.of("k", run(command("c", "true"))).inQueue("no spaces"))
+        .isInstanceOf(IllegalArgumentException.class);
+  }
+
+  @Test
+  void aStepNoBodyAcceptsIsNotedWithTheReasonUntilAWorkerClaimsIt() {
+    RunId id = start(run(flowStep("body", "source:abc")));
+    ClaimRequest refusing = request(Set.of("flow:source:other"), Set.of(), Optional.empty());
+    assertThat(journal.claim(refusing)).isEmpty();
+    assertThat(snapshot(id).waitingReason()).isEmpty();
+
+    assertThat(journal.noteUnaccepted(refusing, "flow:source:", "no worker accepts this")).isOne();
+    assertThat(snapshot(id).waitingReason()).contains("no worker accepts this");
+    assertThat(journal.noteUnaccepted(refusing, "flow:source:", "no worker accepts this"))
+        .as("a step noted at this attempt count is not noted again")
+        .isZero();
+    assertThat(journal.noteUnaccepted(refusing, "flow:other:", "x"))
+        .as("routes outside the prefix are none of the caller's business")
+        .isZero();
+    ClaimRequest otherQueue =
+        request(Set.of("flow:source:other"), Set.of(), Optional.of(Set.of("elsewhere")));
+    assertThat(journal.noteUnaccepted(otherQueue, "flow:source:", "x")).isZero();
+
+    ClaimedAttempt taken =
+        journal.claim(request(Set.of("flow:source:abc"), Set.of(), Optional.empty())).getFirst();
+    assertThat(snapshot(id).waitingReason()).as("the claim clears it").isEmpty();
+    journal.complete(taken.lease(), retryableFailure());
+    assertThat(snapshot(id).waitingReason())
+        .as("ready again at a later attempt: the old note is stale")
+        .isEmpty();
+  }
+
   @Test
   void aStepSpecLeaseOverridesTheWorkersDefault() {
     start(run(lease(agent("a"), Duration.ofSeconds(7))));

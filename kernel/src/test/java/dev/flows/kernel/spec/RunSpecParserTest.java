@@ -48,6 +48,32 @@ class RunSpecParserTest {
   }
 
   @Test
+  void aCommandsWorkingDirectoryIsReadAndWrittenBackAndARelativeOneIsRefused() {
+    RunSpec spec =
+        parse(
+            "{'version':'0.1.0','steps':[{'id':'a',"
+                + "'deterministic':{'command':'ls','cwd':'/srv/flows'}}]}");
+    StepBody.Deterministic d = (StepBody.Deterministic) spec.steps().getFirst().body();
+    assertThat(d.cwd()).contains("/srv/flows");
+    assertThat(RunSpecParser.parse(RunSpecJson.write(spec))).isEqualTo(spec);
+    assertThat(RunSpecJson.hash(spec))
+        .isNotEqualTo(
+            RunSpecJson.hash(
+                parse(
+                    "{'version':'0.1.0','steps':[{'id':'a','deterministic':{'command':'ls'}}]}")));
+    assertThatThrownBy(
+            () ->
+                parse(
+                    "{'version':'0.1.0','steps':[{'id':'a',"
+                        + "'deterministic':{'command':'ls','cwd':'flows'}}]}"))
+        .isInstanceOf(InvalidSpecException.class)
+        .satisfies(
+            e ->
+                assertThat(((InvalidSpecException) e).pointer())
+                    .isEqualTo("/steps/0/deterministic/cwd"));
+  }
+
+  @Test
   void aPartialRetryPolicyKeepsTheDefaultsItDoesNotMention() {
     RunSpec spec =
         parse(

@@ -1,5 +1,6 @@
 package dev.flows.sdk;
 
+import dev.flows.kernel.journal.Queues;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Objects;
@@ -7,14 +8,17 @@ import java.util.regex.Pattern;
 
 /**
  * What a flow declares about itself before it runs: its name, its version (a run replays only under
- * the version it started with) and {@code tools.mcp}, the MCP servers its body may call.
+ * the version it started with), {@code tools.mcp}, the MCP servers its body may call, and the
+ * {@link Queues queue} its runs go to (only workers serving that queue claim them).
  */
-public record FlowHeader(String name, String version, List<String> mcp) {
+public record FlowHeader(String name, String version, List<String> mcp, String queue) {
   private static final Pattern NAME = Pattern.compile("[A-Za-z][A-Za-z0-9_.-]{0,99}");
 
   public FlowHeader {
     Objects.requireNonNull(name, "name");
     Objects.requireNonNull(version, "version");
+    Objects.requireNonNull(queue, "queue");
+    Queues.require(queue);
     if (!NAME.matcher(name).matches()) {
       throw new IllegalArgumentException("flow name must match " + NAME.pattern() + ": " + name);
     }
@@ -22,6 +26,11 @@ public record FlowHeader(String name, String version, List<String> mcp) {
       throw new IllegalArgumentException("flow version must not be blank");
     }
     mcp = List.copyOf(new LinkedHashSet<>(mcp));
+  }
+
+  /** A header whose runs go to the {@link Queues#DEFAULT default} queue. */
+  public FlowHeader(String name, String version, List<String> mcp) {
+    this(name, version, mcp, Queues.DEFAULT);
   }
 
   public static Builder named(String name) {
@@ -33,6 +42,7 @@ public record FlowHeader(String name, String version, List<String> mcp) {
     private final String name;
     private String version = "1";
     private List<String> mcp = List.of();
+    private String queue = Queues.DEFAULT;
 
     private Builder(String name) {
       this.name = name;
@@ -48,8 +58,14 @@ public record FlowHeader(String name, String version, List<String> mcp) {
       return this;
     }
 
+    /** The queue this flow's runs go to; {@code flows worker --queue NAME} serves it. */
+    public Builder queue(String q) {
+      this.queue = q;
+      return this;
+    }
+
     public FlowHeader build() {
-      return new FlowHeader(name, version, mcp);
+      return new FlowHeader(name, version, mcp, queue);
     }
   }
 }

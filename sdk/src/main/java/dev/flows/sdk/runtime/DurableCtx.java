@@ -246,15 +246,22 @@ final class DurableCtx implements Ctx {
           ErrorCode.INVALID_INPUT, "f.run needs a command", header.name(), "pass argv");
     }
     return child(
-        Lowering.command(header.name(), List.of(argv), false, config),
+        Lowering.command(header.name(), List.of(argv), false, commandDir(), config),
         commandCall(List.of(argv), false),
         Optional.empty());
+  }
+
+  /** A single-file flow's commands run in its file's directory, recorded when it was admitted. */
+  private Optional<String> commandDir() {
+    return attempt.step().body() instanceof dev.flows.kernel.spec.StepBody.Agent a
+        ? Lowering.commandDir(a.instruction())
+        : Optional.empty();
   }
 
   @Override
   public JsonNode sh(String command) {
     return child(
-        Lowering.command(header.name(), List.of(command), true, config),
+        Lowering.command(header.name(), List.of(command), true, commandDir(), config),
         commandCall(List.of(command), true),
         Optional.empty());
   }

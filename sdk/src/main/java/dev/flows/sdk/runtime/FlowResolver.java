@@ -5,17 +5,32 @@ import dev.flows.kernel.ErrorCode;
 import dev.flows.kernel.FlowsException;
 import dev.flows.sdk.Flow;
 import dev.flows.sdk.compile.FlowSource;
+import java.nio.file.Path;
+import java.util.HashSet;
+import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
  * Finds the code for a root run's instruction: a flow class registered with this worker, or the
  * source the journal carries (compiled once per hash). A flow whose version differs from the one
  * the run started with is refused: an old run's body never replays under new code silently.
+ *
+ * <p>A journal-carried source runs only when this worker was given it: a flow this process started
+ * ({@link #registerSource}), a {@code NAME.flow.java} under a directory of {@link
+ * #acceptSourcesUnder}, or any source once {@link #acceptJournalSources} was called. Its {@link
+ * #routes} say so to the claim, so a worker never claims a body it would refuse.
  */
 public final class FlowResolver {
+  /** Sources this process admitted or compiled to admit: a flow it started itself. */
+  private static final Set<String> STARTED_HERE = ConcurrentHashMap.newKeySet();
+
   private final Map<String, Flow> byName = new ConcurrentHashMap<>();
   private final Map<String, Flow> bySourceHash = new ConcurrentHashMap<>();
+  private final List<SourceDirectories> directories = new CopyOnWriteArrayList<>();
+  private volatile boolean anySource;
 
   public FlowResolver register(Flow flow) {
     Flow prior = byName.putIfAbsent(flow.header().name(), flow);
@@ -28,20 +43,65 @@ public final class FlowResolver {
   /** Remembers an already compiled single-file flow, so its source need not compile again. */
   public FlowResolver registerSource(FlowSource.Compiled compiled) {
     bySourceHash.put(compiled.sourceHash(), compiled.flow());
+    STARTED_HERE.add(compiled.sourceHash());
     return this;
   }
 
   /**
-   * The routes of the flow bodies this resolver can run: any single-file flow (its source travels
-   * in the journal), and each registered class at its version.
+   * Accepts the single-file flows under {@code dirs} (recursively, looked at again as they change).
    */
-  public java.util.Set<String> routes() {
-    java.util.Set<String> out = new java.util.HashSet<>();
-    out.add(Lowering.FLOW_TYPE);
+  public FlowResolver acceptSourcesUnder(List<Path> dirs) {
+    if (!dirs.isEmpty()) {
+      directories.add(new SourceDirectories(dirs));
+    }
+    return this;
+  }
+
+  /** Accepts every single-file flow source the journal carries, whoever admitted it. */
+  public FlowResolver acceptJournalSources() {
+    anySource = true;
+    return this;
+  }
+
+  public boolean acceptsAnySource() {
+    return anySource;
+  }
+
+  /** Whether this worker was given the flow source with this sha256. */
+  public boolean acceptsSource(String sourceHash) {
+    return anySource
+        || STARTED_HERE.contains(sourceHash)
+        || directories.stream().anyMatch(d -> d.hashes().contains(sourceHash));
+  }
+
+  /**
+   * The routes of the flow bodies this resolver can run: each single-file flow source it was given
+   * ({@code flow:source:<sha256>}) and each registered class at its version. With journal sources
+   * accepted, also the bare {@code flow} route of bodies admitted before sources had routes.
+   */
+  public Set<String> routes() {
+    Set<String> out = new HashSet<>();
+    if (anySource) {
+      out.add(Lowering.FLOW_TYPE);
+    }
+    STARTED_HERE.forEach(h -> out.add(sourceRoute(h)));
+    directories.forEach(d -> d.hashes().forEach(h -> out.add(sourceRoute(h))));
     byName
         .values()
         .forEach(f -> out.add(Lowering.FLOW_TYPE + ":" + Lowering.classRoute(f.header())));
     return out;
+  }
+
+  /** Route prefixes accepted beyond {@link #routes}: every source, once journal sources are. */
+  public Set<String> routePrefixes() {
+    return anySource ? Set.of(SOURCE_ROUTES) : Set.of();
+  }
+
+  /** Every single-file flow body's route starts with this. */
+  public static final String SOURCE_ROUTES = Lowering.FLOW_TYPE + ":" + Lowering.SOURCE_ROUTE;
+
+  private static String sourceRoute(String hash) {
+    return Lowering.FLOW_TYPE + ":" + Lowering.sourceRoute(hash);
   }
 
   public Flow resolve(JsonNode instruction) {
@@ -58,6 +118,13 @@ public final class FlowResolver {
             "the journaled source of flow " + name + " does not match its hash",
             name,
             "the journal was altered; start a new run");
+      }
+      if (!acceptsSource(hash)) {
+        throw new FlowsException(
+            ErrorCode.FLOW_NOT_FOUND,
+            "this worker was not given the source of flow " + name + " (sha256 " + hash + ")",
+            name,
+            "run a worker with --flows DIR holding the flow file, or --accept-journal-sources");
       }
       flow =
           bySourceHash.computeIfAbsent(

@@ -83,8 +83,32 @@ public final class FlowsEngine implements AutoCloseable {
             new AgentExecutor(List.of(new FlowInstructionExecutor(runner), mcp)));
     this.worker =
         new Worker(this.journal, executors, workerConfig, clock, workerId, Optional.of(leases));
-    // Flow classes registered here (at their versions) are the only class-path bodies it claims.
+    // Flow classes registered here (at their versions) are the only class-path bodies it claims,
+    // and the flow sources it was given the only single-file bodies.
     this.worker.addRoutes(resolver::routes);
+    this.worker.addRoutePrefixes(resolver::routePrefixes);
+    this.worker.noteWhenUnaccepted(FlowResolver.SOURCE_ROUTES, UNACCEPTED_SOURCE);
+  }
+
+  /** Why a single-file flow's body waits when no worker was given its source. */
+  public static final String UNACCEPTED_SOURCE = "no worker accepts this flow source";
+
+  /** This engine's worker also runs the single-file flows under {@code dirs}. */
+  public FlowsEngine acceptSourcesUnder(List<java.nio.file.Path> dirs) {
+    resolver.acceptSourcesUnder(dirs);
+    return this;
+  }
+
+  /** This engine's worker runs every single-file flow source the journal carries. */
+  public FlowsEngine acceptJournalSources() {
+    resolver.acceptJournalSources();
+    return this;
+  }
+
+  /** The queues this engine's worker claims from (default: {@code default}). */
+  public FlowsEngine serveQueues(java.util.Set<String> queues) {
+    worker.serveQueues(queues);
+    return this;
   }
 
   public static FlowsEngine withDefaults(Journal journal) {
@@ -153,7 +177,8 @@ public final class FlowsEngine implements AutoCloseable {
             spec,
             Optional.empty(),
             "flow:" + flow.flow().header().name(),
-            rerunOf));
+            rerunOf,
+            flow.flow().header().queue()));
   }
 
   /** Registers a class-path flow so this engine's worker can run (and replay) it. */

@@ -33,7 +33,11 @@ public record LoadedFlow(
       return new LoadedFlow(
           c.flow(),
           new Lowering.Origin.SourceFlow(
-              c.className(), c.source(), c.sourceHash(), file.toString()),
+              c.className(),
+              c.source(),
+              c.sourceHash(),
+              java.util.Optional.of(file.getParent().toString()),
+              java.util.Optional.of(file.toString())),
           FlowSource.mcpServersCalled(c.source()),
           file.getParent());
     }

@@ -12,6 +12,7 @@ import dev.flows.kernel.spec.StepBody;
 import dev.flows.kernel.spec.StepSpec;
 import dev.flows.sdk.FlowHeader;
 import java.util.List;
+import java.util.Optional;
 import java.util.OptionalLong;
 
 /**
@@ -30,13 +31,33 @@ public final class Lowering {
 
   private Lowering() {}
 
+  /** The narrower route of every single-file flow's body starts with this. */
+  public static final String SOURCE_ROUTE = "source:";
+
   /** Where the flow's code comes from: a registered class, or source carried in the journal. */
   public sealed interface Origin {
     record ClassFlow(String className) implements Origin {}
 
-    /** {@code file}: where it was loaded from (absolute), so the run can be started again. */
-    record SourceFlow(String className, String source, String sourceHash, String file)
-        implements Origin {}
+    /**
+     * A single-file flow: its source, the source's sha256 and, when read from a file, the file's
+     * directory (absolute), where its {@code f.sh} / {@code f.run} commands run, and the file
+     * itself (absolute), so the run can be started again.
+     */
+    record SourceFlow(
+        String className,
+        String source,
+        String sourceHash,
+        Optional<String> dir,
+        Optional<String> file)
+        implements Origin {
+      public SourceFlow(String className, String source, String sourceHash) {
+        this(className, source, sourceHash, Optional.empty(), Optional.empty());
+      }
+
+      public SourceFlow(String className, String source, String sourceHash, Optional<String> dir) {
+        this(className, source, sourceHash, dir, Optional.empty());
+      }
+    }
   }
 
   public static RunSpec root(
@@ -50,12 +71,16 @@ public final class Lowering {
         // Only a worker that has this class at this version may claim the body.
         instruction.put("route", classRoute(header));
       }
-      case Origin.SourceFlow s ->
-          o.put("kind", "source")
-              .put("className", s.className())
-              .put("sourceHash", s.sourceHash())
-              .put("source", s.source())
-              .put("file", s.file());
+      case Origin.SourceFlow s -> {
+        o.put("kind", "source")
+            .put("className", s.className())
+            .put("sourceHash", s.sourceHash())
+            .put("source", s.source());
+        s.dir().ifPresent(d -> o.put("dir", d));
+        s.file().ifPresent(f -> o.put("file", f));
+        // Only a worker given this source (by hash) may claim the body.
+        instruction.put("route", sourceRoute(s.sourceHash()));
+      }
     }
     instruction.set("mcp", inventory.json());
     StepSpec body =
@@ -74,6 +99,17 @@ public final class Lowering {
   /** The narrower route of a class-path flow's body: {@code <name>@<version>}. */
   public static String classRoute(FlowHeader header) {
     return header.name() + "@" + header.version();
+  }
+
+  /** The narrower route of a single-file flow's body: {@code source:<sha256 of the source>}. */
+  public static String sourceRoute(String sourceHash) {
+    return SOURCE_ROUTE + sourceHash;
+  }
+
+  /** The directory a root body's commands run in: its flow file's, when it has one. */
+  public static Optional<String> commandDir(JsonNode rootInstruction) {
+    JsonNode dir = rootInstruction.path("origin").path("dir");
+    return dir.isTextual() ? Optional.of(dir.asText()) : Optional.empty();
   }
 
   public static String mcpSurface(String server, String tool) {
@@ -109,6 +145,12 @@ public final class Lowering {
 
   public static RunSpec command(
       String flowName, List<String> argv, boolean shell, SdkConfig config) {
+    return command(flowName, argv, shell, Optional.empty(), config);
+  }
+
+  /** A command child run that runs in {@code dir} when given (else the worker's directory). */
+  public static RunSpec command(
+      String flowName, List<String> argv, boolean shell, Optional<String> dir, SdkConfig config) {
     StepSpec step =
         new StepSpec(
             CALL_STEP,
@@ -118,7 +160,7 @@ public final class Lowering {
             RetryPolicy.defaults(),
             OptionalLong.empty(),
             OptionalLong.empty(),
-            new StepBody.Deterministic(argv, shell));
+            new StepBody.Deterministic(argv, shell, dir));
     return new RunSpec(RunSpec.VERSION, flowName + ":run", List.of(step));
   }
 

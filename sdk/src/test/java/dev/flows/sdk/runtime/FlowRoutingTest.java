@@ -17,7 +17,6 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Optional;
-import java.util.Set;
 import org.junit.jupiter.api.Test;
 
 /** A worker claims a class-path flow's body only when it has that flow at that version. */
@@ -69,7 +68,7 @@ class FlowRoutingTest {
                   Optional.empty(),
                   Inventory.empty())
               .runId();
-      assertThat(lacksIt.resolver().routes()).isEqualTo(Set.of("flow"));
+      assertThat(lacksIt.resolver().routes()).noneMatch(r -> r.startsWith("flow:routed"));
       lacksIt.startWorker();
       newer.startWorker();
       Thread.sleep(500);

@@ -37,6 +37,8 @@ public final class TestWorkerMain {
                 .orElse(SdkConfig.DEFAULTS),
             McpClientConfig.DEFAULTS,
             McpCredentials.fromEnvironment());
+    // The harness admits its flows from another process: this worker runs any journal source.
+    engine.acceptJournalSources();
     Runtime.getRuntime()
         .addShutdownHook(
             new Thread(

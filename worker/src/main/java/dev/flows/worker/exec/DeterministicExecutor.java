@@ -62,9 +62,21 @@ public final class DeterministicExecutor implements StepExecutor {
         attempt.step().timeoutMs().isPresent()
             ? Duration.ofMillis(attempt.step().timeoutMs().getAsLong())
             : config.defaultStepTimeout();
+    if (body.cwd().isPresent() && !new File(body.cwd().get()).isDirectory()) {
+      // Another worker may have the directory, this one never will: fail, do not retry here.
+      ObjectNode tail =
+          Tails.of(
+              WorkerDiagnostic.CWD_NOT_FOUND,
+              "the command's working directory "
+                  + body.cwd().get()
+                  + " does not exist on this worker; run the worker where the flow file's"
+                  + " directory is");
+      tail.put("cwd", body.cwd().get());
+      return new StepOutcome.Failed(CompletionReason.WORKER_ERROR, tail, false);
+    }
     Process process;
     try {
-      process = start(commandLine(body), attempt);
+      process = start(commandLine(body), body, attempt);
     } catch (IOException e) {
       return new StepOutcome.Failed(
           CompletionReason.WORKER_ERROR,
@@ -87,8 +99,10 @@ public final class DeterministicExecutor implements StepExecutor {
     return cmd;
   }
 
-  private static Process start(List<String> cmd, ClaimedAttempt attempt) throws IOException {
+  private static Process start(
+      List<String> cmd, StepBody.Deterministic body, ClaimedAttempt attempt) throws IOException {
     ProcessBuilder pb = new ProcessBuilder(cmd).redirectInput(Redirect.from(DEV_NULL));
+    body.cwd().ifPresent(dir -> pb.directory(new File(dir)));
     Map<String, String> env = pb.environment();
     env.put("FLOWS_RUN_ID", attempt.lease().runId().value());
     env.put("FLOWS_STEP_ID", attempt.lease().stepId());

@@ -87,6 +87,32 @@ class DeterministicExecutorTest {
   }
 
   @Test
+  void aCommandWithACwdRunsInThatDirectory() throws Exception {
+    Path where = Files.createDirectory(dir.resolve("flow dir"));
+    StepOutcome outcome =
+        run(
+            new StepBody.Deterministic(
+                java.util.List.of("pwd"), true, Optional.of(where.toString())));
+
+    assertThat(((StepOutcome.Succeeded) outcome).output().get("stdout").asText())
+        .isEqualTo(where.toRealPath() + "\n");
+  }
+
+  @Test
+  void aCommandWhoseCwdIsNotOnThisWorkerFailsWithoutRetryNamingTheDirectory() {
+    String missing = dir.resolve("not-here").toString();
+    StepOutcome outcome =
+        run(new StepBody.Deterministic(java.util.List.of("true"), true, Optional.of(missing)));
+
+    StepOutcome.Failed failed = (StepOutcome.Failed) outcome;
+    assertThat(failed.retryable()).isFalse();
+    assertThat(failed.reason()).isEqualTo(CompletionReason.WORKER_ERROR);
+    assertThat(failed.trajectoryTail().path("diagnostic").asText()).isEqualTo("cwd_not_found");
+    assertThat(failed.trajectoryTail().path("cwd").asText()).isEqualTo(missing);
+    assertThat(failed.trajectoryTail().path("message").asText()).contains(missing);
+  }
+
+  @Test
   void aNonZeroExitIsARetryableWorkerErrorWithTails() {
     StepOutcome outcome = run(shell("echo out; echo boom >&2; exit 3"));
 

@@ -1,0 +1,138 @@
+package dev.flows.ops;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.flows.kernel.ErrorCode;
+import dev.flows.kernel.FlowsException;
+import dev.flows.worker.WorkerConfig;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** {@code flows worker}'s settings from flags and FLOWS_WORKER_*, refused config_invalid. */
+class WorkerSettingsTest {
+  private static final WorkerSettings.Flags NONE =
+      new WorkerSettings.Flags(null, null, null, null, null);
+
+  @TempDir Path home;
+
+  @Test
+  void withNothingGivenTheWorkerConfigDefaultsApplyWithTheCliPollInterval() {
+    WorkerConfig c = WorkerSettings.resolve(NONE, Map.of());
+    assertThat(c.capacity()).isEqualTo(WorkerConfig.DEFAULT_CAPACITY);
+    assertThat(c.defaultLease()).isEqualTo(WorkerConfig.DEFAULT_LEASE);
+    assertThat(c.pollInterval()).isEqualTo(WorkerSettings.CLI_POLL);
+    assertThat(c.reconcileInterval()).isEqualTo(WorkerConfig.DEFAULT_RECONCILE_INTERVAL);
+    assertThat(c.stopGrace()).isEqualTo(WorkerConfig.DEFAULT_STOP_GRACE);
+  }
+
+  @Test
+  void eachSettingComesFromItsVariableAndAFlagWinsOverTheVariable() {
+    Map<String, String> env =
+        Map.of(
+            "FLOWS_WORKER_CAPACITY", "4",
+            "FLOWS_WORKER_LEASE", "2m",
+            "FLOWS_WORKER_POLL", "500ms",
+            "FLOWS_WORKER_RECONCILE", "7s",
+            "FLOWS_WORKER_STOP_GRACE", "0s");
+    WorkerConfig fromEnv = WorkerSettings.resolve(NONE, env);
+    assertThat(fromEnv.capacity()).isEqualTo(4);
+    assertThat(fromEnv.defaultLease()).isEqualTo(Duration.ofMinutes(2));
+    assertThat(fromEnv.pollInterval()).isEqualTo(Duration.ofMillis(500));
+    assertThat(fromEnv.reconcileInterval()).isEqualTo(Duration.ofSeconds(7));
+    assertThat(fromEnv.stopGrace()).isZero();
+
+    WorkerConfig flags =
+        WorkerSettings.resolve(new WorkerSettings.Flags("8", "45s", "1s", "2s", "1h"), env);
+    assertThat(flags.capacity()).isEqualTo(8);
+    assertThat(flags.defaultLease()).isEqualTo(Duration.ofSeconds(45));
+    assertThat(flags.pollInterval()).isEqualTo(Duration.ofSeconds(1));
+    assertThat(flags.reconcileInterval()).isEqualTo(Duration.ofSeconds(2));
+    assertThat(flags.stopGrace()).isEqualTo(Duration.ofHours(1));
+  }
+
+  @Test
+  void aBadValueIsRefusedConfigInvalidAtTheFlagOrVariableItCameFrom() {
+    assertRefused(
+        () -> WorkerSettings.resolve(NONE, Map.of("FLOWS_WORKER_CAPACITY", "0")),
+        "FLOWS_WORKER_CAPACITY");
+    assertRefused(
+        () ->
+            WorkerSettings.resolve(
+                new WorkerSettings.Flags("many", null, null, null, null), Map.of()),
+        "--capacity");
+    assertRefused(
+        () ->
+            WorkerSettings.resolve(
+                new WorkerSettings.Flags(null, null, "soon", null, null), Map.of()),
+        "--poll");
+    assertRefused(
+        () ->
+            WorkerSettings.resolve(
+                new WorkerSettings.Flags(null, null, null, "0s", null), Map.of()),
+        "--reconcile");
+    assertRefused(
+        () -> WorkerSettings.resolve(NONE, Map.of("FLOWS_WORKER_STOP_GRACE", "-1s")),
+        "FLOWS_WORKER_STOP_GRACE");
+    assertRefused(() -> WorkerSettings.queues(List.of("no spaces")), "--queue");
+  }
+
+  @Test
+  void aLeaseShorterThanTheRenewalPeriodAllowsIsRefusedWithTheMinimumAsTheFix() {
+    assertThatThrownBy(
+            () ->
+                WorkerSettings.resolve(
+                    new WorkerSettings.Flags(null, "300ms", null, null, null), Map.of()))
+        .isInstanceOfSatisfying(
+            FlowsException.class,
+            e -> {
+              assertThat(e.code()).isEqualTo(ErrorCode.CONFIG_INVALID);
+              assertThat(e.place()).contains("--lease");
+              assertThat(e.getMessage()).contains("300ms", "renewal");
+              assertThat(e.fix()).hasValueSatisfying(f -> assertThat(f).contains("at least 1s"));
+            });
+    assertThat(WorkerSettings.resolve(NONE, Map.of("FLOWS_WORKER_LEASE", "1s")).defaultLease())
+        .isEqualTo(Duration.ofSeconds(1));
+  }
+
+  @Test
+  void theWorkerCommandRefusesABadSettingInOneLineBeforeTouchingTheDatabase() {
+    Cli cli = new Cli(Map.of(Session.HOME_VARIABLE, home.toString()));
+    Cli.Result lease = cli.run("worker", "--lease", "10ms");
+    assertThat(lease.exit()).isEqualTo(Exit.REFUSED);
+    assertThat(lease.errLines())
+        .singleElement()
+        .satisfies(
+            l -> assertThat(l).startsWith("error config_invalid: ").contains("(at --lease) fix: "));
+    Cli.Result env = cli.with("FLOWS_WORKER_POLL", "fast").run("worker");
+    assertThat(env.exit()).isEqualTo(Exit.REFUSED);
+    assertThat(env.errLines())
+        .singleElement()
+        .satisfies(l -> assertThat(l).contains("(at FLOWS_WORKER_POLL)"));
+    Cli.Result dir = cli.run("worker", "--flows", home.resolve("nowhere").toString());
+    assertThat(dir.exit()).isEqualTo(Exit.REFUSED);
+    assertThat(dir.errLines())
+        .singleElement()
+        .satisfies(
+            l ->
+                assertThat(l)
+                    .startsWith("error config_invalid: no directory")
+                    .contains("(at --flows)"));
+    assertThat(home.resolve("pg")).as("no database was started").doesNotExist();
+  }
+
+  private static void assertRefused(
+      org.assertj.core.api.ThrowableAssert.ThrowingCallable call, String place) {
+    assertThatThrownBy(call)
+        .isInstanceOfSatisfying(
+            FlowsException.class,
+            e -> {
+              assertThat(e.code()).isEqualTo(ErrorCode.CONFIG_INVALID);
+              assertThat(e.place()).contains(place);
+            });
+  }
+}
