@@ -24,7 +24,7 @@ import org.junit.jupiter.api.io.TempDir;
 class FlowCommandsTest {
   private static final ObjectMapper JSON = new ObjectMapper();
   static final String FLOW =
-"""
+      """
       import com.fasterxml.jackson.databind.JsonNode;
       import com.fasterxml.jackson.databind.node.JsonNodeFactory;
       import dev.flows.sdk.*;
