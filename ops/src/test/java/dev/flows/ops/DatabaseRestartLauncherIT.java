@@ -63,11 +63,13 @@ class DatabaseRestartLauncherIT {
   @BeforeAll
   static void startWorker() throws Exception {
     home = Files.createTempDirectory("flows-home-restart-it");
-    flow = Files.writeString(home.resolve("quick.flow.java"), FLOW);
+    flow =
+        Files.writeString(
+            Files.createDirectories(home.resolve("flows")).resolve("quick.flow.java"), FLOW);
     Launcher.Ran start = flows("db", "start", "--json");
     assertThat(start.exit()).as(start.err()).isZero();
     log = home.resolve("worker.log");
-    worker = new Launcher(home).start(log, "worker");
+    worker = new Launcher(home).start(log, "worker", "--flows", flow.getParent().toString());
     awaitLog("ready (capacity", 0);
     String run = detach();
     awaitClaimed(run, System.nanoTime() + PATIENCE.toNanos());
