@@ -1,0 +1,231 @@
+package dev.flows.ops;
+
+import static dev.flows.ops.RunsCommand.*;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.flows.kernel.ErrorCode;
+import dev.flows.kernel.FlowsException;
+import dev.flows.kernel.lifecycle.RunStatus;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.Timestamp;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.LocalDate;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeParseException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Optional;
+import java.util.concurrent.Callable;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/** {@code flows runs list}: runs newest first from {@code flows.runs_overview}. */
+@Command(
+    name = "list",
+    mixinStandardHelpOptions = true,
+    description = "Runs, newest first (root runs only unless --all), from flows.runs_overview.")
+final class ListRuns implements Callable<Integer> {
+  private static final Pattern AGO = Pattern.compile("(\\d+)([smhd])");
+
+  @Option(
+      names = "--status",
+      paramLabel = "STATUS",
+      description = "running, parked, succeeded, failed or canceled")
+  String status;
+
+  @Option(
+      names = "--flow",
+      paramLabel = "NAME",
+      description = "Only runs of this flow (the run name).")
+  String flow;
+
+  @Option(names = "--queue", paramLabel = "QUEUE", description = "Only runs of this queue.")
+  String queue;
+
+  @Option(
+      names = "--since",
+      paramLabel = "WHEN",
+      description = "Only runs created since: a duration ago (30m, 2h, 7d) or an ISO instant/date.")
+  String since;
+
+  @Option(names = "--limit", paramLabel = "N", description = "At most this many rows (default 50).")
+  Integer limit;
+
+  @Option(names = "--all", description = "Include child runs (one per f.mcp / f.run call).")
+  boolean all;
+
+  private final Session s;
+
+  ListRuns(Session s) {
+    this.s = s;
+  }
+
+  @Override
+  public Integer call() {
+    Optional<RunStatus> st = Optional.ofNullable(status).map(ListRuns::status);
+    Optional<Instant> from = Optional.ofNullable(since).map(ListRuns::since);
+    int max = limit == null ? s.config().listDefaultLimit() : limit;
+    if (max < 1 || max > s.config().listMaxLimit()) {
+      throw new FlowsException(
+          ErrorCode.INVALID_INPUT,
+          "--limit must be between 1 and " + s.config().listMaxLimit(),
+          "--limit",
+          "pass a smaller positive number");
+    }
+    StringBuilder sql =
+        new StringBuilder(
+            "SELECT o.run_id, o.name, o.status::text, o.parent_run_id, o.created_at,"
+                + " o.completed_at, o.completion_reason::text, o.steps_total,"
+                + " o.steps_succeeded, o.steps_running, o.steps_parked, o.steps_failed,"
+                + " o.attempts_total, o.rerun_of, o.queue, o.waiting_reason,"
+                // Views only, so the read-only role (ops/sql/readonly-role.sql) can list too.
+                + " (SELECT count(*) FROM flows.runs_overview c"
+                + " WHERE c.parent_run_id = o.run_id)"
+                + " FROM flows.runs_overview o WHERE NOT o.tombstone");
+    List<Object> args = new ArrayList<>();
+    if (!all) {
+      sql.append(" AND o.parent_run_id IS NULL");
+    }
+    st.ifPresent(
+        x -> {
+          sql.append(" AND o.status::text = ?");
+          args.add(x.wire());
+        });
+    Optional.ofNullable(flow)
+        .ifPresent(
+            f -> {
+              sql.append(" AND o.name = ?");
+              args.add(f);
+            });
+    Optional.ofNullable(queue)
+        .ifPresent(
+            q -> {
+              sql.append(" AND o.queue = ?");
+              args.add(q);
+            });
+    from.ifPresent(
+        t -> {
+          sql.append(" AND o.created_at >= ?");
+          args.add(Timestamp.from(t));
+        });
+    sql.append(" ORDER BY o.created_at DESC, o.run_id LIMIT ?");
+    args.add(max);
+    Database db = s.readyDatabase();
+    ArrayNode runs = s.object().arrayNode();
+    db.withConnection(
+        c -> {
+          try (PreparedStatement ps = c.prepareStatement(sql.toString())) {
+            for (int i = 0; i < args.size(); i++) {
+              ps.setObject(i + 1, args.get(i));
+            }
+            try (ResultSet rs = ps.executeQuery()) {
+              while (rs.next()) {
+                ObjectNode r = runs.addObject();
+                r.put("runId", rs.getString(1));
+                r.put("name", rs.getString(2));
+                r.put("status", rs.getString(3));
+                r.put("parentRunId", rs.getString(4));
+                r.put("createdAt", rs.getTimestamp(5).toInstant().toString());
+                Timestamp done = rs.getTimestamp(6);
+                r.put("completedAt", done == null ? null : done.toInstant().toString());
+                r.put("completionReason", rs.getString(7));
+                r.put("stepsTotal", rs.getInt(8));
+                r.put("stepsSucceeded", rs.getInt(9));
+                r.put("stepsRunning", rs.getInt(10));
+                r.put("stepsParked", rs.getInt(11));
+                r.put("stepsFailed", rs.getInt(12));
+                r.put("attemptsTotal", rs.getLong(13));
+                r.put("rerunOf", rs.getString(14));
+                r.put("queue", rs.getString(15));
+                if (rs.getString(16) != null) {
+                  r.put("waitingReason", rs.getString(16));
+                }
+                r.put("children", rs.getLong(17));
+              }
+            }
+          }
+          return null;
+        });
+    ObjectNode out = s.object();
+    out.set("runs", runs);
+    s.emit(
+        out,
+        p -> {
+          if (runs.isEmpty()) {
+            p.println("no runs" + (all ? "" : " (root runs; --all includes children)"));
+            return;
+          }
+          p.println(
+              String.format(
+                  Locale.ROOT,
+                  "%-38s %-20s %-10s %-6s %-8s %s",
+                  "RUN",
+                  "FLOW",
+                  "STATUS",
+                  "STEPS",
+                  "CHILDREN",
+                  "CREATED"));
+          for (JsonNode r : runs) {
+            p.println(
+                String.format(
+                    Locale.ROOT,
+                    "%-38s %-20s %-10s %-6s %-8d %s",
+                    r.path("runId").asText(),
+                    r.path("name").asText(),
+                    r.path("status").asText(),
+                    r.path("stepsSucceeded").asInt() + "/" + r.path("stepsTotal").asInt(),
+                    r.path("children").asLong(),
+                    r.path("createdAt").asText()));
+          }
+        });
+    return Exit.SUCCESS;
+  }
+
+  private static RunStatus status(String wire) {
+    try {
+      return RunStatus.fromWire(wire.strip().toLowerCase(Locale.ROOT));
+    } catch (IllegalArgumentException e) {
+      throw new FlowsException(
+          ErrorCode.INVALID_INPUT,
+          "unknown run status " + wire,
+          "--status",
+          "use running, parked, succeeded, failed or canceled");
+    }
+  }
+
+  private static Instant since(String text) {
+    String t = text.strip();
+    Matcher m = AGO.matcher(t);
+    try {
+      if (m.matches()) {
+        long n = Long.parseLong(m.group(1));
+        Duration d =
+            switch (m.group(2)) {
+              case "s" -> Duration.ofSeconds(n);
+              case "m" -> Duration.ofMinutes(n);
+              case "h" -> Duration.ofHours(n);
+              default -> Duration.ofDays(n);
+            };
+        return Instant.now().minus(d);
+      }
+      if (t.length() == "2026-01-01".length()) {
+        return LocalDate.parse(t).atStartOfDay(ZoneOffset.UTC).toInstant();
+      }
+      return Instant.parse(t);
+    } catch (DateTimeParseException | ArithmeticException e) {
+      throw new FlowsException(
+          ErrorCode.INVALID_INPUT,
+          "cannot read --since " + text,
+          "--since",
+          "use a duration ago (30m, 2h, 7d), a date (2026-11-29) or an instant"
+              + " (2026-11-29T10:00:00Z)");
+    }
+  }
+}

@@ -1,0 +1,120 @@
+package dev.flows.ops;
+
+import static dev.flows.ops.RunsCommand.*;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.NullNode;
+import dev.flows.kernel.ErrorCode;
+import dev.flows.kernel.FlowsException;
+import dev.flows.kernel.journal.Journal;
+import dev.flows.kernel.journal.RunId;
+import dev.flows.kernel.journal.RunSnapshot;
+import dev.flows.kernel.lifecycle.RunStatus;
+import dev.flows.sdk.runtime.LoadedFlow;
+import java.nio.file.Path;
+import java.util.Optional;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+/** {@code flows runs rerun}: an ended flow run started again as a new, linked run. */
+@Command(
+    name = "rerun",
+    mixinStandardHelpOptions = true,
+    description =
+        "Start an ended flow run again as a new run: the same input under the current source"
+            + " (--source FILE, else the flow file or class the run was started from), linked to"
+            + " the old run. Then follow it as `flows run` does, unless --detach.")
+final class Rerun implements Callable<Integer> {
+  @Parameters(index = "0", paramLabel = "RUN", description = "The ended run to start again.")
+  String run;
+
+  @Option(
+      names = "--source",
+      paramLabel = "FILE",
+      description = "The flow file to run (default: the file or class the run was started from).")
+  String source;
+
+  @Mixin StartOptions start = new StartOptions();
+
+  private final Session s;
+
+  Rerun(Session s) {
+    this.s = s;
+  }
+
+  @Override
+  public Integer call() throws InterruptedException {
+    RunId id = runId(run);
+    Journal journal = s.journal(EngineSupport.poolFor(start.capacity));
+    RunSnapshot old = existing(journal, id);
+    if (old.parentRunId().isPresent()) {
+      throw new FlowsException(
+          ErrorCode.INVALID_INPUT,
+          "run " + id.value() + " is a child run (one f.mcp / f.sh / f.run call of its flow)",
+          id.value(),
+          "rerun its root: `flows runs rerun " + old.parentRunId().get().value() + "`");
+    }
+    if (!old.status().terminal()) {
+      throw new FlowsException(
+          ErrorCode.RUN_NOT_ENDED,
+          "run " + id.value() + " is " + old.status().wire() + "; only an ended run is rerun",
+          id.value(),
+          old.status() == RunStatus.PARKED
+              ? parkedHint(journal, old) + ", or `flows runs cancel " + id.value() + "` first"
+              : "wait for it to end (`flows runs watch "
+                  + id.value()
+                  + "`), or `flows runs cancel "
+                  + id.value()
+                  + "` first");
+    }
+    JsonNode body = old.spec().path("steps").path(0);
+    JsonNode instruction = body.path("agent").path("instruction");
+    if (!"flow".equals(instruction.path("type").asText())) {
+      throw new FlowsException(
+          ErrorCode.INVALID_INPUT,
+          "run " + id.value() + " is not a flow run (its spec was admitted directly)",
+          id.value(),
+          "admit its spec again through the journal API");
+    }
+    LoadedFlow loaded = LoadedFlow.load(flowSource(id, instruction), Path.of("").toAbsolutePath());
+    String name = instruction.path("flow").asText();
+    if (!loaded.flow().header().name().equals(name)) {
+      throw new FlowsException(
+          ErrorCode.FLOW_INVALID,
+          (source == null ? "the run's source" : source)
+              + " is flow "
+              + loaded.flow().header().name()
+              + ", run "
+              + id.value()
+              + " ran flow "
+              + name,
+          source == null ? id.value() : "--source",
+          "pass the file of flow " + name + " with --source");
+    }
+    JsonNode input =
+        body.path("input").isMissingNode() ? NullNode.getInstance() : body.get("input");
+    return RunCommand.startAndFollow(s, journal, loaded, input, start, Optional.of(id));
+  }
+
+  /** {@code --source}, else the file or class the run was started from. */
+  private String flowSource(RunId id, JsonNode instruction) {
+    if (source != null) {
+      return source;
+    }
+    JsonNode origin = instruction.path("origin");
+    if ("class".equals(origin.path("kind").asText())) {
+      return origin.path("className").asText();
+    }
+    if (origin.path("file").isTextual()) {
+      return origin.path("file").asText();
+    }
+    throw new FlowsException(
+        ErrorCode.FLOW_NOT_FOUND,
+        "run " + id.value() + " does not record the flow file it was started from",
+        id.value(),
+        "pass the flow file with --source FILE");
+  }
+}
