@@ -246,7 +246,7 @@ final class RunView {
 
   /** An MCP receipt: {@code {"type":"mcp", server, tool, input, output, idempotencyKey}}. */
   static boolean isReceipt(JsonNode output) {
-    return output.isObject() && "mcp".equals(output.path("type").asText());
+    return output.isObject() && McpReceipt.TYPE.equals(output.path("type").asText());
   }
 
   /** One journal entry as JSON: {@code seq}, {@code at}, {@code type} and its fields. */

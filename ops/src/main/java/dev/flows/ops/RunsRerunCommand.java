@@ -6,6 +6,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.NullNode;
 import dev.flows.kernel.ErrorCode;
 import dev.flows.kernel.FlowsException;
+import dev.flows.kernel.instruction.FlowBodyInstruction;
+import dev.flows.kernel.instruction.Instruction;
 import dev.flows.kernel.journal.Journal;
 import dev.flows.kernel.journal.RunId;
 import dev.flows.kernel.journal.RunSnapshot;
@@ -71,16 +73,17 @@ final class Rerun implements Callable<Integer> {
                   + "` first");
     }
     JsonNode body = old.spec().path("steps").path(0);
-    JsonNode instruction = body.path("agent").path("instruction");
-    if (!"flow".equals(instruction.path("type").asText())) {
+    Optional<Instruction> instruction =
+        Instruction.fromJson(body.path("agent").path("instruction"));
+    if (!(instruction.isPresent() && instruction.get() instanceof FlowBodyInstruction flowBody)) {
       throw new FlowsException(
           ErrorCode.INVALID_INPUT,
           "run " + id.value() + " is not a flow run (its spec was admitted directly)",
           id.value(),
           "admit its spec again through the journal API");
     }
-    LoadedFlow loaded = LoadedFlow.load(flowSource(id, instruction), Path.of("").toAbsolutePath());
-    String name = instruction.path("flow").asText();
+    LoadedFlow loaded = LoadedFlow.load(flowSource(id, flowBody), Path.of("").toAbsolutePath());
+    String name = flowBody.flow();
     if (!loaded.flow().header().name().equals(name)) {
       throw new FlowsException(
           ErrorCode.FLOW_INVALID,
@@ -100,16 +103,17 @@ final class Rerun implements Callable<Integer> {
   }
 
   /** {@code --source}, else the file or class the run was started from. */
-  private String flowSource(RunId id, JsonNode instruction) {
+  private String flowSource(RunId id, FlowBodyInstruction instruction) {
     if (source != null) {
       return source;
     }
-    JsonNode origin = instruction.path("origin");
-    if ("class".equals(origin.path("kind").asText())) {
-      return origin.path("className").asText();
-    }
-    if (origin.path("file").isTextual()) {
-      return origin.path("file").asText();
+    Optional<String> started =
+        switch (instruction.origin()) {
+          case FlowBodyInstruction.Origin.ClassFlow c -> Optional.of(c.className());
+          case FlowBodyInstruction.Origin.SourceFlow f -> f.file();
+        };
+    if (started.isPresent()) {
+      return started.get();
     }
     throw new FlowsException(
         ErrorCode.FLOW_NOT_FOUND,

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.flows.kernel.ErrorCode;
 import dev.flows.kernel.FlowsException;
+import dev.flows.kernel.instruction.McpCallInstruction;
 import dev.flows.kernel.spec.StepBody;
 import dev.flows.kernel.spec.StepSpec;
 import java.util.Iterator;
@@ -20,7 +21,7 @@ import java.util.Set;
  */
 public final class McpReceipt {
   /** The instruction type of an MCP call step, and the receipt's {@code type}. */
-  public static final String TYPE = "mcp";
+  public static final String TYPE = McpCallInstruction.TYPE;
 
   private static final JsonNodeFactory JSON = JsonNodeFactory.instance;
   private static final Set<String> RESULT_FIELDS =
@@ -64,13 +65,8 @@ public final class McpReceipt {
    */
   public static ObjectNode resolved(
       StepSpec step, String idempotencyKey, JsonNode result, String place) {
-    JsonNode in = ((StepBody.Agent) step.body()).instruction();
-    return of(
-        in.path("server").asText(),
-        in.path("tool").asText(),
-        in.path("input"),
-        toolResult(result, place),
-        idempotencyKey);
+    McpCallInstruction call = McpCallInstruction.of((StepBody.Agent) step.body());
+    return of(call.server(), call.tool(), call.input(), toolResult(result, place), idempotencyKey);
   }
 
   private static ObjectNode toolResult(JsonNode result, String place) {

@@ -15,8 +15,13 @@ public final class Routes {
       case StepBody.Llm l -> StepKind.LLM.wire();
       case StepBody.Agent a -> {
         String narrower = a.instruction().path("route").asText("");
-        yield narrower.isEmpty() ? a.instructionType() : a.instructionType() + ":" + narrower;
+        yield narrower.isEmpty() ? a.instructionType() : agent(a.instructionType(), narrower);
       }
     };
+  }
+
+  /** The route of an agent step of instruction type {@code type} narrowed to {@code narrower}. */
+  public static String agent(String type, String narrower) {
+    return type + ":" + narrower;
   }
 }

@@ -3,6 +3,7 @@ package dev.flows.kernel.journal;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.flows.kernel.instruction.McpCallInstruction;
 import dev.flows.kernel.spec.RecoveryMode;
 import dev.flows.kernel.spec.RetryPolicy;
 import dev.flows.kernel.spec.RunSpec;
@@ -35,9 +36,13 @@ public final class Specs {
 
   /** An MCP call step, as the sdk lowers {@code f.mcp(server).tool(tool).call(input)}. */
   public static StepSpec mcpCall(String id, String server, String tool, JsonNode input) {
-    ObjectNode instruction =
-        JsonNodeFactory.instance.objectNode().put("type", "mcp").put("server", server);
-    instruction.put("tool", tool).set("input", input);
+    McpCallInstruction call =
+        new McpCallInstruction(
+            server,
+            tool,
+            input,
+            JsonNodeFactory.instance.objectNode().put("transport", "http").put("url", "http://x"),
+            false);
     return new StepSpec(
         id,
         List.of(),
@@ -46,8 +51,7 @@ public final class Specs {
         FAST_RETRY,
         OptionalLong.empty(),
         OptionalLong.empty(),
-        new StepBody.Agent(
-            instruction, RecoveryMode.INSPECT, List.of("/mcp/" + server + "/" + tool)));
+        new StepBody.Agent(call.toJson(), RecoveryMode.INSPECT, List.of(call.surface())));
   }
 
   public static StepSpec command(String id, String... argv) {

@@ -2,11 +2,11 @@ package dev.flows.embed;
 
 import dev.flows.kernel.ErrorCode;
 import dev.flows.kernel.FlowsException;
+import dev.flows.kernel.instruction.FlowBodyInstruction;
 import dev.flows.sdk.Flow;
 import dev.flows.sdk.config.FlowsConfig;
 import dev.flows.sdk.runtime.Inventory;
 import dev.flows.sdk.runtime.LoadedFlow;
-import dev.flows.sdk.runtime.Lowering;
 import dev.flows.sdk.runtime.Preflight;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -37,7 +37,7 @@ final class FlowCatalog {
       this.loaded =
           new LoadedFlow(
               flow,
-              new Lowering.Origin.ClassFlow(flow.getClass().getName()),
+              new FlowBodyInstruction.Origin.ClassFlow(flow.getClass().getName()),
               Set.of(),
               Path.of("").toAbsolutePath());
     }

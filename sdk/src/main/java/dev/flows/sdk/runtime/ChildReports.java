@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import dev.flows.kernel.ErrorCode;
 import dev.flows.kernel.FlowsException;
+import dev.flows.kernel.instruction.McpCallInstruction;
 import dev.flows.kernel.journal.CompletionReason;
 import dev.flows.kernel.journal.Journal;
 import dev.flows.kernel.journal.JournalEntry;
@@ -60,6 +61,11 @@ final class ChildReports {
       }
     }
     return "cancelled";
+  }
+
+  /** How an MCP call child reads in messages: as the body wrote it. */
+  static String mcpCall(McpCallInstruction c) {
+    return "f.mcp(\"" + c.server() + "\").tool(\"" + c.tool() + "\").call(" + c.input() + ")";
   }
 
   static FlowsException nondeterministic(String flow, int pos, String journaled, String now) {

@@ -461,13 +461,8 @@ final class DurableCtx implements Ctx {
               JsonNode step = s.spec().path("steps").path(0);
               JsonNode in = step.path("agent").path("instruction");
               if (in.isObject()) {
-                return "f.mcp(\""
-                    + in.path("server").asText()
-                    + "\").tool(\""
-                    + in.path("tool").asText()
-                    + "\").call("
-                    + in.path("input")
-                    + ")";
+                return ChildReports.mcpCall(
+                    dev.flows.kernel.instruction.McpCallInstruction.fromJson(in));
               }
               JsonNode command = step.path("deterministic").path("command");
               if (command.isTextual()) {

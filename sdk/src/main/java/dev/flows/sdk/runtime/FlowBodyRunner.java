@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.flows.kernel.ErrorCode;
 import dev.flows.kernel.FlowsException;
+import dev.flows.kernel.instruction.FlowBodyInstruction;
 import dev.flows.kernel.journal.ClaimedAttempt;
 import dev.flows.kernel.journal.CompletionReason;
 import dev.flows.kernel.journal.Journal;
@@ -85,7 +86,13 @@ public final class FlowBodyRunner {
    * lost) propagates so the caller completes nothing.
    */
   public StepOutcome run(ClaimedAttempt attempt) throws InterruptedException {
-    JsonNode instruction = ((StepBody.Agent) attempt.step().body()).instruction();
+    FlowBodyInstruction instruction;
+    try {
+      instruction = FlowBodyInstruction.of((StepBody.Agent) attempt.step().body());
+    } catch (FlowsException e) {
+      // A malformed instruction stays malformed on every worker: no retry.
+      return new StepOutcome.Failed(CompletionReason.WORKER_ERROR, tail(e), false);
+    }
     Flow flow;
     try {
       flow = resolver.resolve(instruction);
@@ -98,7 +105,7 @@ public final class FlowBodyRunner {
             journal,
             attempt,
             flow.header(),
-            new Inventory(instruction.path("mcp")),
+            new Inventory(instruction.inventory()),
             config,
             starter,
             inline,
@@ -112,7 +119,10 @@ public final class FlowBodyRunner {
       // The awaited child goes on (its end readies this step again): nothing to cancel.
       return new StepOutcome.Suspended(w.child, config.suspendRecheck());
     } catch (ParkSignal p) {
-      ObjectNode t = JSON.objectNode().put("type", "flow").put("parkedChild", p.child.value());
+      ObjectNode t =
+          JSON.objectNode()
+              .put("type", FlowBodyInstruction.TYPE)
+              .put("parkedChild", p.child.value());
       t.put("diagnostic", ErrorCode.EFFECT_OUTCOME_UNKNOWN.wire())
           .put("message", "child run " + p.child + " is parked until an operator resolves it");
       return new StepOutcome.Parked(
@@ -144,7 +154,7 @@ public final class FlowBodyRunner {
   }
 
   static ObjectNode tail(FlowsException e) {
-    ObjectNode t = JSON.objectNode().put("type", "flow");
+    ObjectNode t = JSON.objectNode().put("type", FlowBodyInstruction.TYPE);
     ObjectNode d = t;
     d.put("diagnostic", e.code().wire()).put("message", e.getMessage());
     e.place().ifPresent(p -> d.put("place", p));

@@ -1,5 +1,6 @@
 package dev.flows.sdk.runtime;
 
+import dev.flows.kernel.instruction.FlowBodyInstruction;
 import dev.flows.kernel.journal.StepOutcome;
 import dev.flows.worker.AgentInstructionExecutor;
 import dev.flows.worker.StepExecution;
@@ -17,7 +18,7 @@ public final class FlowInstructionExecutor implements AgentInstructionExecutor {
 
   @Override
   public String instructionType() {
-    return Lowering.FLOW_TYPE;
+    return FlowBodyInstruction.TYPE;
   }
 
   @Override

@@ -1,8 +1,9 @@
 package dev.flows.sdk.runtime;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import dev.flows.kernel.ErrorCode;
 import dev.flows.kernel.FlowsException;
+import dev.flows.kernel.instruction.FlowBodyInstruction;
+import dev.flows.kernel.spec.Routes;
 import dev.flows.sdk.Flow;
 import dev.flows.sdk.compile.FlowSource;
 import java.nio.file.Path;
@@ -82,13 +83,14 @@ public final class FlowResolver {
   public Set<String> routes() {
     Set<String> out = new HashSet<>();
     if (anySource) {
-      out.add(Lowering.FLOW_TYPE);
+      out.add(FlowBodyInstruction.TYPE);
     }
     STARTED_HERE.forEach(h -> out.add(sourceRoute(h)));
     directories.forEach(d -> d.hashes().forEach(h -> out.add(sourceRoute(h))));
     byName
         .values()
-        .forEach(f -> out.add(Lowering.FLOW_TYPE + ":" + Lowering.classRoute(f.header())));
+        .forEach(
+            f -> out.add(Routes.agent(FlowBodyInstruction.TYPE, Lowering.classRoute(f.header()))));
     return out;
   }
 
@@ -98,20 +100,20 @@ public final class FlowResolver {
   }
 
   /** Every single-file flow body's route starts with this. */
-  public static final String SOURCE_ROUTES = Lowering.FLOW_TYPE + ":" + Lowering.SOURCE_ROUTE;
+  public static final String SOURCE_ROUTES =
+      Routes.agent(FlowBodyInstruction.TYPE, FlowBodyInstruction.SOURCE_ROUTE);
 
   private static String sourceRoute(String hash) {
-    return Lowering.FLOW_TYPE + ":" + Lowering.sourceRoute(hash);
+    return Routes.agent(FlowBodyInstruction.TYPE, FlowBodyInstruction.sourceRoute(hash));
   }
 
-  public Flow resolve(JsonNode instruction) {
-    String name = instruction.path("flow").asText();
-    String version = instruction.path("version").asText();
-    JsonNode origin = instruction.path("origin");
+  public Flow resolve(FlowBodyInstruction instruction) {
+    String name = instruction.flow();
+    String version = instruction.version();
     Flow flow;
-    if ("source".equals(origin.path("kind").asText())) {
-      String hash = origin.path("sourceHash").asText();
-      String source = origin.path("source").asText();
+    if (instruction.origin() instanceof FlowBodyInstruction.Origin.SourceFlow origin) {
+      String hash = origin.sourceHash();
+      String source = origin.source();
       if (!FlowSource.hash(source).equals(hash)) {
         throw new FlowsException(
             ErrorCode.FLOW_INVALID,

@@ -2,6 +2,7 @@ package dev.flows.sdk.runtime;
 
 import dev.flows.kernel.ErrorCode;
 import dev.flows.kernel.FlowsException;
+import dev.flows.kernel.instruction.FlowBodyInstruction;
 import dev.flows.sdk.Flow;
 import dev.flows.sdk.compile.FlowSource;
 import java.nio.file.Files;
@@ -16,7 +17,7 @@ import java.util.Set;
  * from.
  */
 public record LoadedFlow(
-    Flow flow, Lowering.Origin origin, Set<String> bodyServers, Path configSearchStart) {
+    Flow flow, FlowBodyInstruction.Origin origin, Set<String> bodyServers, Path configSearchStart) {
 
   /** Loads {@code NAME.flow.java} (compiled in-process) or a flow class on the class path. */
   public static LoadedFlow load(String fileOrClass, Path workingDir) {
@@ -32,7 +33,7 @@ public record LoadedFlow(
       FlowSource.Compiled c = FlowSource.compile(file);
       return new LoadedFlow(
           c.flow(),
-          new Lowering.Origin.SourceFlow(
+          new FlowBodyInstruction.Origin.SourceFlow(
               c.className(),
               c.source(),
               c.sourceHash(),
@@ -52,7 +53,10 @@ public record LoadedFlow(
       }
       Flow flow = (Flow) c.getDeclaredConstructor().newInstance();
       return new LoadedFlow(
-          flow, new Lowering.Origin.ClassFlow(c.getName()), Set.of(), workingDir.toAbsolutePath());
+          flow,
+          new FlowBodyInstruction.Origin.ClassFlow(c.getName()),
+          Set.of(),
+          workingDir.toAbsolutePath());
     } catch (ClassNotFoundException e) {
       throw new FlowsException(
           ErrorCode.FLOW_NOT_FOUND,
@@ -76,7 +80,7 @@ public record LoadedFlow(
   }
 
   public Optional<FlowSource.Compiled> compiled() {
-    return origin instanceof Lowering.Origin.SourceFlow s
+    return origin instanceof FlowBodyInstruction.Origin.SourceFlow s
         ? Optional.of(new FlowSource.Compiled(flow, s.className(), s.source(), s.sourceHash()))
         : Optional.empty();
   }

@@ -2,7 +2,8 @@ package dev.flows.sdk.runtime;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
-import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.flows.kernel.instruction.FlowBodyInstruction;
+import dev.flows.kernel.instruction.McpCallInstruction;
 import dev.flows.kernel.journal.RunId;
 import dev.flows.kernel.keys.Keys;
 import dev.flows.kernel.spec.RecoveryMode;
@@ -19,70 +20,26 @@ import java.util.OptionalLong;
  * How the authoring surface lowers to the kernel's closed vocabulary: a flow is a root run with one
  * {@code agent} step (instruction type {@code flow}); each {@code f.mcp} call is a child run with
  * one {@code agent} step (type {@code mcp}, surface {@code /mcp/<server>/<tool>}); each {@code
- * f.run} is a child run with one {@code deterministic} step. No new step kind.
+ * f.run} is a child run with one {@code deterministic} step. No new step kind. The agent steps'
+ * instructions are the kernel's records ({@link FlowBodyInstruction}, {@link McpCallInstruction}),
+ * which own their JSON form.
  */
 public final class Lowering {
   public static final String ROOT_STEP = "body";
   public static final String CALL_STEP = "call";
-  public static final String FLOW_TYPE = "flow";
-  public static final String MCP_TYPE = "mcp";
   public static final String MEMO_SURFACES = "/memo/*";
   private static final JsonNodeFactory JSON = JsonNodeFactory.instance;
 
   private Lowering() {}
 
-  /** The narrower route of every single-file flow's body starts with this. */
-  public static final String SOURCE_ROUTE = "source:";
-
-  /** Where the flow's code comes from: a registered class, or source carried in the journal. */
-  public sealed interface Origin {
-    record ClassFlow(String className) implements Origin {}
-
-    /**
-     * A single-file flow: its source, the source's sha256 and, when read from a file, the file's
-     * directory (absolute), where its {@code f.sh} / {@code f.run} commands run, and the file
-     * itself (absolute), so the run can be started again.
-     */
-    record SourceFlow(
-        String className,
-        String source,
-        String sourceHash,
-        Optional<String> dir,
-        Optional<String> file)
-        implements Origin {
-      public SourceFlow(String className, String source, String sourceHash) {
-        this(className, source, sourceHash, Optional.empty(), Optional.empty());
-      }
-
-      public SourceFlow(String className, String source, String sourceHash, Optional<String> dir) {
-        this(className, source, sourceHash, dir, Optional.empty());
-      }
-    }
-  }
-
   public static RunSpec root(
-      FlowHeader header, Origin origin, JsonNode input, Inventory inventory, SdkConfig config) {
-    ObjectNode instruction = JSON.objectNode();
-    instruction.put("type", FLOW_TYPE).put("flow", header.name()).put("version", header.version());
-    ObjectNode o = instruction.putObject("origin");
-    switch (origin) {
-      case Origin.ClassFlow c -> {
-        o.put("kind", "class").put("className", c.className());
-        // Only a worker that has this class at this version may claim the body.
-        instruction.put("route", classRoute(header));
-      }
-      case Origin.SourceFlow s -> {
-        o.put("kind", "source")
-            .put("className", s.className())
-            .put("sourceHash", s.sourceHash())
-            .put("source", s.source());
-        s.dir().ifPresent(d -> o.put("dir", d));
-        s.file().ifPresent(f -> o.put("file", f));
-        // Only a worker given this source (by hash) may claim the body.
-        instruction.put("route", sourceRoute(s.sourceHash()));
-      }
-    }
-    instruction.set("mcp", inventory.json());
+      FlowHeader header,
+      FlowBodyInstruction.Origin origin,
+      JsonNode input,
+      Inventory inventory,
+      SdkConfig config) {
+    FlowBodyInstruction instruction =
+        FlowBodyInstruction.of(header.name(), header.version(), origin, inventory.json());
     StepSpec body =
         new StepSpec(
             ROOT_STEP,
@@ -92,28 +49,22 @@ public final class Lowering {
             RetryPolicy.defaults(),
             OptionalLong.empty(),
             OptionalLong.empty(),
-            new StepBody.Agent(instruction, RecoveryMode.INSPECT, List.of(MEMO_SURFACES)));
+            new StepBody.Agent(instruction.toJson(), RecoveryMode.INSPECT, List.of(MEMO_SURFACES)));
     return new RunSpec(RunSpec.VERSION, header.name(), List.of(body));
   }
 
   /** The narrower route of a class-path flow's body: {@code <name>@<version>}. */
   public static String classRoute(FlowHeader header) {
-    return header.name() + "@" + header.version();
-  }
-
-  /** The narrower route of a single-file flow's body: {@code source:<sha256 of the source>}. */
-  public static String sourceRoute(String sourceHash) {
-    return SOURCE_ROUTE + sourceHash;
+    return FlowBodyInstruction.classRoute(header.name(), header.version());
   }
 
   /** The directory a root body's commands run in: its flow file's, when it has one. */
   public static Optional<String> commandDir(JsonNode rootInstruction) {
-    JsonNode dir = rootInstruction.path("origin").path("dir");
-    return dir.isTextual() ? Optional.of(dir.asText()) : Optional.empty();
+    return FlowBodyInstruction.fromJson(rootInstruction).commandDir();
   }
 
   public static String mcpSurface(String server, String tool) {
-    return "/mcp/" + server + "/" + tool;
+    return McpCallInstruction.surface(server, tool);
   }
 
   public static RunSpec mcpCall(
@@ -124,11 +75,8 @@ public final class Lowering {
       JsonNode connection,
       boolean mayReperform,
       SdkConfig config) {
-    ObjectNode instruction = JSON.objectNode();
-    instruction.put("type", MCP_TYPE).put("server", server).put("tool", tool);
-    instruction.set("input", args);
-    instruction.set("connection", connection);
-    instruction.put("mayReperform", mayReperform);
+    McpCallInstruction instruction =
+        new McpCallInstruction(server, tool, args, connection, mayReperform);
     StepSpec call =
         new StepSpec(
             CALL_STEP,
@@ -139,7 +87,7 @@ public final class Lowering {
             OptionalLong.empty(),
             OptionalLong.empty(),
             new StepBody.Agent(
-                instruction, RecoveryMode.INSPECT, List.of(mcpSurface(server, tool))));
+                instruction.toJson(), RecoveryMode.INSPECT, List.of(instruction.surface())));
     return new RunSpec(RunSpec.VERSION, flowName + ":mcp:" + server + "/" + tool, List.of(call));
   }
 

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import dev.flows.kernel.ErrorCode;
+import dev.flows.kernel.instruction.FlowBodyInstruction;
 import dev.flows.kernel.journal.InMemoryJournal;
 import dev.flows.kernel.journal.Journal;
 import dev.flows.kernel.journal.JournalEntry;
@@ -85,7 +86,7 @@ class DurableFlowTest {
                 "k-" + System.nanoTime(),
                 Lowering.root(
                     flow.header(),
-                    new Lowering.Origin.ClassFlow(flow.getClass().getName()),
+                    new FlowBodyInstruction.Origin.ClassFlow(flow.getClass().getName()),
                     JSON.objectNode().put("ticket", "printer on fire"),
                     inventory(),
                     config)))

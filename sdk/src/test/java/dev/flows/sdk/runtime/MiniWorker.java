@@ -3,6 +3,7 @@ package dev.flows.sdk.runtime;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.flows.kernel.instruction.FlowBodyInstruction;
 import dev.flows.kernel.journal.ClaimRequest;
 import dev.flows.kernel.journal.ClaimedAttempt;
 import dev.flows.kernel.journal.CompletionReason;
@@ -52,7 +53,7 @@ final class MiniWorker {
         journal.claim(new ClaimRequest(new WorkerId("mini"), kinds, 16, lease));
     for (ClaimedAttempt a : claimed) {
       switch (a.step().body()) {
-        case StepBody.Agent agent when agent.instructionType().equals(Lowering.FLOW_TYPE) -> {
+        case StepBody.Agent agent when agent.instructionType().equals(FlowBodyInstruction.TYPE) -> {
           Thread t =
               Thread.ofVirtual()
                   .start(

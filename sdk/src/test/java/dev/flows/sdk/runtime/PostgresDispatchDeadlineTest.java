@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import dev.flows.journalstore.JournalStoreConfig;
 import dev.flows.journalstore.PostgresJournal;
 import dev.flows.journalstore.testing.TestDatabase;
+import dev.flows.kernel.instruction.FlowBodyInstruction;
 import dev.flows.kernel.journal.JournalEntry;
 import dev.flows.kernel.journal.RunId;
 import dev.flows.kernel.journal.RunSnapshot;
@@ -73,7 +74,7 @@ class PostgresDispatchDeadlineTest {
                     "late-" + System.nanoTime(),
                     Lowering.root(
                         flow.header(),
-                        new Lowering.Origin.ClassFlow("late"),
+                        new FlowBodyInstruction.Origin.ClassFlow("late"),
                         JsonNodeFactory.instance.objectNode(),
                         DurableFlowTest.inventory(),
                         config)))

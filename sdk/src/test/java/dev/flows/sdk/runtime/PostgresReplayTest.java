@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import dev.flows.journalstore.JournalStoreConfig;
 import dev.flows.journalstore.PostgresJournal;
 import dev.flows.journalstore.testing.TestDatabase;
+import dev.flows.kernel.instruction.FlowBodyInstruction;
 import dev.flows.kernel.journal.JournalEntry;
 import dev.flows.kernel.journal.RunId;
 import dev.flows.kernel.journal.RunSnapshot;
@@ -50,7 +51,7 @@ class PostgresReplayTest {
                     "replay-" + System.nanoTime(),
                     Lowering.root(
                         flow.header(),
-                        new Lowering.Origin.ClassFlow("replay"),
+                        new FlowBodyInstruction.Origin.ClassFlow("replay"),
                         JsonNodeFactory.instance.objectNode(),
                         DurableFlowTest.inventory(),
                         SdkConfig.DEFAULTS)))

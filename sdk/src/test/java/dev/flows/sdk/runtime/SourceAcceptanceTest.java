@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import dev.flows.kernel.instruction.FlowBodyInstruction;
 import dev.flows.kernel.journal.InMemoryJournal;
 import dev.flows.kernel.journal.Journal;
 import dev.flows.kernel.journal.RunId;
@@ -79,7 +80,7 @@ class SourceAcceptanceTest {
     RunSpec spec =
         Lowering.root(
             c.flow().header(),
-            new Lowering.Origin.SourceFlow(c.className(), source, c.sourceHash(), dir),
+            new FlowBodyInstruction.Origin.SourceFlow(c.className(), source, c.sourceHash(), dir),
             JsonNodeFactory.instance.objectNode(),
             Inventory.empty(),
             SdkConfig.DEFAULTS);

@@ -5,6 +5,8 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.flows.kernel.ErrorCode;
+import dev.flows.kernel.FlowsException;
+import dev.flows.kernel.instruction.McpCallInstruction;
 import dev.flows.kernel.journal.CompletionReason;
 import dev.flows.kernel.journal.EffectElection;
 import dev.flows.kernel.journal.StepOutcome;
@@ -38,12 +40,7 @@ import java.util.concurrent.TimeoutException;
  * idempotency keys) — otherwise the step parks {@code effect_outcome_unknown} for an operator.
  */
 public final class McpToolExecutor implements AgentInstructionExecutor {
-  public static final String TYPE = McpReceipt.TYPE;
-
-  /** The effect surface of a call of {@code tool} on {@code server}. */
-  public static String surface(String server, String tool) {
-    return "/mcp/" + server + "/" + tool;
-  }
+  public static final String TYPE = McpCallInstruction.TYPE;
 
   /** Trajectory tails are capped so a chatty failure cannot bloat the journal. */
   public static final int TAIL_CAP_BYTES = 16 * 1024;
@@ -90,11 +87,20 @@ public final class McpToolExecutor implements AgentInstructionExecutor {
    */
   public CompletableFuture<StepOutcome> executeAsync(
       StepExecution ex, java.util.concurrent.Executor finisher) throws InterruptedException {
-    JsonNode in = ((StepBody.Agent) ex.attempt().step().body()).instruction();
-    String server = in.path("server").asText();
-    String tool = in.path("tool").asText();
-    JsonNode input = in.path("input");
-    String path = surface(server, tool);
+    McpCallInstruction in;
+    try {
+      in = McpCallInstruction.of((StepBody.Agent) ex.attempt().step().body());
+    } catch (FlowsException malformed) {
+      // The instruction is the same on every worker: failed for good, nothing was sent.
+      ObjectNode t = JSON.objectNode().put("type", TYPE);
+      t.put("diagnostic", malformed.code().wire()).put("message", malformed.getMessage());
+      return CompletableFuture.completedFuture(
+          new StepOutcome.Failed(CompletionReason.WORKER_ERROR, t, false));
+    }
+    String server = in.server();
+    String tool = in.tool();
+    JsonNode input = in.input();
+    String path = in.surface();
     EffectElection e = ex.effects().record(path);
     String key = e.idempotencyKey();
     if (e.deduped()) {
@@ -103,7 +109,7 @@ public final class McpToolExecutor implements AgentInstructionExecutor {
               e.confirmedOutput()
                   .orElseGet(() -> McpReceipt.of(server, tool, input, JSON.nullNode(), key))));
     }
-    if (e.takenOver() && !in.path("mayReperform").asBoolean(false)) {
+    if (e.takenOver() && !in.mayReperform()) {
       return CompletableFuture.completedFuture(
           new StepOutcome.Parked(
               CompletionReason.WORKER_ERROR,
@@ -121,7 +127,7 @@ public final class McpToolExecutor implements AgentInstructionExecutor {
     FaultPoint.AFTER_RECORD.reached();
     CompletableFuture<ToolCallResult> call;
     try {
-      McpTransportPort session = sessions.session(in.path("connection"));
+      McpTransportPort session = sessions.session(in.connection());
       @SuppressWarnings("unchecked")
       Map<String, Object> args = MAPPER.convertValue(input, Map.class);
       call = session.callTool(tool, args, Map.of(McpTransportPort.IDEMPOTENCY_KEY_META, key));

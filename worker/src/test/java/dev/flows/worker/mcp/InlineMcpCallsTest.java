@@ -8,6 +8,7 @@ import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.flows.kernel.ErrorCode;
 import dev.flows.kernel.FlowsException;
+import dev.flows.kernel.instruction.McpCallInstruction;
 import dev.flows.kernel.journal.InMemoryJournal;
 import dev.flows.kernel.journal.JournalEntry;
 import dev.flows.kernel.journal.RunId;
@@ -82,7 +83,7 @@ class InlineMcpCallsTest {
             OptionalLong.empty(),
             OptionalLong.empty(),
             new StepBody.Agent(
-                in, RecoveryMode.INSPECT, List.of(McpToolExecutor.surface("tools", tool))));
+                in, RecoveryMode.INSPECT, List.of(McpCallInstruction.surface("tools", tool))));
     return new StartRun(
         Optional.of(new RunId(id)),
         id,

@@ -206,4 +206,32 @@ class McpToolExecutorTest {
     assertThat(f.retryable()).isTrue();
     assertThat(f.trajectoryTail().path("diagnostic").asText()).isEqualTo("spawn_failed");
   }
+
+  @Test
+  void aCallWhoseInstructionLacksItsConnectionFailsForGoodWithoutElectingAnEffect()
+      throws Exception {
+    ObjectNode in = JSON.objectNode().put("type", "mcp").put("server", "tools").put("tool", "echo");
+    in.set("input", JSON.objectNode());
+    StepSpec step =
+        new StepSpec(
+            "call",
+            List.of(),
+            JSON.objectNode(),
+            1,
+            RetryPolicy.defaults(),
+            OptionalLong.empty(),
+            OptionalLong.empty(),
+            new StepBody.Agent(in, RecoveryMode.INSPECT, List.of("/mcp/tools/echo")));
+    journal.startRun(StartRun.of("malformed", new RunSpec(RunSpec.VERSION, "t", List.of(step))));
+    ClaimedAttempt a = claim();
+
+    StepOutcome.Failed f = (StepOutcome.Failed) executor.execute(exec(a));
+
+    assertThat(f.retryable()).isFalse();
+    assertThat(f.trajectoryTail().path("diagnostic").asText()).isEqualTo("invalid_input");
+    assertThat(f.trajectoryTail().path("message").asText()).contains("connection");
+    assertThat(journal.entries(a.lease().runId()))
+        .extracting(r -> r.entry().type())
+        .doesNotContain("effect.recorded");
+  }
 }

@@ -1,5 +1,6 @@
 package dev.flows.ops.bench;
 
+import dev.flows.kernel.instruction.FlowBodyInstruction;
 import dev.flows.kernel.journal.Journal;
 import dev.flows.kernel.mcp.McpAuth;
 import dev.flows.kernel.mcp.McpClientConfig;
@@ -10,7 +11,6 @@ import dev.flows.sdk.Flow;
 import dev.flows.sdk.runtime.FlowsEngine;
 import dev.flows.sdk.runtime.Inventory;
 import dev.flows.sdk.runtime.LoadedFlow;
-import dev.flows.sdk.runtime.Lowering;
 import dev.flows.sdk.runtime.SdkConfig;
 import dev.flows.worker.WorkerConfig;
 import java.net.URI;
@@ -88,7 +88,10 @@ final class Engines {
 
   static LoadedFlow loaded(Flow flow) {
     return new LoadedFlow(
-        flow, new Lowering.Origin.ClassFlow(flow.getClass().getName()), Set.of(), Path.of("."));
+        flow,
+        new FlowBodyInstruction.Origin.ClassFlow(flow.getClass().getName()),
+        Set.of(),
+        Path.of("."));
   }
 
   /** What preflight would freeze for the two no-op servers: both honour idempotency keys. */

@@ -16,6 +16,7 @@ import dev.flows.kernel.journal.StartRun;
 import dev.flows.kernel.journal.StepOutcome;
 import dev.flows.kernel.journal.WorkerId;
 import dev.flows.kernel.keys.Keys;
+import dev.flows.kernel.mcp.McpReceipt;
 import dev.flows.kernel.spec.RecoveryMode;
 import dev.flows.kernel.spec.RetryPolicy;
 import dev.flows.kernel.spec.RunSpec;
@@ -275,9 +276,8 @@ final class JournalFloor {
   }
 
   private static JsonNode receipt(ObjectNode args, String idempotencyKey) {
-    ObjectNode r = JSON.objectNode().put("type", "mcp").put("server", "noop").put("tool", "echo");
-    r.set("input", args);
-    r.putObject("output").putArray("content").addObject().put("type", "text").put("text", "ok");
-    return r.put("idempotencyKey", idempotencyKey);
+    ObjectNode output = JSON.objectNode();
+    output.putArray("content").addObject().put("type", "text").put("text", "ok");
+    return McpReceipt.of("noop", "echo", args, output, idempotencyKey);
   }
 }

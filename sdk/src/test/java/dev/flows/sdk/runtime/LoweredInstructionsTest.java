@@ -1,0 +1,160 @@
+package dev.flows.sdk.runtime;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.flows.kernel.instruction.FlowBodyInstruction.Origin;
+import dev.flows.kernel.journal.ClaimRequest;
+import dev.flows.kernel.journal.ClaimedAttempt;
+import dev.flows.kernel.journal.InMemoryJournal;
+import dev.flows.kernel.journal.ManualClock;
+import dev.flows.kernel.journal.StartRun;
+import dev.flows.kernel.journal.StepOutcome;
+import dev.flows.kernel.journal.WorkerId;
+import dev.flows.kernel.spec.RecoveryMode;
+import dev.flows.kernel.spec.RetryPolicy;
+import dev.flows.kernel.spec.RunSpec;
+import dev.flows.kernel.spec.RunSpecJson;
+import dev.flows.kernel.spec.StepBody;
+import dev.flows.kernel.spec.StepKind;
+import dev.flows.kernel.spec.StepSpec;
+import dev.flows.sdk.FlowHeader;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The instructions a flow lowers to, and how a body reads its own. The specs a flow lowers to hash
+ * exactly as they did when the sdk built their instructions by hand: a replay compares a child's
+ * journaled spec hash with the one it lowers now, so a changed byte would refuse every existing run
+ * as {@code nondeterministic_replay}. The hashes are pinned too, so a change to the canonical form
+ * shows here as well.
+ */
+class LoweredInstructionsTest {
+  private static final JsonNodeFactory F = JsonNodeFactory.instance;
+  private static final SdkConfig CONFIG = SdkConfig.DEFAULTS;
+
+  private static ObjectNode connection() {
+    ObjectNode c = F.objectNode().put("transport", "http").put("url", "http://127.0.0.1:1/mcp");
+    c.putObject("headers").put("X-Team", "ops");
+    return c;
+  }
+
+  /** The child spec of an MCP call as the sdk lowered it before the instruction was a record. */
+  private static RunSpec handLoweredCall(
+      String flow, String server, String tool, JsonNode args, boolean mayReperform) {
+    ObjectNode instruction = F.objectNode();
+    instruction.put("type", "mcp").put("server", server).put("tool", tool);
+    instruction.set("input", args);
+    instruction.set("connection", connection());
+    instruction.put("mayReperform", mayReperform);
+    StepSpec call =
+        new StepSpec(
+            "call",
+            List.of(),
+            args,
+            CONFIG.mcpMaxIterations(),
+            RetryPolicy.defaults(),
+            OptionalLong.empty(),
+            OptionalLong.empty(),
+            new StepBody.Agent(
+                instruction, RecoveryMode.INSPECT, List.of("/mcp/" + server + "/" + tool)));
+    return new RunSpec(RunSpec.VERSION, flow + ":mcp:" + server + "/" + tool, List.of(call));
+  }
+
+  @Test
+  void anMcpCallsChildSpecHashesAsItDidWhenItsInstructionWasBuiltByHand() {
+    ObjectNode args = F.objectNode().put("customer", "c-1").put("amount", 1250);
+
+    RunSpec lowered =
+        Lowering.mcpCall("billing", "payments", "charge", args, connection(), false, CONFIG);
+
+    RunSpec before = handLoweredCall("billing", "payments", "charge", args, false);
+    assertThat(RunSpecJson.canonicalText(RunSpecJson.write(lowered)))
+        .isEqualTo(RunSpecJson.canonicalText(RunSpecJson.write(before)));
+    assertThat(RunSpecJson.hash(lowered))
+        .isEqualTo(RunSpecJson.hash(before))
+        .isEqualTo("09d803a94e6b1a57f126528e41274971210b3b7d87f0939bdbdbb462512dbb64");
+  }
+
+  @Test
+  void aFlowBodysRootSpecIsWrittenAsItWasWhenItsInstructionWasBuiltByHand() {
+    FlowHeader header = new FlowHeader("triage", "2", List.of());
+    Origin source =
+        new Origin.SourceFlow(
+            "Triage",
+            "class Triage {}",
+            "9f86d0",
+            Optional.of("/srv/flows"),
+            Optional.of("/srv/flows/triage.flow.java"));
+    ObjectNode expected = F.objectNode().put("type", "flow").put("flow", "triage");
+    expected.put("version", "2");
+    expected
+        .putObject("origin")
+        .put("kind", "source")
+        .put("className", "Triage")
+        .put("sourceHash", "9f86d0")
+        .put("source", "class Triage {}")
+        .put("dir", "/srv/flows")
+        .put("file", "/srv/flows/triage.flow.java");
+    expected.put("route", "source:9f86d0");
+    expected.putObject("mcp");
+
+    RunSpec root = Lowering.root(header, source, F.objectNode(), Inventory.empty(), CONFIG);
+
+    JsonNode instruction = ((StepBody.Agent) root.steps().getFirst().body()).instruction();
+    assertThat(instruction.toString()).isEqualTo(expected.toString());
+    assertThat(RunSpecJson.hash(root))
+        .isEqualTo("072eda8d7a009d3098d6affe358be20a4fa9f24c4909d8a42a6927f85f9caef5");
+    assertThat(Lowering.commandDir(instruction)).contains("/srv/flows");
+  }
+
+  @Test
+  void aFlowBodyWhoseInstructionLacksItsInventoryFailsForGoodNamingTheField() throws Exception {
+    InMemoryJournal journal =
+        new InMemoryJournal(new ManualClock(Instant.parse("2026-01-01T00:00:00Z")));
+    FlowHeader header = new FlowHeader("triage", "2", List.of());
+    RunSpec root =
+        Lowering.root(
+            header,
+            new Origin.ClassFlow("com.acme.Triage"),
+            F.objectNode(),
+            Inventory.empty(),
+            CONFIG);
+    StepSpec body = root.steps().getFirst();
+    StepBody.Agent agent = (StepBody.Agent) body.body();
+    ObjectNode broken = agent.instruction().deepCopy();
+    broken.remove("mcp");
+    StepSpec brokenBody =
+        new StepSpec(
+            body.id(),
+            body.dependsOn(),
+            body.input(),
+            body.maxIterations(),
+            body.retry(),
+            body.leaseMs(),
+            body.timeoutMs(),
+            new StepBody.Agent(broken, agent.recoveryMode(), agent.externalSurfaces()));
+    journal.startRun(
+        StartRun.of("broken", new RunSpec(RunSpec.VERSION, "triage", List.of(brokenBody))));
+    ClaimedAttempt a =
+        journal
+            .claim(
+                new ClaimRequest(
+                    new WorkerId("w"), Set.of(StepKind.AGENT), 1, Duration.ofSeconds(30)))
+            .getFirst();
+
+    StepOutcome out = new FlowBodyRunner(journal, new FlowResolver(), CONFIG).run(a);
+
+    StepOutcome.Failed failed = (StepOutcome.Failed) out;
+    assertThat(failed.retryable()).isFalse();
+    assertThat(failed.trajectoryTail().path("diagnostic").asText()).isEqualTo("invalid_input");
+    assertThat(failed.trajectoryTail().path("place").asText()).isEqualTo("instruction.mcp");
+  }
+}
