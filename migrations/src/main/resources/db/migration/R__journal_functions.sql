@@ -223,7 +223,8 @@ $$;
 
 -- The fence of a worker's verb: locks the run, then the step (the order every verb locks in), and
 -- answers 'ok' with the run's status when the attempt named holds a live lease at p_now; else the
--- refusal: 'run_not_found', 'run_terminal' or 'lease_conflict'.
+-- refusal: 'run_not_found', 'run_terminal' or 'lease_conflict'. The one definition of the fence
+-- in Postgres: the verbs composed in Java take it too (step_lock_live.sql).
 CREATE OR REPLACE FUNCTION flows.lock_live_attempt(
     p_run_id text, p_step_id text, p_attempt integer, p_lease_id text, p_now timestamptz)
   RETURNS TABLE (outcome text, run_status text)

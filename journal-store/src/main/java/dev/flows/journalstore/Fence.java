@@ -1,18 +1,15 @@
 package dev.flows.journalstore;
 
 import dev.flows.journalstore.Rows.LiveRow;
-import dev.flows.journalstore.Rows.RunRow;
 import dev.flows.journalstore.Rows.StepRow;
 import dev.flows.kernel.journal.LeaseToken;
-import dev.flows.kernel.lifecycle.Lifecycle;
-import dev.flows.kernel.lifecycle.StepStatus;
 import java.time.Instant;
-import java.util.Optional;
 import org.jdbi.v3.core.Handle;
 
 /**
  * The fence of a worker's verb in a transaction: the attempt a lease names is the live one. The
- * one-statement verbs fence in SQL ({@code flows.lock_live_attempt}); both refuse alike.
+ * rule, and which refusal answers otherwise, is {@code flows.lock_live_attempt}'s, the fence the
+ * one-statement verbs take too; here its outcome becomes the refusal the verb throws.
  */
 final class Fence {
   private final StepSpecCache stepSpecs;
@@ -21,37 +18,22 @@ final class Fence {
     this.stepSpecs = stepSpecs;
   }
 
-  /** Checks that {@code lease} names the live attempt, holding the step's row lock until commit. */
+  /**
+   * Checks that {@code lease} names the live attempt at {@code now}, holding the run's and the
+   * step's row locks until commit; answers the step.
+   */
   StepRow live(Handle h, LeaseToken lease, Instant now) {
-    Optional<LiveRow> row =
+    LiveRow live =
         TxStatements.query(
                 h,
                 "step_lock_live",
-                q -> TxStatements.bindStep(q, lease.runId(), lease.stepId()),
+                q -> TxStatements.fence(q, lease).bind("now", now.toString()),
                 Rows.LIVE)
-            .stream()
-            .findFirst();
-    if (row.isEmpty()) {
-      // No such step: find out whether the run exists and how it stands.
-      RunRow run =
-          TxStatements.readRun(h, lease.runId())
-              .orElseThrow(() -> Refusals.runNotFound(lease.runId()));
-      throw run.status().terminal()
-          ? Refusals.terminal(run.runId(), run.status())
-          : Refusals.lost(lease);
+            .getFirst();
+    if (!live.outcome().equals("ok") || live.step().isEmpty()) {
+      throw Refusals.fromOutcome(live.outcome(), lease, live.runStatus());
     }
-    if (row.get().runStatus().terminal()) {
-      throw Refusals.terminal(lease.runId(), row.get().runStatus());
-    }
-    StepRow s = row.get().step();
-    boolean live =
-        s.status() == StepStatus.RUNNING
-            && s.attempts() == lease.attempt()
-            && lease.leaseId().equals(s.leaseId())
-            && Lifecycle.leaseLive(s.leaseDeadline(), now);
-    if (!live) {
-      throw Refusals.lost(lease);
-    }
+    StepRow s = live.step().get();
     stepSpecs.put(s.runId(), s.stepId(), s.spec());
     return s;
   }

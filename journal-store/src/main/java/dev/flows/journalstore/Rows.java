@@ -72,8 +72,11 @@ final class Rows {
     }
   }
 
-  /** The step a lease names, with its run's status. */
-  record LiveRow(StepRow step, RunStatus runStatus) {}
+  /**
+   * The fence's answer for a lease: its outcome ({@code ok} or a refusal), the run's status when
+   * the run exists, and the step when the attempt is live.
+   */
+  record LiveRow(String outcome, Optional<RunStatus> runStatus, Optional<StepRow> step) {}
 
   record ElectionRow(
       String surfacePath,
@@ -118,7 +121,11 @@ final class Rows {
               json(rs, "output"));
 
   static final RowMapper<LiveRow> LIVE =
-      (rs, ctx) -> new LiveRow(STEP.map(rs, ctx), RunStatus.fromWire(rs.getString("run_status")));
+      (rs, ctx) ->
+          new LiveRow(
+              rs.getString("outcome"),
+              runStatus(rs, "run_status"),
+              rs.getString("step_id") == null ? Optional.empty() : Optional.of(STEP.map(rs, ctx)));
 
   static Instant instant(ResultSet rs, String column) throws SQLException {
     OffsetDateTime t = rs.getObject(column, OffsetDateTime.class);

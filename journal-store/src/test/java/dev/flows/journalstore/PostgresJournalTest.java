@@ -254,6 +254,52 @@ class PostgresJournalTest {
     assertThat(pg.count("SELECT count(*) FROM flows.effect_elections WHERE confirmed")).isZero();
   }
 
+  /** A stand-in for the database's fence that answers {@code outcome} for every lease. */
+  private void fenceAnswers(String outcome, String runStatus) throws Exception {
+    pg.execute(
+        "CREATE OR REPLACE FUNCTION flows.lock_live_attempt(p_run_id text, p_step_id text,"
+            + " p_attempt integer, p_lease_id text, p_now timestamptz)"
+            + " RETURNS TABLE (outcome text, run_status text) LANGUAGE sql AS $$ SELECT '"
+            + outcome
+            + "'::text, '"
+            + runStatus
+            + "'::text $$");
+  }
+
+  @Test
+  void theVerbsComposedInJavaAreFencedByTheDatabasesOneFenceAndRefuseAsItAnswers()
+      throws Exception {
+    RunId runId =
+        journal.startRun(StartRun.of("k", Specs.run("f", Specs.agent("a", 2, "/mcp/x")))).runId();
+    ClaimedAttempt a = claim(1, Duration.ofSeconds(30)).getFirst();
+    journal.recordEffect(a.lease(), "/mcp/x");
+    List<JournalRecord> before = journal.entries(runId);
+
+    fenceAnswers("lease_conflict", "running");
+    assertThatThrownBy(() -> journal.heartbeat(a.lease()))
+        .extracting(e -> ((FlowsException) e).code())
+        .isEqualTo(ErrorCode.LEASE_CONFLICT);
+    assertThatThrownBy(() -> journal.confirmEffect(a.lease(), "/mcp/x", Optional.of(OUT)))
+        .extracting(e -> ((FlowsException) e).code())
+        .isEqualTo(ErrorCode.LEASE_CONFLICT);
+    fenceAnswers("run_terminal", "canceled");
+    assertThatThrownBy(() -> journal.recordEffect(a.lease(), "/mcp/y"))
+        .extracting(e -> ((FlowsException) e).code())
+        .isEqualTo(ErrorCode.RUN_TERMINAL);
+    assertThatThrownBy(
+            () ->
+                journal.complete(
+                    a.lease(), new StepOutcome.Failed(CompletionReason.WORKER_ERROR, TAIL, true)))
+        .extracting(e -> ((FlowsException) e).code())
+        .isEqualTo(ErrorCode.RUN_TERMINAL);
+    fenceAnswers("run_not_found", "running");
+    assertThatThrownBy(() -> journal.heartbeat(a.lease()))
+        .extracting(e -> ((FlowsException) e).code())
+        .isEqualTo(ErrorCode.RUN_NOT_FOUND);
+
+    assertThat(journal.entries(runId)).isEqualTo(before);
+  }
+
   @Test
   void anExpiredLeaseIsRetriedDurablyThenExhaustsAndFailsTheRun() throws Exception {
     RunId runId =

@@ -1,10 +1,14 @@
--- The step a lease names, locked, with its run's status (a fenced verb on a terminal run is
--- refused run_terminal).
-SELECT s.run_id, s.step_id, s.kind, s.status, s.depends_on, s.max_iterations, s.spec,
-       s.attempts, s.suspensions, s.lease_id, s.lease_deadline, s.lease_ms, s.worker_id,
-       s.not_before, s.last_reason, s.output, r.status AS run_status
-  FROM flows.steps s
-  JOIN flows.runs r ON r.run_id = s.run_id
- WHERE s.run_id = :runId
-   AND s.step_id = :stepId
-   FOR NO KEY UPDATE OF s
+-- The fence of a worker's verb, decided by flows.lock_live_attempt (which locks the run, then the
+-- step): its outcome ('ok', 'run_not_found', 'run_terminal', 'lease_conflict') and the run's
+-- status, with the step's row when the attempt is live. The step is read under its lock
+-- (FOR NO KEY UPDATE, which the fence already holds), so the row is the latest committed version,
+-- not the one this statement's snapshot saw before the fence waited for the lock.
+SELECT f.outcome, f.run_status, s.run_id, s.step_id, s.kind, s.status, s.depends_on,
+       s.max_iterations, s.spec, s.attempts, s.suspensions, s.lease_id, s.lease_deadline,
+       s.lease_ms, s.worker_id, s.not_before, s.last_reason, s.output
+  FROM flows.lock_live_attempt(:runId, :stepId, :attempt, :leaseId,
+                               CAST(:now AS timestamptz)) f
+  LEFT JOIN LATERAL (
+    SELECT * FROM flows.steps
+     WHERE run_id = :runId AND step_id = :stepId AND f.outcome = 'ok'
+       FOR NO KEY UPDATE) s ON true
