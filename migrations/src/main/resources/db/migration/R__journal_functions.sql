@@ -113,14 +113,24 @@ $$;
 
 -- A confirmed election is the record that an effect happened and is never dropped (resolving a
 -- parked step as "not performed" drops only the unconfirmed ones).
+-- A statement trigger (effects_keep_confirmed, below): a confirmed election goes only with its run,
+-- in a prune (flows.prune_runs).
 CREATE OR REPLACE FUNCTION flows.refuse_confirmed_effect_delete() RETURNS trigger
   LANGUAGE plpgsql AS $$
+DECLARE
+  v_gone record;
 BEGIN
-  IF OLD.confirmed THEN
+  SELECT o.run_id, o.step_id, o.surface_path INTO v_gone
+    FROM old_rows o
+   WHERE o.confirmed
+     AND NOT EXISTS (SELECT 1 FROM flows.prunes p JOIN flows.pruned_runs pr USING (prune_id)
+                      WHERE p.tx = pg_current_xact_id() AND pr.run_id = o.run_id)
+   LIMIT 1;
+  IF FOUND THEN
     RAISE EXCEPTION 'flows.effect_elections: %/% % is confirmed and cannot be deleted',
-      OLD.run_id, OLD.step_id, OLD.surface_path USING ERRCODE = 'restrict_violation';
+      v_gone.run_id, v_gone.step_id, v_gone.surface_path USING ERRCODE = 'restrict_violation';
   END IF;
-  RETURN OLD;
+  RETURN NULL;
 END
 $$;
 
@@ -430,3 +440,111 @@ CREATE TRIGGER runs_inherit_queue
   BEFORE INSERT ON flows.runs
   FOR EACH ROW WHEN (NEW.parent_run_id IS NOT NULL)
   EXECUTE FUNCTION flows.run_inherits_queue();
+
+-- Retention (V16). Rows of runs, steps and the journal are deleted only by flows.prune_runs, for
+-- the runs its audit record (flows.pruned_runs) names in the same transaction; any other DELETE is
+-- refused. Statement triggers over the deleted rows: one check per statement, not per row.
+CREATE OR REPLACE FUNCTION flows.refuse_delete_outside_prune() RETURNS trigger
+  LANGUAGE plpgsql AS $$
+DECLARE
+  v_run text;
+BEGIN
+  SELECT o.run_id INTO v_run
+    FROM old_rows o
+   WHERE NOT EXISTS (SELECT 1 FROM flows.prunes p JOIN flows.pruned_runs pr USING (prune_id)
+                      WHERE p.tx = pg_current_xact_id() AND pr.run_id = o.run_id)
+   LIMIT 1;
+  IF FOUND THEN
+    RAISE EXCEPTION 'flows.%: DELETE refused for run %: rows go only with their run, by flows.prune_runs',
+      TG_TABLE_NAME, v_run USING ERRCODE = 'restrict_violation';
+  END IF;
+  RETURN NULL;
+END
+$$;
+DROP TRIGGER IF EXISTS journal_append_only ON flows.journal_entries;
+CREATE TRIGGER journal_append_only
+  BEFORE UPDATE ON flows.journal_entries
+  FOR EACH ROW EXECUTE FUNCTION flows.refuse_change();
+DROP TRIGGER IF EXISTS journal_delete_only_by_prune ON flows.journal_entries;
+CREATE TRIGGER journal_delete_only_by_prune
+  AFTER DELETE ON flows.journal_entries REFERENCING OLD TABLE AS old_rows
+  FOR EACH STATEMENT EXECUTE FUNCTION flows.refuse_delete_outside_prune();
+DROP TRIGGER IF EXISTS steps_no_delete ON flows.steps;
+CREATE TRIGGER steps_no_delete
+  AFTER DELETE ON flows.steps REFERENCING OLD TABLE AS old_rows
+  FOR EACH STATEMENT EXECUTE FUNCTION flows.refuse_delete_outside_prune();
+DROP TRIGGER IF EXISTS runs_no_delete ON flows.runs;
+CREATE TRIGGER runs_no_delete
+  AFTER DELETE ON flows.runs REFERENCING OLD TABLE AS old_rows
+  FOR EACH STATEMENT EXECUTE FUNCTION flows.refuse_delete_outside_prune();
+DROP TRIGGER IF EXISTS effects_keep_confirmed ON flows.effect_elections;
+CREATE TRIGGER effects_keep_confirmed
+  AFTER DELETE ON flows.effect_elections REFERENCING OLD TABLE AS old_rows
+  FOR EACH STATEMENT EXECUTE FUNCTION flows.refuse_confirmed_effect_delete();
+
+-- Removes ended run trees (dev.flows.kernel.journal.PruneRequest states the rule; MemoryRetention
+-- is the in-memory side): roots that ended before p_now - p_older_than, oldest first, at most
+-- p_limit of them (NULL: all), each with every descendant ended and none of its runs named by a
+-- run outside the tree as the run it reruns. Writes the audit record first, then deletes; a dry
+-- run only answers. Candidates another prune holds are skipped.
+CREATE OR REPLACE FUNCTION flows.prune_runs(
+    p_older_than interval, p_by text, p_limit integer, p_dry_run boolean,
+    p_now timestamptz DEFAULT NULL)
+  RETURNS TABLE (pruned bigint, root_ids text[], run_count integer, entry_count bigint)
+  LANGUAGE plpgsql AS $$
+DECLARE
+  v_now timestamptz := coalesce(p_now, clock_timestamp());
+  v_roots text[] := '{}';
+  v_runs text[] := '{}';
+  v_tree text[];
+  v_root record;
+  v_entries bigint;
+  v_prune bigint;
+BEGIN
+  IF p_older_than < interval '0' OR (p_limit IS NOT NULL AND p_limit < 1) THEN
+    RAISE EXCEPTION 'flows.prune_runs: period % and batch % must not be negative', p_older_than,
+      p_limit USING ERRCODE = 'invalid_parameter_value';
+  END IF;
+  FOR v_root IN
+    SELECT r.run_id
+      FROM flows.runs r
+     WHERE r.parent_run_id IS NULL
+       AND r.completed_at IS NOT NULL
+       AND r.completed_at < v_now - p_older_than
+     ORDER BY r.completed_at, r.created_seq
+       FOR UPDATE OF r SKIP LOCKED
+  LOOP
+    EXIT WHEN p_limit IS NOT NULL AND cardinality(v_roots) >= p_limit;
+    WITH RECURSIVE tree AS (
+      SELECT v_root.run_id AS run_id
+      UNION ALL
+      SELECT c.run_id FROM flows.runs c JOIN tree t ON c.parent_run_id = t.run_id)
+    SELECT array_agg(run_id) INTO v_tree FROM tree;
+    CONTINUE WHEN EXISTS (SELECT 1 FROM flows.runs r
+                           WHERE r.run_id = ANY (v_tree) AND r.completed_at IS NULL);
+    CONTINUE WHEN EXISTS (SELECT 1 FROM flows.runs k
+                           WHERE k.rerun_of = ANY (v_tree) AND NOT k.run_id = ANY (v_tree));
+    v_roots := v_roots || v_root.run_id;
+    v_runs := v_runs || v_tree;
+  END LOOP;
+  SELECT count(*) INTO v_entries FROM flows.journal_entries j WHERE j.run_id = ANY (v_runs);
+  IF p_dry_run OR cardinality(v_roots) = 0 THEN
+    RETURN QUERY SELECT NULL::bigint, v_roots, cardinality(v_runs), v_entries;
+    RETURN;
+  END IF;
+  INSERT INTO flows.prunes (at, pruned_by, older_than, roots, runs, entries, tx)
+  VALUES (v_now, p_by, p_older_than, cardinality(v_roots), cardinality(v_runs), v_entries,
+          pg_current_xact_id())
+  RETURNING prunes.prune_id INTO v_prune;
+  INSERT INTO flows.pruned_runs (prune_id, run_id, parent_run_id, name, status, created_at,
+                                 completed_at)
+  SELECT v_prune, r.run_id, r.parent_run_id, r.name, r.status, r.created_at, r.completed_at
+    FROM flows.runs r WHERE r.run_id = ANY (v_runs);
+  DELETE FROM flows.step_wait_notes w WHERE w.run_id = ANY (v_runs);
+  DELETE FROM flows.effect_elections e WHERE e.run_id = ANY (v_runs);
+  DELETE FROM flows.journal_entries j WHERE j.run_id = ANY (v_runs);
+  DELETE FROM flows.steps s WHERE s.run_id = ANY (v_runs);
+  DELETE FROM flows.runs r WHERE r.run_id = ANY (v_runs);
+  RETURN QUERY SELECT v_prune, v_roots, cardinality(v_runs), v_entries;
+END
+$$;

@@ -49,6 +49,7 @@ public final class PostgresJournal implements Journal, AutoCloseable {
   private final Cancels cancels;
   private final Expiry expiry;
   private final OperatorVerbs operator;
+  private final Retention retention;
   private final LeaseRenewal renewal;
   private final Reads reads;
 
@@ -71,6 +72,7 @@ public final class PostgresJournal implements Journal, AutoCloseable {
     this.cancels = new Cancels(db);
     this.expiry = new Expiry(db, config.expiryBatchSize());
     this.operator = new OperatorVerbs(db);
+    this.retention = new Retention(db);
     this.renewal = new LeaseRenewal(db);
     this.reads = new Reads(db);
   }
@@ -251,6 +253,11 @@ public final class PostgresJournal implements Journal, AutoCloseable {
   @Override
   public List<ExpiredAttempt> expireLeases() {
     return expiry.expireLeases();
+  }
+
+  @Override
+  public dev.flows.kernel.journal.PruneReport prune(dev.flows.kernel.journal.PruneRequest request) {
+    return retention.prune(request);
   }
 
   @Override

@@ -117,8 +117,9 @@ class SchemaTest {
             "12 rerun of",
             "13 effect election order",
             "14 queues and wait notes",
+            "16 retention",
             "journal functions (repeatable)");
-    assertThat(m.migrate()).isEqualTo(14);
+    assertThat(m.migrate()).isEqualTo(15);
     assertThat(m.pending()).isEmpty();
     assertThat(m.migrate()).isZero();
   }
@@ -194,7 +195,8 @@ class SchemaTest {
     assertThatThrownBy(() -> exec("UPDATE flows.runs SET status = 'succeeded' WHERE run_id = 'r1'"))
         .as("a terminal run without completion time")
         .hasMessageContaining("runs_completed_iff_terminal");
-    assertThatThrownBy(() -> exec("DELETE FROM flows.steps")).hasMessageContaining("append-only");
+    assertThatThrownBy(() -> exec("DELETE FROM flows.steps"))
+        .hasMessageContaining("DELETE refused for run r1");
   }
 
   @Test

@@ -35,7 +35,8 @@ import picocli.CommandLine.Parameters;
       RunsCommand.Cancel.class,
       RunsCommand.Resume.class,
       RunsCommand.Resolve.class,
-      Rerun.class
+      Rerun.class,
+      RunsPruneCommand.class
     })
 final class RunsCommand implements Callable<Integer> {
   @Override
@@ -44,7 +45,7 @@ final class RunsCommand implements Callable<Integer> {
         ErrorCode.INVALID_INPUT,
         "a subcommand is required",
         "flows runs",
-        "use `flows runs list`, `show`, `watch`, `cancel`, `resume`, `resolve` or `rerun`");
+        "use `flows runs list`, `show`, `watch`, `cancel`, `resume`, `resolve`, `rerun` or `prune`");
   }
 
   static RunId runId(String value) {

@@ -6,11 +6,14 @@ import dev.flows.kernel.ErrorCode;
 import dev.flows.kernel.FlowsException;
 import dev.flows.mcp.client.McpCredentials;
 import dev.flows.sdk.runtime.FlowsEngine;
+import dev.flows.worker.Pruner;
 import dev.flows.worker.WorkerConfig;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
@@ -80,6 +83,14 @@ final class WorkerCommand implements Callable<Integer> {
           "How long SIGTERM lets attempts finish (default 10s; env FLOWS_WORKER_STOP_GRACE).")
   String stopGrace;
 
+  @Option(
+      names = "--retention",
+      paramLabel = "DURATION",
+      description =
+          "Prune ended runs older than this in the background, in small batches (e.g. 30d; off"
+              + " unless given; env FLOWS_WORKER_RETENTION). `flows runs prune` does it by hand.")
+  String retention;
+
   private final Session s;
 
   WorkerCommand(Session s) {
@@ -105,16 +116,25 @@ final class WorkerCommand implements Callable<Integer> {
           "flows: this worker runs any flow source found in the journal"
               + " (--accept-journal-sources), not only those under --flows");
     }
+    Optional<Duration> period = WorkerSettings.retention(retention, s.env());
+    java.util.concurrent.atomic.AtomicReference<Pruner> pruner =
+        new java.util.concurrent.atomic.AtomicReference<>();
     CountDownLatch stopped = new CountDownLatch(1);
     Thread hook =
         new Thread(
             () -> {
               s.notice("flows: worker stopping (draining running attempts)…");
+              Optional.ofNullable(pruner.get()).ifPresent(Pruner::close);
               engine.close();
               stopped.countDown();
             });
     Runtime.getRuntime().addShutdownHook(hook);
     engine.startWorker();
+    period.ifPresent(
+        d ->
+            pruner.set(
+                Pruner.start(
+                    s.journal(), Pruner.Config.of(d), "worker:" + engine.worker().id().value())));
     ObjectNode ev = s.object();
     ev.put("type", "worker.ready")
         .put("worker", engine.worker().id().value())
@@ -124,6 +144,7 @@ final class WorkerCommand implements Callable<Integer> {
     ArrayNode f = ev.putArray("flows");
     dirs.forEach(d -> f.add(d.toString()));
     ev.put("acceptJournalSources", acceptJournalSources);
+    period.ifPresent(d -> ev.put("retention", retention(d)));
     s.event(
         ev,
         "worker "
@@ -138,9 +159,15 @@ final class WorkerCommand implements Callable<Integer> {
                 : dirs.isEmpty()
                     ? "none (give --flows DIR)"
                     : String.join(",", dirs.stream().map(Path::toString).toList()))
+            + period.map(d -> ", pruning runs ended over " + retention(d) + " ago").orElse("")
             + ")");
     stopped.await();
     return Exit.SUCCESS;
+  }
+
+  /** A period as the operator wrote it when they did, else in days or hours. */
+  private String retention(Duration d) {
+    return retention != null ? retention.trim() : s.env().get(WorkerSettings.RETENTION_VARIABLE);
   }
 
   private List<Path> flowDirectories() {

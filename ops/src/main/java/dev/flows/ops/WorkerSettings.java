@@ -25,6 +25,7 @@ final class WorkerSettings {
   static final String POLL_VARIABLE = "FLOWS_WORKER_POLL";
   static final String RECONCILE_VARIABLE = "FLOWS_WORKER_RECONCILE";
   static final String STOP_GRACE_VARIABLE = "FLOWS_WORKER_STOP_GRACE";
+  static final String RETENTION_VARIABLE = "FLOWS_WORKER_RETENTION";
 
   /** The CLI's workers look for work four times a second when no NOTIFY wakes them. */
   static final Duration CLI_POLL = Duration.ofMillis(250);
@@ -35,8 +36,8 @@ final class WorkerSettings {
    */
   static final Duration MIN_LEASE = Duration.ofSeconds(1);
 
-  private static final Pattern DURATION = Pattern.compile("(\\d{1,9})(ms|s|m|h)");
-  private static final String DURATION_FIX = "write a duration such as 30s, 500ms, 2m or 1h";
+  private static final Pattern DURATION = Pattern.compile("(\\d{1,9})(ms|s|m|h|d)");
+  private static final String DURATION_FIX = "write a duration such as 30s, 500ms, 2m, 1h or 30d";
 
   private WorkerSettings() {}
 
@@ -119,17 +120,29 @@ final class WorkerSettings {
   }
 
   private static Duration duration(Given g) {
-    Matcher m = DURATION.matcher(g.value().toLowerCase(Locale.ROOT));
+    return duration(g.value(), g.place());
+  }
+
+  /** A duration as operators write it (500ms, 30s, 2m, 1h, 30d), or {@code config_invalid}. */
+  static Duration duration(String value, String place) {
+    Matcher m = DURATION.matcher(value.trim().toLowerCase(Locale.ROOT));
     if (!m.matches()) {
-      throw refused(g, "\"" + g.value() + "\" is not a duration", DURATION_FIX);
+      throw new FlowsException(
+          ErrorCode.CONFIG_INVALID, "\"" + value + "\" is not a duration", place, DURATION_FIX);
     }
     long n = Long.parseLong(m.group(1));
     return switch (m.group(2)) {
       case "ms" -> Duration.ofMillis(n);
       case "s" -> Duration.ofSeconds(n);
       case "m" -> Duration.ofMinutes(n);
-      default -> Duration.ofHours(n);
+      case "h" -> Duration.ofHours(n);
+      default -> Duration.ofDays(n);
     };
+  }
+
+  /** The retention period of {@code flows worker}: empty unless asked for. */
+  static Optional<Duration> retention(String flag, Map<String, String> env) {
+    return setting(flag, "--retention", env, RETENTION_VARIABLE).map(WorkerSettings::positive);
   }
 
   private static FlowsException refused(Given g, String message, String fix) {

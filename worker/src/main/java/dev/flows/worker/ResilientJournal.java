@@ -195,6 +195,12 @@ public final class ResilientJournal implements Journal {
   }
 
   @Override
+  public dev.flows.kernel.journal.PruneReport prune(dev.flows.kernel.journal.PruneRequest request) {
+    // A retried batch whose first commit was lost prunes the next batch: nothing is pruned twice.
+    return call(() -> delegate.prune(request));
+  }
+
+  @Override
   public RunSnapshot resumeRun(RunId runId, String by) {
     return call(() -> delegate.resumeRun(runId, by));
   }

@@ -69,6 +69,11 @@ public class ForwardingJournal implements Journal {
   }
 
   @Override
+  public dev.flows.kernel.journal.PruneReport prune(dev.flows.kernel.journal.PruneRequest request) {
+    return delegate.prune(request);
+  }
+
+  @Override
   public RunSnapshot resumeRun(RunId runId, String by) {
     return delegate.resumeRun(runId, by);
   }

@@ -30,6 +30,7 @@ public final class InMemoryJournal implements Journal {
   private final MemoryAdmission admission = new MemoryAdmission(state, wakeups, attempts);
   private final MemoryEnds ends = new MemoryEnds(state, wakeups, attempts);
   private final MemoryOperator operator = new MemoryOperator(state, wakeups, ends);
+  private final MemoryRetention retention = new MemoryRetention(state);
 
   public InMemoryJournal(Clock clock) {
     this.clock = clock;
@@ -113,6 +114,11 @@ public final class InMemoryJournal implements Journal {
   @Override
   public List<ExpiredAttempt> expireLeases() {
     return verb(ends::expireLeases);
+  }
+
+  @Override
+  public PruneReport prune(PruneRequest request) {
+    return verb(now -> retention.prune(request, now));
   }
 
   @Override

@@ -103,6 +103,14 @@ public interface Journal {
    */
   RunSnapshot resolveStep(RunId runId, String stepId, Optional<JsonNode> performed, String by);
 
+  /**
+   * Removes ended run trees past the retention period, with their steps, effect elections and
+   * journal entries, in one transaction, and writes the audit record of what went, by whom and when
+   * ({@link PruneRequest} says which trees qualify). The one path by which journal entries are ever
+   * deleted: every other UPDATE or DELETE of the journal is refused.
+   */
+  PruneReport prune(PruneRequest request);
+
   Optional<RunSnapshot> run(RunId runId);
 
   /** The run's journal entries in order. */

@@ -103,6 +103,23 @@ final class MemoryState {
     wakeups.changed(e.runId());
   }
 
+  long countEntries(java.util.Set<RunId> runIds) {
+    return entries.stream().filter(e -> runIds.contains(e.entry().runId())).count();
+  }
+
+  /** Removes runs with their steps, elections and journal entries; answers the entries removed. */
+  long removeRuns(java.util.Set<RunId> runIds) {
+    long before = entries.size();
+    entries.removeIf(e -> runIds.contains(e.entry().runId()));
+    for (RunId id : runIds) {
+      RunRow r = runs.remove(id);
+      if (r != null) {
+        byAdmissionKey.remove(r.admissionKey, id);
+      }
+    }
+    return before - entries.size();
+  }
+
   List<JournalRecord> entries(RunId runId) {
     return entries.stream().filter(e -> e.entry().runId().equals(runId)).toList();
   }

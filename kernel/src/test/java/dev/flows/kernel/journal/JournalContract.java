@@ -1735,4 +1735,135 @@ public abstract class JournalContract {
         .containsExactly(c.attempt().lease());
     assertThat(types(new RunId("inline-expires"))).contains("step.completed");
   }
+
+  // ---- retention
+
+  private PruneReport prune(Duration olderThan, java.util.OptionalInt limit, boolean dryRun) {
+    return journal.prune(new PruneRequest(olderThan, limit, "contract", dryRun));
+  }
+
+  /** Claims and succeeds every claimable step until none is left. */
+  private void succeedEverythingClaimable() {
+    for (List<ClaimedAttempt> c = claim(10); !c.isEmpty(); c = claim(10)) {
+      c.forEach(a -> journal.complete(a.lease(), ok()));
+    }
+  }
+
+  private RunId startChild(RunId parent, String key) {
+    return journal
+        .startRun(
+            new StartRun(
+                Optional.empty(), key, run(command("c", "true")), Optional.of(parent), "test"))
+        .runId();
+  }
+
+  @Test
+  void pruneRemovesEndedRootsPastThePeriodWithTheirChildrenAndKeepsEveryOtherRun() {
+    RunId old = start(run(command("a", "true")));
+    RunId oldChild = startChild(old, "old-child");
+    succeedEverythingClaimable();
+    RunId parked = start(run(agent("a", "/x")));
+    parkUnknown(claimOne());
+    RunId running = start(run(command("a", "true")));
+    RunId endedChildOfRunning = startChild(running, "running-child");
+    claim(10).stream()
+        .filter(a -> a.lease().runId().equals(endedChildOfRunning))
+        .forEach(a -> journal.complete(a.lease(), ok()));
+    long entries = journal.entries(old).size() + journal.entries(oldChild).size();
+    elapse(Duration.ofDays(2));
+    RunId recent = start(run(command("a", "true")));
+    succeedEverythingClaimable();
+    assertThat(snapshot(old).status()).isEqualTo(RunStatus.SUCCEEDED);
+    assertThat(snapshot(endedChildOfRunning).status()).isEqualTo(RunStatus.SUCCEEDED);
+    assertThat(snapshot(running).status()).isEqualTo(RunStatus.RUNNING);
+
+    PruneReport report = prune(Duration.ofDays(1), java.util.OptionalInt.empty(), false);
+
+    assertThat(report.roots()).containsExactly(old);
+    assertThat(report.runs()).isEqualTo(2);
+    assertThat(report.entries()).isEqualTo(entries);
+    assertThat(report.pruneId()).isPresent();
+    assertThat(journal.run(old)).isEmpty();
+    assertThat(journal.run(oldChild)).isEmpty();
+    assertThat(journal.entries(old)).isEmpty();
+    assertThat(journal.entries(oldChild)).isEmpty();
+    for (RunId kept : List.of(parked, running, endedChildOfRunning, recent)) {
+      assertThat(journal.run(kept)).as("kept " + kept).isPresent();
+      assertThat(journal.entries(kept)).as("entries of " + kept).isNotEmpty();
+    }
+    assertThat(prune(Duration.ofDays(1), java.util.OptionalInt.empty(), false).empty()).isTrue();
+  }
+
+  @Test
+  void aDryRunPruneAnswersWhatWouldGoAndRemovesNothing() {
+    RunId old = start(run(command("a", "true")));
+    succeedEverythingClaimable();
+    List<JournalRecord> before = journal.entries(old);
+    elapse(Duration.ofDays(2));
+
+    PruneReport dry = prune(Duration.ofDays(1), java.util.OptionalInt.empty(), true);
+
+    assertThat(dry.dryRun()).isTrue();
+    assertThat(dry.pruneId()).isEmpty();
+    assertThat(dry.roots()).containsExactly(old);
+    assertThat(dry.runs()).isEqualTo(1);
+    assertThat(dry.entries()).isEqualTo(before.size());
+    assertThat(journal.run(old)).isPresent();
+    assertThat(journal.entries(old)).isEqualTo(before);
+  }
+
+  @Test
+  void pruneTakesTheOldestEndedRootsFirstAtMostABatchAtATime() {
+    RunId first = start(run(command("a", "true")));
+    succeedEverythingClaimable();
+    elapse(Duration.ofMinutes(1));
+    RunId second = start(run(command("a", "true")));
+    succeedEverythingClaimable();
+    elapse(Duration.ofDays(2));
+
+    PruneReport one = prune(Duration.ofDays(1), java.util.OptionalInt.of(1), false);
+    PruneReport two = prune(Duration.ofDays(1), java.util.OptionalInt.of(1), false);
+    PruneReport none = prune(Duration.ofDays(1), java.util.OptionalInt.of(1), false);
+
+    assertThat(one.roots()).containsExactly(first);
+    assertThat(two.roots()).containsExactly(second);
+    assertThat(two.pruneId().orElseThrow()).isGreaterThan(one.pruneId().orElseThrow());
+    assertThat(none.empty()).isTrue();
+    assertThat(none.pruneId()).isEmpty();
+  }
+
+  @Test
+  void aRunThatAKeptRunRerunsIsKeptUntilTheRerunGoes() {
+    RunId first = start(run(command("a", "true")));
+    succeedEverythingClaimable();
+    RunId again =
+        journal
+            .startRun(
+                new StartRun(
+                    Optional.empty(),
+                    "rerun-" + System.nanoTime(),
+                    run(command("a", "true")),
+                    Optional.empty(),
+                    "api",
+                    Optional.of(first)))
+            .runId();
+    succeedEverythingClaimable();
+    elapse(Duration.ofDays(2));
+
+    assertThat(prune(Duration.ofDays(1), java.util.OptionalInt.of(1), false).roots())
+        .containsExactly(again);
+    assertThat(journal.run(first)).isPresent();
+    assertThat(prune(Duration.ofDays(1), java.util.OptionalInt.of(1), false).roots())
+        .containsExactly(first);
+  }
+
+  @Test
+  void aRunEndedWithinThePeriodIsNotPruned() {
+    RunId recent = start(run(command("a", "true")));
+    succeedEverythingClaimable();
+    elapse(Duration.ofHours(23));
+
+    assertThat(prune(Duration.ofDays(1), java.util.OptionalInt.empty(), false).empty()).isTrue();
+    assertThat(journal.run(recent)).isPresent();
+  }
 }

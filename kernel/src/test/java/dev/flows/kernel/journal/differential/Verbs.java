@@ -21,6 +21,8 @@ import dev.flows.kernel.journal.CompletionReason;
 import dev.flows.kernel.journal.Disposition;
 import dev.flows.kernel.journal.Journal;
 import dev.flows.kernel.journal.LeaseToken;
+import dev.flows.kernel.journal.PruneReport;
+import dev.flows.kernel.journal.PruneRequest;
 import dev.flows.kernel.journal.RunId;
 import dev.flows.kernel.journal.StartRun;
 import dev.flows.kernel.journal.StepOutcome;
@@ -86,6 +88,7 @@ final class Verbs {
           new Verb("expire leases", 4, s -> Optional.of(Call.of("expire", Journal::expireLeases))),
           new Verb("resolve", 3, Verbs::resolve),
           new Verb("resume", 2, Verbs::resume),
+          new Verb("prune", 2, s -> Optional.of(prune(s))),
           new Verb("advance time", 8, s -> Optional.of(advance(s))),
           new Verb(
               "until next lease deadline",
@@ -411,6 +414,28 @@ final class Verbs {
     }
     RunId id = s.pick(List.copyOf(s.runs));
     return Optional.of(Call.of("resume " + id, j -> j.resumeRun(id, "ops")));
+  }
+
+  /** Prunes ended trees: a period from none to longer than most scripts run, batch or not. */
+  private static Call prune(Script s) {
+    java.time.Duration olderThan =
+        s.pick(
+            List.of(
+                java.time.Duration.ZERO,
+                java.time.Duration.ofMillis(300),
+                java.time.Duration.ofSeconds(5),
+                java.time.Duration.ofHours(1)));
+    java.util.OptionalInt limit =
+        s.pick(List.of(java.util.OptionalInt.empty(), java.util.OptionalInt.of(1)));
+    boolean dry = s.chance(0.3);
+    PruneRequest req = new PruneRequest(olderThan, limit, "differential", dry);
+    // Audit ids are the database's sequence, shared by every script of a run: compared by presence.
+    return Call.of(
+        "prune " + req,
+        j -> {
+          PruneReport r = j.prune(req);
+          return List.of(r.pruneId().isPresent(), r.roots(), r.runs(), r.entries(), r.dryRun());
+        });
   }
 
   private static Optional<Call> readRun(Script s) {

@@ -88,7 +88,9 @@ public final class Bench {
       int waitingRuns,
       double waitingWindowSeconds,
       List<Integer> workerProcesses,
-      int scalingSteps) {
+      int scalingSteps,
+      long pruneEntries,
+      int pruneWindowSeconds) {
     /** How long each measured workload first runs unmeasured (JIT warm-up). */
     double warmupSeconds() {
       return switch (mode) {
@@ -102,7 +104,25 @@ public final class Bench {
       return switch (mode) {
         case "smoke" ->
             new Plan(
-                mode, List.of(1), 0.3, 3, 5, 1, 2, 0.3, 5, 1, 2, List.of(), 0, 0, 0, List.of(), 0);
+                mode,
+                List.of(1),
+                0.3,
+                3,
+                5,
+                1,
+                2,
+                0.3,
+                5,
+                1,
+                2,
+                List.of(),
+                0,
+                0,
+                0,
+                List.of(),
+                0,
+                0,
+                0);
         case "quick" ->
             new Plan(
                 mode,
@@ -121,7 +141,9 @@ public final class Bench {
                 1000,
                 10,
                 List.of(1, 2, 4),
-                100);
+                100,
+                200_000,
+                5);
         default ->
             new Plan(
                 "full",
@@ -140,7 +162,9 @@ public final class Bench {
                 10_000,
                 20,
                 List.of(1, 2, 4),
-                500);
+                500,
+                1_000_000,
+                15);
       };
     }
   }
@@ -160,7 +184,8 @@ public final class Bench {
           "commits",
           "recovery",
           "waiting",
-          "scaling");
+          "scaling",
+          "prune");
 
   private final java.util.Set<String> only;
 
@@ -246,6 +271,14 @@ public final class Bench {
     }
     if (runs("scaling")) {
       scaling();
+    }
+    if (runs("prune") && plan.pruneEntries() > 0) {
+      log("retention: claims without and while pruning " + plan.pruneEntries() + " entries");
+      PruneBench.Result r =
+          PruneBench.measure(
+              pg, plan.pruneEntries(), Duration.ofSeconds(plan.pruneWindowSeconds()));
+      report.prune(r);
+      log("  claim p99 " + r.without().p99() + " ms without, " + r.during().p99() + " ms during");
     }
     report.runtime(Duration.ofNanos(System.nanoTime() - began));
     return report.markdown(plan);

@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.TreeMap;
 
 /** What one run measured, and its Markdown: environment, tables, then each target as a ratio. */
@@ -39,6 +40,11 @@ final class Report {
   private int waitingRuns;
   private final Map<Integer, Double> scaling = new TreeMap<>();
   private Duration runtime = Duration.ZERO;
+  private Optional<PruneBench.Result> prune = Optional.empty();
+
+  void prune(PruneBench.Result r) {
+    prune = Optional.of(r);
+  }
 
   void environment(String mode, Map<String, String> settings) throws Exception {
     env.put("date", Instant.now().toString());
@@ -392,6 +398,7 @@ final class Report {
     if (!scaling.isEmpty()) {
       scalingSection(md);
     }
+    prune.ifPresent(r -> pruneSection(md, r));
     targetsSection(md);
     return md.toString();
   }
@@ -507,6 +514,38 @@ final class Report {
     scaling.forEach((p, r) -> md.append(row(String.valueOf(p), f0(r), f2(r / one))));
   }
 
+  private void pruneSection(StringBuilder md, PruneBench.Result r) {
+    md.append("\n## Retention under load\n\n")
+        .append(
+            "A database holding "
+                + f0(r.entries())
+                + " journal entries of runs that ended 40 days ago; "
+                + PruneBench.PROBE_THREADS
+                + " threads each admit a one-step run, claim (timed) and complete it, first"
+                + " without pruning, then while a worker's `Pruner` (product defaults: 30 days,"
+                + " 100 roots per transaction, 50 ms between batches) removes every old run.\n\n")
+        .append(header("phase", "claims", "claim p50 ms", "claim p99 ms"))
+        .append(
+            row(
+                "without pruning",
+                f0(r.without().sortedNanos().size()),
+                f2(r.without().p50()),
+                f2(r.without().p99())))
+        .append(
+            row(
+                "while pruning",
+                f0(r.during().sortedNanos().size()),
+                f2(r.during().p50()),
+                f2(r.during().p99())))
+        .append("\nPruned ")
+        .append(f0(r.prunedEntries()))
+        .append(" entries in ")
+        .append(f1(r.pruneSeconds()))
+        .append(" s (")
+        .append(f0(r.prunedEntries() / r.pruneSeconds()))
+        .append(" entries/s).\n");
+  }
+
   private void targetsSection(StringBuilder md) {
     md.append("\n## Targets\n\n")
         .append(header("target", "measured", "bound", "verdict", "miss by"));
@@ -618,6 +657,15 @@ final class Report {
               waitingCommitsPerRenewal <= 1.0,
               f1(waitingCommitsPerRenewal) + "× over"));
     }
+    prune.ifPresent(
+        r ->
+            out.add(
+                new Target(
+                    "claim latency p99 while pruning " + f0(r.entries()) + " entries",
+                    f2(r.p99Ratio()) + "× without pruning",
+                    "≤ 2×",
+                    r.p99Ratio() <= 2.0,
+                    f2(r.p99Ratio() / 2.0) + "× over")));
     return out;
   }
 }

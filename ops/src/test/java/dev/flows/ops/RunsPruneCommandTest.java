@@ -1,0 +1,150 @@
+package dev.flows.ops;
+
+import static dev.flows.ops.Refusals.assertJsonRefused;
+import static dev.flows.ops.Refusals.assertRefused;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import dev.flows.journalstore.JournalStoreConfig;
+import dev.flows.journalstore.PostgresJournal;
+import dev.flows.journalstore.testing.TestDatabase;
+import dev.flows.kernel.ErrorCode;
+import dev.flows.kernel.journal.ClaimRequest;
+import dev.flows.kernel.journal.ClaimedAttempt;
+import dev.flows.kernel.journal.CompletionReason;
+import dev.flows.kernel.journal.RunId;
+import dev.flows.kernel.journal.Specs;
+import dev.flows.kernel.journal.StartRun;
+import dev.flows.kernel.journal.StepOutcome;
+import dev.flows.kernel.journal.WorkerId;
+import dev.flows.kernel.spec.StepKind;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** {@code flows runs prune} against a migrated Postgres database of its own per test. */
+class RunsPruneCommandTest {
+  private static final WorkerId WORKER = new WorkerId("prune-test");
+  private TestDatabase.Fresh db;
+  private PostgresJournal journal;
+  private Cli cli;
+  private Path home;
+
+  @BeforeEach
+  void database() throws Exception {
+    db = TestDatabase.fresh("runs_prune");
+    journal = PostgresJournal.connect(JournalStoreConfig.forUrl(db.jdbcUrl()).withPoolSize(2));
+    home = Files.createTempDirectory("flows-home");
+    cli =
+        new Cli(
+            Map.of(
+                Session.HOME_VARIABLE, home.toString(), DatabaseTarget.URL_VARIABLE, db.jdbcUrl()),
+            OpsConfig.defaults());
+  }
+
+  @AfterEach
+  void close() {
+    journal.close();
+    PgBinaries.deleteTree(home);
+  }
+
+  private RunId start(String key, Optional<RunId> parent) {
+    return journal
+        .startRun(
+            new StartRun(
+                Optional.empty(),
+                key,
+                Specs.named(key, Specs.command("a", "true")),
+                parent,
+                "test"))
+        .runId();
+  }
+
+  private void end(RunId run, StepOutcome outcome) {
+    for (ClaimedAttempt a :
+        journal.claim(
+            new ClaimRequest(WORKER, Set.of(StepKind.values()), 10, Duration.ofMinutes(1)))) {
+      journal.complete(
+          a.lease(),
+          a.lease().runId().equals(run)
+              ? outcome
+              : new StepOutcome.Succeeded(JsonNodeFactory.instance.nullNode()));
+    }
+  }
+
+  private static StepOutcome ok() {
+    return new StepOutcome.Succeeded(JsonNodeFactory.instance.nullNode());
+  }
+
+  @Test
+  void pruneRemovesEndedRunTreesInBatchesAndKeepsRunningAndParkedRuns() {
+    RunId succeeded = start("succeeded", Optional.empty());
+    RunId child = start("child", Optional.of(succeeded));
+    end(child, ok());
+    end(succeeded, ok());
+    RunId failed = start("failed", Optional.empty());
+    end(
+        failed,
+        new StepOutcome.Failed(
+            CompletionReason.WORKER_ERROR,
+            JsonNodeFactory.instance.objectNode().put("diagnostic", "boom"),
+            false));
+    RunId parked = start("parked", Optional.empty());
+    end(
+        parked,
+        new StepOutcome.Parked(
+            CompletionReason.WORKER_ERROR,
+            ErrorCode.EFFECT_OUTCOME_UNKNOWN,
+            JsonNodeFactory.instance.objectNode()));
+    RunId running = start("running", Optional.empty());
+
+    Cli.Result dry = cli.run("runs", "prune", "--older-than", "0s", "--dry-run", "--json");
+    assertThat(dry.exit()).as(dry.err()).isZero();
+    assertThat(dry.json().path("dryRun").asBoolean()).isTrue();
+    assertThat(dry.json().path("roots").asInt()).isEqualTo(2);
+    assertThat(dry.json().path("runs").asInt()).isEqualTo(3);
+    assertThat(dry.json().path("entries").asLong()).isPositive();
+    assertThat(journal.run(succeeded)).isPresent();
+
+    Cli.Result kept = cli.run("runs", "prune", "--json");
+    assertThat(kept.exit()).as(kept.err()).isZero();
+    assertThat(kept.json().path("runs").asInt()).as("nothing ended 30 days ago").isZero();
+
+    Cli.Result r = cli.run("runs", "prune", "--older-than", "0s", "--batch", "1", "--json");
+    assertThat(r.exit()).as(r.err()).isZero();
+    assertThat(r.json().path("roots").asInt()).isEqualTo(2);
+    assertThat(r.json().path("runs").asInt()).isEqualTo(3);
+    assertThat(r.json().path("entries").asLong()).isEqualTo(dry.json().path("entries").asLong());
+    assertThat(r.json().path("pruneIds")).hasSize(2);
+    assertThat(r.err()).contains("pruned 3 runs so far");
+    for (RunId gone : new RunId[] {succeeded, child, failed}) {
+      assertThat(journal.run(gone)).as(gone.value()).isEmpty();
+    }
+    assertThat(journal.run(parked)).isPresent();
+    assertThat(journal.run(running)).isPresent();
+    assertRefused(cli.run("runs", "show", succeeded.value()), "run_not_found", Exit.REFUSED);
+
+    Cli.Result text = cli.run("runs", "prune", "--older-than", "0s");
+    assertThat(text.exit()).isZero();
+    assertThat(text.out()).startsWith("pruned 0 runs (0 roots, 0 journal entries)");
+  }
+
+  @Test
+  void aBadPeriodOrBatchIsRefusedInOneLineAndNothingIsPruned() {
+    RunId ended = start("ended", Optional.empty());
+    end(ended, ok());
+    assertJsonRefused(
+        cli.run("runs", "prune", "--older-than", "soon", "--json"), "config_invalid", Exit.REFUSED);
+    assertRefused(
+        cli.run("runs", "prune", "--older-than", "0s", "--batch", "0"),
+        "invalid_input",
+        Exit.REFUSED);
+    assertThat(journal.run(ended)).isPresent();
+  }
+}
