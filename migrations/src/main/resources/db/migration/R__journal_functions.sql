@@ -441,7 +441,7 @@ CREATE TRIGGER runs_inherit_queue
   FOR EACH ROW WHEN (NEW.parent_run_id IS NOT NULL)
   EXECUTE FUNCTION flows.run_inherits_queue();
 
--- Retention (V16). Rows of runs, steps and the journal are deleted only by flows.prune_runs, for
+-- Retention (V15). Rows of runs, steps and the journal are deleted only by flows.prune_runs, for
 -- the runs its audit record (flows.pruned_runs) names in the same transaction; any other DELETE is
 -- refused. Statement triggers over the deleted rows: one check per statement, not per row.
 CREATE OR REPLACE FUNCTION flows.refuse_delete_outside_prune() RETURNS trigger

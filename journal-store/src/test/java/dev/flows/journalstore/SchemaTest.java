@@ -117,7 +117,7 @@ class SchemaTest {
             "12 rerun of",
             "13 effect election order",
             "14 queues and wait notes",
-            "16 retention",
+            "15 retention",
             "journal functions (repeatable)");
     assertThat(m.migrate()).isEqualTo(15);
     assertThat(m.pending()).isEmpty();
