@@ -117,8 +117,9 @@ class SchemaTest {
             "12 rerun of",
             "13 effect election order",
             "14 queues and wait notes",
+            "15 signals",
             "journal functions (repeatable)");
-    assertThat(m.migrate()).isEqualTo(14);
+    assertThat(m.migrate()).isEqualTo(15);
     assertThat(m.pending()).isEmpty();
     assertThat(m.migrate()).isZero();
   }

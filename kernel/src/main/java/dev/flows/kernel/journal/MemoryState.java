@@ -28,6 +28,8 @@ final class MemoryState {
   final Map<String, RunId> byAdmissionKey = new HashMap<>();
   // Every transition this journal takes is checked and counted here.
   final TransitionLog transitions = new TransitionLog();
+  // Every signal sent, in the order sent.
+  final List<SignalRow> signals = new ArrayList<>();
   private final List<JournalRecord> entries = new ArrayList<>();
   private final MemoryWakeups wakeups;
   private long seq;
@@ -79,6 +81,17 @@ final class MemoryState {
       leaseDeadline = null;
       worker = null;
     }
+  }
+
+  static final class SignalRow {
+    RunId runId;
+    String name;
+    long seq;
+    JsonNode payload;
+    Optional<String> key;
+    Instant sentAt;
+    // Where it was delivered (null while pending).
+    String deliveredTo;
   }
 
   static final class Election {

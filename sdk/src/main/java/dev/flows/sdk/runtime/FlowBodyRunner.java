@@ -109,8 +109,9 @@ public final class FlowBodyRunner {
       JsonNode result = flow.run(ctx, attempt.step().input());
       outcome = new StepOutcome.Succeeded(result == null ? JSON.nullNode() : result);
     } catch (SuspendSignal w) {
-      // The awaited child goes on (its end readies this step again): nothing to cancel.
-      return new StepOutcome.Suspended(w.child, config.suspendRecheck());
+      // What the body waits for goes on (a child's end, a signal or the due time readies this
+      // step again): nothing to cancel.
+      return w.outcome;
     } catch (ParkSignal p) {
       ObjectNode t = JSON.objectNode().put("type", "flow").put("parkedChild", p.child.value());
       t.put("diagnostic", ErrorCode.EFFECT_OUTCOME_UNKNOWN.wire())
