@@ -23,7 +23,7 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
-/** {@code flows runs list | show | watch | cancel | resume | resolve | rerun}. */
+/** {@code flows runs list | show | watch | cancel | resume | resolve | rerun | signal}. */
 @Command(
     name = "runs",
     description = "Inspect and control runs.",
@@ -35,7 +35,8 @@ import picocli.CommandLine.Parameters;
       RunsCommand.Cancel.class,
       RunsCommand.Resume.class,
       RunsCommand.Resolve.class,
-      Rerun.class
+      Rerun.class,
+      RunsSignalCommand.class
     })
 final class RunsCommand implements Callable<Integer> {
   @Override
@@ -44,7 +45,8 @@ final class RunsCommand implements Callable<Integer> {
         ErrorCode.INVALID_INPUT,
         "a subcommand is required",
         "flows runs",
-        "use `flows runs list`, `show`, `watch`, `cancel`, `resume`, `resolve` or `rerun`");
+        "use `flows runs list`, `show`, `watch`, `cancel`, `resume`, `resolve`, `rerun` or"
+            + " `signal`");
   }
 
   static RunId runId(String value) {
