@@ -162,6 +162,7 @@ public final class Bench {
           "commits",
           "recovery",
           "waiting",
+          "sleepers",
           "scaling");
 
   private final java.util.Set<String> only;
