@@ -541,10 +541,61 @@ BEGIN
   SELECT v_prune, r.run_id, r.parent_run_id, r.name, r.status, r.created_at, r.completed_at
     FROM flows.runs r WHERE r.run_id = ANY (v_runs);
   DELETE FROM flows.step_wait_notes w WHERE w.run_id = ANY (v_runs);
+  DELETE FROM flows.signal_mailbox m WHERE m.run_id = ANY (v_runs);
   DELETE FROM flows.effect_elections e WHERE e.run_id = ANY (v_runs);
   DELETE FROM flows.journal_entries j WHERE j.run_id = ANY (v_runs);
   DELETE FROM flows.steps s WHERE s.run_id = ANY (v_runs);
   DELETE FROM flows.runs r WHERE r.run_id = ANY (v_runs);
   RETURN QUERY SELECT v_prune, v_roots, cardinality(v_runs), v_entries;
+
+-- Sends signal p_name with p_payload to run p_run_id (the Journal's sendSignal, and plain SQL's
+-- way to send one): kept in the run's mailbox for that name until a body takes it. Under the
+-- run's lock, as every verb that changes a run: either a suspending attempt sees the signal
+-- pending and readies its step itself, or this finds the step suspended and readies it (with the
+-- NOTIFY a claimer waits for). With p_key, a second send with the same key to the same run sends
+-- nothing and answers the first (deduped). Refused: no such run ('run_not_found: ...', SQLSTATE
+-- P0002), an ended run ('run_terminal: ...', SQLSTATE 55000), a bad name or key (check
+-- constraints). p_now: the journal's clock (NULL: the database's).
+CREATE OR REPLACE FUNCTION flows.send_signal(
+    p_run_id text, p_name text, p_payload jsonb DEFAULT 'null', p_key text DEFAULT NULL,
+    p_now timestamptz DEFAULT NULL)
+  RETURNS TABLE (run_id text, name text, seq bigint, deduped boolean)
+  LANGUAGE plpgsql AS $$
+DECLARE
+  v_now timestamptz := coalesce(p_now, clock_timestamp());
+  v_run flows.runs%ROWTYPE;
+  v_old flows.signal_mailbox%ROWTYPE;
+  v_seq bigint;
+BEGIN
+  SELECT * INTO v_run FROM flows.runs r WHERE r.run_id = p_run_id FOR NO KEY UPDATE;
+  IF NOT FOUND THEN
+    RAISE EXCEPTION 'run_not_found: no run %', p_run_id USING ERRCODE = 'P0002';
+  END IF;
+  IF v_run.tombstone OR v_run.status IN ('succeeded', 'failed', 'canceled') THEN
+    RAISE EXCEPTION 'run_terminal: run % is already %: it takes no signals', p_run_id,
+      v_run.status USING ERRCODE = '55000';
+  END IF;
+  IF p_key IS NOT NULL THEN
+    SELECT * INTO v_old FROM flows.signal_mailbox m
+     WHERE m.run_id = p_run_id AND m.dedup_key = p_key;
+    IF FOUND THEN
+      RETURN QUERY SELECT v_old.run_id, v_old.name, v_old.seq, true;
+      RETURN;
+    END IF;
+  END IF;
+  SELECT coalesce(max(m.seq), 0) + 1 INTO v_seq FROM flows.signal_mailbox m
+   WHERE m.run_id = p_run_id AND m.name = p_name;
+  INSERT INTO flows.signal_mailbox (run_id, name, seq, payload, dedup_key, sent_at)
+  VALUES (p_run_id, p_name, v_seq, coalesce(p_payload, 'null'::jsonb), p_key, v_now);
+  UPDATE flows.steps s
+     SET not_before = v_now, updated_at = v_now
+   WHERE s.run_id = p_run_id
+     AND s.status = 'ready'
+     AND s.last_reason = 'suspended'
+     AND s.not_before > v_now;
+  IF FOUND THEN
+    PERFORM pg_notify('flows_work', p_run_id);
+  END IF;
+  RETURN QUERY SELECT p_run_id, p_name, v_seq, false;
 END
 $$;

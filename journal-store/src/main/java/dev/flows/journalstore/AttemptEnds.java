@@ -12,6 +12,7 @@ import dev.flows.kernel.journal.Disposition;
 import dev.flows.kernel.journal.JournalEntry;
 import dev.flows.kernel.journal.JournalEntry.EffectRef;
 import dev.flows.kernel.journal.LeaseToken;
+import dev.flows.kernel.journal.RunId;
 import dev.flows.kernel.journal.StepOutcome;
 import dev.flows.kernel.lifecycle.RunStatus;
 import java.time.Instant;
@@ -85,8 +86,12 @@ final class AttemptEnds {
         yield end(h, run, lease, s, end, Optional.empty(), tail, confirmed, false, now);
       }
       case StepOutcome.Suspended w -> {
-        boolean settled = markChild(h, lease, w) != RunStatus.RUNNING;
-        // A child that has left running already readies the step at once.
+        boolean settled = false;
+        for (RunId child : w.awaitingInOrder()) {
+          settled |= markChild(h, lease, child) != RunStatus.RUNNING;
+        }
+        settled |= SignalVerbs.pending(h, lease.runId(), w.signals());
+        // A child that has left running, or a signal already sent, readies the step at once.
         Optional<Instant> next = Optional.of(settled ? now : now.plus(w.recheckAfter()));
         yield end(h, run, lease, s, end, next, Optional.empty(), confirmed, settled, now);
       }
@@ -98,9 +103,9 @@ final class AttemptEnds {
    * running} readies this step (the trigger {@code runs_wake_suspended_parent}); answers the
    * child's status.
    */
-  private static RunStatus markChild(Handle h, LeaseToken lease, StepOutcome.Suspended w) {
+  private static RunStatus markChild(Handle h, LeaseToken lease, RunId child) {
     return h.createQuery(Sql.text("run_mark_wakes_parent"))
-        .bind("childId", w.awaiting().value())
+        .bind("childId", child.value())
         .bind("parentId", lease.runId().value())
         .map((rs, ctx) -> RunStatus.fromWire(rs.getString("status")))
         .findOne()
@@ -108,7 +113,7 @@ final class AttemptEnds {
             () ->
                 new FlowsException(
                     ErrorCode.INVALID_INPUT,
-                    "run " + w.awaiting() + " is not a child of " + lease.runId(),
+                    "run " + child + " is not a child of " + lease.runId(),
                     lease.place(),
                     "suspend only on a child run the body started"));
   }

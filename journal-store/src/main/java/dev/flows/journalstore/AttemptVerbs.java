@@ -53,15 +53,17 @@ final class AttemptVerbs {
   /** Record, then confirm unless the record found the effect performed: one transaction. */
   EffectElection recordConfirmedEffect(
       LeaseToken lease, String surfacePath, Optional<JsonNode> output) {
-    return db.tx(
-        h -> {
-          Instant now = db.now(h);
-          EffectElection e = recordIn(h, lease, surfacePath, now);
-          if (!e.deduped()) {
-            confirmIn(h, lease, surfacePath, output, now);
-          }
-          return e;
-        });
+    return db.tx(h -> recordConfirmedIn(h, lease, surfacePath, output, db.now(h)));
+  }
+
+  /** As {@link #recordConfirmedEffect}, in the caller's transaction. */
+  EffectElection recordConfirmedIn(
+      Handle h, LeaseToken lease, String surfacePath, Optional<JsonNode> output, Instant now) {
+    EffectElection e = recordIn(h, lease, surfacePath, now);
+    if (!e.deduped()) {
+      confirmIn(h, lease, surfacePath, output, now);
+    }
+    return e;
   }
 
   private EffectElection recordIn(Handle h, LeaseToken lease, String surfacePath, Instant now) {

@@ -17,6 +17,7 @@ import dev.flows.kernel.journal.LeaseToken;
 import dev.flows.kernel.journal.RunId;
 import dev.flows.kernel.journal.RunSnapshot;
 import dev.flows.kernel.journal.RunWatch;
+import dev.flows.kernel.journal.SignalSent;
 import dev.flows.kernel.journal.StartRun;
 import dev.flows.kernel.journal.StartedRun;
 import dev.flows.kernel.journal.StepOutcome;
@@ -52,6 +53,7 @@ public final class PostgresJournal implements Journal, AutoCloseable {
   private final Retention retention;
   private final LeaseRenewal renewal;
   private final Reads reads;
+  private final SignalVerbs signals;
 
   private PostgresJournal(
       DataSource dataSource,
@@ -75,6 +77,7 @@ public final class PostgresJournal implements Journal, AutoCloseable {
     this.retention = new Retention(db);
     this.renewal = new LeaseRenewal(db);
     this.reads = new Reads(db);
+    this.signals = new SignalVerbs(db, fence, attemptVerbs);
   }
 
   /** Opens a HikariCP pool on {@code config} (closed with the journal). */
@@ -243,6 +246,16 @@ public final class PostgresJournal implements Journal, AutoCloseable {
   public ClaimedEffect startClaimed(
       StartRun r, WorkerId worker, Duration lease, String surfacePath) {
     return oneTrip.startClaimed(r, worker, lease, surfacePath);
+  }
+
+  @Override
+  public SignalSent sendSignal(RunId runId, String name, JsonNode payload, Optional<String> key) {
+    return signalled(runId, signals.send(runId, name, payload, key));
+  }
+
+  @Override
+  public Optional<JsonNode> takeSignal(LeaseToken lease, String name, String surfacePath) {
+    return signals.take(lease, name, surfacePath);
   }
 
   @Override

@@ -118,8 +118,9 @@ class SchemaTest {
             "13 effect election order",
             "14 queues and wait notes",
             "15 retention",
+            "16 signals",
             "journal functions (repeatable)");
-    assertThat(m.migrate()).isEqualTo(15);
+    assertThat(m.migrate()).isEqualTo(16);
     assertThat(m.pending()).isEmpty();
     assertThat(m.migrate()).isZero();
   }

@@ -233,6 +233,7 @@ final class RunView {
     attempts.values().forEach(a::add);
     ArrayNode e = o.putArray("effects");
     effects.values().forEach(e::add);
+    BodyWait.of(s, entries).ifPresent(w -> o.set("waitsFor", w));
     return o;
   }
 
@@ -469,6 +470,9 @@ final class RunView {
               + (s.path("lastReason").isTextual()
                   ? ", last " + s.path("lastReason").asText()
                   : ""));
+      if (s.has("waitsFor")) {
+        p.println(indent + "    waits for " + BodyWait.text(s.get("waitsFor")));
+      }
       for (JsonNode a : s.path("attempts")) {
         p.println(
             indent

@@ -23,7 +23,7 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
-/** {@code flows runs list | show | watch | cancel | resume | resolve | rerun}. */
+/** {@code flows runs list | show | watch | cancel | resume | resolve | rerun | signal}. */
 @Command(
     name = "runs",
     description = "Inspect and control runs.",
@@ -36,6 +36,7 @@ import picocli.CommandLine.Parameters;
       RunsCommand.Resume.class,
       RunsCommand.Resolve.class,
       Rerun.class,
+      RunsSignalCommand.class,
       RunsPruneCommand.class
     })
 final class RunsCommand implements Callable<Integer> {
@@ -45,7 +46,8 @@ final class RunsCommand implements Callable<Integer> {
         ErrorCode.INVALID_INPUT,
         "a subcommand is required",
         "flows runs",
-        "use `flows runs list`, `show`, `watch`, `cancel`, `resume`, `resolve`, `rerun` or `prune`");
+        "use `flows runs list`, `show`, `watch`, `cancel`, `resume`, `resolve`, `rerun`, `signal`"
+            + " or `prune`");
   }
 
   static RunId runId(String value) {

@@ -18,6 +18,7 @@ import dev.flows.kernel.journal.LeaseToken;
 import dev.flows.kernel.journal.RunId;
 import dev.flows.kernel.journal.RunSnapshot;
 import dev.flows.kernel.journal.RunWatch;
+import dev.flows.kernel.journal.SignalSent;
 import dev.flows.kernel.journal.StartRun;
 import dev.flows.kernel.journal.StartedRun;
 import dev.flows.kernel.journal.StepOutcome;
@@ -187,6 +188,23 @@ public final class ResilientJournal implements Journal {
   @Override
   public CancelOutcome cancelRun(RunId runId, String reason) {
     return call(() -> delegate.cancelRun(runId, reason));
+  }
+
+  /**
+   * Retried only with a key: a keyless send whose answer was lost may have been kept, and a retry
+   * would send it twice.
+   */
+  @Override
+  public SignalSent sendSignal(RunId runId, String name, JsonNode payload, Optional<String> key) {
+    return key.isPresent()
+        ? call(() -> delegate.sendSignal(runId, name, payload, key))
+        : delegate.sendSignal(runId, name, payload, key);
+  }
+
+  /** Safe to repeat: a take whose effect is confirmed answers it and takes nothing more. */
+  @Override
+  public Optional<JsonNode> takeSignal(LeaseToken lease, String name, String surfacePath) {
+    return call(() -> delegate.takeSignal(lease, name, surfacePath));
   }
 
   @Override

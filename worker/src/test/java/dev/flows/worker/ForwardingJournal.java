@@ -64,6 +64,17 @@ public class ForwardingJournal implements Journal {
   }
 
   @Override
+  public dev.flows.kernel.journal.SignalSent sendSignal(
+      RunId runId, String name, JsonNode payload, Optional<String> key) {
+    return delegate.sendSignal(runId, name, payload, key);
+  }
+
+  @Override
+  public Optional<JsonNode> takeSignal(LeaseToken lease, String name, String surfacePath) {
+    return delegate.takeSignal(lease, name, surfacePath);
+  }
+
+  @Override
   public List<ExpiredAttempt> expireLeases() {
     return delegate.expireLeases();
   }

@@ -135,4 +135,35 @@ final class DirectCtx implements Ctx {
   public JsonNode sh(String command) {
     throw new AssertionError("an example flow ran a command; test it through the engine instead");
   }
+
+  @Override
+  public void sleep(java.time.Duration duration) {
+    throw new AssertionError("an example flow slept; test it through the engine instead");
+  }
+
+  @Override
+  public void sleepUntil(java.time.Instant until) {
+    throw new AssertionError("an example flow slept; test it through the engine instead");
+  }
+
+  @Override
+  public java.util.Optional<JsonNode> awaitSignal(String name, java.time.Duration timeout) {
+    throw new AssertionError(
+        "an example flow awaited a signal; test it through the engine instead");
+  }
+
+  @Override
+  public java.time.Instant now() {
+    return java.time.Instant.now();
+  }
+
+  @Override
+  public java.util.UUID randomUUID() {
+    return java.util.UUID.randomUUID();
+  }
+
+  @Override
+  public double random() {
+    return Math.random();
+  }
 }

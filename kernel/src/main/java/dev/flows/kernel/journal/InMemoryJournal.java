@@ -28,7 +28,8 @@ public final class InMemoryJournal implements Journal {
   private final MemoryState state = new MemoryState(wakeups);
   private final MemoryAttempts attempts = new MemoryAttempts(state);
   private final MemoryAdmission admission = new MemoryAdmission(state, wakeups, attempts);
-  private final MemoryEnds ends = new MemoryEnds(state, wakeups, attempts);
+  private final MemorySignals signals = new MemorySignals(state, wakeups, attempts);
+  private final MemoryEnds ends = new MemoryEnds(state, wakeups, attempts, signals);
   private final MemoryOperator operator = new MemoryOperator(state, wakeups, ends);
   private final MemoryRetention retention = new MemoryRetention(state);
 
@@ -104,6 +105,16 @@ public final class InMemoryJournal implements Journal {
   public CompletionAck confirmAndComplete(
       LeaseToken lease, String surfacePath, Optional<JsonNode> output, StepOutcome outcome) {
     return verb(now -> ends.confirmAndComplete(lease, surfacePath, output, outcome, now));
+  }
+
+  @Override
+  public SignalSent sendSignal(RunId runId, String name, JsonNode payload, Optional<String> key) {
+    return verb(now -> signals.send(runId, name, payload, key, now));
+  }
+
+  @Override
+  public Optional<JsonNode> takeSignal(LeaseToken lease, String name, String surfacePath) {
+    return verb(now -> signals.take(lease, name, surfacePath, now));
   }
 
   @Override

@@ -167,6 +167,27 @@ public interface Journal {
    */
   Optional<Duration> untilNextClaimable(ClaimRequest request);
 
+  // ---------------------------------------------------------------- signals
+
+  /**
+   * Sends signal {@code name} with {@code payload} to run {@code runId}: kept in the run's mailbox
+   * for that name until a body's {@link #takeSignal} takes it, in the order sent, each once. A run
+   * whose body is suspended is made ready at once (its body looks again). With {@code key}, a
+   * second send with the same key to the same run sends nothing and answers the first ({@code
+   * deduped}). Refused: {@code run_not_found} for an unknown run, {@code run_terminal} for an ended
+   * one, {@code invalid_input} for a bad name or key ({@link Signals#check}).
+   */
+  SignalSent sendSignal(RunId runId, String name, JsonNode payload, Optional<String> key);
+
+  /**
+   * Takes the oldest signal {@code name} not yet delivered to the lease's run, and journals it as
+   * this attempt's confirmed effect at {@code surfacePath} (output {@link Signals#delivered}), in
+   * one transaction: a signal is delivered once, at one place. Answers that output; empty when none
+   * is pending (nothing written). When the effect at {@code surfacePath} is confirmed already,
+   * answers its output and takes nothing. Fenced as {@link #recordEffect} is.
+   */
+  Optional<JsonNode> takeSignal(LeaseToken lease, String name, String surfacePath);
+
   // ---------------------------------------------------------------- inline effects
 
   /**

@@ -28,11 +28,14 @@ final class MemoryEnds {
   private final MemoryState state;
   private final MemoryWakeups wakeups;
   private final MemoryAttempts attempts;
+  private final MemorySignals signals;
 
-  MemoryEnds(MemoryState state, MemoryWakeups wakeups, MemoryAttempts attempts) {
+  MemoryEnds(
+      MemoryState state, MemoryWakeups wakeups, MemoryAttempts attempts, MemorySignals signals) {
     this.state = state;
     this.wakeups = wakeups;
     this.attempts = attempts;
+    this.signals = signals;
   }
 
   CompletionAck complete(LeaseToken lease, StepOutcome outcome, Instant now) {
@@ -48,7 +51,7 @@ final class MemoryEnds {
         }
       }
     }
-    RunRow awaited = awaitedChild(lease, outcome);
+    List<RunRow> awaited = awaitedChildren(lease, outcome);
     AttemptEnd end =
         AttemptEnd.reported(outcome, lease.attempt(), step.suspensions, step.spec.maxIterations());
     Optional<Instant> next = Optional.empty();
@@ -70,10 +73,14 @@ final class MemoryEnds {
       }
       case StepOutcome.Parked p -> tail = Optional.ofNullable(p.trajectoryTail());
       case StepOutcome.Suspended w -> {
-        awaited.wakesParent = true;
+        awaited.forEach(a -> a.wakesParent = true);
         step.suspensions++;
-        // Settled already (it ended while the body decided to wait): ready at once.
-        next = Optional.of(awaited.status == RunStatus.RUNNING ? now.plus(w.recheckAfter()) : now);
+        // Settled already (a child ended, or a signal came, while the body decided to wait):
+        // ready at once.
+        boolean settled =
+            awaited.stream().anyMatch(a -> a.status != RunStatus.RUNNING)
+                || signals.pending(lease.runId(), w.signals()).isPresent();
+        next = Optional.of(settled ? now : now.plus(w.recheckAfter()));
       }
     }
     endAttempt(run, step, lease.attempt(), end, next, output, effects, tail, now);
@@ -105,28 +112,32 @@ final class MemoryEnds {
         }
       }
     }
-    awaitedChild(lease, outcome);
+    awaitedChildren(lease, outcome);
     attempts.confirmEffect(lease, surfacePath, output, now);
     return complete(lease, outcome, now);
   }
 
   /**
-   * The child run a suspended outcome awaits (null for any other outcome), refused before anything
-   * is written when it is not a child of the attempt's run.
+   * The child runs a suspended outcome awaits (none for any other outcome), refused before anything
+   * is written when one is not a child of the attempt's run.
    */
-  private RunRow awaitedChild(LeaseToken lease, StepOutcome outcome) {
+  private List<RunRow> awaitedChildren(LeaseToken lease, StepOutcome outcome) {
     if (!(outcome instanceof StepOutcome.Suspended w)) {
-      return null;
+      return List.of();
     }
-    RunRow awaited = state.runs.get(w.awaiting());
-    if (awaited == null || !awaited.parent.equals(Optional.of(lease.runId()))) {
-      throw new FlowsException(
-          ErrorCode.INVALID_INPUT,
-          "run " + w.awaiting() + " is not a child of " + lease.runId(),
-          lease.place(),
-          "suspend only on a child run the body started");
+    List<RunRow> rows = new ArrayList<>();
+    for (RunId id : w.awaitingInOrder()) {
+      RunRow awaited = state.runs.get(id);
+      if (awaited == null || !awaited.parent.equals(Optional.of(lease.runId()))) {
+        throw new FlowsException(
+            ErrorCode.INVALID_INPUT,
+            "run " + id + " is not a child of " + lease.runId(),
+            lease.place(),
+            "suspend only on a child run the body started");
+      }
+      rows.add(awaited);
     }
-    return awaited;
+    return rows;
   }
 
   private static FlowsException unconfirmed(LeaseToken lease, String surfacePath) {

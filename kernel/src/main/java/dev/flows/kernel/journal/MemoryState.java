@@ -28,6 +28,8 @@ final class MemoryState {
   final Map<String, RunId> byAdmissionKey = new HashMap<>();
   // Every transition this journal takes is checked and counted here.
   final TransitionLog transitions = new TransitionLog();
+  // Every signal sent, in the order sent.
+  final List<SignalRow> signals = new ArrayList<>();
   private final List<JournalRecord> entries = new ArrayList<>();
   private final MemoryWakeups wakeups;
   private long seq;
@@ -81,6 +83,17 @@ final class MemoryState {
     }
   }
 
+  static final class SignalRow {
+    RunId runId;
+    String name;
+    long seq;
+    JsonNode payload;
+    Optional<String> key;
+    Instant sentAt;
+    // Where it was delivered (null while pending).
+    String deliveredTo;
+  }
+
   static final class Election {
     int attempt;
     String key;
@@ -107,10 +120,14 @@ final class MemoryState {
     return entries.stream().filter(e -> runIds.contains(e.entry().runId())).count();
   }
 
-  /** Removes runs with their steps, elections and journal entries; answers the entries removed. */
+  /**
+   * Removes runs with their steps, elections, signals and journal entries; answers the entries
+   * removed.
+   */
   long removeRuns(java.util.Set<RunId> runIds) {
     long before = entries.size();
     entries.removeIf(e -> runIds.contains(e.entry().runId()));
+    signals.removeIf(sig -> runIds.contains(sig.runId));
     for (RunId id : runIds) {
       RunRow r = runs.remove(id);
       if (r != null) {

@@ -3,6 +3,7 @@ package dev.flows.kernel.journal;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.flows.kernel.ErrorCode;
 import java.time.Duration;
+import java.util.Set;
 
 /** What a worker reports when an attempt ends. The journal decides the disposition. */
 public sealed interface StepOutcome {
@@ -21,17 +22,43 @@ public sealed interface StepOutcome {
       implements StepOutcome {}
 
   /**
-   * The body waits on its child run {@code awaiting} and gives its attempt back instead of holding
-   * a lease, a thread and memory for the whole wait: the step becomes ready again (and its body is
-   * replayed from the journal) as soon as that run leaves {@code running}, or {@code recheckAfter}
-   * from now at the latest. A suspension does not use up one of the step's iterations. Refused
-   * {@code invalid_input} when {@code awaiting} is not a child of the attempt's run.
+   * The body waits and gives its attempt back instead of holding a lease, a thread and memory for
+   * the whole wait: the step becomes ready again (and its body is replayed from the journal) {@code
+   * recheckAfter} from now at the latest, and at once when one of the runs in {@code awaiting}
+   * leaves {@code running} or a signal named in {@code signals} is pending for the run (one that is
+   * already so when the attempt ends readies the step at once). With neither, it is a durable
+   * timer: the step is claimable again at its due time and not before. A suspension does not use up
+   * one of the step's iterations. Refused {@code invalid_input} when a run in {@code awaiting} is
+   * not a child of the attempt's run.
    */
-  record Suspended(RunId awaiting, Duration recheckAfter) implements StepOutcome {
+  record Suspended(Set<RunId> awaiting, Set<String> signals, Duration recheckAfter)
+      implements StepOutcome {
     public Suspended {
+      awaiting = Set.copyOf(awaiting);
+      signals = Set.copyOf(signals);
       if (recheckAfter.isNegative() || recheckAfter.isZero()) {
         throw new IllegalArgumentException("recheckAfter must be positive, got " + recheckAfter);
       }
+    }
+
+    /** Waits on one child run. */
+    public Suspended(RunId awaiting, Duration recheckAfter) {
+      this(Set.of(awaiting), Set.of(), recheckAfter);
+    }
+
+    /** A durable timer: the step is claimable again {@code due} from now. */
+    public static Suspended timer(Duration due) {
+      return new Suspended(Set.of(), Set.of(), due);
+    }
+
+    /** Waits for a signal named {@code name}, or {@code timeout} from now at the latest. */
+    public static Suspended signal(String name, Duration timeout) {
+      return new Suspended(Set.of(), Set.of(name), timeout);
+    }
+
+    /** The awaited runs in a stable order (their ids'), the order their rows are locked in. */
+    public java.util.List<RunId> awaitingInOrder() {
+      return awaiting.stream().sorted(java.util.Comparator.comparing(RunId::value)).toList();
     }
   }
 }

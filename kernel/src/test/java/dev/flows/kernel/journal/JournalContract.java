@@ -1648,6 +1648,147 @@ public abstract class JournalContract {
     assertThat(claimOne().lease().runId()).isEqualTo(parent);
   }
 
+  // ---- durable timers (a suspension on no child: claimable at its due time)
+
+  @Test
+  void aTimerSuspensionMakesTheStepClaimableAtItsDueTimeAndNotBefore() {
+    RunId id = start(run(agent("root")));
+    ClaimedAttempt first = claimOne();
+    CompletionAck ack = journal.complete(first.lease(), StepOutcome.Suspended.timer(shortLease()));
+    assertThat(ack.reason()).isEqualTo(CompletionReason.SUSPENDED);
+    assertThat(ack.disposition()).isEqualTo(Disposition.RETRY);
+    assertThat(stepStatus(id, "root")).isEqualTo(StepStatus.READY);
+    assertThat(claim(1)).as("the timer is not due").isEmpty();
+    assertThat(
+            journal.untilNextClaimable(
+                new ClaimRequest(WORKER, Set.of(StepKind.AGENT), 1, LONG_LEASE)))
+        .as("a claimer knows when the timer is due")
+        .hasValueSatisfying(d -> assertThat(d).isPositive().isLessThanOrEqualTo(shortLease()));
+    elapse(pastShortLease());
+    ClaimedAttempt second = claimOne();
+    assertThat(second.lease().runId()).isEqualTo(id);
+    assertThat(second.lease().attempt()).isEqualTo(2);
+  }
+
+  @Test
+  void aTimerSuspensionUsesNoIteration() {
+    RunId id = start(run(agent("root")));
+    for (int i = 0; i < 3; i++) {
+      journal.complete(claimOne().lease(), StepOutcome.Suspended.timer(Duration.ofMillis(1)));
+      elapse(Duration.ofMillis(5));
+    }
+    journal.complete(claimOne().lease(), ok());
+    assertThat(snapshot(id).status()).isEqualTo(RunStatus.SUCCEEDED);
+  }
+
+  // ---- signals (a mailbox per run and name)
+
+  @Test
+  void signalsSentBeforeTheWaitAreTakenInOrderEachOnce() {
+    RunId id = start(run(agent("root", "/memo/*")));
+    assertThat(journal.sendSignal(id, "approve", json("n", "1"), Optional.empty()))
+        .isEqualTo(new SignalSent(id, "approve", 1, false));
+    journal.sendSignal(id, "other", json("n", "x"), Optional.empty());
+    assertThat(journal.sendSignal(id, "approve", json("n", "2"), Optional.empty()).seq())
+        .isEqualTo(2);
+    ClaimedAttempt a = claimOne();
+    assertThat(journal.takeSignal(a.lease(), "approve", "/memo/1"))
+        .contains(Signals.delivered("approve", 1, json("n", "1")));
+    assertThat(journal.takeSignal(a.lease(), "approve", "/memo/2"))
+        .contains(Signals.delivered("approve", 2, json("n", "2")));
+    assertThat(journal.takeSignal(a.lease(), "approve", "/memo/3")).isEmpty();
+    // The effect it was delivered at is journaled like any memo.
+    assertThat(entriesOf(id, JournalEntry.EffectConfirmed.class))
+        .extracting(JournalEntry.EffectConfirmed::surfacePath)
+        .containsExactly("/memo/1", "/memo/2");
+  }
+
+  @Test
+  void takingASignalAtAPlaceThatHasOneAnswersItAndTakesNoOther() {
+    RunId id = start(run(iterations(lease(agent("root", "/memo/*"), shortLease()), 3)));
+    journal.sendSignal(id, "approve", json("n", "1"), Optional.empty());
+    journal.sendSignal(id, "approve", json("n", "2"), Optional.empty());
+    ClaimedAttempt a = claimOne();
+    journal.takeSignal(a.lease(), "approve", "/memo/1/outcome");
+    elapse(pastShortLease());
+    journal.expireLeases();
+    elapse(pastShortLease());
+    ClaimedAttempt b = claimOne();
+    assertThat(journal.takeSignal(b.lease(), "approve", "/memo/1/outcome"))
+        .contains(Signals.delivered("approve", 1, json("n", "1")));
+    assertThat(journal.takeSignal(b.lease(), "approve", "/memo/2/outcome"))
+        .contains(Signals.delivered("approve", 2, json("n", "2")));
+  }
+
+  @Test
+  void aSignalSentTwiceWithOneKeyIsKeptOnce() {
+    RunId id = start(run(agent("root", "/memo/*")));
+    SignalSent first = journal.sendSignal(id, "approve", json("n", "1"), Optional.of("k"));
+    SignalSent again = journal.sendSignal(id, "approve", json("n", "2"), Optional.of("k"));
+    assertThat(first.deduped()).isFalse();
+    assertThat(again).isEqualTo(new SignalSent(id, "approve", 1, true));
+    ClaimedAttempt a = claimOne();
+    assertThat(journal.takeSignal(a.lease(), "approve", "/memo/1")).isPresent();
+    assertThat(journal.takeSignal(a.lease(), "approve", "/memo/2")).isEmpty();
+  }
+
+  @Test
+  void aSignalToAnEndedOrUnknownRunOrWithABadNameIsRefused() {
+    RunId id = start(run(agent("root")));
+    journal.complete(claimOne().lease(), ok());
+    assertRefused(
+        () -> journal.sendSignal(id, "approve", json("n", "1"), Optional.empty()),
+        ErrorCode.RUN_TERMINAL);
+    assertRefused(
+        () ->
+            journal.sendSignal(
+                new RunId("no-such-run"), "approve", json("n", "1"), Optional.empty()),
+        ErrorCode.RUN_NOT_FOUND);
+    RunId open = start(run(agent("root")));
+    assertRefused(
+        () -> journal.sendSignal(open, "no spaces", json("n", "1"), Optional.empty()),
+        ErrorCode.INVALID_INPUT);
+    assertRefused(
+        () -> journal.sendSignal(open, "approve", json("n", "1"), Optional.of("")),
+        ErrorCode.INVALID_INPUT);
+  }
+
+  @Test
+  void aSignalReadiesTheBodySuspendedForItAtOnce() {
+    RunId id = start(run(agent("root", "/memo/*")));
+    ClaimedAttempt first = claimOne();
+    journal.complete(first.lease(), StepOutcome.Suspended.signal("approve", Duration.ofHours(1)));
+    assertThat(claim(1)).as("nothing sent yet").isEmpty();
+    journal.sendSignal(id, "approve", json("n", "1"), Optional.empty());
+    ClaimedAttempt second = claimOne();
+    assertThat(second.lease().runId()).isEqualTo(id);
+    assertThat(journal.takeSignal(second.lease(), "approve", "/memo/1")).isPresent();
+  }
+
+  @Test
+  void suspendingForASignalThatIsAlreadyPendingMakesTheStepReadyAtOnce() {
+    RunId id = start(run(agent("root", "/memo/*")));
+    ClaimedAttempt first = claimOne();
+    journal.sendSignal(id, "approve", json("n", "1"), Optional.empty());
+    journal.complete(first.lease(), StepOutcome.Suspended.signal("approve", Duration.ofHours(1)));
+    assertThat(claimOne().lease().runId()).isEqualTo(id);
+  }
+
+  @Test
+  void aTakeRefusedForALostLeaseLeavesTheSignalPending() {
+    ClaimedAttempt a = expiringAttempt(2, "/memo/*");
+    RunId id = a.lease().runId();
+    journal.sendSignal(id, "approve", json("n", "1"), Optional.empty());
+    elapse(pastShortLease());
+    assertRefused(
+        () -> journal.takeSignal(a.lease(), "approve", "/memo/1"), ErrorCode.LEASE_CONFLICT);
+    journal.expireLeases();
+    elapse(pastShortLease());
+    ClaimedAttempt b = claimOne();
+    assertThat(journal.takeSignal(b.lease(), "approve", "/memo/1"))
+        .contains(Signals.delivered("approve", 1, json("n", "1")));
+  }
+
   // ---- shared instruction subtrees (intern: one inventory instance for many waiting runs)
 
   private static StepSpec bodyWithInventory(String classPath) {
@@ -1761,6 +1902,7 @@ public abstract class JournalContract {
   void pruneRemovesEndedRootsPastThePeriodWithTheirChildrenAndKeepsEveryOtherRun() {
     RunId old = start(run(command("a", "true")));
     RunId oldChild = startChild(old, "old-child");
+    journal.sendSignal(old, "never-taken", json("n", "1"), Optional.empty());
     succeedEverythingClaimable();
     RunId parked = start(run(agent("a", "/x")));
     parkUnknown(claimOne());

@@ -2,6 +2,10 @@ package dev.flows.sdk;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.flows.kernel.journal.RunId;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Optional;
+import java.util.UUID;
 
 /**
  * The context a flow body works through. Every call here is journaled: on replay it answers from
@@ -34,6 +38,50 @@ public interface Ctx {
 
   /** A deterministic child run executing {@code command} with {@code /bin/sh -c}. */
   JsonNode sh(String command);
+
+  /**
+   * A durable timer: the body waits {@code duration} and goes on. It holds no thread, lease or
+   * memory meanwhile: its attempt is given back and its step is claimable again at the due time,
+   * which is journaled at the first call, so a replay after the timer fired does not sleep again
+   * and a timer due while no worker runs fires when one starts. The body is replayed from the top
+   * at the due time (or a little after, never before). Journal: a memo {@code
+   * {"verb":"f.sleep","until":...}} at the call's position.
+   *
+   * @throws dev.flows.kernel.FlowsException {@code invalid_input} for a negative duration
+   */
+  void sleep(Duration duration);
+
+  /** As {@link #sleep(Duration)}, until {@code until} (at once when it has passed). */
+  void sleepUntil(Instant until);
+
+  /**
+   * Waits for a signal named {@code name} sent to this run ({@code flows runs signal}, {@code
+   * RunHandle.signal}, {@code flows.send_signal} in SQL, or {@code Journal.sendSignal}) and answers
+   * its JSON payload; empty when none came within {@code timeout}, so the body decides. Signals
+   * sent before the body waits are kept (a mailbox per run and name), delivered in the order sent,
+   * each once. The timeout is judged against the due time journaled at the first wait, and a
+   * timeout is journaled too, so a replay answers as the first run did. While waiting the body
+   * holds no thread, lease or memory; a send readies it at once. Journal: a memo {@code
+   * {"verb":"f.awaitSignal","signal":name,"until":...}} at the call's position, and its outcome at
+   * {@code /memo/<position>/outcome}: {@code {"signal","seq","payload"}} or {@code
+   * {"signal","timeout":true}}.
+   *
+   * @throws dev.flows.kernel.FlowsException {@code invalid_input} for a bad name or a timeout that
+   *     is not positive
+   */
+  Optional<JsonNode> awaitSignal(String name, Duration timeout);
+
+  /**
+   * The time, journaled on first use (a memo {@code {"verb":"f.now","value":...}}) and answered
+   * from the journal on replay: use it instead of {@code Instant.now()} in a body.
+   */
+  Instant now();
+
+  /** A random UUID, journaled on first use and answered from the journal on replay. */
+  UUID randomUUID();
+
+  /** A random double in [0, 1), journaled on first use and answered from the journal on replay. */
+  double random();
 
   /** A server handle: {@code f.mcp("stripe").tool("create_customer").call(args)}. */
   interface McpServer {

@@ -6,8 +6,10 @@ import dev.flows.kernel.NotFoundException;
 import dev.flows.kernel.journal.RunId;
 import dev.flows.kernel.journal.RunSnapshot;
 import dev.flows.kernel.journal.RunWatch;
+import dev.flows.kernel.journal.SignalSent;
 import dev.flows.kernel.lifecycle.RunStatus;
 import java.time.Duration;
+import java.util.Optional;
 import java.util.function.Function;
 
 /**
@@ -22,6 +24,9 @@ import java.util.function.Function;
  * notification.
  */
 public final class RunHandle<T> {
+  private static final com.fasterxml.jackson.databind.ObjectMapper MAPPER =
+      dev.flows.kernel.json.Jackson.mapper();
+
   /**
    * The first pause between two looks at a run that has not ended, when nothing woke the waiter.
    */
@@ -110,6 +115,28 @@ public final class RunHandle<T> {
    */
   public void cancel(String reason) {
     flows.cancel(runId, reason);
+  }
+
+  /**
+   * Sends signal {@code name} to the run: a body waiting in {@code f.awaitSignal(name, ...)} gets
+   * {@code payload} (anything Jackson turns into JSON; null is JSON null) at once, a later wait
+   * gets it then (kept in order, each delivered once). Refused {@code run_terminal} once the run
+   * ended.
+   */
+  public SignalSent signal(String name, Object payload) {
+    return signal(name, payload, Optional.empty());
+  }
+
+  /** As {@link #signal(String, Object)}; a second send with the same {@code key} sends nothing. */
+  public SignalSent signal(String name, Object payload, Optional<String> key) {
+    JsonNode json = MAPPER.valueToTree(payload);
+    return flows
+        .journal()
+        .sendSignal(
+            runId,
+            name,
+            json == null ? com.fasterxml.jackson.databind.node.NullNode.getInstance() : json,
+            key);
   }
 
   @Override

@@ -80,4 +80,31 @@ final class ChildReports {
         "flow " + flow + " call #" + pos,
         "keep the body deterministic between f calls (no clocks, randomness or I/O outside f.step)");
   }
+
+  /** How a command call reads in messages: as the body wrote it, {@code f.sh} or {@code f.run}. */
+  static String commandCall(List<String> argv, boolean shell) {
+    return (shell ? "f.sh(" : "f.run(") + String.join(" ", argv) + ")";
+  }
+
+  /** How the call that made child run {@code child} reads in messages. */
+  static String describe(Journal journal, RunId child) {
+    return journal
+        .run(child)
+        .map(
+            s -> {
+              JsonNode step = s.spec().path("steps").path(0);
+              JsonNode in = step.path("agent").path("instruction");
+              if (in.isObject()) {
+                return mcpCall(McpCallInstruction.fromJson(in));
+              }
+              JsonNode command = step.path("deterministic").path("command");
+              if (command.isTextual()) {
+                return commandCall(List.of(command.asText()), true);
+              }
+              List<String> argv = new java.util.ArrayList<>();
+              command.forEach(a -> argv.add(a.asText()));
+              return commandCall(argv, false);
+            })
+        .orElse("child " + child);
+  }
 }

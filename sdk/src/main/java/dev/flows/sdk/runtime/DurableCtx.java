@@ -9,14 +9,12 @@ import dev.flows.kernel.FlowsException;
 import dev.flows.kernel.RunAdmissionConflictException;
 import dev.flows.kernel.RunTerminalException;
 import dev.flows.kernel.journal.ClaimedAttempt;
-import dev.flows.kernel.journal.EffectElection;
 import dev.flows.kernel.journal.Journal;
-import dev.flows.kernel.journal.JournalEntry;
-import dev.flows.kernel.journal.JournalRecord;
 import dev.flows.kernel.journal.RunId;
 import dev.flows.kernel.journal.RunSnapshot;
 import dev.flows.kernel.journal.RunWatch;
 import dev.flows.kernel.journal.StartRun;
+import dev.flows.kernel.journal.StepOutcome;
 import dev.flows.kernel.journal.StepSnapshot;
 import dev.flows.kernel.json.Jackson;
 import dev.flows.kernel.spec.RunSpec;
@@ -30,7 +28,6 @@ import dev.flows.worker.mcp.InlineMcpCalls;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
-import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -68,8 +65,10 @@ final class DurableCtx implements Ctx {
   private final ResidentWaits resident;
   // The time deadlines and patience are judged by (the system clock outside tests).
   private final InstantSource clock;
-  private final Map<Integer, JsonNode> memos = new HashMap<>();
   private final Set<RunId> children; // insertion order: cancelled in admission order
+  private final BodyMemos memos;
+  private final Waits waits;
+  private final Deterministic deterministic;
 
   /** Children this attempt saw end: the end of the body need not look at them again. */
   private final Set<RunId> settled = new HashSet<>();
@@ -98,15 +97,12 @@ final class DurableCtx implements Ctx {
     this.inventory = inventory;
     this.config = config;
     this.starter = starter;
-    // What earlier attempts did, read once: replayed positions answer from here.
-    for (JournalRecord r : journal.entries(runId())) {
-      if (r.entry() instanceof JournalEntry.EffectConfirmed c
-          && c.surfacePath().startsWith("/memo/")
-          && c.output().isPresent()) {
-        memos.put(Integer.parseInt(c.surfacePath().substring("/memo/".length())), c.output().get());
-      }
-    }
     this.children = new java.util.LinkedHashSet<>(journal.children(runId()));
+    // What earlier attempts did, read once: replayed positions answer from here.
+    this.memos = new BodyMemos(journal, attempt, header.name(), children);
+    this.waits =
+        new Waits(journal, attempt.lease(), memos, clock, this::nextPosition, this::suspend);
+    this.deterministic = new Deterministic(memos, clock, this::nextPosition);
   }
 
   private int nextPosition() {
@@ -180,24 +176,9 @@ final class DurableCtx implements Ctx {
   @Override
   public JsonNode step(String name, StepBody<?> body) {
     int pos = nextPosition();
-    // The child id is a SHA-256: derived only when this run has children it could name.
-    if (!children.isEmpty()) {
-      RunId wouldBeChild = Lowering.childId(runId(), pos);
-      if (children.contains(wouldBeChild)) {
-        throw ChildReports.nondeterministic(
-            header.name(), pos, describeChild(wouldBeChild), "f.step(\"" + name + "\")");
-      }
-    }
-    JsonNode journaled = memos.get(pos);
-    if (journaled != null) {
-      if (!journaled.path("name").asText().equals(name)) {
-        throw ChildReports.nondeterministic(
-            header.name(),
-            pos,
-            "f.step(\"" + journaled.path("name").asText() + "\")",
-            "f.step(\"" + name + "\")");
-      }
-      return journaled.path("value");
+    Optional<JsonNode> journaled = memos.step(pos, name, "f.step(\"" + name + "\")");
+    if (journaled.isPresent()) {
+      return journaled.get().path("value");
     }
     Object value;
     try {
@@ -216,13 +197,49 @@ final class DurableCtx implements Ctx {
     JsonNode v = MAPPER.valueToTree(value);
     ObjectNode memo = JSON.objectNode().put("name", name);
     memo.set("value", v == null ? JSON.nullNode() : v);
-    // The body is in-process and runs again on replay until its memo is confirmed, so nothing is
-    // gained by electing before it runs: record and confirm together, one transaction per step.
-    EffectElection e =
-        journal.recordConfirmedEffect(attempt.lease(), "/memo/" + pos, Optional.of(memo));
-    JsonNode kept = e.deduped() ? e.confirmedOutput().orElse(memo) : memo;
-    memos.put(pos, kept);
-    return kept.path("value");
+    return memos.keep(pos, memo).path("value");
+  }
+
+  @Override
+  public void sleep(Duration duration) {
+    if (duration.isNegative()) {
+      throw invalid("f.sleep needs a duration of zero or more, got " + duration, "f.sleep");
+    }
+    waits.sleepUntil(clock.instant().plus(duration), "f.sleep(" + duration + ")");
+  }
+
+  @Override
+  public void sleepUntil(Instant until) {
+    waits.sleepUntil(until, "f.sleepUntil(" + until + ")");
+  }
+
+  @Override
+  public Optional<JsonNode> awaitSignal(String name, Duration timeout) {
+    dev.flows.kernel.journal.Signals.check(name, Optional.empty());
+    if (!timeout.isPositive()) {
+      throw invalid("f.awaitSignal needs a positive timeout, got " + timeout, "f.awaitSignal");
+    }
+    return waits.awaitSignal(name, timeout, "f.awaitSignal(\"" + name + "\")");
+  }
+
+  @Override
+  public Instant now() {
+    return deterministic.now();
+  }
+
+  @Override
+  public java.util.UUID randomUUID() {
+    return deterministic.randomUUID();
+  }
+
+  @Override
+  public double random() {
+    return deterministic.random();
+  }
+
+  private FlowsException invalid(String message, String call) {
+    return new FlowsException(
+        ErrorCode.INVALID_INPUT, message, "flow " + header.name(), "fix the " + call + " call");
   }
 
   @Override
@@ -247,7 +264,7 @@ final class DurableCtx implements Ctx {
     }
     return child(
         Lowering.command(header.name(), List.of(argv), false, commandDir(), config),
-        commandCall(List.of(argv), false),
+        ChildReports.commandCall(List.of(argv), false),
         Optional.empty());
   }
 
@@ -262,13 +279,8 @@ final class DurableCtx implements Ctx {
   public JsonNode sh(String command) {
     return child(
         Lowering.command(header.name(), List.of(command), true, commandDir(), config),
-        commandCall(List.of(command), true),
+        ChildReports.commandCall(List.of(command), true),
         Optional.empty());
-  }
-
-  /** How a command call reads in messages: as the body wrote it, {@code f.sh} or {@code f.run}. */
-  private static String commandCall(List<String> argv, boolean shell) {
-    return (shell ? "f.sh(" : "f.run(") + String.join(" ", argv) + ")";
   }
 
   /**
@@ -277,9 +289,9 @@ final class DurableCtx implements Ctx {
    */
   private JsonNode child(RunSpec spec, String call, Optional<String> inlineSurface) {
     int pos = nextPosition();
-    if (memos.containsKey(pos)) {
-      throw ChildReports.nondeterministic(
-          header.name(), pos, "f.step(\"" + memos.get(pos).path("name").asText() + "\")", call);
+    Optional<JsonNode> memo = memos.at(pos);
+    if (memo.isPresent()) {
+      throw memos.refuse(pos, memo.get(), call);
     }
     RunId child = Lowering.childId(runId(), pos);
     Instant began = clock.instant();
@@ -448,31 +460,18 @@ final class DurableCtx implements Ctx {
   }
 
   private SuspendSignal suspend(RunId child) {
-    SuspendSignal signal = new SuspendSignal(child);
+    return suspend(
+        new SuspendSignal(
+            new StepOutcome.Suspended(child, config.suspendRecheck()), "child run " + child));
+  }
+
+  private SuspendSignal suspend(SuspendSignal signal) {
     suspended = Optional.of(signal);
     return signal;
   }
 
   private String describeChild(RunId child) {
-    return journal
-        .run(child)
-        .map(
-            s -> {
-              JsonNode step = s.spec().path("steps").path(0);
-              JsonNode in = step.path("agent").path("instruction");
-              if (in.isObject()) {
-                return ChildReports.mcpCall(
-                    dev.flows.kernel.instruction.McpCallInstruction.fromJson(in));
-              }
-              JsonNode command = step.path("deterministic").path("command");
-              if (command.isTextual()) {
-                return commandCall(List.of(command.asText()), true);
-              }
-              List<String> argv = new java.util.ArrayList<>();
-              command.forEach(a -> argv.add(a.asText()));
-              return commandCall(argv, false);
-            })
-        .orElse("child " + child);
+    return ChildReports.describe(journal, child);
   }
 
   /** Cancels the children still open when the root ends: no orphan runs. */

@@ -116,8 +116,9 @@ public final class FlowBodyRunner {
       JsonNode result = flow.run(ctx, attempt.step().input());
       outcome = new StepOutcome.Succeeded(result == null ? JSON.nullNode() : result);
     } catch (SuspendSignal w) {
-      // The awaited child goes on (its end readies this step again): nothing to cancel.
-      return new StepOutcome.Suspended(w.child, config.suspendRecheck());
+      // What the body waits for goes on (a child's end, a signal or the due time readies this
+      // step again): nothing to cancel.
+      return w.outcome;
     } catch (ParkSignal p) {
       ObjectNode t =
           JSON.objectNode()

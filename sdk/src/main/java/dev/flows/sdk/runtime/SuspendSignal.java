@@ -1,19 +1,19 @@
 package dev.flows.sdk.runtime;
 
-import dev.flows.kernel.journal.RunId;
+import dev.flows.kernel.journal.StepOutcome;
 
 /**
- * Unwinds the body when it has waited {@code suspendAfter} on a running child: the attempt ends
- * suspended and the body is replayed when the child ends. An {@link Error}, so a body's {@code
- * catch (Exception e)} does not swallow it; once thrown, every later {@code f} call of this attempt
+ * Unwinds the body when it gives its attempt back: it has waited {@code suspendAfter} on a running
+ * child, or it sleeps, or it waits for a signal. The attempt ends with {@link #outcome} and the
+ * body is replayed when what it waits for happens. An {@link Error}, so a body's {@code catch
+ * (Exception e)} does not swallow it; once thrown, every later {@code f} call of this attempt
  * throws it again.
  */
 final class SuspendSignal extends Error {
-  final RunId child;
+  final StepOutcome.Suspended outcome;
 
-  SuspendSignal(RunId child) {
-    super(
-        "the body waits on child run " + child + " and gives its attempt back", null, false, false);
-    this.child = child;
+  SuspendSignal(StepOutcome.Suspended outcome, String what) {
+    super("the body waits on " + what + " and gives its attempt back", null, false, false);
+    this.outcome = outcome;
   }
 }

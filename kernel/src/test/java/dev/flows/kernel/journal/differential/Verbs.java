@@ -95,7 +95,9 @@ final class Verbs {
               1,
               s -> Optional.of(Call.of("untilNextLeaseDeadline", Journal::untilNextLeaseDeadline))),
           new Verb("until next claimable", 1, s -> Optional.of(untilNextClaimable(s))),
-          new Verb("read run", 1, Verbs::readRun));
+          new Verb("read run", 1, Verbs::readRun),
+          new Verb("send signal", 3, Verbs::sendSignal),
+          new Verb("take signal", 3, Verbs::takeSignal));
 
   // ---- admission
 
@@ -308,7 +310,7 @@ final class Verbs {
   // ---- attempt ends
 
   private static StepOutcome outcome(Script s, Script.Held h) {
-    return switch (s.between(0, 5)) {
+    return switch (s.between(0, 6)) {
       case 0, 1 -> new StepOutcome.Succeeded(output(s));
       case 2 ->
           new StepOutcome.Failed(
@@ -325,6 +327,12 @@ final class Verbs {
               CompletionReason.WORKER_ERROR,
               ErrorCode.EFFECT_OUTCOME_UNKNOWN,
               JSON.objectNode().put("why", "unknown"));
+      case 5 ->
+          s.chance(0.5)
+              ? StepOutcome.Suspended.timer(s.oneOf(Duration.ofMillis(500), Duration.ofSeconds(3)))
+              : StepOutcome.Suspended.signal(
+                  s.oneOf("approve", "other"),
+                  s.oneOf(Duration.ofMillis(500), Duration.ofSeconds(3)));
       default -> {
         List<RunId> children = s.childrenOf(h.lease().runId());
         RunId awaited =
@@ -372,6 +380,29 @@ final class Verbs {
     if (((CompletionAck) answer).disposition() == Disposition.PARK) {
       s.parked.add(h);
     }
+  }
+
+  // ---- signals
+
+  /** Mostly to an admitted run, sometimes to an unknown one; sometimes with a key used before. */
+  private static Optional<Call> sendSignal(Script s) {
+    RunId id =
+        s.admitted.isEmpty() || s.chance(0.1)
+            ? new RunId(s.fresh("t"))
+            : s.admittedRun().orElseThrow();
+    String name = s.chance(0.05) ? "bad name" : s.oneOf("approve", "other");
+    Optional<String> key = s.chance(0.5) ? Optional.empty() : Optional.of(s.oneOf("k1", "k2"));
+    JsonNode payload = output(s);
+    return Optional.of(
+        Call.of(
+            "sendSignal " + id + " " + name + " " + Normal.of(payload) + " " + key,
+            j -> j.sendSignal(id, name, payload, key)));
+  }
+
+  private static Optional<Call> takeSignal(Script s) {
+    String name = s.oneOf("approve", "other");
+    return effect(
+        s, "takeSignal " + name, 0, (j, lease, surface, out) -> j.takeSignal(lease, name, surface));
   }
 
   // ---- runs and operators

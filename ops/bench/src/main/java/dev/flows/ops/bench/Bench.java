@@ -1,5 +1,6 @@
 package dev.flows.ops.bench;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.flows.journalstore.JournalStoreConfig;
@@ -21,6 +22,7 @@ import dev.flows.mcp.testkit.Jvm;
 import dev.flows.sdk.Flow;
 import dev.flows.sdk.runtime.FlowsEngine;
 import dev.flows.sdk.runtime.Inventory;
+import dev.flows.sdk.runtime.LoadedFlow;
 import dev.flows.sdk.runtime.Lowering;
 import dev.flows.sdk.runtime.SdkConfig;
 import dev.flows.worker.ExecutorRegistry;
@@ -184,6 +186,7 @@ public final class Bench {
           "commits",
           "recovery",
           "waiting",
+          "sleepers",
           "scaling",
           "prune");
 
@@ -268,6 +271,9 @@ public final class Bench {
     }
     if (runs("waiting")) {
       waitingRuns();
+    }
+    if (runs("sleepers")) {
+      sleepers();
     }
     if (runs("scaling")) {
       scaling();
@@ -966,6 +972,111 @@ public final class Bench {
     throw new IllegalStateException("no VmRSS for " + pid);
   }
 
+  /** Admits {@code n} runs of {@code flow} with {@code input}, from 8 threads. */
+  private static void admitAll(String url, int n, LoadedFlow flow, JsonNode input, Inventory inv)
+      throws Exception {
+    try (PostgresJournal journal = PostgresJournal.connect(JournalStoreConfig.forUrl(url))) {
+      FlowsEngine admitter = Engines.engine(journal, 1, DEFAULT_LEASE);
+      ExecutorService pool = Executors.newFixedThreadPool(8);
+      List<Future<?>> fs = new ArrayList<>();
+      for (int i = 0; i < n; i++) {
+        fs.add(pool.submit(() -> admitter.admit(flow, input, Optional.empty(), inv)));
+      }
+      for (Future<?> f : fs) {
+        f.get();
+      }
+      pool.shutdown();
+      admitter.close();
+    }
+  }
+
+  /** The number of threads of process {@code pid}. */
+  private static long threads(long pid) throws Exception {
+    for (String line : Files.readAllLines(Path.of("/proc/" + pid + "/status"))) {
+      if (line.startsWith("Threads:")) {
+        return Long.parseLong(line.replaceAll("[^0-9]", ""));
+      }
+    }
+    throw new IllegalStateException("no Threads for " + pid);
+  }
+
+  /** Sleeping runs of the sleepers section: 10,000 but in the smoke test. */
+  static int sleepers(String mode) {
+    return mode.equals("smoke") ? 0 : 10_000;
+  }
+
+  /** How far ahead the sleepers' common due time is set: past admitting and suspending them. */
+  static final Duration SLEEPERS_DUE = Duration.ofSeconds(150);
+
+  /**
+   * 10,000 runs sleeping at once ({@code f.sleepUntil}) on one worker: its RSS and thread count
+   * while they all sleep, then the lag from their due time to the start of the attempt that resumes
+   * each (p50, p99; due time from the body's memo, resumption from the journal).
+   */
+  private void sleepers() throws Exception {
+    int n = sleepers(plan.mode());
+    if (n == 0) {
+      return;
+    }
+    log("a worker holding " + n + " sleeping runs");
+    String url = pg.fresh("bench_sleepers", true);
+    Path wlog = Files.createTempFile("bench-worker", ".log");
+    Process w = worker(url, DEFAULT_LEASE, 64, wlog, WAITING_WORKER_JVM);
+    try {
+      awaitReady(w, wlog);
+      long threadsIdle = threads(w.pid());
+      Instant due = Instant.now().plus(SLEEPERS_DUE);
+      admitAll(
+          url,
+          n,
+          Engines.loaded(BenchFlows.SLEEPER),
+          JSON.objectNode().put("until", due.toString()),
+          Engines.inventory(
+              Jvm.stdioServer(BenchFlows.STDIO, List.of(), Map.of()), Optional.empty()));
+      long asleep = 0;
+      while (Instant.now().isBefore(due.minusSeconds(10)) && (asleep = suspended(url)) < n) {
+        Thread.sleep(200);
+      }
+      long rss = rssBytes(w.pid());
+      long threadsAsleep = threads(w.pid());
+      log("  asleep " + asleep + " rss " + rss / (1 << 20) + " MiB threads " + threadsAsleep);
+      long doneBy = System.nanoTime() + SLEEPERS_DUE.multipliedBy(2).toNanos();
+      while (System.nanoTime() < doneBy
+          && count(url, "SELECT count(*) FROM flows.runs WHERE status = 'succeeded'") < n) {
+        Thread.sleep(500);
+      }
+      List<Double> lags = new ArrayList<>();
+      try (Connection c = DriverManager.getConnection(url);
+          ResultSet r =
+              c.createStatement()
+                  .executeQuery(
+                      "SELECT extract(epoch FROM s.at - CAST(e.output ->> 'until' AS timestamptz))"
+                          + " * 1000 FROM flows.effect_elections e JOIN flows.journal_entries s"
+                          + " ON s.run_id = e.run_id AND s.entry_type = 'step.attempt.started'"
+                          + " AND s.attempt = 2 WHERE e.surface_path = '/memo/1'")) {
+        while (r.next()) {
+          lags.add(r.getDouble(1));
+        }
+      }
+      java.util.Collections.sort(lags);
+      report.sleepers(
+          n,
+          asleep,
+          rss,
+          threadsIdle,
+          threadsAsleep,
+          lags.size(),
+          lags.isEmpty() ? Double.NaN : lags.get(lags.size() / 2),
+          lags.isEmpty()
+              ? Double.NaN
+              : lags.get(Math.min(lags.size() - 1, lags.size() * 99 / 100)));
+    } finally {
+      w.destroyForcibly();
+      w.waitFor(30, TimeUnit.SECONDS);
+    }
+    pg.drop("bench_sleepers");
+  }
+
   private static long heapUsed(Path log) throws Exception {
     long last = -1;
     for (String line : Files.readAllLines(log)) {
@@ -1049,26 +1160,7 @@ public final class Bench {
     try {
       awaitReady(w, wlog);
       long t0 = System.nanoTime();
-      try (PostgresJournal journal = PostgresJournal.connect(JournalStoreConfig.forUrl(url))) {
-        FlowsEngine admitter = Engines.engine(journal, 1, DEFAULT_LEASE);
-        ExecutorService pool = Executors.newFixedThreadPool(8);
-        List<Future<?>> fs = new ArrayList<>();
-        for (int i = 0; i < n; i++) {
-          fs.add(
-              pool.submit(
-                  () ->
-                      admitter.admit(
-                          Engines.loaded(BenchFlows.SLOW),
-                          JSON.objectNode().put("ms", sleepMs),
-                          Optional.empty(),
-                          inv)));
-        }
-        for (Future<?> f : fs) {
-          f.get();
-        }
-        pool.shutdown();
-        admitter.close();
-      }
+      admitAll(url, n, Engines.loaded(BenchFlows.SLOW), JSON.objectNode().put("ms", sleepMs), inv);
       // Held: every call running, and every body either waiting in memory (its attempt running)
       // or suspended (SdkConfig.suspendAfter, its attempt given back until the call ends).
       long held = 0;

@@ -33,9 +33,10 @@ public final class BenchFlows {
   static final Mcp MCP = new Mcp();
   static final Slow SLOW = new Slow();
   static final Hold HOLD = new Hold();
+  static final Sleeper SLEEPER = new Sleeper();
 
   public static List<Flow> all() {
-    return List.of(STEPS, MCP, SLOW, HOLD);
+    return List.of(STEPS, MCP, SLOW, HOLD, SLEEPER);
   }
 
   /** {@code n} no-op {@code f.step}s. */
@@ -101,6 +102,20 @@ public final class BenchFlows {
     @Override
     public JsonNode run(Ctx f, JsonNode input) throws InterruptedException {
       Thread.sleep(input.path("ms").asLong());
+      return JSON.nullNode();
+    }
+  }
+
+  /** A durable timer until {@code input.until}: a body that sleeps holding nothing. */
+  public static final class Sleeper implements Flow {
+    @Override
+    public FlowHeader header() {
+      return FlowHeader.named("bench-sleeper").version("1").build();
+    }
+
+    @Override
+    public JsonNode run(Ctx f, JsonNode input) {
+      f.sleepUntil(java.time.Instant.parse(input.path("until").asText()));
       return JSON.nullNode();
     }
   }

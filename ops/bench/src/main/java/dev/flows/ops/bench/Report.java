@@ -160,6 +160,37 @@ final class Report {
             String.valueOf(leasesExpired));
   }
 
+  private String sleepers = "";
+
+  void sleepers(
+      int runs,
+      long asleep,
+      long rss,
+      long threadsIdle,
+      long threadsAsleep,
+      int resumed,
+      double lagP50Ms,
+      double lagP99Ms) {
+    sleepers =
+        "\n### Sleeping runs (durable timers)\n\n"
+            + runs
+            + " runs each sleeping in `f.sleepUntil` to one due time, on one worker (its attempt"
+            + " given back: no thread, lease or memory per sleeper). RSS and threads of the worker"
+            + " while they sleep; lag from the due time (journaled in the body's memo) to the start"
+            + " of the attempt that resumes each (journal time).\n\n"
+            + "| runs | asleep at once | worker RSS (MiB) | threads idle | threads with all asleep"
+            + " | resumed | due→resume p50 (ms) | p99 (ms) |\n|---|---|---|---|---|---|---|---|\n"
+            + row(
+                String.valueOf(runs),
+                String.valueOf(asleep),
+                f1(rss / (double) MIB),
+                String.valueOf(threadsIdle),
+                String.valueOf(threadsAsleep),
+                String.valueOf(resumed),
+                f1(lagP50Ms),
+                f1(lagP99Ms));
+  }
+
   private int scalingSteps;
 
   void scalingSteps(int n) {
@@ -392,6 +423,7 @@ final class Report {
               f2(r.stats().ms(1.0) / 1000)));
     }
 
+    md.append(sleepers);
     if (waitingRuns > 0) {
       waitingSection(md);
     }

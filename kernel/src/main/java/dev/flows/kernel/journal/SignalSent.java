@@ -1,0 +1,8 @@
+package dev.flows.kernel.journal;
+
+/**
+ * The answer to {@link Journal#sendSignal}: the signal is the {@code seq}-th of its name sent to
+ * the run (1 for the first). {@code deduped}: a signal with the same key was sent before, and this
+ * answer names that one; nothing new was sent.
+ */
+public record SignalSent(RunId runId, String name, long seq, boolean deduped) {}

@@ -1,0 +1,166 @@
+package dev.flows.sdk.runtime;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.flows.kernel.journal.ClaimedAttempt;
+import dev.flows.kernel.journal.EffectElection;
+import dev.flows.kernel.journal.Journal;
+import dev.flows.kernel.journal.JournalEntry;
+import dev.flows.kernel.journal.JournalRecord;
+import dev.flows.kernel.journal.RunId;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * The memos of a body: what each position that is not a child call journaled, as a confirmed effect
+ * of the root step at {@code /memo/<pos>} (and, for a signal wait, its outcome at {@code
+ * /memo/<pos>/outcome}). A step's memo is {@code {"name","value"}}; every other verb's names it in
+ * {@code "verb"} ({@code f.sleep}, {@code f.awaitSignal}, {@code f.now}, ...), so a replay that
+ * makes another call at a position is told so.
+ */
+final class BodyMemos {
+  private static final JsonNodeFactory JSON = JsonNodeFactory.instance;
+  static final String OUTCOME = "/outcome";
+
+  private final Journal journal;
+  private final ClaimedAttempt attempt;
+  private final String flow;
+  private final Set<RunId> children;
+  private final Map<Integer, JsonNode> memos = new HashMap<>();
+  private final Map<Integer, JsonNode> outcomes = new HashMap<>();
+
+  /** Reads what earlier attempts journaled; {@code children}: the run's children, kept current. */
+  BodyMemos(Journal journal, ClaimedAttempt attempt, String flow, Set<RunId> children) {
+    this.journal = journal;
+    this.attempt = attempt;
+    this.flow = flow;
+    this.children = children;
+    for (JournalRecord r : journal.entries(attempt.lease().runId())) {
+      if (r.entry() instanceof JournalEntry.EffectConfirmed c
+          && c.surfacePath().startsWith("/memo/")
+          && c.output().isPresent()) {
+        String rest = c.surfacePath().substring("/memo/".length());
+        if (rest.endsWith(OUTCOME)) {
+          outcomes.put(
+              Integer.parseInt(rest.substring(0, rest.length() - OUTCOME.length())),
+              c.output().get());
+        } else {
+          memos.put(Integer.parseInt(rest), c.output().get());
+        }
+      }
+    }
+  }
+
+  boolean has(int pos) {
+    return memos.containsKey(pos);
+  }
+
+  /** Whether the body got past {@code pos} before: the next position is journaled. */
+  boolean passed(int pos) {
+    return memos.containsKey(pos + 1) || children.contains(Lowering.childId(runId(), pos + 1));
+  }
+
+  /**
+   * The memo at {@code pos}, when it is one of {@code verb}'s; refused {@code
+   * nondeterministic_replay} when the position journaled another call. {@code call}: the call as
+   * the body makes it now.
+   */
+  Optional<JsonNode> of(int pos, String verb, String call) {
+    // The child id is a SHA-256: derived only when this run has children it could name.
+    if (!children.isEmpty()) {
+      RunId wouldBeChild = Lowering.childId(runId(), pos);
+      if (children.contains(wouldBeChild)) {
+        throw ChildReports.nondeterministic(
+            flow, pos, ChildReports.describe(journal, wouldBeChild), call);
+      }
+    }
+    JsonNode m = memos.get(pos);
+    if (m == null) {
+      return Optional.empty();
+    }
+    if (!verb.equals(verbOf(m))) {
+      throw refuse(pos, m, call);
+    }
+    return Optional.of(m);
+  }
+
+  /** The refusal of a replay that makes {@code call} where {@code journaled} was made. */
+  dev.flows.kernel.FlowsException refuse(int pos, JsonNode journaled, String call) {
+    return ChildReports.nondeterministic(flow, pos, describe(journaled), call);
+  }
+
+  /** The memo of a step named {@code name} at {@code pos}, refused as {@link #of} is. */
+  Optional<JsonNode> step(int pos, String name, String call) {
+    Optional<JsonNode> m = of(pos, STEP, call);
+    if (m.isPresent() && !m.get().path("name").asText().equals(name)) {
+      throw refuse(pos, m.get(), call);
+    }
+    return m;
+  }
+
+  private static final String STEP = "f.step";
+
+  private static String verbOf(JsonNode memo) {
+    return memo.has("verb") ? memo.path("verb").asText() : STEP;
+  }
+
+  /** How a journaled memo reads in messages, as the body once wrote the call. */
+  static String describe(JsonNode memo) {
+    String verb = verbOf(memo);
+    if (verb.equals(STEP)) {
+      return "f.step(\"" + memo.path("name").asText() + "\")";
+    }
+    return memo.has("signal") ? verb + "(\"" + memo.path("signal").asText() + "\")" : verb + "()";
+  }
+
+  /** The memo at {@code pos} (a child call made there is refused by the caller). */
+  Optional<JsonNode> at(int pos) {
+    return Optional.ofNullable(memos.get(pos));
+  }
+
+  /** Journals {@code memo} at {@code pos}; answers what the journal keeps there. */
+  JsonNode keep(int pos, ObjectNode memo) {
+    JsonNode kept = record("/memo/" + pos, memo);
+    memos.put(pos, kept);
+    return kept;
+  }
+
+  /** A verb's memo: {@code {"verb": verb}} and its fields. */
+  static ObjectNode verb(String verb) {
+    return JSON.objectNode().put("verb", verb);
+  }
+
+  Optional<JsonNode> outcome(int pos) {
+    return Optional.ofNullable(outcomes.get(pos));
+  }
+
+  static String outcomeSurface(int pos) {
+    return "/memo/" + pos + OUTCOME;
+  }
+
+  /** Journals the outcome of the wait at {@code pos}; answers what the journal keeps there. */
+  JsonNode keepOutcome(int pos, JsonNode outcome) {
+    JsonNode kept = record(outcomeSurface(pos), outcome);
+    outcomes.put(pos, kept);
+    return kept;
+  }
+
+  /** An outcome the journal delivered itself (a signal taken at {@link #outcomeSurface}). */
+  void delivered(int pos, JsonNode outcome) {
+    outcomes.put(pos, outcome);
+  }
+
+  private JsonNode record(String surface, JsonNode memo) {
+    // The value is in-process and is made again on replay until its memo is confirmed, so nothing
+    // is gained by electing first: record and confirm together, one transaction.
+    EffectElection e = journal.recordConfirmedEffect(attempt.lease(), surface, Optional.of(memo));
+    return e.deduped() ? e.confirmedOutput().orElse(memo) : memo;
+  }
+
+  private RunId runId() {
+    return attempt.lease().runId();
+  }
+}
