@@ -547,6 +547,8 @@ BEGIN
   DELETE FROM flows.steps s WHERE s.run_id = ANY (v_runs);
   DELETE FROM flows.runs r WHERE r.run_id = ANY (v_runs);
   RETURN QUERY SELECT v_prune, v_roots, cardinality(v_runs), v_entries;
+END
+$$;
 
 -- Sends signal p_name with p_payload to run p_run_id (the Journal's sendSignal, and plain SQL's
 -- way to send one): kept in the run's mailbox for that name until a body takes it. Under the

@@ -36,12 +36,44 @@ final class ChaosChecks {
   ChaosChecks runAll(Ledgers ledgers, List<JournalSnapshot> snapshots)
       throws SQLException, IOException {
     everyRunTerminalOrResumable();
+    everySignalDeliveredOnce();
     noEffectConfirmedTwice();
     serversPerformedEachKeyOnce(ledgers);
     noCompletionAfterItsLease();
     journalNeverChanged(snapshots);
     journalRefusesChange();
     return this;
+  }
+
+  /**
+   * Each chaos run was sent one signal (keyed, so a resend is absorbed); a succeeded body answers
+   * the payload it took, so a lost signal (a timeout: -1) or another run's shows in its output.
+   */
+  void everySignalDeliveredOnce() throws SQLException {
+    for (List<String> r :
+        rows(
+            "SELECT r.run_id, coalesce(s.output->>'go', 'none'),"
+                + " r.spec->'steps'->0->'input'->>'n' FROM flows.runs r"
+                + " JOIN flows.steps s ON s.run_id = r.run_id"
+                + " WHERE r.parent_run_id IS NULL AND r.status = 'succeeded'"
+                + " AND r.spec->'steps'->0->'input' ? 'n'")) {
+      if (!r.get(1).equals(r.get(2))) {
+        violation("run " + r.get(0) + " took signal " + r.get(1) + ", was sent " + r.get(2));
+      }
+    }
+    for (List<String> r :
+        rows(
+            "SELECT count(*)::text, count(*) FILTER (WHERE delivered_at IS NOT NULL)::text"
+                + " FROM flows.signals")) {
+      facts.put("signals sent", Long.parseLong(r.get(0)));
+      facts.put("signals delivered", Long.parseLong(r.get(1)));
+    }
+    for (List<String> r :
+        rows(
+            "SELECT run_id, count(*)::text FROM flows.signal_mailbox GROUP BY run_id"
+                + " HAVING count(*) > 1")) {
+      violation("run " + r.get(0) + " holds " + r.get(1) + " signals: a keyed send went twice");
+    }
   }
 
   private void violation(String what) {

@@ -193,6 +193,7 @@ class ChaosChecksTest {
     completedRun();
     JournalSnapshot before = JournalSnapshot.take(c);
     execute("ALTER TABLE flows.journal_entries DISABLE TRIGGER journal_append_only");
+    execute("ALTER TABLE flows.journal_entries DISABLE TRIGGER journal_delete_only_by_prune");
     execute("UPDATE flows.journal_entries SET payload = '{\"changed\": true}' WHERE seq = 1");
 
     List<String> violations = new ChaosChecks(c).runAll(ledgers, List.of(before)).violations;
@@ -201,5 +202,42 @@ class ChaosChecksTest {
         .anySatisfy(v -> assertThat(v).contains("journal entries up to seq"))
         .anySatisfy(v -> assertThat(v).contains("the journal accepted: UPDATE"))
         .anySatisfy(v -> assertThat(v).contains("the journal accepted: DELETE"));
+  }
+
+  /** A one-step run with input {@code {"n": n}} that succeeds with {@code output}. */
+  private RunId succeededWithInput(long n, com.fasterxml.jackson.databind.JsonNode output) {
+    dev.flows.kernel.spec.StepSpec one = Specs.command("one", "true");
+    dev.flows.kernel.spec.StepSpec withInput =
+        new dev.flows.kernel.spec.StepSpec(
+            one.id(),
+            one.dependsOn(),
+            JsonNodeFactory.instance.objectNode().put("n", n),
+            one.maxIterations(),
+            one.retry(),
+            one.leaseMs(),
+            one.timeoutMs(),
+            one.body());
+    RunId run =
+        journal
+            .startRun(
+                StartRun.of(
+                    "k" + System.nanoTime(), new RunSpec(RunSpec.VERSION, "t", List.of(withInput))))
+            .runId();
+    journal.complete(claim().lease(), new StepOutcome.Succeeded(output));
+    return run;
+  }
+
+  @Test
+  void aBodyThatTookNoSignalOrAnotherRunsIsAViolation() throws Exception {
+    succeededWithInput(7, JsonNodeFactory.instance.objectNode().put("go", 7));
+    assertThat(check()).isEmpty();
+
+    RunId lost = succeededWithInput(8, JsonNodeFactory.instance.objectNode().put("go", -1));
+    RunId other = succeededWithInput(9, JsonNodeFactory.instance.objectNode().put("go", 3));
+
+    assertThat(check())
+        .anySatisfy(v -> assertThat(v).contains(lost.value(), "took signal -1, was sent 8"))
+        .anySatisfy(v -> assertThat(v).contains(other.value(), "took signal 3, was sent 9"))
+        .hasSize(2);
   }
 }

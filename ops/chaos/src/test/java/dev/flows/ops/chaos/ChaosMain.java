@@ -72,13 +72,25 @@ public final class ChaosMain {
         public JsonNode run(Ctx f, JsonNode input) {
           long n = f.step("n", () -> input.path("n").asLong()).asLong();
           String a = f.mcp("SERVER").tool("ledger").call(Map.of("call", 1)).text();
+          // A durable timer and a signal the load sends right after admission: both must survive
+          // every fault (a signal lost or delivered twice shows in the output).
+          f.sleep(java.time.Duration.ofMillis(200));
+          long go =
+              f.awaitSignal("go", java.time.Duration.ofSeconds(120))
+                  .map(j -> j.path("n").asLong())
+                  .orElse(-1L);
           long sum = 0;
           for (int i = 0; i < 3; i++) {
             final long k = n + i;
             sum += f.step("s" + i, () -> k * 2).asLong();
           }
           String b = f.mcp("SERVER").tool("ledger").call(Map.of("call", 2)).text();
-          return JsonNodeFactory.instance.objectNode().put("sum", sum).put("a", a).put("b", b);
+          return JsonNodeFactory.instance
+              .objectNode()
+              .put("sum", sum)
+              .put("a", a)
+              .put("b", b)
+              .put("go", go);
         }
       }
       """;
@@ -172,7 +184,9 @@ public final class ChaosMain {
     Thread load =
         Thread.ofPlatform()
             .name("chaos-load")
-            .start(() -> load(admission, idem, idemInventory, plain, plainInventory, loading));
+            .start(
+                () ->
+                    load(admission, journal, idem, idemInventory, plain, plainInventory, loading));
     List<JournalSnapshot> snapshots = new ArrayList<>();
     Thread.sleep(config.warmUp().toMillis());
     int every = Math.max(1, config.iterations() / config.snapshots());
@@ -284,6 +298,7 @@ public final class ChaosMain {
   /** Keeps {@link ChaosConfig#inFlight} root runs going until told to stop. */
   private void load(
       FlowsEngine engine,
+      PostgresJournal journal,
       LoadedFlow idem,
       Inventory idemInventory,
       LoadedFlow plain,
@@ -296,11 +311,18 @@ public final class ChaosMain {
         for (long k = running; k < config.inFlight() && loading.get(); k++) {
           boolean usePlain = next % PLAIN_EVERY == PLAIN_EVERY - 1;
           // A fixed key per run: an admission interrupted by a fault is retried as the same run.
-          engine.admit(
-              usePlain ? plain : idem,
+          var started =
+              engine.admit(
+                  usePlain ? plain : idem,
+                  JsonNodeFactory.instance.objectNode().put("n", next),
+                  Optional.of(config.seed() + "-" + next),
+                  usePlain ? plainInventory : idemInventory);
+          // Keyed: a send whose answer a fault lost is sent again with the same key, once.
+          journal.sendSignal(
+              started.runId(),
+              "go",
               JsonNodeFactory.instance.objectNode().put("n", next),
-              Optional.of(config.seed() + "-" + next),
-              usePlain ? plainInventory : idemInventory);
+              Optional.of("go-" + next));
           next++;
           admitted.set(next);
         }
