@@ -170,15 +170,20 @@ public final class FlowsEngine implements AutoCloseable {
     String admission =
         key.map(k -> "flow:" + flow.flow().header().name() + ":" + k)
             .orElseGet(() -> "flow:" + UUID.randomUUID());
-    return journal.startRun(
-        new StartRun(
-            Optional.empty(),
-            admission,
-            spec,
-            Optional.empty(),
-            "flow:" + flow.flow().header().name(),
-            rerunOf,
-            flow.flow().header().queue()));
+    StartedRun started =
+        journal.startRun(
+            new StartRun(
+                Optional.empty(),
+                admission,
+                spec,
+                Optional.empty(),
+                "flow:" + flow.flow().header().name(),
+                rerunOf,
+                flow.flow().header().queue()));
+    if (started.created()) {
+      dev.flows.worker.telemetry.FlowsTelemetry.metrics().runStarted(spec.name());
+    }
+    return started;
   }
 
   /** Registers a class-path flow so this engine's worker can run (and replay) it. */
