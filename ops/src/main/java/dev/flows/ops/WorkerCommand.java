@@ -107,6 +107,13 @@ final class WorkerCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws InterruptedException {
+    if (metricsPort != null && (metricsPort < 0 || metricsPort > 65_535)) {
+      throw new FlowsException(
+          ErrorCode.CONFIG_INVALID,
+          "no port " + metricsPort,
+          "--metrics-port",
+          "give a port from 0 to 65535 (0 picks a free one)");
+    }
     WorkerConfig config =
         WorkerSettings.resolve(
             new WorkerSettings.Flags(capacity, lease, poll, reconcile, stopGrace), s.env());
@@ -127,13 +134,6 @@ final class WorkerCommand implements Callable<Integer> {
     Optional<Duration> period = WorkerSettings.retention(retention, s.env());
     java.util.concurrent.atomic.AtomicReference<Pruner> pruner =
         new java.util.concurrent.atomic.AtomicReference<>();
-    if (metricsPort != null && (metricsPort < 0 || metricsPort > 65_535)) {
-      throw new FlowsException(
-          ErrorCode.CONFIG_INVALID,
-          "no port " + metricsPort,
-          "--metrics-port",
-          "give a port from 0 to 65535 (0 picks a free one)");
-    }
     OpsTelemetry telemetry =
         OpsTelemetry.start(
             s.env(), Optional.ofNullable(metricsPort), s.readyDatabase().dataSource());

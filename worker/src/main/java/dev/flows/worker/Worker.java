@@ -2,6 +2,7 @@ package dev.flows.worker;
 
 import dev.flows.kernel.journal.ClaimRequest;
 import dev.flows.kernel.journal.ClaimedAttempt;
+import dev.flows.kernel.journal.CompletionReason;
 import dev.flows.kernel.journal.ExpiredAttempt;
 import dev.flows.kernel.journal.Journal;
 import dev.flows.kernel.journal.Queues;
@@ -380,7 +381,10 @@ public final class Worker implements AutoCloseable {
         Optional<Duration> until = journal.untilNextLeaseDeadline();
         if (until.isPresent() && !until.get().isPositive()) {
           List<ExpiredAttempt> expired = journal.expireLeases();
-          expired.forEach(e -> RunTraces.expired(journal, e, clock.instant()));
+          for (ExpiredAttempt e : expired) {
+            FlowsTelemetry.metrics().attemptCompleted(CompletionReason.LEASE_EXPIRED.wire());
+            RunTraces.expired(journal, e, clock.instant());
+          }
           if (!expired.isEmpty()) {
             LOG.info("expired {} overdue leases", expired.size());
             continue;
