@@ -17,9 +17,7 @@ public final class FlowsIdGenerator implements IdGenerator {
 
   @Override
   public String generateTraceId() {
-    return RunTraces.pinned()
-        .flatMap(RunTraces.Pinned::traceId)
-        .orElseGet(random::generateTraceId);
+    return RunTraces.pinned().flatMap(RunTraces.Pinned::traceId).orElseGet(random::generateTraceId);
   }
 
   @Override

@@ -184,7 +184,8 @@ final class OpsTelemetry implements AutoCloseable {
                 return;
               }
               byte[] body = reader.scrape().getBytes(StandardCharsets.UTF_8);
-              x.getResponseHeaders().set("Content-Type", "text/plain; version=0.0.4; charset=utf-8");
+              x.getResponseHeaders()
+                  .set("Content-Type", "text/plain; version=0.0.4; charset=utf-8");
               x.sendResponseHeaders(200, body.length);
               try (OutputStream o = x.getResponseBody()) {
                 o.write(body);

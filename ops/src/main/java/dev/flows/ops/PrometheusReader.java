@@ -16,9 +16,9 @@ import java.util.Map;
 import java.util.TreeMap;
 
 /**
- * A pull reader that renders the SDK's metrics in the Prometheus text exposition format (0.0.4),
- * as the OpenTelemetry Prometheus exporter names them: dots become underscores, the unit is a
- * suffix ({@code _seconds}), monotonic sums end in {@code _total}. Each scrape collects once.
+ * A pull reader that renders the SDK's metrics in the Prometheus text exposition format (0.0.4), as
+ * the OpenTelemetry Prometheus exporter names them: dots become underscores, the unit is a suffix
+ * ({@code _seconds}), monotonic sums end in {@code _total}. Each scrape collects once.
  */
 public final class PrometheusReader implements MetricReader {
   private volatile CollectionRegistration registration = CollectionRegistration.noop();

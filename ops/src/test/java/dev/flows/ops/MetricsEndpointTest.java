@@ -185,7 +185,9 @@ class MetricsEndpointTest {
             .send(
                 HttpRequest.newBuilder(
                         URI.create(
-                            "http://127.0.0.1:" + telemetry.metricsPort().orElseThrow() + "/metrics"))
+                            "http://127.0.0.1:"
+                                + telemetry.metricsPort().orElseThrow()
+                                + "/metrics"))
                     .build(),
                 HttpResponse.BodyHandlers.ofString());
     assertThat(r.statusCode()).isEqualTo(200);
@@ -211,7 +213,8 @@ class MetricsEndpointTest {
             InstantSource.system(),
             new WorkerId("metered-worker"));
     engine.acceptJournalSources();
-    RunId run = engine.start(flow(), JsonNodeFactory.instance.objectNode(), Optional.empty()).runId();
+    RunId run =
+        engine.start(flow(), JsonNodeFactory.instance.objectNode(), Optional.empty()).runId();
     engine.startWorker();
     long until = System.nanoTime() + Duration.ofSeconds(90).toNanos();
     while (!journal.run(run).orElseThrow().status().terminal() && System.nanoTime() < until) {

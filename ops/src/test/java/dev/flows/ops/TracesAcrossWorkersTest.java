@@ -168,8 +168,7 @@ class TracesAcrossWorkersTest {
   }
 
   private LoadedFlow flow() throws Exception {
-    JsonNode s =
-        McpServerConfigJson.write(Jvm.stdioServer("tools", List.of(), Map.of()));
+    JsonNode s = McpServerConfigJson.write(Jvm.stdioServer("tools", List.of(), Map.of()));
     Files.writeString(dir.resolve("traced.flow.java"), FLOW);
     Files.writeString(
         dir.resolve("flows.json"),
@@ -202,8 +201,7 @@ class TracesAcrossWorkersTest {
       throws Exception {
     LoadedFlow flow = flow();
     a = engine(dyingAtSecondCall(journal), "worker-a");
-    RunId root =
-        a.start(flow, JsonNodeFactory.instance.objectNode(), Optional.empty()).runId();
+    RunId root = a.start(flow, JsonNodeFactory.instance.objectNode(), Optional.empty()).runId();
     a.startWorker();
     // Worker B joins only once A holds the body, so A is the one that dies with it.
     long until = System.nanoTime() + Duration.ofSeconds(60).toNanos();
@@ -234,27 +232,30 @@ class TracesAcrossWorkersTest {
 
     List<SpanData> body =
         all.stream()
-            .filter(s -> s.getName().startsWith("step ") && attr(s, "flows.run.id").equals(root.value()))
+            .filter(
+                s ->
+                    s.getName().startsWith("step ") && attr(s, "flows.run.id").equals(root.value()))
             .sorted(
                 java.util.Comparator.comparing(
                     s -> s.getAttributes().get(AttributeKey.longKey("flows.attempt"))))
             .toList();
     assertThat(body).hasSize(2);
     assertThat(body).allMatch(s -> s.getParentSpanId().equals(run.getSpanId()));
-    assertThat(body.get(0).getAttributes().get(AttributeKey.longKey("flows.attempt"))).isEqualTo(1L);
+    assertThat(body.get(0).getAttributes().get(AttributeKey.longKey("flows.attempt")))
+        .isEqualTo(1L);
     assertThat(attr(body.get(0), "flows.worker.id")).isEqualTo("worker-a");
     assertThat(attr(body.get(0), "flows.completion.reason")).isEqualTo("lease_expired");
     assertThat(attr(body.get(0), "flows.lease.id")).isNotBlank();
     assertThat(attr(body.get(0), "flows.disposition")).isNotBlank();
-    assertThat(body.get(1).getAttributes().get(AttributeKey.longKey("flows.attempt"))).isEqualTo(2L);
+    assertThat(body.get(1).getAttributes().get(AttributeKey.longKey("flows.attempt")))
+        .isEqualTo(2L);
     assertThat(attr(body.get(1), "flows.worker.id")).isEqualTo("worker-b");
     assertThat(attr(body.get(1), "flows.completion.reason")).isEqualTo("success");
     assertThat(attr(body.get(1), "flows.disposition")).isNotBlank();
     assertThat(attr(body.get(0), "flows.lease.id"))
         .isNotEqualTo(attr(body.get(1), "flows.lease.id"));
 
-    List<SpanData> calls =
-        all.stream().filter(s -> s.getName().equals("tools/call meta")).toList();
+    List<SpanData> calls = all.stream().filter(s -> s.getName().equals("tools/call meta")).toList();
     assertThat(calls).hasSize(2);
     for (SpanData c : calls) {
       assertThat(c.getKind()).isEqualTo(SpanKind.CLIENT);
@@ -266,7 +267,8 @@ class TracesAcrossWorkersTest {
     }
     // What the server received in _meta is the call span's own context, call by call.
     for (String field : List.of("a", "b")) {
-      Matcher m = TRACEPARENT.matcher(done.steps().getFirst().output().orElseThrow().path(field).asText());
+      Matcher m =
+          TRACEPARENT.matcher(done.steps().getFirst().output().orElseThrow().path(field).asText());
       assertThat(m.find()).as("traceparent received by call " + field).isTrue();
       assertThat(calls)
           .as("a call span with the context the server received")
@@ -276,7 +278,10 @@ class TracesAcrossWorkersTest {
     assertThat(calls)
         .extracting(c -> c.getParentSpanContext().getSpanId())
         .doesNotHaveDuplicates()
-        .allMatch(p -> all.stream().anyMatch(s -> s.getSpanId().equals(p) && s.getName().startsWith("step ")));
+        .allMatch(
+            p ->
+                all.stream()
+                    .anyMatch(s -> s.getSpanId().equals(p) && s.getName().startsWith("step ")));
     assertThat(
             calls.stream()
                 .map(

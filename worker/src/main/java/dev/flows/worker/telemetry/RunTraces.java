@@ -94,7 +94,10 @@ public final class RunTraces {
         .with(
             Span.wrap(
                 SpanContext.createFromRemoteParent(
-                    traceId(root), runSpanId(run), TraceFlags.getSampled(), TraceState.getDefault())));
+                    traceId(root),
+                    runSpanId(run),
+                    TraceFlags.getSampled(),
+                    TraceState.getDefault())));
   }
 
   /** The root of {@code run} (whose parent is {@code parent}), read up the journal when unknown. */
