@@ -167,9 +167,31 @@ class TracesAcrossWorkersTest {
             });
   }
 
+  private static final String BROKEN =
+      """
+      import com.fasterxml.jackson.databind.JsonNode;
+      import dev.flows.sdk.*;
+      import java.util.Map;
+
+      public class Broken implements Flow {
+        public FlowHeader header() {
+          return FlowHeader.named("broken").version("1").mcp("tools").build();
+        }
+
+        public JsonNode run(Ctx f, JsonNode input) {
+          f.mcp("tools").tool("fail").call(Map.of());
+          return input;
+        }
+      }
+      """;
+
   private LoadedFlow flow() throws Exception {
+    return flow("traced.flow.java", FLOW);
+  }
+
+  private LoadedFlow flow(String file, String source) throws Exception {
     JsonNode s = McpServerConfigJson.write(Jvm.stdioServer("tools", List.of(), Map.of()));
-    Files.writeString(dir.resolve("traced.flow.java"), FLOW);
+    Files.writeString(dir.resolve(file), source);
     Files.writeString(
         dir.resolve("flows.json"),
         "{\"mcp\": {\"tools\": {\"command\": "
@@ -177,7 +199,7 @@ class TracesAcrossWorkersTest {
             + ", \"args\": "
             + s.path("args")
             + "}}}");
-    return LoadedFlow.load(dir.resolve("traced.flow.java").toString(), dir);
+    return LoadedFlow.load(dir.resolve(file).toString(), dir);
   }
 
   private RunSnapshot awaitEnded(RunId run) throws InterruptedException {
@@ -293,5 +315,36 @@ class TracesAcrossWorkersTest {
                             .orElseThrow())
                 .toList())
         .containsExactlyInAnyOrder("worker-a", "worker-b");
+  }
+
+  @Test
+  void aToolAnsweringIsErrorMarksItsCallSpanToolErrorAndTheFailedRunsSpanAnError()
+      throws Exception {
+    b = engine(journal, "worker-b");
+    RunId root =
+        b.start(
+                flow("broken.flow.java", BROKEN),
+                JsonNodeFactory.instance.objectNode(),
+                Optional.empty())
+            .runId();
+    b.startWorker();
+    assertThat(awaitEnded(root).status()).isEqualTo(RunStatus.FAILED);
+    long until = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+    while (spans.getFinishedSpanItems().stream().noneMatch(s -> s.getName().equals("flow broken"))
+        && System.nanoTime() < until) {
+      Thread.sleep(20);
+    }
+    List<SpanData> all = spans.getFinishedSpanItems();
+    SpanData call =
+        all.stream().filter(s -> s.getName().equals("tools/call fail")).findFirst().orElseThrow();
+    assertThat(attr(call, "error.type")).isEqualTo("tool_error");
+    assertThat(call.getStatus().getStatusCode())
+        .isEqualTo(io.opentelemetry.api.trace.StatusCode.ERROR);
+    assertThat(call.getTraceId()).isEqualTo(RunTraces.traceId(root));
+    SpanData run =
+        all.stream().filter(s -> s.getName().equals("flow broken")).findFirst().orElseThrow();
+    assertThat(attr(run, "flows.run.status")).isEqualTo("failed");
+    assertThat(run.getStatus().getStatusCode())
+        .isEqualTo(io.opentelemetry.api.trace.StatusCode.ERROR);
   }
 }

@@ -132,6 +132,8 @@ public final class RunTraces {
     }
     synchronized (ROOTS) {
       ROOTS.put(run, root);
+      // Its siblings share the parent: the next one finds the root without a read.
+      ROOTS.put(parent.get(), root);
     }
     return root;
   }
