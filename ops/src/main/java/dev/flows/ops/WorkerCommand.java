@@ -91,6 +91,14 @@ final class WorkerCommand implements Callable<Integer> {
               + " unless given; env FLOWS_WORKER_RETENTION). `flows runs prune` does it by hand.")
   String retention;
 
+  @Option(
+      names = "--metrics-port",
+      paramLabel = "PORT",
+      description =
+          "Serve the flows.* metrics in Prometheus text format at http://HOST:PORT/metrics (0: any"
+              + " free port). Traces and OTLP export follow the standard OTEL_* variables.")
+  Integer metricsPort;
+
   private final Session s;
 
   WorkerCommand(Session s) {
@@ -99,6 +107,13 @@ final class WorkerCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws InterruptedException {
+    if (metricsPort != null && (metricsPort < 0 || metricsPort > 65_535)) {
+      throw new FlowsException(
+          ErrorCode.CONFIG_INVALID,
+          "no port " + metricsPort,
+          "--metrics-port",
+          "give a port from 0 to 65535 (0 picks a free one)");
+    }
     WorkerConfig config =
         WorkerSettings.resolve(
             new WorkerSettings.Flags(capacity, lease, poll, reconcile, stopGrace), s.env());
@@ -119,6 +134,9 @@ final class WorkerCommand implements Callable<Integer> {
     Optional<Duration> period = WorkerSettings.retention(retention, s.env());
     java.util.concurrent.atomic.AtomicReference<Pruner> pruner =
         new java.util.concurrent.atomic.AtomicReference<>();
+    OpsTelemetry telemetry =
+        OpsTelemetry.start(
+            s.env(), Optional.ofNullable(metricsPort), s.readyDatabase().dataSource());
     CountDownLatch stopped = new CountDownLatch(1);
     Thread hook =
         new Thread(
@@ -126,6 +144,7 @@ final class WorkerCommand implements Callable<Integer> {
               s.notice("flows: worker stopping (draining running attempts)…");
               Optional.ofNullable(pruner.get()).ifPresent(Pruner::close);
               engine.close();
+              telemetry.close();
               stopped.countDown();
             });
     Runtime.getRuntime().addShutdownHook(hook);
@@ -145,6 +164,7 @@ final class WorkerCommand implements Callable<Integer> {
     dirs.forEach(d -> f.add(d.toString()));
     ev.put("acceptJournalSources", acceptJournalSources);
     period.ifPresent(d -> ev.put("retention", retention(d)));
+    telemetry.metricsPort().ifPresent(p -> ev.put("metricsPort", p));
     s.event(
         ev,
         "worker "
@@ -160,6 +180,7 @@ final class WorkerCommand implements Callable<Integer> {
                     ? "none (give --flows DIR)"
                     : String.join(",", dirs.stream().map(Path::toString).toList()))
             + period.map(d -> ", pruning runs ended over " + retention(d) + " ago").orElse("")
+            + telemetry.metricsPort().map(p -> ", metrics at :" + p + "/metrics").orElse("")
             + ")");
     stopped.await();
     return Exit.SUCCESS;

@@ -32,6 +32,13 @@ class ModuleArrowsTest {
   private static final Set<String> PERSISTENCE =
       Set.of("org.jdbi", "com.zaxxer", "org.flywaydb", "org.postgresql", "java.sql", "javax.sql");
 
+  /**
+   * Where telemetry is made, only the OpenTelemetry API (a no-op until installed); the SDK and its
+   * exporters are assembled in ops alone.
+   */
+  private static final Set<String> OTEL_SDK =
+      Set.of("io.opentelemetry.sdk", "io.opentelemetry.exporter");
+
   /** One module: its directory, artifact, allowed modules of ours, allowed packages of ours. */
   record Rule(
       String dir,
@@ -47,7 +54,7 @@ class ModuleArrowsTest {
               "flows-kernel",
               Set.of(),
               Set.of("kernel"),
-              union(PERSISTENCE, "io.modelcontextprotocol")),
+              union(PERSISTENCE, "io.modelcontextprotocol", "io.opentelemetry")),
           new Rule("migrations", "flows-migrations", Set.of(), Set.of("migrations"), Set.of()),
           new Rule(
               "journal-store",
@@ -78,19 +85,24 @@ class ModuleArrowsTest {
               "flows-worker",
               Set.of("flows-kernel", "flows-mcp-client"),
               Set.of("kernel", "worker", "mcp.client"),
-              PERSISTENCE),
+              union(PERSISTENCE, OTEL_SDK.toArray(String[]::new))),
           new Rule(
               "sdk/api",
               "flows-sdk-api",
               Set.of("flows-kernel"),
               Set.of("kernel", "sdk"),
-              union(PERSISTENCE, "io.modelcontextprotocol", "org.slf4j", "io.github.resilience4j")),
+              union(
+                  PERSISTENCE,
+                  "io.modelcontextprotocol",
+                  "org.slf4j",
+                  "io.github.resilience4j",
+                  "io.opentelemetry")),
           new Rule(
               "sdk",
               "flows-sdk",
               Set.of("flows-kernel", "flows-sdk-api", "flows-worker", "flows-mcp-client"),
               Set.of("kernel", "sdk", "worker", "mcp.client"),
-              PERSISTENCE),
+              union(PERSISTENCE, OTEL_SDK.toArray(String[]::new))),
           // The embedding API assembles everything below it; only ops and the examples are above.
           new Rule(
               "sdk/embed",
@@ -105,7 +117,7 @@ class ModuleArrowsTest {
                   "flows-migrations"),
               Set.of(
                   "kernel", "sdk", "worker", "mcp.client", "journalstore", "migrations", "embed"),
-              Set.of()),
+              OTEL_SDK),
           new Rule(
               "flows-examples",
               "flows-examples",

@@ -2,11 +2,16 @@ package dev.flows.worker;
 
 import dev.flows.kernel.journal.ClaimRequest;
 import dev.flows.kernel.journal.ClaimedAttempt;
+import dev.flows.kernel.journal.CompletionReason;
 import dev.flows.kernel.journal.ExpiredAttempt;
 import dev.flows.kernel.journal.Journal;
 import dev.flows.kernel.journal.Queues;
 import dev.flows.kernel.journal.WorkerId;
 import dev.flows.kernel.spec.StepKind;
+import dev.flows.worker.telemetry.AttemptSpan;
+import dev.flows.worker.telemetry.FlowsTelemetry;
+import dev.flows.worker.telemetry.RunTraces;
+import io.opentelemetry.context.Scope;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.time.Duration;
@@ -249,7 +254,9 @@ public final class Worker implements AutoCloseable {
       Instant sent = clock.instant();
       List<ClaimedAttempt> got;
       try {
+        long t0 = System.nanoTime();
         got = journal.claim(claimRequest(want));
+        FlowsTelemetry.metrics().claimed(Duration.ofNanos(System.nanoTime() - t0));
       } catch (RuntimeException e) {
         slots.release(want);
         TransientFaults.log(LOG, "claim failed; trying again after the poll interval", e);
@@ -315,6 +322,7 @@ public final class Worker implements AutoCloseable {
   }
 
   private void runAttempt(ClaimedAttempt attempt, Instant claimSentAt, CancellationToken token) {
+    AttemptSpan span = RunTraces.startAttempt(journal, attempt, id);
     try {
       StepKind kind = attempt.step().kind();
       JournalEffectGate gate = new JournalEffectGate(journal, attempt.lease());
@@ -329,15 +337,21 @@ public final class Worker implements AutoCloseable {
                   return Tails.workerError(
                       WorkerDiagnostic.NO_EXECUTOR, "no executor for kind " + kind.wire());
                 }
-                return executor.get().execute(new StepExecution(attempt, tok, gate));
+                try (Scope current = span.makeCurrent()) {
+                  return executor.get().execute(new StepExecution(attempt, tok, gate));
+                }
               });
+      span.completed(done.ack());
       completed.incrementAndGet();
       renewals.addAndGet(done.renewals());
     } catch (LeaseLostException e) {
       leaseLost.incrementAndGet();
+      FlowsTelemetry.metrics().leaseLost(e.reason().wire());
+      span.leaseLost(e.reason().wire());
       LOG.warn("{}: {}", attempt.lease().place(), e.oneLine());
     } catch (RuntimeException e) {
       failed.incrementAndGet();
+      span.failed(e);
       LOG.error("{}: attempt ended without a completion", attempt.lease().place(), e);
     } finally {
       inFlight.remove(token);
@@ -367,6 +381,10 @@ public final class Worker implements AutoCloseable {
         Optional<Duration> until = journal.untilNextLeaseDeadline();
         if (until.isPresent() && !until.get().isPositive()) {
           List<ExpiredAttempt> expired = journal.expireLeases();
+          for (ExpiredAttempt e : expired) {
+            FlowsTelemetry.metrics().attemptCompleted(CompletionReason.LEASE_EXPIRED.wire());
+            RunTraces.expired(journal, e, clock.instant());
+          }
           if (!expired.isEmpty()) {
             LOG.info("expired {} overdue leases", expired.size());
             continue;

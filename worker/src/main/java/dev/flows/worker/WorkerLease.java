@@ -241,6 +241,7 @@ public final class WorkerLease {
               .completer()
               .map(c -> c.complete(lease, outcome))
               .orElseGet(() -> journal.complete(lease, outcome));
+      RunMeasures.completed(journal, lease, ack, clock.instant());
       return new LeasedCompletion(ack, state.renewals());
     } catch (LeaseConflictException | RunTerminalException refused) {
       throw new LeaseLostException(

@@ -61,13 +61,24 @@ public final class FlowsEngine implements AutoCloseable {
       McpClientConfig mcpLimits,
       McpCredentials credentials,
       InstantSource clock) {
+    this(journal, workerConfig, config, mcpLimits, credentials, clock, Worker.processWorkerId());
+  }
+
+  /** As above, with a chosen worker id: several engines hosted in one process (tests). */
+  public FlowsEngine(
+      Journal journal,
+      WorkerConfig workerConfig,
+      SdkConfig config,
+      McpClientConfig mcpLimits,
+      McpCredentials credentials,
+      InstantSource clock,
+      WorkerId workerId) {
     this.journal =
         journal instanceof ResilientJournal ? journal : new ResilientJournal(journal, workerConfig);
     this.config = config;
     this.credentials = credentials;
     this.sessions = new McpSessions(mcpLimits, credentials);
     McpToolExecutor mcp = new McpToolExecutor(sessions);
-    WorkerId workerId = Worker.processWorkerId();
     // A body's first MCP calls run on its own worker, through the same executor, under a lease
     // of this worker (see InlineMcpCalls): no claim, no worker slot, no polling.
     // One WorkerLease (one lease keeper) for the claimed attempts and the inline calls alike: all
@@ -170,15 +181,20 @@ public final class FlowsEngine implements AutoCloseable {
     String admission =
         key.map(k -> "flow:" + flow.flow().header().name() + ":" + k)
             .orElseGet(() -> "flow:" + UUID.randomUUID());
-    return journal.startRun(
-        new StartRun(
-            Optional.empty(),
-            admission,
-            spec,
-            Optional.empty(),
-            "flow:" + flow.flow().header().name(),
-            rerunOf,
-            flow.flow().header().queue()));
+    StartedRun started =
+        journal.startRun(
+            new StartRun(
+                Optional.empty(),
+                admission,
+                spec,
+                Optional.empty(),
+                "flow:" + flow.flow().header().name(),
+                rerunOf,
+                flow.flow().header().queue()));
+    if (started.created()) {
+      dev.flows.worker.telemetry.FlowsTelemetry.metrics().runStarted(spec.name());
+    }
+    return started;
   }
 
   /** Registers a class-path flow so this engine's worker can run (and replay) it. */

@@ -17,6 +17,10 @@ import dev.flows.worker.LeaseLostException;
 import dev.flows.worker.LeaseOptions;
 import dev.flows.worker.StepExecution;
 import dev.flows.worker.WorkerLease;
+import dev.flows.worker.telemetry.AttemptSpan;
+import dev.flows.worker.telemetry.FlowsTelemetry;
+import dev.flows.worker.telemetry.RunTraces;
+import io.opentelemetry.context.Scope;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
@@ -118,6 +122,7 @@ public final class InlineMcpCalls {
       throws InterruptedException {
     Instant sent = clock.instant();
     ClaimedEffect claimed = journal.startClaimed(request, worker, defaultLease, surfacePath);
+    FlowsTelemetry.metrics().runStarted(request.spec().name());
     DeferredGate gate = new DeferredGate(surfacePath, claimed.election());
     CancellationToken token = new CancellationToken();
     AtomicReference<StepOutcome> completedWith = new AtomicReference<>();
@@ -127,11 +132,26 @@ public final class InlineMcpCalls {
     // from a thread of its own, which ends once it is sent: an interrupt of the caller must never
     // reach the transport (it would fail the send), only cancel the call through the token.
     CompletableFuture<CompletionAck> done = new CompletableFuture<>();
+    AttemptSpan span = RunTraces.startAttempt(journal, claimed.attempt(), worker);
+    done.whenComplete(
+        (ack, t) -> {
+          Throwable cause =
+              t instanceof java.util.concurrent.CompletionException && t.getCause() != null
+                  ? t.getCause()
+                  : t;
+          if (t == null) {
+            span.completed(ack);
+          } else if (cause instanceof LeaseLostException lost) {
+            span.leaseLost(lost.reason().wire());
+          } else {
+            span.failed(cause);
+          }
+        });
     Thread.ofVirtual()
         .name("flows-inline-" + claimed.attempt().lease().place())
         .start(
             () -> {
-              try {
+              try (Scope current = span.makeCurrent()) {
                 lease
                     .withWorkerLeaseAsync(
                         claimed.attempt(),
@@ -183,6 +203,7 @@ public final class InlineMcpCalls {
     } catch (ExecutionException e) {
       if (e.getCause() instanceof LeaseLostException lost) {
         LOG.warn("{}: {}", claimed.attempt().lease().place(), lost.oneLine());
+        FlowsTelemetry.metrics().leaseLost(lost.reason().wire());
         return new Result.AwaitChild();
       }
       if (e.getCause() instanceof RuntimeException re) {

@@ -126,18 +126,20 @@ public final class McpToolExecutor implements AgentInstructionExecutor {
     }
     FaultPoint.AFTER_RECORD.reached();
     CompletableFuture<ToolCallResult> call;
+    McpCallTelemetry telemetry = McpCallTelemetry.start(server, tool, in.connection());
     try {
       McpTransportPort session = sessions.session(in.connection());
       @SuppressWarnings("unchecked")
       Map<String, Object> args = MAPPER.convertValue(input, Map.class);
-      call = session.callTool(tool, args, Map.of(McpTransportPort.IDEMPOTENCY_KEY_META, key));
+      call = session.callTool(tool, args, telemetry.meta(key));
     } catch (McpException m) {
+      telemetry.failed(m.diagnostic().wire());
       return CompletableFuture.completedFuture(
           failed(server, tool, input, key, m.diagnostic(), m.getMessage()));
     }
     ex.token().onCancel(() -> call.cancel(true));
     FaultPoint.DURING_CALL.reached();
-    Call c = new Call(ex, server, tool, input, path, key);
+    Call c = new Call(ex, server, tool, input, path, key, telemetry);
     return call.orTimeout(sessions.limits().callTimeout().toMillis() * 2, TimeUnit.MILLISECONDS)
         .handleAsync(c::finish, finisher);
   }
@@ -151,11 +153,29 @@ public final class McpToolExecutor implements AgentInstructionExecutor {
 
   /** What the answer of one sent call needs. */
   private record Call(
-      StepExecution ex, String server, String tool, JsonNode input, String path, String key) {
+      StepExecution ex,
+      String server,
+      String tool,
+      JsonNode input,
+      String path,
+      String key,
+      McpCallTelemetry telemetry) {
     StepOutcome finish(ToolCallResult result, Throwable failure) {
       if (failure != null) {
-        return failedCall(failure);
+        StepOutcome failed;
+        try {
+          failed = failedCall(failure);
+        } catch (CallCancelled cancelled) {
+          telemetry.failed("canceled");
+          throw cancelled;
+        }
+        telemetry.failed(
+            failed instanceof StepOutcome.Failed f
+                ? f.trajectoryTail().path("diagnostic").asText()
+                : "mcp_disconnected");
+        return failed;
       }
+      telemetry.answered(result);
       FaultPoint.AFTER_CALL_BEFORE_CONFIRM.reached();
       ObjectNode output = McpReceipt.output(result);
       ObjectNode receipt = McpReceipt.of(server, tool, input, output, key);
