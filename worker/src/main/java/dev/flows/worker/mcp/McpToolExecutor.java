@@ -124,7 +124,13 @@ public final class McpToolExecutor implements AgentInstructionExecutor {
       McpTransportPort session = sessions.session(in.path("connection"));
       @SuppressWarnings("unchecked")
       Map<String, Object> args = MAPPER.convertValue(input, Map.class);
-      call = session.callTool(tool, args, Map.of(McpTransportPort.IDEMPOTENCY_KEY_META, key));
+      // A response lost on the wire is re-sent by the same rule as a crash takeover.
+      call =
+          session.callTool(
+              tool,
+              args,
+              TraceContext.meta(ex.attempt().lease(), key),
+              in.path("mayReperform").asBoolean(false));
     } catch (McpException m) {
       return CompletableFuture.completedFuture(
           failed(server, tool, input, key, m.diagnostic(), m.getMessage()));
@@ -152,7 +158,8 @@ public final class McpToolExecutor implements AgentInstructionExecutor {
       }
       FaultPoint.AFTER_CALL_BEFORE_CONFIRM.reached();
       ObjectNode output = McpReceipt.output(result);
-      ObjectNode receipt = McpReceipt.of(server, tool, input, output, key);
+      ObjectNode receipt =
+          McpReceipt.withWire(McpReceipt.of(server, tool, input, output, key), result);
       // The tool ran either way: confirm, so a retry never sends it again.
       ex.effects().confirm(path, Optional.of(receipt));
       if (!ex.effects().confirmsAtCompletion()) {

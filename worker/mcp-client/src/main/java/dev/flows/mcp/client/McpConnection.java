@@ -5,6 +5,7 @@ import dev.flows.kernel.mcp.ConnectionTransition;
 import dev.flows.kernel.mcp.McpClientConfig;
 import dev.flows.kernel.mcp.McpDiagnostic;
 import dev.flows.kernel.mcp.McpException;
+import dev.flows.kernel.mcp.McpProtocol;
 import dev.flows.kernel.mcp.McpTransportPort;
 import dev.flows.kernel.mcp.ToolCallResult;
 import dev.flows.kernel.mcp.ToolDescriptor;
@@ -56,8 +57,12 @@ public final class McpConnection implements McpTransportPort {
   private long generation;
   private McpAsyncClient client;
   private McpClientTransport transport;
+  // Set instead of client/transport when the server answered server/discover (2026-07-28).
+  private ModernSession modern;
+  private String protocolVersion = "";
   private Thread worker;
   private McpException lostDuringConnect;
+  private volatile boolean elicitationDefaults;
 
   public McpConnection(
       String server,
@@ -70,6 +75,17 @@ public final class McpConnection implements McpTransportPort {
     this.transports = transports;
     this.registry = registry;
     this.random = random;
+  }
+
+  /**
+   * Declares the elicitation capability and answers every form elicitation by accepting the
+   * requested schema's defaults (SEP-1034), for unattended callers that want a server's defaults
+   * rather than a refusal. Without it the client declares no elicitation capability. Takes effect
+   * at the next connect.
+   */
+  public McpConnection answerElicitationsWithDefaults() {
+    elicitationDefaults = true;
+    return this;
   }
 
   @Override
@@ -209,8 +225,12 @@ public final class McpConnection implements McpTransportPort {
    * exception leaves, so nothing outlives a failed attempt.
    */
   private void establish(long gen, ConnectionTransition success) {
+    McpProtocol protocol = transports.protocol();
+    if (protocol.triesModern() && establishModern(gen, success, protocol)) {
+      return;
+    }
     McpClientTransport t = transports.create(why -> onLost(gen, why));
-    McpAsyncClient c =
+    McpClient.AsyncSpec spec =
         McpClient.async(t)
             .clientInfo(CLIENT_INFO)
             // The SDK has one timeout for every request; ours are per kind and enforced here.
@@ -219,9 +239,18 @@ public final class McpConnection implements McpTransportPort {
                     ? limits.callTimeout()
                     : limits.listTimeout())
             .initializationTimeout(limits.connectTimeout())
-            .capabilities(McpSchema.ClientCapabilities.builder().build())
-            .toolsChangeConsumer(tools -> Mono.fromRunnable(() -> refreshLater(gen)))
-            .build();
+            .toolsChangeConsumer(tools -> Mono.fromRunnable(() -> refreshLater(gen)));
+    if (elicitationDefaults) {
+      spec.capabilities(McpSchema.ClientCapabilities.builder().elicitation().build())
+          .applyElicitationDefaults(true)
+          .elicitation(
+              req ->
+                  Mono.just(
+                      new McpSchema.ElicitResult(McpSchema.ElicitResult.Action.ACCEPT, Map.of())));
+    } else {
+      spec.capabilities(McpSchema.ClientCapabilities.builder().build());
+    }
+    McpAsyncClient c = spec.build();
     synchronized (lock) {
       if (generation != gen) {
         closeQuietly(c, t);
@@ -234,10 +263,12 @@ public final class McpConnection implements McpTransportPort {
     try {
       McpWire.await(c.initialize(), limits.connectTimeout().plus(limits.stopGrace()), true);
       List<ToolDescriptor> tools = McpWire.listAll(c, server, limits.listTimeout());
+      McpSchema.InitializeResult init = c.getCurrentInitializationResult();
       synchronized (lock) {
         if (generation != gen || state != success.from()) {
           throw disconnected("stopped while connecting");
         }
+        protocolVersion = init == null ? "" : init.protocolVersion();
         registry.replace(server, tools);
         move(success);
       }
@@ -251,6 +282,81 @@ public final class McpConnection implements McpTransportPort {
     }
   }
 
+  /**
+   * Asks {@code server/discover} first. True when the server speaks 2026-07-28 and is now connected
+   * in it; false when it does not and {@code protocol} lets the 2025 handshake follow. A pinned
+   * 2026-07-28 server that does not answer fails the attempt.
+   */
+  private boolean establishModern(long gen, ConnectionTransition success, McpProtocol protocol) {
+    Optional<TransportFactory.ModernTransport> mt = transports.modern(why -> onLost(gen, why));
+    if (mt.isEmpty()) {
+      if (!protocol.allowsLegacy()) {
+        throw new McpException(
+            McpDiagnostic.HANDSHAKE_REJECTED,
+            server,
+            "the server does not answer server/discover for " + McpProtocol.MODERN,
+            "remove the \"protocol\" pin, or pin the revision the server speaks");
+      }
+      return false;
+    }
+    ModernSession m;
+    try {
+      McpClientConfig probe =
+          protocol.allowsLegacy()
+              ? limits.withConnectTimeout(limits.connectTimeout().dividedBy(3))
+              : limits;
+      m = ModernSession.discover(server, probe, mt.get().transport(), mt.get().closer());
+    } catch (RuntimeException e) {
+      closeQuietly(mt.get().closer());
+      if (protocol.allowsLegacy() && !(e instanceof McpException)) {
+        LOG.debug("mcp server {}: no server/discover ({}); using the 2025 handshake", server, e);
+        return false;
+      }
+      throw e instanceof McpException me ? me : handshakeFailure(e);
+    }
+    synchronized (lock) {
+      if (generation != gen) {
+        m.close(limits.stopGrace());
+        throw disconnected("stopped while connecting");
+      }
+      modern = m;
+    }
+    try {
+      List<ToolDescriptor> tools = m.listTools();
+      synchronized (lock) {
+        if (generation != gen || state != success.from()) {
+          throw disconnected("stopped while connecting");
+        }
+        protocolVersion = m.protocolVersion();
+        registry.replace(server, tools);
+        move(success);
+      }
+      fire(success, Optional.empty());
+      return true;
+    } catch (McpException e) {
+      m.close(limits.stopGrace());
+      throw e;
+    } catch (RuntimeException e) {
+      m.close(limits.stopGrace());
+      throw handshakeFailure(e);
+    }
+  }
+
+  /** The revision the server answered in at the last connect ("" before one). */
+  public String protocolVersion() {
+    synchronized (lock) {
+      return protocolVersion;
+    }
+  }
+
+  private void closeQuietly(AutoCloseable closer) {
+    try {
+      closer.close();
+    } catch (Exception e) {
+      LOG.debug("closing the 2026-07-28 transport of {}: {}", server, e.toString());
+    }
+  }
+
   private void refreshLater(long gen) {
     Thread.ofPlatform().daemon().name("mcp-refresh-" + server).start(() -> refresh(gen));
   }
@@ -258,7 +364,7 @@ public final class McpConnection implements McpTransportPort {
   private void refresh(long gen) {
     McpAsyncClient c;
     synchronized (lock) {
-      if (generation != gen || state != ConnectionState.CONNECTED) {
+      if (generation != gen || state != ConnectionState.CONNECTED || client == null) {
         return;
       }
       c = client;
@@ -280,6 +386,7 @@ public final class McpConnection implements McpTransportPort {
     boolean moved = false;
     McpAsyncClient old = null;
     McpClientTransport oldTransport = null;
+    ModernSession oldModern = null;
     synchronized (lock) {
       if (generation != gen) {
         return;
@@ -298,8 +405,10 @@ public final class McpConnection implements McpTransportPort {
       long next = ++generation;
       old = client;
       oldTransport = transport;
+      oldModern = modern;
       client = null;
       transport = null;
+      modern = null;
       registry.removeServer(server);
       worker =
           Thread.ofPlatform()
@@ -313,6 +422,9 @@ public final class McpConnection implements McpTransportPort {
     failPending(why);
     if (old != null) {
       closeQuietly(old, oldTransport);
+    }
+    if (oldModern != null) {
+      oldModern.close(limits.stopGrace());
     }
     if (moved) {
       fire(ConnectionTransition.LOST, Optional.of(why.diagnostic()));
@@ -360,13 +472,23 @@ public final class McpConnection implements McpTransportPort {
   @Override
   public CompletableFuture<ToolCallResult> callTool(
       String tool, Map<String, Object> arguments, Map<String, Object> meta) {
+    return callTool(tool, arguments, meta, false);
+  }
+
+  @Override
+  public CompletableFuture<ToolCallResult> callTool(
+      String tool, Map<String, Object> arguments, Map<String, Object> meta, boolean reissue) {
     McpAsyncClient c;
+    ModernSession m;
+    String version;
     synchronized (lock) {
       if (state != ConnectionState.CONNECTED) {
         return CompletableFuture.failedFuture(
             disconnected("cannot call " + tool + ": connection is " + state.wire()));
       }
       c = client;
+      m = modern;
+      version = protocolVersion;
     }
     if (registry.find(server, tool).isEmpty()) {
       return CompletableFuture.failedFuture(
@@ -376,16 +498,38 @@ public final class McpConnection implements McpTransportPort {
               "no tool " + tool + " on this server",
               "list the server's tools; names are case-sensitive"));
     }
-    CompletableFuture<McpSchema.CallToolResult> sdk =
-        c.callTool(new McpSchema.CallToolRequest(tool, arguments, meta.isEmpty() ? null : meta))
-            .toFuture()
-            .orTimeout(limits.callTimeout().toMillis(), TimeUnit.MILLISECONDS);
     CompletableFuture<ToolCallResult> out = new CompletableFuture<>();
     pending.add(out);
+    if (m != null) {
+      CompletableFuture<ToolCallResult> call = m.call(tool, arguments, meta, reissue);
+      call.whenComplete(
+          (r, e) -> {
+            if (e == null) {
+              out.complete(r);
+            } else {
+              out.completeExceptionally(
+                  e instanceof java.util.concurrent.CompletionException ce ? ce.getCause() : e);
+            }
+          });
+      out.whenComplete(
+          (r, e) -> {
+            pending.remove(out);
+            if (out.isCancelled()) {
+              call.cancel(true);
+            }
+          });
+      return out;
+    }
+    McpSchema.CallToolRequest request =
+        new McpSchema.CallToolRequest(tool, arguments, meta.isEmpty() ? null : meta);
+    CompletableFuture<McpSchema.CallToolResult> sdk =
+        c.callTool(request)
+            .toFuture()
+            .orTimeout(limits.callTimeout().toMillis(), TimeUnit.MILLISECONDS);
     sdk.whenComplete(
         (r, e) -> {
           if (e == null) {
-            out.complete(McpWire.toResult(server, tool, r));
+            out.complete(McpWire.toResult(server, tool, r, version));
           } else {
             out.completeExceptionally(McpFailures.call(server, tool, e));
           }
@@ -395,9 +539,24 @@ public final class McpConnection implements McpTransportPort {
           pending.remove(out);
           if (out.isCancelled()) {
             sdk.cancel(true);
+            cancelOnWire(request, "cancelled by the caller");
           }
         });
     return out;
+  }
+
+  /**
+   * The 2025 client drops a given-up request without telling the server; the transport does: {@code
+   * notifications/cancelled} with the request's id on stdio, the stream closed on HTTP.
+   */
+  private void cancelOnWire(McpSchema.CallToolRequest request, String reason) {
+    McpClientTransport t;
+    synchronized (lock) {
+      t = transport;
+    }
+    if (t instanceof CancellableTransport ct) {
+      ct.cancel(request, reason);
+    }
   }
 
   @Override
@@ -405,6 +564,7 @@ public final class McpConnection implements McpTransportPort {
     ConnectionTransition t;
     McpAsyncClient c;
     McpClientTransport tr;
+    ModernSession mo;
     Thread w;
     synchronized (lock) {
       Optional<ConnectionTransition> stop = ConnectionTransition.stopFrom(state);
@@ -416,8 +576,10 @@ public final class McpConnection implements McpTransportPort {
       generation++;
       c = client;
       tr = transport;
+      mo = modern;
       client = null;
       transport = null;
+      modern = null;
       w = worker;
       worker = null;
     }
@@ -428,6 +590,9 @@ public final class McpConnection implements McpTransportPort {
     failPending(disconnected("connection stopped"));
     if (c != null) {
       closeQuietly(c, tr);
+    }
+    if (mo != null) {
+      mo.close(limits.stopGrace());
     }
     if (w != null && w != Thread.currentThread()) {
       try {
