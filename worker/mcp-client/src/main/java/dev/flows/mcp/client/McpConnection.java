@@ -10,10 +10,6 @@ import dev.flows.kernel.mcp.McpTransportPort;
 import dev.flows.kernel.mcp.ToolCallResult;
 import dev.flows.kernel.mcp.ToolDescriptor;
 import dev.flows.kernel.mcp.ToolRegistry;
-import io.modelcontextprotocol.client.McpAsyncClient;
-import io.modelcontextprotocol.client.McpClient;
-import io.modelcontextprotocol.spec.McpClientTransport;
-import io.modelcontextprotocol.spec.McpSchema;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -22,11 +18,9 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.TimeUnit;
 import java.util.random.RandomGenerator;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import reactor.core.publisher.Mono;
 
 /**
  * {@link McpTransportPort} over the SDK's client session and one of our transports. Owns the
@@ -38,8 +32,6 @@ import reactor.core.publisher.Mono;
  */
 public final class McpConnection implements McpTransportPort {
   private static final Logger LOG = LoggerFactory.getLogger(McpConnection.class);
-  private static final McpSchema.Implementation CLIENT_INFO =
-      new McpSchema.Implementation("flows", "0.1.0");
 
   private final String server;
   private final McpClientConfig limits;
@@ -55,10 +47,7 @@ public final class McpConnection implements McpTransportPort {
   private final Object lock = new Object();
   private ConnectionState state = ConnectionState.DISCONNECTED;
   private long generation;
-  private McpAsyncClient client;
-  private McpClientTransport transport;
-  // Set instead of client/transport when the server answered server/discover (2026-07-28).
-  private ModernSession modern;
+  private Session session;
   private String protocolVersion = "";
   private Thread worker;
   private McpException lostDuringConnect;
@@ -220,124 +209,56 @@ public final class McpConnection implements McpTransportPort {
   }
 
   /**
-   * One attempt: fresh transport and session, initialize, list tools, register them and move to
-   * connected with {@code success}. On any failure the attempt's transport is closed before the
-   * exception leaves, so nothing outlives a failed attempt.
+   * One attempt: fresh transport and session (2026-07-28 when the server answers {@code
+   * server/discover} and the config allows it, else a 2025 handshake), list tools, register them
+   * and move to connected with {@code success}. On any failure the attempt's session is closed
+   * before the exception leaves, so nothing outlives a failed attempt.
    */
   private void establish(long gen, ConnectionTransition success) {
     McpProtocol protocol = transports.protocol();
-    if (protocol.triesModern() && establishModern(gen, success, protocol)) {
-      return;
-    }
-    McpClientTransport t = transports.create(why -> onLost(gen, why));
-    McpClient.AsyncSpec spec =
-        McpClient.async(t)
-            .clientInfo(CLIENT_INFO)
-            // The SDK has one timeout for every request; ours are per kind and enforced here.
-            .requestTimeout(
-                limits.callTimeout().compareTo(limits.listTimeout()) > 0
-                    ? limits.callTimeout()
-                    : limits.listTimeout())
-            .initializationTimeout(limits.connectTimeout())
-            .toolsChangeConsumer(tools -> Mono.fromRunnable(() -> refreshLater(gen)));
-    if (elicitationDefaults) {
-      spec.capabilities(McpSchema.ClientCapabilities.builder().elicitation().build())
-          .applyElicitationDefaults(true)
-          .elicitation(
-              req ->
-                  Mono.just(
-                      new McpSchema.ElicitResult(McpSchema.ElicitResult.Action.ACCEPT, Map.of())));
-    } else {
-      spec.capabilities(McpSchema.ClientCapabilities.builder().build());
-    }
-    McpAsyncClient c = spec.build();
+    Optional<ModernSession> modern =
+        protocol.triesModern()
+            ? ModernSession.tryDiscover(
+                server,
+                limits,
+                protocol,
+                elicitationDefaults,
+                transports.modern(why -> onLost(gen, why)))
+            : Optional.empty();
+    Session s =
+        modern.isPresent()
+            ? modern.get()
+            : new LegacySession(
+                server,
+                limits,
+                transports.create(why -> onLost(gen, why)),
+                elicitationDefaults,
+                () -> refreshLater(gen));
     synchronized (lock) {
       if (generation != gen) {
-        closeQuietly(c, t);
+        s.close();
         throw disconnected("stopped while connecting");
       }
-      client = c;
-      transport = t;
+      session = s;
       lostDuringConnect = null;
     }
     try {
-      McpWire.await(c.initialize(), limits.connectTimeout().plus(limits.stopGrace()), true);
-      List<ToolDescriptor> tools = McpWire.listAll(c, server, limits.listTimeout());
-      McpSchema.InitializeResult init = c.getCurrentInitializationResult();
+      s.start();
+      List<ToolDescriptor> tools = s.listTools();
       synchronized (lock) {
         if (generation != gen || state != success.from()) {
           throw disconnected("stopped while connecting");
         }
-        protocolVersion = init == null ? "" : init.protocolVersion();
+        protocolVersion = s.protocolVersion();
         registry.replace(server, tools);
         move(success);
       }
       fire(success, Optional.empty());
     } catch (McpException e) {
-      closeQuietly(c, t);
+      s.close();
       throw e;
     } catch (RuntimeException e) {
-      closeQuietly(c, t);
-      throw handshakeFailure(e);
-    }
-  }
-
-  /**
-   * Asks {@code server/discover} first. True when the server speaks 2026-07-28 and is now connected
-   * in it; false when it does not and {@code protocol} lets the 2025 handshake follow. A pinned
-   * 2026-07-28 server that does not answer fails the attempt.
-   */
-  private boolean establishModern(long gen, ConnectionTransition success, McpProtocol protocol) {
-    Optional<TransportFactory.ModernTransport> mt = transports.modern(why -> onLost(gen, why));
-    if (mt.isEmpty()) {
-      if (!protocol.allowsLegacy()) {
-        throw new McpException(
-            McpDiagnostic.HANDSHAKE_REJECTED,
-            server,
-            "the server does not answer server/discover for " + McpProtocol.MODERN,
-            "remove the \"protocol\" pin, or pin the revision the server speaks");
-      }
-      return false;
-    }
-    ModernSession m;
-    try {
-      McpClientConfig probe =
-          protocol.allowsLegacy()
-              ? limits.withConnectTimeout(limits.connectTimeout().dividedBy(3))
-              : limits;
-      m = ModernSession.discover(server, probe, mt.get().transport(), mt.get().closer());
-    } catch (RuntimeException e) {
-      closeQuietly(mt.get().closer());
-      if (protocol.allowsLegacy() && !(e instanceof McpException)) {
-        LOG.debug("mcp server {}: no server/discover ({}); using the 2025 handshake", server, e);
-        return false;
-      }
-      throw e instanceof McpException me ? me : handshakeFailure(e);
-    }
-    synchronized (lock) {
-      if (generation != gen) {
-        m.close(limits.stopGrace());
-        throw disconnected("stopped while connecting");
-      }
-      modern = m;
-    }
-    try {
-      List<ToolDescriptor> tools = m.listTools();
-      synchronized (lock) {
-        if (generation != gen || state != success.from()) {
-          throw disconnected("stopped while connecting");
-        }
-        protocolVersion = m.protocolVersion();
-        registry.replace(server, tools);
-        move(success);
-      }
-      fire(success, Optional.empty());
-      return true;
-    } catch (McpException e) {
-      m.close(limits.stopGrace());
-      throw e;
-    } catch (RuntimeException e) {
-      m.close(limits.stopGrace());
+      s.close();
       throw handshakeFailure(e);
     }
   }
@@ -349,28 +270,20 @@ public final class McpConnection implements McpTransportPort {
     }
   }
 
-  private void closeQuietly(AutoCloseable closer) {
-    try {
-      closer.close();
-    } catch (Exception e) {
-      LOG.debug("closing the 2026-07-28 transport of {}: {}", server, e.toString());
-    }
-  }
-
   private void refreshLater(long gen) {
     Thread.ofPlatform().daemon().name("mcp-refresh-" + server).start(() -> refresh(gen));
   }
 
   private void refresh(long gen) {
-    McpAsyncClient c;
+    Session s;
     synchronized (lock) {
-      if (generation != gen || state != ConnectionState.CONNECTED || client == null) {
+      if (generation != gen || state != ConnectionState.CONNECTED || session == null) {
         return;
       }
-      c = client;
+      s = session;
     }
     try {
-      List<ToolDescriptor> tools = McpWire.listAll(c, server, limits.listTimeout());
+      List<ToolDescriptor> tools = s.listTools();
       synchronized (lock) {
         if (generation == gen && state == ConnectionState.CONNECTED) {
           registry.replace(server, tools);
@@ -384,9 +297,7 @@ public final class McpConnection implements McpTransportPort {
 
   private void onLost(long gen, McpException why) {
     boolean moved = false;
-    McpAsyncClient old = null;
-    McpClientTransport oldTransport = null;
-    ModernSession oldModern = null;
+    Session old = null;
     synchronized (lock) {
       if (generation != gen) {
         return;
@@ -403,12 +314,8 @@ public final class McpConnection implements McpTransportPort {
       }
       move(ConnectionTransition.LOST);
       long next = ++generation;
-      old = client;
-      oldTransport = transport;
-      oldModern = modern;
-      client = null;
-      transport = null;
-      modern = null;
+      old = session;
+      session = null;
       registry.removeServer(server);
       worker =
           Thread.ofPlatform()
@@ -421,10 +328,7 @@ public final class McpConnection implements McpTransportPort {
     LOG.warn("mcp server {} lost: {}", server, why.getMessage());
     failPending(why);
     if (old != null) {
-      closeQuietly(old, oldTransport);
-    }
-    if (oldModern != null) {
-      oldModern.close(limits.stopGrace());
+      old.close();
     }
     if (moved) {
       fire(ConnectionTransition.LOST, Optional.of(why.diagnostic()));
@@ -478,17 +382,13 @@ public final class McpConnection implements McpTransportPort {
   @Override
   public CompletableFuture<ToolCallResult> callTool(
       String tool, Map<String, Object> arguments, Map<String, Object> meta, boolean reissue) {
-    McpAsyncClient c;
-    ModernSession m;
-    String version;
+    Session s;
     synchronized (lock) {
       if (state != ConnectionState.CONNECTED) {
         return CompletableFuture.failedFuture(
             disconnected("cannot call " + tool + ": connection is " + state.wire()));
       }
-      c = client;
-      m = modern;
-      version = protocolVersion;
+      s = session;
     }
     if (registry.find(server, tool).isEmpty()) {
       return CompletableFuture.failedFuture(
@@ -500,71 +400,30 @@ public final class McpConnection implements McpTransportPort {
     }
     CompletableFuture<ToolCallResult> out = new CompletableFuture<>();
     pending.add(out);
-    if (m != null) {
-      CompletableFuture<ToolCallResult> call = m.call(tool, arguments, meta, reissue);
-      call.whenComplete(
-          (r, e) -> {
-            if (e == null) {
-              out.complete(r);
-            } else {
-              out.completeExceptionally(
-                  e instanceof java.util.concurrent.CompletionException ce ? ce.getCause() : e);
-            }
-          });
-      out.whenComplete(
-          (r, e) -> {
-            pending.remove(out);
-            if (out.isCancelled()) {
-              call.cancel(true);
-            }
-          });
-      return out;
-    }
-    McpSchema.CallToolRequest request =
-        new McpSchema.CallToolRequest(tool, arguments, meta.isEmpty() ? null : meta);
-    CompletableFuture<McpSchema.CallToolResult> sdk =
-        c.callTool(request)
-            .toFuture()
-            .orTimeout(limits.callTimeout().toMillis(), TimeUnit.MILLISECONDS);
-    sdk.whenComplete(
+    CompletableFuture<ToolCallResult> call = s.call(tool, arguments, meta, reissue);
+    call.whenComplete(
         (r, e) -> {
           if (e == null) {
-            out.complete(McpWire.toResult(server, tool, r, version));
+            out.complete(r);
           } else {
-            out.completeExceptionally(McpFailures.call(server, tool, e));
+            out.completeExceptionally(
+                e instanceof java.util.concurrent.CompletionException ce ? ce.getCause() : e);
           }
         });
     out.whenComplete(
         (r, e) -> {
           pending.remove(out);
           if (out.isCancelled()) {
-            sdk.cancel(true);
-            cancelOnWire(request, "cancelled by the caller");
+            call.cancel(true);
           }
         });
     return out;
   }
 
-  /**
-   * The 2025 client drops a given-up request without telling the server; the transport does: {@code
-   * notifications/cancelled} with the request's id on stdio, the stream closed on HTTP.
-   */
-  private void cancelOnWire(McpSchema.CallToolRequest request, String reason) {
-    McpClientTransport t;
-    synchronized (lock) {
-      t = transport;
-    }
-    if (t instanceof CancellableTransport ct) {
-      ct.cancel(request, reason);
-    }
-  }
-
   @Override
   public void stop() {
     ConnectionTransition t;
-    McpAsyncClient c;
-    McpClientTransport tr;
-    ModernSession mo;
+    Session s;
     Thread w;
     synchronized (lock) {
       Optional<ConnectionTransition> stop = ConnectionTransition.stopFrom(state);
@@ -574,12 +433,8 @@ public final class McpConnection implements McpTransportPort {
       t = stop.get();
       move(t);
       generation++;
-      c = client;
-      tr = transport;
-      mo = modern;
-      client = null;
-      transport = null;
-      modern = null;
+      s = session;
+      session = null;
       w = worker;
       worker = null;
     }
@@ -588,11 +443,8 @@ public final class McpConnection implements McpTransportPort {
     }
     registry.removeServer(server);
     failPending(disconnected("connection stopped"));
-    if (c != null) {
-      closeQuietly(c, tr);
-    }
-    if (mo != null) {
-      mo.close(limits.stopGrace());
+    if (s != null) {
+      s.close();
     }
     if (w != null && w != Thread.currentThread()) {
       try {
@@ -608,29 +460,6 @@ public final class McpConnection implements McpTransportPort {
   private void failPending(McpException why) {
     for (CompletableFuture<?> f : List.copyOf(pending)) {
       f.completeExceptionally(why);
-    }
-  }
-
-  private void closeQuietly(McpAsyncClient c, McpClientTransport t) {
-    try {
-      c.closeGracefully()
-          .timeout(limits.stopGrace().multipliedBy(3))
-          .onErrorResume(e -> Mono.empty())
-          .block();
-    } catch (RuntimeException e) {
-      LOG.debug("closing session of {}: {}", server, e.toString());
-    }
-    try {
-      c.close();
-    } catch (RuntimeException e) {
-      LOG.debug("closing client of {}: {}", server, e.toString());
-    }
-    if (t != null) {
-      try {
-        t.close();
-      } catch (RuntimeException e) {
-        LOG.debug("closing transport of {}: {}", server, e.toString());
-      }
     }
   }
 

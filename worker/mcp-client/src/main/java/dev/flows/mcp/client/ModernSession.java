@@ -16,12 +16,12 @@ import io.modelcontextprotocol.modern.client.McpClient;
 import io.modelcontextprotocol.modern.client.McpResponseLostException;
 import io.modelcontextprotocol.modern.client.transport.McpClientTransport;
 import java.io.IOException;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import reactor.core.publisher.Mono;
 
 /**
  * One server spoken to in the stateless revision 2026-07-28, on the SDK's {@code modern} client: no
@@ -31,10 +31,12 @@ import java.util.concurrent.CompletableFuture;
  * says the tool may be performed again; otherwise it fails with {@code mcp_result_unavailable} and
  * the caller decides, as after a crash.
  */
-final class ModernSession {
+final class ModernSession implements Session {
   /** How many times one call is re-issued after lost responses before its outcome is unknown. */
   static final int MAX_REISSUES = 3;
 
+  private static final org.slf4j.Logger LOG =
+      org.slf4j.LoggerFactory.getLogger(ModernSession.class);
   private static final McpJsonMapper SDK_JSON = Json.MAPPER;
   private static final com.fasterxml.jackson.databind.ObjectMapper TREE =
       dev.flows.kernel.json.Jackson.mapper();
@@ -62,15 +64,69 @@ final class ModernSession {
   }
 
   /**
+   * Asks {@code server/discover} over {@code mt}: the session when the server speaks 2026-07-28;
+   * empty when it does not and {@code protocol} lets the 2025 handshake follow. A server pinned to
+   * 2026-07-28 that does not answer fails the attempt.
+   */
+  static Optional<ModernSession> tryDiscover(
+      String server,
+      McpClientConfig limits,
+      McpProtocol protocol,
+      boolean elicitationDefaults,
+      Optional<TransportFactory.ModernTransport> mt) {
+    if (mt.isEmpty()) {
+      if (!protocol.allowsLegacy()) {
+        throw new McpException(
+            McpDiagnostic.HANDSHAKE_REJECTED,
+            server,
+            "the server does not answer server/discover for " + McpProtocol.MODERN,
+            "remove the \"protocol\" pin, or pin the revision the server speaks");
+      }
+      return Optional.empty();
+    }
+    try {
+      McpClientConfig probe =
+          protocol.allowsLegacy()
+              ? limits.withConnectTimeout(limits.connectTimeout().dividedBy(3))
+              : limits;
+      return Optional.of(
+          ModernSession.discover(
+              server, probe, elicitationDefaults, mt.get().transport(), mt.get().closer()));
+    } catch (RuntimeException e) {
+      try {
+        mt.get().closer().close();
+      } catch (Exception c) {
+        LOG.debug("closing the 2026-07-28 transport of {}: {}", server, c.toString());
+      }
+      if (protocol.allowsLegacy() && !(e instanceof McpException)) {
+        LOG.debug("mcp server {}: no server/discover ({}); using the 2025 handshake", server, e);
+        return Optional.empty();
+      }
+      throw e instanceof McpException me
+          ? me
+          : McpFailures.handshake(server, e, Optional.empty(), limits.connectTimeout());
+    }
+  }
+
+  /**
    * Asks the server {@code server/discover} over {@code transport}. Fails with the SDK's exception
    * when the server does not speak 2026-07-28 (the caller then falls back to a 2025 handshake).
    */
   static ModernSession discover(
-      String server, McpClientConfig limits, McpClientTransport transport, AutoCloseable closer) {
+      String server,
+      McpClientConfig limits,
+      boolean elicitationDefaults,
+      McpClientTransport transport,
+      AutoCloseable closer) {
     RequestIds ids = new RequestIds(transport);
+    McpClient.AsyncBuilder b = McpClient.async(ids);
+    if (elicitationDefaults) {
+      // Multi round-trip requests (input_required): the SDK retries with the answers and the
+      // server's requestState echoed as it was sent.
+      b.formElicitation(req -> Mono.just(McpSchema.ElicitResult.accept(defaults(req))));
+    }
     McpAsyncClient c =
-        McpClient.async(ids)
-            .clientInfo(McpSchema.Implementation.builder("flows", "0.1.0").build())
+        b.clientInfo(McpSchema.Implementation.builder("flows", "0.1.0").build())
             .callTimeout(
                 limits.callTimeout().compareTo(limits.listTimeout()) > 0
                     ? limits.callTimeout()
@@ -85,12 +141,19 @@ final class ModernSession {
     return new ModernSession(server, limits, c, ids, closer, d);
   }
 
-  String protocolVersion() {
+  @Override
+  public void start() {
+    // Stateless: server/discover already answered, there is no handshake.
+  }
+
+  @Override
+  public String protocolVersion() {
     return McpProtocol.MODERN;
   }
 
   /** tools/list page by page, each tool's schemas kept exactly as the server wrote them. */
-  List<ToolDescriptor> listTools() {
+  @Override
+  public List<ToolDescriptor> listTools() {
     if (discovered.capabilities() != null && discovered.capabilities().tools() == null) {
       return List.of();
     }
@@ -124,7 +187,8 @@ final class ModernSession {
    * completes when the caller gives up: the SDK then closes the request's stream (HTTP) or sends
    * {@code notifications/cancelled} (stdio).
    */
-  CompletableFuture<ToolCallResult> call(
+  @Override
+  public CompletableFuture<ToolCallResult> call(
       String tool, Map<String, Object> arguments, Map<String, Object> meta, boolean reissue) {
     CompletableFuture<ToolCallResult> out = new CompletableFuture<>();
     Object key = meta.get(McpTransportPort.IDEMPOTENCY_KEY_META);
@@ -225,7 +289,8 @@ final class ModernSession {
     }
   }
 
-  void close(Duration grace) {
+  @Override
+  public void close() {
     try {
       closer.close();
     } catch (Exception e) {
@@ -266,6 +331,21 @@ final class ModernSession {
     Optional<String> last(String key) {
       return key == null ? Optional.empty() : Optional.ofNullable(lastByKey.get(key));
     }
+  }
+
+  /** The requested schema's defaults, property by property (SEP-1034). */
+  private static Map<String, Object> defaults(McpSchema.ElicitFormRequest req) {
+    Map<String, Object> out = new java.util.LinkedHashMap<>();
+    if (req.requestedSchema() != null
+        && req.requestedSchema().get("properties") instanceof Map<?, ?> props) {
+      props.forEach(
+          (k, v) -> {
+            if (v instanceof Map<?, ?> p && p.containsKey("default")) {
+              out.put(String.valueOf(k), p.get("default"));
+            }
+          });
+    }
+    return out;
   }
 
   private static JsonNode params(Object params) {

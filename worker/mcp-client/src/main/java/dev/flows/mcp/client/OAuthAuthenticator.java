@@ -299,72 +299,11 @@ final class OAuthAuthenticator implements HttpAuthenticator {
     return client;
   }
 
-  /** RFC 7591 registration; the method asked for is the first the server supports. */
   private Client register(String name, String redirectUri, OAuthDiscovery.Metadata md) {
-    URI endpoint =
-        md.registrationEndpoint()
-            .orElseThrow(
-                () ->
-                    failed(
-                        "the authorization server offers no dynamic registration;"
-                            + " configure a pre-registered client",
-                        null));
-    String method =
-        List.of("client_secret_basic", "client_secret_post", "none").stream()
-            .filter(
-                m -> md.authMethodsSupported().isEmpty() || md.authMethodsSupported().contains(m))
-            .findFirst()
-            .orElse("client_secret_basic");
-    var req = JSON.createObjectNode();
-    req.put("client_name", name);
-    req.putArray("redirect_uris").add(redirectUri);
-    req.putArray("grant_types").add("authorization_code").add("refresh_token");
-    req.putArray("response_types").add("code");
-    req.put("token_endpoint_auth_method", method);
-    // OpenID registration rules: a redirect to this machine is a native client's, else a web one.
-    String host = URI.create(redirectUri).getHost();
-    req.put(
-        "application_type",
-        host == null || host.equals("localhost") || host.startsWith("127.") || host.equals("[::1]")
-            ? "native"
-            : "web");
-    JsonNode answer;
-    try {
-      HttpResponse<String> r =
-          http.send(
-              HttpRequest.newBuilder(endpoint)
-                  .timeout(limits.connectTimeout())
-                  .header("Content-Type", "application/json")
-                  .header("Accept", "application/json")
-                  .POST(HttpRequest.BodyPublishers.ofString(JSON.writeValueAsString(req)))
-                  .build(),
-              HttpResponse.BodyHandlers.ofString());
-      if (r.statusCode() != 200 && r.statusCode() != 201) {
-        throw failed("client registration answered HTTP " + r.statusCode(), null);
-      }
-      answer = JSON.readTree(r.body());
-    } catch (IOException e) {
-      throw failed("client registration failed: " + e.getMessage(), e);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw failed("interrupted", e);
-    }
-    String id = answer.path("client_id").asText("");
-    if (id.isEmpty()) {
-      throw failed("client registration answered without client_id", null);
-    }
-    String secret = answer.path("client_secret").asText("");
-    String granted = answer.path("token_endpoint_auth_method").asText(method);
-    McpAuth.SecretSource s = new McpAuth.SecretSource.Provider("registered:" + id);
-    registeredSecret = secret;
-    McpAuth.ClientAuth auth =
-        secret.isEmpty() || granted.equals("none")
-            ? new McpAuth.ClientAuth.NoSecret()
-            : granted.equals("client_secret_post")
-                ? new McpAuth.ClientAuth.SecretPost(s)
-                : new McpAuth.ClientAuth.SecretBasic(s);
-    LOG.info("mcp server {}: registered OAuth client {} ({})", server, id, granted);
-    return new Client(id, auth);
+    DynamicRegistration.Registered r =
+        DynamicRegistration.register(server, name, redirectUri, md, http, limits);
+    registeredSecret = r.secret();
+    return new Client(r.clientId(), r.auth());
   }
 
   private Map<String, String> refreshForm() {

@@ -214,6 +214,26 @@ class ProtocolRevisionTest {
   }
 
   @Test
+  void cancellingAnHttpCallOn2026ClosesItsResponseStream() throws Exception {
+    ModernTestServer server = ModernTestServer.http(0);
+    servers.add(server);
+    McpConnection c =
+        connect(new McpServerConfig.Http("web", server.url(), Map.of(), new McpAuth.None()));
+    CompletableFuture<ToolCallResult> call =
+        c.callTool(
+            "sleep", Map.of("ms", 20_000), Map.of(McpTransportPort.IDEMPOTENCY_KEY_META, "s"));
+    await().atMost(WAIT).until(() -> server.calls().contains("tools/call"));
+    int closedBefore = server.clientClosedConnections();
+
+    call.cancel(true);
+
+    // The server still sleeps for 20 s: a connection closed now is the client giving up.
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .until(() -> server.clientClosedConnections() > closedBefore);
+  }
+
+  @Test
   void aLostResponseIsReissuedWithANewRequestIdAndTheSameKeyWhenTheCallMayBeRepeated()
       throws Exception {
     ModernTestServer server = ModernTestServer.http(1);

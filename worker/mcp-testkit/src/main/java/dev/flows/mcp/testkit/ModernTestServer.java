@@ -44,11 +44,16 @@ public final class ModernTestServer implements AutoCloseable {
   private final Server jetty;
   private final URI url;
   private final McpServer mcp;
+  private final List<String> calls;
+  private final ClosingWatch relay;
 
-  private ModernTestServer(Server jetty, URI url, McpServer mcp) {
+  private ModernTestServer(
+      Server jetty, URI url, McpServer mcp, List<String> calls, ClosingWatch relay) {
     this.jetty = jetty;
     this.url = url;
     this.mcp = mcp;
+    this.calls = calls;
+    this.relay = relay;
   }
 
   public static void main(String[] args) throws Exception {
@@ -90,10 +95,31 @@ public final class ModernTestServer implements AutoCloseable {
     ServletHolder holder = new ServletHolder(transport);
     holder.setAsyncSupported(true);
     ctx.addServlet(holder, "/mcp");
+    List<String> calls = new java.util.concurrent.CopyOnWriteArrayList<>();
+    jakarta.servlet.Filter watch =
+        (req, res, chain) -> {
+          calls.add(String.valueOf(((HttpServletRequest) req).getHeader("Mcp-Method")));
+          chain.doFilter(req, res);
+        };
+    org.eclipse.jetty.ee10.servlet.FilterHolder fh =
+        new org.eclipse.jetty.ee10.servlet.FilterHolder(watch);
+    fh.setAsyncSupported(true);
+    ctx.addFilter(fh, "/*", java.util.EnumSet.of(jakarta.servlet.DispatcherType.REQUEST));
     jetty.setHandler(ctx);
     jetty.start();
+    ClosingWatch relay = new ClosingWatch(c.getLocalPort());
     return new ModernTestServer(
-        jetty, URI.create("http://127.0.0.1:" + c.getLocalPort() + "/mcp"), mcp);
+        jetty, URI.create("http://127.0.0.1:" + relay.port() + "/mcp"), mcp, calls, relay);
+  }
+
+  /** The {@code Mcp-Method} of every POST received. */
+  public List<String> calls() {
+    return List.copyOf(calls);
+  }
+
+  /** How many connections the client closed while the server still held them open. */
+  public int clientClosedConnections() {
+    return relay.clientClosed();
   }
 
   public URI url() {
@@ -102,6 +128,7 @@ public final class ModernTestServer implements AutoCloseable {
 
   @Override
   public void close() throws Exception {
+    relay.close();
     mcp.closeGracefully();
     jetty.stop();
   }
