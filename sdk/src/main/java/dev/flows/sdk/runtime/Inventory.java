@@ -25,8 +25,8 @@ public record Inventory(JsonNode json) {
   }
 
   /**
-   * One server as preflight saw it; {@code protocolVersion} is the MCP revision it answered in
-   * ("" when unknown).
+   * One server as preflight saw it; {@code protocolVersion} is the MCP revision it answered in (""
+   * when unknown).
    */
   public record Server(
       McpServerConfig config,

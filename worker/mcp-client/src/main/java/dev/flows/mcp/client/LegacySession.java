@@ -92,6 +92,9 @@ final class LegacySession implements Session {
           if (e == null) {
             out.complete(McpWire.toResult(server, tool, r, version));
           } else {
+            if (e instanceof java.util.concurrent.TimeoutException) {
+              cancelOnWire(request, "timed out");
+            }
             out.completeExceptionally(McpFailures.call(server, tool, e));
           }
         });
@@ -99,14 +102,20 @@ final class LegacySession implements Session {
         (r, e) -> {
           if (out.isCancelled()) {
             sdk.cancel(true);
-            // The SDK's 2025 client drops a given-up request without telling the server; the
-            // transport does, by the params object the request was sent with.
-            if (transport instanceof CancellableTransport ct) {
-              ct.cancel(request, "cancelled by the caller");
-            }
+            cancelOnWire(request, "cancelled by the caller");
           }
         });
     return out;
+  }
+
+  /**
+   * The SDK's 2025 client drops a given-up request without telling the server; the transport does,
+   * naming it by the params object the request was sent with.
+   */
+  private void cancelOnWire(McpSchema.CallToolRequest request, String reason) {
+    if (transport instanceof CancellableTransport ct) {
+      ct.cancel(request, reason);
+    }
   }
 
   @Override

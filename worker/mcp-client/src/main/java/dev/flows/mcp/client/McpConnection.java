@@ -413,7 +413,9 @@ public final class McpConnection implements McpTransportPort {
     out.whenComplete(
         (r, e) -> {
           pending.remove(out);
-          if (out.isCancelled()) {
+          // Given up by the caller, or by the caller's own timeout on this future: either way
+          // the server is told (a cancelled session call cancels on the wire).
+          if (out.isCancelled() || e instanceof java.util.concurrent.TimeoutException) {
             call.cancel(true);
           }
         });

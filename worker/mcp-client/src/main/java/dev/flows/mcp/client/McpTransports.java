@@ -2,6 +2,7 @@ package dev.flows.mcp.client;
 
 import dev.flows.kernel.mcp.McpAuth;
 import dev.flows.kernel.mcp.McpClientConfig;
+import dev.flows.kernel.mcp.McpException;
 import dev.flows.kernel.mcp.McpProtocol;
 import dev.flows.kernel.mcp.McpServerConfig;
 import dev.flows.mcp.client.TransportFactory.ModernTransport;
@@ -43,7 +44,17 @@ public final class McpTransports {
                   s.protocol() == McpProtocol.AUTO
                       ? limits.connectTimeout().dividedBy(3)
                       : limits.connectTimeout();
-              return switch (StdioTransport.probe(s, limits, lost, wait)) {
+              StdioTransport.Probe probe;
+              try {
+                probe = StdioTransport.probe(s, limits, lost, wait);
+              } catch (McpException e) {
+                if (s.protocol() != McpProtocol.AUTO) {
+                  throw e;
+                }
+                // Could not start: the 2025 path starts it again and reports why, as it always has.
+                return Optional.empty();
+              }
+              return switch (probe) {
                 case StdioTransport.Probe.Modern m -> Optional.of(m.transport());
                 case StdioTransport.Probe.Legacy l -> {
                   StdioTransport old = probed.getAndSet(l.transport());

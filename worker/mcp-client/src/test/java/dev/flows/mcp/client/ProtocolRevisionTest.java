@@ -52,11 +52,15 @@ class ProtocolRevisionTest {
   }
 
   private McpConnection connect(McpServerConfig server) throws Exception {
+    return connect(server, LIMITS);
+  }
+
+  private McpConnection connect(McpServerConfig server, McpClientConfig limits) throws Exception {
     McpConnection c =
         new McpConnection(
             server.name(),
-            LIMITS,
-            McpTransports.factory(server, LIMITS, McpCredentials.fromEnvironment()),
+            limits,
+            McpTransports.factory(server, limits, McpCredentials.fromEnvironment()),
             new ToolRegistry(),
             new SplittableRandom(3));
     connections.add(c);
@@ -189,6 +193,20 @@ class ProtocolRevisionTest {
     McpConnection c = connect(Jvm.modernStdioServer("slow", "--log=" + log));
 
     assertCancelledOnTheWire(c, log);
+  }
+
+  @Test
+  void aStdioCallThatTimesOutOn2025IsCancelledOnTheWireToo() throws Exception {
+    Path log = dir.resolve("timeout.log");
+    McpConnection c =
+        connect(
+            Jvm.stdioServer("slow", List.of(), Map.of(), "--log=" + log),
+            LIMITS.withCallTimeout(Duration.ofSeconds(2)));
+
+    assertThat(diagnosticOf(c.callTool("sleep", Map.of("ms", 20_000), Map.of())))
+        .isEqualTo(McpDiagnostic.MCP_RESULT_UNAVAILABLE);
+
+    await().atMost(WAIT).until(() -> methods(lines(log)).contains("notifications/cancelled"));
   }
 
   private void assertCancelledOnTheWire(McpConnection c, Path log) throws Exception {
