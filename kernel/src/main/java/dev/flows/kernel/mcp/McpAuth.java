@@ -139,5 +139,22 @@ public sealed interface McpAuth {
         Objects.requireNonNull(completerId, "completerId");
       }
     }
+
+    /**
+     * Enterprise-managed authorization: the enterprise identity provider's ID token ({@code
+     * idToken}) is exchanged at the provider's token endpoint (RFC 8693) for an identity assertion
+     * grant (ID-JAG), which the pre-registered client then presents to the MCP server's
+     * authorization server (RFC 7523 JWT bearer grant). No browser is involved.
+     */
+    record EnterpriseManaged(
+        String clientId, ClientAuth auth, java.net.URI idpTokenEndpoint, SecretSource idToken)
+        implements OAuthGrant {
+      public EnterpriseManaged {
+        Objects.requireNonNull(clientId, "clientId");
+        Objects.requireNonNull(auth, "auth");
+        Objects.requireNonNull(idpTokenEndpoint, "idpTokenEndpoint");
+        Objects.requireNonNull(idToken, "idToken");
+      }
+    }
   }
 }

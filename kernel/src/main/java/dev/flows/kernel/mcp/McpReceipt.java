@@ -38,6 +38,30 @@ public final class McpReceipt {
     return r;
   }
 
+  /**
+   * Adds to a receipt how the call went on the wire: {@code protocolVersion} (the revision that
+   * answered) and, when a request had to be re-issued, {@code wireAttempts} ({@code requestId},
+   * {@code protocolVersion}, {@code resentBecause}). Nothing is added when the client knows
+   * neither.
+   */
+  public static ObjectNode withWire(ObjectNode receipt, ToolCallResult result) {
+    if (!result.protocolVersion().isEmpty()) {
+      receipt.put("protocolVersion", result.protocolVersion());
+    }
+    if (result.wireAttempts().size() > 1) {
+      var attempts = receipt.putArray("wireAttempts");
+      for (ToolCallResult.WireAttempt a : result.wireAttempts()) {
+        ObjectNode n =
+            attempts
+                .addObject()
+                .put("requestId", a.requestId())
+                .put("protocolVersion", a.protocolVersion());
+        a.resentBecause().ifPresent(r -> n.put("resentBecause", r));
+      }
+    }
+    return receipt;
+  }
+
   /** The receipt's {@code output} for a tool's answer. */
   public static ObjectNode output(ToolCallResult result) {
     return output(result.content(), result.structuredContent(), result.isError());

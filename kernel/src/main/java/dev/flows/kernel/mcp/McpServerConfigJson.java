@@ -44,6 +44,10 @@ public final class McpServerConfigJson {
         n.set("auth", auth(h.auth()));
       }
     }
+    // Only a pin is written, so the frozen form of an unpinned server stays as it always was.
+    if (c.protocol() != McpProtocol.AUTO) {
+      n.put("protocol", c.protocol().wire());
+    }
     return n;
   }
 
@@ -69,6 +73,12 @@ public final class McpServerConfigJson {
           case OAuthGrant.ClientCredentials cc -> {
             g.put("kind", "client_credentials").put("clientId", cc.clientId());
             g.set("clientAuth", clientAuth(cc.auth()));
+          }
+          case OAuthGrant.EnterpriseManaged em -> {
+            g.put("kind", "enterprise_managed").put("clientId", em.clientId());
+            g.set("clientAuth", clientAuth(em.auth()));
+            g.put("idpTokenEndpoint", em.idpTokenEndpoint().toString());
+            g.set("idToken", secret(em.idToken()));
           }
           case OAuthGrant.AuthorizationCode ac -> {
             g.put("kind", "authorization_code");
@@ -124,6 +134,19 @@ public final class McpServerConfigJson {
   }
 
   public static McpServerConfig read(JsonNode n) {
+    McpProtocol protocol =
+        McpProtocol.fromWire(n.path("protocol").asText("auto"))
+            .orElseThrow(
+                () ->
+                    new IllegalArgumentException(
+                        "unknown protocol in frozen server config: " + n.path("protocol")));
+    return switch (readUnpinned(n)) {
+      case McpServerConfig.Stdio s -> s.withProtocol(protocol);
+      case McpServerConfig.Http h -> h.withProtocol(protocol);
+    };
+  }
+
+  private static McpServerConfig readUnpinned(JsonNode n) {
     String name = n.path("name").asText();
     return switch (n.path("transport").asText()) {
       case "stdio" ->
@@ -162,6 +185,12 @@ public final class McpServerConfigJson {
               case "client_credentials" ->
                   new OAuthGrant.ClientCredentials(
                       g.path("clientId").asText(), readClientAuth(g.path("clientAuth")));
+              case "enterprise_managed" ->
+                  new OAuthGrant.EnterpriseManaged(
+                      g.path("clientId").asText(),
+                      readClientAuth(g.path("clientAuth")),
+                      URI.create(g.path("idpTokenEndpoint").asText()),
+                      readSecret(g.path("idToken")));
               case "authorization_code" -> {
                 JsonNode c = g.path("client");
                 ClientRegistration reg =

@@ -43,6 +43,22 @@ public interface McpTransportPort extends AutoCloseable {
   CompletableFuture<ToolCallResult> callTool(
       String tool, Map<String, Object> arguments, Map<String, Object> meta);
 
+  /**
+   * As {@link #callTool(String, Map, Map)}; {@code reissue} says whether the call may be sent again
+   * when its response is lost on the wire (2026-07-28: a broken stream loses the request), which
+   * the caller decides by the same rule as after a crash. The re-sent request has a new id and the
+   * same {@code meta}. Implementations that never lose responses that way ignore it.
+   */
+  default CompletableFuture<ToolCallResult> callTool(
+      String tool, Map<String, Object> arguments, Map<String, Object> meta, boolean reissue) {
+    return callTool(tool, arguments, meta);
+  }
+
+  /** The {@code _meta} keys of W3C trace context (SEP-414), set by the caller per call. */
+  String TRACEPARENT_META = "traceparent";
+
+  String TRACESTATE_META = "tracestate";
+
   /** The {@code _meta} key carrying a call's idempotency key. */
   String IDEMPOTENCY_KEY_META = "dev.flows/idempotency-key";
 

@@ -51,10 +51,40 @@ class McpServerConfigJsonTest {
                 new McpAuth.OAuth(
                     new OAuthGrant.AuthorizationCode(
                         new McpAuth.ClientRegistration.Dynamic("flows"), "http://cb", "headless"),
-                    List.of("a"))));
+                    List.of("a"))),
+            new McpServerConfig.Http(
+                "e",
+                URI.create("https://x/mcp"),
+                Map.of(),
+                new McpAuth.OAuth(
+                    new OAuthGrant.EnterpriseManaged(
+                        "id",
+                        new McpAuth.ClientAuth.SecretBasic(new SecretSource.EnvVar("S")),
+                        URI.create("https://idp/token"),
+                        new SecretSource.EnvVar("ID_TOKEN")),
+                    List.of())),
+            new McpServerConfig.Stdio(
+                    "pinned", "node", List.of(), List.of(), Map.of(), Optional.empty())
+                .withProtocol(McpProtocol.V2025_11_25),
+            new McpServerConfig.Http(
+                    "modern", URI.create("http://h/mcp"), Map.of(), new McpAuth.None())
+                .withProtocol(McpProtocol.V2026_07_28));
     for (McpServerConfig c : all) {
       assertThat(McpServerConfigJson.read(McpServerConfigJson.write(c))).isEqualTo(c);
     }
+  }
+
+  @Test
+  void anUnpinnedServerFreezesAsItAlwaysDidWithoutAProtocolKey() {
+    McpServerConfig c =
+        new McpServerConfig.Stdio("t", "node", List.of(), List.of(), Map.of(), Optional.empty());
+    assertThat(McpServerConfigJson.write(c).has("protocol")).isFalse();
+    assertThat(
+            McpServerConfigJson.write(
+                    ((McpServerConfig.Stdio) c).withProtocol(McpProtocol.V2026_07_28))
+                .path("protocol")
+                .asText())
+        .isEqualTo("2026-07-28");
   }
 
   @Test

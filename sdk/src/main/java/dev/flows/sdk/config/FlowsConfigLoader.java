@@ -11,6 +11,7 @@ import dev.flows.kernel.mcp.McpAuth.ClientAuth;
 import dev.flows.kernel.mcp.McpAuth.ClientRegistration;
 import dev.flows.kernel.mcp.McpAuth.OAuthGrant;
 import dev.flows.kernel.mcp.McpAuth.SecretSource;
+import dev.flows.kernel.mcp.McpProtocol;
 import dev.flows.kernel.mcp.McpServerConfig;
 import java.io.IOException;
 import java.net.URI;
@@ -118,8 +119,21 @@ public final class FlowsConfigLoader {
           "give exactly one of \"command\" (a local stdio server) or \"url\" (Streamable HTTP)");
     }
     boolean idem = w.optBool(n, ptr, "idempotencyKeys", false);
+    McpProtocol protocol = McpProtocol.AUTO;
+    if (n.has("protocol")) {
+      String p = w.string(n, ptr, "protocol");
+      protocol =
+          McpProtocol.fromWire(p)
+              .orElseThrow(
+                  () ->
+                      w.refuse(
+                          ptr + "/protocol",
+                          "unknown MCP protocol revision '" + p + "'",
+                          "use one of " + String.join(", ", McpProtocol.wires())));
+    }
     if (stdio) {
-      w.onlyKeys(n, ptr, Set.of("command", "args", "env", "setEnv", "cwd", "idempotencyKeys"));
+      w.onlyKeys(
+          n, ptr, Set.of("command", "args", "env", "setEnv", "cwd", "idempotencyKeys", "protocol"));
       String command = w.string(n, ptr, "command");
       if (command.isBlank()) {
         throw w.refuse(ptr + "/command", "is empty", "name the program to start");
@@ -159,13 +173,13 @@ public final class FlowsConfigLoader {
                       .toString())
               : Optional.empty();
       return new ServerEntry(
-          new McpServerConfig.Stdio(name, command, args, env, setEnv, cwd), idem);
+          new McpServerConfig.Stdio(name, command, args, env, setEnv, cwd, protocol), idem);
     }
-    w.onlyKeys(n, ptr, Set.of("url", "headers", "auth", "idempotencyKeys"));
+    w.onlyKeys(n, ptr, Set.of("url", "headers", "auth", "idempotencyKeys", "protocol"));
     URI url = url(w, w.string(n, ptr, "url"), ptr + "/url");
     Map<String, String> headers = w.optStringMap(n, ptr, "headers");
     McpAuth auth = n.has("auth") ? auth(w, n.get("auth"), ptr + "/auth") : new McpAuth.None();
-    return new ServerEntry(new McpServerConfig.Http(name, url, headers, auth), idem);
+    return new ServerEntry(new McpServerConfig.Http(name, url, headers, auth, protocol), idem);
   }
 
   private static URI url(Walker w, String s, String ptr) {
@@ -243,6 +257,29 @@ public final class FlowsConfigLoader {
             new OAuthGrant.ClientCredentials(w.string(n, ptr, "clientId"), clientAuth(w, n, ptr)),
             scopes);
       }
+      case "enterprise_managed" -> {
+        w.onlyKeys(
+            n,
+            ptr,
+            Set.of(
+                "mode",
+                "grant",
+                "clientId",
+                "clientSecretEnv",
+                "privateKeyEnv",
+                "tokenEndpointAuth",
+                "idpTokenEndpoint",
+                "idTokenEnv",
+                "idTokenProvider",
+                "scopes"));
+        yield new McpAuth.OAuth(
+            new OAuthGrant.EnterpriseManaged(
+                w.string(n, ptr, "clientId"),
+                clientAuth(w, n, ptr),
+                url(w, w.string(n, ptr, "idpTokenEndpoint"), ptr + "/idpTokenEndpoint"),
+                secret(w, n, ptr, "idTokenEnv", "idTokenProvider")),
+            scopes);
+      }
       case "authorization_code" -> {
         w.onlyKeys(
             n,
@@ -280,7 +317,7 @@ public final class FlowsConfigLoader {
           throw w.refuse(
               ptr + "/grant",
               "unknown oauth grant '" + grant + "'",
-              "use one of provided, client_credentials, authorization_code");
+              "use one of provided, client_credentials, authorization_code, enterprise_managed");
     };
   }
 

@@ -24,9 +24,20 @@ public record Inventory(JsonNode json) {
     return new Inventory(JSON.objectNode());
   }
 
-  /** One server as preflight saw it. */
+  /**
+   * One server as preflight saw it; {@code protocolVersion} is the MCP revision it answered in (""
+   * when unknown).
+   */
   public record Server(
-      McpServerConfig config, boolean honoursIdempotencyKeys, List<ToolDescriptor> tools) {}
+      McpServerConfig config,
+      boolean honoursIdempotencyKeys,
+      List<ToolDescriptor> tools,
+      String protocolVersion) {
+    public Server(
+        McpServerConfig config, boolean honoursIdempotencyKeys, List<ToolDescriptor> tools) {
+      this(config, honoursIdempotencyKeys, tools, "");
+    }
+  }
 
   public static Inventory of(List<Server> servers) {
     ObjectNode root = JSON.objectNode();
@@ -34,6 +45,9 @@ public record Inventory(JsonNode json) {
       ObjectNode n = root.putObject(s.config().name());
       n.set("connection", McpServerConfigJson.write(s.config()));
       n.put("idempotencyKeys", s.honoursIdempotencyKeys());
+      if (!s.protocolVersion().isEmpty()) {
+        n.put("protocolVersion", s.protocolVersion());
+      }
       ObjectNode tools = n.putObject("tools");
       for (ToolDescriptor t : s.tools()) {
         ObjectNode tn = tools.putObject(t.name());
@@ -43,6 +57,11 @@ public record Inventory(JsonNode json) {
       }
     }
     return new Inventory(root);
+  }
+
+  /** The MCP revision the server answered in at preflight, when known. */
+  public Optional<String> protocolVersion(String server) {
+    return Optional.ofNullable(json.path(server).get("protocolVersion")).map(JsonNode::asText);
   }
 
   public boolean hasServer(String server) {

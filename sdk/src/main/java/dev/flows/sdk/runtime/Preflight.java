@@ -163,7 +163,10 @@ public final class Preflight {
           connecting.get(i).get(timeout.toMillis() * 2 + 1_000, TimeUnit.MILLISECONDS);
           servers.add(
               new Inventory.Server(
-                  e.config(), e.honoursIdempotencyKeys(), connections.get(i).tools()));
+                  e.config(),
+                  e.honoursIdempotencyKeys(),
+                  connections.get(i).tools(),
+                  connections.get(i).protocolVersion()));
         } catch (ExecutionException x) {
           McpDiagnostic d =
               x.getCause() instanceof McpException m

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.flows.kernel.ErrorCode;
 import dev.flows.kernel.FlowsException;
 import dev.flows.kernel.mcp.McpAuth;
+import dev.flows.kernel.mcp.McpProtocol;
 import dev.flows.kernel.mcp.McpServerConfig;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -128,6 +129,10 @@ class FlowsConfigLoaderTest {
             "idempotencyKeys not boolean",
             "{\"mcp\": {\"a\": {\"command\": \"x\", \"idempotencyKeys\": \"yes\"}}}",
             "/mcp/a/idempotencyKeys"),
+        Arguments.of(
+            "unknown protocol revision",
+            "{\"mcp\": {\"a\": {\"command\": \"x\", \"protocol\": \"2024-01-01\"}}}",
+            "/mcp/a/protocol"),
         Arguments.of("bad server name", "{\"mcp\": {\"a/b\": {\"command\": \"x\"}}}", "/mcp/a~1b"));
   }
 
@@ -153,6 +158,43 @@ class FlowsConfigLoaderTest {
     FlowsConfig c = FlowsConfigLoader.loadNearest(flow);
     assertThat(c.mcp()).containsOnlyKeys("inner");
     assertThat(c.file()).contains(dir.resolve("a/flows.json").toAbsolutePath());
+  }
+
+  @Test
+  void aServerMayPinItsProtocolRevisionAndIsAutoWithoutOne() {
+    FlowsConfig c =
+        FlowsConfigLoader.parse(
+            FILE,
+            """
+            {"mcp": {
+              "old": {"command": "x", "protocol": "2025-11-25"},
+              "new": {"url": "http://127.0.0.1:9/mcp", "protocol": "2026-07-28"},
+              "any": {"command": "y"}
+            }}
+            """);
+    assertThat(c.server("old").orElseThrow().config().protocol())
+        .isEqualTo(McpProtocol.V2025_11_25);
+    assertThat(c.server("new").orElseThrow().config().protocol())
+        .isEqualTo(McpProtocol.V2026_07_28);
+    assertThat(c.server("any").orElseThrow().config().protocol()).isEqualTo(McpProtocol.AUTO);
+  }
+
+  @Test
+  void enterpriseManagedAuthorizationNamesTheIdTokenVariable() {
+    FlowsConfig c =
+        FlowsConfigLoader.parse(
+            FILE,
+            """
+            {"mcp": {"crm": {"url": "https://crm.example/mcp", "auth": {"mode": "oauth",
+              "grant": "enterprise_managed", "clientId": "flows", "clientSecretEnv": "CRM_SECRET",
+              "idpTokenEndpoint": "https://idp.example/token", "idTokenEnv": "IDP_ID_TOKEN"}}}}
+            """);
+    McpAuth.OAuth o =
+        (McpAuth.OAuth) ((McpServerConfig.Http) c.server("crm").orElseThrow().config()).auth();
+    McpAuth.OAuthGrant.EnterpriseManaged g = (McpAuth.OAuthGrant.EnterpriseManaged) o.grant();
+    assertThat(g.idToken()).isEqualTo(new McpAuth.SecretSource.EnvVar("IDP_ID_TOKEN"));
+    assertThat(g.idpTokenEndpoint()).hasToString("https://idp.example/token");
+    assertThat(g.auth()).isInstanceOf(McpAuth.ClientAuth.SecretBasic.class);
   }
 
   @Test

@@ -80,6 +80,7 @@ class PreflightConnectTest {
     assertThat(inv.mayReperform("tools", "echo")).as("echo is annotated idempotent").isTrue();
     assertThat(inv.mayReperform("tools", "noop")).isFalse();
     assertThat(inv.connection("tools")).isPresent();
+    assertThat(inv.protocolVersion("tools")).contains("2025-11-25");
   }
 
   @Test

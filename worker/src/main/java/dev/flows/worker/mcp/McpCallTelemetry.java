@@ -22,7 +22,7 @@ import java.util.Map;
  * mcp.client.operation.duration} measurement. All of the call's telemetry is made here.
  */
 final class McpCallTelemetry {
-  static final String TRACEPARENT_META = "traceparent";
+  static final String TRACEPARENT_META = McpTransportPort.TRACEPARENT_META;
 
   private final String server;
   private final String tool;

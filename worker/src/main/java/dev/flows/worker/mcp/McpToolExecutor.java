@@ -131,7 +131,11 @@ public final class McpToolExecutor implements AgentInstructionExecutor {
       McpTransportPort session = sessions.session(in.connection());
       @SuppressWarnings("unchecked")
       Map<String, Object> args = MAPPER.convertValue(input, Map.class);
-      call = session.callTool(tool, args, telemetry.meta(key));
+      // The run's trace context, derived from the lease; with tracing on, the call span's own.
+      Map<String, Object> meta = TraceContext.meta(ex.attempt().lease(), key);
+      meta.putAll(telemetry.meta(key));
+      // A response lost on the wire is re-sent by the same rule as a crash takeover.
+      call = session.callTool(tool, args, meta, in.mayReperform());
     } catch (McpException m) {
       telemetry.failed(m.diagnostic().wire());
       return CompletableFuture.completedFuture(
@@ -178,7 +182,8 @@ public final class McpToolExecutor implements AgentInstructionExecutor {
       telemetry.answered(result);
       FaultPoint.AFTER_CALL_BEFORE_CONFIRM.reached();
       ObjectNode output = McpReceipt.output(result);
-      ObjectNode receipt = McpReceipt.of(server, tool, input, output, key);
+      ObjectNode receipt =
+          McpReceipt.withWire(McpReceipt.of(server, tool, input, output, key), result);
       // The tool ran either way: confirm, so a retry never sends it again.
       ex.effects().confirm(path, Optional.of(receipt));
       if (!ex.effects().confirmsAtCompletion()) {

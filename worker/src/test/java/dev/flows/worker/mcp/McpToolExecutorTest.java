@@ -61,11 +61,19 @@ class McpToolExecutorTest {
   private static final JsonNode CONNECTION =
       McpServerConfigJson.write(Jvm.stdioServer("tools", List.of(), Map.of()));
 
+  private static final JsonNode MODERN_CONNECTION =
+      McpServerConfigJson.write(Jvm.modernStdioServer("tools"));
+
   private ClaimedAttempt callStep(
       String tool, JsonNode args, boolean mayReperform, int iterations) {
+    return callStep(tool, args, mayReperform, iterations, CONNECTION);
+  }
+
+  private ClaimedAttempt callStep(
+      String tool, JsonNode args, boolean mayReperform, int iterations, JsonNode connection) {
     ObjectNode in = JSON.objectNode().put("type", "mcp").put("server", "tools").put("tool", tool);
     in.set("input", args);
-    in.set("connection", CONNECTION);
+    in.set("connection", connection);
     in.put("mayReperform", mayReperform);
     StepSpec step =
         new StepSpec(
@@ -121,6 +129,52 @@ class McpToolExecutorTest {
         .extracting(r -> r.entry().type())
         .containsSubsequence("effect.recorded", "effect.confirmed");
     journal.complete(a.lease(), out);
+  }
+
+  @Test
+  void theSameCallRunsUnchangedOnA2025AndA2026ServerAndEachReceiptSaysWhichRevisionAnswered()
+      throws Exception {
+    ClaimedAttempt old = callStep("echo", JSON.objectNode().put("text", "hi"), false, 1);
+    JsonNode oldReceipt = ((StepOutcome.Succeeded) executor.execute(exec(old))).output();
+    journal.complete(old.lease(), new StepOutcome.Succeeded(oldReceipt));
+    ClaimedAttempt modern =
+        callStep("echo", JSON.objectNode().put("text", "hi"), false, 1, MODERN_CONNECTION);
+    JsonNode modernReceipt = ((StepOutcome.Succeeded) executor.execute(exec(modern))).output();
+
+    assertThat(oldReceipt.path("protocolVersion").asText()).isEqualTo("2025-11-25");
+    assertThat(modernReceipt.path("protocolVersion").asText()).isEqualTo("2026-07-28");
+    assertThat(modernReceipt.path("output")).isEqualTo(oldReceipt.path("output"));
+  }
+
+  @Test
+  void aCallTakenOverAfterACrashCarriesTheSameTraceAsItsRunWithItsOwnSpan() throws Exception {
+    ClaimedAttempt first = callStep("meta", JSON.objectNode(), true, 2);
+    journal.recordEffect(first.lease(), "/mcp/tools/meta"); // the first worker dies here
+    clock.advance(Duration.ofSeconds(3));
+    journal.expireLeases();
+    clock.advance(Duration.ofSeconds(1));
+    ClaimedAttempt second = claim();
+
+    String seen =
+        ((StepOutcome.Succeeded) executor.execute(exec(second)))
+            .output()
+            .path("output")
+            .path("content")
+            .path(0)
+            .path("text")
+            .asText();
+
+    String run = first.lease().runId().value();
+    assertThat(seen)
+        .contains(
+            "traceparent=00-"
+                + TraceContext.traceId(run)
+                + "-"
+                + TraceContext.spanId(run, "call", second.lease().attempt())
+                + "-01");
+    assertThat(TraceContext.traceparent(first.lease()))
+        .startsWith("00-" + TraceContext.traceId(run) + "-")
+        .isNotEqualTo(TraceContext.traceparent(second.lease()));
   }
 
   @Test

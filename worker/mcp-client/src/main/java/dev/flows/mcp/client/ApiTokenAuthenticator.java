@@ -1,7 +1,6 @@
 package dev.flows.mcp.client;
 
 import dev.flows.kernel.mcp.McpAuth;
-import java.net.http.HttpResponse;
 import java.util.Map;
 
 /** A static token in a configurable header; read from its source on every request. */
@@ -23,7 +22,7 @@ final class ApiTokenAuthenticator implements HttpAuthenticator {
   }
 
   @Override
-  public boolean onChallenge(HttpResponse<?> response) {
+  public boolean onChallenge(int status, java.net.http.HttpHeaders headers) {
     // A static token has nothing better to offer.
     return false;
   }

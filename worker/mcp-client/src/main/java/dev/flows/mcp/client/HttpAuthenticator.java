@@ -1,6 +1,6 @@
 package dev.flows.mcp.client;
 
-import java.net.http.HttpResponse;
+import java.net.http.HttpHeaders;
 import java.util.Map;
 
 /**
@@ -14,7 +14,7 @@ public interface HttpAuthenticator {
   Map<String, String> headers();
 
   /** A 401 or 403 arrived; returns whether to retry the request. */
-  boolean onChallenge(HttpResponse<?> response);
+  boolean onChallenge(int status, HttpHeaders headers);
 
   /** No credentials at all. */
   HttpAuthenticator NONE =
@@ -25,7 +25,7 @@ public interface HttpAuthenticator {
         }
 
         @Override
-        public boolean onChallenge(HttpResponse<?> response) {
+        public boolean onChallenge(int status, HttpHeaders headers) {
           return false;
         }
       };

@@ -5,14 +5,11 @@ import dev.flows.kernel.mcp.ConnectionTransition;
 import dev.flows.kernel.mcp.McpClientConfig;
 import dev.flows.kernel.mcp.McpDiagnostic;
 import dev.flows.kernel.mcp.McpException;
+import dev.flows.kernel.mcp.McpProtocol;
 import dev.flows.kernel.mcp.McpTransportPort;
 import dev.flows.kernel.mcp.ToolCallResult;
 import dev.flows.kernel.mcp.ToolDescriptor;
 import dev.flows.kernel.mcp.ToolRegistry;
-import io.modelcontextprotocol.client.McpAsyncClient;
-import io.modelcontextprotocol.client.McpClient;
-import io.modelcontextprotocol.spec.McpClientTransport;
-import io.modelcontextprotocol.spec.McpSchema;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -21,11 +18,9 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.TimeUnit;
 import java.util.random.RandomGenerator;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import reactor.core.publisher.Mono;
 
 /**
  * {@link McpTransportPort} over the SDK's client session and one of our transports. Owns the
@@ -37,8 +32,6 @@ import reactor.core.publisher.Mono;
  */
 public final class McpConnection implements McpTransportPort {
   private static final Logger LOG = LoggerFactory.getLogger(McpConnection.class);
-  private static final McpSchema.Implementation CLIENT_INFO =
-      new McpSchema.Implementation("flows", "0.1.0");
 
   private final String server;
   private final McpClientConfig limits;
@@ -54,10 +47,11 @@ public final class McpConnection implements McpTransportPort {
   private final Object lock = new Object();
   private ConnectionState state = ConnectionState.DISCONNECTED;
   private long generation;
-  private McpAsyncClient client;
-  private McpClientTransport transport;
+  private Session session;
+  private String protocolVersion = "";
   private Thread worker;
   private McpException lostDuringConnect;
+  private volatile boolean elicitationDefaults;
 
   public McpConnection(
       String server,
@@ -70,6 +64,17 @@ public final class McpConnection implements McpTransportPort {
     this.transports = transports;
     this.registry = registry;
     this.random = random;
+  }
+
+  /**
+   * Declares the elicitation capability and answers every form elicitation by accepting the
+   * requested schema's defaults (SEP-1034), for unattended callers that want a server's defaults
+   * rather than a refusal. Without it the client declares no elicitation capability. Takes effect
+   * at the next connect.
+   */
+  public McpConnection answerElicitationsWithDefaults() {
+    elicitationDefaults = true;
+    return this;
   }
 
   @Override
@@ -204,50 +209,64 @@ public final class McpConnection implements McpTransportPort {
   }
 
   /**
-   * One attempt: fresh transport and session, initialize, list tools, register them and move to
-   * connected with {@code success}. On any failure the attempt's transport is closed before the
-   * exception leaves, so nothing outlives a failed attempt.
+   * One attempt: fresh transport and session (2026-07-28 when the server answers {@code
+   * server/discover} and the config allows it, else a 2025 handshake), list tools, register them
+   * and move to connected with {@code success}. On any failure the attempt's session is closed
+   * before the exception leaves, so nothing outlives a failed attempt.
    */
   private void establish(long gen, ConnectionTransition success) {
-    McpClientTransport t = transports.create(why -> onLost(gen, why));
-    McpAsyncClient c =
-        McpClient.async(t)
-            .clientInfo(CLIENT_INFO)
-            // The SDK has one timeout for every request; ours are per kind and enforced here.
-            .requestTimeout(
-                limits.callTimeout().compareTo(limits.listTimeout()) > 0
-                    ? limits.callTimeout()
-                    : limits.listTimeout())
-            .initializationTimeout(limits.connectTimeout())
-            .capabilities(McpSchema.ClientCapabilities.builder().build())
-            .toolsChangeConsumer(tools -> Mono.fromRunnable(() -> refreshLater(gen)))
-            .build();
+    McpProtocol protocol = transports.protocol();
+    Optional<ModernSession> modern =
+        protocol.triesModern()
+            ? ModernSession.tryDiscover(
+                server,
+                limits,
+                protocol,
+                elicitationDefaults,
+                transports.modern(why -> onLost(gen, why)))
+            : Optional.empty();
+    Session s =
+        modern.isPresent()
+            ? modern.get()
+            : new LegacySession(
+                server,
+                limits,
+                transports.create(why -> onLost(gen, why)),
+                elicitationDefaults,
+                () -> refreshLater(gen));
     synchronized (lock) {
       if (generation != gen) {
-        closeQuietly(c, t);
+        s.close();
         throw disconnected("stopped while connecting");
       }
-      client = c;
-      transport = t;
+      session = s;
       lostDuringConnect = null;
     }
     try {
-      McpWire.await(c.initialize(), limits.connectTimeout().plus(limits.stopGrace()), true);
-      List<ToolDescriptor> tools = McpWire.listAll(c, server, limits.listTimeout());
+      s.start();
+      List<ToolDescriptor> tools = s.listTools();
       synchronized (lock) {
         if (generation != gen || state != success.from()) {
           throw disconnected("stopped while connecting");
         }
+        protocolVersion = s.protocolVersion();
         registry.replace(server, tools);
         move(success);
       }
       fire(success, Optional.empty());
     } catch (McpException e) {
-      closeQuietly(c, t);
+      s.close();
       throw e;
     } catch (RuntimeException e) {
-      closeQuietly(c, t);
+      s.close();
       throw handshakeFailure(e);
+    }
+  }
+
+  /** The revision the server answered in at the last connect ("" before one). */
+  public String protocolVersion() {
+    synchronized (lock) {
+      return protocolVersion;
     }
   }
 
@@ -256,15 +275,15 @@ public final class McpConnection implements McpTransportPort {
   }
 
   private void refresh(long gen) {
-    McpAsyncClient c;
+    Session s;
     synchronized (lock) {
-      if (generation != gen || state != ConnectionState.CONNECTED) {
+      if (generation != gen || state != ConnectionState.CONNECTED || session == null) {
         return;
       }
-      c = client;
+      s = session;
     }
     try {
-      List<ToolDescriptor> tools = McpWire.listAll(c, server, limits.listTimeout());
+      List<ToolDescriptor> tools = s.listTools();
       synchronized (lock) {
         if (generation == gen && state == ConnectionState.CONNECTED) {
           registry.replace(server, tools);
@@ -278,8 +297,7 @@ public final class McpConnection implements McpTransportPort {
 
   private void onLost(long gen, McpException why) {
     boolean moved = false;
-    McpAsyncClient old = null;
-    McpClientTransport oldTransport = null;
+    Session old = null;
     synchronized (lock) {
       if (generation != gen) {
         return;
@@ -296,10 +314,8 @@ public final class McpConnection implements McpTransportPort {
       }
       move(ConnectionTransition.LOST);
       long next = ++generation;
-      old = client;
-      oldTransport = transport;
-      client = null;
-      transport = null;
+      old = session;
+      session = null;
       registry.removeServer(server);
       worker =
           Thread.ofPlatform()
@@ -312,7 +328,7 @@ public final class McpConnection implements McpTransportPort {
     LOG.warn("mcp server {} lost: {}", server, why.getMessage());
     failPending(why);
     if (old != null) {
-      closeQuietly(old, oldTransport);
+      old.close();
     }
     if (moved) {
       fire(ConnectionTransition.LOST, Optional.of(why.diagnostic()));
@@ -360,13 +376,19 @@ public final class McpConnection implements McpTransportPort {
   @Override
   public CompletableFuture<ToolCallResult> callTool(
       String tool, Map<String, Object> arguments, Map<String, Object> meta) {
-    McpAsyncClient c;
+    return callTool(tool, arguments, meta, false);
+  }
+
+  @Override
+  public CompletableFuture<ToolCallResult> callTool(
+      String tool, Map<String, Object> arguments, Map<String, Object> meta, boolean reissue) {
+    Session s;
     synchronized (lock) {
       if (state != ConnectionState.CONNECTED) {
         return CompletableFuture.failedFuture(
             disconnected("cannot call " + tool + ": connection is " + state.wire()));
       }
-      c = client;
+      s = session;
     }
     if (registry.find(server, tool).isEmpty()) {
       return CompletableFuture.failedFuture(
@@ -376,25 +398,25 @@ public final class McpConnection implements McpTransportPort {
               "no tool " + tool + " on this server",
               "list the server's tools; names are case-sensitive"));
     }
-    CompletableFuture<McpSchema.CallToolResult> sdk =
-        c.callTool(new McpSchema.CallToolRequest(tool, arguments, meta.isEmpty() ? null : meta))
-            .toFuture()
-            .orTimeout(limits.callTimeout().toMillis(), TimeUnit.MILLISECONDS);
     CompletableFuture<ToolCallResult> out = new CompletableFuture<>();
     pending.add(out);
-    sdk.whenComplete(
+    CompletableFuture<ToolCallResult> call = s.call(tool, arguments, meta, reissue);
+    call.whenComplete(
         (r, e) -> {
           if (e == null) {
-            out.complete(McpWire.toResult(server, tool, r));
+            out.complete(r);
           } else {
-            out.completeExceptionally(McpFailures.call(server, tool, e));
+            out.completeExceptionally(
+                e instanceof java.util.concurrent.CompletionException ce ? ce.getCause() : e);
           }
         });
     out.whenComplete(
         (r, e) -> {
           pending.remove(out);
-          if (out.isCancelled()) {
-            sdk.cancel(true);
+          // Given up by the caller, or by the caller's own timeout on this future: either way
+          // the server is told (a cancelled session call cancels on the wire).
+          if (out.isCancelled() || e instanceof java.util.concurrent.TimeoutException) {
+            call.cancel(true);
           }
         });
     return out;
@@ -403,8 +425,7 @@ public final class McpConnection implements McpTransportPort {
   @Override
   public void stop() {
     ConnectionTransition t;
-    McpAsyncClient c;
-    McpClientTransport tr;
+    Session s;
     Thread w;
     synchronized (lock) {
       Optional<ConnectionTransition> stop = ConnectionTransition.stopFrom(state);
@@ -414,10 +435,8 @@ public final class McpConnection implements McpTransportPort {
       t = stop.get();
       move(t);
       generation++;
-      c = client;
-      tr = transport;
-      client = null;
-      transport = null;
+      s = session;
+      session = null;
       w = worker;
       worker = null;
     }
@@ -426,8 +445,8 @@ public final class McpConnection implements McpTransportPort {
     }
     registry.removeServer(server);
     failPending(disconnected("connection stopped"));
-    if (c != null) {
-      closeQuietly(c, tr);
+    if (s != null) {
+      s.close();
     }
     if (w != null && w != Thread.currentThread()) {
       try {
@@ -443,29 +462,6 @@ public final class McpConnection implements McpTransportPort {
   private void failPending(McpException why) {
     for (CompletableFuture<?> f : List.copyOf(pending)) {
       f.completeExceptionally(why);
-    }
-  }
-
-  private void closeQuietly(McpAsyncClient c, McpClientTransport t) {
-    try {
-      c.closeGracefully()
-          .timeout(limits.stopGrace().multipliedBy(3))
-          .onErrorResume(e -> Mono.empty())
-          .block();
-    } catch (RuntimeException e) {
-      LOG.debug("closing session of {}: {}", server, e.toString());
-    }
-    try {
-      c.close();
-    } catch (RuntimeException e) {
-      LOG.debug("closing client of {}: {}", server, e.toString());
-    }
-    if (t != null) {
-      try {
-        t.close();
-      } catch (RuntimeException e) {
-        LOG.debug("closing transport of {}: {}", server, e.toString());
-      }
     }
   }
 

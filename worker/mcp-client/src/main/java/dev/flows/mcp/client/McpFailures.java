@@ -65,24 +65,59 @@ final class McpFailures {
       if (local.isPresent()) {
         return new McpException(local.get(), server, tool + ": " + message, "", e);
       }
-      boolean unknown =
-          err != null
-              && err.code() != null
-              && err.code() == McpSchema.ErrorCodes.INVALID_PARAMS
-              && message != null
-              && message.toLowerCase(java.util.Locale.ROOT).contains("unknown tool");
-      return new McpException(
-          unknown ? McpDiagnostic.MCP_UNKNOWN_TOOL : McpDiagnostic.MCP_TOOL_ERROR,
-          server,
-          tool + ": " + message,
-          unknown ? "refresh the tool list" : "",
-          e);
+      return rpcError(server, tool, err == null ? null : err.code(), message, e);
     }
     return new McpException(
         McpDiagnostic.MCP_RESULT_UNAVAILABLE,
         server,
         tool + ": no result (" + McpError.aggregateExceptionMessages(e) + ")",
         "the call may or may not have run; retry only if the tool is idempotent",
+        e);
+  }
+
+  /** Why a tools/call failed on the 2026-07-28 client, as the diagnostic a caller acts on. */
+  static McpException modernCall(String server, String tool, Throwable e) {
+    Optional<McpException> ours = find(e, McpException.class);
+    if (ours.isPresent()) {
+      return ours.get();
+    }
+    Optional<io.modelcontextprotocol.modern.McpException> rpc =
+        find(e, io.modelcontextprotocol.modern.McpException.class);
+    if (rpc.isPresent()) {
+      var err = rpc.get().error();
+      String message = err == null ? rpc.get().getMessage() : err.message();
+      return rpcError(server, tool, err == null ? null : err.code(), message, e);
+    }
+    if (find(e, io.modelcontextprotocol.modern.client.transport.McpHttpStatusException.class)
+        .filter(h -> h.statusCode() == 401 || h.statusCode() == 403)
+        .isPresent()) {
+      return new McpException(
+          McpDiagnostic.AUTH_FAILED,
+          server,
+          tool + ": " + e.getMessage(),
+          "check the server's credentials",
+          e);
+    }
+    return new McpException(
+        McpDiagnostic.MCP_RESULT_UNAVAILABLE,
+        server,
+        tool + ": no result (" + e + ")",
+        "the call may or may not have run; retry only if the tool is idempotent",
+        e);
+  }
+
+  /** A JSON-RPC error answer to a call: an unknown tool, or the tool's own error. */
+  private static McpException rpcError(
+      String server, String tool, Integer code, String message, Throwable e) {
+    boolean unknown =
+        Integer.valueOf(McpSchema.ErrorCodes.INVALID_PARAMS).equals(code)
+            && message != null
+            && message.toLowerCase(java.util.Locale.ROOT).contains("unknown tool");
+    return new McpException(
+        unknown ? McpDiagnostic.MCP_UNKNOWN_TOOL : McpDiagnostic.MCP_TOOL_ERROR,
+        server,
+        tool + ": " + message,
+        unknown ? "refresh the tool list" : "",
         e);
   }
 

@@ -43,6 +43,12 @@ public final class McpPool implements AutoCloseable {
     }
   }
 
+  /** See {@link McpConnection#answerElicitationsWithDefaults()}; before {@link #connectAll()}. */
+  public McpPool answerElicitationsWithDefaults() {
+    connections.values().forEach(c -> ((McpConnection) c).answerElicitationsWithDefaults());
+    return this;
+  }
+
   public ToolRegistry registry() {
     return registry;
   }

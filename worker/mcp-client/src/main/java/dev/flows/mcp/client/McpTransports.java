@@ -2,8 +2,13 @@ package dev.flows.mcp.client;
 
 import dev.flows.kernel.mcp.McpAuth;
 import dev.flows.kernel.mcp.McpClientConfig;
+import dev.flows.kernel.mcp.McpException;
+import dev.flows.kernel.mcp.McpProtocol;
 import dev.flows.kernel.mcp.McpServerConfig;
+import dev.flows.mcp.client.TransportFactory.ModernTransport;
+import io.modelcontextprotocol.spec.McpClientTransport;
 import java.time.InstantSource;
+import java.util.Optional;
 
 /** Chooses the transport (and, for HTTP, the authenticator) from a server's configuration. */
 public final class McpTransports {
@@ -21,10 +26,69 @@ public final class McpTransports {
       McpCredentials credentials,
       InstantSource clock) {
     return switch (server) {
-      case McpServerConfig.Stdio s -> lost -> new StdioTransport(s, limits, Json.MAPPER, lost);
+      case McpServerConfig.Stdio s ->
+          new TransportFactory() {
+            // A probed 2025 server's process, handed to the handshake that follows the probe.
+            private final java.util.concurrent.atomic.AtomicReference<StdioTransport> probed =
+                new java.util.concurrent.atomic.AtomicReference<>();
+
+            @Override
+            public McpClientTransport create(LossListener lost) {
+              StdioTransport t = probed.getAndSet(null);
+              return t != null ? t : new StdioTransport(s, limits, Json.MAPPER, lost);
+            }
+
+            @Override
+            public Optional<ModernTransport> modern(LossListener lost) {
+              java.time.Duration wait =
+                  s.protocol() == McpProtocol.AUTO
+                      ? limits.connectTimeout().dividedBy(3)
+                      : limits.connectTimeout();
+              StdioTransport.Probe probe;
+              try {
+                probe = StdioTransport.probe(s, limits, lost, wait);
+              } catch (McpException e) {
+                if (s.protocol() != McpProtocol.AUTO) {
+                  throw e;
+                }
+                // Could not start: the 2025 path starts it again and reports why, as it always has.
+                return Optional.empty();
+              }
+              return switch (probe) {
+                case StdioTransport.Probe.Modern m -> Optional.of(m.transport());
+                case StdioTransport.Probe.Legacy l -> {
+                  StdioTransport old = probed.getAndSet(l.transport());
+                  if (old != null) {
+                    old.close();
+                  }
+                  yield Optional.empty();
+                }
+              };
+            }
+
+            @Override
+            public McpProtocol protocol() {
+              return s.protocol();
+            }
+          };
       case McpServerConfig.Http h -> {
         HttpAuthenticator auth = authenticator(h, limits, credentials, clock);
-        yield lost -> new StreamableHttpTransport(h, limits, Json.MAPPER, auth, lost);
+        yield new TransportFactory() {
+          @Override
+          public McpClientTransport create(LossListener lost) {
+            return new StreamableHttpTransport(h, limits, Json.MAPPER, auth, lost);
+          }
+
+          @Override
+          public Optional<ModernTransport> modern(LossListener lost) {
+            return Optional.of(ModernHttp.transport(h, limits, auth));
+          }
+
+          @Override
+          public McpProtocol protocol() {
+            return h.protocol();
+          }
+        };
       }
     };
   }

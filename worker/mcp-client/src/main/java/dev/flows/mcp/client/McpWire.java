@@ -35,15 +35,33 @@ final class McpWire {
       // A server without the tools capability offers none; that is not an error.
       return List.of();
     }
+    return paginate(
+        server,
+        cursor -> {
+          McpSchema.ListToolsResult page = await(c.listTools(cursor), listTimeout, true);
+          return new Page(
+              page.tools().stream().map(t -> describe(server, t)).toList(), page.nextCursor());
+        });
+  }
+
+  /** One tools/list page, in either revision. */
+  record Page(List<ToolDescriptor> tools, String nextCursor) {}
+
+  /**
+   * Every page from the first ({@code fetch(null)}) to the last; a tool named twice is kept once,
+   * and a cursor seen twice would loop forever, so it is a protocol error.
+   */
+  static List<ToolDescriptor> paginate(
+      String server, java.util.function.Function<String, Page> fetch) {
     List<ToolDescriptor> out = new ArrayList<>();
     Set<String> seen = new HashSet<>();
     Set<String> names = new HashSet<>();
     String cursor = null;
     do {
-      McpSchema.ListToolsResult page = await(c.listTools(cursor), listTimeout, true);
-      for (McpSchema.Tool tool : page.tools()) {
+      Page page = fetch.apply(cursor);
+      for (ToolDescriptor tool : page.tools()) {
         if (names.add(tool.name())) {
-          out.add(describe(server, tool));
+          out.add(tool);
         }
       }
       cursor = page.nextCursor();
@@ -60,31 +78,68 @@ final class McpWire {
 
   static ToolDescriptor describe(String server, McpSchema.Tool t) {
     McpSchema.ToolAnnotations a = t.annotations();
-    ToolDescriptor.ToolHints hints =
-        a == null
-            ? ToolDescriptor.ToolHints.NONE
-            : new ToolDescriptor.ToolHints(
-                Optional.ofNullable(a.readOnlyHint()),
-                Optional.ofNullable(a.destructiveHint()),
-                Optional.ofNullable(a.idempotentHint()),
-                Optional.ofNullable(a.openWorldHint()));
-    JsonNode input =
-        t.inputSchema() == null
-            ? JsonNodeFactory.instance.objectNode()
-            : JSON.valueToTree(t.inputSchema());
-    return new ToolDescriptor(
+    return describe(
         server,
         t.name(),
-        Optional.ofNullable(t.title()),
-        Optional.ofNullable(t.description()),
+        t.title(),
+        t.description(),
+        t.inputSchema(),
+        t.outputSchema(),
+        a == null
+            ? ToolDescriptor.ToolHints.NONE
+            : hints(a.readOnlyHint(), a.destructiveHint(), a.idempotentHint(), a.openWorldHint()));
+  }
+
+  static ToolDescriptor.ToolHints hints(
+      Boolean readOnly, Boolean destructive, Boolean idempotent, Boolean openWorld) {
+    return new ToolDescriptor.ToolHints(
+        Optional.ofNullable(readOnly),
+        Optional.ofNullable(destructive),
+        Optional.ofNullable(idempotent),
+        Optional.ofNullable(openWorld));
+  }
+
+  /** A descriptor whose schemas are the server's, key for key (never dereferenced or rewritten). */
+  static ToolDescriptor describe(
+      String server,
+      String name,
+      String title,
+      String description,
+      Object inputSchema,
+      Object outputSchema,
+      ToolDescriptor.ToolHints hints) {
+    JsonNode input =
+        inputSchema == null ? JsonNodeFactory.instance.objectNode() : JSON.valueToTree(inputSchema);
+    return new ToolDescriptor(
+        server,
+        name,
+        Optional.ofNullable(title),
+        Optional.ofNullable(description),
         input,
-        Optional.ofNullable(t.outputSchema()).map(JSON::valueToTree),
+        Optional.ofNullable(outputSchema).map(JSON::valueToTree),
         hints);
   }
 
-  static ToolCallResult toResult(String server, String tool, McpSchema.CallToolResult r) {
+  static ToolCallResult toResult(
+      String server, String tool, McpSchema.CallToolResult r, String protocolVersion) {
     // Through the whole record: its declared List<Content> makes Jackson write each item's "type".
-    JsonNode whole = Json.MAPPER.convertValue(r, JsonNode.class);
+    return toResult(
+        server,
+        tool,
+        Json.MAPPER.convertValue(r, JsonNode.class),
+        Boolean.TRUE.equals(r.isError()),
+        protocolVersion,
+        List.of());
+  }
+
+  /** A result from the JSON of the server's answer. */
+  static ToolCallResult toResult(
+      String server,
+      String tool,
+      JsonNode whole,
+      boolean isError,
+      String protocolVersion,
+      List<ToolCallResult.WireAttempt> attempts) {
     JsonNode content =
         whole.path("content").isArray()
             ? whole.get("content")
@@ -93,11 +148,13 @@ final class McpWire {
     return new ToolCallResult(
         server,
         tool,
-        Boolean.TRUE.equals(r.isError()),
+        isError,
         content,
         structured.isMissingNode() || structured.isNull()
             ? Optional.empty()
-            : Optional.of(structured));
+            : Optional.of(structured),
+        protocolVersion,
+        attempts);
   }
 
   static <T> T await(Mono<T> mono, Duration timeout, boolean interruptible) {

@@ -66,6 +66,8 @@ final class OAuthAuthenticator implements HttpAuthenticator {
   private Set<String> grantedScopes = Set.of();
   private OAuthDiscovery.Metadata metadata;
   private Client client;
+  private URI clientIssuer;
+  private URI tokenIssuer;
   private String registeredSecret = "";
 
   /** The client as the authorization server knows it (after any registration). */
@@ -97,14 +99,14 @@ final class OAuthAuthenticator implements HttpAuthenticator {
   }
 
   @Override
-  public synchronized boolean onChallenge(HttpResponse<?> response) {
+  public synchronized boolean onChallenge(int status, java.net.http.HttpHeaders headers) {
     WwwAuthenticate challenge =
-        WwwAuthenticate.parse(response.headers().firstValue("WWW-Authenticate").orElse(""));
+        WwwAuthenticate.parse(headers.firstValue("WWW-Authenticate").orElse(""));
     String used = accessToken;
     if (used != null) {
       remember(used);
     }
-    if (response.statusCode() == 403) {
+    if (status == 403) {
       if (!"insufficient_scope".equals(challenge.get("error").orElse(""))) {
         return false;
       }
@@ -119,7 +121,9 @@ final class OAuthAuthenticator implements HttpAuthenticator {
       accessToken = next;
       return true;
     }
-    if (used != null && refreshToken != null) {
+    if (used != null
+        && refreshToken != null
+        && ensureMetadata(challenge).issuer().equals(tokenIssuer)) {
       try {
         tokenRequest(ensureMetadata(challenge), refreshForm());
         if (!rejected.contains(accessToken)) {
@@ -195,6 +199,7 @@ final class OAuthAuthenticator implements HttpAuthenticator {
         if (!state.equals(back.get("state"))) {
           throw failed("authorization redirect came back with a wrong state", null);
         }
+        checkIssuer(back.get("iss"), md);
         String code = back.get("code");
         if (code == null) {
           throw failed("authorization refused: " + back.getOrDefault("error", "no code"), null);
@@ -203,6 +208,11 @@ final class OAuthAuthenticator implements HttpAuthenticator {
         form.put("code", code);
         form.put("redirect_uri", ac.redirectUri());
         form.put("code_verifier", verifier);
+      }
+      case OAuthGrant.EnterpriseManaged em -> {
+        client = new Client(em.clientId(), em.auth());
+        form.put("grant_type", "urn:ietf:params:oauth:grant-type:jwt-bearer");
+        form.put("assertion", identityAssertion(em, md, resource, scopes));
       }
       case OAuthGrant.ProvidedToken p ->
           throw failed("a provided token cannot be re-obtained", null);
@@ -215,11 +225,67 @@ final class OAuthAuthenticator implements HttpAuthenticator {
     grantedScopes = Set.copyOf(scopes);
   }
 
+  /**
+   * RFC 8693 token exchange at the enterprise identity provider: its ID token for an identity
+   * assertion grant (ID-JAG) addressed to this server's authorization server and resource.
+   */
+  private String identityAssertion(
+      OAuthGrant.EnterpriseManaged em,
+      OAuthDiscovery.Metadata md,
+      String resource,
+      Set<String> scopes) {
+    Map<String, String> form = new LinkedHashMap<>();
+    form.put("grant_type", "urn:ietf:params:oauth:grant-type:token-exchange");
+    form.put("requested_token_type", "urn:ietf:params:oauth:token-type:id-jag");
+    form.put("subject_token", credentials.secret(server, em.idToken()));
+    form.put("subject_token_type", "urn:ietf:params:oauth:token-type:id_token");
+    form.put("audience", md.issuer().toString());
+    form.put("resource", resource);
+    if (!scopes.isEmpty()) {
+      form.put("scope", String.join(" ", scopes));
+    }
+    JsonNode answer = send(formRequest(em.idpTokenEndpoint()), form, "identity provider");
+    String jag = answer.path("access_token").asText("");
+    if (jag.isEmpty()) {
+      throw failed("identity provider answered the token exchange without access_token", null);
+    }
+    return jag;
+  }
+
+  /**
+   * RFC 9207: a present {@code iss} must be the recorded issuer, compared as plain strings (no URL
+   * normalization); a server that advertises the parameter must send it. Otherwise a code from
+   * another authorization server (a mix-up attack) would be redeemed here.
+   */
+  private void checkIssuer(String iss, OAuthDiscovery.Metadata md) {
+    if (iss == null) {
+      if (md.issParameterSupported()) {
+        throw failed(
+            "the authorization server advertises the iss parameter but the redirect has none;"
+                + " refusing the code",
+            null);
+      }
+      return;
+    }
+    if (!iss.equals(md.issuer().toString())) {
+      throw failed(
+          "the authorization redirect came from issuer "
+              + iss
+              + ", not "
+              + md.issuer()
+              + "; refusing the code",
+          null);
+    }
+  }
+
   /** The client id to use: pre-registered, a metadata-document URL, or freshly registered. */
   private Client client(OAuthGrant.AuthorizationCode ac, OAuthDiscovery.Metadata md) {
-    if (client != null) {
+    // Credentials are bound to the authorization server that issued them: after a move to
+    // another one, a registered client registers again there.
+    if (client != null && md.issuer().equals(clientIssuer)) {
       return client;
     }
+    clientIssuer = md.issuer();
     client =
         switch (ac.client()) {
           case McpAuth.ClientRegistration.PreRegistered p -> new Client(p.clientId(), p.auth());
@@ -233,65 +299,11 @@ final class OAuthAuthenticator implements HttpAuthenticator {
     return client;
   }
 
-  /** RFC 7591 registration; the method asked for is the first the server supports. */
   private Client register(String name, String redirectUri, OAuthDiscovery.Metadata md) {
-    URI endpoint =
-        md.registrationEndpoint()
-            .orElseThrow(
-                () ->
-                    failed(
-                        "the authorization server offers no dynamic registration;"
-                            + " configure a pre-registered client",
-                        null));
-    String method =
-        List.of("client_secret_basic", "client_secret_post", "none").stream()
-            .filter(
-                m -> md.authMethodsSupported().isEmpty() || md.authMethodsSupported().contains(m))
-            .findFirst()
-            .orElse("client_secret_basic");
-    var req = JSON.createObjectNode();
-    req.put("client_name", name);
-    req.putArray("redirect_uris").add(redirectUri);
-    req.putArray("grant_types").add("authorization_code").add("refresh_token");
-    req.putArray("response_types").add("code");
-    req.put("token_endpoint_auth_method", method);
-    JsonNode answer;
-    try {
-      HttpResponse<String> r =
-          http.send(
-              HttpRequest.newBuilder(endpoint)
-                  .timeout(limits.connectTimeout())
-                  .header("Content-Type", "application/json")
-                  .header("Accept", "application/json")
-                  .POST(HttpRequest.BodyPublishers.ofString(JSON.writeValueAsString(req)))
-                  .build(),
-              HttpResponse.BodyHandlers.ofString());
-      if (r.statusCode() != 200 && r.statusCode() != 201) {
-        throw failed("client registration answered HTTP " + r.statusCode(), null);
-      }
-      answer = JSON.readTree(r.body());
-    } catch (IOException e) {
-      throw failed("client registration failed: " + e.getMessage(), e);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw failed("interrupted", e);
-    }
-    String id = answer.path("client_id").asText("");
-    if (id.isEmpty()) {
-      throw failed("client registration answered without client_id", null);
-    }
-    String secret = answer.path("client_secret").asText("");
-    String granted = answer.path("token_endpoint_auth_method").asText(method);
-    McpAuth.SecretSource s = new McpAuth.SecretSource.Provider("registered:" + id);
-    registeredSecret = secret;
-    McpAuth.ClientAuth auth =
-        secret.isEmpty() || granted.equals("none")
-            ? new McpAuth.ClientAuth.NoSecret()
-            : granted.equals("client_secret_post")
-                ? new McpAuth.ClientAuth.SecretPost(s)
-                : new McpAuth.ClientAuth.SecretBasic(s);
-    LOG.info("mcp server {}: registered OAuth client {} ({})", server, id, granted);
-    return new Client(id, auth);
+    DynamicRegistration.Registered r =
+        DynamicRegistration.register(server, name, redirectUri, md, http, limits);
+    registeredSecret = r.secret();
+    return new Client(r.clientId(), r.auth());
   }
 
   private Map<String, String> refreshForm() {
@@ -302,11 +314,7 @@ final class OAuthAuthenticator implements HttpAuthenticator {
   }
 
   private void tokenRequest(OAuthDiscovery.Metadata md, Map<String, String> form) {
-    HttpRequest.Builder b =
-        HttpRequest.newBuilder(md.tokenEndpoint())
-            .timeout(limits.connectTimeout())
-            .header("Content-Type", "application/x-www-form-urlencoded")
-            .header("Accept", "application/json");
+    HttpRequest.Builder b = formRequest(md.tokenEndpoint());
     Client c = client;
     if (c == null) {
       throw failed("no client to authenticate at the token endpoint", null);
@@ -336,7 +344,28 @@ final class OAuthAuthenticator implements HttpAuthenticator {
                 clock.instant()));
       }
     }
-    JsonNode answer;
+    JsonNode answer = send(b, body, "token endpoint");
+    String token = answer.path("access_token").asText("");
+    if (token.isEmpty()) {
+      throw failed("token endpoint answered without access_token", null);
+    }
+    accessToken = token;
+    tokenIssuer = md.issuer();
+    refreshToken =
+        answer.hasNonNull("refresh_token")
+            ? answer.get("refresh_token").asText()
+            : form.get("grant_type").equals("refresh_token") ? refreshToken : null;
+    LOG.info("mcp server {}: obtained an access token ({})", server, form.get("grant_type"));
+  }
+
+  private HttpRequest.Builder formRequest(URI endpoint) {
+    return HttpRequest.newBuilder(endpoint)
+        .timeout(limits.connectTimeout())
+        .header("Content-Type", "application/x-www-form-urlencoded")
+        .header("Accept", "application/json");
+  }
+
+  private JsonNode send(HttpRequest.Builder b, Map<String, String> body, String who) {
     try {
       HttpResponse<String> r =
           http.send(
@@ -344,28 +373,20 @@ final class OAuthAuthenticator implements HttpAuthenticator {
               HttpResponse.BodyHandlers.ofString());
       if (r.statusCode() != 200) {
         throw failed(
-            "token endpoint answered HTTP "
+            who
+                + " answered HTTP "
                 + r.statusCode()
                 + " "
                 + JSON.readTree(r.body().isBlank() ? "{}" : r.body()).path("error").asText(""),
             null);
       }
-      answer = JSON.readTree(r.body());
+      return JSON.readTree(r.body());
     } catch (IOException e) {
-      throw failed("token endpoint unreachable or unreadable: " + e.getMessage(), e);
+      throw failed(who + " unreachable or unreadable: " + e.getMessage(), e);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw failed("interrupted", e);
     }
-    String token = answer.path("access_token").asText("");
-    if (token.isEmpty()) {
-      throw failed("token endpoint answered without access_token", null);
-    }
-    accessToken = token;
-    if (answer.hasNonNull("refresh_token")) {
-      refreshToken = answer.get("refresh_token").asText();
-    }
-    LOG.info("mcp server {}: obtained an access token ({})", server, form.get("grant_type"));
   }
 
   private OAuthDiscovery.Metadata ensureMetadata(WwwAuthenticate challenge) {

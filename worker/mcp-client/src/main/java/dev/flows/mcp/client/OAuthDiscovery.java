@@ -34,7 +34,8 @@ final class OAuthDiscovery {
       List<String> scopesSupported,
       List<String> authMethodsSupported,
       Optional<List<String>> pkceMethods,
-      boolean metadataDocumentClientIds) {}
+      boolean metadataDocumentClientIds,
+      boolean issParameterSupported) {}
 
   private final String server;
   private final URI resourceUrl;
@@ -120,11 +121,25 @@ final class OAuthDiscovery {
                     as.isEmpty()
                         ? Optional.of(URI.create(asOrigin + "/register"))
                         : Optional.empty());
-    URI issuerId =
-        as.map(a -> a.path("issuer").asText(""))
-            .filter(x -> !x.isEmpty())
-            .map(URI::create)
-            .orElse(issuer);
+    Optional<String> named =
+        prm.map(p -> p.path("authorization_servers").path(0).asText("")).filter(x -> !x.isEmpty());
+    String declared = as.map(a -> a.path("issuer").asText("")).orElse("");
+    if (named.isPresent() && !declared.isEmpty() && !declared.equals(named.get())) {
+      // RFC 8414 section 3.3: metadata whose issuer is not the one it was fetched for may be an
+      // impersonation; none of its endpoints may be used.
+      throw OAuthAuthenticator.failed(
+          server,
+          "authorization server metadata names issuer "
+              + declared
+              + " but was fetched for "
+              + named.get()
+              + "; refusing to use it",
+          null);
+    }
+    URI issuerId = declared.isEmpty() ? issuer : URI.create(declared);
+    boolean iss =
+        as.map(a -> a.path("authorization_response_iss_parameter_supported").asBoolean(false))
+            .orElse(false);
     boolean cimd =
         as.map(a -> a.path("client_id_metadata_document_supported").asBoolean(false)).orElse(false);
     return new Metadata(
@@ -136,7 +151,8 @@ final class OAuthDiscovery {
         List.copyOf(scopes),
         List.copyOf(methods),
         pkce,
-        cimd);
+        cimd,
+        iss);
   }
 
   /** Whether the resource named in metadata is this server: same origin, and a path prefix. */

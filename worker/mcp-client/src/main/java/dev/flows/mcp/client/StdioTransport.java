@@ -38,7 +38,7 @@ import reactor.core.scheduler.Schedulers;
  * process group can be signalled; its descendants are also reaped one by one for the ones that left
  * the group.
  */
-public final class StdioTransport implements McpClientTransport {
+public final class StdioTransport implements McpClientTransport, CancellableTransport {
   private static final Logger LOG = LoggerFactory.getLogger(StdioTransport.class);
   private static final Path SETSID = Path.of("/usr/bin/setsid");
   private static final Path KILL = Path.of("/bin/kill");
@@ -51,6 +51,7 @@ public final class StdioTransport implements McpClientTransport {
   private final AtomicBoolean closing = new AtomicBoolean();
   private final AtomicBoolean lostFired = new AtomicBoolean();
   private final Object writeLock = new Object();
+  private final SentCalls sent = new SentCalls();
   private volatile Process process;
   private volatile OutputStream stdin;
   private volatile boolean ownGroup;
@@ -106,6 +107,81 @@ public final class StdioTransport implements McpClientTransport {
   }
 
   private void start(Function<Mono<JSONRPCMessage>, Mono<JSONRPCMessage>> handler) {
+    Process p = process != null ? process : spawn();
+    Thread.ofPlatform()
+        .daemon()
+        .name("mcp-stdio-out-" + server.name())
+        .start(() -> readStdout(p, handler));
+  }
+
+  /** What a {@code server/discover} probe of a freshly started child found. */
+  sealed interface Probe {
+    /** It answered: it speaks 2026-07-28, over the SDK's transport on the same process. */
+    record Modern(TransportFactory.ModernTransport transport) implements Probe {}
+
+    /** It did not: this transport, process already started, goes on with the 2025 handshake. */
+    record Legacy(StdioTransport transport) implements Probe {}
+  }
+
+  /**
+   * Starts the child and asks it {@code server/discover} (the stdio backward-compatibility probe of
+   * 2026-07-28). Any answer but a result listing 2026-07-28, or none within {@code wait}, means a
+   * 2025 server, which is then initialized on the same process, so a server is started once.
+   */
+  static Probe probe(
+      McpServerConfig.Stdio server, McpClientConfig limits, LossListener lost, Duration wait) {
+    StdioTransport t = new StdioTransport(server, limits, Json.MAPPER, lost);
+    Process p = t.spawn();
+    String id = "flows-discover-" + p.pid();
+    String request =
+        "{\"jsonrpc\":\"2.0\",\"id\":\""
+            + id
+            + "\",\"method\":\"server/discover\",\"params\":{\"_meta\":{"
+            + "\"io.modelcontextprotocol/protocolVersion\":\"2026-07-28\","
+            + "\"io.modelcontextprotocol/clientCapabilities\":{},"
+            + "\"io.modelcontextprotocol/clientInfo\":{\"name\":\"flows\",\"version\":\"0.1.0\"}}}}\n";
+    boolean modern = false;
+    try {
+      synchronized (t.writeLock) {
+        t.stdin.write(request.getBytes(StandardCharsets.UTF_8));
+        t.stdin.flush();
+      }
+      modern = ProbeReader.answersModern(p.getInputStream(), id, wait);
+    } catch (IOException e) {
+      // Silent, or its pipe broke: this process's stream may be half read, so a 2025 handshake
+      // starts a new one.
+      LOG.debug("mcp server {}: discover probe failed: {}", server.name(), e.toString());
+      t.terminate();
+      return new Probe.Legacy(new StdioTransport(server, limits, Json.MAPPER, lost));
+    }
+    if (!modern) {
+      return new Probe.Legacy(t);
+    }
+    return new Probe.Modern(modern(t, p, limits));
+  }
+
+  /**
+   * The same child process for the SDK's 2026-07-28 stdio transport, which reads and writes the
+   * lines itself (and sends {@code notifications/cancelled} for a request given up); this class
+   * keeps the environment rules, the stderr buffer, the loss report and the reaping of the group.
+   */
+  private static TransportFactory.ModernTransport modern(
+      StdioTransport t, Process p, McpClientConfig limits) {
+    var sdk =
+        io.modelcontextprotocol.modern.client.transport.StdioMcpClientTransport.builder(
+                p.getInputStream(), p.getOutputStream())
+            .shutdownTimeout(limits.stopGrace())
+            .start();
+    return new TransportFactory.ModernTransport(
+        sdk,
+        () -> {
+          t.terminate();
+          sdk.close();
+        });
+  }
+
+  /** Starts the child (its stderr drained, its exit reported); stdout is left to the caller. */
+  private Process spawn() {
     Map<String, String> env = childEnvironment(server, System.getenv());
     String exe = resolve(server.command(), env).orElseThrow(() -> spawnFailed("not found", null));
     List<String> cmd = new ArrayList<>();
@@ -132,15 +208,12 @@ public final class StdioTransport implements McpClientTransport {
         .daemon()
         .name("mcp-stdio-err-" + server.name())
         .start(() -> drainStderr(p.getErrorStream()));
-    Thread.ofPlatform()
-        .daemon()
-        .name("mcp-stdio-out-" + server.name())
-        .start(() -> readStdout(p, handler));
     p.onExit().thenRun(() -> fireLost(p));
     if (closing.get()) {
       // stop() raced with the start: it may have missed the process, so end it here.
       terminate();
     }
+    return p;
   }
 
   private McpException spawnFailed(String why, Throwable cause) {
@@ -184,6 +257,7 @@ public final class StdioTransport implements McpClientTransport {
           LOG.warn("mcp server {}: ignoring a line that is not JSON-RPC", server.name());
           continue;
         }
+        sent.received(msg);
         handler.apply(Mono.just(msg)).subscribe(m -> {}, e -> LOG.debug("handler failed", e));
       }
     } catch (IOException e) {
@@ -234,9 +308,15 @@ public final class StdioTransport implements McpClientTransport {
   }
 
   @Override
+  public void cancel(McpSchema.CallToolRequest request, String reason) {
+    sent.cancel(request, reason, this);
+  }
+
+  @Override
   public Mono<Void> sendMessage(JSONRPCMessage message) {
     return Mono.fromRunnable(
         () -> {
+          sent.sent(message);
           if (startFailure != null) {
             throw startFailure;
           }

@@ -43,7 +43,7 @@ import reactor.core.scheduler.Schedulers;
  * rejected request once (the server never ran it); redirects are refused; a server that cannot be
  * reached at all is reported lost so the connection reconnects with backoff.
  */
-public final class StreamableHttpTransport implements McpClientTransport {
+public final class StreamableHttpTransport implements McpClientTransport, CancellableTransport {
   private static final Logger LOG = LoggerFactory.getLogger(StreamableHttpTransport.class);
   private static final String SESSION = "Mcp-Session-Id";
   private static final String PROTOCOL = "MCP-Protocol-Version";
@@ -62,6 +62,7 @@ public final class StreamableHttpTransport implements McpClientTransport {
   private final LossListener onLost;
   private final HttpClient http;
   private final AtomicBoolean closing = new AtomicBoolean();
+  private final SentCalls sent = new SentCalls();
   private final AtomicBoolean lostFired = new AtomicBoolean();
   private final Set<InputStream> open = ConcurrentHashMap.newKeySet();
   private final SseStreams streams;
@@ -127,7 +128,13 @@ public final class StreamableHttpTransport implements McpClientTransport {
   }
 
   @Override
+  public void cancel(McpSchema.CallToolRequest request, String reason) {
+    sent.cancel(request, reason, this);
+  }
+
+  @Override
   public Mono<Void> sendMessage(JSONRPCMessage message) {
+    sent.sent(message);
     return Mono.fromRunnable(() -> send(message, true))
         .subscribeOn(Schedulers.boundedElastic())
         .then();
@@ -283,7 +290,7 @@ public final class StreamableHttpTransport implements McpClientTransport {
       McpHttp.discard(r);
       boolean retry;
       try {
-        retry = round < limits.maxAuthChallenges() && auth.onChallenge(r);
+        retry = round < limits.maxAuthChallenges() && auth.onChallenge(r.statusCode(), r.headers());
       } catch (McpException e) {
         throw e;
       } catch (RuntimeException e) {
@@ -371,6 +378,7 @@ public final class StreamableHttpTransport implements McpClientTransport {
     if (m == null) {
       return;
     }
+    sent.received(m);
     if (m instanceof JSONRPCResponse res) {
       CompletableFuture<JSONRPCResponse> reinit = reinits.get(res.id());
       if (reinit != null) {

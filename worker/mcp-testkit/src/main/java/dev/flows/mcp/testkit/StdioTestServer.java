@@ -13,7 +13,8 @@ import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * An SDK stdio server run as a child JVM by the tests. Flags: {@code --ignore-sigterm} (and stdin
- * EOF), {@code --close-stderr}, {@code --silent} (never answers: reads stdin and drops it).
+ * EOF), {@code --close-stderr}, {@code --silent} (never answers: reads stdin and drops it), {@code
+ * --log=FILE} (every line read from stdin is appended to FILE).
  */
 public final class StdioTestServer {
   private StdioTestServer() {}
@@ -38,9 +39,15 @@ public final class StdioTestServer {
       }
       System.exit(0);
     }
+    java.util.Optional<java.nio.file.Path> log =
+        flags.stream()
+            .filter(a -> a.startsWith("--log="))
+            .map(a -> java.nio.file.Path.of(a.substring(6)))
+            .findFirst();
+    InputStream source = log.isPresent() ? new LineLog(System.in, log.get()) : System.in;
     // The SDK's stdio server does not exit on stdin EOF (its threads are non-daemon).
     InputStream in =
-        new FilterInputStream(System.in) {
+        new FilterInputStream(source) {
           @Override
           public int read(byte[] b, int off, int len) throws IOException {
             int n = super.read(b, off, len);

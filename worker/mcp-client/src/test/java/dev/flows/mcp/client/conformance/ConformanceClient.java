@@ -62,12 +62,18 @@ public final class ConformanceClient {
     McpClientConfig limits = McpClientConfig.DEFAULTS.withStopGrace(Duration.ofSeconds(2));
     int exit = 0;
     try (McpPool pool = new McpPool(List.of(server), limits, credentials, new ToolRegistry())) {
+      // Unattended, like a worker: an elicitation is answered with the schema's defaults.
+      pool.answerElicitationsWithDefaults();
       pool.connectAll().get(60, TimeUnit.SECONDS);
       McpTransportPort c = pool.connections().get("conformance");
-      for (ToolDescriptor tool : c.tools()) {
-        ToolCallResult r =
-            c.callTool(tool.name(), arguments(tool.inputSchema())).get(60, TimeUnit.SECONDS);
-        System.out.println(tool.name() + " -> " + (r.isError() ? "error: " : "") + r.text());
+      for (Map.Entry<String, Map<String, Object>> call : calls(c.tools(), context).entrySet()) {
+        try {
+          ToolCallResult r = c.callTool(call.getKey(), call.getValue()).get(60, TimeUnit.SECONDS);
+          System.out.println(call.getKey() + " -> " + (r.isError() ? "error: " : "") + r.text());
+        } catch (java.util.concurrent.ExecutionException e) {
+          // A call the server refuses is the server's to judge; the run goes on.
+          System.out.println(call.getKey() + " -> refused: " + e.getCause().getMessage());
+        }
       }
     } catch (java.util.concurrent.ExecutionException e) {
       Throwable cause = e.getCause();
@@ -82,7 +88,14 @@ public final class ConformanceClient {
       return new McpAuth.None();
     }
     OAuthGrant grant;
-    if (context.has("private_key_pem")) {
+    if (context.has("idp_id_token")) {
+      grant =
+          new OAuthGrant.EnterpriseManaged(
+              context.path("client_id").asText(),
+              new ClientAuth.SecretBasic(new SecretSource.Provider("client_secret")),
+              URI.create(context.path("idp_token_endpoint").asText()),
+              new SecretSource.Provider("idp_id_token"));
+    } else if (context.has("private_key_pem")) {
       grant =
           new OAuthGrant.ClientCredentials(
               context.path("client_id").asText(),
@@ -110,6 +123,37 @@ public final class ConformanceClient {
               "headless");
     }
     return new McpAuth.OAuth(grant, List.of());
+  }
+
+  /**
+   * The calls to make: the ones the scenario lists in its context ({@code toolCalls}), else an echo
+   * of the other tool's input schema when the server offers {@code json_schema_echo} (the schema
+   * must come back exactly as listed), else every tool with arguments from its schema.
+   */
+  static Map<String, Map<String, Object>> calls(List<ToolDescriptor> tools, JsonNode context) {
+    Map<String, Map<String, Object>> calls = new java.util.LinkedHashMap<>();
+    ObjectMapper json = new ObjectMapper();
+    if (context.path("toolCalls").isArray()) {
+      for (JsonNode call : context.get("toolCalls")) {
+        @SuppressWarnings("unchecked")
+        Map<String, Object> args = json.convertValue(call.path("arguments"), Map.class);
+        calls.put(call.path("name").asText(), args);
+      }
+      return calls;
+    }
+    boolean echo = tools.stream().anyMatch(t -> t.name().equals("json_schema_echo"));
+    for (ToolDescriptor tool : tools) {
+      if (echo) {
+        if (!tool.name().equals("json_schema_echo")) {
+          Map<String, Object> args = new HashMap<>();
+          args.put("schema", json.convertValue(tool.inputSchema(), Map.class));
+          calls.put("json_schema_echo", args);
+        }
+      } else {
+        calls.put(tool.name(), arguments(tool.inputSchema()));
+      }
+    }
+    return calls;
   }
 
   /** Arguments that satisfy a simple schema: numbers 1, 2, ...; strings "test"; booleans true. */

@@ -1,0 +1,57 @@
+package dev.flows.mcp.client;
+
+import io.modelcontextprotocol.spec.McpSchema;
+import io.modelcontextprotocol.spec.McpSchema.JSONRPCMessage;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * The tools/call requests a 2025 transport has sent and not yet seen answered, by id, so a call
+ * given up can be named to the server in {@code notifications/cancelled}. The SDK hands the
+ * transport the very params object the connection built, which is how the connection names it.
+ */
+final class SentCalls {
+  private final Map<Object, Object> paramsById = new ConcurrentHashMap<>();
+
+  void sent(JSONRPCMessage m) {
+    if (m instanceof McpSchema.JSONRPCRequest r
+        && McpSchema.METHOD_TOOLS_CALL.equals(r.method())
+        && r.params() != null) {
+      paramsById.put(r.id(), r.params());
+    }
+  }
+
+  void received(JSONRPCMessage m) {
+    if (m instanceof McpSchema.JSONRPCResponse r && r.id() != null) {
+      paramsById.remove(r.id());
+    }
+  }
+
+  /** Sends, through {@code transport}, the cancel of the request sent with {@code params}. */
+  void cancel(
+      Object params, String reason, io.modelcontextprotocol.spec.McpClientTransport transport) {
+    cancellation(params, reason)
+        .ifPresent(
+            n ->
+                transport
+                    .sendMessage(n)
+                    .subscribe(v -> {}, e -> LOG.debug("cancel not sent: {}", e.toString())));
+  }
+
+  private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(SentCalls.class);
+
+  /** The cancel notification for the request sent with {@code params}, if it is still pending. */
+  Optional<McpSchema.JSONRPCNotification> cancellation(Object params, String reason) {
+    for (Map.Entry<Object, Object> e : paramsById.entrySet()) {
+      if (e.getValue() == params && paramsById.remove(e.getKey(), params)) {
+        return Optional.of(
+            new McpSchema.JSONRPCNotification(
+                McpSchema.JSONRPC_VERSION,
+                "notifications/cancelled",
+                Map.of("requestId", e.getKey(), "reason", reason)));
+      }
+    }
+    return Optional.empty();
+  }
+}

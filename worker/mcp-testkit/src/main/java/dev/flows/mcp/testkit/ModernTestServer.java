@@ -1,0 +1,238 @@
+package dev.flows.mcp.testkit;
+
+import io.modelcontextprotocol.common.McpTransportContext;
+import io.modelcontextprotocol.json.McpJsonDefaults;
+import io.modelcontextprotocol.modern.McpSchema;
+import io.modelcontextprotocol.modern.server.McpRequestContext;
+import io.modelcontextprotocol.modern.server.McpServer;
+import io.modelcontextprotocol.modern.server.McpSyncResponse;
+import io.modelcontextprotocol.modern.server.feature.McpSyncTool;
+import io.modelcontextprotocol.modern.server.feature.McpSyncToolRepository;
+import io.modelcontextprotocol.modern.server.feature.ToolsFeature;
+import io.modelcontextprotocol.modern.server.feature.ToolsPage;
+import io.modelcontextprotocol.modern.server.transport.HttpServletMcpTransport;
+import io.modelcontextprotocol.modern.server.transport.StdioMcpTransport;
+import jakarta.servlet.http.HttpServletRequest;
+import java.io.IOException;
+import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.eclipse.jetty.ee10.servlet.ServletContextHandler;
+import org.eclipse.jetty.ee10.servlet.ServletContextRequest;
+import org.eclipse.jetty.ee10.servlet.ServletHolder;
+import org.eclipse.jetty.server.Server;
+import org.eclipse.jetty.server.ServerConnector;
+
+/**
+ * A test server on the SDK's 2026-07-28 ({@code modern}) server: stateless, answers {@code
+ * server/discover}, no initialize. Over stdio ({@code main}, flags {@code --log=FILE} to record
+ * every line it reads) or Streamable HTTP on Jetty ({@link #http}). Tools: {@code echo}, {@code
+ * add}, {@code sleep} (ms), {@code pid}, {@code meta} (answers the request's {@code _meta}), and
+ * {@code ledger} (appends its idempotency key to {@code file} once per key, the way a server that
+ * honours keys performs a call once; answers how many lines the file has).
+ */
+public final class ModernTestServer implements AutoCloseable {
+  private static final String REQUEST = "flows.servlet-request";
+  private static final String KEY = "dev.flows/idempotency-key";
+
+  private final Server jetty;
+  private final URI url;
+  private final McpServer mcp;
+  private final List<String> calls;
+  private final ClosingWatch relay;
+
+  private ModernTestServer(
+      Server jetty, URI url, McpServer mcp, List<String> calls, ClosingWatch relay) {
+    this.jetty = jetty;
+    this.url = url;
+    this.mcp = mcp;
+    this.calls = calls;
+    this.relay = relay;
+  }
+
+  public static void main(String[] args) throws Exception {
+    Optional<Path> log =
+        List.of(args).stream()
+            .filter(a -> a.startsWith("--log="))
+            .map(a -> Path.of(a.substring(6)))
+            .findFirst();
+    McpServer server = server(new AtomicInteger());
+    StdioMcpTransport transport =
+        new StdioMcpTransport(
+            server,
+            McpJsonDefaults.getMapper(),
+            log.isPresent() ? new LineLog(System.in, log.get()) : System.in,
+            System.out);
+    transport.start().block();
+    Thread.sleep(Long.MAX_VALUE);
+  }
+
+  /**
+   * On 127.0.0.1, a free port. The first {@code dropResponses} ledger calls are performed and then
+   * their connection is closed before the result is written: a response stream broken mid-call.
+   */
+  public static ModernTestServer http(int dropResponses) throws Exception {
+    McpServer mcp = server(new AtomicInteger(dropResponses));
+    HttpServletMcpTransport transport =
+        HttpServletMcpTransport.builder(mcp)
+            .jsonMapper(McpJsonDefaults.getMapper())
+            .endpoint("/mcp")
+            .contextExtractor(req -> McpTransportContext.create(Map.of(REQUEST, req)))
+            .build();
+    Server jetty = new Server();
+    ServerConnector c = new ServerConnector(jetty);
+    c.setHost("127.0.0.1");
+    c.setPort(0);
+    jetty.addConnector(c);
+    ServletContextHandler ctx = new ServletContextHandler();
+    ctx.setContextPath("/");
+    ServletHolder holder = new ServletHolder(transport);
+    holder.setAsyncSupported(true);
+    ctx.addServlet(holder, "/mcp");
+    List<String> calls = new java.util.concurrent.CopyOnWriteArrayList<>();
+    jakarta.servlet.Filter watch =
+        (req, res, chain) -> {
+          calls.add(String.valueOf(((HttpServletRequest) req).getHeader("Mcp-Method")));
+          chain.doFilter(req, res);
+        };
+    org.eclipse.jetty.ee10.servlet.FilterHolder fh =
+        new org.eclipse.jetty.ee10.servlet.FilterHolder(watch);
+    fh.setAsyncSupported(true);
+    ctx.addFilter(fh, "/*", java.util.EnumSet.of(jakarta.servlet.DispatcherType.REQUEST));
+    jetty.setHandler(ctx);
+    jetty.start();
+    ClosingWatch relay = new ClosingWatch(c.getLocalPort());
+    return new ModernTestServer(
+        jetty, URI.create("http://127.0.0.1:" + relay.port() + "/mcp"), mcp, calls, relay);
+  }
+
+  /** The {@code Mcp-Method} of every POST received. */
+  public List<String> calls() {
+    return List.copyOf(calls);
+  }
+
+  /** How many connections the client closed while the server still held them open. */
+  public int clientClosedConnections() {
+    return relay.clientClosed();
+  }
+
+  public URI url() {
+    return url;
+  }
+
+  @Override
+  public void close() throws Exception {
+    relay.close();
+    mcp.closeGracefully();
+    jetty.stop();
+  }
+
+  private static McpServer server(AtomicInteger drops) {
+    Map<String, McpSyncTool> tools = new LinkedHashMap<>();
+    add(tools, "echo", Map.of("text", "string"), (ctx, a) -> text(String.valueOf(a.get("text"))));
+    add(
+        tools,
+        "add",
+        Map.of("a", "number", "b", "number"),
+        (ctx, a) ->
+            text(
+                String.valueOf(
+                    ((Number) a.get("a")).longValue() + ((Number) a.get("b")).longValue())));
+    add(
+        tools,
+        "sleep",
+        Map.of("ms", "number"),
+        (ctx, a) -> {
+          try {
+            Thread.sleep(((Number) a.get("ms")).longValue());
+          } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+          }
+          return text("slept");
+        });
+    add(tools, "pid", Map.of(), (ctx, a) -> text(String.valueOf(ProcessHandle.current().pid())));
+    add(tools, "meta", Map.of(), (ctx, a) -> text(String.valueOf(ctx.meta())));
+    add(
+        tools,
+        "ledger",
+        Map.of("file", "string"),
+        (ctx, a) -> {
+          Path file = Path.of(String.valueOf(a.get("file")));
+          String key = String.valueOf(ctx.meta().get(KEY));
+          long lines = ledger(file, key);
+          if (drops.getAndDecrement() > 0
+              && ctx.transportContext().get(REQUEST) instanceof HttpServletRequest r) {
+            // Performed, and now the response stream breaks before the result is written.
+            ServletContextRequest.getServletContextRequest(r)
+                .getConnectionMetaData()
+                .getConnection()
+                .close();
+          }
+          return text(String.valueOf(lines));
+        });
+    McpSyncToolRepository repository =
+        new McpSyncToolRepository() {
+          @Override
+          public ToolsPage list(McpRequestContext ctx, String cursor) {
+            return ToolsPage.of(tools.values().stream().map(McpSyncTool::definition).toList());
+          }
+
+          @Override
+          public McpSyncTool find(McpRequestContext ctx, String name) {
+            return tools.get(name);
+          }
+        };
+    return McpServer.builder()
+        .serverInfo(McpSchema.Implementation.builder("flows-test-modern", "1.0").build())
+        .feature(ToolsFeature.ofSync(repository))
+        .build();
+  }
+
+  private static synchronized long ledger(Path file, String key) {
+    try {
+      List<String> lines = Files.exists(file) ? Files.readAllLines(file) : List.of();
+      if (!lines.contains(key)) {
+        Files.writeString(file, key + "\n", StandardOpenOption.CREATE, StandardOpenOption.APPEND);
+        return lines.size() + 1;
+      }
+      return lines.size();
+    } catch (IOException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  private interface Body {
+    McpSchema.CallToolResult run(McpRequestContext ctx, Map<String, Object> args);
+  }
+
+  private static void add(
+      Map<String, McpSyncTool> tools, String name, Map<String, String> params, Body body) {
+    Map<String, Object> properties = new LinkedHashMap<>();
+    params.forEach((k, type) -> properties.put(k, Map.of("type", type)));
+    Map<String, Object> schema =
+        Map.of(
+            "type", "object", "properties", properties, "required", List.copyOf(params.keySet()));
+    McpSchema.Tool tool =
+        McpSchema.Tool.builder(name, schema).description(name + " test tool").build();
+    tools.put(
+        name,
+        McpSyncTool.of(
+            tool,
+            (ctx, req) ->
+                McpSyncResponse.result(
+                    body.run(ctx, req.arguments() == null ? Map.of() : req.arguments()))));
+  }
+
+  private static McpSchema.CallToolResult text(String s) {
+    return McpSchema.CallToolResult.builder()
+        .addContent(McpSchema.TextContent.builder(s).build())
+        .isError(false)
+        .build();
+  }
+}
