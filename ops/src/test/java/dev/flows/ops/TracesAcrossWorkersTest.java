@@ -237,9 +237,17 @@ class TracesAcrossWorkersTest {
     assertThat(done.status()).isEqualTo(RunStatus.SUCCEEDED);
     String trace = RunTraces.traceId(root);
 
-    // The run's span is emitted once it ends; wait for it rather than for a fixed time.
+    // The run's span, and the span of the attempt that ended it, are emitted as the worker ends
+    // them, after the journal shows the run ended: wait for both rather than for a fixed time.
     until = System.nanoTime() + Duration.ofSeconds(10).toNanos();
-    while (spans.getFinishedSpanItems().stream().noneMatch(s -> s.getName().equals("flow traced"))
+    while ((spans.getFinishedSpanItems().stream().noneMatch(s -> s.getName().equals("flow traced"))
+            || spans.getFinishedSpanItems().stream()
+                    .filter(
+                        s ->
+                            s.getName().startsWith("step ")
+                                && attr(s, "flows.run.id").equals(root.value()))
+                    .count()
+                < 2)
         && System.nanoTime() < until) {
       Thread.sleep(20);
     }
