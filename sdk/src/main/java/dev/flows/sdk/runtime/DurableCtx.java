@@ -25,6 +25,7 @@ import dev.flows.sdk.FlowHeader;
 import dev.flows.sdk.McpResult;
 import dev.flows.worker.FaultPoint;
 import dev.flows.worker.mcp.InlineMcpCalls;
+import dev.flows.worker.telemetry.RunTraces;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
@@ -98,6 +99,8 @@ final class DurableCtx implements Ctx {
     this.config = config;
     this.starter = starter;
     this.children = new java.util.LinkedHashSet<>(journal.children(runId()));
+    // The calls this body makes find their trace's root without reading the journal.
+    RunTraces.rootKnown(runId(), RunTraces.root(journal, runId(), attempt.parentRunId()));
     // What earlier attempts did, read once: replayed positions answer from here.
     this.memos = new BodyMemos(journal, attempt, header.name(), children);
     this.waits =

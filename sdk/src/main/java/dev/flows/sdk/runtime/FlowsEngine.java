@@ -78,7 +78,7 @@ public final class FlowsEngine implements AutoCloseable {
     this.config = config;
     this.credentials = credentials;
     this.sessions = new McpSessions(mcpLimits, credentials);
-    McpToolExecutor mcp = new McpToolExecutor(sessions);
+    McpToolExecutor mcp = new McpToolExecutor(sessions, this.journal);
     // A body's first MCP calls run on its own worker, through the same executor, under a lease
     // of this worker (see InlineMcpCalls): no claim, no worker slot, no polling.
     // One WorkerLease (one lease keeper) for the claimed attempts and the inline calls alike: all

@@ -7,8 +7,11 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.flows.kernel.ErrorCode;
 import dev.flows.kernel.FlowsException;
 import dev.flows.kernel.instruction.McpCallInstruction;
+import dev.flows.kernel.journal.ClaimedAttempt;
 import dev.flows.kernel.journal.CompletionReason;
 import dev.flows.kernel.journal.EffectElection;
+import dev.flows.kernel.journal.Journal;
+import dev.flows.kernel.journal.RunId;
 import dev.flows.kernel.journal.StepOutcome;
 import dev.flows.kernel.json.Jackson;
 import dev.flows.kernel.mcp.McpDiagnostic;
@@ -21,6 +24,7 @@ import dev.flows.mcp.client.McpSessions;
 import dev.flows.worker.AgentInstructionExecutor;
 import dev.flows.worker.FaultPoint;
 import dev.flows.worker.StepExecution;
+import dev.flows.worker.telemetry.RunTraces;
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
 import java.util.Optional;
@@ -48,9 +52,12 @@ public final class McpToolExecutor implements AgentInstructionExecutor {
   private static final JsonNodeFactory JSON = JsonNodeFactory.instance;
   private static final ObjectMapper MAPPER = Jackson.mapper();
   private final McpSessions sessions;
+  // Read to find a call's root run (for its trace context) when no body told it.
+  private final Journal journal;
 
-  public McpToolExecutor(McpSessions sessions) {
+  public McpToolExecutor(McpSessions sessions, Journal journal) {
     this.sessions = sessions;
+    this.journal = journal;
   }
 
   @Override
@@ -132,7 +139,9 @@ public final class McpToolExecutor implements AgentInstructionExecutor {
       @SuppressWarnings("unchecked")
       Map<String, Object> args = MAPPER.convertValue(input, Map.class);
       // The run's trace context, derived from the lease; with tracing on, the call span's own.
-      Map<String, Object> meta = TraceContext.meta(ex.attempt().lease(), key);
+      ClaimedAttempt a = ex.attempt();
+      RunId root = RunTraces.root(journal, a.lease().runId(), a.parentRunId());
+      Map<String, Object> meta = TraceContext.meta(root, a.lease(), key);
       meta.putAll(telemetry.meta(key));
       // A response lost on the wire is re-sent by the same rule as a crash takeover.
       call = session.callTool(tool, args, meta, in.mayReperform());

@@ -100,8 +100,18 @@ public final class RunTraces {
                     TraceState.getDefault())));
   }
 
+  /**
+   * Remembers that {@code run}'s root is {@code root}: a body admitting its children tells this, so
+   * the trace of a call needs no journal read to find its root.
+   */
+  public static void rootKnown(RunId run, RunId root) {
+    synchronized (ROOTS) {
+      ROOTS.put(run, root);
+    }
+  }
+
   /** The root of {@code run} (whose parent is {@code parent}), read up the journal when unknown. */
-  static RunId root(Journal journal, RunId run, Optional<RunId> parent) {
+  public static RunId root(Journal journal, RunId run, Optional<RunId> parent) {
     if (parent.isEmpty()) {
       return run;
     }

@@ -52,7 +52,7 @@ class InlineMcpCallsTest {
   private final InlineMcpCalls inline =
       new InlineMcpCalls(
           journal,
-          new McpToolExecutor(sessions),
+          new McpToolExecutor(sessions, journal),
           new WorkerLease(journal, WorkerConfig.defaults(), InstantSource.system()),
           WORKER,
           Duration.ofSeconds(30),

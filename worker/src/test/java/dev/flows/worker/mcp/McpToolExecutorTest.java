@@ -29,6 +29,7 @@ import dev.flows.mcp.testkit.Jvm;
 import dev.flows.worker.CancellationToken;
 import dev.flows.worker.EffectGate;
 import dev.flows.worker.StepExecution;
+import dev.flows.worker.telemetry.RunTraces;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -43,14 +44,13 @@ import org.junit.jupiter.api.Test;
 class McpToolExecutorTest {
   private static final JsonNodeFactory JSON = JsonNodeFactory.instance;
   private static McpSessions sessions;
-  private static McpToolExecutor executor;
   private final ManualClock clock = new ManualClock(Instant.parse("2026-01-01T00:00:00Z"));
   private final InMemoryJournal journal = new InMemoryJournal(clock);
+  private final McpToolExecutor executor = new McpToolExecutor(sessions, journal);
 
   @BeforeAll
   static void sessions() {
     sessions = new McpSessions(McpClientConfig.DEFAULTS, McpCredentials.fromEnvironment());
-    executor = new McpToolExecutor(sessions);
   }
 
   @AfterAll
@@ -164,17 +164,82 @@ class McpToolExecutorTest {
             .path("text")
             .asText();
 
-    String run = first.lease().runId().value();
+    RunId run = first.lease().runId();
     assertThat(seen)
         .contains(
             "traceparent=00-"
-                + TraceContext.traceId(run)
+                + RunTraces.traceId(run)
                 + "-"
-                + TraceContext.spanId(run, "call", second.lease().attempt())
+                + RunTraces.attemptSpanId(second.lease())
                 + "-01");
-    assertThat(TraceContext.traceparent(first.lease()))
-        .startsWith("00-" + TraceContext.traceId(run) + "-")
-        .isNotEqualTo(TraceContext.traceparent(second.lease()));
+    assertThat(TraceContext.traceparent(run, first.lease()))
+        .startsWith("00-" + RunTraces.traceId(run) + "-")
+        .isNotEqualTo(TraceContext.traceparent(run, second.lease()));
+  }
+
+  @Test
+  void aCallInAChildRunCarriesItsRootRunsTraceAndItsAttemptsSpanAsTheSpansDo() throws Exception {
+    RunId root =
+        journal
+            .startRun(
+                StartRun.of(
+                    "root" + System.nanoTime(),
+                    new RunSpec(
+                        RunSpec.VERSION,
+                        "parent",
+                        List.of(
+                            new StepSpec(
+                                "body",
+                                List.of(),
+                                JSON.nullNode(),
+                                1,
+                                new RetryPolicy(1, 1, 1.0, 0),
+                                OptionalLong.empty(),
+                                OptionalLong.empty(),
+                                new StepBody.Deterministic(
+                                    List.of("true"), false, Optional.empty()))))))
+            .runId();
+    ObjectNode in = JSON.objectNode().put("type", "mcp").put("server", "tools").put("tool", "meta");
+    in.set("input", JSON.objectNode());
+    in.set("connection", CONNECTION);
+    in.put("mayReperform", false);
+    StepSpec step =
+        new StepSpec(
+            "call",
+            List.of(),
+            JSON.objectNode(),
+            1,
+            new RetryPolicy(1, 1, 1.0, 0),
+            OptionalLong.of(2_000),
+            OptionalLong.empty(),
+            new StepBody.Agent(in, RecoveryMode.INSPECT, List.of("/mcp/tools/meta")));
+    RunId child = new RunId(root.value() + "-child");
+    journal.startRun(
+        new StartRun(
+            Optional.of(child),
+            child.value(),
+            new RunSpec(RunSpec.VERSION, "parent:mcp:tools/meta", List.of(step)),
+            Optional.of(root),
+            "flow:parent"));
+    ClaimedAttempt call = claim();
+    assertThat(call.lease().runId()).isEqualTo(child);
+
+    String seen =
+        ((StepOutcome.Succeeded) executor.execute(exec(call)))
+            .output()
+            .path("output")
+            .path("content")
+            .path(0)
+            .path("text")
+            .asText();
+
+    assertThat(seen)
+        .contains(
+            "traceparent=00-"
+                + RunTraces.traceId(root)
+                + "-"
+                + RunTraces.attemptSpanId(call.lease())
+                + "-01");
   }
 
   @Test
