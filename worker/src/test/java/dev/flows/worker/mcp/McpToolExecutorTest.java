@@ -71,23 +71,42 @@ class McpToolExecutorTest {
 
   private ClaimedAttempt callStep(
       String tool, JsonNode args, boolean mayReperform, int iterations, JsonNode connection) {
+    journal.startRun(
+        StartRun.of(
+            "k" + System.nanoTime(),
+            new RunSpec(
+                RunSpec.VERSION,
+                "t",
+                List.of(callSpec(tool, args, mayReperform, iterations, connection)))));
+    return claim();
+  }
+
+  private static StepSpec callSpec(
+      String tool, JsonNode args, boolean mayReperform, int iterations, JsonNode connection) {
     ObjectNode in = JSON.objectNode().put("type", "mcp").put("server", "tools").put("tool", tool);
     in.set("input", args);
     in.set("connection", connection);
     in.put("mayReperform", mayReperform);
-    StepSpec step =
-        new StepSpec(
-            "call",
-            List.of(),
-            args,
-            iterations,
-            new RetryPolicy(1, 1, 1.0, 0),
-            OptionalLong.of(2_000),
-            OptionalLong.empty(),
-            new StepBody.Agent(in, RecoveryMode.INSPECT, List.of("/mcp/tools/" + tool)));
-    journal.startRun(
-        StartRun.of("k" + System.nanoTime(), new RunSpec(RunSpec.VERSION, "t", List.of(step))));
-    return claim();
+    return new StepSpec(
+        "call",
+        List.of(),
+        args,
+        iterations,
+        new RetryPolicy(1, 1, 1.0, 0),
+        OptionalLong.of(2_000),
+        OptionalLong.empty(),
+        new StepBody.Agent(in, RecoveryMode.INSPECT, List.of("/mcp/tools/" + tool)));
+  }
+
+  /** The text a {@code meta}/{@code echo} call answered. */
+  private String answeredText(ClaimedAttempt a) throws Exception {
+    return ((StepOutcome.Succeeded) executor.execute(exec(a)))
+        .output()
+        .path("output")
+        .path("content")
+        .path(0)
+        .path("text")
+        .asText();
   }
 
   private ClaimedAttempt claim() {
@@ -155,14 +174,7 @@ class McpToolExecutorTest {
     clock.advance(Duration.ofSeconds(1));
     ClaimedAttempt second = claim();
 
-    String seen =
-        ((StepOutcome.Succeeded) executor.execute(exec(second)))
-            .output()
-            .path("output")
-            .path("content")
-            .path(0)
-            .path("text")
-            .asText();
+    String seen = answeredText(second);
 
     RunId run = first.lease().runId();
     assertThat(seen)
@@ -199,20 +211,7 @@ class McpToolExecutorTest {
                                 new StepBody.Deterministic(
                                     List.of("true"), false, Optional.empty()))))))
             .runId();
-    ObjectNode in = JSON.objectNode().put("type", "mcp").put("server", "tools").put("tool", "meta");
-    in.set("input", JSON.objectNode());
-    in.set("connection", CONNECTION);
-    in.put("mayReperform", false);
-    StepSpec step =
-        new StepSpec(
-            "call",
-            List.of(),
-            JSON.objectNode(),
-            1,
-            new RetryPolicy(1, 1, 1.0, 0),
-            OptionalLong.of(2_000),
-            OptionalLong.empty(),
-            new StepBody.Agent(in, RecoveryMode.INSPECT, List.of("/mcp/tools/meta")));
+    StepSpec step = callSpec("meta", JSON.objectNode(), false, 1, CONNECTION);
     RunId child = new RunId(root.value() + "-child");
     journal.startRun(
         new StartRun(
@@ -224,14 +223,7 @@ class McpToolExecutorTest {
     ClaimedAttempt call = claim();
     assertThat(call.lease().runId()).isEqualTo(child);
 
-    String seen =
-        ((StepOutcome.Succeeded) executor.execute(exec(call)))
-            .output()
-            .path("output")
-            .path("content")
-            .path(0)
-            .path("text")
-            .asText();
+    String seen = answeredText(call);
 
     assertThat(seen)
         .contains(
