@@ -9,7 +9,10 @@ import dev.flows.kernel.ErrorCode;
 import dev.flows.kernel.FlowsException;
 import dev.flows.kernel.journal.RunId;
 import dev.flows.kernel.journal.RunSnapshot;
+import dev.flows.kernel.mcp.McpProtocol;
+import dev.flows.kernel.mcp.McpServerConfig;
 import dev.flows.mcp.client.McpCredentials;
+import dev.flows.sdk.config.FlowsConfig;
 import dev.flows.sdk.config.FlowsConfigLoader;
 import dev.flows.sdk.config.ServerEntry;
 import dev.flows.sdk.runtime.FlowsEngine;
@@ -24,6 +27,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
 
 /**
  * {@code flows demo}: the example triage flow against the example servers (tickets over stdio,
@@ -40,6 +44,14 @@ final class DemoCommand implements Callable<Integer> {
   static final String FLOW = "flows-examples/flows/triage.flow.java";
 
   private final Session s;
+
+  @Option(
+      names = "--protocol",
+      paramLabel = "REVISION",
+      description =
+          "The MCP revision to speak to the example servers, which serve both: auto (default:"
+              + " 2026-07-28 after server/discover), 2026-07-28, 2025-11-25 or 2025-06-18.")
+  String protocol = McpProtocol.AUTO.wire();
 
   DemoCommand(Session s) {
     this.s = s;
@@ -63,10 +75,45 @@ final class DemoCommand implements Callable<Integer> {
         "run ./flows demo from the flows checkout (or set " + ROOT_VARIABLE + ")");
   }
 
+  /** The revision asked for, or a refusal naming the ones there are. */
+  McpProtocol protocol() {
+    return McpProtocol.fromWire(protocol)
+        .orElseThrow(
+            () ->
+                new FlowsException(
+                    ErrorCode.INVALID_INPUT,
+                    "unknown MCP revision '" + protocol + "'",
+                    "flows demo --protocol",
+                    "use one of " + String.join(", ", McpProtocol.wires())));
+  }
+
+  /** The example servers' flows.json with each server pinned to {@code p} (unless auto). */
+  static FlowsConfig pinned(FlowsConfig shipped, McpProtocol p) {
+    if (p == McpProtocol.AUTO) {
+      return shipped;
+    }
+    Map<String, ServerEntry> mcp = new java.util.LinkedHashMap<>();
+    shipped
+        .mcp()
+        .forEach(
+            (name, e) ->
+                mcp.put(
+                    name,
+                    new ServerEntry(
+                        switch (e.config()) {
+                          case McpServerConfig.Stdio st -> st.withProtocol(p);
+                          case McpServerConfig.Http h -> h.withProtocol(p);
+                        },
+                        e.honoursIdempotencyKeys())));
+    return new FlowsConfig(shipped.file(), mcp);
+  }
+
   @Override
   public Integer call() throws Exception {
+    McpProtocol revision = protocol();
     Path flowFile = root().resolve(FLOW);
-    ServerEntry payments = FlowsConfigLoader.loadNearest(flowFile).server("payments").orElseThrow();
+    FlowsConfig servers = pinned(FlowsConfigLoader.loadNearest(flowFile), revision);
+    ServerEntry payments = servers.server("payments").orElseThrow();
     URI url = ((dev.flows.kernel.mcp.McpServerConfig.Http) payments.config()).url();
     byte[] secret = new byte[16];
     new SecureRandom().nextBytes(secret);
@@ -91,7 +138,11 @@ final class DemoCommand implements Callable<Integer> {
           url.toString(),
           "free the port (is another `flows demo` running?)");
     }
-    s.notice("flows demo: payments server (Streamable HTTP, bearer auth) on " + server.endpoint());
+    s.notice(
+        "flows demo: payments server (Streamable HTTP, bearer auth) on "
+            + server.endpoint()
+            + "; MCP revision "
+            + revision.wire());
     try (server;
         FlowsEngine engine =
             EngineSupport.engine(s.journal(EngineSupport.poolFor(4)), 4, credentials)) {
@@ -103,7 +154,7 @@ final class DemoCommand implements Callable<Integer> {
               .put("message", "I was charged twice for my subscription, please refund");
       RunId id;
       try {
-        id = engine.start(flow, input, Optional.empty()).runId();
+        id = engine.admit(flow, input, Optional.empty(), engine.preflight(flow, servers)).runId();
       } catch (PreflightException e) {
         return EngineSupport.refusePreflight(s, e);
       }

@@ -422,6 +422,27 @@ class FlowCommandsTest {
     assertThat(end.path("output").path("ticket").asText()).startsWith("T-");
   }
 
+  @Test
+  void demoSpeaksTheRevisionAskedForToBothExampleServersAndItsReceiptsSaySo() throws Exception {
+    for (String revision : List.of("2026-07-28", "2025-11-25")) {
+      Path root = demoRoot(freePort());
+      Cli.Result r =
+          cli.with("FLOWS_ROOT", root.toString())
+              .run("--db", db.jdbcUrl(), "--json", "demo", "--protocol", revision);
+      assertThat(r.exit()).as(r.err()).isZero();
+      JsonNode receipts = r.jsonLines().getLast().path("receipts");
+      assertThat(receipts.findValuesAsText("server")).contains("tickets", "payments");
+      assertThat(receipts.findValuesAsText("protocolVersion")).hasSize(4).containsOnly(revision);
+    }
+    Cli.Result bad =
+        cli.with("FLOWS_ROOT", demoRoot(freePort()).toString())
+            .run("--db", db.jdbcUrl(), "demo", "--protocol", "2024-01-01");
+    assertThat(bad.exit()).isEqualTo(2);
+    assertThat(bad.errLines()).hasSize(1);
+    assertThat(bad.errLines().getFirst())
+        .startsWith("error invalid_input: unknown MCP revision '2024-01-01'");
+  }
+
   /** The port flows-examples/flows/flows.json gives the payments server. */
   static final int SHIPPED_PAYMENTS_PORT = 18931;
 

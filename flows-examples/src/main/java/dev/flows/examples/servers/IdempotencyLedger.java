@@ -40,7 +40,11 @@ public final class IdempotencyLedger {
 
   /** The key in the request's {@code _meta}, if it has one. */
   public static Optional<String> keyOf(CallToolRequest request) {
-    Map<String, Object> meta = request.meta();
+    return keyOf(request.meta());
+  }
+
+  /** As {@link #keyOf(CallToolRequest)}, from a request's {@code _meta} (null when it had none). */
+  public static Optional<String> keyOf(Map<String, Object> meta) {
     if (meta == null) {
       return Optional.empty();
     }

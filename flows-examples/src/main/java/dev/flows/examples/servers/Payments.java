@@ -1,9 +1,6 @@
 package dev.flows.examples.servers;
 
 import dev.flows.kernel.keys.Keys;
-import io.modelcontextprotocol.server.McpServerFeatures.SyncToolSpecification;
-import io.modelcontextprotocol.server.McpSyncServerExchange;
-import io.modelcontextprotocol.spec.McpSchema.CallToolRequest;
 import io.modelcontextprotocol.spec.McpSchema.CallToolResult;
 import java.security.SecureRandom;
 import java.util.Collections;
@@ -56,11 +53,11 @@ public final class Payments {
     return ledger;
   }
 
-  public List<SyncToolSpecification> tools() {
+  public List<ExampleTool> tools() {
     return List.of(createCustomer(), charge(), credit(), ledgerTool(), sessionSummary());
   }
 
-  private SyncToolSpecification createCustomer() {
+  private ExampleTool createCustomer() {
     return ToolKit.tool(
         "create_customer",
         "Create (or find) the customer with this email; the id depends only on the email.",
@@ -70,19 +67,19 @@ public final class Payments {
                 "name", ToolKit.prop("string", "the customer's name")),
             List.of("email")),
         ToolKit.annotations("Create a customer", false, false, true),
-        (ex, req) -> {
-          Args a = args(req);
+        call -> {
+          Args a = args(call);
           String email = a.nonBlank("email").toLowerCase(Locale.ROOT);
           if (!EMAIL.matcher(email).matches()) {
             throw new ToolError("email must look like name@example.com");
           }
           Optional<String> name = a.optString("name");
           return keyed(
-              req,
+              call,
               "create_customer",
               () -> {
                 String id = "cus_" + Keys.sha256Hex(email).substring(0, ID_HEX_CHARS);
-                session(ex).customer(id);
+                session(call).customer(id);
                 Map<String, Object> out = new LinkedHashMap<>();
                 out.put("id", id);
                 out.put("email", email);
@@ -92,7 +89,7 @@ public final class Payments {
         });
   }
 
-  private SyncToolSpecification charge() {
+  private ExampleTool charge() {
     return money(
         "charge",
         "Charge a customer. Not idempotent by itself: send an idempotency key in _meta (\""
@@ -103,7 +100,7 @@ public final class Payments {
         PaymentSession::charged);
   }
 
-  private SyncToolSpecification credit() {
+  private ExampleTool credit() {
     return money(
         "credit",
         "Credit a customer's balance (a goodwill credit or a refund). Honours an idempotency key in"
@@ -117,7 +114,7 @@ public final class Payments {
     void record(PaymentSession s, String id, long cents);
   }
 
-  private SyncToolSpecification money(
+  private ExampleTool money(
       String name, String description, String idPrefix, String status, Recorder record) {
     return ToolKit.tool(
         name,
@@ -130,8 +127,8 @@ public final class Payments {
                 "reason", ToolKit.prop("string", "why, for the statement")),
             List.of("customer", "amountCents", "currency")),
         ToolKit.annotations(name.equals("charge") ? "Charge" : "Credit", false, false, false),
-        (ex, req) -> {
-          Args a = args(req);
+        call -> {
+          Args a = args(call);
           String customer = a.nonBlank("customer");
           if (!CUSTOMER_ID.matcher(customer).matches()) {
             throw new ToolError(
@@ -147,11 +144,11 @@ public final class Payments {
           }
           Optional<String> reason = a.optString("reason");
           return keyed(
-              req,
+              call,
               name,
               () -> {
                 String id = idPrefix + randomHex();
-                record.record(session(ex), id, cents);
+                record.record(session(call), id, cents);
                 Map<String, Object> out = new LinkedHashMap<>();
                 out.put("id", id);
                 out.put("customer", customer);
@@ -164,14 +161,14 @@ public final class Payments {
         });
   }
 
-  private SyncToolSpecification ledgerTool() {
+  private ExampleTool ledgerTool() {
     return ToolKit.tool(
         "ledger",
         "Every idempotency key this server process has seen, with how many requests carried it"
             + " and how many times its work was performed (never more than once).",
         ToolKit.objectSchema(Map.of(), List.of()),
         ToolKit.annotations("Idempotency ledger", true, false, true),
-        (ex, req) -> {
+        call -> {
           Map<String, Object> keys = new LinkedHashMap<>();
           ledger
               .counts()
@@ -187,31 +184,27 @@ public final class Payments {
         });
   }
 
-  private SyncToolSpecification sessionSummary() {
+  private ExampleTool sessionSummary() {
     return ToolKit.tool(
         "session_summary",
         "What this MCP session has done: its customers, charges and credits.",
         ToolKit.objectSchema(Map.of(), List.of()),
         ToolKit.annotations("This session's activity", true, false, true),
-        (ex, req) -> ToolKit.ok(session(ex).summary(sessionId(ex))));
+        call -> ToolKit.ok(session(call).summary(call.sessionId())));
   }
 
-  private CallToolResult keyed(CallToolRequest req, String tool, Supplier<CallToolResult> work) {
-    Optional<String> key = IdempotencyLedger.keyOf(req);
-    return key.isPresent() ? ledger.perform(key.get(), tool, req.arguments(), work) : work.get();
+  private CallToolResult keyed(ToolCall call, String tool, Supplier<CallToolResult> work) {
+    Optional<String> key = IdempotencyLedger.keyOf(call.meta());
+    return key.isPresent() ? ledger.perform(key.get(), tool, call.arguments(), work) : work.get();
   }
 
-  private PaymentSession session(McpSyncServerExchange ex) {
-    return sessions.computeIfAbsent(sessionId(ex), k -> new PaymentSession());
+  /** The session's state; on 2026-07-28 (no sessions) every call shares the "" one. */
+  private PaymentSession session(ToolCall call) {
+    return sessions.computeIfAbsent(call.sessionId(), k -> new PaymentSession());
   }
 
-  private static String sessionId(McpSyncServerExchange ex) {
-    String id = ex.sessionId();
-    return id == null ? "" : id;
-  }
-
-  private Args args(CallToolRequest req) {
-    return new Args(req.arguments(), config.maxTextChars());
+  private Args args(ToolCall call) {
+    return new Args(call.arguments(), config.maxTextChars());
   }
 
   private String randomHex() {

@@ -1,6 +1,7 @@
 package dev.flows.examples.servers;
 
 import io.modelcontextprotocol.json.McpJsonDefaults;
+import io.modelcontextprotocol.modern.server.transport.HttpServletMcpTransport;
 import io.modelcontextprotocol.server.McpServer;
 import io.modelcontextprotocol.server.McpSyncServer;
 import io.modelcontextprotocol.server.transport.HttpServletStreamableServerTransportProvider;
@@ -16,8 +17,8 @@ import org.eclipse.jetty.server.ServerConnector;
 
 /**
  * The payments example server: MCP over Streamable HTTP on embedded Jetty, bound to 127.0.0.1,
- * behind a bearer token. Tools: {@code create_customer}, {@code charge}, {@code credit}, {@code
- * ledger}, {@code session_summary}.
+ * behind a bearer token, in the revision each request is in (2026-07-28 or a 2025 session). Tools:
+ * {@code create_customer}, {@code charge}, {@code credit}, {@code ledger}, {@code session_summary}.
  *
  * <p>{@code main} takes an optional port (0 or none picks a free one), reads the token from {@value
  * #TOKEN_ENV} and prints {@code listening on http://127.0.0.1:PORT/mcp} on standard output.
@@ -59,7 +60,12 @@ public final class PaymentsServer implements AutoCloseable {
             .serverInfo(NAME, VERSION)
             .requestTimeout(config.requestTimeout())
             .capabilities(McpSchema.ServerCapabilities.builder().tools(false).build())
-            .tools(payments.tools())
+            .tools(payments.tools().stream().map(ExampleTool::legacy).toList())
+            .build();
+    HttpServletMcpTransport modern =
+        HttpServletMcpTransport.builder(ModernTools.server(NAME, VERSION, payments.tools()))
+            .jsonMapper(McpJsonDefaults.getMapper())
+            .endpoint(ENDPOINT)
             .build();
 
     Server jetty = new Server();
@@ -69,7 +75,7 @@ public final class PaymentsServer implements AutoCloseable {
     jetty.addConnector(connector);
     ServletContextHandler context = new ServletContextHandler();
     context.setContextPath("/");
-    ServletHolder servlet = new ServletHolder(transport);
+    ServletHolder servlet = new ServletHolder(new RevisionServlet(modern, transport));
     // Streamable HTTP answers with SSE streams held open asynchronously.
     servlet.setAsyncSupported(true);
     context.addServlet(servlet, ENDPOINT);

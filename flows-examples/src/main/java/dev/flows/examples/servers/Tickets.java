@@ -1,6 +1,5 @@
 package dev.flows.examples.servers;
 
-import io.modelcontextprotocol.server.McpServerFeatures.SyncToolSpecification;
 import io.modelcontextprotocol.spec.McpSchema.CallToolResult;
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -29,11 +28,11 @@ public final class Tickets {
     this.ledger = new IdempotencyLedger(config.maxLedgerKeys());
   }
 
-  public List<SyncToolSpecification> tools() {
+  public List<ExampleTool> tools() {
     return List.of(classify(), createTicket(), getTicket());
   }
 
-  private SyncToolSpecification classify() {
+  private ExampleTool classify() {
     return ToolKit.tool(
         "classify",
         "Classify a support message by fixed keyword rules: category (billing, bug, account,"
@@ -41,8 +40,9 @@ public final class Tickets {
         ToolKit.objectSchema(
             Map.of("text", ToolKit.prop("string", "the customer's message")), List.of("text")),
         ToolKit.annotations("Classify a message", true, false, true),
-        (ex, req) -> {
-          Classifier.Classification c = Classifier.classify(args(req.arguments()).nonBlank("text"));
+        call -> {
+          Classifier.Classification c =
+              Classifier.classify(args(call.arguments()).nonBlank("text"));
           Map<String, Object> out = new LinkedHashMap<>();
           out.put("category", c.category());
           out.put("priority", c.priority());
@@ -51,7 +51,7 @@ public final class Tickets {
         });
   }
 
-  private SyncToolSpecification createTicket() {
+  private ExampleTool createTicket() {
     return ToolKit.tool(
         "create_ticket",
         "Open a support ticket. Without priority or category, the classify rules choose them. An"
@@ -67,31 +67,31 @@ public final class Tickets {
                 "customer", ToolKit.prop("string", "the customer's id, when known")),
             List.of("title", "body")),
         ToolKit.annotations("Create a ticket", false, false, false),
-        (ex, req) -> {
-          Args a = args(req.arguments());
+        call -> {
+          Args a = args(call.arguments());
           String title = a.nonBlank("title");
           String body = a.nonBlank("body");
           Optional<String> priority = a.optString("priority").map(p -> oneOf("priority", p));
           Optional<String> category = a.optString("category").map(c -> oneOf("category", c));
           Optional<String> customer = a.optString("customer");
-          Optional<String> key = IdempotencyLedger.keyOf(req);
+          Optional<String> key = IdempotencyLedger.keyOf(call.meta());
           Supplier<CallToolResult> work =
               () -> ToolKit.ok(open(title, body, priority, category, customer));
           return key.isPresent()
-              ? ledger.perform(key.get(), "create_ticket", req.arguments(), work)
+              ? ledger.perform(key.get(), "create_ticket", call.arguments(), work)
               : work.get();
         });
   }
 
-  private SyncToolSpecification getTicket() {
+  private ExampleTool getTicket() {
     return ToolKit.tool(
         "get_ticket",
         "Read a ticket by id.",
         ToolKit.objectSchema(
             Map.of("id", ToolKit.prop("string", "a ticket id such as T-1001")), List.of("id")),
         ToolKit.annotations("Get a ticket", true, false, true),
-        (ex, req) -> {
-          String id = args(req.arguments()).nonBlank("id");
+        call -> {
+          String id = args(call.arguments()).nonBlank("id");
           Map<String, Object> t = tickets.get(id);
           if (t == null) {
             throw new ToolError("no ticket " + id);

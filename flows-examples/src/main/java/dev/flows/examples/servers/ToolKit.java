@@ -3,16 +3,13 @@ package dev.flows.examples.servers;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.flows.kernel.json.Jackson;
-import io.modelcontextprotocol.server.McpServerFeatures.SyncToolSpecification;
-import io.modelcontextprotocol.server.McpSyncServerExchange;
 import io.modelcontextprotocol.spec.McpSchema;
-import io.modelcontextprotocol.spec.McpSchema.CallToolRequest;
 import io.modelcontextprotocol.spec.McpSchema.CallToolResult;
 import java.io.UncheckedIOException;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.function.BiFunction;
+import java.util.function.Function;
 
 /** Small helpers shared by the example servers' tool definitions. */
 public final class ToolKit {
@@ -45,16 +42,13 @@ public final class ToolKit {
     return new McpSchema.ToolAnnotations(title, readOnly, destructive, idempotent, false, null);
   }
 
-  /**
-   * A tool whose handler answers a JSON object; a {@link ToolError} becomes an {@code isError}
-   * result carrying its message.
-   */
-  public static SyncToolSpecification tool(
+  /** A tool served on both revisions (see {@link ExampleTool}). */
+  public static ExampleTool tool(
       String name,
       String description,
       Map<String, Object> inputSchema,
       McpSchema.ToolAnnotations annotations,
-      BiFunction<McpSyncServerExchange, CallToolRequest, CallToolResult> handler) {
+      Function<ToolCall, CallToolResult> handler) {
     McpSchema.Tool tool =
         McpSchema.Tool.builder()
             .name(name)
@@ -63,17 +57,7 @@ public final class ToolKit {
             .inputSchema(inputSchema)
             .annotations(annotations)
             .build();
-    return SyncToolSpecification.builder()
-        .tool(tool)
-        .callHandler(
-            (exchange, request) -> {
-              try {
-                return handler.apply(exchange, request);
-              } catch (ToolError e) {
-                return error(e.getMessage());
-              }
-            })
-        .build();
+    return new ExampleTool(tool, handler);
   }
 
   /** A successful result: the object as structured content and as JSON text. */

@@ -29,6 +29,8 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * The example flow files through the real engine (preflight, lowering, worker, MCP executor) on the
@@ -54,11 +56,21 @@ class ExampleFlowsEngineTest {
 
   /** The shipped flows.json with payments moved to this test's port. */
   private static Path flowsJson(Path dir) throws Exception {
+    return flowsJson(dir, Optional.empty());
+  }
+
+  /** As {@link #flowsJson(Path)}, the example servers pinned to {@code protocol} when given. */
+  private static Path flowsJson(Path dir, Optional<String> protocol) throws Exception {
     JsonNode shipped =
         JSON.readTree(Files.readString(ExampleFlowsTest.FLOWS.resolve("flows.json")));
     ObjectNode mcp = (ObjectNode) shipped.path("mcp").deepCopy();
     ((ObjectNode) mcp.get("tickets")).put("cwd", ExampleFlowsTest.FLOWS.toString());
     ((ObjectNode) mcp.get("payments")).put("url", payments.endpoint().toString());
+    protocol.ifPresent(
+        p -> {
+          ((ObjectNode) mcp.get("tickets")).put("protocol", p);
+          ((ObjectNode) mcp.get("payments")).put("protocol", p);
+        });
     everythingScript()
         .ifPresent(
             script -> {
@@ -98,9 +110,14 @@ class ExampleFlowsEngineTest {
 
   /** Starts {@code file} with {@code input} and runs it to its end; it must succeed. */
   private RunSnapshot succeeded(String file, Path dir, String input) throws Exception {
+    return succeededWith(file, flowsJson(dir), input);
+  }
+
+  /** As {@link #succeeded}, with the flows.json in {@code configDir}. */
+  private RunSnapshot succeededWith(String file, Path configDir, String input) throws Exception {
     try (FlowsEngine engine = engine(journal)) {
       RunId root =
-          engine.start(load(file, flowsJson(dir)), JSON.readTree(input), Optional.empty()).runId();
+          engine.start(load(file, configDir), JSON.readTree(input), Optional.empty()).runId();
       engine.startWorker();
       RunSnapshot s = Runs.awaitSettled(journal, root);
       assertThat(s.status()).as(s.toString()).isEqualTo(RunStatus.SUCCEEDED);
@@ -141,6 +158,26 @@ class ExampleFlowsEngineTest {
             payments.ledger().counts().get(r.path("idempotencyKey").asText());
         assertThat(c).as("the server saw the receipt's key in _meta").isNotNull();
         assertThat(c.performed()).isEqualTo(1);
+      }
+    }
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"2026-07-28", "2025-11-25", "2025-06-18"})
+  void theTriageFlowRunsUnchangedOnEachRevisionAndItsReceiptsSayWhichAnswered(
+      String protocol, @TempDir Path dir) throws Exception {
+    RunSnapshot done =
+        succeededWith(
+            "triage.flow.java",
+            flowsJson(dir, Optional.of(protocol)),
+            "{\"email\":\"rev@example.com\",\"message\":\"I was double charged, refund ASAP\"}");
+    List<JsonNode> receipts = receipts(done.runId());
+    assertThat(receipts).hasSize(4);
+    assertThat(receipts).extracting(r -> r.path("protocolVersion").asText()).containsOnly(protocol);
+    for (JsonNode r : receipts) {
+      if (r.path("server").asText().equals("payments")) {
+        assertThat(payments.ledger().counts().get(r.path("idempotencyKey").asText()).performed())
+            .isEqualTo(1);
       }
     }
   }

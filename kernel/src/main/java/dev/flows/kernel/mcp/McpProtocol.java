@@ -39,6 +39,17 @@ public enum McpProtocol {
     return this != V2026_07_28;
   }
 
+  /**
+   * The 2025 revisions a session handshake may offer and accept: the one pinned, else all that
+   * {@code supported} lists.
+   */
+  public List<String> handshakeVersions(List<String> supported) {
+    return switch (this) {
+      case V2025_11_25, V2025_06_18 -> List.of(wire);
+      case AUTO, V2026_07_28 -> supported;
+    };
+  }
+
   public static Optional<McpProtocol> fromWire(String s) {
     return Arrays.stream(values()).filter(p -> p.wire.equals(s)).findFirst();
   }

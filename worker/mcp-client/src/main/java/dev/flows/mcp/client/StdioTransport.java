@@ -453,4 +453,10 @@ public final class StdioTransport implements McpClientTransport, CancellableTran
   public <T> T unmarshalFrom(Object data, TypeRef<T> typeRef) {
     return json.convertValue(data, typeRef);
   }
+
+  /** A server pinned to one 2025 revision is offered that revision alone in the handshake. */
+  @Override
+  public java.util.List<String> protocolVersions() {
+    return server.protocol().handshakeVersions(McpClientTransport.super.protocolVersions());
+  }
 }

@@ -490,4 +490,10 @@ public final class StreamableHttpTransport implements McpClientTransport, Cancel
   public <T> T unmarshalFrom(Object data, TypeRef<T> typeRef) {
     return json.convertValue(data, typeRef);
   }
+
+  /** A server pinned to one 2025 revision is offered that revision alone in the handshake. */
+  @Override
+  public java.util.List<String> protocolVersions() {
+    return server.protocol().handshakeVersions(McpClientTransport.super.protocolVersions());
+  }
 }

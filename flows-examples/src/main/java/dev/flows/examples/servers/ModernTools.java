@@ -1,0 +1,82 @@
+package dev.flows.examples.servers;
+
+import io.modelcontextprotocol.modern.McpSchema;
+import io.modelcontextprotocol.modern.server.McpRequestContext;
+import io.modelcontextprotocol.modern.server.McpServer;
+import io.modelcontextprotocol.modern.server.McpSyncResponse;
+import io.modelcontextprotocol.modern.server.feature.McpSyncTool;
+import io.modelcontextprotocol.modern.server.feature.McpSyncToolRepository;
+import io.modelcontextprotocol.modern.server.feature.ToolsFeature;
+import io.modelcontextprotocol.modern.server.feature.ToolsPage;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The example tools on the SDK's 2026-07-28 server ({@code io.modelcontextprotocol.modern}):
+ * definitions and results translated from the 2025 schema types the tools are written in.
+ */
+final class ModernTools {
+  private ModernTools() {}
+
+  /** A stateless 2026-07-28 server offering {@code tools}. */
+  static McpServer server(String name, String version, List<ExampleTool> tools) {
+    Map<String, McpSyncTool> byName = new LinkedHashMap<>();
+    tools.forEach(t -> byName.put(t.name(), t.modern()));
+    McpSyncToolRepository repository =
+        new McpSyncToolRepository() {
+          @Override
+          public ToolsPage list(McpRequestContext ctx, String cursor) {
+            return ToolsPage.of(byName.values().stream().map(McpSyncTool::definition).toList());
+          }
+
+          @Override
+          public McpSyncTool find(McpRequestContext ctx, String tool) {
+            return byName.get(tool);
+          }
+        };
+    return McpServer.builder()
+        .serverInfo(McpSchema.Implementation.builder(name, version).build())
+        .feature(ToolsFeature.ofSync(repository))
+        .build();
+  }
+
+  static McpSyncTool of(ExampleTool tool) {
+    var d = tool.definition();
+    var a = d.annotations();
+    McpSchema.Tool.Builder b =
+        McpSchema.Tool.builder(d.name(), d.inputSchema()).description(d.description());
+    if (d.title() != null) {
+      b.title(d.title());
+    }
+    if (a != null) {
+      b.annotations(
+          McpSchema.ToolAnnotations.builder()
+              .title(a.title())
+              .readOnlyHint(a.readOnlyHint())
+              .destructiveHint(a.destructiveHint())
+              .idempotentHint(a.idempotentHint())
+              .openWorldHint(a.openWorldHint())
+              .build());
+    }
+    return McpSyncTool.of(
+        b.build(),
+        (ctx, req) ->
+            McpSyncResponse.result(
+                result(tool.call(new ToolCall("", req.arguments(), ctx.meta())))));
+  }
+
+  private static McpSchema.CallToolResult result(
+      io.modelcontextprotocol.spec.McpSchema.CallToolResult r) {
+    McpSchema.CallToolResult.Builder b = McpSchema.CallToolResult.builder();
+    for (var c : r.content()) {
+      if (c instanceof io.modelcontextprotocol.spec.McpSchema.TextContent t) {
+        b.addContent(McpSchema.TextContent.builder(t.text()).build());
+      }
+    }
+    if (r.structuredContent() != null) {
+      b.structuredContent(r.structuredContent());
+    }
+    return b.isError(Boolean.TRUE.equals(r.isError())).build();
+  }
+}
