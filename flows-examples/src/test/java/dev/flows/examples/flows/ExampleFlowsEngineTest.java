@@ -54,11 +54,16 @@ class ExampleFlowsEngineTest {
 
   /** The shipped flows.json with payments moved to this test's port. */
   private static Path flowsJson(Path dir) throws Exception {
+    return flowsJson(dir, payments.endpoint());
+  }
+
+  /** The shipped flows.json in {@code dir}, payments at {@code paymentsEndpoint}. */
+  static Path flowsJson(Path dir, java.net.URI paymentsEndpoint) throws Exception {
     JsonNode shipped =
         JSON.readTree(Files.readString(ExampleFlowsTest.FLOWS.resolve("flows.json")));
     ObjectNode mcp = (ObjectNode) shipped.path("mcp").deepCopy();
     ((ObjectNode) mcp.get("tickets")).put("cwd", ExampleFlowsTest.FLOWS.toString());
-    ((ObjectNode) mcp.get("payments")).put("url", payments.endpoint().toString());
+    ((ObjectNode) mcp.get("payments")).put("url", paymentsEndpoint.toString());
     everythingScript()
         .ifPresent(
             script -> {
@@ -90,7 +95,7 @@ class ExampleFlowsEngineTest {
         Runs.withPaymentsToken(TOKEN));
   }
 
-  private static LoadedFlow load(String file, Path configDir) {
+  static LoadedFlow load(String file, Path configDir) {
     LoadedFlow shipped =
         LoadedFlow.load(ExampleFlowsTest.FLOWS.resolve(file).toString(), ExampleFlowsTest.FLOWS);
     return new LoadedFlow(shipped.flow(), shipped.origin(), shipped.bodyServers(), configDir);
