@@ -8,6 +8,7 @@ import dev.flows.kernel.journal.RunId;
 import dev.flows.sdk.Ctx;
 import dev.flows.sdk.FlowHeader;
 import dev.flows.sdk.McpResult;
+import dev.flows.sdk.Pending;
 import io.modelcontextprotocol.client.McpSyncClient;
 import io.modelcontextprotocol.json.McpJsonDefaults;
 import io.modelcontextprotocol.spec.McpSchema.CallToolRequest;
@@ -64,7 +65,20 @@ final class DirectCtx implements Ctx {
     if (client == null) {
       throw new AssertionError("no client for declared server " + server);
     }
-    return tool -> arguments -> call(server, client, tool, arguments);
+    return tool ->
+        new McpTool() {
+          @Override
+          public McpResult call(Object arguments) {
+            return DirectCtx.this.call(server, client, tool, arguments);
+          }
+
+          /** Sent at once, in issue order: the result is there before the body waits for it. */
+          @Override
+          public Pending<McpResult> callAsync(Object arguments) {
+            McpResult r = call(arguments);
+            return () -> r;
+          }
+        };
   }
 
   private McpResult call(String server, McpSyncClient client, String tool, Object arguments) {
@@ -134,6 +148,44 @@ final class DirectCtx implements Ctx {
   @Override
   public JsonNode sh(String command) {
     throw new AssertionError("an example flow ran a command; test it through the engine instead");
+  }
+
+  @Override
+  public Pending<JsonNode> runAsync(String... argv) {
+    throw new AssertionError("an example flow ran a command; test it through the engine instead");
+  }
+
+  /** Every pending result here is already there: waiting is asking each for it. */
+  @Override
+  public void all(Pending<?>... pending) {
+    for (Pending<?> p : pending) {
+      p.get();
+    }
+  }
+
+  @Override
+  public <T> List<T> all(List<? extends Pending<T>> pending) {
+    return pending.stream().map(Pending::get).toList();
+  }
+
+  @Override
+  public Pending<?> any(Pending<?>... pending) {
+    return pending[0];
+  }
+
+  @Override
+  public <T> Pending<T> any(List<? extends Pending<T>> pending) {
+    return pending.getFirst();
+  }
+
+  @Override
+  public FlowCall flow(String name) {
+    throw new AssertionError("an example flow started a child flow; test it through the engine");
+  }
+
+  @Override
+  public FlowCall flow(Class<? extends dev.flows.sdk.Flow> type) {
+    throw new AssertionError("an example flow started a child flow; test it through the engine");
   }
 
   @Override

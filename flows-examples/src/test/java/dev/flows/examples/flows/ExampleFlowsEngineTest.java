@@ -56,16 +56,25 @@ class ExampleFlowsEngineTest {
 
   /** The shipped flows.json with payments moved to this test's port. */
   private static Path flowsJson(Path dir) throws Exception {
-    return flowsJson(dir, Optional.empty());
+    return flowsJson(dir, payments.endpoint(), Optional.empty());
   }
 
-  /** As {@link #flowsJson(Path)}, the example servers pinned to {@code protocol} when given. */
-  private static Path flowsJson(Path dir, Optional<String> protocol) throws Exception {
+  /** The shipped flows.json in {@code dir}, payments at {@code paymentsEndpoint}. */
+  static Path flowsJson(Path dir, java.net.URI paymentsEndpoint) throws Exception {
+    return flowsJson(dir, paymentsEndpoint, Optional.empty());
+  }
+
+  /**
+   * The shipped flows.json in {@code dir}, payments at {@code paymentsEndpoint}, the example servers
+   * pinned to {@code protocol} when given.
+   */
+  static Path flowsJson(Path dir, java.net.URI paymentsEndpoint, Optional<String> protocol)
+      throws Exception {
     JsonNode shipped =
         JSON.readTree(Files.readString(ExampleFlowsTest.FLOWS.resolve("flows.json")));
     ObjectNode mcp = (ObjectNode) shipped.path("mcp").deepCopy();
     ((ObjectNode) mcp.get("tickets")).put("cwd", ExampleFlowsTest.FLOWS.toString());
-    ((ObjectNode) mcp.get("payments")).put("url", payments.endpoint().toString());
+    ((ObjectNode) mcp.get("payments")).put("url", paymentsEndpoint.toString());
     protocol.ifPresent(
         p -> {
           ((ObjectNode) mcp.get("tickets")).put("protocol", p);
@@ -102,7 +111,7 @@ class ExampleFlowsEngineTest {
         Runs.withPaymentsToken(TOKEN));
   }
 
-  private static LoadedFlow load(String file, Path configDir) {
+  static LoadedFlow load(String file, Path configDir) {
     LoadedFlow shipped =
         LoadedFlow.load(ExampleFlowsTest.FLOWS.resolve(file).toString(), ExampleFlowsTest.FLOWS);
     return new LoadedFlow(shipped.flow(), shipped.origin(), shipped.bodyServers(), configDir);
@@ -169,7 +178,7 @@ class ExampleFlowsEngineTest {
     RunSnapshot done =
         succeededWith(
             "triage.flow.java",
-            flowsJson(dir, Optional.of(protocol)),
+            flowsJson(dir, payments.endpoint(), Optional.of(protocol)),
             "{\"email\":\"rev@example.com\",\"message\":\"I was double charged, refund ASAP\"}");
     List<JsonNode> receipts = receipts(done.runId());
     assertThat(receipts).hasSize(4);

@@ -44,7 +44,15 @@ class ExampleFlowsTest {
   }
 
   @ParameterizedTest
-  @ValueSource(strings = {"triage.flow.java", "payment.flow.java", "everything.flow.java"})
+  @ValueSource(
+      strings = {
+        "triage.flow.java",
+        "payment.flow.java",
+        "everything.flow.java",
+        "fanout.flow.java",
+        "parent.flow.java",
+        "refund.flow.java"
+      })
   void eachExampleCompilesAndUsesOnlyServersItsHeaderAndFlowsJsonDeclare(String file)
       throws Exception {
     Path path = FLOWS.resolve(file);

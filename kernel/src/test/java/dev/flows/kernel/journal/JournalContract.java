@@ -1637,6 +1637,25 @@ public abstract class JournalContract {
   }
 
   @Test
+  void cancelingARunCancelsItsOpenGrandchildrenThroughItsChildFlowRun() {
+    RunId parent = start(run(agent("root")));
+    ClaimedAttempt first = claimOne();
+    RunId child = childOf(parent, "child-flow-cancel", run(agent("body")));
+    ClaimedAttempt c = claimOne();
+    assertThat(c.lease().runId()).isEqualTo(child);
+    RunId grandchild = childOf(child, "grandchild-cancel", run(agent("call")));
+    journal.complete(c.lease(), new StepOutcome.Suspended(grandchild, Duration.ofHours(1)));
+    journal.complete(first.lease(), new StepOutcome.Suspended(child, Duration.ofHours(1)));
+
+    journal.cancelRun(parent, "operator");
+
+    assertThat(snapshot(child).status()).isEqualTo(RunStatus.CANCELED);
+    assertThat(snapshot(grandchild).status()).isEqualTo(RunStatus.CANCELED);
+    assertThat(entriesOf(grandchild, JournalEntry.RunCancelRequested.class).getFirst().reason())
+        .contains(child.value());
+  }
+
+  @Test
   void aSuspendedStepIsLookedAtAgainAtItsRecheckTimeWithoutAWakeUp() {
     RunId parent = start(run(agent("root")));
     ClaimedAttempt first = claimOne();

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.flows.kernel.journal.RunId;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
 
@@ -38,6 +39,47 @@ public interface Ctx {
 
   /** A deterministic child run executing {@code command} with {@code /bin/sh -c}. */
   JsonNode sh(String command);
+
+  /**
+   * As {@link #run(String...)}, without waiting: the child run is admitted now (its position taken)
+   * and runs while the body goes on; {@link Pending#get}, {@link #all} or {@link #any} wait for it.
+   */
+  Pending<JsonNode> runAsync(String... argv);
+
+  /**
+   * Waits until every one of {@code pending} ended, then throws the failure of the first that
+   * failed, in argument order (a {@link ChildFailedException}). While it waits past {@code
+   * suspendAfter} the body gives its attempt back, awaiting all of them, and is replayed when they
+   * ended. Writes nothing to the journal.
+   */
+  void all(Pending<?>... pending);
+
+  /** As {@link #all(Pending...)}, answering the results in the order given. */
+  <T> List<T> all(List<? extends Pending<T>> pending);
+
+  /**
+   * Waits until one of {@code pending} ended and answers it (the very object passed in, so {@code
+   * f.any(a, b) == a} tells which). Which one won is journaled (a memo {@code
+   * {"verb":"f.any","of":[positions],"winner":index}} at the call's position), so a replay answers
+   * the same one whatever ended since. Its {@link Pending#get} answers the result or throws the
+   * failure.
+   */
+  Pending<?> any(Pending<?>... pending);
+
+  /** As {@link #any(Pending...)} for pending results of one type. */
+  <T> Pending<T> any(List<? extends Pending<T>> pending);
+
+  /**
+   * Another flow, to run as a child of this one: a {@code NAME.flow.java} beside this flow's file,
+   * a flow class registered with the worker under that name, or a {@code NAME.flow.java} under the
+   * worker's {@code --flows} directories, in that order.
+   *
+   * @throws dev.flows.kernel.FlowsException {@code flow_not_found} when there is none of them
+   */
+  FlowCall flow(String name);
+
+  /** A flow class (with a public no-argument constructor), to run as a child of this one. */
+  FlowCall flow(Class<? extends Flow> type);
 
   /**
    * A durable timer: the body waits {@code duration} and goes on. It holds no thread, lease or
@@ -95,6 +137,31 @@ public interface Ctx {
      * or anything Jackson turns into one (a Map, a record).
      */
     McpResult call(Object arguments);
+
+    /**
+     * As {@link #call}, without waiting: the call is issued now (its position taken, its child run
+     * admitted, performed at once by this worker where a first call is) and runs while the body
+     * goes on, so several calls are in flight at once.
+     */
+    Pending<McpResult> callAsync(Object arguments);
+  }
+
+  /**
+   * A child flow handle. The child is a run of its own (its own body and journal) whose parent is
+   * this run, its id derived from the call's position, so a replay finds it; cancelling this run
+   * cancels it, and this run ending cancels it when still open. Its MCP servers come from this
+   * run's frozen inventory: a server the child declares must be declared by this flow too.
+   */
+  interface FlowCall {
+    /**
+     * Starts the child with {@code input} (a JSON value or anything Jackson turns into one) and
+     * waits for its result, holding no thread past {@code suspendAfter}. A child that failed throws
+     * {@link ChildFailedException} with its diagnostic.
+     */
+    JsonNode call(Object input);
+
+    /** As {@link #call}, without waiting. */
+    Pending<JsonNode> startAsync(Object input);
   }
 
   /** The body of a memoized step. */

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import dev.flows.kernel.ErrorCode;
 import dev.flows.kernel.FlowsException;
+import dev.flows.kernel.instruction.FlowBodyInstruction;
 import dev.flows.kernel.instruction.McpCallInstruction;
 import dev.flows.kernel.journal.CompletionReason;
 import dev.flows.kernel.journal.Journal;
@@ -94,6 +95,13 @@ final class ChildReports {
             s -> {
               JsonNode step = s.spec().path("steps").path(0);
               JsonNode in = step.path("agent").path("instruction");
+              if (in.path("type").asText().equals(FlowBodyInstruction.TYPE)) {
+                return "f.flow(\""
+                    + in.path("flow").asText()
+                    + "\").call("
+                    + step.path("input")
+                    + ")";
+              }
               if (in.isObject()) {
                 return mcpCall(McpCallInstruction.fromJson(in));
               }

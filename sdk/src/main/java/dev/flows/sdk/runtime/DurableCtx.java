@@ -6,38 +6,27 @@ import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.flows.kernel.ErrorCode;
 import dev.flows.kernel.FlowsException;
-import dev.flows.kernel.RunAdmissionConflictException;
-import dev.flows.kernel.RunTerminalException;
 import dev.flows.kernel.journal.ClaimedAttempt;
 import dev.flows.kernel.journal.Journal;
 import dev.flows.kernel.journal.RunId;
-import dev.flows.kernel.journal.RunSnapshot;
-import dev.flows.kernel.journal.RunWatch;
 import dev.flows.kernel.journal.StartRun;
 import dev.flows.kernel.journal.StepOutcome;
-import dev.flows.kernel.journal.StepSnapshot;
 import dev.flows.kernel.json.Jackson;
 import dev.flows.kernel.spec.RunSpec;
-import dev.flows.kernel.spec.RunSpecJson;
-import dev.flows.sdk.ChildFailedException;
 import dev.flows.sdk.Ctx;
+import dev.flows.sdk.Flow;
 import dev.flows.sdk.FlowHeader;
 import dev.flows.sdk.McpResult;
+import dev.flows.sdk.Pending;
 import dev.flows.worker.FaultPoint;
 import dev.flows.worker.mcp.InlineMcpCalls;
 import dev.flows.worker.telemetry.RunTraces;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 
 /**
  * The {@link Ctx} of one attempt of a flow body. Every call takes the next position; what a
@@ -66,13 +55,13 @@ final class DurableCtx implements Ctx {
   private final ResidentWaits resident;
   // The time deadlines and patience are judged by (the system clock outside tests).
   private final InstantSource clock;
-  private final Set<RunId> children; // insertion order: cancelled in admission order
+  private final Children children;
   private final BodyMemos memos;
   private final Waits waits;
   private final Deterministic deterministic;
-
-  /** Children this attempt saw end: the end of the body need not look at them again. */
-  private final Set<RunId> settled = new HashSet<>();
+  private final Fanout fanout;
+  private final ChildFlows flows;
+  private final ChildIssuer issuer;
 
   private int position;
 
@@ -88,7 +77,8 @@ final class DurableCtx implements Ctx {
       ChildStarter starter,
       Optional<InlineMcpCalls> inline,
       ResidentWaits resident,
-      InstantSource clock) {
+      InstantSource clock,
+      FlowResolver resolver) {
     this.journal = journal;
     this.clock = clock;
     this.resident = resident;
@@ -98,21 +88,41 @@ final class DurableCtx implements Ctx {
     this.inventory = inventory;
     this.config = config;
     this.starter = starter;
-    this.children = new java.util.LinkedHashSet<>(journal.children(runId()));
+    this.children = new Children(journal, runId(), config, clock, resident, this::suspend);
     // The calls this body makes find their trace's root without reading the journal.
     RunTraces.rootKnown(runId(), RunTraces.root(journal, runId(), attempt.parentRunId()));
     // What earlier attempts did, read once: replayed positions answer from here.
-    this.memos = new BodyMemos(journal, attempt, header.name(), children);
+    this.memos = new BodyMemos(journal, attempt, header.name(), children.known());
     this.waits =
         new Waits(journal, attempt.lease(), memos, clock, this::nextPosition, this::suspend);
     this.deterministic = new Deterministic(memos, clock, this::nextPosition);
+    this.fanout =
+        new Fanout(children, memos, this::nextPosition, this::checkNotSuspended, header.name());
+    this.flows = new ChildFlows(resolver, header.name(), rootInstruction());
+    this.issuer =
+        new ChildIssuer(
+            journal,
+            runId(),
+            header.name(),
+            config,
+            clock,
+            starter,
+            inline,
+            children,
+            memos,
+            this::nextPosition,
+            this::suspend);
   }
 
-  private int nextPosition() {
+  private void checkNotSuspended() {
     suspended.ifPresent(
         signal -> {
           throw signal;
         });
+  }
+
+  private int nextPosition() {
+    checkNotSuspended();
     if (position > 0) {
       FaultPoint.BETWEEN_BODY_CALLS.reached();
     }
@@ -138,10 +148,30 @@ final class DurableCtx implements Ctx {
           "flow " + header.name(),
           "add \"" + server + "\" to the header's tools.mcp (and to flows.json)");
     }
-    return tool -> args -> callMcp(server, tool, args);
+    return tool -> new DurableMcpTool(this, server, tool);
   }
 
-  private McpResult callMcp(String server, String tool, Object args) {
+  McpResult callMcp(String server, String tool, Object args) {
+    return new McpResult(
+        child(
+            mcpSpec(server, tool, args),
+            mcpCall(server, tool),
+            Optional.of(Lowering.mcpSurface(server, tool))));
+  }
+
+  Pending<McpResult> callMcpAsync(String server, String tool, Object args) {
+    return issueAsync(
+        mcpSpec(server, tool, args),
+        mcpCall(server, tool),
+        Optional.of(Lowering.mcpSurface(server, tool)),
+        McpResult::new);
+  }
+
+  private static String mcpCall(String server, String tool) {
+    return "f.mcp(\"" + server + "\").tool(\"" + tool + "\")";
+  }
+
+  private RunSpec mcpSpec(String server, String tool, Object args) {
     if (!inventory.hasTool(server, tool)) {
       throw new FlowsException(
           ErrorCode.MCP_UNKNOWN_TOOL,
@@ -163,17 +193,14 @@ final class DurableCtx implements Ctx {
           server + "/" + tool,
           "pass a Map, a record or an ObjectNode");
     }
-    RunSpec spec =
-        Lowering.mcpCall(
-            header.name(),
-            server,
-            tool,
-            argsJson,
-            inventory.connection(server).orElseThrow(),
-            inventory.mayReperform(server, tool),
-            config);
-    String call = "f.mcp(\"" + server + "\").tool(\"" + tool + "\")";
-    return new McpResult(child(spec, call, Optional.of(Lowering.mcpSurface(server, tool))));
+    return Lowering.mcpCall(
+        header.name(),
+        server,
+        tool,
+        argsJson,
+        inventory.connection(server).orElseThrow(),
+        inventory.mayReperform(server, tool),
+        config);
   }
 
   @Override
@@ -261,21 +288,38 @@ final class DurableCtx implements Ctx {
 
   @Override
   public JsonNode run(String... argv) {
+    return child(
+        commandSpec(argv), ChildReports.commandCall(List.of(argv), false), Optional.empty());
+  }
+
+  @Override
+  public Pending<JsonNode> runAsync(String... argv) {
+    return issueAsync(
+        commandSpec(argv),
+        ChildReports.commandCall(List.of(argv), false),
+        Optional.empty(),
+        j -> j);
+  }
+
+  private RunSpec commandSpec(String... argv) {
     if (argv.length == 0) {
       throw new FlowsException(
           ErrorCode.INVALID_INPUT, "f.run needs a command", header.name(), "pass argv");
     }
-    return child(
-        Lowering.command(header.name(), List.of(argv), false, commandDir(), config),
-        ChildReports.commandCall(List.of(argv), false),
-        Optional.empty());
+    return Lowering.command(header.name(), List.of(argv), false, commandDir(), config);
   }
 
   /** A single-file flow's commands run in its file's directory, recorded when it was admitted. */
   private Optional<String> commandDir() {
-    return attempt.step().body() instanceof dev.flows.kernel.spec.StepBody.Agent a
-        ? Lowering.commandDir(a.instruction())
-        : Optional.empty();
+    return Lowering.commandDir(rootInstruction());
+  }
+
+  private JsonNode rootInstruction() {
+    return ((dev.flows.kernel.spec.StepBody.Agent) attempt.step().body()).instruction();
+  }
+
+  private JsonNode rootInventory() {
+    return dev.flows.kernel.instruction.FlowBodyInstruction.fromJson(rootInstruction()).inventory();
   }
 
   @Override
@@ -286,41 +330,83 @@ final class DurableCtx implements Ctx {
         Optional.empty());
   }
 
+  @Override
+  public void all(Pending<?>... pending) {
+    fanout.all(untyped(pending));
+  }
+
+  @Override
+  public <T> List<T> all(List<? extends Pending<T>> pending) {
+    return fanout.all(pending);
+  }
+
+  @Override
+  public Pending<?> any(Pending<?>... pending) {
+    return fanout.any(untyped(pending));
+  }
+
+  @SuppressWarnings("unchecked")
+  private static List<Pending<Object>> untyped(Pending<?>... pending) {
+    return (List<Pending<Object>>) (List<?>) List.of(pending);
+  }
+
+  @Override
+  public <T> Pending<T> any(List<? extends Pending<T>> pending) {
+    return fanout.any(pending);
+  }
+
+  @Override
+  public FlowCall flow(String name) {
+    return new DurableFlowCall(this, flows.named(name));
+  }
+
+  @Override
+  public FlowCall flow(Class<? extends Flow> type) {
+    return new DurableFlowCall(this, flows.ofClass(type));
+  }
+
+  JsonNode callFlow(ChildFlows.Target target, Object input) {
+    return withPatience(
+        patience -> {
+          ChildIssuer.Issue issued = issueFlow(target, input, Optional.of(patience));
+          return children.await(issued.child(), patience);
+        });
+  }
+
+  Pending<JsonNode> startFlow(ChildFlows.Target target, Object input) {
+    ChildIssuer.Issue issued = issueFlow(target, input, Optional.empty());
+    return fanout.pending(issued.position(), issued.child(), issued.ready(), j -> j);
+  }
+
+  private ChildIssuer.Issue issueFlow(
+      ChildFlows.Target target, Object input, Optional<Duration> wait) {
+    JsonNode in = input == null ? JSON.nullNode() : MAPPER.valueToTree(input);
+    RunSpec spec = flows.spec(target, in, rootInventory(), config);
+    // The same flow with the same input: its source may have changed since (it is read from its
+    // file when the call is made), which does not make the journaled child another call.
+    return issuer.issue(spec, target.call(), Optional.empty(), wait, s -> ChildFlows.same(s, spec));
+  }
+
   /**
    * Admits (or finds, on replay) the child at the next position and waits for its result. A first
    * MCP call ({@code inlineSurface} present) is performed by this worker at once when it can.
    */
   private JsonNode child(RunSpec spec, String call, Optional<String> inlineSurface) {
-    int pos = nextPosition();
-    Optional<JsonNode> memo = memos.at(pos);
-    if (memo.isPresent()) {
-      throw memos.refuse(pos, memo.get(), call);
-    }
-    RunId child = Lowering.childId(runId(), pos);
-    Instant began = clock.instant();
-    // A body waits in memory only while a place is free; otherwise it gives its attempt back as
-    // soon as it would wait.
+    return withPatience(
+        patience -> {
+          ChildIssuer.Issue issued = issuer.issue(spec, call, inlineSurface, Optional.of(patience));
+          return issued.ready().orElseGet(() -> children.await(issued.child(), patience));
+        });
+  }
+
+  /**
+   * A body waits in memory only while a place is free; otherwise it gives its attempt back as soon
+   * as it would wait ({@code patience} zero).
+   */
+  private JsonNode withPatience(java.util.function.Function<Duration, JsonNode> call) {
     boolean inMemory = resident.tryEnter();
-    Duration patience = inMemory ? config.suspendAfter() : Duration.ZERO;
     try {
-      if (!children.contains(child) && inline.isPresent() && inlineSurface.isPresent()) {
-        Optional<JsonNode> receipt =
-            callInline(child, spec, call, pos, inlineSurface.get(), patience);
-        children.add(child);
-        if (receipt.isPresent()) {
-          settled.add(child);
-          return receipt.get();
-        }
-      } else if (!children.contains(child)) {
-        admit(child, spec, call, pos);
-        children.add(child);
-      } else {
-        RunSnapshot existing = journal.run(child).orElseThrow();
-        if (!existing.specHash().equals(RunSpecJson.hash(spec))) {
-          throw ChildReports.nondeterministic(header.name(), pos, describeChild(child), call);
-        }
-      }
-      return await(child, began, patience);
+      return call.apply(inMemory ? config.suspendAfter() : Duration.ZERO);
     } finally {
       if (inMemory) {
         resident.leave();
@@ -328,138 +414,14 @@ final class DurableCtx implements Ctx {
     }
   }
 
-  /**
-   * The inline fast path: two transactions, no claim, no polling. Answers the receipt, or empty
-   * when the child must be awaited as a claimed one is (it failed, retries, or was admitted
-   * before).
-   */
-  private Optional<JsonNode> callInline(
-      RunId child, RunSpec spec, String call, int pos, String surface, Duration patience) {
-    StartRun req =
-        new StartRun(
-            Optional.of(child), child.value(), spec, Optional.of(runId()), "flow:" + header.name());
-    try {
-      return switch (inline.orElseThrow().call(req, surface, patience)) {
-        case InlineMcpCalls.Result.Succeeded ok -> Optional.of(ok.receipt());
-        case InlineMcpCalls.Result.AwaitChild await -> Optional.empty();
-        case InlineMcpCalls.Result.StillRunning running -> {
-          // The call goes on in this worker and ends its child run itself; that end wakes us.
-          children.add(child);
-          throw suspend(child);
-        }
-      };
-    } catch (RunAdmissionConflictException e) {
-      // Admitted already (a retried admission whose first answer was lost): await that run.
-      RunSnapshot existing = journal.run(child).orElseThrow(() -> e);
-      if (!existing.specHash().equals(RunSpecJson.hash(spec))) {
-        throw ChildReports.nondeterministic(header.name(), pos, describeChild(child), call);
-      }
-      return Optional.empty();
-    } catch (RunTerminalException e) {
-      throw new ChildFailedException(
-          ErrorCode.DISPATCH_TIMEOUT,
-          call + " was cancelled before it started: " + ChildReports.cancelReason(journal, child),
-          child,
-          JSON.objectNode().put("call", call),
-          false);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new FlowsException(
-          ErrorCode.LEASE_CONFLICT, "attempt interrupted", call, "the journal re-drives the run");
-    }
-  }
-
-  private void admit(RunId child, RunSpec spec, String call, int pos) {
-    StartRun req =
-        new StartRun(
-            Optional.of(child), child.value(), spec, Optional.of(runId()), "flow:" + header.name());
-    CompletableFuture<Void> start =
-        CompletableFuture.runAsync(
-            () -> starter.start(journal, req), r -> Thread.ofVirtual().start(r));
-    try {
-      start.get(config.dispatchDeadline().toMillis(), TimeUnit.MILLISECONDS);
-    } catch (TimeoutException e) {
-      // The start may still land later; the tombstone (or this cancel) stops it either way.
-      journal.cancelRun(child, "dispatch deadline passed before the child was admitted");
-      throw ChildReports.dispatchTimeout(config.dispatchDeadline(), child, call);
-    } catch (InterruptedException e) {
-      start.cancel(true);
-      Thread.currentThread().interrupt();
-      throw new FlowsException(
-          ErrorCode.LEASE_CONFLICT, "attempt interrupted", call, "the journal re-drives the run");
-    } catch (ExecutionException e) {
-      Throwable cause = e.getCause();
-      if (cause instanceof RunAdmissionConflictException) {
-        throw ChildReports.nondeterministic(header.name(), pos, describeChild(child), call);
-      }
-      if (cause instanceof RunTerminalException) {
-        throw new ChildFailedException(
-            ErrorCode.DISPATCH_TIMEOUT,
-            call + " was cancelled before it started: " + ChildReports.cancelReason(journal, child),
-            child,
-            JSON.objectNode().put("call", call),
-            false);
-      }
-      if (cause instanceof RuntimeException re) {
-        throw re;
-      }
-      throw new IllegalStateException(cause);
-    }
-  }
-
-  /**
-   * Waits for the child to end: woken by its completion (at once when this process completed it, by
-   * NOTIFY when another worker did), with {@code childPoll} as the fallback between looks.
-   */
-  private JsonNode await(RunId child, Instant began, Duration patience) {
-    try (RunWatch watch = journal.watchRun(child)) {
-      return awaitWatched(child, began, patience, watch);
-    }
-  }
-
-  private JsonNode awaitWatched(RunId child, Instant began, Duration patience, RunWatch watch) {
-    Instant deadline = began.plus(config.dispatchDeadline());
-    Instant suspendAt = clock.instant().plus(patience);
-    while (true) {
-      RunSnapshot s = journal.run(child).orElseThrow();
-      StepSnapshot step = s.steps().getFirst();
-      if (s.status().terminal()) {
-        settled.add(child);
-      }
-      switch (s.status()) {
-        case SUCCEEDED -> {
-          return step.output().orElse(JSON.nullNode());
-        }
-        case PARKED -> throw new ParkSignal(child);
-        case FAILED, CANCELED -> throw ChildReports.failed(journal, child, s, describeChild(child));
-        case RUNNING -> {
-          if (step.attempts() == 0 && clock.instant().isAfter(deadline)) {
-            journal.cancelRun(child, "dispatch deadline passed before a worker claimed it");
-            throw ChildReports.dispatchTimeout(
-                config.dispatchDeadline(), child, describeChild(child));
-          }
-          // Only a child some worker has claimed: an unclaimed one is bounded by the dispatch
-          // deadline, which a suspended body could not enforce.
-          if (step.attempts() > 0 && !clock.instant().isBefore(suspendAt)) {
-            throw suspend(child);
-          }
-        }
-      }
-      Duration wait = config.childPoll();
-      if (step.attempts() > 0 && remaining(suspendAt).compareTo(wait) < 0) {
-        wait = remaining(suspendAt);
-      }
-      try {
-        watch.await(wait);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        throw new FlowsException(
-            ErrorCode.LEASE_CONFLICT,
-            "attempt interrupted while waiting for " + child,
-            child.value(),
-            "the journal re-drives the run");
-      }
-    }
+  /** Issues the child at the next position without waiting for it. */
+  private <T> Pending<T> issueAsync(
+      RunSpec spec,
+      String call,
+      Optional<String> inlineSurface,
+      java.util.function.Function<JsonNode, T> convert) {
+    ChildIssuer.Issue issued = issuer.issue(spec, call, inlineSurface, Optional.empty());
+    return fanout.pending(issued.position(), issued.child(), issued.ready(), convert);
   }
 
   private SuspendSignal suspend(RunId child) {
@@ -479,18 +441,6 @@ final class DurableCtx implements Ctx {
 
   /** Cancels the children still open when the root ends: no orphan runs. */
   void cancelOpenChildren(String why) {
-    // Every child is in `children` (read at the start, or admitted since); those seen ending need
-    // no look, so a body whose calls all returned reads nothing here.
-    for (RunId c : children) {
-      if (settled.contains(c)) {
-        continue;
-      }
-      journal.run(c).filter(s -> !s.status().terminal()).ifPresent(s -> journal.cancelRun(c, why));
-    }
-  }
-
-  private Duration remaining(Instant deadline) {
-    Duration d = Duration.between(clock.instant(), deadline);
-    return d.isNegative() ? Duration.ZERO : d;
+    children.cancelOpen(why);
   }
 }

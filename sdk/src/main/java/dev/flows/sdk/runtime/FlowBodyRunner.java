@@ -110,7 +110,8 @@ public final class FlowBodyRunner {
             starter,
             inline,
             resident,
-            clock);
+            clock,
+            resolver);
     StepOutcome outcome;
     try {
       JsonNode result = flow.run(ctx, attempt.step().input());

@@ -10,6 +10,7 @@ import java.nio.file.Path;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -39,6 +40,65 @@ public final class FlowResolver {
       throw new IllegalArgumentException("two flows named " + flow.header().name());
     }
     return this;
+  }
+
+  /** The flow class registered under {@code name}, if any. */
+  public Optional<Flow> registered(String name) {
+    return Optional.ofNullable(byName.get(name));
+  }
+
+  /**
+   * Registers an instance of {@code type} (a child flow named by class) unless a flow of that class
+   * is registered under its name already; answers the registered one.
+   */
+  Flow registerClass(Class<? extends Flow> type) {
+    Flow flow;
+    try {
+      flow = type.getDeclaredConstructor().newInstance();
+    } catch (ReflectiveOperationException | RuntimeException e) {
+      throw new FlowsException(
+          ErrorCode.FLOW_INVALID,
+          "cannot instantiate flow class " + type.getName() + ": " + e,
+          type.getName(),
+          "give the flow class a public no-argument constructor");
+    }
+    Flow prior = byName.putIfAbsent(flow.header().name(), flow);
+    if (prior == null) {
+      return flow;
+    }
+    if (prior.getClass() != type) {
+      throw new FlowsException(
+          ErrorCode.FLOW_INVALID,
+          "flow name "
+              + flow.header().name()
+              + " is taken by "
+              + prior.getClass().getName()
+              + ", not "
+              + type.getName(),
+          type.getName(),
+          "give each flow class its own name");
+    }
+    return prior;
+  }
+
+  /**
+   * Compiles the single-file flow {@code file} (once per source) and accepts it, so this worker
+   * claims the runs of that source it starts.
+   */
+  FlowSource.Compiled compileAndAccept(Path file) {
+    String source = FlowSource.read(file);
+    String hash = FlowSource.hash(source);
+    Flow flow =
+        bySourceHash.computeIfAbsent(hash, h -> FlowSource.compile(file.toString(), source).flow());
+    FlowSource.Compiled compiled =
+        new FlowSource.Compiled(flow, flow.getClass().getName(), source, hash);
+    STARTED_HERE.add(hash);
+    return compiled;
+  }
+
+  /** The first {@code fileName} under the flow directories this worker was given. */
+  Optional<Path> sourceFile(String fileName) {
+    return directories.stream().flatMap(d -> d.find(fileName).stream()).findFirst();
   }
 
   /** Remembers an already compiled single-file flow, so its source need not compile again. */

@@ -49,6 +49,15 @@ final class SourceDirectories {
     return hashes;
   }
 
+  /** The first flow file named {@code fileName} under the directories (rescanned when due). */
+  synchronized java.util.Optional<Path> find(String fileName) {
+    hashes();
+    return files.keySet().stream()
+        .filter(p -> p.getFileName().toString().equals(fileName))
+        .sorted()
+        .findFirst();
+  }
+
   private void rescan() {
     Map<Path, Seen> next = new HashMap<>();
     for (Path dir : dirs) {

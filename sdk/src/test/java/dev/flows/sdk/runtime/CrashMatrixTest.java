@@ -11,9 +11,7 @@ import dev.flows.kernel.journal.JournalEntry;
 import dev.flows.kernel.journal.RunId;
 import dev.flows.kernel.journal.RunSnapshot;
 import dev.flows.kernel.lifecycle.RunStatus;
-import dev.flows.mcp.testkit.Jvm;
 import dev.flows.worker.FaultPoint;
-import java.io.File;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -85,19 +83,7 @@ class CrashMatrixTest {
   }
 
   private static Process worker(Optional<FaultPoint> fault) throws Exception {
-    List<String> cmd = new ArrayList<>();
-    cmd.add(Jvm.java());
-    cmd.add("-XX:TieredStopAtLevel=1");
-    cmd.add("-XX:+UseSerialGC");
-    fault.ifPresent(f -> cmd.add("-Dflows.fault=" + f.wire()));
-    cmd.addAll(List.of("-cp", System.getProperty("java.class.path")));
-    cmd.add(TestWorkerMain.class.getName());
-    cmd.add(db.jdbcUrl());
-    cmd.add(String.valueOf(LEASE.toMillis()));
-    return new ProcessBuilder(cmd)
-        .redirectErrorStream(true)
-        .redirectOutput(File.createTempFile("worker", ".log"))
-        .start();
+    return TestWorkerMain.launch(db.jdbcUrl(), LEASE, fault, 0);
   }
 
   private static RunSnapshot awaitSettled(RunId run) throws InterruptedException {

@@ -4,6 +4,8 @@ import dev.flows.journalstore.JournalStoreConfig;
 import dev.flows.journalstore.PostgresJournal;
 import dev.flows.kernel.mcp.McpClientConfig;
 import dev.flows.mcp.client.McpCredentials;
+import dev.flows.mcp.testkit.Jvm;
+import dev.flows.worker.FaultPoint;
 import dev.flows.worker.WorkerConfig;
 import java.time.Duration;
 import java.util.Optional;
@@ -15,6 +17,29 @@ import java.util.Optional;
  */
 public final class TestWorkerMain {
   private TestWorkerMain() {}
+
+  /**
+   * Starts this worker as a JVM of its own on {@code jdbcUrl}, dying at {@code fault} (after {@code
+   * skip} passes) when given; its output goes to a temporary log file.
+   */
+  static Process launch(
+      String jdbcUrl, Duration lease, java.util.Optional<FaultPoint> fault, int skip)
+      throws java.io.IOException {
+    java.util.List<String> cmd = new java.util.ArrayList<>();
+    cmd.add(Jvm.java());
+    cmd.add("-XX:TieredStopAtLevel=1");
+    cmd.add("-XX:+UseSerialGC");
+    fault.ifPresent(f -> cmd.add("-Dflows.fault=" + f.wire()));
+    cmd.add("-Dflows.fault.skip=" + skip);
+    cmd.addAll(java.util.List.of("-cp", System.getProperty("java.class.path")));
+    cmd.add(TestWorkerMain.class.getName());
+    cmd.add(jdbcUrl);
+    cmd.add(String.valueOf(lease.toMillis()));
+    return new ProcessBuilder(cmd)
+        .redirectErrorStream(true)
+        .redirectOutput(java.io.File.createTempFile("worker", ".log"))
+        .start();
+  }
 
   public static void main(String[] args) throws Exception {
     Duration lease = Duration.ofMillis(Long.parseLong(args[1]));

@@ -48,7 +48,9 @@ public final class TestTools {
         .build();
   }
 
-  /** echo, add, noop, env, pid, sleep, fail, die, spawn_grandchild, add_tool, meta, ledger. */
+  /**
+   * echo, add, noop, env, pid, sleep, fail, die, spawn_grandchild, add_tool, meta, ledger, timed.
+   */
   public static List<SyncToolSpecification> all(AtomicReference<McpSyncServer> self) {
     Map<String, Object> none = schema(Map.of(), List.of());
     List<SyncToolSpecification> tools = new ArrayList<>();
@@ -196,6 +198,74 @@ public final class TestTools {
                   return text("performed " + key);
                 })
             .build());
+    tools.add(timed());
     return tools;
+  }
+
+  /**
+   * {@code timed {ms, log, n}}: performs once per idempotency key, then takes {@code ms} and
+   * answers {@code n=<n>}. Each call appends {@code <key> <start> <end> <performed>} (epoch millis
+   * by this server's clock) to {@code log}, so a test sees from the server's own timestamps whether
+   * calls overlapped and whether a key was performed twice.
+   */
+  private static SyncToolSpecification timed() {
+    java.util.Set<String> performed = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    return SyncToolSpecification.builder()
+        .tool(
+            McpSchema.Tool.builder()
+                .name("timed")
+                .description("takes ms, performing once per idempotency key; logs start and end")
+                .inputSchema(
+                    schema(
+                        Map.of(
+                            "ms", Map.of("type", "number"),
+                            "log", Map.of("type", "string"),
+                            "n", Map.of("type", "number")),
+                        List.of("ms", "log")))
+                .build())
+        .callHandler(
+            (ex, req) -> {
+              Map<String, Object> a = req.arguments() == null ? Map.of() : req.arguments();
+              Object key = req.meta() == null ? null : req.meta().get("dev.flows/idempotency-key");
+              java.nio.file.Path log = java.nio.file.Path.of(String.valueOf(a.get("log")));
+              long start = System.currentTimeMillis();
+              boolean first = performedFirst(log, String.valueOf(key), performed);
+              try {
+                Thread.sleep(((Number) a.get("ms")).longValue());
+              } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+              }
+              long end = System.currentTimeMillis();
+              try {
+                append(log, key + " " + start + " " + end + " " + first + "\n");
+              } catch (IOException e) {
+                return CallToolResult.builder().addTextContent(e.toString()).isError(true).build();
+              }
+              return text("n=" + a.get("n"));
+            })
+        .build();
+  }
+
+  /**
+   * Whether {@code key} is performed now for the first time; the keys performed are kept in {@code
+   * log.performed}, so a server started anew (its worker died) still knows them.
+   */
+  private static boolean performedFirst(
+      java.nio.file.Path log, String key, java.util.Set<String> performed) {
+    java.nio.file.Path keys = java.nio.file.Path.of(log + ".performed");
+    synchronized (TestTools.class) {
+      try {
+        if (performed.contains(key)
+            || (java.nio.file.Files.exists(keys)
+                && java.nio.file.Files.readAllLines(keys).contains(key))) {
+          return false;
+        }
+        append(keys, key + "\n");
+        performed.add(key);
+        return true;
+      } catch (IOException e) {
+        throw new java.io.UncheckedIOException(e);
+      }
+    }
   }
 }

@@ -1,0 +1,236 @@
+package dev.flows.sdk.runtime;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import dev.flows.kernel.ErrorCode;
+import dev.flows.kernel.FlowsException;
+import dev.flows.kernel.journal.Journal;
+import dev.flows.kernel.journal.RunId;
+import dev.flows.kernel.journal.RunSnapshot;
+import dev.flows.kernel.journal.RunWatch;
+import dev.flows.kernel.journal.StepOutcome;
+import dev.flows.kernel.journal.StepSnapshot;
+import dev.flows.kernel.lifecycle.RunStatus;
+import dev.flows.sdk.ChildFailedException;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.InstantSource;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.function.UnaryOperator;
+
+/**
+ * The child runs of one body attempt and how the body waits for them: one ({@code call}, {@code
+ * Pending.get}), every one of several ({@code f.all}) or the first of several ({@code f.any}). A
+ * wait is woken by the children's completions (at once when this process completed them, by NOTIFY
+ * when another worker did), with {@code childPoll} as the fallback between looks; past the patience
+ * it gives the attempt back awaiting every child still open.
+ */
+final class Children {
+  private static final JsonNodeFactory JSON = JsonNodeFactory.instance;
+
+  private final Journal journal;
+  private final SdkConfig config;
+  private final InstantSource clock;
+  private final ResidentWaits resident;
+  private final UnaryOperator<SuspendSignal> suspend;
+
+  /** Every child of the run (read at the start, or admitted since), in admission order. */
+  private final Set<RunId> known;
+
+  /** Children this attempt saw end: the end of the body need not look at them again. */
+  private final Set<RunId> settled = new HashSet<>();
+
+  /** The snapshots of children seen ended, so answering their result reads nothing more. */
+  private final Map<RunId, RunSnapshot> ended = new HashMap<>();
+
+  /** Children this attempt cancelled because no worker claimed them in time. */
+  private final Map<RunId, ChildFailedException> undispatched = new HashMap<>();
+
+  Children(
+      Journal journal,
+      RunId root,
+      SdkConfig config,
+      InstantSource clock,
+      ResidentWaits resident,
+      UnaryOperator<SuspendSignal> suspend) {
+    this.journal = journal;
+    this.config = config;
+    this.clock = clock;
+    this.resident = resident;
+    this.suspend = suspend;
+    this.known = new LinkedHashSet<>(journal.children(root));
+  }
+
+  /** The run's children, kept current: {@link BodyMemos} reads it. */
+  Set<RunId> known() {
+    return known;
+  }
+
+  void admitted(RunId child) {
+    known.add(child);
+  }
+
+  /** A child that ended with the result its caller already has (an inline call). */
+  void settled(RunId child) {
+    settled.add(child);
+  }
+
+  /** A child issued at a position; {@code began}: when, for its dispatch deadline. */
+  record Issued(RunId run, Instant began, String call) {}
+
+  /**
+   * Waits for one child with {@code patience} (the caller holds a resident place when it is more
+   * than zero) and answers its result.
+   */
+  JsonNode await(Issued child, Duration patience) {
+    awaitEnded(List.of(child), false, patience);
+    return result(child);
+  }
+
+  /** Waits for one child, taking a resident place while it waits in memory. */
+  JsonNode await(Issued child) {
+    awaitEnded(List.of(child), false);
+    return result(child);
+  }
+
+  /**
+   * Waits until every child ({@code any} false) or one ({@code any} true) ended (or is parked), in
+   * memory while a resident place is free; answers the ended ones in the order given.
+   */
+  List<Issued> awaitEnded(List<Issued> children, boolean any) {
+    boolean inMemory = resident.tryEnter();
+    try {
+      return awaitEnded(children, any, inMemory ? config.suspendAfter() : Duration.ZERO);
+    } finally {
+      if (inMemory) {
+        resident.leave();
+      }
+    }
+  }
+
+  private List<Issued> awaitEnded(List<Issued> children, boolean any, Duration patience) {
+    Map<RunId, Issued> byRun = new LinkedHashMap<>();
+    children.forEach(c -> byRun.putIfAbsent(c.run(), c));
+    try (RunWatch watch = watch(byRun.keySet())) {
+      Instant suspendAt = clock.instant().plus(patience);
+      while (true) {
+        List<Issued> done = new ArrayList<>();
+        Set<RunId> open = new LinkedHashSet<>();
+        boolean unclaimed = false;
+        for (Issued c : byRun.values()) {
+          if (settled.contains(c.run()) || look(c)) {
+            done.add(c);
+          } else {
+            open.add(c.run());
+            unclaimed |= attempts(c.run()) == 0;
+          }
+        }
+        if (any ? !done.isEmpty() : open.isEmpty()) {
+          return done;
+        }
+        // Only once every open child was claimed: an unclaimed one is bounded by the dispatch
+        // deadline, which a suspended body could not enforce.
+        if (!unclaimed && !clock.instant().isBefore(suspendAt)) {
+          throw suspend.apply(
+              new SuspendSignal(
+                  new StepOutcome.Suspended(open, Set.of(), config.suspendRecheck()),
+                  open.size() == 1
+                      ? "child run " + open.iterator().next()
+                      : open.size() + " runs"));
+        }
+        Duration wait = config.childPoll();
+        if (!unclaimed && remaining(suspendAt).compareTo(wait) < 0) {
+          wait = remaining(suspendAt);
+        }
+        try {
+          watch.await(wait);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          throw new FlowsException(
+              ErrorCode.LEASE_CONFLICT,
+              "attempt interrupted while waiting for " + open,
+              open.iterator().next().value(),
+              "the journal re-drives the run");
+        }
+      }
+    }
+  }
+
+  private final Map<RunId, Integer> attempts = new HashMap<>();
+
+  private int attempts(RunId run) {
+    return attempts.getOrDefault(run, 0);
+  }
+
+  /** Reads one child: answers whether it ended (or is parked, or was cancelled undispatched). */
+  private boolean look(Issued c) {
+    RunSnapshot s = journal.run(c.run()).orElseThrow();
+    StepSnapshot step = s.steps().getFirst();
+    attempts.put(c.run(), step.attempts());
+    if (s.status().terminal()) {
+      settled.add(c.run());
+      ended.put(c.run(), s);
+      return true;
+    }
+    if (s.status() == RunStatus.PARKED) {
+      return true;
+    }
+    if (step.attempts() == 0
+        && clock.instant().isAfter(c.began().plus(config.dispatchDeadline()))) {
+      journal.cancelRun(c.run(), "dispatch deadline passed before a worker claimed it");
+      undispatched.put(
+          c.run(), ChildReports.dispatchTimeout(config.dispatchDeadline(), c.run(), c.call()));
+      settled.add(c.run());
+      return true;
+    }
+    return false;
+  }
+
+  /** The result of a child that ended: its output, or its failure thrown. */
+  JsonNode result(Issued c) {
+    ChildFailedException timedOut = undispatched.get(c.run());
+    if (timedOut != null) {
+      throw timedOut;
+    }
+    RunSnapshot s = ended.get(c.run());
+    if (s == null) {
+      s = journal.run(c.run()).orElseThrow();
+    }
+    return switch (s.status()) {
+      case SUCCEEDED -> s.steps().getFirst().output().orElse(JSON.nullNode());
+      case PARKED -> throw new ParkSignal(c.run());
+      case FAILED, CANCELED -> throw ChildReports.failed(journal, c.run(), s, c.call());
+      case RUNNING -> throw new IllegalStateException("child run " + c.run() + " has not ended");
+    };
+  }
+
+  private RunWatch watch(Set<RunId> runs) {
+    if (runs.size() == 1) {
+      return journal.watchRun(runs.iterator().next());
+    }
+    return new AnyRunWatch(runs.stream().map(journal::watchRun).toList());
+  }
+
+  /** Cancels the children still open when the root ends: no orphan runs. */
+  void cancelOpen(String why) {
+    // Those seen ending need no look, so a body whose calls all returned reads nothing here.
+    for (RunId c : known) {
+      if (settled.contains(c)) {
+        continue;
+      }
+      journal.run(c).filter(s -> !s.status().terminal()).ifPresent(s -> journal.cancelRun(c, why));
+    }
+  }
+
+  private Duration remaining(Instant deadline) {
+    Duration d = Duration.between(clock.instant(), deadline);
+    return d.isNegative() ? Duration.ZERO : d;
+  }
+}
