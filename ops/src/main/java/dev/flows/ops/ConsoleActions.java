@@ -134,9 +134,7 @@ final class ConsoleActions {
   private RunId admit(Rerun.Again again, RunId old, String actor) {
     try (FlowsEngine engine = EngineSupport.engine(journal, 1)) {
       String key = "ui-rerun:" + actor + ":" + UUID.randomUUID();
-      return engine
-          .start(again.flow(), again.input(), Optional.of(key), Optional.of(old))
-          .runId();
+      return engine.start(again.flow(), again.input(), Optional.of(key), Optional.of(old)).runId();
     } catch (PreflightException e) {
       throw new FlowsException(
           e.code(),

@@ -22,7 +22,8 @@ final class ConsoleForms {
           .toString();
     }
     String status = run.path("status").asText();
-    boolean ended = status.equals("succeeded") || status.equals("failed") || status.equals("canceled");
+    boolean ended =
+        status.equals("succeeded") || status.equals("failed") || status.equals("canceled");
     String base =
         "/runs/" + esc(URLEncoder.encode(run.path("runId").asText(), StandardCharsets.UTF_8)) + "/";
     b.append("<p><label>operator token <input type=\"password\" id=\"token\"")

@@ -95,7 +95,8 @@ final class ConsoleHandler extends Handler.Abstract {
     return true;
   }
 
-  private void route(Request request, Response response, Callback callback, String path, boolean api) {
+  private void route(
+      Request request, Response response, Callback callback, String path, boolean api) {
     String method = request.getMethod();
     String[] parts = (api ? path.substring("/api".length()) : path).split("/", -1);
     if (!api && ASSETS.containsKey(path)) {
@@ -120,7 +121,8 @@ final class ConsoleHandler extends Handler.Abstract {
             response,
             callback,
             200,
-            ConsolePages.detail(run, tokenDigest.isPresent(), Optional.ofNullable(q.getValue("done"))));
+            ConsolePages.detail(
+                run, tokenDigest.isPresent(), Optional.ofNullable(q.getValue("done"))));
       }
     } else if (parts.length == 4 && parts[1].equals("runs")) {
       requireMethod(method, "POST");

@@ -332,11 +332,7 @@ final class RunsCommand implements Callable<Integer> {
      * child resolved as not performed (it would only park again).
      */
     static RunSnapshot resolve(
-        Journal journal,
-        RunSnapshot before,
-        String step,
-        Optional<JsonNode> output,
-        String by) {
+        Journal journal, RunSnapshot before, String step, Optional<JsonNode> output, String by) {
       RunId id = before.runId();
       if (before.step(step).isEmpty()) {
         throw new NotFoundException(

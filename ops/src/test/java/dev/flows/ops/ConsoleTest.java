@@ -125,7 +125,10 @@ class ConsoleTest {
     String key = URLEncoder.encode(work.admissionKey(bad), StandardCharsets.UTF_8);
     assertThat(json(get(console, "/api/runs?run=" + key)).path("runs").findValuesAsText("runId"))
         .containsExactly(bad.value());
-    assertThat(json(get(console, "/api/runs?run=" + ok.value())).path("runs").findValuesAsText("runId"))
+    assertThat(
+            json(get(console, "/api/runs?run=" + ok.value()))
+                .path("runs")
+                .findValuesAsText("runId"))
         .containsExactly(ok.value());
     HttpResponse<String> page = get(console, "/?status=failed");
     assertThat(page.body()).contains(bad.value()).doesNotContain("/runs/" + ok.value() + "\"");
@@ -181,7 +184,12 @@ class ConsoleTest {
         .contains("disk_full")
         .contains("the command exited 1")
         .contains("look at its stderr");
-    assertThat(json(get(console, "/api/runs/" + run.value())).path("run").path("failure").path("diagnostic").asText())
+    assertThat(
+            json(get(console, "/api/runs/" + run.value()))
+                .path("run")
+                .path("failure")
+                .path("diagnostic")
+                .asText())
         .isEqualTo("disk_full");
   }
 
@@ -214,7 +222,8 @@ class ConsoleTest {
   void anActionWithoutTheTokenOrWithAWrongOneIsRefusedAndWritesNothing() throws Exception {
     RunId run = work.running("refused");
     int before = entries(run).size();
-    HttpResponse<String> none = post(console, "/api/runs/" + run.value() + "/cancel", Map.of(), Optional.empty());
+    HttpResponse<String> none =
+        post(console, "/api/runs/" + run.value() + "/cancel", Map.of(), Optional.empty());
     assertThat(none.statusCode()).isEqualTo(401);
     assertThat(json(none).path("error").path("code").asText()).isEqualTo("ui_unauthorized");
     HttpResponse<String> wrong =
@@ -222,7 +231,11 @@ class ConsoleTest {
     assertThat(wrong.statusCode()).isEqualTo(403);
     assertThat(json(wrong).path("error").path("code").asText()).isEqualTo("ui_forbidden");
     HttpResponse<String> wrongForm =
-        post(console, "/runs/" + run.value() + "/cancel", Map.of("token", "guess"), Optional.empty());
+        post(
+            console,
+            "/runs/" + run.value() + "/cancel",
+            Map.of("token", "guess"),
+            Optional.empty());
     assertThat(wrongForm.statusCode()).isEqualTo(403);
     assertThat(wrongForm.body()).contains("error ui_forbidden: the operator token does not match");
     assertThat(wrongForm.body()).doesNotContain(TOKEN);
@@ -256,7 +269,11 @@ class ConsoleTest {
   void aFormActionRedirectsToTheRunAndResumeAndResolveRecordWhoDidIt() throws Exception {
     RunId failed = work.failed("resume-ui", "boom");
     HttpResponse<String> r =
-        post(console, "/runs/" + failed.value() + "/resume", Map.of("token", TOKEN), Optional.empty());
+        post(
+            console,
+            "/runs/" + failed.value() + "/resume",
+            Map.of("token", TOKEN),
+            Optional.empty());
     assertThat(r.statusCode()).as(r.body()).isEqualTo(303);
     assertThat(r.headers().firstValue("Location").orElseThrow())
         .startsWith("/runs/" + failed.value() + "?done=");
@@ -304,7 +321,8 @@ class ConsoleTest {
     assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
     try (Connection c = dataSource.getConnection();
         PreparedStatement ps =
-            c.prepareStatement("SELECT dedup_key, payload::text FROM flows.signals WHERE run_id = ?")) {
+            c.prepareStatement(
+                "SELECT dedup_key, payload::text FROM flows.signals WHERE run_id = ?")) {
       ps.setString(1, run.value());
       try (ResultSet rs = ps.executeQuery()) {
         assertThat(rs.next()).isTrue();
@@ -361,7 +379,9 @@ class ConsoleTest {
         Thread.sleep(20);
       }
       String line = out.toString(StandardCharsets.UTF_8).lines().findFirst().orElse("");
-      assertThat(line).as(err.toString(StandardCharsets.UTF_8)).matches("flows ui: serving http://127\\.0\\.0\\.1:\\d+/");
+      assertThat(line)
+          .as(err.toString(StandardCharsets.UTF_8))
+          .matches("flows ui: serving http://127\\.0\\.0\\.1:\\d+/");
       URI uri = URI.create(line.substring("flows ui: serving ".length()));
       HttpResponse<String> page =
           HTTP.send(HttpRequest.newBuilder(uri).build(), HttpResponse.BodyHandlers.ofString());
@@ -380,6 +400,9 @@ class ConsoleTest {
     Cli cli = new Cli(Map.of(DatabaseTarget.URL_VARIABLE, db.jdbcUrl()));
     Cli.Result r = cli.run("ui", "--port", "70000");
     assertThat(r.exit()).isEqualTo(Exit.REFUSED);
-    assertThat(r.errLines()).singleElement().asString().startsWith("error config_invalid: port 70000");
+    assertThat(r.errLines())
+        .singleElement()
+        .asString()
+        .startsWith("error config_invalid: port 70000");
   }
 }

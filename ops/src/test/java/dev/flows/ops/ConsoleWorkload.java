@@ -24,8 +24,8 @@ import java.util.UUID;
 /**
  * Runs in each state for the console's tests, put there by the real journal's verbs as a worker
  * would. Each run's step is claimed right after admission; a "running" run keeps its attempt open
- * (nothing expires leases in these tests), so only runs an action sent back to work are claimed
- * on the way.
+ * (nothing expires leases in these tests), so only runs an action sent back to work are claimed on
+ * the way.
  */
 final class ConsoleWorkload {
   static final WorkerId WORKER = new WorkerId("console-worker");
