@@ -40,6 +40,7 @@ import picocli.CommandLine.ParseResult;
       RunsCommand.class,
       McpCommand.class,
       DbCommand.class,
+      UiCommand.class,
       DemoCommand.class
     })
 public final class FlowsCli implements Callable<Integer> {
@@ -57,7 +58,7 @@ public final class FlowsCli implements Callable<Integer> {
         ErrorCode.INVALID_INPUT,
         "a subcommand is required",
         "flows",
-        "run `flows --help` for the list (demo, run, check, worker, runs, mcp, db)");
+        "run `flows --help` for the list (demo, run, check, worker, runs, mcp, db, ui)");
   }
 
   public static void main(String[] args) {

@@ -14,8 +14,10 @@ import dev.flows.kernel.journal.RunSnapshot;
 import dev.flows.kernel.lifecycle.RunStatus;
 import dev.flows.kernel.lifecycle.StepStatus;
 import java.io.IOException;
+import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
+import java.sql.SQLException;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.ArgGroup;
@@ -158,7 +160,7 @@ final class RunsCommand implements Callable<Integer> {
     @Override
     int call(RunId id, Journal journal, RunSnapshot snapshot) {
       ObjectNode tree = RunView.tree(journal, snapshot, 0);
-      tree.set("reruns", reruns(s, id));
+      tree.set("reruns", s.readyDatabase().withConnection(c -> reruns(c, id)));
       ObjectNode out = s.object();
       out.set("run", tree);
       s.emit(out, p -> RunView.print(p, tree, ""));
@@ -167,24 +169,19 @@ final class RunsCommand implements Callable<Integer> {
   }
 
   /** The runs started again from {@code id} ({@code flows runs rerun}), oldest first. */
-  static ArrayNode reruns(Session s, RunId id) {
-    ArrayNode ids = s.object().arrayNode();
-    s.readyDatabase()
-        .withConnection(
-            c -> {
-              try (PreparedStatement ps =
-                  c.prepareStatement(
-                      "SELECT run_id FROM flows.runs_overview WHERE rerun_of = ?"
-                          + " ORDER BY created_at, run_id")) {
-                ps.setString(1, id.value());
-                try (ResultSet rs = ps.executeQuery()) {
-                  while (rs.next()) {
-                    ids.add(rs.getString(1));
-                  }
-                }
-              }
-              return null;
-            });
+  static ArrayNode reruns(Connection c, RunId id) throws SQLException {
+    ArrayNode ids = Session.JSON.createArrayNode();
+    try (PreparedStatement ps =
+        c.prepareStatement(
+            "SELECT run_id FROM flows.runs_overview WHERE rerun_of = ?"
+                + " ORDER BY created_at, run_id")) {
+      ps.setString(1, id.value());
+      try (ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          ids.add(rs.getString(1));
+        }
+      }
+    }
     return ids;
   }
 
@@ -305,7 +302,38 @@ final class RunsCommand implements Callable<Integer> {
 
     @Override
     int call(RunId id, Journal journal, RunSnapshot before) {
-      Optional<JsonNode> output = Optional.ofNullable(outcome.performed).map(Resolve::json);
+      Optional<JsonNode> output =
+          Optional.ofNullable(outcome.performed).map(t -> json(t, "--performed"));
+      RunSnapshot after = resolve(journal, before, step, output, operator());
+      ObjectNode out = s.object();
+      out.set("run", RunView.summary(after));
+      out.put("stepId", step);
+      out.put("performed", output.isPresent());
+      after.step(step).ifPresent(st -> out.put("stepStatus", st.status().wire()));
+      s.emit(
+          out,
+          p ->
+              p.println(
+                  "step "
+                      + step
+                      + " of run "
+                      + id.value()
+                      + (output.isPresent()
+                          ? " resolved as performed"
+                          : " resolved as not performed; it runs again")
+                      + "; run "
+                      + after.status().wire()));
+      return Exit.SUCCESS;
+    }
+
+    /**
+     * Resolves parked step {@code step} of {@code before} as {@code by}; refused {@code
+     * step_not_found} for an unknown step, and {@code invalid_input} for a body parked on a parked
+     * child resolved as not performed (it would only park again).
+     */
+    static RunSnapshot resolve(
+        Journal journal, RunSnapshot before, String step, Optional<JsonNode> output, String by) {
+      RunId id = before.runId();
       if (before.step(step).isEmpty()) {
         throw new NotFoundException(
             ErrorCode.STEP_NOT_FOUND, "run " + id.value() + " has no step " + step, step);
@@ -331,29 +359,11 @@ final class RunsCommand implements Callable<Integer> {
               "resolve the child: " + target.command() + " (the parent then resumes by itself)");
         }
       }
-      RunSnapshot after = journal.resolveStep(id, step, output, operator());
-      ObjectNode out = s.object();
-      out.set("run", RunView.summary(after));
-      out.put("stepId", step);
-      out.put("performed", output.isPresent());
-      after.step(step).ifPresent(st -> out.put("stepStatus", st.status().wire()));
-      s.emit(
-          out,
-          p ->
-              p.println(
-                  "step "
-                      + step
-                      + " of run "
-                      + id.value()
-                      + (output.isPresent()
-                          ? " resolved as performed"
-                          : " resolved as not performed; it runs again")
-                      + "; run "
-                      + after.status().wire()));
-      return Exit.SUCCESS;
+      return journal.resolveStep(id, step, output, by);
     }
 
-    private static JsonNode json(String text) {
+    /** The effect's output given as JSON text; malformed or empty is refused at {@code place}. */
+    static JsonNode json(String text, String place) {
       try {
         JsonNode node =
             Session.JSON
@@ -367,9 +377,9 @@ final class RunsCommand implements Callable<Integer> {
       } catch (IOException e) {
         throw new FlowsException(
             ErrorCode.INVALID_INPUT,
-            "--performed is not JSON: " + Database.oneLine(e.getMessage()),
-            "--performed",
-            "pass the effect's output as JSON, e.g. --performed '{\"id\":\"ch_1\"}'");
+            place + " is not JSON: " + Database.oneLine(e.getMessage()),
+            place,
+            "pass the effect's output as JSON, e.g. {\"id\":\"ch_1\"}");
       }
     }
   }

@@ -51,6 +51,19 @@ final class Rerun implements Callable<Integer> {
   public Integer call() throws InterruptedException {
     RunId id = runId(run);
     Journal journal = s.journal(EngineSupport.poolFor(start.capacity));
+    Again again = again(journal, id, Optional.ofNullable(source));
+    return RunCommand.startAndFollow(
+        s, journal, again.flow(), again.input(), start, Optional.of(id));
+  }
+
+  /** What a rerun starts: the flow as loaded now and the old run's input. */
+  record Again(LoadedFlow flow, JsonNode input) {}
+
+  /**
+   * The flow and input to start ended root run {@code id} again with: {@code source}, else the file
+   * or class the run was started from. Refused as {@code runs rerun} documents; writes nothing.
+   */
+  static Again again(Journal journal, RunId id, Optional<String> source) {
     RunSnapshot old = existing(journal, id);
     if (old.parentRunId().isPresent()) {
       throw new FlowsException(
@@ -82,30 +95,32 @@ final class Rerun implements Callable<Integer> {
           id.value(),
           "admit its spec again through the journal API");
     }
-    LoadedFlow loaded = LoadedFlow.load(flowSource(id, flowBody), Path.of("").toAbsolutePath());
+    LoadedFlow loaded =
+        LoadedFlow.load(flowSource(id, flowBody, source), Path.of("").toAbsolutePath());
     String name = flowBody.flow();
     if (!loaded.flow().header().name().equals(name)) {
       throw new FlowsException(
           ErrorCode.FLOW_INVALID,
-          (source == null ? "the run's source" : source)
+          source.orElse("the run's source")
               + " is flow "
               + loaded.flow().header().name()
               + ", run "
               + id.value()
               + " ran flow "
               + name,
-          source == null ? id.value() : "--source",
+          source.isEmpty() ? id.value() : "--source",
           "pass the file of flow " + name + " with --source");
     }
     JsonNode input =
         body.path("input").isMissingNode() ? NullNode.getInstance() : body.get("input");
-    return RunCommand.startAndFollow(s, journal, loaded, input, start, Optional.of(id));
+    return new Again(loaded, input);
   }
 
   /** {@code --source}, else the file or class the run was started from. */
-  private String flowSource(RunId id, FlowBodyInstruction instruction) {
-    if (source != null) {
-      return source;
+  private static String flowSource(
+      RunId id, FlowBodyInstruction instruction, Optional<String> source) {
+    if (source.isPresent()) {
+      return source.get();
     }
     Optional<String> started =
         switch (instruction.origin()) {

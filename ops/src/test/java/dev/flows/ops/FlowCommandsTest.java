@@ -195,6 +195,45 @@ class FlowCommandsTest {
   }
 
   @Test
+  void aConsoleRerunAdmitsTheEndedRunAgainWithTheActorInItsAdmissionKey() throws Exception {
+    Path file =
+        flowFile(
+            "UiAgain",
+            "    return JsonNodeFactory.instance.objectNode()"
+                + ".put(\"hello\", input.path(\"who\").asText());\n");
+    Cli.Result ran =
+        cli.run(
+            "--db", db.jdbcUrl(), "--json", "run", file.toString(), "--input", "{\"who\":\"bo\"}");
+    assertThat(ran.exit()).as(ran.err()).isZero();
+    String old = ran.jsonLines().getFirst().path("run").asText();
+    try (var journal =
+            dev.flows.journalstore.PostgresJournal.connect(
+                dev.flows.journalstore.JournalStoreConfig.forUrl(db.jdbcUrl()).withPoolSize(2));
+        Console console =
+            Console.start(
+                journal,
+                db.dataSource(),
+                Console.Settings.localhost(0, java.util.Optional.of("t0ken")))) {
+      var http = java.net.http.HttpClient.newHttpClient();
+      var response =
+          http.send(
+              java.net.http.HttpRequest.newBuilder(
+                      console.uri().resolve("/api/runs/" + old + "/rerun"))
+                  .header("Authorization", "Bearer t0ken")
+                  .POST(java.net.http.HttpRequest.BodyPublishers.noBody())
+                  .build(),
+              java.net.http.HttpResponse.BodyHandlers.ofString());
+      assertThat(response.statusCode()).as(response.body()).isEqualTo(200);
+      String fresh = JSON.readTree(response.body()).path("newRunId").asText();
+      var run = journal.run(new dev.flows.kernel.journal.RunId(fresh)).orElseThrow();
+      assertThat(run.rerunOf().orElseThrow().value()).isEqualTo(old);
+      assertThat(run.admissionKey()).startsWith("flow:uiagain:ui-rerun:ui:127.0.0.1:");
+      assertThat(run.spec().path("steps").path(0).path("input").path("who").asText())
+          .isEqualTo("bo");
+    }
+  }
+
+  @Test
   void rerunStartsTheSameInputUnderTheFixedSourceAsANewRunLinkedToTheOld() throws Exception {
     String broken =
         "    String who = f.step(\"who\", () -> input.path(\"who\").asText()).asText();\n"

@@ -1,0 +1,110 @@
+package dev.flows.ops;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.flows.journalstore.JournalStoreConfig;
+import dev.flows.journalstore.PostgresJournal;
+import dev.flows.journalstore.testing.TestDatabase;
+import dev.flows.kernel.journal.RunId;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The web console in a real browser: Playwright ({@code ops/ui-test}, npm {@code playwright-core})
+ * drives Debian's {@code chromium} through the list, a filter, a run's detail and an action with
+ * and without the token ({@code ops/ui-test/console.spec.mjs}), and writes the screenshot of the
+ * detail page ({@code ops/ui-test/run-detail.png}). CI installs chromium and playwright-core
+ * ({@code .ci/run}); without them this test fails saying what is missing.
+ */
+class ConsoleBrowserTest {
+  private static final Path UI_TEST = Path.of("ui-test").toAbsolutePath();
+  private static final Path CHROMIUM =
+      Path.of(Optional.ofNullable(System.getenv("FLOWS_CHROMIUM")).orElse("/usr/bin/chromium"));
+  private static final String TOKEN = "browser-test-token";
+
+  @Test
+  void theConsoleWorksInChromiumListFilterDetailAndActionsWithAndWithoutTheToken()
+      throws Exception {
+    Optional<Path> node = onPath("node");
+    assertThat(node)
+        .as("node is not installed: .ci/run installs it (apt-get install nodejs npm)")
+        .isPresent();
+    assertThat(Files.isExecutable(CHROMIUM))
+        .as(CHROMIUM + " is missing: .ci/run installs it (apt-get install chromium)")
+        .isTrue();
+    assertThat(UI_TEST.resolve("node_modules/playwright-core/package.json"))
+        .as(
+            "playwright-core is not installed in ops/ui-test: .ci/run installs it (npm ci"
+                + " --prefix ops/ui-test)")
+        .exists();
+
+    TestDatabase.Fresh db = TestDatabase.fresh("console_browser");
+    try (PostgresJournal journal =
+            PostgresJournal.connect(JournalStoreConfig.forUrl(db.jdbcUrl()).withPoolSize(4));
+        Console console =
+            Console.start(
+                journal, db.dataSource(), Console.Settings.localhost(0, Optional.of(TOKEN)))) {
+      ConsoleWorkload work = new ConsoleWorkload(journal);
+      RunId failed = work.failed("browser-failed", "disk_full");
+      RunId detail = work.mcpCall("browser-mcp");
+      RunId running = work.running("browser-running");
+      ObjectNode runs = JsonNodeFactory.instance.objectNode();
+      runs.put("failed", failed.value())
+          .put("detail", detail.value())
+          .put("running", running.value())
+          .put("flow", "browser-running");
+      Path screenshot = UI_TEST.resolve("run-detail.png");
+      Path log = Files.createTempFile("console-spec", ".log");
+      Process p =
+          new ProcessBuilder(
+                  List.of(
+                      node.get().toString(),
+                      UI_TEST.resolve("console.spec.mjs").toString(),
+                      console.uri().toString(),
+                      TOKEN,
+                      runs.toString(),
+                      screenshot.toString()))
+              .directory(UI_TEST.toFile())
+              .redirectErrorStream(true)
+              .redirectOutput(log.toFile())
+              .start();
+      boolean ended = p.waitFor(180, TimeUnit.SECONDS);
+      if (!ended) {
+        p.destroyForcibly().waitFor();
+      }
+      String out = Files.readString(log, StandardCharsets.UTF_8);
+      Files.deleteIfExists(log);
+      assertThat(ended).as("console.spec.mjs did not end within 180 s:\n" + out).isTrue();
+      assertThat(p.exitValue()).as(out).isZero();
+      assertThat(out)
+          .contains("ok the run list shows the runs newest first")
+          .contains("ok a filter submitted from the form narrows the list")
+          .contains("ok a run's detail shows input, steps, effects and the journal")
+          .contains("ok an action without the token is refused")
+          .contains("ok an action with the token is done")
+          .contains("ok the list updates itself while open")
+          .contains("console.spec: all checks passed")
+          .doesNotContain("FAIL");
+      assertThat(screenshot).exists();
+      assertThat(Files.size(screenshot)).isGreaterThan(10_000);
+    }
+  }
+
+  private static Optional<Path> onPath(String program) throws IOException {
+    for (String dir : System.getenv().getOrDefault("PATH", "").split(":")) {
+      Path p = Path.of(dir.isEmpty() ? "." : dir, program);
+      if (Files.isExecutable(p)) {
+        return Optional.of(p);
+      }
+    }
+    return Optional.empty();
+  }
+}
