@@ -65,8 +65,8 @@ class ExampleFlowsEngineTest {
   }
 
   /**
-   * The shipped flows.json in {@code dir}, payments at {@code paymentsEndpoint}, the example servers
-   * pinned to {@code protocol} when given.
+   * The shipped flows.json in {@code dir}, payments at {@code paymentsEndpoint}, the example
+   * servers pinned to {@code protocol} when given.
    */
   static Path flowsJson(Path dir, java.net.URI paymentsEndpoint, Optional<String> protocol)
       throws Exception {
