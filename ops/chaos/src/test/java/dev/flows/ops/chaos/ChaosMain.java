@@ -38,11 +38,11 @@ import java.util.concurrent.atomic.AtomicLong;
 import org.postgresql.ds.PGSimpleDataSource;
 
 /**
- * {@code ops/chaos/run}: a steady mixed load of flows ({@code f.step} and {@code f.mcp} calls to an
- * idempotency-aware server and to one without idempotency keys) on several worker JVMs over a
- * Postgres of its own, while N random faults are injected; then the invariants of {@link
- * ChaosChecks}. Loopback only; every loop is bounded. Exit status: 0 with no violation, 1 with
- * violations, 2 when the harness itself could not run.
+ * {@code ops/chaos/run}: a steady mixed load of flows ({@code f.step}, {@code f.mcp} calls and a
+ * fan-out of three {@code callAsync} calls to an idempotency-aware server and to one without
+ * idempotency keys) on several worker JVMs over a Postgres of its own, while N random faults are
+ * injected; then the invariants of {@link ChaosChecks}. Loopback only; every loop is bounded. Exit
+ * status: 0 with no violation, 1 with violations, 2 when the harness itself could not run.
  */
 public final class ChaosMain {
   /** How long a body waits on a call in memory before it suspends, in the chaos workers. */
@@ -84,7 +84,12 @@ public final class ChaosMain {
             final long k = n + i;
             sum += f.step("s" + i, () -> k * 2).asLong();
           }
-          String b = f.mcp("SERVER").tool("ledger").call(Map.of("call", 2)).text();
+          // A fan-out: three calls in flight at once, each with its own key and receipt.
+          Pending<McpResult> b1 = f.mcp("SERVER").tool("ledger").callAsync(Map.of("call", 2));
+          Pending<McpResult> b2 = f.mcp("SERVER").tool("ledger").callAsync(Map.of("call", 3));
+          Pending<McpResult> b3 = f.mcp("SERVER").tool("ledger").callAsync(Map.of("call", 4));
+          f.all(b1, b2, b3);
+          String b = b1.get().text() + "," + b2.get().text() + "," + b3.get().text();
           return JsonNodeFactory.instance
               .objectNode()
               .put("sum", sum)
