@@ -3,7 +3,6 @@ package dev.flows.sdk.runtime;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.flows.kernel.ErrorCode;
 import dev.flows.kernel.FlowsException;
 import dev.flows.kernel.RunAdmissionConflictException;
@@ -19,6 +18,7 @@ import dev.flows.kernel.journal.StepSnapshot;
 import dev.flows.kernel.json.Jackson;
 import dev.flows.kernel.spec.RunSpec;
 import dev.flows.kernel.spec.RunSpecJson;
+import dev.flows.sdk.CallPolicy;
 import dev.flows.sdk.ChildFailedException;
 import dev.flows.sdk.Ctx;
 import dev.flows.sdk.FlowHeader;
@@ -69,6 +69,7 @@ final class DurableCtx implements Ctx {
   private final BodyMemos memos;
   private final Waits waits;
   private final Deterministic deterministic;
+  private final StepCalls steps;
 
   /** Children this attempt saw end: the end of the body need not look at them again. */
   private final Set<RunId> settled = new HashSet<>();
@@ -103,6 +104,15 @@ final class DurableCtx implements Ctx {
     this.waits =
         new Waits(journal, attempt.lease(), memos, clock, this::nextPosition, this::suspend);
     this.deterministic = new Deterministic(memos, clock, this::nextPosition);
+    this.steps =
+        new StepCalls(
+            memos,
+            header.name(),
+            runId().value(),
+            clock,
+            config.suspendAfter(),
+            this::nextPosition,
+            this::suspend);
   }
 
   private int nextPosition() {
@@ -135,10 +145,10 @@ final class DurableCtx implements Ctx {
           "flow " + header.name(),
           "add \"" + server + "\" to the header's tools.mcp (and to flows.json)");
     }
-    return tool -> args -> callMcp(server, tool, args);
+    return tool -> new PolicyHandles.Tool(server, tool, CallPolicy.DEFAULT, this::callMcp);
   }
 
-  private McpResult callMcp(String server, String tool, Object args) {
+  private McpResult callMcp(String server, String tool, Object args, CallPolicy policy) {
     if (!inventory.hasTool(server, tool)) {
       throw new FlowsException(
           ErrorCode.MCP_UNKNOWN_TOOL,
@@ -168,6 +178,7 @@ final class DurableCtx implements Ctx {
             argsJson,
             inventory.connection(server).orElseThrow(),
             inventory.mayReperform(server, tool),
+            policy,
             config);
     String call = "f.mcp(\"" + server + "\").tool(\"" + tool + "\")";
     return new McpResult(child(spec, call, Optional.of(Lowering.mcpSurface(server, tool))));
@@ -175,29 +186,17 @@ final class DurableCtx implements Ctx {
 
   @Override
   public JsonNode step(String name, StepBody<?> body) {
-    int pos = nextPosition();
-    Optional<JsonNode> journaled = memos.step(pos, name, "f.step(\"" + name + "\")");
-    if (journaled.isPresent()) {
-      return journaled.get().path("value");
-    }
-    Object value;
-    try {
-      value = body.get();
-    } catch (RuntimeException ex) {
-      throw ex;
-    } catch (Exception ex) {
-      throw new FlowsException(
-          ErrorCode.FLOW_FAILED,
-          "f.step(\"" + name + "\") threw " + ex,
-          "flow " + header.name(),
-          "handle the exception in the step body",
-          false,
-          ex);
-    }
-    JsonNode v = MAPPER.valueToTree(value);
-    ObjectNode memo = JSON.objectNode().put("name", name);
-    memo.set("value", v == null ? JSON.nullNode() : v);
-    return memos.keep(pos, memo).path("value");
+    return steps.run(name, CallPolicy.DEFAULT, body);
+  }
+
+  @Override
+  public <T> T step(String name, Class<T> type, StepBody<T> body) {
+    return steps.run(name, CallPolicy.DEFAULT, type, body);
+  }
+
+  @Override
+  public StepCall step(String name) {
+    return new PolicyHandles.Step(name, CallPolicy.DEFAULT, steps);
   }
 
   @Override
@@ -243,28 +242,28 @@ final class DurableCtx implements Ctx {
   }
 
   @Override
-  public <T> T step(String name, Class<T> type, StepBody<T> body) {
-    JsonNode v = step(name, (StepBody<?>) body);
-    try {
-      return MAPPER.treeToValue(v, type);
-    } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
-      throw new FlowsException(
-          ErrorCode.FLOW_FAILED,
-          "journaled value of f.step(\"" + name + "\") does not convert to " + type.getName(),
-          "flow " + header.name(),
-          "keep the step's type stable across versions");
-    }
+  public JsonNode run(String... argv) {
+    return command(argv).call();
   }
 
   @Override
-  public JsonNode run(String... argv) {
-    if (argv.length == 0) {
+  public Command command(String... argv) {
+    return new PolicyHandles.Command(List.of(argv), false, CallPolicy.DEFAULT, this::command);
+  }
+
+  @Override
+  public Command shell(String command) {
+    return new PolicyHandles.Command(List.of(command), true, CallPolicy.DEFAULT, this::command);
+  }
+
+  private JsonNode command(List<String> argv, boolean shell, CallPolicy policy) {
+    if (argv.isEmpty()) {
       throw new FlowsException(
           ErrorCode.INVALID_INPUT, "f.run needs a command", header.name(), "pass argv");
     }
     return child(
-        Lowering.command(header.name(), List.of(argv), false, commandDir(), config),
-        ChildReports.commandCall(List.of(argv), false),
+        Lowering.command(header.name(), argv, shell, commandDir(), policy, config),
+        ChildReports.commandCall(argv, shell),
         Optional.empty());
   }
 
@@ -277,10 +276,7 @@ final class DurableCtx implements Ctx {
 
   @Override
   public JsonNode sh(String command) {
-    return child(
-        Lowering.command(header.name(), List.of(command), true, commandDir(), config),
-        ChildReports.commandCall(List.of(command), true),
-        Optional.empty());
+    return shell(command).call();
   }
 
   /**
