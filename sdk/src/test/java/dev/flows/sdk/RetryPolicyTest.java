@@ -11,7 +11,8 @@ import org.junit.jupiter.api.Test;
 class RetryPolicyTest {
   @Test
   void aPolicyBacksOffExponentiallyUpToItsCap() {
-    RetryPolicy p = RetryPolicy.attempts(5).backoff(Duration.ofMillis(100), 3.0, Duration.ofMillis(500));
+    RetryPolicy p =
+        RetryPolicy.attempts(5).backoff(Duration.ofMillis(100), 3.0, Duration.ofMillis(500));
 
     assertThat(p.backoffAfter(1)).isEqualTo(Duration.ofMillis(100));
     assertThat(p.backoffAfter(2)).isEqualTo(Duration.ofMillis(300));
@@ -20,7 +21,10 @@ class RetryPolicyTest {
 
   @Test
   void doNotRetryMatchesErrorCodesAndExceptionClassesWithTheirSubclasses() {
-    RetryPolicy p = RetryPolicy.attempts(3).doNotRetry("mcp_tool_error").doNotRetry(IllegalArgumentException.class);
+    RetryPolicy p =
+        RetryPolicy.attempts(3)
+            .doNotRetry("mcp_tool_error")
+            .doNotRetry(IllegalArgumentException.class);
 
     assertThat(p.retries("mcp_tool_error", null)).isFalse();
     assertThat(p.retries("", new NumberFormatException("x"))).isFalse();
@@ -34,10 +38,13 @@ class RetryPolicyTest {
         .isInstanceOfSatisfying(
             FlowsException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.INVALID_INPUT))
         .hasMessageContaining("at least 1 attempt");
-    assertThatThrownBy(() -> RetryPolicy.attempts(2).backoff(Duration.ofSeconds(2), 2.0, Duration.ofSeconds(1)))
+    assertThatThrownBy(
+            () ->
+                RetryPolicy.attempts(2).backoff(Duration.ofSeconds(2), 2.0, Duration.ofSeconds(1)))
         .isInstanceOf(FlowsException.class)
         .hasMessageContaining("max backoff");
-    assertThatThrownBy(() -> RetryPolicy.attempts(2).backoff(Duration.ofMillis(1), 0.5, Duration.ofSeconds(1)))
+    assertThatThrownBy(
+            () -> RetryPolicy.attempts(2).backoff(Duration.ofMillis(1), 0.5, Duration.ofSeconds(1)))
         .isInstanceOf(FlowsException.class)
         .hasMessageContaining("multiplier");
     assertThatThrownBy(() -> CallPolicy.DEFAULT.withTimeout(Duration.ZERO))

@@ -7,12 +7,12 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * How a call is retried: at most {@code maxAttempts} attempts, waiting {@code initialBackoff}
- * after the first failure and {@code multiplier} times longer after each next one, never more than
- * {@code maxBackoff}; a failure named in {@code notRetried} (an error code such as {@code
- * mcp_tool_error} or {@code timeout}, or an exception class name, matched against the class and
- * its supertypes) is not retried. Written {@code RetryPolicy.attempts(3).backoff(Duration.ofMillis
- * (200), 2.0, Duration.ofSeconds(5)).doNotRetry(IllegalArgumentException.class)}.
+ * How a call is retried: at most {@code maxAttempts} attempts, waiting {@code initialBackoff} after
+ * the first failure and {@code multiplier} times longer after each next one, never more than {@code
+ * maxBackoff}; a failure named in {@code notRetried} (an error code such as {@code mcp_tool_error}
+ * or {@code timeout}, or an exception class name, matched against the class and its supertypes) is
+ * not retried. Written {@code RetryPolicy.attempts(3).backoff(Duration.ofMillis (200), 2.0,
+ * Duration.ofSeconds(5)).doNotRetry(IllegalArgumentException.class)}.
  *
  * @throws FlowsException {@code invalid_input} for fewer than one attempt, a negative backoff, a
  *     multiplier below 1, a {@code maxBackoff} below {@code initialBackoff} or a blank name
@@ -35,11 +35,16 @@ public record RetryPolicy(
       throw invalid("the initial backoff must be zero or more, got " + initialBackoff);
     }
     if (!(multiplier >= 1.0) || Double.isInfinite(multiplier)) {
-      throw invalid("the backoff multiplier must be a finite number of at least 1, got " + multiplier);
+      throw invalid(
+          "the backoff multiplier must be a finite number of at least 1, got " + multiplier);
     }
     if (maxBackoff == null || maxBackoff.compareTo(initialBackoff) < 0) {
       throw invalid(
-          "the max backoff (" + maxBackoff + ") is less than the initial one (" + initialBackoff + ")");
+          "the max backoff ("
+              + maxBackoff
+              + ") is less than the initial one ("
+              + initialBackoff
+              + ")");
     }
     notRetried = List.copyOf(notRetried);
     for (String n : notRetried) {
@@ -51,7 +56,8 @@ public record RetryPolicy(
 
   /** {@code n} attempts with the default backoff (100 ms, doubling, at most 60 s). */
   public static RetryPolicy attempts(int n) {
-    return new RetryPolicy(n, DEFAULT_INITIAL_BACKOFF, DEFAULT_MULTIPLIER, DEFAULT_MAX_BACKOFF, List.of());
+    return new RetryPolicy(
+        n, DEFAULT_INITIAL_BACKOFF, DEFAULT_MULTIPLIER, DEFAULT_MAX_BACKOFF, List.of());
   }
 
   /** One attempt: a failure is final. */
@@ -77,7 +83,9 @@ public record RetryPolicy(
     return doNotRetry(java.util.Arrays.stream(types).map(Class::getName).toArray(String[]::new));
   }
 
-  /** Whether a failure with error code {@code code} (may be empty) and cause {@code t} is retried. */
+  /**
+   * Whether a failure with error code {@code code} (may be empty) and cause {@code t} is retried.
+   */
   public boolean retries(String code, Throwable t) {
     if (notRetried.contains(code)) {
       return false;

@@ -20,8 +20,8 @@ import java.util.TreeMap;
  * The memos of a body: what each position that is not a child call journaled, as a confirmed effect
  * of the root step at {@code /memo/<pos>} (and, for a signal wait, its outcome at {@code
  * /memo/<pos>/outcome}; for each failed attempt of a step with a policy, at {@code
- * /memo/<pos>/attempt/<n>}). A step's memo is {@code {"name","value"}}; every other verb's names it in
- * {@code "verb"} ({@code f.sleep}, {@code f.awaitSignal}, {@code f.now}, ...), so a replay that
+ * /memo/<pos>/attempt/<n>}). A step's memo is {@code {"name","value"}}; every other verb's names it
+ * in {@code "verb"} ({@code f.sleep}, {@code f.awaitSignal}, {@code f.now}, ...), so a replay that
  * makes another call at a position is told so.
  */
 final class BodyMemos {

@@ -2,6 +2,8 @@ package dev.flows.sdk.runtime;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import dev.flows.kernel.ErrorCode;
+import dev.flows.kernel.FlowsException;
 import dev.flows.kernel.instruction.FlowBodyInstruction;
 import dev.flows.kernel.instruction.McpCallInstruction;
 import dev.flows.kernel.journal.RunId;
@@ -11,8 +13,6 @@ import dev.flows.kernel.spec.RetryPolicy;
 import dev.flows.kernel.spec.RunSpec;
 import dev.flows.kernel.spec.StepBody;
 import dev.flows.kernel.spec.StepSpec;
-import dev.flows.kernel.ErrorCode;
-import dev.flows.kernel.FlowsException;
 import dev.flows.sdk.CallPolicy;
 import dev.flows.sdk.FlowHeader;
 import java.util.List;
@@ -113,7 +113,10 @@ public final class Lowering {
             CALL_STEP,
             List.of(),
             args,
-            policy.retry().map(dev.flows.sdk.RetryPolicy::maxAttempts).orElse(config.mcpMaxIterations()),
+            policy
+                .retry()
+                .map(dev.flows.sdk.RetryPolicy::maxAttempts)
+                .orElse(config.mcpMaxIterations()),
             policy.retry().map(Lowering::backoff).orElse(RetryPolicy.defaults()),
             OptionalLong.empty(),
             timeoutMs(policy),
@@ -180,7 +183,10 @@ public final class Lowering {
   }
 
   private static OptionalLong timeoutMs(CallPolicy policy) {
-    return policy.timeout().map(d -> OptionalLong.of(Math.max(1, d.toMillis()))).orElse(OptionalLong.empty());
+    return policy
+        .timeout()
+        .map(d -> OptionalLong.of(Math.max(1, d.toMillis())))
+        .orElse(OptionalLong.empty());
   }
 
   /** A child's id: derived from the root and the call's position, so a replay finds it. */

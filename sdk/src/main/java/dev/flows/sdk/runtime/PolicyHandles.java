@@ -10,9 +10,9 @@ import java.time.Duration;
 import java.util.List;
 
 /**
- * The call handles of {@code f.mcp(s).tool(t)}, {@code f.step(name)} and {@code f.command} /
- * {@code f.shell}: each carries its {@link CallPolicy}, and each policy method answers a new handle,
- * so a handle kept in a field can be reused with different policies.
+ * The call handles of {@code f.mcp(s).tool(t)}, {@code f.step(name)} and {@code f.command} / {@code
+ * f.shell}: each carries its {@link CallPolicy}, and each policy method answers a new handle, so a
+ * handle kept in a field can be reused with different policies.
  */
 final class PolicyHandles {
   private PolicyHandles() {}

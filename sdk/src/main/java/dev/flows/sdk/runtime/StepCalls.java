@@ -202,7 +202,8 @@ final class StepCalls implements PolicyHandles.StepRunner {
     }
     if (left.compareTo(inMemory) > 0) {
       throw suspend.apply(
-          new SuspendSignal(StepOutcome.Suspended.timer(left), "a retry of " + call + " due " + at));
+          new SuspendSignal(
+              StepOutcome.Suspended.timer(left), "a retry of " + call + " due " + at));
     }
     try {
       Thread.sleep(left);
@@ -216,8 +217,7 @@ final class StepCalls implements PolicyHandles.StepRunner {
    * The failure a step ends with: {@code retries_exhausted} once a policy of several attempts ran
    * out, else the failure itself ({@code cause}, or as journaled in {@code last} on replay).
    */
-  private FlowsException finalFailure(
-      String name, RetryPolicy p, JsonNode last, Exception cause) {
+  private FlowsException finalFailure(String name, RetryPolicy p, JsonNode last, Exception cause) {
     int attempts = last.path("attempt").asInt();
     JsonNode error = last.path("error");
     String what =

@@ -80,8 +80,7 @@ class CallPoliciesTest {
   void aTimedOutMcpCallIsCancelledOnTheWireAndFailsTimeout(@TempDir Path dir) throws Exception {
     Path log = dir.resolve("stdin.log");
     JsonNode s =
-        McpServerConfigJson.write(
-            Jvm.stdioServer("tools", List.of(), Map.of(), "--log=" + log));
+        McpServerConfigJson.write(Jvm.stdioServer("tools", List.of(), Map.of(), "--log=" + log));
     Files.writeString(
         dir.resolve("flows.json"),
         "{\"mcp\": {\"tools\": {\"command\": "
@@ -89,33 +88,79 @@ class CallPoliciesTest {
             + ", \"args\": "
             + s.path("args")
             + "}}}");
-    Files.writeString(dir.resolve("slow.flow.java"), SLOW);
+    RunSnapshot done = runToEnd(dir, "slow.flow.java", SLOW);
+    RunId root = done.runId();
+
+    assertThat(done.status()).isEqualTo(RunStatus.SUCCEEDED);
+    assertThat(done.steps().getFirst().output().orElseThrow().path("code").asText())
+        .isEqualTo("timeout");
+    RunSnapshot call = journal.run(journal.children(root).getFirst()).orElseThrow();
+    assertThat(call.status()).isEqualTo(RunStatus.FAILED);
+    assertThat(call.steps().getFirst().attempts()).as("a timeout is final by default").isEqualTo(1);
+    assertThat(call.spec().at("/steps/0/timeoutMs").asLong()).isEqualTo(800);
+    // The server read the cancellation of the very request it was sent.
+    long until = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+    while (cancels(log).isEmpty() && System.nanoTime() < until) {
+      Thread.sleep(50);
+    }
+    JsonNode sent =
+        lines(log).stream()
+            .filter(l -> l.path("method").asText().equals("tools/call"))
+            .findFirst()
+            .orElseThrow();
+    assertThat(cancels(log)).hasSize(1);
+    assertThat(cancels(log).getFirst().at("/params/requestId")).isEqualTo(sent.path("id"));
+  }
+
+  static final String SHELL =
+      """
+      import com.fasterxml.jackson.databind.JsonNode;
+      import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+      import dev.flows.sdk.*;
+      import java.time.Duration;
+
+      public class Shell implements Flow {
+        public FlowHeader header() {
+          return FlowHeader.named("shell").version("1").build();
+        }
+
+        public JsonNode run(Ctx f, JsonNode input) {
+          try {
+            f.shell("sleep 30").timeout(Duration.ofMillis(500)).retry(RetryPolicy.attempts(2)
+                .backoff(Duration.ofMillis(50), 1.0, Duration.ofMillis(50))).call();
+            return JsonNodeFactory.instance.objectNode().put("code", "none");
+          } catch (ChildFailedException e) {
+            return JsonNodeFactory.instance.objectNode().put("code", e.code().wire());
+          }
+        }
+      }
+      """;
+
+  @Test
+  void aCommandsPolicyBoundsEachAttemptAndItsAttemptsAndTheCallFailsTimeout(@TempDir Path dir)
+      throws Exception {
+    RunSnapshot done = runToEnd(dir, "shell.flow.java", SHELL);
+    RunId root = done.runId();
+
+    assertThat(done.steps().getFirst().output().orElseThrow().path("code").asText())
+        .isEqualTo("timeout");
+    RunSnapshot command = journal.run(journal.children(root).getFirst()).orElseThrow();
+    assertThat(command.steps().getFirst().attempts()).isEqualTo(2);
+    assertThat(command.spec().at("/steps/0/timeoutMs").asLong()).isEqualTo(500);
+  }
+
+  /** Runs the flow {@code source} (file {@code file} in {@code dir}) on an in-process engine. */
+  private static RunSnapshot runToEnd(Path dir, String file, String source) throws Exception {
+    Files.writeString(dir.resolve(file), source);
+    if (!Files.exists(dir.resolve("flows.json"))) {
+      Files.writeString(dir.resolve("flows.json"), "{\"mcp\": {}}");
+    }
     try (FlowsEngine engine = EngineEndToEndTest.engine(journal, SdkConfig.DEFAULTS)) {
-      LoadedFlow flow = LoadedFlow.load(dir.resolve("slow.flow.java").toString(), dir);
+      LoadedFlow flow = LoadedFlow.load(dir.resolve(file).toString(), dir);
       RunId root =
           engine.start(flow, JsonNodeFactory.instance.objectNode(), Optional.empty()).runId();
       engine.startWorker();
-      RunSnapshot done = EngineEndToEndTest.awaitTerminal(journal, root);
-
-      assertThat(done.status()).isEqualTo(RunStatus.SUCCEEDED);
-      assertThat(done.steps().getFirst().output().orElseThrow().path("code").asText())
-          .isEqualTo("timeout");
-      RunSnapshot call = journal.run(journal.children(root).getFirst()).orElseThrow();
-      assertThat(call.status()).isEqualTo(RunStatus.FAILED);
-      assertThat(call.steps().getFirst().attempts()).as("a timeout is final by default").isEqualTo(1);
-      assertThat(call.spec().at("/steps/0/timeoutMs").asLong()).isEqualTo(800);
-      // The server read the cancellation of the very request it was sent.
-      long until = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-      while (cancels(log).isEmpty() && System.nanoTime() < until) {
-        Thread.sleep(50);
-      }
-      JsonNode sent =
-          lines(log).stream()
-              .filter(l -> l.path("method").asText().equals("tools/call"))
-              .findFirst()
-              .orElseThrow();
-      assertThat(cancels(log)).hasSize(1);
-      assertThat(cancels(log).getFirst().at("/params/requestId")).isEqualTo(sent.path("id"));
+      return EngineEndToEndTest.awaitTerminal(journal, root);
     }
   }
 
@@ -190,48 +235,41 @@ class CallPoliciesTest {
   @Test
   void aStepRetriesWithBackoffThenFailsRetriesExhaustedAndADoNotRetryFailureIsNotRetried(
       @TempDir Path dir) throws Exception {
-    Files.writeString(dir.resolve("flaky.flow.java"), FLAKY);
-    Files.writeString(dir.resolve("flows.json"), "{\"mcp\": {}}");
-    try (FlowsEngine engine = EngineEndToEndTest.engine(journal, SdkConfig.DEFAULTS)) {
-      LoadedFlow flow = LoadedFlow.load(dir.resolve("flaky.flow.java").toString(), dir);
-      RunId root =
-          engine.start(flow, JsonNodeFactory.instance.objectNode(), Optional.empty()).runId();
-      engine.startWorker();
-      RunSnapshot done = EngineEndToEndTest.awaitTerminal(journal, root);
+    RunSnapshot done = runToEnd(dir, "flaky.flow.java", FLAKY);
+    RunId root = done.runId();
 
-      assertThat(done.status()).isEqualTo(RunStatus.SUCCEEDED);
-      JsonNode out = done.steps().getFirst().output().orElseThrow();
-      assertThat(out.path("down").asText()).isEqualTo("retries_exhausted");
-      assertThat(out.path("downMessage").asText()).contains("3 attempts", "still down");
-      assertThat(out.path("refused").asText()).isEqualTo("bad request");
-      assertThat(out.path("slow").asText()).isEqualTo("timeout");
-      assertThat(out.path("third").asInt()).isEqualTo(3);
+    assertThat(done.status()).isEqualTo(RunStatus.SUCCEEDED);
+    JsonNode out = done.steps().getFirst().output().orElseThrow();
+    assertThat(out.path("down").asText()).isEqualTo("retries_exhausted");
+    assertThat(out.path("downMessage").asText()).contains("3 attempts", "still down");
+    assertThat(out.path("refused").asText()).isEqualTo("bad request");
+    assertThat(out.path("slow").asText()).isEqualTo("timeout");
+    assertThat(out.path("third").asInt()).isEqualTo(3);
 
-      List<JsonNode> down = attempts(root, 1);
-      assertThat(down).hasSize(3);
-      long[] nominal = {300, 600};
-      for (int i = 0; i < 2; i++) {
-        Instant at = Instant.parse(down.get(i).path("at").asText());
-        Instant retryAt = Instant.parse(down.get(i).path("retryAt").asText());
-        Instant next = Instant.parse(down.get(i + 1).path("at").asText());
-        // The journaled backoff is the policy's, within the kernel's 20% jitter, and waited.
-        assertThat(Duration.between(at, retryAt).toMillis())
-            .isBetween((long) (nominal[i] * 0.8), (long) (nominal[i] * 1.2));
-        assertThat(next).isAfterOrEqualTo(retryAt);
-      }
-      assertThat(down.getLast().has("retryAt")).isFalse();
-      assertThat(down.getFirst().at("/policy/retry/maxAttempts").asInt()).isEqualTo(3);
-      assertThat(down.getFirst().at("/error/exception").asText())
-          .isEqualTo("java.lang.IllegalStateException");
-      List<JsonNode> refused = attempts(root, 2);
-      assertThat(refused).as("a doNotRetry failure is not retried").hasSize(1);
-      assertThat(refused.getFirst().has("retryAt")).isFalse();
-      assertThat(attempts(root, 3).getFirst().at("/error/code").asText()).isEqualTo("timeout");
-      JsonNode third = memo(root, "/memo/4");
-      assertThat(third.path("attempts").asInt()).isEqualTo(3);
-      assertThat(third.at("/policy/retry/maxAttempts").asInt()).isEqualTo(3);
-      assertThat(attempts(root, 4)).hasSize(2);
+    List<JsonNode> down = attempts(root, 1);
+    assertThat(down).hasSize(3);
+    long[] nominal = {300, 600};
+    for (int i = 0; i < 2; i++) {
+      Instant at = Instant.parse(down.get(i).path("at").asText());
+      Instant retryAt = Instant.parse(down.get(i).path("retryAt").asText());
+      Instant next = Instant.parse(down.get(i + 1).path("at").asText());
+      // The journaled backoff is the policy's, within the kernel's 20% jitter, and waited.
+      assertThat(Duration.between(at, retryAt).toMillis())
+          .isBetween((long) (nominal[i] * 0.8), (long) (nominal[i] * 1.2));
+      assertThat(next).isAfterOrEqualTo(retryAt);
     }
+    assertThat(down.getLast().has("retryAt")).isFalse();
+    assertThat(down.getFirst().at("/policy/retry/maxAttempts").asInt()).isEqualTo(3);
+    assertThat(down.getFirst().at("/error/exception").asText())
+        .isEqualTo("java.lang.IllegalStateException");
+    List<JsonNode> refused = attempts(root, 2);
+    assertThat(refused).as("a doNotRetry failure is not retried").hasSize(1);
+    assertThat(refused.getFirst().has("retryAt")).isFalse();
+    assertThat(attempts(root, 3).getFirst().at("/error/code").asText()).isEqualTo("timeout");
+    JsonNode third = memo(root, "/memo/4");
+    assertThat(third.path("attempts").asInt()).isEqualTo(3);
+    assertThat(third.at("/policy/retry/maxAttempts").asInt()).isEqualTo(3);
+    assertThat(attempts(root, 4)).hasSize(2);
   }
 
   private static List<JsonNode> attempts(RunId root, int pos) {
@@ -274,7 +312,9 @@ class CallPoliciesTest {
       }
       """;
 
-  /** Admits the flow, runs it on a worker that dies once the tool answered, then on a healthy one. */
+  /**
+   * Admits the flow, runs it on a worker that dies once the tool answered, then on a healthy one.
+   */
   private static RunSnapshot crashAfterTheCallThenRecover(
       Path dir, String server, boolean idempotencyKeys, String decision, Path ledger)
       throws Exception {
@@ -342,9 +382,8 @@ class CallPoliciesTest {
     assertThat(calls.get(1)).as("with the same key").isEqualTo(calls.get(0));
     assertThat(Files.readAllLines(ledger)).containsExactly(calls.get(0));
     RunId child = journal.children(done.runId()).getFirst();
-    String key =
-        journal.run(child).orElseThrow().steps().getFirst().output().orElseThrow()
-            .path("idempotencyKey").asText();
+    // The key the server saw is the one every attempt elected.
+    String key = calls.get(0);
     // Every later attempt took the dead one's election over, keeping its key.
     List<JournalEntry.EffectRecorded> elections =
         journal.entries(child).stream()
@@ -354,6 +393,7 @@ class CallPoliciesTest {
             .toList();
     assertThat(elections).hasSizeGreaterThan(1);
     assertThat(elections).allSatisfy(e -> assertThat(e.idempotencyKey()).isEqualTo(key));
-    assertThat(elections.subList(1, elections.size())).allMatch(JournalEntry.EffectRecorded::takenOver);
+    assertThat(elections.subList(1, elections.size()))
+        .allMatch(JournalEntry.EffectRecorded::takenOver);
   }
 }

@@ -151,7 +151,9 @@ class LoweredInstructionsTest {
     assertThat(step.maxIterations()).isEqualTo(7);
     assertThat(step.timeoutMs()).hasValue(5_000);
     assertThat(
-            Lowering.command("ops", List.of("make"), true, CONFIG).steps().getFirst()
+            Lowering.command("ops", List.of("make"), true, CONFIG)
+                .steps()
+                .getFirst()
                 .maxIterations())
         .as("f.sh keeps its default attempts")
         .isEqualTo(SdkConfig.DEFAULT_COMMAND_MAX_ITERATIONS);

@@ -230,8 +230,7 @@ public final class McpToolExecutor implements AgentInstructionExecutor {
         throw new CallCancelled();
       }
       if (x instanceof McpException m) {
-        return failed(
-            in, key, m.diagnostic().wire(), retried(m.diagnostic()), m.getMessage());
+        return failed(in, key, m.diagnostic().wire(), retried(m.diagnostic()), m.getMessage());
       }
       if (x instanceof TimeoutException && ownTimeoutMs.isPresent()) {
         return failed(

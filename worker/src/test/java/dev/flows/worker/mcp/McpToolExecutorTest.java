@@ -252,7 +252,8 @@ class McpToolExecutorTest {
 
   @Test
   void onUnknownOutcomeParkParksACallTheAnnotationsWouldSendAgain() throws Exception {
-    ClaimedAttempt second = takenOver("meta", true, JSON.objectNode().put("onUnknownOutcome", "park"));
+    ClaimedAttempt second =
+        takenOver("meta", true, JSON.objectNode().put("onUnknownOutcome", "park"));
     StepOutcome out = executor.execute(exec(second));
     assertThat(((StepOutcome.Parked) out).code()).isEqualTo(ErrorCode.EFFECT_OUTCOME_UNKNOWN);
     assertThat(((StepOutcome.Parked) out).trajectoryTail().path("message").asText())
@@ -270,7 +271,8 @@ class McpToolExecutorTest {
 
   @Test
   void onUnknownOutcomeFailFailsTheCallForGoodWithoutSendingIt() throws Exception {
-    ClaimedAttempt second = takenOver("meta", true, JSON.objectNode().put("onUnknownOutcome", "fail"));
+    ClaimedAttempt second =
+        takenOver("meta", true, JSON.objectNode().put("onUnknownOutcome", "fail"));
     StepOutcome.Failed f = (StepOutcome.Failed) executor.execute(exec(second));
     assertThat(f.retryable()).isFalse();
     assertThat(f.trajectoryTail().path("diagnostic").asText()).isEqualTo("effect_outcome_unknown");
