@@ -35,6 +35,8 @@ public enum ErrorCode {
   DISPATCH_TIMEOUT("dispatch_timeout", true),
   RUN_CANCELED("run_canceled", false),
   RESULT_TIMEOUT("result_timeout", true),
+  TIMEOUT("timeout", false),
+  RETRIES_EXHAUSTED("retries_exhausted", false),
   MCP_SPAWN_FAILED("spawn_failed", false),
   MCP_HANDSHAKE_TIMEOUT("handshake_timeout", true),
   MCP_HANDSHAKE_REJECTED("handshake_rejected", false),

@@ -37,6 +37,11 @@ final class RunView {
     ArrayNode steps = r.putArray("steps");
     for (StepSnapshot s : run.steps()) {
       ObjectNode o = step(s, entries);
+      for (JsonNode st : run.spec().path("steps")) {
+        if (st.path("id").asText().equals(s.stepId())) {
+          CallPolicyView.of(st).ifPresent(p -> o.set("policy", p));
+        }
+      }
       if (s.status() == StepStatus.PARKED) {
         o.put("resolveCommand", resolveTarget(journal, run, s.stepId(), depth).command());
       }
@@ -473,6 +478,9 @@ final class RunView {
       if (s.has("waitsFor")) {
         p.println(indent + "    waits for " + BodyWait.text(s.get("waitsFor")));
       }
+      if (s.has("policy")) {
+        p.println(indent + "    policy: " + CallPolicyView.text(s.get("policy")));
+      }
       for (JsonNode a : s.path("attempts")) {
         p.println(
             indent
@@ -502,6 +510,7 @@ final class RunView {
                 + " key "
                 + shortKey(e.path("idempotencyKey").asText())
                 + (e.path("confirmed").asBoolean() ? " confirmed" : " recorded, not confirmed"));
+        CallPolicyView.memoText(e.path("output")).ifPresent(m -> p.println(indent + "      " + m));
       }
       if (s.has("resolveCommand")) {
         p.println(indent + "    to resolve: " + s.get("resolveCommand").asText());

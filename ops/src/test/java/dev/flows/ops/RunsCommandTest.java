@@ -177,6 +177,49 @@ class RunsCommandTest {
   }
 
   @Test
+  void showGivesEachCallsPolicyInTextAndJson() {
+    RunId root = succeeded("policy-root");
+    dev.flows.sdk.CallPolicy policy =
+        dev.flows.sdk.CallPolicy.DEFAULT
+            .withTimeout(Duration.ofMillis(800))
+            .withRetry(dev.flows.sdk.RetryPolicy.attempts(4).doNotRetry("mcp_disconnected"))
+            .withOnUnknownOutcome(dev.flows.sdk.UnknownOutcome.PARK);
+    com.fasterxml.jackson.databind.node.ObjectNode connection =
+        JsonNodeFactory.instance.objectNode().put("transport", "http").put("url", "http://h/mcp");
+    childOf(
+        root,
+        dev.flows.sdk.runtime.Lowering.mcpCall(
+            "policy-root",
+            "tools",
+            "sleep",
+            JsonNodeFactory.instance.objectNode(),
+            connection,
+            true,
+            policy,
+            dev.flows.sdk.runtime.SdkConfig.DEFAULTS));
+    childOf(
+        root,
+        dev.flows.sdk.runtime.Lowering.command(
+            "policy-root", List.of("true"), true, dev.flows.sdk.runtime.SdkConfig.DEFAULTS));
+
+    JsonNode children = cli.run("runs", "show", root.value(), "--json").json().at("/run/children");
+
+    JsonNode call = children.get(0).at("/steps/0/policy");
+    assertThat(call.path("maxAttempts").asInt()).isEqualTo(4);
+    assertThat(call.path("timeoutMs").asLong()).isEqualTo(800);
+    assertThat(call.path("onUnknownOutcome").asText()).isEqualTo("park");
+    assertThat(call.path("onUnknownOutcomeBy").asText()).isEqualTo("call");
+    assertThat(call.path("doNotRetry").get(0).asText()).isEqualTo("mcp_disconnected");
+    JsonNode command = children.get(1).at("/steps/0/policy");
+    assertThat(command.path("maxAttempts").asInt()).as("f.sh's default").isEqualTo(3);
+    assertThat(command.has("timeoutMs")).isFalse();
+    assertThat(cli.run("runs", "show", root.value()).out())
+        .contains("policy: attempts 4, backoff 100 ms x2.0 up to 60000 ms, timeout 800 ms")
+        .contains("on unknown outcome park (the call's policy)")
+        .contains("policy: attempts 3");
+  }
+
+  @Test
   void showPrintsTheDiagnosticOfAFailedAttempt() {
     RunId run = failed("show-diag");
     JsonNode attempt =

@@ -65,20 +65,50 @@ final class DirectCtx implements Ctx {
     if (client == null) {
       throw new AssertionError("no client for declared server " + server);
     }
-    return tool ->
-        new McpTool() {
-          @Override
-          public McpResult call(Object arguments) {
-            return DirectCtx.this.call(server, client, tool, arguments);
-          }
+    return tool -> new DirectTool(server, client, tool);
+  }
 
-          /** Sent at once, in issue order: the result is there before the body waits for it. */
-          @Override
-          public Pending<McpResult> callAsync(Object arguments) {
-            McpResult r = call(arguments);
-            return () -> r;
-          }
-        };
+  /**
+   * A tool handle that sends each call once: policies are the engine's business (tested there), so
+   * the direct context accepts them and changes nothing.
+   */
+  private final class DirectTool implements McpTool {
+    private final String server;
+    private final McpSyncClient client;
+    private final String tool;
+
+    DirectTool(String server, McpSyncClient client, String tool) {
+      this.server = server;
+      this.client = client;
+      this.tool = tool;
+    }
+
+    @Override
+    public McpResult call(Object arguments) {
+      return DirectCtx.this.call(server, client, tool, arguments);
+    }
+
+    /** Sent at once, in issue order: the result is there before the body waits for it. */
+    @Override
+    public Pending<McpResult> callAsync(Object arguments) {
+      McpResult r = call(arguments);
+      return () -> r;
+    }
+
+    @Override
+    public McpTool timeout(java.time.Duration timeout) {
+      return this;
+    }
+
+    @Override
+    public McpTool retry(dev.flows.sdk.RetryPolicy policy) {
+      return this;
+    }
+
+    @Override
+    public McpTool onUnknownOutcome(dev.flows.sdk.UnknownOutcome decision) {
+      return this;
+    }
   }
 
   private McpResult call(String server, McpSyncClient client, String tool, Object arguments) {
@@ -136,6 +166,32 @@ final class DirectCtx implements Ctx {
     return JSON.convertValue(step(name, body), type);
   }
 
+  /** A step with a policy runs once here, as every step does (no journal, nothing to retry). */
+  @Override
+  public StepCall step(String name) {
+    return new StepCall() {
+      @Override
+      public StepCall retry(dev.flows.sdk.RetryPolicy policy) {
+        return this;
+      }
+
+      @Override
+      public StepCall timeout(java.time.Duration timeout) {
+        return this;
+      }
+
+      @Override
+      public JsonNode call(StepBody<?> body) {
+        return step(name, body);
+      }
+
+      @Override
+      public <T> T call(Class<T> type, StepBody<T> body) {
+        return step(name, type, body);
+      }
+    };
+  }
+
   /**
    * The example flows make no f.run / f.sh calls; this direct context checks MCP wiring only, so a
    * command here means an example changed and its test must move to the engine tests.
@@ -186,6 +242,16 @@ final class DirectCtx implements Ctx {
   @Override
   public FlowCall flow(Class<? extends dev.flows.sdk.Flow> type) {
     throw new AssertionError("an example flow started a child flow; test it through the engine");
+  }
+
+  @Override
+  public Command command(String... argv) {
+    throw new AssertionError("an example flow ran a command; test it through the engine instead");
+  }
+
+  @Override
+  public Command shell(String command) {
+    throw new AssertionError("an example flow ran a command; test it through the engine instead");
   }
 
   @Override

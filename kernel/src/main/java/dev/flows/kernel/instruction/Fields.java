@@ -70,6 +70,27 @@ final class Fields {
     return v.asBoolean();
   }
 
+  /** An optional array of strings: empty when absent. */
+  static Optional<java.util.List<String>> optionalTexts(JsonNode json, String field, String at) {
+    JsonNode v = json.get(field);
+    if (v == null) {
+      return Optional.empty();
+    }
+    java.util.List<String> out = new java.util.ArrayList<>();
+    if (v.isArray()) {
+      v.forEach(e -> out.add(e.isTextual() ? e.asText() : null));
+    }
+    if (!v.isArray() || out.contains(null)) {
+      throw missing(field, at, "an array of strings");
+    }
+    return Optional.of(java.util.List.copyOf(out));
+  }
+
+  /** A refusal of a field whose value is not one of those allowed. */
+  static FlowsException notOneOf(String field, String at, java.util.List<String> allowed) {
+    return missing(field, at, "one of " + allowed);
+  }
+
   static FlowsException unknownKind(String kind, String place) {
     return refused(place, "an origin of kind '" + kind + "' is neither 'class' nor 'source'");
   }

@@ -4,16 +4,30 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.flows.kernel.spec.StepBody;
+import java.util.Arrays;
+import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
 
 /**
  * One MCP tool call, the instruction of an {@code f.mcp} child run's step: call {@code tool} on
  * {@code server} (reached through {@code connection}, the server's non-secret config) with {@code
- * input}. {@code mayReperform}: a call whose outcome is unknown may be sent again with the same
- * key. JSON: {@code {type:"mcp", server, tool, input, connection, mayReperform}}.
+ * input}. {@code mayReperform}: what the tool's annotations and flows.json decide, a call whose
+ * outcome is unknown may be sent again with the same key. The call's own policy, present only when
+ * its author chose one: {@code onUnknownOutcome} overrides {@code mayReperform}; {@code doNotRetry}
+ * (present when the call has an explicit retry policy) lists the diagnostics that are not retried,
+ * and a timed-out call is retried only then. JSON: {@code {type:"mcp", server, tool, input,
+ * connection, mayReperform, onUnknownOutcome?, doNotRetry?}}; absent fields keep the bytes (and so
+ * the spec hash) of a call without a policy.
  */
 public record McpCallInstruction(
-    String server, String tool, JsonNode input, JsonNode connection, boolean mayReperform)
+    String server,
+    String tool,
+    JsonNode input,
+    JsonNode connection,
+    boolean mayReperform,
+    Optional<OnUnknownOutcome> onUnknownOutcome,
+    Optional<List<String>> doNotRetry)
     implements Instruction {
   /** The instruction type of an MCP call step. */
   public static final String TYPE = "mcp";
@@ -23,13 +37,68 @@ public record McpCallInstruction(
   private static final String INPUT = "input";
   private static final String CONNECTION = "connection";
   private static final String MAY_REPERFORM = "mayReperform";
+  private static final String ON_UNKNOWN_OUTCOME = "onUnknownOutcome";
+  private static final String DO_NOT_RETRY = "doNotRetry";
   private static final String AT = "instruction";
+
+  /** What a call of unknown outcome does when its author said so. */
+  public enum OnUnknownOutcome {
+    RETRY_WITH_KEY("retry_with_key"),
+    PARK("park"),
+    FAIL("fail");
+
+    private final String wire;
+
+    OnUnknownOutcome(String wire) {
+      this.wire = wire;
+    }
+
+    public String wire() {
+      return wire;
+    }
+
+    static Optional<OnUnknownOutcome> fromWire(String wire) {
+      return Arrays.stream(values()).filter(v -> v.wire.equals(wire)).findFirst();
+    }
+  }
 
   public McpCallInstruction {
     Objects.requireNonNull(server, SERVER);
     Objects.requireNonNull(tool, TOOL);
     Objects.requireNonNull(input, INPUT);
     Objects.requireNonNull(connection, CONNECTION);
+    Objects.requireNonNull(onUnknownOutcome, ON_UNKNOWN_OUTCOME);
+    doNotRetry = doNotRetry.map(List::copyOf);
+  }
+
+  /** A call without a policy of its own. */
+  public McpCallInstruction(
+      String server, String tool, JsonNode input, JsonNode connection, boolean mayReperform) {
+    this(server, tool, input, connection, mayReperform, Optional.empty(), Optional.empty());
+  }
+
+  /**
+   * Whether a call of unknown outcome is sent again with the same key: the author's {@code
+   * onUnknownOutcome} when given, else {@code mayReperform}.
+   */
+  public boolean reperforms() {
+    return onUnknownOutcome.map(o -> o == OnUnknownOutcome.RETRY_WITH_KEY).orElse(mayReperform);
+  }
+
+  /** Whether a call of unknown outcome that is not sent again fails (else it parks). */
+  public boolean failsOnUnknownOutcome() {
+    return onUnknownOutcome.filter(o -> o == OnUnknownOutcome.FAIL).isPresent();
+  }
+
+  /**
+   * Whether a failure with diagnostic {@code diagnostic} that would be retried by default still is:
+   * not when the call's retry policy names it; a {@code timeout} only under an explicit policy.
+   */
+  public boolean retries(String diagnostic) {
+    if (diagnostic.equals("timeout")) {
+      return doNotRetry.filter(l -> !l.contains(diagnostic)).isPresent();
+    }
+    return doNotRetry.map(l -> !l.contains(diagnostic)).orElse(true);
   }
 
   /**
@@ -56,21 +125,39 @@ public record McpCallInstruction(
     o.set(INPUT, input);
     o.set(CONNECTION, connection);
     o.put(MAY_REPERFORM, mayReperform);
+    onUnknownOutcome.ifPresent(u -> o.put(ON_UNKNOWN_OUTCOME, u.wire()));
+    doNotRetry.ifPresent(l -> l.forEach(o.putArray(DO_NOT_RETRY)::add));
     return o;
   }
 
   /**
    * The call {@code json} describes. Refused ({@code invalid_input}) when it is not an {@code mcp}
-   * instruction or lacks a field; an absent {@code mayReperform} reads as false (never send again).
+   * instruction or lacks a field; an absent {@code mayReperform} reads as false (never send again),
+   * absent policy fields as no policy.
    */
   public static McpCallInstruction fromJson(JsonNode json) {
     Fields.expectType(json, TYPE);
+    Optional<OnUnknownOutcome> onUnknown =
+        Fields.optionalText(json, ON_UNKNOWN_OUTCOME, AT)
+            .map(
+                w ->
+                    OnUnknownOutcome.fromWire(w)
+                        .orElseThrow(
+                            () ->
+                                Fields.notOneOf(
+                                    ON_UNKNOWN_OUTCOME,
+                                    AT,
+                                    Arrays.stream(OnUnknownOutcome.values())
+                                        .map(OnUnknownOutcome::wire)
+                                        .toList())));
     return new McpCallInstruction(
         Fields.text(json, SERVER, AT),
         Fields.text(json, TOOL, AT),
         Fields.present(json, INPUT, AT),
         Fields.object(json, CONNECTION, AT),
-        Fields.optionalBoolean(json, MAY_REPERFORM, AT, false));
+        Fields.optionalBoolean(json, MAY_REPERFORM, AT, false),
+        onUnknown,
+        Fields.optionalTexts(json, DO_NOT_RETRY, AT));
   }
 
   /** The call an agent step of type {@code mcp} makes; see {@link #fromJson}. */

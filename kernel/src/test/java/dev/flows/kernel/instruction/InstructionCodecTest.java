@@ -135,6 +135,41 @@ class InstructionCodecTest {
   }
 
   @Test
+  void anMcpCallsPolicyRoundTripsAndABadOnUnknownOutcomeIsRefusedNamingTheField() {
+    McpCallInstruction call =
+        new McpCallInstruction(
+            "s",
+            "t",
+            F.objectNode(),
+            connection(),
+            true,
+            java.util.Optional.of(McpCallInstruction.OnUnknownOutcome.FAIL),
+            java.util.Optional.of(List.of("timeout")));
+    ObjectNode json = call.toJson();
+
+    assertThat(json.path("onUnknownOutcome").asText()).isEqualTo("fail");
+    assertThat(McpCallInstruction.fromJson(json)).isEqualTo(call);
+    assertThat(call.reperforms()).isFalse();
+    assertThat(call.failsOnUnknownOutcome()).isTrue();
+    assertThat(call.retries("timeout")).isFalse();
+    assertThat(call.retries("mcp_disconnected")).isTrue();
+    json.put("onUnknownOutcome", "maybe");
+    assertThatThrownBy(() -> McpCallInstruction.fromJson(json))
+        .isInstanceOf(dev.flows.kernel.FlowsException.class)
+        .hasMessageContaining("onUnknownOutcome");
+  }
+
+  @Test
+  void anMcpCallWithoutAPolicyWritesNoPolicyFieldsAndRetriesNoTimeout() {
+    McpCallInstruction call = new McpCallInstruction("s", "t", F.objectNode(), connection(), true);
+
+    assertThat(call.toJson().has("onUnknownOutcome")).isFalse();
+    assertThat(call.toJson().has("doNotRetry")).isFalse();
+    assertThat(call.reperforms()).isTrue();
+    assertThat(call.retries("timeout")).isFalse();
+  }
+
+  @Test
   void anInstructionIsReadFromTheAgentStepThatCarriesIt() {
     McpCallInstruction call =
         new McpCallInstruction("s", "t", F.objectNode().put("q", 1), connection(), false);

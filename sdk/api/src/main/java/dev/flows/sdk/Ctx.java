@@ -34,11 +34,26 @@ public interface Ctx {
   /** As {@link #step(String, StepBody)}, converting the result to {@code type}. */
   <T> T step(String name, Class<T> type, StepBody<T> body);
 
+  /**
+   * A memoized step with a policy: {@code f.step("charge").retry(p).timeout(d).call(body)}. A
+   * failed attempt (the body threw, or outlived the timeout: {@code timeout}) is journaled and,
+   * when the policy retries it, run again after the backoff; when none is left the call fails
+   * {@code retries_exhausted} carrying the last failure. Without {@code .retry} a failure is final,
+   * as for {@link #step(String, StepBody)}.
+   */
+  StepCall step(String name);
+
   /** A deterministic child run executing {@code argv} (no shell). */
   JsonNode run(String... argv);
 
   /** A deterministic child run executing {@code command} with {@code /bin/sh -c}. */
   JsonNode sh(String command);
+
+  /** {@link #run(String...)} with a policy: {@code f.command(argv).timeout(d).retry(p).call()}. */
+  Command command(String... argv);
+
+  /** {@link #sh(String)} with a policy: {@code f.shell(command).timeout(d).retry(p).call()}. */
+  Command shell(String command);
 
   /**
    * As {@link #run(String...)}, without waiting: the child run is admitted now (its position taken)
@@ -130,7 +145,7 @@ public interface Ctx {
     McpTool tool(String name);
   }
 
-  /** A tool handle. */
+  /** A tool handle; immutable: each policy method answers a new handle. */
   interface McpTool {
     /**
      * Calls the tool as a durable effect and returns its result. {@code arguments} is a JSON object
@@ -144,6 +159,47 @@ public interface Ctx {
      * goes on, so several calls are in flight at once.
      */
     Pending<McpResult> callAsync(Object arguments);
+
+    /**
+     * The call fails {@code timeout} when no result came within {@code timeout}; the request is
+     * cancelled on the wire ({@code notifications/cancelled}). Retried only under an explicit
+     * {@link #retry} policy that does not name {@code timeout}.
+     */
+    McpTool timeout(java.time.Duration timeout);
+
+    /** Attempts and backoff of the call's child step; {@code doNotRetry} names diagnostics. */
+    McpTool retry(RetryPolicy policy);
+
+    /** What a call of unknown outcome does, overriding the annotations and flows.json. */
+    McpTool onUnknownOutcome(UnknownOutcome decision);
+  }
+
+  /** A step handle with a policy; immutable: each policy method answers a new handle. */
+  interface StepCall {
+    StepCall retry(RetryPolicy policy);
+
+    /** Each attempt fails {@code timeout} past {@code timeout} (its thread is interrupted). */
+    StepCall timeout(java.time.Duration timeout);
+
+    JsonNode call(StepBody<?> body);
+
+    <T> T call(Class<T> type, StepBody<T> body);
+  }
+
+  /**
+   * A command handle with a policy; immutable. Its policy lowers to the child step's {@code
+   * timeoutMs}, {@code maxIterations} and {@code retry}; every failure is retried (a policy naming
+   * {@code doNotRetry} is refused {@code invalid_input}).
+   */
+  interface Command {
+    Command timeout(java.time.Duration timeout);
+
+    Command retry(RetryPolicy policy);
+
+    JsonNode call();
+
+    /** As {@link #call}, without waiting (see {@link McpTool#callAsync}). */
+    Pending<JsonNode> callAsync();
   }
 
   /**

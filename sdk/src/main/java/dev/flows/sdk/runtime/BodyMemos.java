@@ -10,20 +10,24 @@ import dev.flows.kernel.journal.JournalEntry;
 import dev.flows.kernel.journal.JournalRecord;
 import dev.flows.kernel.journal.RunId;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.TreeMap;
 
 /**
  * The memos of a body: what each position that is not a child call journaled, as a confirmed effect
  * of the root step at {@code /memo/<pos>} (and, for a signal wait, its outcome at {@code
- * /memo/<pos>/outcome}). A step's memo is {@code {"name","value"}}; every other verb's names it in
- * {@code "verb"} ({@code f.sleep}, {@code f.awaitSignal}, {@code f.now}, ...), so a replay that
+ * /memo/<pos>/outcome}; for each failed attempt of a step with a policy, at {@code
+ * /memo/<pos>/attempt/<n>}). A step's memo is {@code {"name","value"}}; every other verb's names it
+ * in {@code "verb"} ({@code f.sleep}, {@code f.awaitSignal}, {@code f.now}, ...), so a replay that
  * makes another call at a position is told so.
  */
 final class BodyMemos {
   private static final JsonNodeFactory JSON = JsonNodeFactory.instance;
   static final String OUTCOME = "/outcome";
+  static final String ATTEMPT = "/attempt/";
 
   private final Journal journal;
   private final ClaimedAttempt attempt;
@@ -31,6 +35,7 @@ final class BodyMemos {
   private final Set<RunId> children;
   private final Map<Integer, JsonNode> memos = new HashMap<>();
   private final Map<Integer, JsonNode> outcomes = new HashMap<>();
+  private final Map<Integer, TreeMap<Integer, JsonNode>> attempts = new HashMap<>();
 
   /** Reads what earlier attempts journaled; {@code children}: the run's children, kept current. */
   BodyMemos(Journal journal, ClaimedAttempt attempt, String flow, Set<RunId> children) {
@@ -43,12 +48,17 @@ final class BodyMemos {
           && c.surfacePath().startsWith("/memo/")
           && c.output().isPresent()) {
         String rest = c.surfacePath().substring("/memo/".length());
-        if (rest.endsWith(OUTCOME)) {
-          outcomes.put(
-              Integer.parseInt(rest.substring(0, rest.length() - OUTCOME.length())),
-              c.output().get());
-        } else {
-          memos.put(Integer.parseInt(rest), c.output().get());
+        int slash = rest.indexOf('/');
+        int pos = Integer.parseInt(slash < 0 ? rest : rest.substring(0, slash));
+        String sub = slash < 0 ? "" : rest.substring(slash);
+        if (sub.isEmpty()) {
+          memos.put(pos, c.output().get());
+        } else if (sub.equals(OUTCOME)) {
+          outcomes.put(pos, c.output().get());
+        } else if (sub.startsWith(ATTEMPT)) {
+          attempts
+              .computeIfAbsent(pos, k -> new TreeMap<>())
+              .put(Integer.parseInt(sub.substring(ATTEMPT.length())), c.output().get());
         }
       }
     }
@@ -131,6 +141,18 @@ final class BodyMemos {
   /** A verb's memo: {@code {"verb": verb}} and its fields. */
   static ObjectNode verb(String verb) {
     return JSON.objectNode().put("verb", verb);
+  }
+
+  /** The failed attempts of the policy step at {@code pos}, in order. */
+  List<JsonNode> attempts(int pos) {
+    return List.copyOf(attempts.getOrDefault(pos, new TreeMap<>()).values());
+  }
+
+  /** Journals failed attempt {@code n} of the policy step at {@code pos}. */
+  void keepAttempt(int pos, int n, ObjectNode memo) {
+    attempts
+        .computeIfAbsent(pos, k -> new TreeMap<>())
+        .put(n, record("/memo/" + pos + ATTEMPT + n, memo));
   }
 
   Optional<JsonNode> outcome(int pos) {

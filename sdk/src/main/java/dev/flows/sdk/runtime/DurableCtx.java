@@ -3,7 +3,6 @@ package dev.flows.sdk.runtime;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.flows.kernel.ErrorCode;
 import dev.flows.kernel.FlowsException;
 import dev.flows.kernel.journal.ClaimedAttempt;
@@ -13,6 +12,7 @@ import dev.flows.kernel.journal.StartRun;
 import dev.flows.kernel.journal.StepOutcome;
 import dev.flows.kernel.json.Jackson;
 import dev.flows.kernel.spec.RunSpec;
+import dev.flows.sdk.CallPolicy;
 import dev.flows.sdk.Ctx;
 import dev.flows.sdk.Flow;
 import dev.flows.sdk.FlowHeader;
@@ -62,6 +62,7 @@ final class DurableCtx implements Ctx {
   private final Fanout fanout;
   private final ChildFlows flows;
   private final ChildIssuer issuer;
+  private final StepCalls steps;
 
   private int position;
 
@@ -112,6 +113,15 @@ final class DurableCtx implements Ctx {
             memos,
             this::nextPosition,
             this::suspend);
+    this.steps =
+        new StepCalls(
+            memos,
+            header.name(),
+            runId().value(),
+            clock,
+            config.suspendAfter(),
+            this::nextPosition,
+            this::suspend);
   }
 
   private void checkNotSuspended() {
@@ -148,20 +158,20 @@ final class DurableCtx implements Ctx {
           "flow " + header.name(),
           "add \"" + server + "\" to the header's tools.mcp (and to flows.json)");
     }
-    return tool -> new DurableMcpTool(this, server, tool);
+    return tool -> new PolicyHandles.Tool(this, server, tool, CallPolicy.DEFAULT);
   }
 
-  McpResult callMcp(String server, String tool, Object args) {
+  McpResult callMcp(String server, String tool, Object args, CallPolicy policy) {
     return new McpResult(
         child(
-            mcpSpec(server, tool, args),
+            mcpSpec(server, tool, args, policy),
             mcpCall(server, tool),
             Optional.of(Lowering.mcpSurface(server, tool))));
   }
 
-  Pending<McpResult> callMcpAsync(String server, String tool, Object args) {
+  Pending<McpResult> callMcpAsync(String server, String tool, Object args, CallPolicy policy) {
     return issueAsync(
-        mcpSpec(server, tool, args),
+        mcpSpec(server, tool, args, policy),
         mcpCall(server, tool),
         Optional.of(Lowering.mcpSurface(server, tool)),
         McpResult::new);
@@ -171,7 +181,7 @@ final class DurableCtx implements Ctx {
     return "f.mcp(\"" + server + "\").tool(\"" + tool + "\")";
   }
 
-  private RunSpec mcpSpec(String server, String tool, Object args) {
+  private RunSpec mcpSpec(String server, String tool, Object args, CallPolicy policy) {
     if (!inventory.hasTool(server, tool)) {
       throw new FlowsException(
           ErrorCode.MCP_UNKNOWN_TOOL,
@@ -200,34 +210,23 @@ final class DurableCtx implements Ctx {
         argsJson,
         inventory.connection(server).orElseThrow(),
         inventory.mayReperform(server, tool),
+        policy,
         config);
   }
 
   @Override
   public JsonNode step(String name, StepBody<?> body) {
-    int pos = nextPosition();
-    Optional<JsonNode> journaled = memos.step(pos, name, "f.step(\"" + name + "\")");
-    if (journaled.isPresent()) {
-      return journaled.get().path("value");
-    }
-    Object value;
-    try {
-      value = body.get();
-    } catch (RuntimeException ex) {
-      throw ex;
-    } catch (Exception ex) {
-      throw new FlowsException(
-          ErrorCode.FLOW_FAILED,
-          "f.step(\"" + name + "\") threw " + ex,
-          "flow " + header.name(),
-          "handle the exception in the step body",
-          false,
-          ex);
-    }
-    JsonNode v = MAPPER.valueToTree(value);
-    ObjectNode memo = JSON.objectNode().put("name", name);
-    memo.set("value", v == null ? JSON.nullNode() : v);
-    return memos.keep(pos, memo).path("value");
+    return steps.run(name, CallPolicy.DEFAULT, body);
+  }
+
+  @Override
+  public <T> T step(String name, Class<T> type, StepBody<T> body) {
+    return steps.run(name, CallPolicy.DEFAULT, type, body);
+  }
+
+  @Override
+  public StepCall step(String name) {
+    return new PolicyHandles.Step(name, CallPolicy.DEFAULT, steps);
   }
 
   @Override
@@ -273,40 +272,44 @@ final class DurableCtx implements Ctx {
   }
 
   @Override
-  public <T> T step(String name, Class<T> type, StepBody<T> body) {
-    JsonNode v = step(name, (StepBody<?>) body);
-    try {
-      return MAPPER.treeToValue(v, type);
-    } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
-      throw new FlowsException(
-          ErrorCode.FLOW_FAILED,
-          "journaled value of f.step(\"" + name + "\") does not convert to " + type.getName(),
-          "flow " + header.name(),
-          "keep the step's type stable across versions");
-    }
-  }
-
-  @Override
   public JsonNode run(String... argv) {
-    return child(
-        commandSpec(argv), ChildReports.commandCall(List.of(argv), false), Optional.empty());
+    return command(argv).call();
   }
 
   @Override
   public Pending<JsonNode> runAsync(String... argv) {
+    return command(argv).callAsync();
+  }
+
+  @Override
+  public Command command(String... argv) {
+    return new PolicyHandles.Command(this, List.of(argv), false, CallPolicy.DEFAULT);
+  }
+
+  @Override
+  public Command shell(String command) {
+    return new PolicyHandles.Command(this, List.of(command), true, CallPolicy.DEFAULT);
+  }
+
+  JsonNode runCommand(List<String> argv, boolean shell, CallPolicy policy) {
+    return child(
+        commandSpec(argv, shell, policy), ChildReports.commandCall(argv, shell), Optional.empty());
+  }
+
+  Pending<JsonNode> runCommandAsync(List<String> argv, boolean shell, CallPolicy policy) {
     return issueAsync(
-        commandSpec(argv),
-        ChildReports.commandCall(List.of(argv), false),
+        commandSpec(argv, shell, policy),
+        ChildReports.commandCall(argv, shell),
         Optional.empty(),
         j -> j);
   }
 
-  private RunSpec commandSpec(String... argv) {
-    if (argv.length == 0) {
+  private RunSpec commandSpec(List<String> argv, boolean shell, CallPolicy policy) {
+    if (argv.isEmpty()) {
       throw new FlowsException(
           ErrorCode.INVALID_INPUT, "f.run needs a command", header.name(), "pass argv");
     }
-    return Lowering.command(header.name(), List.of(argv), false, commandDir(), config);
+    return Lowering.command(header.name(), argv, shell, commandDir(), policy, config);
   }
 
   /** A single-file flow's commands run in its file's directory, recorded when it was admitted. */
@@ -324,10 +327,7 @@ final class DurableCtx implements Ctx {
 
   @Override
   public JsonNode sh(String command) {
-    return child(
-        Lowering.command(header.name(), List.of(command), true, commandDir(), config),
-        ChildReports.commandCall(List.of(command), true),
-        Optional.empty());
+    return shell(command).call();
   }
 
   @Override

@@ -2,6 +2,8 @@ package dev.flows.sdk.runtime;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import dev.flows.kernel.ErrorCode;
+import dev.flows.kernel.FlowsException;
 import dev.flows.kernel.instruction.FlowBodyInstruction;
 import dev.flows.kernel.instruction.McpCallInstruction;
 import dev.flows.kernel.journal.RunId;
@@ -11,6 +13,7 @@ import dev.flows.kernel.spec.RetryPolicy;
 import dev.flows.kernel.spec.RunSpec;
 import dev.flows.kernel.spec.StepBody;
 import dev.flows.kernel.spec.StepSpec;
+import dev.flows.sdk.CallPolicy;
 import dev.flows.sdk.FlowHeader;
 import java.util.List;
 import java.util.Optional;
@@ -75,17 +78,48 @@ public final class Lowering {
       JsonNode connection,
       boolean mayReperform,
       SdkConfig config) {
+    return mcpCall(
+        flowName, server, tool, args, connection, mayReperform, CallPolicy.DEFAULT, config);
+  }
+
+  /**
+   * An MCP call with {@code policy}: its timeout lowers to the step's {@code timeoutMs}, its retry
+   * policy to {@code maxIterations} and {@code retry} (and its {@code doNotRetry} to the
+   * instruction's), its {@code onUnknownOutcome} to the instruction's. A default policy writes
+   * exactly what a call without one does.
+   */
+  public static RunSpec mcpCall(
+      String flowName,
+      String server,
+      String tool,
+      JsonNode args,
+      JsonNode connection,
+      boolean mayReperform,
+      CallPolicy policy,
+      SdkConfig config) {
     McpCallInstruction instruction =
-        new McpCallInstruction(server, tool, args, connection, mayReperform);
+        new McpCallInstruction(
+            server,
+            tool,
+            args,
+            connection,
+            mayReperform,
+            policy
+                .onUnknownOutcome()
+                .map(o -> McpCallInstruction.OnUnknownOutcome.valueOf(o.name())),
+            policy.retry().map(dev.flows.sdk.RetryPolicy::notRetried));
     StepSpec call =
         new StepSpec(
             CALL_STEP,
             List.of(),
             args,
-            config.mcpMaxIterations(),
-            RetryPolicy.defaults(),
+            policy
+                .retry()
+                .map(dev.flows.sdk.RetryPolicy::maxAttempts)
+                .orElse(config.mcpMaxIterations()),
+            policy.retry().map(Lowering::backoff).orElse(RetryPolicy.defaults()),
             OptionalLong.empty(),
-            OptionalLong.empty(),
+            timeoutMs(policy),
             new StepBody.Agent(
                 instruction.toJson(), RecoveryMode.INSPECT, List.of(instruction.surface())));
     return new RunSpec(RunSpec.VERSION, flowName + ":mcp:" + server + "/" + tool, List.of(call));
@@ -99,17 +133,60 @@ public final class Lowering {
   /** A command child run that runs in {@code dir} when given (else the worker's directory). */
   public static RunSpec command(
       String flowName, List<String> argv, boolean shell, Optional<String> dir, SdkConfig config) {
+    return command(flowName, argv, shell, dir, CallPolicy.DEFAULT, config);
+  }
+
+  /**
+   * A command child run with {@code policy}: its timeout lowers to the step's {@code timeoutMs},
+   * its retry policy to {@code maxIterations} and {@code retry}.
+   *
+   * @throws FlowsException {@code invalid_input} for a retry policy naming {@code doNotRetry}: a
+   *     command's failures are all retried
+   */
+  public static RunSpec command(
+      String flowName,
+      List<String> argv,
+      boolean shell,
+      Optional<String> dir,
+      CallPolicy policy,
+      SdkConfig config) {
+    if (policy.retry().filter(r -> !r.notRetried().isEmpty()).isPresent()) {
+      throw new FlowsException(
+          ErrorCode.INVALID_INPUT,
+          "f.command/f.shell retry every failure; doNotRetry applies to f.step and MCP calls",
+          "flow " + flowName,
+          "drop doNotRetry from the command's retry policy");
+    }
     StepSpec step =
         new StepSpec(
             CALL_STEP,
             List.of(),
             JSON.nullNode(),
-            config.commandMaxIterations(),
-            RetryPolicy.defaults(),
+            policy
+                .retry()
+                .map(dev.flows.sdk.RetryPolicy::maxAttempts)
+                .orElse(config.commandMaxIterations()),
+            policy.retry().map(Lowering::backoff).orElse(RetryPolicy.defaults()),
             OptionalLong.empty(),
-            OptionalLong.empty(),
+            timeoutMs(policy),
             new StepBody.Deterministic(argv, shell, dir));
     return new RunSpec(RunSpec.VERSION, flowName + ":run", List.of(step));
+  }
+
+  /** The kernel's backoff for {@code p}, with the kernel's default jitter. */
+  static RetryPolicy backoff(dev.flows.sdk.RetryPolicy p) {
+    return new RetryPolicy(
+        p.initialBackoff().toMillis(),
+        p.maxBackoff().toMillis(),
+        p.multiplier(),
+        RetryPolicy.DEFAULT_JITTER_PERCENT);
+  }
+
+  private static OptionalLong timeoutMs(CallPolicy policy) {
+    return policy
+        .timeout()
+        .map(d -> OptionalLong.of(Math.max(1, d.toMillis())))
+        .orElse(OptionalLong.empty());
   }
 
   /** A child's id: derived from the root and the call's position, so a replay finds it. */

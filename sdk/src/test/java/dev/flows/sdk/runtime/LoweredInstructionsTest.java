@@ -84,6 +84,93 @@ class LoweredInstructionsTest {
   }
 
   @Test
+  void anMcpCallWithTheDefaultPolicyHashesAsACallWithoutOne() {
+    ObjectNode args = F.objectNode().put("customer", "c-1").put("amount", 1250);
+
+    RunSpec lowered =
+        Lowering.mcpCall(
+            "billing",
+            "payments",
+            "charge",
+            args,
+            connection(),
+            false,
+            dev.flows.sdk.CallPolicy.DEFAULT,
+            CONFIG);
+
+    assertThat(RunSpecJson.hash(lowered))
+        .isEqualTo("09d803a94e6b1a57f126528e41274971210b3b7d87f0939bdbdbb462512dbb64");
+  }
+
+  @Test
+  void anMcpCallsPolicyLowersToItsStepAndInstructionAndReadsBack() {
+    dev.flows.sdk.CallPolicy policy =
+        dev.flows.sdk.CallPolicy.DEFAULT
+            .withTimeout(Duration.ofMillis(750))
+            .withRetry(
+                dev.flows.sdk.RetryPolicy.attempts(4)
+                    .backoff(Duration.ofMillis(200), 3.0, Duration.ofSeconds(2))
+                    .doNotRetry("mcp_disconnected"))
+            .withOnUnknownOutcome(dev.flows.sdk.UnknownOutcome.PARK);
+
+    RunSpec lowered =
+        Lowering.mcpCall(
+            "billing", "payments", "charge", F.objectNode(), connection(), true, policy, CONFIG);
+
+    StepSpec call = lowered.steps().getFirst();
+    assertThat(call.maxIterations()).isEqualTo(4);
+    assertThat(call.retry()).isEqualTo(new RetryPolicy(200, 2_000, 3.0, 20));
+    assertThat(call.timeoutMs()).hasValue(750);
+    JsonNode instruction = ((StepBody.Agent) call.body()).instruction();
+    assertThat(instruction.path("onUnknownOutcome").asText()).isEqualTo("park");
+    assertThat(instruction.path("doNotRetry").toString()).isEqualTo("[\"mcp_disconnected\"]");
+    var read = dev.flows.kernel.instruction.McpCallInstruction.fromJson(instruction);
+    assertThat(read.mayReperform()).isTrue();
+    assertThat(read.reperforms()).as("the policy overrides the annotations").isFalse();
+    assertThat(read.retries("mcp_disconnected")).isFalse();
+    assertThat(read.retries("timeout")).as("an explicit policy retries timeouts").isTrue();
+    assertThat(RunSpecJson.hash(lowered))
+        .isNotEqualTo(
+            RunSpecJson.hash(
+                Lowering.mcpCall(
+                    "billing", "payments", "charge", F.objectNode(), connection(), true, CONFIG)));
+  }
+
+  @Test
+  void aCommandsPolicyLowersToItsStepAndADoNotRetryListIsRefused() {
+    dev.flows.sdk.CallPolicy policy =
+        dev.flows.sdk.CallPolicy.DEFAULT
+            .withTimeout(Duration.ofSeconds(5))
+            .withRetry(dev.flows.sdk.RetryPolicy.attempts(7));
+
+    StepSpec step =
+        Lowering.command("ops", List.of("make"), false, Optional.empty(), policy, CONFIG)
+            .steps()
+            .getFirst();
+
+    assertThat(step.maxIterations()).isEqualTo(7);
+    assertThat(step.timeoutMs()).hasValue(5_000);
+    assertThat(
+            Lowering.command("ops", List.of("make"), true, CONFIG)
+                .steps()
+                .getFirst()
+                .maxIterations())
+        .as("f.sh keeps its default attempts")
+        .isEqualTo(SdkConfig.DEFAULT_COMMAND_MAX_ITERATIONS);
+    org.assertj.core.api.Assertions.assertThatThrownBy(
+            () ->
+                Lowering.command(
+                    "ops",
+                    List.of("make"),
+                    false,
+                    Optional.empty(),
+                    policy.withRetry(dev.flows.sdk.RetryPolicy.attempts(2).doNotRetry("timeout")),
+                    CONFIG))
+        .isInstanceOf(dev.flows.kernel.FlowsException.class)
+        .hasMessageContaining("doNotRetry");
+  }
+
+  @Test
   void aFlowBodysRootSpecIsWrittenAsItWasWhenItsInstructionWasBuiltByHand() {
     FlowHeader header = new FlowHeader("triage", "2", List.of());
     Origin source =

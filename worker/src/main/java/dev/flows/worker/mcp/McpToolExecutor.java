@@ -28,6 +28,7 @@ import dev.flows.worker.telemetry.RunTraces;
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -116,20 +117,8 @@ public final class McpToolExecutor implements AgentInstructionExecutor {
               e.confirmedOutput()
                   .orElseGet(() -> McpReceipt.of(server, tool, input, JSON.nullNode(), key))));
     }
-    if (e.takenOver() && !in.mayReperform()) {
-      return CompletableFuture.completedFuture(
-          new StepOutcome.Parked(
-              CompletionReason.WORKER_ERROR,
-              ErrorCode.EFFECT_OUTCOME_UNKNOWN,
-              tail(
-                  server,
-                  tool,
-                  input,
-                  key,
-                  ErrorCode.EFFECT_OUTCOME_UNKNOWN.wire(),
-                  "an earlier attempt sent this call and died before confirming it; the tool is"
-                      + " not declared idempotent, so flows will not send it again. Resolve with"
-                      + " `flows runs resolve`.")));
+    if (e.takenOver() && !in.reperforms()) {
+      return CompletableFuture.completedFuture(unknownOutcome(in, key));
     }
     FaultPoint.AFTER_RECORD.reached();
     CompletableFuture<ToolCallResult> call;
@@ -144,17 +133,43 @@ public final class McpToolExecutor implements AgentInstructionExecutor {
       Map<String, Object> meta = TraceContext.meta(root, a.lease(), key);
       meta.putAll(telemetry.meta(key));
       // A response lost on the wire is re-sent by the same rule as a crash takeover.
-      call = session.callTool(tool, args, meta, in.mayReperform());
+      call = session.callTool(tool, args, meta, in.reperforms());
     } catch (McpException m) {
       telemetry.failed(m.diagnostic().wire());
       return CompletableFuture.completedFuture(
-          failed(server, tool, input, key, m.diagnostic(), m.getMessage()));
+          failed(in, key, m.diagnostic().wire(), retried(m.diagnostic()), m.getMessage()));
     }
     ex.token().onCancel(() -> call.cancel(true));
     FaultPoint.DURING_CALL.reached();
-    Call c = new Call(ex, server, tool, input, path, key, telemetry);
-    return call.orTimeout(sessions.limits().callTimeout().toMillis() * 2, TimeUnit.MILLISECONDS)
+    // The call's own timeout, when it has one; past it the future times out, which cancels the
+    // request on the wire (McpConnection).
+    OptionalLong own = ex.attempt().step().timeoutMs();
+    Call c = new Call(ex, in, path, key, telemetry, own);
+    return call.orTimeout(
+            own.orElse(sessions.limits().callTimeout().toMillis() * 2), TimeUnit.MILLISECONDS)
         .handleAsync(c::finish, finisher);
+  }
+
+  /**
+   * The answer to a call an earlier attempt sent and died before confirming, when it is not sent
+   * again: parked for an operator, or failed when the call's policy says so.
+   */
+  private static StepOutcome unknownOutcome(McpCallInstruction in, String key) {
+    String why =
+        "an earlier attempt sent this call and died before confirming it; "
+            + (in.onUnknownOutcome().isPresent()
+                ? "the call's policy (onUnknownOutcome " + in.onUnknownOutcome().get().wire() + ")"
+                : "the tool is not declared idempotent, so flows")
+            + " will not send it again.";
+    ObjectNode t =
+        tail(in.server(), in.tool(), in.input(), key, ErrorCode.EFFECT_OUTCOME_UNKNOWN.wire(), "");
+    if (in.failsOnUnknownOutcome()) {
+      t.put("message", why + " The call fails.");
+      return new StepOutcome.Failed(CompletionReason.WORKER_ERROR, t, false);
+    }
+    t.put("message", why + " Resolve with `flows runs resolve`.");
+    return new StepOutcome.Parked(
+        CompletionReason.WORKER_ERROR, ErrorCode.EFFECT_OUTCOME_UNKNOWN, t);
   }
 
   /** The call was cancelled with its attempt (token): nothing was confirmed. */
@@ -167,12 +182,11 @@ public final class McpToolExecutor implements AgentInstructionExecutor {
   /** What the answer of one sent call needs. */
   private record Call(
       StepExecution ex,
-      String server,
-      String tool,
-      JsonNode input,
+      McpCallInstruction in,
       String path,
       String key,
-      McpCallTelemetry telemetry) {
+      McpCallTelemetry telemetry,
+      OptionalLong ownTimeoutMs) {
     StepOutcome finish(ToolCallResult result, Throwable failure) {
       if (failure != null) {
         StepOutcome failed;
@@ -192,7 +206,8 @@ public final class McpToolExecutor implements AgentInstructionExecutor {
       FaultPoint.AFTER_CALL_BEFORE_CONFIRM.reached();
       ObjectNode output = McpReceipt.output(result);
       ObjectNode receipt =
-          McpReceipt.withWire(McpReceipt.of(server, tool, input, output, key), result);
+          McpReceipt.withWire(
+              McpReceipt.of(in.server(), in.tool(), in.input(), output, key), result);
       // The tool ran either way: confirm, so a retry never sends it again.
       ex.effects().confirm(path, Optional.of(receipt));
       if (!ex.effects().confirmsAtCompletion()) {
@@ -201,9 +216,9 @@ public final class McpToolExecutor implements AgentInstructionExecutor {
       if (result.isError()) {
         ObjectNode t =
             tail(
-                server,
-                tool,
-                input,
+                in.server(),
+                in.tool(),
+                in.input(),
                 key,
                 McpDiagnostic.MCP_TOOL_ERROR.wire(),
                 "the tool reported an error: " + cap(result.text(), 2048));
@@ -224,36 +239,46 @@ public final class McpToolExecutor implements AgentInstructionExecutor {
         throw new CallCancelled();
       }
       if (x instanceof McpException m) {
-        return failed(server, tool, input, key, m.diagnostic(), m.getMessage());
+        return failed(in, key, m.diagnostic().wire(), retried(m.diagnostic()), m.getMessage());
+      }
+      if (x instanceof TimeoutException && ownTimeoutMs.isPresent()) {
+        return failed(
+            in,
+            key,
+            ErrorCode.TIMEOUT.wire(),
+            true,
+            "no result within the call's timeout of "
+                + ownTimeoutMs.getAsLong()
+                + " ms; the request was cancelled");
       }
       if (x instanceof TimeoutException) {
-        return failed(
-            server,
-            tool,
-            input,
-            key,
-            McpDiagnostic.MCP_RESULT_UNAVAILABLE,
-            "no result within the call timeout");
+        McpDiagnostic d = McpDiagnostic.MCP_RESULT_UNAVAILABLE;
+        return failed(in, key, d.wire(), retried(d), "no result within the call timeout");
       }
-      return failed(server, tool, input, key, McpDiagnostic.MCP_DISCONNECTED, String.valueOf(x));
+      McpDiagnostic d = McpDiagnostic.MCP_DISCONNECTED;
+      return failed(in, key, d.wire(), retried(d), String.valueOf(x));
     }
   }
 
   /**
-   * A transport failure after the call may have been sent: the outcome is unknown, so the step is
-   * retried and the next attempt's election decides (call again only if safe, else park).
+   * A failure with {@code diagnostic}: one that may be retried ({@code retryable}: a transport
+   * failure after the call may have been sent, so the next attempt's election decides whether to
+   * send it again) is, unless the call's retry policy says otherwise.
    */
   private static StepOutcome failed(
-      String server, String tool, JsonNode input, String key, McpDiagnostic d, String message) {
-    boolean retry =
-        switch (d) {
-          case SPAWN_FAILED, HANDSHAKE_TIMEOUT, MCP_DISCONNECTED, MCP_RESULT_UNAVAILABLE -> true;
-          case HANDSHAKE_REJECTED, AUTH_FAILED, MCP_UNKNOWN_TOOL, MCP_TOOL_ERROR -> false;
-        };
+      McpCallInstruction in, String key, String diagnostic, boolean retryable, String message) {
     return new StepOutcome.Failed(
         CompletionReason.WORKER_ERROR,
-        capTail(tail(server, tool, input, key, d.wire(), message)),
-        retry);
+        capTail(tail(in.server(), in.tool(), in.input(), key, diagnostic, message)),
+        retryable && in.retries(diagnostic));
+  }
+
+  /** Whether a failure with {@code d} is retried by default. */
+  private static boolean retried(McpDiagnostic d) {
+    return switch (d) {
+      case SPAWN_FAILED, HANDSHAKE_TIMEOUT, MCP_DISCONNECTED, MCP_RESULT_UNAVAILABLE -> true;
+      case HANDSHAKE_REJECTED, AUTH_FAILED, MCP_UNKNOWN_TOOL, MCP_TOOL_ERROR -> false;
+    };
   }
 
   static ObjectNode tail(

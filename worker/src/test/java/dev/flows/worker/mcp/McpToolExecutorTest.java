@@ -280,6 +280,87 @@ class McpToolExecutorTest {
     assertThat(receipt.path("output").toString()).contains(first.idempotencyKey());
   }
 
+  /** A call whose first attempt died after electing its effect, with {@code policy} fields. */
+  private ClaimedAttempt takenOver(String tool, boolean mayReperform, ObjectNode policy) {
+    ObjectNode in = JSON.objectNode().put("type", "mcp").put("server", "tools").put("tool", tool);
+    in.set("input", JSON.objectNode());
+    in.set("connection", CONNECTION);
+    in.put("mayReperform", mayReperform);
+    in.setAll(policy);
+    StepSpec step =
+        new StepSpec(
+            "call",
+            List.of(),
+            JSON.objectNode(),
+            2,
+            new RetryPolicy(1, 1, 1.0, 0),
+            OptionalLong.of(2_000),
+            OptionalLong.empty(),
+            new StepBody.Agent(in, RecoveryMode.INSPECT, List.of("/mcp/tools/" + tool)));
+    journal.startRun(
+        StartRun.of("k" + System.nanoTime(), new RunSpec(RunSpec.VERSION, "t", List.of(step))));
+    ClaimedAttempt first = claim();
+    journal.recordEffect(first.lease(), "/mcp/tools/" + tool); // the attempt dies after this
+    clock.advance(Duration.ofSeconds(3));
+    journal.expireLeases();
+    clock.advance(Duration.ofSeconds(1));
+    return claim();
+  }
+
+  @Test
+  void onUnknownOutcomeParkParksACallTheAnnotationsWouldSendAgain() throws Exception {
+    ClaimedAttempt second =
+        takenOver("meta", true, JSON.objectNode().put("onUnknownOutcome", "park"));
+    StepOutcome out = executor.execute(exec(second));
+    assertThat(((StepOutcome.Parked) out).code()).isEqualTo(ErrorCode.EFFECT_OUTCOME_UNKNOWN);
+    assertThat(((StepOutcome.Parked) out).trajectoryTail().path("message").asText())
+        .contains("onUnknownOutcome park");
+  }
+
+  @Test
+  void onUnknownOutcomeRetryWithKeySendsANonIdempotentCallAgainWithTheSameKey() throws Exception {
+    ClaimedAttempt second =
+        takenOver("meta", false, JSON.objectNode().put("onUnknownOutcome", "retry_with_key"));
+    JsonNode receipt = ((StepOutcome.Succeeded) executor.execute(exec(second))).output();
+    assertThat(receipt.path("idempotencyKey").asText()).isEqualTo(second.idempotencyKey());
+    assertThat(receipt.path("output").toString()).contains(second.idempotencyKey());
+  }
+
+  @Test
+  void onUnknownOutcomeFailFailsTheCallForGoodWithoutSendingIt() throws Exception {
+    ClaimedAttempt second =
+        takenOver("meta", true, JSON.objectNode().put("onUnknownOutcome", "fail"));
+    StepOutcome.Failed f = (StepOutcome.Failed) executor.execute(exec(second));
+    assertThat(f.retryable()).isFalse();
+    assertThat(f.trajectoryTail().path("diagnostic").asText()).isEqualTo("effect_outcome_unknown");
+  }
+
+  @Test
+  void aFailureTheRetryPolicyNamesIsNotRetried() throws Exception {
+    ObjectNode in = JSON.objectNode().put("type", "mcp").put("server", "nope").put("tool", "x");
+    in.set("input", JSON.objectNode());
+    in.set(
+        "connection",
+        McpServerConfigJson.write(
+            new dev.flows.kernel.mcp.McpServerConfig.Stdio(
+                "nope", "/nonexistent/server", List.of(), List.of(), Map.of(), Optional.empty())));
+    in.putArray("doNotRetry").add("spawn_failed");
+    StepSpec step =
+        new StepSpec(
+            "call",
+            List.of(),
+            JSON.objectNode(),
+            3,
+            RetryPolicy.defaults(),
+            OptionalLong.empty(),
+            OptionalLong.empty(),
+            new StepBody.Agent(in, RecoveryMode.INSPECT, List.of("/mcp/nope/x")));
+    journal.startRun(StartRun.of("named", new RunSpec(RunSpec.VERSION, "t", List.of(step))));
+    StepOutcome.Failed f = (StepOutcome.Failed) executor.execute(exec(claim()));
+    assertThat(f.trajectoryTail().path("diagnostic").asText()).isEqualTo("spawn_failed");
+    assertThat(f.retryable()).isFalse();
+  }
+
   @Test
   void aToolErrorFailsWithoutRetryAndIsConfirmedSoItIsNeverSentAgain() throws Exception {
     ClaimedAttempt a = callStep("fail", JSON.objectNode(), false, 3);
