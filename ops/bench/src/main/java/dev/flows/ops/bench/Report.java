@@ -27,7 +27,7 @@ final class Report {
   private final Map<String, Stats[]> mcpLatency = new java.util.LinkedHashMap<>();
   private Stats dispatch = Stats.of(List.of());
 
-  /** Per call kind: N, then {@link Bench.Spent#marginal}'s six numbers. */
+  /** Per call kind: N, then {@link CommitsBench.Spent#marginal}'s six numbers. */
   private final Map<String, double[]> commits = new java.util.LinkedHashMap<>();
 
   /** One recovery measurement; only those on product defaults are judged against the target. */
@@ -142,7 +142,7 @@ final class Report {
       long leasesExpired) {
     waitingRuns = runs;
     waitingRss = rss;
-    double renewalPeriod = Bench.renewalPeriodSeconds();
+    double renewalPeriod = WaitingBench.renewalPeriodSeconds();
     waitingCommitsPerRenewal = spent.writes() / window * renewalPeriod;
     waiting =
         row(
@@ -282,7 +282,7 @@ final class Report {
               + 4 * stepsPerFlow
               + " at c=1), from admission to the last run's end (admission, claim and"
               + " completion of each run included); the median of "
-              + Bench.STEP_ROUNDS
+              + Runs.STEP_ROUNDS
               + " rounds after a warm-up.\n\n");
     }
     md.append(
@@ -307,7 +307,7 @@ final class Report {
               "\nDeterministic no-op steps: a backlog of one-step runs admitted first, then a `Worker`"
                   + " of capacity c started; steps/s until every run ended (worker start included),"
                   + " the median of "
-                  + Bench.STEP_ROUNDS
+                  + Runs.STEP_ROUNDS
                   + " rounds after a warm-up. The same backlog drained through the journal alone (c"
                   + " threads, each attempt claimed, renewed once and completed, as the worker does"
                   + " with a no-op executor):\n\n")
@@ -529,13 +529,13 @@ final class Report {
     md.append("\n## Scaling over worker processes (f.step flows)\n\n")
         .append(
             "Each worker a JVM of its own with "
-                + Bench.SCALING_CAPACITY
+                + ScalingBench.SCALING_CAPACITY
                 + " slots, and "
-                + Bench.SCALING_CAPACITY
+                + ScalingBench.SCALING_CAPACITY
                 + " flows per worker admitted at once, each making "
                 + scalingSteps
                 + " steps; the median of "
-                + Bench.STEP_ROUNDS
+                + Runs.STEP_ROUNDS
                 + " rounds after the workload ran unmeasured in the same workers (JIT warm-up, as"
                 + " long per worker as one engine's elsewhere)."
                 + " The workers and Postgres share this machine's cores: more processes add no"
