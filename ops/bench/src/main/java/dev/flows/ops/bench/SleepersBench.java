@@ -91,16 +91,17 @@ record SleepersBench(Bench.Plan plan, Pg pg, Report report) implements Section {
       }
       java.util.Collections.sort(lags);
       report.sleepers(
-          n,
-          asleep,
-          rss,
-          threadsIdle,
-          threadsAsleep,
-          lags.size(),
-          lags.isEmpty() ? Double.NaN : lags.get(lags.size() / 2),
-          lags.isEmpty()
-              ? Double.NaN
-              : lags.get(Math.min(lags.size() - 1, lags.size() * 99 / 100)));
+          new Report.Sleepers(
+              n,
+              asleep,
+              rss,
+              threadsIdle,
+              threadsAsleep,
+              lags.size(),
+              lags.isEmpty() ? Double.NaN : lags.get(lags.size() / 2),
+              lags.isEmpty()
+                  ? Double.NaN
+                  : lags.get(Math.min(lags.size() - 1, lags.size() * 99 / 100))));
     } finally {
       w.destroyForcibly();
       w.waitFor(30, TimeUnit.SECONDS);

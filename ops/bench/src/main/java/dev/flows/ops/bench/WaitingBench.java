@@ -118,18 +118,20 @@ record WaitingBench(Bench.Plan plan, Pg pg, Report report) implements Section {
       Thread.sleep(2_500);
       long live = heapUsed(wlog);
       report.waiting(
-          n,
-          held,
-          heldAfter,
-          suspendedAtStart,
-          suspendedAtEnd,
-          rampSeconds,
-          b.minus(a),
-          window,
-          rss,
-          heap,
-          live,
-          leasesExpired(url));
+          new Report.Waiting(
+              n,
+              held,
+              heldAfter,
+              suspendedAtStart,
+              suspendedAtEnd,
+              rampSeconds,
+              b.minus(a),
+              window,
+              rss,
+              heap,
+              live,
+              leasesExpired(url),
+              renewalPeriodSeconds()));
       log("  held " + held + " rss " + rss / (1 << 20) + " MiB");
     } finally {
       w.destroyForcibly();

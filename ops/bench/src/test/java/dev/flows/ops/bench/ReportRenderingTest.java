@@ -43,20 +43,22 @@ class ReportRenderingTest {
     r.recovery(Duration.ofSeconds(2), Duration.ofSeconds(5), true, ms(2500, 2900));
     r.recovery(Duration.ofSeconds(30), Duration.ofSeconds(5), true, ms(30_500));
     r.recovery(Duration.ofSeconds(2), Duration.ofSeconds(1), false, ms(2100, 2200));
-    r.sleepers(10_000, 9_990, 200L << 20, 40, 42, 9_980, 12.5, 80.25);
+    r.sleepers(new Report.Sleepers(10_000, 9_990, 200L << 20, 40, 42, 9_980, 12.5, 80.25));
     r.waiting(
-        1000,
-        2000,
-        1999,
-        1000,
-        998,
-        12.3,
-        new Pg.Counters(50, 30),
-        10,
-        180L << 20,
-        90L << 20,
-        -1,
-        2);
+        new Report.Waiting(
+            1000,
+            2000,
+            1999,
+            1000,
+            998,
+            12.3,
+            new Pg.Counters(50, 30),
+            10,
+            180L << 20,
+            90L << 20,
+            -1,
+            2,
+            WaitingBench.renewalPeriodSeconds()));
     r.scalingSteps(100);
     r.scaling(1, 1000);
     r.scaling(2, 1700);
