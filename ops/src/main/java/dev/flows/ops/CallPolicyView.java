@@ -87,7 +87,7 @@ final class CallPolicyView {
       JsonNode e = memo.path("error");
       b.append("attempt ").append(memo.path("attempt").asInt()).append(" failed: ");
       b.append(e.path("code").asText(e.path("exception").asText())).append(": ");
-      b.append(RunView.clip(e.path("message").asText()));
+      b.append(RunText.clip(e.path("message").asText()));
       if (memo.has("retryAt")) {
         b.append("; retry at ").append(memo.path("retryAt").asText());
       }

@@ -60,7 +60,7 @@ final class ConsoleActions {
       }
       case "resume" -> {
         RunSnapshot after = journal.resumeRun(id, actor);
-        json.set("run", RunView.summary(after));
+        json.set("run", RunJson.summary(after));
         yield new Done(id, "run " + after.status().wire() + "; a worker picks it up", json);
       }
       case "resolve" -> {
@@ -83,7 +83,7 @@ final class ConsoleActions {
                         ConsoleHandler.given(form, "output").orElse(""), "output"))
                 : Optional.empty();
         RunSnapshot after = RunsCommand.Resolve.resolve(journal, before, step, output, actor);
-        json.set("run", RunView.summary(after));
+        json.set("run", RunJson.summary(after));
         json.put("stepId", step).put("performed", performed);
         yield new Done(
             id,

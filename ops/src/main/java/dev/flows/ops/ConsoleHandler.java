@@ -209,7 +209,7 @@ final class ConsoleHandler extends Handler.Abstract {
   /** A run's detail: its tree as {@code runs show --json} has it, with input, output, signals. */
   private ObjectNode detail(RunId id) {
     RunSnapshot run = RunsCommand.existing(journal, id);
-    ObjectNode tree = RunView.tree(journal, run, 0);
+    ObjectNode tree = RunJson.tree(journal, run, 0);
     JsonNode input = run.spec().path("steps").path(0).path("input");
     tree.set("input", input.isMissingNode() ? null : input);
     run.steps().stream()
@@ -217,7 +217,7 @@ final class ConsoleHandler extends Handler.Abstract {
         .reduce((a, b) -> b)
         .flatMap(st -> st.output())
         .ifPresent(o -> tree.set("output", o));
-    RunView.failure(journal, run).ifPresent(f -> tree.set("failure", f));
+    RunJson.failure(journal, run).ifPresent(f -> tree.set("failure", f));
     tree.set("spec", run.spec());
     withConnection(
         c -> {

@@ -163,14 +163,14 @@ final class DemoCommand implements Callable<Integer> {
       RunSnapshot end = new RunFollower(s, engine.journal(), id).untilSettled();
       ObjectNode summary = s.object();
       summary.put("type", "demo.end");
-      summary.set("run", RunView.summary(end));
+      summary.set("run", RunJson.summary(end));
       ArrayNode receipts = summary.putArray("receipts");
       for (RunId child : engine.journal().children(id)) {
         engine
             .journal()
             .run(child)
             .flatMap(c -> c.steps().getFirst().output())
-            .filter(RunView::isReceipt)
+            .filter(RunJson::isReceipt)
             .ifPresent(receipts::add);
       }
       end.steps().getFirst().output().ifPresent(o -> summary.set("output", o));
@@ -180,7 +180,7 @@ final class DemoCommand implements Callable<Integer> {
             p.println();
             p.println("run " + id.value() + " " + end.status().wire());
             p.println("receipts:");
-            receipts.forEach(r -> p.println("  " + RunView.receiptText(r)));
+            receipts.forEach(r -> p.println("  " + RunText.receiptText(r)));
             end.steps().getFirst().output().ifPresent(o -> p.println("output: " + o));
             p.println();
             p.println("next:");

@@ -55,14 +55,14 @@ final class RunFollower {
     long last = seen.getOrDefault(run, Long.MIN_VALUE);
     for (JournalRecord rec : journal.entries(run)) {
       if (rec.seq() > last) {
-        ObjectNode e = RunView.entry(rec);
+        ObjectNode e = RunJson.entry(rec);
         String prefix = depth == 0 ? "" : "[" + run.value() + "] ";
-        session.event(e, prefix + RunView.line(rec));
+        session.event(e, prefix + RunText.line(rec));
         last = rec.seq();
       }
     }
     seen.put(run, last);
-    if (depth < RunView.MAX_DEPTH) {
+    if (depth < RunJson.MAX_DEPTH) {
       for (RunId child : journal.children(run)) {
         follow(child, depth + 1);
       }

@@ -79,13 +79,13 @@ final class RunsCommand implements Callable<Integer> {
   static void emitEnd(Session s, Journal journal, RunSnapshot now, String type) {
     ObjectNode end = s.object();
     end.put("type", type);
-    end.set("run", RunView.summary(now));
+    end.set("run", RunJson.summary(now));
     now.steps().stream()
         .filter(st -> st.output().isPresent())
         .reduce((a, b) -> b)
         .flatMap(st -> st.output())
         .ifPresent(o -> end.set("output", o));
-    Optional<ObjectNode> failure = RunView.failure(journal, now);
+    Optional<ObjectNode> failure = RunJson.failure(journal, now);
     failure.ifPresent(f -> end.set("failure", f));
     String id = now.runId().value();
     s.event(
@@ -95,8 +95,8 @@ final class RunsCommand implements Callable<Integer> {
             + " "
             + now.status().wire()
             + now.completionReason().map(r -> " (" + r.wire() + ")").orElse("")
-            + (end.has("output") ? "; output " + RunView.clip(end.get("output").toString()) : "")
-            + failure.map(f -> "; " + RunView.failureText(f)).orElse("")
+            + (end.has("output") ? "; output " + RunText.clip(end.get("output").toString()) : "")
+            + failure.map(f -> "; " + RunText.failureText(f)).orElse("")
             + (now.status() == RunStatus.PARKED ? "; " + parkedHint(journal, now) : ""));
   }
 
@@ -108,7 +108,7 @@ final class RunsCommand implements Callable<Integer> {
         .map(
             st ->
                 "an operator resolves it: `"
-                    + RunView.resolveTarget(journal, run, st.stepId(), 0).command()
+                    + RunJson.resolveTarget(journal, run, st.stepId(), 0).command()
                     + "` (see `flows runs show "
                     + run.runId().value()
                     + "`)")
@@ -159,11 +159,11 @@ final class RunsCommand implements Callable<Integer> {
 
     @Override
     int call(RunId id, Journal journal, RunSnapshot snapshot) {
-      ObjectNode tree = RunView.tree(journal, snapshot, 0);
+      ObjectNode tree = RunJson.tree(journal, snapshot, 0);
       tree.set("reruns", s.readyDatabase().withConnection(c -> reruns(c, id)));
       ObjectNode out = s.object();
       out.set("run", tree);
-      s.emit(out, p -> RunView.print(p, tree, ""));
+      s.emit(out, p -> RunText.print(p, tree, ""));
       return Exit.SUCCESS;
     }
   }
@@ -249,7 +249,7 @@ final class RunsCommand implements Callable<Integer> {
     int call(RunId id, Journal journal, RunSnapshot before) {
       RunSnapshot after = journal.resumeRun(id, operator());
       ObjectNode out = s.object();
-      out.set("run", RunView.summary(after));
+      out.set("run", RunJson.summary(after));
       s.emit(
           out,
           p ->
@@ -306,7 +306,7 @@ final class RunsCommand implements Callable<Integer> {
           Optional.ofNullable(outcome.performed).map(t -> json(t, "--performed"));
       RunSnapshot after = resolve(journal, before, step, output, operator());
       ObjectNode out = s.object();
-      out.set("run", RunView.summary(after));
+      out.set("run", RunJson.summary(after));
       out.put("stepId", step);
       out.put("performed", output.isPresent());
       after.step(step).ifPresent(st -> out.put("stepStatus", st.status().wire()));
@@ -339,7 +339,7 @@ final class RunsCommand implements Callable<Integer> {
             ErrorCode.STEP_NOT_FOUND, "run " + id.value() + " has no step " + step, step);
       }
       if (output.isEmpty() && before.step(step).get().status() == StepStatus.PARKED) {
-        RunView.ResolveTarget target = RunView.resolveTarget(journal, before, step, 0);
+        RunJson.ResolveTarget target = RunJson.resolveTarget(journal, before, step, 0);
         if (!target.run().equals(id)) {
           // The body parked because the call it awaits parked: running it again parks it again.
           throw new FlowsException(

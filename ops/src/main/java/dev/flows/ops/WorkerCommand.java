@@ -10,7 +10,6 @@ import dev.flows.worker.Pruner;
 import dev.flows.worker.WorkerConfig;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -131,7 +130,7 @@ final class WorkerCommand implements Callable<Integer> {
           "flows: this worker runs any flow source found in the journal"
               + " (--accept-journal-sources), not only those under --flows");
     }
-    Optional<Duration> period = WorkerSettings.retention(retention, s.env());
+    Optional<WorkerSettings.Retention> kept = WorkerSettings.retention(retention, s.env());
     java.util.concurrent.atomic.AtomicReference<Pruner> pruner =
         new java.util.concurrent.atomic.AtomicReference<>();
     OpsTelemetry telemetry =
@@ -149,11 +148,11 @@ final class WorkerCommand implements Callable<Integer> {
             });
     Runtime.getRuntime().addShutdownHook(hook);
     engine.startWorker();
-    period.ifPresent(
-        d ->
+    kept.ifPresent(
+        r ->
             pruner.set(
                 Pruner.start(
-                    s.journal(), Pruner.Config.of(d), "worker:" + engine.worker().id().value())));
+                    s.journal(), r.prunerConfig(), "worker:" + engine.worker().id().value())));
     ObjectNode ev = s.object();
     ev.put("type", "worker.ready")
         .put("worker", engine.worker().id().value())
@@ -163,7 +162,7 @@ final class WorkerCommand implements Callable<Integer> {
     ArrayNode f = ev.putArray("flows");
     dirs.forEach(d -> f.add(d.toString()));
     ev.put("acceptJournalSources", acceptJournalSources);
-    period.ifPresent(d -> ev.put("retention", retention(d)));
+    kept.ifPresent(r -> ev.put("retention", r.written()));
     telemetry.metricsPort().ifPresent(p -> ev.put("metricsPort", p));
     s.event(
         ev,
@@ -179,16 +178,11 @@ final class WorkerCommand implements Callable<Integer> {
                 : dirs.isEmpty()
                     ? "none (give --flows DIR)"
                     : String.join(",", dirs.stream().map(Path::toString).toList()))
-            + period.map(d -> ", pruning runs ended over " + retention(d) + " ago").orElse("")
+            + kept.map(r -> ", pruning runs ended over " + r.written() + " ago").orElse("")
             + telemetry.metricsPort().map(p -> ", metrics at :" + p + "/metrics").orElse("")
             + ")");
     stopped.await();
     return Exit.SUCCESS;
-  }
-
-  /** A period as the operator wrote it when they did, else in days or hours. */
-  private String retention(Duration d) {
-    return retention != null ? retention.trim() : s.env().get(WorkerSettings.RETENTION_VARIABLE);
   }
 
   private List<Path> flowDirectories() {

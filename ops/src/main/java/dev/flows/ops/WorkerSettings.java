@@ -3,6 +3,7 @@ package dev.flows.ops;
 import dev.flows.kernel.ErrorCode;
 import dev.flows.kernel.FlowsException;
 import dev.flows.kernel.journal.Queues;
+import dev.flows.worker.Pruner;
 import dev.flows.worker.WorkerConfig;
 import java.time.Duration;
 import java.util.LinkedHashSet;
@@ -140,9 +141,22 @@ final class WorkerSettings {
     };
   }
 
-  /** The retention period of {@code flows worker}: empty unless asked for. */
-  static Optional<Duration> retention(String flag, Map<String, String> env) {
-    return setting(flag, "--retention", env, RETENTION_VARIABLE).map(WorkerSettings::positive);
+  /**
+   * The retention of {@code flows worker}: the period its {@link Pruner} prunes by, and that period
+   * as the operator wrote it (for {@code worker.ready} and its line).
+   */
+  record Retention(Duration period, String written) {
+    /** What the worker's pruner is started with. */
+    Pruner.Config prunerConfig() {
+      return Pruner.Config.of(period);
+    }
+  }
+
+  /** The retention of {@code flows worker}: empty unless asked for. */
+  static Optional<Retention> retention(String flag, Map<String, String> env) {
+    // One setting read once: the period shown is the text the Pruner's period was parsed from.
+    return setting(flag, "--retention", env, RETENTION_VARIABLE)
+        .map(g -> new Retention(positive(g), g.value()));
   }
 
   private static FlowsException refused(Given g, String message, String fix) {

@@ -135,4 +135,21 @@ class WorkerSettingsTest {
               assertThat(e.place()).contains(place);
             });
   }
+
+  @Test
+  void theRetentionGivenReachesTheWorkersPrunerAndIsShownAsTheSettingItWasReadFrom() {
+    assertThat(WorkerSettings.retention(null, Map.of())).isEmpty();
+
+    WorkerSettings.Retention fromEnv =
+        WorkerSettings.retention(null, Map.of(WorkerSettings.RETENTION_VARIABLE, " 30d\n"))
+            .orElseThrow();
+    assertThat(fromEnv.prunerConfig().olderThan()).isEqualTo(Duration.ofDays(30));
+    assertThat(fromEnv.written()).isEqualTo("30d");
+
+    WorkerSettings.Retention fromFlag =
+        WorkerSettings.retention(" 12h ", Map.of(WorkerSettings.RETENTION_VARIABLE, "30d"))
+            .orElseThrow();
+    assertThat(fromFlag.prunerConfig().olderThan()).isEqualTo(Duration.ofHours(12));
+    assertThat(fromFlag.written()).isEqualTo("12h");
+  }
 }

@@ -1,8 +1,11 @@
 package dev.flows.ops.bench;
 
+import static dev.flows.ops.bench.Bench.log;
+
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.flows.journalstore.JournalStoreConfig;
 import dev.flows.journalstore.PositionalSql;
 import dev.flows.journalstore.PostgresJournal;
 import dev.flows.journalstore.Sql;
@@ -71,6 +74,44 @@ final class JournalFloor {
   private static final String MEMO_OUTPUT = "{\"name\":\"s\",\"value\":12}";
 
   private JournalFloor() {}
+
+  /**
+   * The section ({@code floor}): the engine's journal writes made without the engine, what the
+   * f.step and f.mcp targets would measure if the engine around the journal cost nothing.
+   */
+  static Section section(Bench.Plan plan, Pg pg, Report report) {
+    return () -> {
+      log("journal floor (the engine's writes without the engine)");
+      String url = pg.fresh("bench_floor", true);
+      double warm = Math.min(1.0, plan.warmupSeconds());
+      try (PostgresJournal journal = PostgresJournal.connect(JournalStoreConfig.forUrl(url))) {
+        for (int c : plan.concurrencies()) {
+          JournalFloor.memoStatements(url, journal, c, warm);
+          Baseline.Result statement =
+              JournalFloor.memoStatements(url, journal, c, plan.baselineSeconds());
+          JournalFloor.memoVerbs(journal, c, warm);
+          Baseline.Result verb = JournalFloor.memoVerbs(journal, c, plan.baselineSeconds());
+          report.memoFloor(c, statement, verb);
+          log(
+              "  c="
+                  + c
+                  + " memo statement "
+                  + (int) statement.perSecond()
+                  + "/s, recordConfirmedEffect "
+                  + (int) verb.perSecond()
+                  + "/s");
+        }
+        JournalFloor.durableCallStatements(journal, warm);
+        Baseline.Result calls = JournalFloor.durableCallStatements(journal, plan.baselineSeconds());
+        report.callFloor(calls);
+        log(
+            "  durable call's two statements p50 "
+                + String.format(java.util.Locale.ROOT, "%.2f", calls.latency().p50())
+                + " ms");
+      }
+      pg.drop("bench_floor");
+    };
+  }
 
   /** A one-step run whose agent step declares the memo surfaces, as a flow's root does. */
   private static RunSpec memoRoot(String name) {

@@ -1,5 +1,7 @@
 package dev.flows.ops.bench;
 
+import static dev.flows.ops.bench.Bench.log;
+
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import dev.flows.journalstore.JournalStoreConfig;
 import dev.flows.journalstore.PostgresJournal;
@@ -46,6 +48,19 @@ final class PruneBench {
   }
 
   private PruneBench() {}
+
+  /** The section ({@code prune}); a plan without entries to prune skips it. */
+  static Section section(Bench.Plan plan, Pg pg, Report report) {
+    return () -> {
+      if (plan.pruneEntries() <= 0) {
+        return;
+      }
+      log("retention: claims without and while pruning " + plan.pruneEntries() + " entries");
+      Result r = measure(pg, plan.pruneEntries(), Duration.ofSeconds(plan.pruneWindowSeconds()));
+      report.prune(r);
+      log("  claim p99 " + r.without().p99() + " ms without, " + r.during().p99() + " ms during");
+    };
+  }
 
   static Result measure(Pg pg, long entries, Duration window) throws Exception {
     String url = pg.fresh("bench_prune", true);

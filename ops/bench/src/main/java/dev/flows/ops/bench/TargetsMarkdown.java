@@ -1,0 +1,146 @@
+package dev.flows.ops.bench;
+
+import static dev.flows.ops.bench.Tables.MIB;
+import static dev.flows.ops.bench.Tables.f0;
+import static dev.flows.ops.bench.Tables.f1;
+import static dev.flows.ops.bench.Tables.f2;
+import static dev.flows.ops.bench.Tables.f3;
+import static dev.flows.ops.bench.Tables.header;
+import static dev.flows.ops.bench.Tables.row;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/** Targets: each measured against its bound, a miss by how much, then why targets miss. */
+final class TargetsMarkdown {
+  private static final long RSS_TARGET = 256 * MIB;
+
+  private TargetsMarkdown() {}
+
+  /** One target row; a miss says by how much. */
+  private record Target(String name, String measured, String bound, boolean pass, String miss) {}
+
+  static void render(Report results, StringBuilder md) {
+    md.append("\n## Targets\n\n")
+        .append(header("target", "measured", "bound", "verdict", "miss by"));
+    for (Target t : targets(results)) {
+      md.append(
+          row(
+              t.name(),
+              t.measured(),
+              t.bound(),
+              t.pass() ? "PASS" : "MISS",
+              t.pass() ? "" : t.miss()));
+    }
+    md.append("\nChaos (≥ 200 faults, 0 violations) is measured by `ops/chaos`, not here.\n");
+    md.append("\n").append(Notes.MISSES);
+  }
+
+  private static List<Target> targets(Report results) {
+    List<Target> out = new ArrayList<>();
+    for (int c : results.steps.keySet()) {
+      double ratio = results.steps.get(c) / results.inserts.get(c).perSecond();
+      double bound = c >= 16 ? 1.0 : 0.5;
+      Baseline.Result floor = results.memoStatementFloor.get(c);
+      String floorNote =
+          floor == null
+              ? ""
+              : " (the memo statement alone: "
+                  + f2(floor.perSecond() / results.inserts.get(c).perSecond())
+                  + "×)";
+      out.add(
+          new Target(
+              "f.step throughput at c=" + c,
+              f2(ratio) + "× INSERT+COMMIT" + floorNote,
+              "≥ " + f2(bound) + "×",
+              ratio >= bound,
+              f2(bound / ratio) + "× short"));
+    }
+    double[] step = results.commits.get("f.step");
+    if (step != null) {
+      // A commit the engine owes each step shows as N more transactions; one more in the whole
+      // run is the run's, not a step's (a run that outlasts the reconciler's settle period wakes
+      // it once more than a run of no steps).
+      out.add(
+          new Target(
+              "commits per f.step (net)",
+              f3(step[3]) + " (writes " + f3(step[2]) + "; raw " + f3(step[1]) + ")",
+              "≤ 1 (at most one more in the whole run of " + f0(step[0]) + ")",
+              step[6] - step[0] <= 1,
+              f0(step[6] - step[0]) + " transactions more than calls"));
+    }
+    double[] call = results.commits.get("durable f.mcp (stdio)");
+    if (call != null) {
+      out.add(
+          new Target(
+              "commits per durable f.mcp (net)",
+              f2(call[3]) + " (writes " + f2(call[2]) + "; raw " + f2(call[1]) + ")",
+              "≤ 3",
+              call[3] <= 3.0,
+              f2(call[3] - 3) + " too many"));
+    }
+    Baseline.Result one = results.inserts.get(1);
+    if (one != null) {
+      double commit = one.latency().p50();
+      results.mcpLatency.forEach(
+          (server, s) -> {
+            double added = s[0].p50() - s[1].p50();
+            out.add(
+                new Target(
+                    "added latency of durable f.mcp (" + server + ", p50)",
+                    f2(added)
+                        + " ms = "
+                        + f2(added / commit)
+                        + "× commit ("
+                        + f2(commit)
+                        + " ms)"
+                        + (results.callFloor == null
+                            ? ""
+                            : " (its two statements alone: "
+                                + f2(results.callFloor.latency().p50() / commit)
+                                + "×)"),
+                    "≤ 3× commit",
+                    added <= 3 * commit,
+                    f2(added / (3 * commit)) + "× over"));
+          });
+    }
+    for (Report.Recovery r : results.recovery.stream().filter(Report.Recovery::judged).toList()) {
+      double worst = r.stats().ms(1.0) / 1000;
+      double bound = r.lease().toSeconds() + 1.0;
+      out.add(
+          new Target(
+              "recovery, lease " + r.lease().toSeconds() + " s (worst sample)",
+              f2(worst) + " s",
+              "≤ " + f1(bound) + " s",
+              worst <= bound,
+              f2(worst - bound) + " s over"));
+    }
+    results.waiting.ifPresent(
+        w -> {
+          out.add(
+              new Target(
+                  "RSS of a worker with " + w.runs() + " waiting runs (target: 10,000)",
+                  f1(w.rss() / (double) MIB) + " MiB",
+                  "≤ 256 MiB",
+                  w.rss() <= RSS_TARGET,
+                  f1((w.rss() - RSS_TARGET) / (double) MIB) + " MiB over"));
+          out.add(
+              new Target(
+                  "renewal cost with " + w.runs() + " waiting runs",
+                  f1(w.commitsPerRenewal()) + " write commits per renewal period",
+                  "≤ 1",
+                  w.commitsPerRenewal() <= 1.0,
+                  f1(w.commitsPerRenewal()) + "× over"));
+        });
+    results.prune.ifPresent(
+        r ->
+            out.add(
+                new Target(
+                    "claim latency p99 while pruning " + f0(r.entries()) + " entries",
+                    f2(r.p99Ratio()) + "× without pruning",
+                    "≤ 2×",
+                    r.p99Ratio() <= 2.0,
+                    f2(r.p99Ratio() / 2.0) + "× over")));
+    return out;
+  }
+}

@@ -1,0 +1,96 @@
+package dev.flows.ops.bench;
+
+import static dev.flows.ops.bench.Bench.log;
+import static dev.flows.ops.bench.WorkerProcesses.worker;
+
+import dev.flows.mcp.testkit.Jvm;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * Worker JVMs of their own ({@link BenchWorkerMain}) for the sections that kill, count or measure a
+ * worker process, and what /proc and the worker's log tell of one.
+ */
+final class WorkerProcesses {
+  /** The JVM options `flows worker` starts with (a java @argfile, see the `flows` launcher). */
+  static final Path WORKER_JVM_OPTIONS = Path.of("ops", "worker.jvmopts").toAbsolutePath();
+
+  /**
+   * JVM options of the waiting worker: {@code FLOWS_BENCH_WORKER_JVM} (split on spaces) when set,
+   * else those `flows worker` starts with ({@link #WORKER_JVM_OPTIONS}), so the RSS reported is
+   * what a worker deployed with the launcher shows.
+   */
+  static final List<String> WAITING_WORKER_JVM =
+      Optional.ofNullable(System.getenv("FLOWS_BENCH_WORKER_JVM"))
+          .map(v -> List.of(v.trim().split("\\s+")))
+          .orElse(List.of("@" + WORKER_JVM_OPTIONS));
+
+  private WorkerProcesses() {}
+
+  static Process worker(String url, Duration lease, int capacity, Path log, List<String> jvm)
+      throws Exception {
+    return worker(url, lease, capacity, log, jvm, List.of());
+  }
+
+  static Process worker(
+      String url, Duration lease, int capacity, Path log, List<String> jvm, List<String> more)
+      throws Exception {
+    List<String> cmd = new ArrayList<>();
+    cmd.add(Jvm.java());
+    cmd.addAll(jvm);
+    cmd.addAll(List.of("-cp", System.getProperty("java.class.path")));
+    cmd.add(BenchWorkerMain.class.getName());
+    cmd.add(url);
+    cmd.add(String.valueOf(lease.toMillis()));
+    cmd.add(String.valueOf(capacity));
+    cmd.addAll(more);
+    return new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+  }
+
+  static void awaitReady(Process p, Path log) throws Exception {
+    long until = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+    while (System.nanoTime() < until) {
+      if (Files.exists(log) && Files.readString(log).contains("worker ready")) {
+        return;
+      }
+      if (!p.isAlive()) {
+        throw new IllegalStateException("worker exited: " + Files.readString(log));
+      }
+      Thread.sleep(50);
+    }
+    throw new IllegalStateException("worker not ready: " + Files.readString(log));
+  }
+
+  static long rssBytes(long pid) throws Exception {
+    for (String line : Files.readAllLines(Path.of("/proc/" + pid + "/status"))) {
+      if (line.startsWith("VmRSS:")) {
+        return Long.parseLong(line.replaceAll("[^0-9]", "")) * 1024;
+      }
+    }
+    throw new IllegalStateException("no VmRSS for " + pid);
+  }
+
+  /** The number of threads of process {@code pid}. */
+  static long threads(long pid) throws Exception {
+    for (String line : Files.readAllLines(Path.of("/proc/" + pid + "/status"))) {
+      if (line.startsWith("Threads:")) {
+        return Long.parseLong(line.replaceAll("[^0-9]", ""));
+      }
+    }
+    throw new IllegalStateException("no Threads for " + pid);
+  }
+
+  static long heapUsed(Path log) throws Exception {
+    long last = -1;
+    for (String line : Files.readAllLines(log)) {
+      if (line.startsWith("heap used=")) {
+        last = Long.parseLong(line.substring("heap used=".length(), line.indexOf(' ', 10)));
+      }
+    }
+    return last;
+  }
+}

@@ -1,0 +1,89 @@
+package dev.flows.ops.bench;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The Markdown of a fixed set of results, every section filled, is the one pinned in {@code
+ * report-golden.md}: a change to how a section renders shows here as a diff, not in the next
+ * RESULTS.md.
+ */
+class ReportRenderingTest {
+  private static Stats ms(long... millis) {
+    return Stats.of(java.util.Arrays.stream(millis).map(m -> m * 1_000_000L).boxed().toList());
+  }
+
+  /** Every section of the report filled with fixed numbers (no environment read from the host). */
+  static Report filled() {
+    Report r = new Report();
+    r.baseline(1, new Baseline.Result(1000, ms(1, 2, 3)), new Baseline.Result(900, ms(1, 2)));
+    r.baseline(4, new Baseline.Result(3000, ms(2, 3, 5)), new Baseline.Result(2500, ms(2, 4)));
+    r.stepsPerFlow(100);
+    r.steps(1, 600);
+    r.steps(4, 1800);
+    r.memoFloor(1, new Baseline.Result(2000, ms(1)), new Baseline.Result(1500, ms(1, 2)));
+    r.memoFloor(4, new Baseline.Result(5000, ms(1)), new Baseline.Result(4000, ms(2, 3)));
+    r.callFloor(new Baseline.Result(400, ms(2, 3, 4)));
+    r.noop(1, 300, new JournalFloor.NoopAttempts(500, ms(1), ms(2), ms(3)));
+    r.noop(4, 900, new JournalFloor.NoopAttempts(1200, ms(1, 2), ms(2, 3), ms(3, 4)));
+    r.mcp("stdio", 1, 200, ms(4, 5, 6), 800, ms(1, 2));
+    r.lostBareCalls("stdio", 1, 0);
+    r.mcp("stdio", 4, 500, ms(5, 6), 2000, ms(2, 3));
+    r.lostBareCalls("stdio", 4, 3);
+    r.mcp("http", 1, 150, ms(6, 7), 600, ms(2, 3));
+    r.lostBareCalls("http", 1, 1);
+    r.dispatch(ms(3, 4, 5, 9));
+    r.commits("f.step", 300, new double[] {1.01, 1.0, 1.0, 12, 10, 301});
+    r.commits("durable f.mcp (stdio)", 100, new double[] {3.2, 2.1, 2.9, 5, 4, 290});
+    r.recovery(Duration.ofSeconds(2), Duration.ofSeconds(5), true, ms(2500, 2900));
+    r.recovery(Duration.ofSeconds(30), Duration.ofSeconds(5), true, ms(30_500));
+    r.recovery(Duration.ofSeconds(2), Duration.ofSeconds(1), false, ms(2100, 2200));
+    r.sleepers(new Report.Sleepers(10_000, 9_990, 200L << 20, 40, 42, 9_980, 12.5, 80.25));
+    r.waiting(
+        new Report.Waiting(
+            1000,
+            2000,
+            1999,
+            1000,
+            998,
+            12.3,
+            new Pg.Counters(50, 30),
+            10,
+            180L << 20,
+            90L << 20,
+            -1,
+            2,
+            WaitingBench.renewalPeriodSeconds()));
+    r.scalingSteps(100);
+    r.scaling(1, 1000);
+    r.scaling(2, 1700);
+    r.prune(new PruneBench.Result(200_000, ms(1, 2, 3), ms(2, 3, 5), 4.5, 200_000));
+    r.runtime(Duration.ofSeconds(187));
+    return r;
+  }
+
+  @Test
+  void aFixedResultSetRendersAsThePinnedMarkdown() throws IOException {
+    String md = filled().markdown(Bench.Plan.of("quick"));
+    assertThat(md).isEqualTo(golden("report-golden.md"));
+  }
+
+  @Test
+  void anEmptyRunRendersAsThePinnedMarkdown() throws IOException {
+    Report r = new Report();
+    r.baseline(1, new Baseline.Result(1000, ms(1, 2, 3)), new Baseline.Result(900, ms(1, 2)));
+    assertThat(r.markdown(Bench.Plan.of("full"))).isEqualTo(golden("report-golden-empty.md"));
+  }
+
+  private static String golden(String name) throws IOException {
+    try (InputStream in = ReportRenderingTest.class.getResourceAsStream(name)) {
+      assertThat(in).as(name).isNotNull();
+      return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+    }
+  }
+}
