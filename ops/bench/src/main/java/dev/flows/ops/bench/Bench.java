@@ -143,6 +143,7 @@ public final class Bench {
     s.put("sleepers", SleepersBench::new);
     s.put("scaling", ScalingBench::new);
     s.put("prune", PruneBench::section);
+    s.put("tracing", TracingBench::new);
     return java.util.Collections.unmodifiableMap(s);
   }
 

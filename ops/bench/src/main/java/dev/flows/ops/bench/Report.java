@@ -54,6 +54,11 @@ final class Report {
 
   Optional<Sleepers> sleepers = Optional.empty();
 
+  /** The tracing section's medians off and on, and what the collector stand-in received. */
+  record Tracing(TracingBench.Mode off, TracingBench.Mode on, long exports, long exportedBytes) {}
+
+  Optional<Tracing> tracing = Optional.empty();
+
   /** The waiting section's numbers; {@code heap} and {@code liveHeap} are -1 when unknown. */
   record Waiting(
       int runs,
@@ -170,6 +175,10 @@ final class Report {
     sleepers = Optional.of(s);
   }
 
+  void tracing(Tracing t) {
+    tracing = Optional.of(t);
+  }
+
   void scalingSteps(int n) {
     scalingSteps = n;
   }
@@ -196,6 +205,7 @@ final class Report {
     WaitingMarkdown.render(this, md);
     ScalingMarkdown.render(this, md);
     PruneMarkdown.render(this, md);
+    TracingMarkdown.render(this, md);
     TargetsMarkdown.render(this, md);
     return md.toString();
   }

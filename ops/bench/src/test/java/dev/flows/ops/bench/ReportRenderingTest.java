@@ -63,6 +63,9 @@ class ReportRenderingTest {
     r.scaling(1, 1000);
     r.scaling(2, 1700);
     r.prune(new PruneBench.Result(200_000, ms(1, 2, 3), ms(2, 3, 5), 4.5, 200_000));
+    r.tracing(
+        new Report.Tracing(
+            new TracingBench.Mode(1000, 50, 4.5), new TracingBench.Mode(900, 45, 5.0), 12, 34567));
     r.runtime(Duration.ofSeconds(187));
     return r;
   }
