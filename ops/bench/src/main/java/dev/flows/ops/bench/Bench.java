@@ -143,6 +143,8 @@ public final class Bench {
     s.put("sleepers", SleepersBench::new);
     s.put("scaling", ScalingBench::new);
     s.put("prune", PruneBench::section);
+    s.put("shortruns", ShortRunsBench::new);
+    s.put("dbos", DbosBench::new);
     return java.util.Collections.unmodifiableMap(s);
   }
 
