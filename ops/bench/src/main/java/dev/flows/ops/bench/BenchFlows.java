@@ -67,6 +67,9 @@ public final class BenchFlows {
 
     @Override
     public JsonNode run(Ctx f, JsonNode input) {
+      if (input.has("id")) {
+        FIRST_DISPATCH.putIfAbsent(input.path("id").asText(), System.nanoTime());
+      }
       String server = input.path("server").asText();
       int n = input.path("n").asInt();
       for (int i = 0; i < n; i++) {

@@ -87,6 +87,26 @@ final class Report {
   Optional<PruneBench.Result> prune = Optional.empty();
   Duration runtime = Duration.ZERO;
 
+  /** The short-runs section's loads, this engine's, in the order measured. */
+  final List<ShortRunsBench.Cell> shortRuns = new ArrayList<>();
+
+  /** The same loads on DBOS Transact, or why they were not measured. */
+  final List<ShortRunsBench.Cell> dbos = new ArrayList<>();
+
+  Optional<String> dbosSkipped = Optional.empty();
+
+  void shortRun(ShortRunsBench.Cell cell) {
+    shortRuns.add(cell);
+  }
+
+  void dbos(ShortRunsBench.Cell cell) {
+    dbos.add(cell);
+  }
+
+  void dbosSkipped(String why) {
+    dbosSkipped = Optional.of(why);
+  }
+
   void prune(PruneBench.Result r) {
     prune = Optional.of(r);
   }
@@ -206,6 +226,8 @@ final class Report {
     ScalingMarkdown.render(this, md);
     PruneMarkdown.render(this, md);
     TracingMarkdown.render(this, md);
+    ShortRunsMarkdown.render(this, md);
+    DbosMarkdown.render(this, md);
     TargetsMarkdown.render(this, md);
     return md.toString();
   }

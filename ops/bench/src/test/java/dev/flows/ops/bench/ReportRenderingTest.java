@@ -6,6 +6,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -66,6 +67,28 @@ class ReportRenderingTest {
     r.tracing(
         new Report.Tracing(
             new TracingBench.Mode(1000, 50, 4.5), new TracingBench.Mode(900, 45, 5.0), 12, 34567));
+    r.shortRun(
+        new ShortRunsBench.Cell(
+            "10 f.step",
+            10,
+            1,
+            100,
+            0,
+            2.0,
+            22.5,
+            List.of(ms(20, 21, 30), ms(1, 2), ms(8, 9), ms(1), ms(5, 6), ms(1), ms(2))));
+    r.shortRun(
+        new ShortRunsBench.Cell(
+            "3 f.mcp (stdio)",
+            3,
+            4,
+            50,
+            2,
+            1.0,
+            30.25,
+            List.of(ms(12, 14), ms(1), ms(2), ms(1), ms(6, 7), ms(1), ms(1))));
+    r.dbos(new ShortRunsBench.Cell("1 f.step", 1, 1, 300, 0, 2.0, 9.5, List.of(ms(5, 6))));
+    r.dbos(new ShortRunsBench.Cell("10 f.step", 10, 1, 200, 0, 2.0, 43.1, List.of(ms(10, 11))));
     r.runtime(Duration.ofSeconds(187));
     return r;
   }
@@ -81,6 +104,17 @@ class ReportRenderingTest {
     Report r = new Report();
     r.baseline(1, new Baseline.Result(1000, ms(1, 2, 3)), new Baseline.Result(900, ms(1, 2)));
     assertThat(r.markdown(Bench.Plan.of("full"))).isEqualTo(golden("report-golden-empty.md"));
+  }
+
+  @Test
+  void aBaselineThatCouldNotStartIsReportedAsSkippedWithWhy() {
+    Report r = new Report();
+    r.baseline(1, new Baseline.Result(1000, ms(1, 2, 3)), new Baseline.Result(900, ms(1, 2)));
+    r.dbosSkipped("NoClassDefFoundError: dev/dbos/transact/DBOS");
+    assertThat(r.markdown(Bench.Plan.of("quick")))
+        .contains(
+            "## Short runs on DBOS Transact\n\n"
+                + "skipped: NoClassDefFoundError: dev/dbos/transact/DBOS\n");
   }
 
   private static String golden(String name) throws IOException {

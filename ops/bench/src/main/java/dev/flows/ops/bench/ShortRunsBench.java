@@ -1,0 +1,291 @@
+package dev.flows.ops.bench;
+
+import static dev.flows.ops.bench.Bench.log;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.flows.embed.Flows;
+import dev.flows.embed.FlowsBuilder;
+import dev.flows.embed.ResultTimeoutException;
+import dev.flows.sdk.Flow;
+import java.sql.Array;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * Short runs through the embedding API as an application makes them: {@code c} client threads each
+ * start a run ({@link Flows#start}) and wait for its result ({@code RunHandle.result}), on product
+ * defaults with worker capacity {@code c}; runs/s, commits per run and where each run's time goes.
+ */
+record ShortRunsBench(Bench.Plan plan, Pg pg, Report report) implements Section {
+  /** A workload: runs of one flow, each {@code calls} steps or tool calls long. */
+  record Shape(String label, int calls, Flow flow, boolean mcp) {
+    ObjectNode input(String id) {
+      return mcp
+          ? Runs.mcpInput(BenchFlows.STDIO, calls).put("id", id)
+          : Runs.stepsInput(id, calls);
+    }
+  }
+
+  static final List<Shape> SHAPES =
+      List.of(
+          new Shape("1 f.step", 1, BenchFlows.STEPS, false),
+          new Shape("10 f.step", 10, BenchFlows.STEPS, false),
+          new Shape("50 f.step", 50, BenchFlows.STEPS, false),
+          new Shape("3 f.mcp (stdio)", 3, BenchFlows.MCP, true));
+
+  /** The smoke test runs the shortest step shape and the MCP shape: both paths, in seconds. */
+  static List<Shape> shapes(String mode) {
+    return mode.equals("smoke") ? List.of(SHAPES.get(0), SHAPES.get(3)) : SHAPES;
+  }
+
+  /** Where a run's time goes, in order; {@link Cell#stages} holds them after the total. */
+  static final List<String> STAGES =
+      List.of(
+          "start → admitted",
+          "admitted → claimed",
+          "claimed → body entered",
+          "body entered → last step",
+          "last step → run ended",
+          "run ended → result seen");
+
+  /**
+   * One workload at one concurrency: {@code stages} is start → result seen, then each of {@link
+   * #STAGES} (empty when the engine journals no such times).
+   */
+  record Cell(
+      String shape,
+      int calls,
+      int c,
+      int runs,
+      long unanswered,
+      double seconds,
+      double commitsPerRun,
+      List<Stats> stages) {
+    double runsPerSecond() {
+      return runs / seconds;
+    }
+
+    Stats total() {
+      return stages.getFirst();
+    }
+  }
+
+  @Override
+  public void run() throws Exception {
+    log("short runs through the embedding API");
+    String url = pg.fresh("bench_short", true);
+    long perRead = ClientLoad.perRead(pg, url);
+    try (McpServers servers = McpServers.start()) {
+      warmUp(url, servers);
+      Map<Integer, Long> fixed = new HashMap<>();
+      for (int c : plan.concurrencies()) {
+        fixed.put(
+            c,
+            ClientLoad.commitsOver(
+                pg,
+                url,
+                perRead,
+                () -> flows(url, c, servers, List.of(SHAPES.getFirst())).close()));
+      }
+      List<Measured> measured = new ArrayList<>();
+      for (Shape shape : shapes(plan.mode())) {
+        for (int c : plan.concurrencies()) {
+          Measured m = measure(url, servers, shape, c, perRead, fixed.get(c));
+          measured.add(m);
+          log(
+              "  "
+                  + shape.label()
+                  + " c="
+                  + c
+                  + " "
+                  + (int) m.load().runsPerSecond()
+                  + " runs/s, "
+                  + Tables.f1(m.commitsPerRun())
+                  + " commits/run");
+        }
+      }
+      Map<String, long[]> times = journalTimes(url, measured);
+      measured.forEach(m -> report.shortRun(m.cell(times)));
+    }
+    pg.drop("bench_short");
+  }
+
+  /** A Flows as an application builds it: product defaults, a worker of capacity {@code c}. */
+  private static Flows flows(String url, int c, McpServers servers, List<Shape> shapes) {
+    FlowsBuilder b =
+        Flows.builder()
+            .jdbcUrl(url)
+            // Only so the benchmark's own stops are quick; it never changes a measurement.
+            .worker(w -> w.capacity(c).stopGrace(Engines.STOP_GRACE));
+    shapes.stream().map(Shape::flow).distinct().forEach(b::register);
+    if (shapes.stream().anyMatch(Shape::mcp)) {
+      b.mcpServer(servers.config(BenchFlows.STDIO), true)
+          .mcpServer(servers.config(BenchFlows.HTTP), true);
+    }
+    return b.build();
+  }
+
+  private ClientLoad.Client client(Flows flows, Shape shape) {
+    Duration timeout = ClientLoad.resultTimeout(plan.mode());
+    return id -> {
+      var handle = flows.start(shape.flow().getClass(), shape.input(id));
+      try {
+        handle.result(timeout);
+      } catch (ResultTimeoutException e) {
+        throw new ClientLoad.Unanswered(handle.runId().value());
+      }
+      return handle.runId().value();
+    };
+  }
+
+  /** JIT warm-up of every shape's path, unmeasured, before the first measured load. */
+  private void warmUp(String url, McpServers servers) throws Exception {
+    int c = Math.min(WARM_UP_CLIENTS, plan.concurrencies().getLast());
+    List<Shape> shapes = shapes(plan.mode());
+    try (Flows flows = flows(url, c, servers, shapes)) {
+      for (Shape shape : shapes) {
+        Runs.warmUp(
+            plan.warmupSeconds() / shapes.size(),
+            () -> ClientLoad.run(c, 2 * c, "warm-" + shape.calls() + "-", client(flows, shape)));
+      }
+    }
+  }
+
+  /** Client threads of the warm-up: the JIT needs the paths run, not the concurrency. */
+  private static final int WARM_UP_CLIENTS = 4;
+
+  /** One load as measured, before the journal's times are read. */
+  private record Measured(
+      Shape shape,
+      int c,
+      ClientLoad.Load load,
+      double commitsPerRun,
+      Map<String, Long> bodyEntered) {
+    Cell cell(Map<String, long[]> times) {
+      List<List<Long>> stages = new ArrayList<>();
+      for (int i = 0; i <= STAGES.size(); i++) {
+        stages.add(new ArrayList<>());
+      }
+      for (ClientLoad.Sample s : load.samples()) {
+        stages.get(0).add(s.totalNanos());
+        long[] t = times.get(s.runId());
+        Long body = bodyEntered.get(s.id());
+        if (t == null || body == null) {
+          continue;
+        }
+        // Caller, body and journal times on one clock (the database's is this machine's).
+        long[] at = {
+          WALL.of(s.startNanos()), t[0], t[1], WALL.of(body), t[2], t[3], WALL.of(s.resultNanos())
+        };
+        for (int i = 1; i < at.length; i++) {
+          stages.get(i).add(at[i] - at[i - 1]);
+        }
+      }
+      return new Cell(
+          shape.label(),
+          shape.calls(),
+          c,
+          load.samples().size(),
+          load.unanswered(),
+          load.seconds(),
+          commitsPerRun,
+          stages.stream().map(Stats::of).toList());
+    }
+  }
+
+  private Measured measure(
+      String url, McpServers servers, Shape shape, int c, long perRead, long fixed)
+      throws Exception {
+    BenchFlows.FIRST_DISPATCH.clear();
+    String prefix = "m" + shape.calls() + (shape.mcp() ? "mcp" : "") + "c" + c + "-";
+    ClientLoad.Counted counted =
+        new ClientLoad.Database(pg, url, perRead)
+            .measure(
+                fixed,
+                plan.mode(),
+                c,
+                prefix,
+                () -> {
+                  Flows flows = flows(url, c, servers, List.of(shape));
+                  return new ClientLoad.Opened(client(flows, shape), flows);
+                });
+    return new Measured(
+        shape, c, counted.load(), counted.commitsPerRun(), Map.copyOf(BenchFlows.FIRST_DISPATCH));
+  }
+
+  /**
+   * Per run id, the journal's times as epoch nanoseconds: admitted (the run row's creation), the
+   * body's first attempt started (its claim), the last memo or tool call confirmed (its children's
+   * too), the run ended.
+   */
+  private static Map<String, long[]> journalTimes(String url, List<Measured> measured)
+      throws Exception {
+    List<String> ids = new ArrayList<>();
+    measured.forEach(m -> m.load().samples().forEach(s -> ids.add(s.runId())));
+    Map<String, long[]> out = new HashMap<>();
+    try (Connection c = DriverManager.getConnection(url);
+        PreparedStatement ps = c.prepareStatement(JOURNAL_TIMES)) {
+      Array array = c.createArrayOf("text", ids.toArray());
+      ps.setArray(1, array);
+      try (ResultSet r = ps.executeQuery()) {
+        while (r.next()) {
+          long[] t = new long[4];
+          boolean complete = true;
+          for (int i = 0; i < 4; i++) {
+            t[i] = r.getLong(i + 2) * 1000;
+            complete &= !r.wasNull();
+          }
+          if (complete) {
+            out.put(r.getString(1), t);
+          }
+        }
+      }
+    }
+    return out;
+  }
+
+  private static final String JOURNAL_TIMES =
+      """
+      SELECT r.run_id,
+             (extract(epoch FROM r.created_at) * 1e6)::bigint,
+             (SELECT (extract(epoch FROM min(e.at)) * 1e6)::bigint FROM flows.journal_entries e
+               WHERE e.run_id = r.run_id AND e.entry_type = 'step.attempt.started'),
+             (SELECT (extract(epoch FROM max(e.at)) * 1e6)::bigint FROM flows.journal_entries e
+               JOIN flows.runs k ON k.run_id = e.run_id
+               WHERE (k.run_id = r.run_id OR k.parent_run_id = r.run_id)
+                 AND e.entry_type = 'effect.confirmed'),
+             (extract(epoch FROM r.completed_at) * 1e6)::bigint
+        FROM flows.runs r
+       WHERE r.run_id = ANY (?)
+      """;
+
+  /** {@link System#nanoTime} as epoch nanoseconds, so caller and journal times subtract. */
+  private static final Wall WALL = Wall.now();
+
+  private record Wall(long offset) {
+    static Wall now() {
+      Instant i = Instant.now();
+      long nanos = System.nanoTime();
+      return new Wall(i.getEpochSecond() * 1_000_000_000L + i.getNano() - nanos);
+    }
+
+    long of(long nanoTime) {
+      return nanoTime + offset;
+    }
+  }
+
+  static Optional<Cell> find(List<Cell> cells, int calls, int c) {
+    return cells.stream()
+        .filter(x -> x.calls() == calls && x.c() == c && !x.shape().contains("mcp"))
+        .findFirst();
+  }
+}

@@ -1,0 +1,74 @@
+package dev.flows.ops.bench;
+
+import static dev.flows.ops.bench.Tables.f0;
+import static dev.flows.ops.bench.Tables.f1;
+import static dev.flows.ops.bench.Tables.f2;
+import static dev.flows.ops.bench.Tables.header;
+import static dev.flows.ops.bench.Tables.row;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/** Short runs through the embedding API: runs/s, commits per run, and where a run's time goes. */
+final class ShortRunsMarkdown {
+  private ShortRunsMarkdown() {}
+
+  static void render(Report results, StringBuilder md) {
+    if (results.shortRuns.isEmpty()) {
+      return;
+    }
+    md.append("\n## Short runs\n\n")
+        .append(
+            "Runs as an application makes them through the embedding API: C client threads, each"
+                + " starting a run (`Flows.start`) and waiting for its result"
+                + " (`RunHandle.result`), then starting the next; one `Flows` per load, on product"
+                + " defaults with a worker of capacity C, its first run per thread unmeasured."
+                + " Commits per run: `xact_commit` over the `Flows` lifetime (built, the runs,"
+                + " closed), less a lifetime without runs, divided by every run it made; the"
+                + " worker's timer-driven polls are in it, as they are in production. Unanswered:"
+                + " runs whose result did not come within the client's timeout (10 s, 60 s in a"
+                + " full run), left out of every other column.\n\n")
+        .append(
+            header(
+                "runs of",
+                "C",
+                "runs",
+                "unanswered",
+                "runs/s",
+                "steps or calls/s",
+                "commits per run",
+                "start → result p50 ms",
+                "p99 ms"));
+    for (ShortRunsBench.Cell c : results.shortRuns) {
+      md.append(
+          row(
+              c.shape(),
+              String.valueOf(c.c()),
+              f0(c.runs()),
+              f0(c.unanswered()),
+              f1(c.runsPerSecond()),
+              f0(c.runsPerSecond() * c.calls()),
+              f1(c.commitsPerRun()),
+              f2(c.total().p50()),
+              f2(c.total().p99())));
+    }
+    md.append(
+        "\nWhere a run's time goes, p50 / p99 ms. Start and result seen: the caller's"
+            + " clock; body entered: the body's first line; the rest are the journal's times,"
+            + " read by the database's clock inside the writing transaction (so a commit's"
+            + " flush falls in the stage after it): admitted = the run row's `created_at`"
+            + " (read as the admission transaction begins), claimed = the body's first"
+            + " `step.attempt.started`, last step = the run's (and its children's) last"
+            + " `effect.confirmed`, run ended = `completed_at`.\n\n");
+    List<String> cols = new ArrayList<>(List.of("runs of", "C"));
+    cols.addAll(ShortRunsBench.STAGES);
+    md.append(header(cols.toArray(String[]::new)));
+    for (ShortRunsBench.Cell c : results.shortRuns) {
+      List<String> cells = new ArrayList<>(List.of(c.shape(), String.valueOf(c.c())));
+      for (Stats s : c.stages().subList(1, c.stages().size())) {
+        cells.add(f2(s.p50()) + " / " + f2(s.p99()));
+      }
+      md.append(row(cells.toArray(String[]::new)));
+    }
+  }
+}
