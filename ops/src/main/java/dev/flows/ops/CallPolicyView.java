@@ -76,8 +76,14 @@ final class CallPolicyView {
     return s.toString();
   }
 
-  /** A step memo's policy or failed attempt, one line; empty for any other memo. */
+  /**
+   * A step memo's policy or failed attempt, or an attempt of a child flow call with a policy, one
+   * line; empty for any other memo.
+   */
   static Optional<String> memoText(JsonNode memo) {
+    if (memo.path("verb").asText().equals("f.flow")) {
+      return Optional.of(flowText(memo));
+    }
     if (!memo.has("error") && !memo.has("policy")) {
       return Optional.empty();
     }
@@ -98,5 +104,28 @@ final class CallPolicyView {
       b.append("; policy ").append(memo.get("policy"));
     }
     return Optional.of(b.toString());
+  }
+
+  /** {@code f.flow("refund") attempt 2, child child_…, not before …; after flow_failed: …}. */
+  private static String flowText(JsonNode memo) {
+    StringBuilder b =
+        new StringBuilder("f.flow(\"")
+            .append(memo.path("flow").asText())
+            .append("\") attempt ")
+            .append(memo.path("attempt").asInt());
+    if (memo.has("deadline")) {
+      return b.append(" deadline ").append(memo.path("deadline").asText()).toString();
+    }
+    b.append(", child ").append(memo.path("child").asText());
+    b.append(", not before ").append(memo.path("notBefore").asText());
+    if (memo.has("after")) {
+      JsonNode a = memo.path("after");
+      b.append("; after ").append(a.path("code").asText()).append(": ");
+      b.append(RunText.clip(a.path("message").asText()));
+    }
+    if (memo.has("policy")) {
+      b.append("; policy ").append(memo.get("policy"));
+    }
+    return b.toString();
   }
 }

@@ -218,6 +218,27 @@ public interface Ctx {
 
     /** As {@link #call}, without waiting. */
     Pending<JsonNode> startAsync(Object input);
+
+    /**
+     * Each attempt's child run must end within {@code timeout} of its start: past it, the child is
+     * cancelled (the reason names the timeout) and the attempt fails {@code timeout}. The deadline
+     * is journaled when the child is started, so a replay waits for the same one; a waiting body
+     * holds no thread past {@code suspendAfter} and is woken at the deadline or the child's end.
+     * Retried only under an explicit {@link #retry} policy that does not name {@code timeout}.
+     *
+     * @throws dev.flows.kernel.FlowsException {@code invalid_input} for a timeout that is not
+     *     positive
+     */
+    FlowCall timeout(Duration timeout);
+
+    /**
+     * A child run that failed is followed by a new child run (its id derived from the call's
+     * position and the attempt's number, so a replay finds each) after the policy's backoff, a
+     * durable due time, while attempts are left and {@code doNotRetry} does not name the failure's
+     * code; then the call fails {@code retries_exhausted} with the last child's diagnostic. A child
+     * cancelled by anyone but its timeout is not retried.
+     */
+    FlowCall retry(RetryPolicy policy);
   }
 
   /** The body of a memoized step. */

@@ -20,7 +20,8 @@ import java.util.TreeMap;
  * The memos of a body: what each position that is not a child call journaled, as a confirmed effect
  * of the root step at {@code /memo/<pos>} (and, for a signal wait, its outcome at {@code
  * /memo/<pos>/outcome}; for each failed attempt of a step with a policy, at {@code
- * /memo/<pos>/attempt/<n>}). A step's memo is {@code {"name","value"}}; every other verb's names it
+ * /memo/<pos>/attempt/<n>}; for each attempt of a flow call with a policy, at {@code
+ * /memo/<pos>/flow/<n>...}). A step's memo is {@code {"name","value"}}; every other verb's names it
  * in {@code "verb"} ({@code f.sleep}, {@code f.awaitSignal}, {@code f.now}, ...), so a replay that
  * makes another call at a position is told so.
  */
@@ -28,6 +29,7 @@ final class BodyMemos {
   private static final JsonNodeFactory JSON = JsonNodeFactory.instance;
   static final String OUTCOME = "/outcome";
   static final String ATTEMPT = "/attempt/";
+  static final String FLOW = "/flow/";
 
   private final Journal journal;
   private final ClaimedAttempt attempt;
@@ -36,6 +38,7 @@ final class BodyMemos {
   private final Map<Integer, JsonNode> memos = new HashMap<>();
   private final Map<Integer, JsonNode> outcomes = new HashMap<>();
   private final Map<Integer, TreeMap<Integer, JsonNode>> attempts = new HashMap<>();
+  private final Map<String, JsonNode> flowRecords = new HashMap<>();
 
   /** Reads what earlier attempts journaled; {@code children}: the run's children, kept current. */
   BodyMemos(Journal journal, ClaimedAttempt attempt, String flow, Set<RunId> children) {
@@ -59,6 +62,8 @@ final class BodyMemos {
           attempts
               .computeIfAbsent(pos, k -> new TreeMap<>())
               .put(Integer.parseInt(sub.substring(ATTEMPT.length())), c.output().get());
+        } else if (sub.startsWith(FLOW)) {
+          flowRecords.put(c.surfacePath(), c.output().get());
         }
       }
     }
@@ -153,6 +158,19 @@ final class BodyMemos {
     attempts
         .computeIfAbsent(pos, k -> new TreeMap<>())
         .put(n, record("/memo/" + pos + ATTEMPT + n, memo));
+  }
+
+  /** The record of a flow call with a policy at {@code /memo/<pos>/flow/<rest>}. */
+  Optional<JsonNode> flowRecord(int pos, String rest) {
+    return Optional.ofNullable(flowRecords.get("/memo/" + pos + FLOW + rest));
+  }
+
+  /** Journals a flow call's record; answers what the journal keeps there. */
+  JsonNode keepFlowRecord(int pos, String rest, ObjectNode memo) {
+    String surface = "/memo/" + pos + FLOW + rest;
+    JsonNode kept = record(surface, memo);
+    flowRecords.put(surface, kept);
+    return kept;
   }
 
   Optional<JsonNode> outcome(int pos) {

@@ -92,25 +92,43 @@ final class ChildIssuer {
       Optional<String> inlineSurface,
       Optional<Duration> inlineWait,
       Predicate<RunSnapshot> sameCall) {
+    int pos = position(call);
+    RunId child = Lowering.childId(root, pos);
+    if (!children.known().contains(child) && inline.isPresent() && inlineSurface.isPresent()) {
+      Children.Issued issued = new Children.Issued(child, clock.instant(), call);
+      Optional<JsonNode> ready =
+          callInline(child, spec, call, pos, inlineSurface.get(), inlineWait, sameCall);
+      children.admitted(child);
+      ready.ifPresent(r -> children.settled(child));
+      return new Issue(pos, issued, ready);
+    }
+    return new Issue(pos, place(pos, child, spec, call, sameCall), Optional.empty());
+  }
+
+  /** Takes the next position for a child call; refused when a memo was journaled there. */
+  int position(String call) {
     int pos = nextPosition.getAsInt();
     Optional<JsonNode> memo = memos.at(pos);
     if (memo.isPresent()) {
       throw memos.refuse(pos, memo.get(), call);
     }
-    RunId child = Lowering.childId(root, pos);
+    return pos;
+  }
+
+  /**
+   * Admits child run {@code child} of the call at {@code pos}, or finds it on replay (the same call
+   * when {@code sameCall} says so).
+   */
+  Children.Issued place(
+      int pos, RunId child, RunSpec spec, String call, Predicate<RunSnapshot> sameCall) {
     Children.Issued issued = new Children.Issued(child, clock.instant(), call);
-    Optional<JsonNode> ready = Optional.empty();
-    if (!children.known().contains(child) && inline.isPresent() && inlineSurface.isPresent()) {
-      ready = callInline(child, spec, call, pos, inlineSurface.get(), inlineWait, sameCall);
-      children.admitted(child);
-      ready.ifPresent(r -> children.settled(child));
-    } else if (!children.known().contains(child)) {
+    if (!children.known().contains(child)) {
       admit(child, spec, call, pos);
       children.admitted(child);
     } else if (!sameCall.test(journal.run(child).orElseThrow())) {
       throw ChildReports.nondeterministic(flow, pos, ChildReports.describe(journal, child), call);
     }
-    return new Issue(pos, issued, ready);
+    return issued;
   }
 
   /**

@@ -6,13 +6,14 @@ import java.util.Optional;
 import java.util.function.Function;
 
 /**
- * A call issued at {@code position} whose child run is {@code issued}; {@code ready} holds its
- * result when it was known at issue (an inline call that answered at once).
+ * A call issued at {@code position} awaited as {@code call} (its child run, or the runs of a flow
+ * call with a policy); {@code ready} holds its result when it was known at issue (an inline call
+ * that answered at once).
  */
 record ChildPending<T>(
     Fanout owner,
     int position,
-    Children.Issued issued,
+    Children.Awaited call,
     Optional<JsonNode> ready,
     Function<JsonNode, T> convert)
     implements Pending<T> {

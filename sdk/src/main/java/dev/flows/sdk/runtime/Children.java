@@ -18,10 +18,10 @@ import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
-import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.function.UnaryOperator;
 
@@ -82,32 +82,78 @@ final class Children {
     settled.add(child);
   }
 
+  /**
+   * What a body waits on: one child run ({@link Issued}), or a call that may start further runs (a
+   * flow call with a policy, {@link FlowAttempts}).
+   */
+  sealed interface Awaited permits Issued, FlowAttempts {
+    /** Looks again (which may cancel or start a run); answers whether it ended. */
+    boolean ended(Children children);
+
+    /** The runs to watch while it has not ended. */
+    Set<RunId> runs();
+
+    /** When to look again even if no run it waits on ended (a deadline, a retry's due time). */
+    Optional<Instant> wakeAt();
+
+    /** Whether a run it waits on was not claimed yet: bounded by the dispatch deadline. */
+    boolean unclaimed(Children children);
+
+    /** Its result once it ended: the child's output, or its failure thrown. */
+    JsonNode result(Children children);
+  }
+
   /** A child issued at a position; {@code began}: when, for its dispatch deadline. */
-  record Issued(RunId run, Instant began, String call) {}
+  record Issued(RunId run, Instant began, String call) implements Awaited {
+    @Override
+    public boolean ended(Children children) {
+      return children.settled.contains(run) || children.look(this);
+    }
+
+    @Override
+    public Set<RunId> runs() {
+      return Set.of(run);
+    }
+
+    @Override
+    public Optional<Instant> wakeAt() {
+      return Optional.empty();
+    }
+
+    @Override
+    public boolean unclaimed(Children children) {
+      return children.attempts(run) == 0;
+    }
+
+    @Override
+    public JsonNode result(Children children) {
+      return children.resultOf(this);
+    }
+  }
 
   /**
-   * Waits for one child with {@code patience} (the caller holds a resident place when it is more
+   * Waits for one call with {@code patience} (the caller holds a resident place when it is more
    * than zero) and answers its result.
    */
-  JsonNode await(Issued child, Duration patience) {
-    awaitEnded(List.of(child), false, patience);
-    return result(child);
+  JsonNode await(Awaited call, Duration patience) {
+    awaitEnded(List.of(call), false, patience);
+    return call.result(this);
   }
 
-  /** Waits for one child, taking a resident place while it waits in memory. */
-  JsonNode await(Issued child) {
-    awaitEnded(List.of(child), false);
-    return result(child);
+  /** Waits for one call, taking a resident place while it waits in memory. */
+  JsonNode await(Awaited call) {
+    awaitEnded(List.of(call), false);
+    return call.result(this);
   }
 
   /**
-   * Waits until every child ({@code any} false) or one ({@code any} true) ended (or is parked), in
+   * Waits until every call ({@code any} false) or one ({@code any} true) ended (or is parked), in
    * memory while a resident place is free; answers the ended ones in the order given.
    */
-  List<Issued> awaitEnded(List<Issued> children, boolean any) {
+  List<Awaited> awaitEnded(List<? extends Awaited> calls, boolean any) {
     boolean inMemory = resident.tryEnter();
     try {
-      return awaitEnded(children, any, inMemory ? config.suspendAfter() : Duration.ZERO);
+      return awaitEnded(calls, any, inMemory ? config.suspendAfter() : Duration.ZERO);
     } finally {
       if (inMemory) {
         resident.leave();
@@ -115,39 +161,63 @@ final class Children {
     }
   }
 
-  private List<Issued> awaitEnded(List<Issued> children, boolean any, Duration patience) {
-    Map<RunId, Issued> byRun = new LinkedHashMap<>();
-    children.forEach(c -> byRun.putIfAbsent(c.run(), c));
-    try (RunWatch watch = watch(byRun.keySet())) {
-      Instant suspendAt = clock.instant().plus(patience);
+  private List<Awaited> awaitEnded(List<? extends Awaited> calls, boolean any, Duration patience) {
+    Set<Awaited> distinct = new LinkedHashSet<>(calls);
+    Set<RunId> watched = Set.of();
+    RunWatch watch = null;
+    Instant suspendAt = clock.instant().plus(patience);
+    try {
       while (true) {
-        List<Issued> done = new ArrayList<>();
+        // Watched before looking, so an end between the look and the wait is not missed.
+        Set<RunId> all = runsOf(distinct);
+        if (watch == null || !all.equals(watched)) {
+          if (watch != null) {
+            watch.close();
+          }
+          watched = all;
+          watch = watch(all);
+        }
+        List<Awaited> done = new ArrayList<>();
         Set<RunId> open = new LinkedHashSet<>();
         boolean unclaimed = false;
-        for (Issued c : byRun.values()) {
-          if (settled.contains(c.run()) || look(c)) {
+        Optional<Instant> wake = Optional.empty();
+        for (Awaited c : distinct) {
+          if (c.ended(this)) {
             done.add(c);
           } else {
-            open.add(c.run());
-            unclaimed |= attempts(c.run()) == 0;
+            open.addAll(c.runs());
+            unclaimed |= c.unclaimed(this);
+            wake = earliest(wake, c.wakeAt());
           }
         }
-        if (any ? !done.isEmpty() : open.isEmpty()) {
+        if (any ? !done.isEmpty() : done.size() == distinct.size()) {
           return done;
+        }
+        if (!runsOf(distinct).equals(watched)) {
+          continue; // a call started another run: watch it too before waiting
         }
         // Only once every open child was claimed: an unclaimed one is bounded by the dispatch
         // deadline, which a suspended body could not enforce.
         if (!unclaimed && !clock.instant().isBefore(suspendAt)) {
+          Duration recheck = config.suspendRecheck();
+          if (wake.isPresent() && remaining(wake.get()).compareTo(recheck) < 0) {
+            recheck = atLeastOneMs(remaining(wake.get()));
+          }
           throw suspend.apply(
               new SuspendSignal(
-                  new StepOutcome.Suspended(open, Set.of(), config.suspendRecheck()),
-                  open.size() == 1
-                      ? "child run " + open.iterator().next()
-                      : open.size() + " runs"));
+                  new StepOutcome.Suspended(open, Set.of(), recheck),
+                  open.isEmpty()
+                      ? "a retry due " + wake.map(Instant::toString).orElse("now")
+                      : open.size() == 1
+                          ? "child run " + open.iterator().next()
+                          : open.size() + " runs"));
         }
         Duration wait = config.childPoll();
         if (!unclaimed && remaining(suspendAt).compareTo(wait) < 0) {
           wait = remaining(suspendAt);
+        }
+        if (wake.isPresent() && remaining(wake.get()).compareTo(wait) < 0) {
+          wait = atLeastOneMs(remaining(wake.get()));
         }
         try {
           watch.await(wait);
@@ -156,21 +226,42 @@ final class Children {
           throw new FlowsException(
               ErrorCode.LEASE_CONFLICT,
               "attempt interrupted while waiting for " + open,
-              open.iterator().next().value(),
+              open.isEmpty() ? "a retry" : open.iterator().next().value(),
               "the journal re-drives the run");
         }
+      }
+    } finally {
+      if (watch != null) {
+        watch.close();
       }
     }
   }
 
+  private static Set<RunId> runsOf(Set<Awaited> calls) {
+    Set<RunId> runs = new LinkedHashSet<>();
+    calls.forEach(c -> runs.addAll(c.runs()));
+    return runs;
+  }
+
+  private static Optional<Instant> earliest(Optional<Instant> a, Optional<Instant> b) {
+    if (a.isEmpty()) {
+      return b;
+    }
+    return b.filter(x -> x.isBefore(a.get())).or(() -> a);
+  }
+
+  private static Duration atLeastOneMs(Duration d) {
+    return d.compareTo(Duration.ofMillis(1)) < 0 ? Duration.ofMillis(1) : d;
+  }
+
   private final Map<RunId, Integer> attempts = new HashMap<>();
 
-  private int attempts(RunId run) {
+  int attempts(RunId run) {
     return attempts.getOrDefault(run, 0);
   }
 
   /** Reads one child: answers whether it ended (or is parked, or was cancelled undispatched). */
-  private boolean look(Issued c) {
+  boolean look(Issued c) {
     RunSnapshot s = journal.run(c.run()).orElseThrow();
     StepSnapshot step = s.steps().getFirst();
     attempts.put(c.run(), step.attempts());
@@ -194,7 +285,7 @@ final class Children {
   }
 
   /** The result of a child that ended: its output, or its failure thrown. */
-  JsonNode result(Issued c) {
+  JsonNode resultOf(Issued c) {
     ChildFailedException timedOut = undispatched.get(c.run());
     if (timedOut != null) {
       throw timedOut;
@@ -212,6 +303,7 @@ final class Children {
   }
 
   private RunWatch watch(Set<RunId> runs) {
+    // None while a retry waits out its backoff: the watch then only times out.
     if (runs.size() == 1) {
       return journal.watchRun(runs.iterator().next());
     }

@@ -357,25 +357,41 @@ final class DurableCtx implements Ctx {
 
   @Override
   public FlowCall flow(String name) {
-    return new DurableFlowCall(this, flows.named(name));
+    return new DurableFlowCall(this, flows.named(name), CallPolicy.DEFAULT);
   }
 
   @Override
   public FlowCall flow(Class<? extends Flow> type) {
-    return new DurableFlowCall(this, flows.ofClass(type));
+    return new DurableFlowCall(this, flows.ofClass(type), CallPolicy.DEFAULT);
   }
 
-  JsonNode callFlow(ChildFlows.Target target, Object input) {
+  JsonNode callFlow(ChildFlows.Target target, Object input, CallPolicy policy) {
     return withPatience(
         patience -> {
+          if (!policy.isDefault()) {
+            return children.await(flowAttempts(target, input, policy), patience);
+          }
           ChildIssuer.Issue issued = issueFlow(target, input, Optional.of(patience));
           return children.await(issued.child(), patience);
         });
   }
 
-  Pending<JsonNode> startFlow(ChildFlows.Target target, Object input) {
+  Pending<JsonNode> startFlow(ChildFlows.Target target, Object input, CallPolicy policy) {
+    if (!policy.isDefault()) {
+      FlowAttempts a = flowAttempts(target, input, policy);
+      return fanout.pending(a.position(), a, Optional.empty(), j -> j);
+    }
     ChildIssuer.Issue issued = issueFlow(target, input, Optional.empty());
     return fanout.pending(issued.position(), issued.child(), issued.ready(), j -> j);
+  }
+
+  private FlowAttempts flowAttempts(ChildFlows.Target target, Object input, CallPolicy policy) {
+    JsonNode in = input == null ? JSON.nullNode() : MAPPER.valueToTree(input);
+    return FlowAttempts.issue(
+        new FlowAttempts.Deps(journal, memos, issuer, clock, runId(), header.name()),
+        target,
+        flows.spec(target, in, rootInventory(), config),
+        policy);
   }
 
   private ChildIssuer.Issue issueFlow(

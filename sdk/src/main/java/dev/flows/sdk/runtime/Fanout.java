@@ -41,22 +41,22 @@ final class Fanout {
 
   <T> ChildPending<T> pending(
       int position,
-      Children.Issued issued,
+      Children.Awaited call,
       Optional<JsonNode> ready,
       java.util.function.Function<JsonNode, T> convert) {
-    return new ChildPending<>(this, position, issued, ready, convert);
+    return new ChildPending<>(this, position, call, ready, convert);
   }
 
   <T> T get(ChildPending<T> p) {
     guard.run();
-    return p.convert().apply(p.ready().orElseGet(() -> children.await(p.issued())));
+    return p.convert().apply(p.ready().orElseGet(() -> children.await(p.call())));
   }
 
   <T> List<T> all(List<? extends Pending<T>> pending) {
     guard.run();
     List<ChildPending<T>> calls = own(pending);
-    List<Children.Issued> open =
-        calls.stream().filter(c -> c.ready().isEmpty()).map(ChildPending::issued).toList();
+    List<Children.Awaited> open =
+        calls.stream().filter(c -> c.ready().isEmpty()).map(ChildPending::call).toList();
     if (!open.isEmpty()) {
       children.awaitEnded(open, false);
     }
@@ -64,7 +64,7 @@ final class Fanout {
     RuntimeException first = null;
     for (ChildPending<T> c : calls) {
       try {
-        out.add(c.convert().apply(c.ready().orElseGet(() -> children.result(c.issued()))));
+        out.add(c.convert().apply(c.ready().orElseGet(() -> c.call().result(children))));
       } catch (RuntimeException e) {
         first = first == null ? e : first;
         out.add(null);
@@ -114,10 +114,10 @@ final class Fanout {
         return i;
       }
     }
-    List<Children.Issued> done =
-        children.awaitEnded(calls.stream().map(ChildPending::issued).toList(), true);
+    List<Children.Awaited> done =
+        children.awaitEnded(calls.stream().map(ChildPending::call).toList(), true);
     for (int i = 0; i < calls.size(); i++) {
-      if (done.contains(calls.get(i).issued())) {
+      if (done.contains(calls.get(i).call())) {
         return i;
       }
     }

@@ -193,4 +193,14 @@ public final class Lowering {
   public static RunId childId(RunId root, int position) {
     return Keys.childRunId(root, "call/" + position);
   }
+
+  /**
+   * The child of attempt {@code attempt} of a call with a retry policy: the first is the position's
+   * child, each next one derived from the position and its number.
+   */
+  static RunId childId(RunId root, int position, int attempt) {
+    return attempt == 1
+        ? childId(root, position)
+        : Keys.childRunId(root, "call/" + position + "/attempt/" + attempt);
+  }
 }
