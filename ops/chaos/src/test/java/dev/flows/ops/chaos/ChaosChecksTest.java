@@ -124,6 +124,60 @@ class ChaosChecksTest {
         .hasSize(2);
   }
 
+  /** A long from a one-row, one-column query. */
+  private long single(String sql) throws Exception {
+    try (Statement st = c.createStatement();
+        java.sql.ResultSet rs = st.executeQuery(sql)) {
+      rs.next();
+      return rs.getLong(1);
+    }
+  }
+
+  /** A suspension of attempt {@code attempt}, judged in time by the lease checks. */
+  private String entry(RunId run, int attempt) throws Exception {
+    execute(
+        "INSERT INTO chaos.attempt_ends VALUES ('"
+            + run.value()
+            + "', 'one', "
+            + attempt
+            + ", now() + interval '1 minute', now(), now(), 'ready', 'suspended')");
+    return " VALUES (now(), '"
+        + run.value()
+        + "', 'step.completed', 'one', "
+        + attempt
+        + ", '{\"reason\": \"suspended\"}')";
+  }
+
+  @Test
+  void anEntryCommittedAfterASnapshotWithALowerSeqIsNoChangeButAnUpdatedOneIs() throws Exception {
+    RunId run = completedRun();
+    // A transaction takes its seq, another commits a higher one, the snapshot sees that one, and
+    // the first commits last: its entry appears below the snapshot's seq.
+    long taken = single("SELECT nextval(pg_get_serial_sequence('flows.journal_entries', 'seq'))");
+    execute(
+        "INSERT INTO flows.journal_entries (at, run_id, entry_type, step_id, attempt, payload)"
+            + entry(run, 2));
+    JournalSnapshot before = JournalSnapshot.take(c);
+    execute(
+        "INSERT INTO flows.journal_entries (seq, at, run_id, entry_type, step_id, attempt,"
+            + " payload) OVERRIDING SYSTEM VALUE"
+            + entry(run, 3).replace("VALUES (", "VALUES (" + taken + ", "));
+
+    ChaosChecks checks = new ChaosChecks(c).runAll(ledgers, List.of(before));
+    assertThat(checks.violations).isEmpty();
+    assertThat(checks.facts)
+        .containsEntry("journal entries committed after a snapshot with a lower seq", 1L);
+
+    // An entry rewritten behind the append-only guard's back is a change.
+    execute("ALTER TABLE flows.journal_entries DISABLE TRIGGER USER");
+    execute("UPDATE flows.journal_entries SET payload = '{}' WHERE seq = " + before.maxSeq());
+    execute("ALTER TABLE flows.journal_entries ENABLE TRIGGER USER");
+    assertThat(new ChaosChecks(c).runAll(ledgers, List.of(before)).violations)
+        .singleElement()
+        .asString()
+        .contains("1 changed, 0 gone");
+  }
+
   @Test
   void aCompletionJournaledAfterItsLeaseEndedIsAViolation() throws Exception {
     RunId run = completedRun();
