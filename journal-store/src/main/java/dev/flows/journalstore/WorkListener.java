@@ -1,6 +1,7 @@
 package dev.flows.journalstore;
 
 import dev.flows.kernel.journal.RunWatch;
+import dev.flows.kernel.journal.WakeCounter;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
@@ -192,30 +193,19 @@ final class WorkListener implements AutoCloseable {
 
   private final class RunWatchImpl implements RunWatch {
     private final String runId;
-    private long signals; // guarded by this
-    private long seen; // guarded by this
+    private final WakeCounter wakes = new WakeCounter();
 
     RunWatchImpl(String runId) {
       this.runId = runId;
     }
 
-    synchronized void signal() {
-      signals++;
-      notifyAll();
+    void signal() {
+      wakes.signal();
     }
 
     @Override
-    public synchronized boolean await(Duration timeout) throws InterruptedException {
-      long deadline = System.nanoTime() + timeout.toNanos();
-      while (signals == seen) {
-        long left = deadline - System.nanoTime();
-        if (left <= 0) {
-          return false;
-        }
-        TimeUnit.NANOSECONDS.timedWait(this, left);
-      }
-      seen = signals;
-      return true;
+    public boolean await(Duration timeout) throws InterruptedException {
+      return wakes.await(timeout);
     }
 
     @Override

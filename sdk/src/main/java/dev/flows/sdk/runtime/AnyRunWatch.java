@@ -1,10 +1,10 @@
 package dev.flows.sdk.runtime;
 
 import dev.flows.kernel.journal.RunWatch;
+import dev.flows.kernel.journal.WakeCounter;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 
 /**
  * A watch on several runs that wakes when any of them may have changed: each run's own watch is
@@ -14,8 +14,7 @@ final class AnyRunWatch implements RunWatch {
   private static final Duration LOOK = Duration.ofMinutes(1);
   private final List<RunWatch> watches;
   private final List<Thread> threads = new ArrayList<>();
-  private long signals; // guarded by this
-  private long seen; // guarded by this
+  private final WakeCounter wakes = new WakeCounter();
 
   AnyRunWatch(List<RunWatch> watches) {
     this.watches = List.copyOf(watches);
@@ -28,7 +27,7 @@ final class AnyRunWatch implements RunWatch {
                     try {
                       while (!Thread.currentThread().isInterrupted()) {
                         if (w.await(LOOK)) {
-                          signal();
+                          wakes.signal();
                         }
                       }
                     } catch (InterruptedException e) {
@@ -38,23 +37,9 @@ final class AnyRunWatch implements RunWatch {
     }
   }
 
-  private synchronized void signal() {
-    signals++;
-    notifyAll();
-  }
-
   @Override
-  public synchronized boolean await(Duration timeout) throws InterruptedException {
-    long deadline = System.nanoTime() + timeout.toNanos();
-    while (signals == seen) {
-      long left = deadline - System.nanoTime();
-      if (left <= 0) {
-        return false;
-      }
-      TimeUnit.NANOSECONDS.timedWait(this, left);
-    }
-    seen = signals;
-    return true;
+  public boolean await(Duration timeout) throws InterruptedException {
+    return wakes.await(timeout);
   }
 
   @Override
