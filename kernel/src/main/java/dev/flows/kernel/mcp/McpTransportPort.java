@@ -54,6 +54,56 @@ public interface McpTransportPort extends AutoCloseable {
     return callTool(tool, arguments, meta);
   }
 
+  /**
+   * Calls {@code tool} as {@code options} say: a result, a task the server created, or (with {@code
+   * durableInput}) the server's request for input. Completes exceptionally with an {@link
+   * McpException}. With {@link CallOptions#plain()} options this is {@link #callTool(String, Map,
+   * Map, boolean)}; connections without task or input support refuse anything else with {@code
+   * mcp_tool_error}.
+   */
+  default CompletableFuture<ToolCallOutcome> call(
+      String tool, Map<String, Object> arguments, Map<String, Object> meta, CallOptions options) {
+    if (options.plain()) {
+      return callTool(tool, arguments, meta, options.reissue())
+          .thenApply(ToolCallOutcome.Completed::new);
+    }
+    return unsupported("tasks and durable input");
+  }
+
+  /**
+   * {@code tasks/get}: the task's state now; completed carries the call's result, failed its error,
+   * input_required the server's requests. {@code tool} is the tool the task was created for.
+   */
+  default CompletableFuture<McpTask> getTask(String tool, String taskId) {
+    return unsupported("tasks/get");
+  }
+
+  /**
+   * {@code tasks/update}: answers an input_required task's requests (each an {@code ElicitResult},
+   * see {@link InputResponses}). Completes when the server acknowledged them.
+   */
+  default CompletableFuture<Void> updateTask(
+      String taskId, Map<String, com.fasterxml.jackson.databind.JsonNode> inputResponses) {
+    return unsupported("tasks/update");
+  }
+
+  /**
+   * {@code tasks/cancel}: asks the server to cancel the task; completes when it acknowledged (the
+   * task may still end otherwise if it finished first).
+   */
+  default CompletableFuture<Void> cancelTask(String taskId) {
+    return unsupported("tasks/cancel");
+  }
+
+  private <T> CompletableFuture<T> unsupported(String what) {
+    return CompletableFuture.failedFuture(
+        new McpException(
+            McpDiagnostic.MCP_TOOL_ERROR,
+            server(),
+            "this connection does not support " + what,
+            "use a connection of the MCP client (dev.flows.mcp.client.McpConnection)"));
+  }
+
   /** The {@code _meta} keys of W3C trace context (SEP-414), set by the caller per call. */
   String TRACEPARENT_META = "traceparent";
 

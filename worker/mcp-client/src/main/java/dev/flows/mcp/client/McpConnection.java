@@ -1,12 +1,15 @@
 package dev.flows.mcp.client;
 
+import dev.flows.kernel.mcp.CallOptions;
 import dev.flows.kernel.mcp.ConnectionState;
 import dev.flows.kernel.mcp.ConnectionTransition;
 import dev.flows.kernel.mcp.McpClientConfig;
 import dev.flows.kernel.mcp.McpDiagnostic;
 import dev.flows.kernel.mcp.McpException;
 import dev.flows.kernel.mcp.McpProtocol;
+import dev.flows.kernel.mcp.McpTask;
 import dev.flows.kernel.mcp.McpTransportPort;
+import dev.flows.kernel.mcp.ToolCallOutcome;
 import dev.flows.kernel.mcp.ToolCallResult;
 import dev.flows.kernel.mcp.ToolDescriptor;
 import dev.flows.kernel.mcp.ToolRegistry;
@@ -382,39 +385,87 @@ public final class McpConnection implements McpTransportPort {
   @Override
   public CompletableFuture<ToolCallResult> callTool(
       String tool, Map<String, Object> arguments, Map<String, Object> meta, boolean reissue) {
+    return onSession(
+        "call " + tool, Optional.of(tool), s -> s.call(tool, arguments, meta, reissue));
+  }
+
+  @Override
+  public CompletableFuture<ToolCallOutcome> call(
+      String tool, Map<String, Object> arguments, Map<String, Object> meta, CallOptions options) {
+    if (options.plain()) {
+      return callTool(tool, arguments, meta, options.reissue())
+          .thenApply(ToolCallOutcome.Completed::new);
+    }
+    return onSession(
+        "call " + tool, Optional.of(tool), s -> s.outcome(tool, arguments, meta, options));
+  }
+
+  @Override
+  public CompletableFuture<McpTask> getTask(String tool, String taskId) {
+    return onSession("send tasks/get " + taskId, Optional.empty(), s -> s.getTask(tool, taskId));
+  }
+
+  @Override
+  public CompletableFuture<Void> updateTask(
+      String taskId, Map<String, com.fasterxml.jackson.databind.JsonNode> inputResponses) {
+    return onSession(
+        "send tasks/update " + taskId, Optional.empty(), s -> s.updateTask(taskId, inputResponses));
+  }
+
+  @Override
+  public CompletableFuture<Void> cancelTask(String taskId) {
+    return onSession("send tasks/cancel " + taskId, Optional.empty(), s -> s.cancelTask(taskId));
+  }
+
+  /**
+   * Runs {@code request} on the current session: refused unless connected (and, for a call, unless
+   * {@code tool} is registered), failed {@code mcp_disconnected} when the connection is lost or
+   * stopped meanwhile, cancelled on the wire when the caller gives up (cancels the future or times
+   * it out).
+   */
+  private <T> CompletableFuture<T> onSession(
+      String what,
+      Optional<String> tool,
+      java.util.function.Function<Session, CompletableFuture<T>> request) {
     Session s;
     synchronized (lock) {
       if (state != ConnectionState.CONNECTED) {
         return CompletableFuture.failedFuture(
-            disconnected("cannot call " + tool + ": connection is " + state.wire()));
+            disconnected("cannot " + what + ": connection is " + state.wire()));
       }
       s = session;
     }
-    if (registry.find(server, tool).isEmpty()) {
+    if (tool.isPresent() && registry.find(server, tool.get()).isEmpty()) {
       return CompletableFuture.failedFuture(
           new McpException(
               McpDiagnostic.MCP_UNKNOWN_TOOL,
               server,
-              "no tool " + tool + " on this server",
+              "no tool " + tool.get() + " on this server",
               "list the server's tools; names are case-sensitive"));
     }
-    CompletableFuture<ToolCallResult> out = new CompletableFuture<>();
+    CompletableFuture<T> out = new CompletableFuture<>();
     pending.add(out);
-    CompletableFuture<ToolCallResult> call = s.call(tool, arguments, meta, reissue);
+    CompletableFuture<T> sent;
+    try {
+      sent = request.apply(s);
+    } catch (RuntimeException e) {
+      sent = CompletableFuture.failedFuture(e);
+    }
+    CompletableFuture<T> call = sent;
     call.whenComplete(
         (r, e) -> {
           if (e == null) {
             out.complete(r);
-          } else {
-            out.completeExceptionally(
-                e instanceof java.util.concurrent.CompletionException ce ? ce.getCause() : e);
+            return;
           }
+          Throwable x =
+              e instanceof java.util.concurrent.CompletionException ce ? ce.getCause() : e;
+          out.completeExceptionally(
+              x instanceof McpException ? x : McpFailures.call(server, what, x));
         });
     out.whenComplete(
         (r, e) -> {
           pending.remove(out);
-          // Given up by the caller, or by the caller's own timeout on this future: either way
-          // the server is told (a cancelled session call cancels on the wire).
           if (out.isCancelled() || e instanceof java.util.concurrent.TimeoutException) {
             call.cancel(true);
           }

@@ -107,7 +107,7 @@ final class McpFailures {
   }
 
   /** A JSON-RPC error answer to a call: an unknown tool, or the tool's own error. */
-  private static McpException rpcError(
+  static McpException rpcError(
       String server, String tool, Integer code, String message, Throwable e) {
     boolean unknown =
         Integer.valueOf(McpSchema.ErrorCodes.INVALID_PARAMS).equals(code)

@@ -2,11 +2,14 @@ package dev.flows.mcp.client;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import dev.flows.kernel.mcp.CallOptions;
 import dev.flows.kernel.mcp.McpClientConfig;
 import dev.flows.kernel.mcp.McpDiagnostic;
 import dev.flows.kernel.mcp.McpException;
 import dev.flows.kernel.mcp.McpProtocol;
+import dev.flows.kernel.mcp.McpTask;
 import dev.flows.kernel.mcp.McpTransportPort;
+import dev.flows.kernel.mcp.ToolCallOutcome;
 import dev.flows.kernel.mcp.ToolCallResult;
 import dev.flows.kernel.mcp.ToolDescriptor;
 import io.modelcontextprotocol.json.McpJsonMapper;
@@ -34,6 +37,10 @@ import reactor.core.publisher.Mono;
 final class ModernSession implements Session {
   /** How many times one call is re-issued after lost responses before its outcome is unknown. */
   static final int MAX_REISSUES = 3;
+
+  /** Ids of the requests written out here; strings, so they never meet the SDK's numbers. */
+  private static final java.util.concurrent.atomic.AtomicLong RAW_IDS =
+      new java.util.concurrent.atomic.AtomicLong();
 
   private static final org.slf4j.Logger LOG =
       org.slf4j.LoggerFactory.getLogger(ModernSession.class);
@@ -254,24 +261,252 @@ final class ModernSession implements Session {
               return;
             }
             out.completeExceptionally(
-                new McpException(
-                    McpDiagnostic.MCP_RESULT_UNAVAILABLE,
-                    server,
-                    "the response of "
-                        + tool
-                        + " was lost (request "
-                        + attempts.get(sent - 1).requestId()
-                        + ", "
-                        + (reissue
-                            ? sent + " requests sent"
-                            : "not re-sent: the tool may not be performed twice")
-                        + "): the outcome on the server is unknown",
-                    "check the server, then resolve the step",
-                    x));
+                lost(tool, attempts.get(sent - 1).requestId(), reissue, sent, "", x));
             return;
           }
           out.completeExceptionally(McpFailures.modernCall(server, tool, x));
         });
+  }
+
+  /** True when {@code server/discover} declared the tasks extension. */
+  boolean declaresTasks() {
+    return discovered.capabilities() != null
+        && discovered.capabilities().extensions() != null
+        && discovered.capabilities().extensions().containsKey(TaskWire.EXTENSION);
+  }
+
+  /**
+   * A call made as {@code options} say. Plain options take the SDK's path ({@link #call}); any
+   * other call is written out here, since the SDK knows neither the tasks extension nor returning
+   * an {@code input_required} answer to its caller: the request declares the extension when the
+   * server does and tasks are not forbidden, and form and URL elicitation when input is durable,
+   * and carries the answers and the echoed {@code requestState} of a re-issue.
+   */
+  @Override
+  public CompletableFuture<ToolCallOutcome> outcome(
+      String tool, Map<String, Object> arguments, Map<String, Object> meta, CallOptions options) {
+    boolean tasks = options.tasks() != CallOptions.TaskMode.FORBIDDEN && declaresTasks();
+    if (options.tasks() == CallOptions.TaskMode.REQUIRED && !tasks) {
+      return CompletableFuture.failedFuture(
+          TaskWire.mustBeTask(
+              server,
+              tool,
+              "the server does not declare the " + TaskWire.EXTENSION + " extension"));
+    }
+    if (!tasks && !options.durableInput() && options.answer().isEmpty()) {
+      return call(tool, arguments, meta, options.reissue())
+          .thenApply(ToolCallOutcome.Completed::new);
+    }
+    Map<String, Object> params = new java.util.LinkedHashMap<>();
+    params.put("name", tool);
+    params.put("arguments", arguments);
+    options
+        .answer()
+        .ifPresent(
+            a -> {
+              params.put("inputResponses", TREE.convertValue(a.inputResponses(), Map.class));
+              a.requestState().ifPresent(rs -> params.put("requestState", rs));
+            });
+    Map<String, Object> caps = new java.util.LinkedHashMap<>();
+    if (options.durableInput()) {
+      caps.put("elicitation", Map.of("form", Map.of(), "url", Map.of()));
+    }
+    if (tasks) {
+      caps.put("extensions", Map.of(TaskWire.EXTENSION, Map.of()));
+    }
+    List<ToolCallResult.WireAttempt> attempts = new ArrayList<>();
+    return raw("tools/call", tool, tool, params, meta, caps, options.reissue(), attempts)
+        .thenApply(
+            r ->
+                switch (r.path("resultType").asText("complete")) {
+                  case "task" ->
+                      new ToolCallOutcome.TaskCreated(
+                          TaskWire.task(server, tool, r, protocolVersion(), Optional.empty()),
+                          attempts);
+                  case "input_required" ->
+                      new ToolCallOutcome.InputRequired(
+                          server,
+                          tool,
+                          TaskWire.inputRequests(r.path("inputRequests")),
+                          r.path("requestState").isTextual()
+                              ? Optional.of(r.path("requestState").asText())
+                              : Optional.empty(),
+                          protocolVersion(),
+                          attempts);
+                  default ->
+                      new ToolCallOutcome.Completed(
+                          TaskWire.result(server, tool, r, protocolVersion(), attempts));
+                });
+  }
+
+  @Override
+  public CompletableFuture<McpTask> getTask(String tool, String taskId) {
+    return raw(
+            "tasks/get",
+            tool,
+            taskId,
+            Map.of("taskId", taskId),
+            Map.of(),
+            tasksCapability(),
+            true,
+            new ArrayList<>())
+        .thenApply(r -> TaskWire.task(server, tool, r, protocolVersion(), Optional.empty()));
+  }
+
+  @Override
+  public CompletableFuture<Void> updateTask(String taskId, Map<String, JsonNode> inputResponses) {
+    return raw(
+            "tasks/update",
+            "tasks/update",
+            taskId,
+            Map.of(
+                "taskId", taskId, "inputResponses", TREE.convertValue(inputResponses, Map.class)),
+            Map.of(),
+            tasksCapability(),
+            true,
+            new ArrayList<>())
+        .thenApply(r -> null);
+  }
+
+  @Override
+  public CompletableFuture<Void> cancelTask(String taskId) {
+    return raw(
+            "tasks/cancel",
+            "tasks/cancel",
+            taskId,
+            Map.of("taskId", taskId),
+            Map.of(),
+            tasksCapability(),
+            true,
+            new ArrayList<>())
+        .thenApply(r -> null);
+  }
+
+  private static Map<String, Object> tasksCapability() {
+    return Map.of("extensions", Map.of(TaskWire.EXTENSION, Map.of()));
+  }
+
+  /**
+   * One request written out by hand over the SDK's transport, with the version, capabilities and
+   * client info the SDK would put in {@code _meta}, then the caller's {@code meta}; {@code name}
+   * goes in the {@code Mcp-Name} header on HTTP (the tool, or the task id the spec routes by).
+   * Answers the JSON result; a JSON-RPC error fails as the SDK's path fails. A response lost on the
+   * wire is sent again (new id, same params) when {@code reissue} allows, as a call is.
+   */
+  private CompletableFuture<JsonNode> raw(
+      String method,
+      String what,
+      String name,
+      Map<String, Object> params,
+      Map<String, Object> meta,
+      Map<String, Object> capabilities,
+      boolean reissue,
+      List<ToolCallResult.WireAttempt> attempts) {
+    Map<String, Object> m = new java.util.LinkedHashMap<>();
+    m.put("io.modelcontextprotocol/protocolVersion", McpProtocol.MODERN);
+    m.put("io.modelcontextprotocol/clientCapabilities", capabilities);
+    m.put("io.modelcontextprotocol/clientInfo", Map.of("name", "flows", "version", "0.1.0"));
+    m.putAll(meta);
+    Map<String, Object> p = new java.util.LinkedHashMap<>(params);
+    p.put("_meta", m);
+    CompletableFuture<JsonNode> out = new CompletableFuture<>();
+    rawSend(method, what, name, p, reissue, attempts, Optional.empty(), out);
+    return out;
+  }
+
+  private void rawSend(
+      String method,
+      String what,
+      String name,
+      Map<String, Object> params,
+      boolean reissue,
+      List<ToolCallResult.WireAttempt> attempts,
+      Optional<String> because,
+      CompletableFuture<JsonNode> out) {
+    if (out.isDone()) {
+      return;
+    }
+    String id = "flows-" + RAW_IDS.incrementAndGet();
+    var request =
+        io.modelcontextprotocol.modern.client.transport.McpTransportRequest.builder(
+                new io.modelcontextprotocol.modern.JsonRpc.JSONRPCRequest(
+                    "2.0", method, id, params),
+                McpProtocol.MODERN)
+            .name(name)
+            .roundTimeout(limits.callTimeout())
+            .build();
+    CompletableFuture<Optional<io.modelcontextprotocol.modern.JsonRpc.JSONRPCResponse>> sdk =
+        ids.exchange(request)
+            .ofType(io.modelcontextprotocol.modern.JsonRpc.JSONRPCResponse.class)
+            .next()
+            .map(Optional::of)
+            .defaultIfEmpty(Optional.empty())
+            .toFuture()
+            .orTimeout(limits.callTimeout().toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
+    out.whenComplete(
+        (r, e) -> {
+          if (out.isCancelled()) {
+            sdk.cancel(true);
+          }
+        });
+    sdk.whenComplete(
+        (r, e) -> {
+          attempts.add(new ToolCallResult.WireAttempt(id, McpProtocol.MODERN, because));
+          Throwable x =
+              e instanceof java.util.concurrent.CompletionException ce ? ce.getCause() : e;
+          if (x instanceof java.util.concurrent.TimeoutException) {
+            out.completeExceptionally(McpFailures.modernCall(server, what, x));
+            return;
+          }
+          if (r != null && r.isPresent() && r.get().error() != null) {
+            out.completeExceptionally(
+                McpFailures.modernCall(
+                    server,
+                    what,
+                    new io.modelcontextprotocol.modern.McpException(r.get().error())));
+            return;
+          }
+          if (r != null && r.isPresent()) {
+            out.complete(TREE.valueToTree(r.get().result()));
+            return;
+          }
+          // No response: the stream ended or broke before it.
+          String lost = x == null ? "the stream ended without a response" : x.toString();
+          if (reissue && attempts.size() <= MAX_REISSUES) {
+            rawSend(
+                method,
+                what,
+                name,
+                params,
+                true,
+                attempts,
+                Optional.of(
+                    "the response stream of request " + id + " broke before the result: " + lost),
+                out);
+            return;
+          }
+          out.completeExceptionally(lost(what, id, reissue, attempts.size(), ": " + lost, x));
+        });
+  }
+
+  /** {@code mcp_result_unavailable}: the response of request {@code id} never arrived. */
+  private McpException lost(
+      String what, String id, boolean reissue, int sent, String detail, Throwable cause) {
+    return new McpException(
+        McpDiagnostic.MCP_RESULT_UNAVAILABLE,
+        server,
+        "the response of "
+            + what
+            + " was lost (request "
+            + id
+            + ", "
+            + (reissue
+                ? sent + " requests sent"
+                : "not re-sent: the tool may not be performed twice")
+            + "): the outcome on the server is unknown"
+            + detail,
+        "check the server, then resolve the step",
+        cause);
   }
 
   private ToolCallResult result(

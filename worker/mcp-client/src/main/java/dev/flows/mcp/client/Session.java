@@ -1,5 +1,9 @@
 package dev.flows.mcp.client;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.flows.kernel.mcp.CallOptions;
+import dev.flows.kernel.mcp.McpTask;
+import dev.flows.kernel.mcp.ToolCallOutcome;
 import dev.flows.kernel.mcp.ToolCallResult;
 import dev.flows.kernel.mcp.ToolDescriptor;
 import java.util.List;
@@ -19,6 +23,18 @@ sealed interface Session permits LegacySession, ModernSession {
   /** A cancelled future cancels the call on the wire. */
   CompletableFuture<ToolCallResult> call(
       String tool, Map<String, Object> arguments, Map<String, Object> meta, boolean reissue);
+
+  /**
+   * A call made as {@code options} say (see {@link dev.flows.kernel.mcp.McpTransportPort#call}).
+   */
+  CompletableFuture<ToolCallOutcome> outcome(
+      String tool, Map<String, Object> arguments, Map<String, Object> meta, CallOptions options);
+
+  CompletableFuture<McpTask> getTask(String tool, String taskId);
+
+  CompletableFuture<Void> updateTask(String taskId, Map<String, JsonNode> inputResponses);
+
+  CompletableFuture<Void> cancelTask(String taskId);
 
   /** The revision the server answered in ("" when it did not say). */
   String protocolVersion();

@@ -15,6 +15,17 @@ final class McpTestSupport {
 
   private McpTestSupport() {}
 
+  /** A connection (not yet connected) to {@code server} with its own tool registry. */
+  static McpConnection connection(
+      dev.flows.kernel.mcp.McpServerConfig server, dev.flows.kernel.mcp.McpClientConfig limits) {
+    return new McpConnection(
+        server.name(),
+        limits,
+        McpTransports.factory(server, limits, McpCredentials.fromEnvironment()),
+        new dev.flows.kernel.mcp.ToolRegistry(),
+        new java.util.SplittableRandom(3));
+  }
+
   static <T> T get(CompletableFuture<T> f) throws Exception {
     return f.get(WAIT.toSeconds(), TimeUnit.SECONDS);
   }

@@ -56,13 +56,7 @@ class ProtocolRevisionTest {
   }
 
   private McpConnection connect(McpServerConfig server, McpClientConfig limits) throws Exception {
-    McpConnection c =
-        new McpConnection(
-            server.name(),
-            limits,
-            McpTransports.factory(server, limits, McpCredentials.fromEnvironment()),
-            new ToolRegistry(),
-            new SplittableRandom(3));
+    McpConnection c = McpTestSupport.connection(server, limits);
     connections.add(c);
     get(c.connect());
     return c;

@@ -5,21 +5,15 @@ import io.modelcontextprotocol.server.McpServer;
 import io.modelcontextprotocol.server.McpSyncServer;
 import io.modelcontextprotocol.server.transport.HttpServletStreamableServerTransportProvider;
 import io.modelcontextprotocol.spec.McpSchema;
-import jakarta.servlet.DispatcherType;
 import jakarta.servlet.Filter;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.net.URI;
-import java.util.EnumSet;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicReference;
-import org.eclipse.jetty.ee10.servlet.FilterHolder;
-import org.eclipse.jetty.ee10.servlet.ServletContextHandler;
-import org.eclipse.jetty.ee10.servlet.ServletHolder;
 import org.eclipse.jetty.server.Server;
-import org.eclipse.jetty.server.ServerConnector;
 
 /**
  * The SDK's Streamable HTTP server on embedded Jetty 12, bound to 127.0.0.1. It can require a
@@ -55,16 +49,6 @@ public final class JettyMcpServer implements AutoCloseable {
             .tools(TestTools.all(self))
             .build();
     self.set(mcp);
-    jetty = new Server();
-    ServerConnector c = new ServerConnector(jetty);
-    c.setHost("127.0.0.1");
-    c.setPort(onPort);
-    jetty.addConnector(c);
-    ServletContextHandler ctx = new ServletContextHandler();
-    ctx.setContextPath("/");
-    ServletHolder holder = new ServletHolder(transport);
-    holder.setAsyncSupported(true);
-    ctx.addServlet(holder, "/mcp");
     Filter guard =
         (req, res, chain) -> {
           HttpServletRequest r = (HttpServletRequest) req;
@@ -78,12 +62,8 @@ public final class JettyMcpServer implements AutoCloseable {
           }
           chain.doFilter(req, res);
         };
-    FilterHolder fh = new FilterHolder(guard);
-    fh.setAsyncSupported(true);
-    ctx.addFilter(fh, "/*", EnumSet.of(DispatcherType.REQUEST));
-    jetty.setHandler(ctx);
-    jetty.start();
-    port = c.getLocalPort();
+    jetty = McpJetty.start(transport, onPort, Optional.of(guard));
+    port = McpJetty.port(jetty);
     return this;
   }
 

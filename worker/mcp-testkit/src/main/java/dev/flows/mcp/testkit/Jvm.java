@@ -19,6 +19,11 @@ public final class Jvm {
     return server(name, ModernTestServer.class, List.of(), Map.of(), flags);
   }
 
+  /** A {@link TaskTestServer} over stdio (2026-07-28 unless a flag says 2025-11-25). */
+  public static McpServerConfig.Stdio taskStdioServer(String name, String... flags) {
+    return server(name, TaskTestServer.class, List.of(), Map.of(), flags);
+  }
+
   public static McpServerConfig.Stdio stdioServer(
       String name, List<String> allowlist, Map<String, String> env, String... flags) {
     return server(name, StdioTestServer.class, allowlist, env, flags);

@@ -23,11 +23,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.eclipse.jetty.ee10.servlet.ServletContextHandler;
 import org.eclipse.jetty.ee10.servlet.ServletContextRequest;
-import org.eclipse.jetty.ee10.servlet.ServletHolder;
 import org.eclipse.jetty.server.Server;
-import org.eclipse.jetty.server.ServerConnector;
 
 /**
  * A test server on the SDK's 2026-07-28 ({@code modern}) server: stateless, answers {@code
@@ -85,29 +82,14 @@ public final class ModernTestServer implements AutoCloseable {
             .endpoint("/mcp")
             .contextExtractor(req -> McpTransportContext.create(Map.of(REQUEST, req)))
             .build();
-    Server jetty = new Server();
-    ServerConnector c = new ServerConnector(jetty);
-    c.setHost("127.0.0.1");
-    c.setPort(0);
-    jetty.addConnector(c);
-    ServletContextHandler ctx = new ServletContextHandler();
-    ctx.setContextPath("/");
-    ServletHolder holder = new ServletHolder(transport);
-    holder.setAsyncSupported(true);
-    ctx.addServlet(holder, "/mcp");
     List<String> calls = new java.util.concurrent.CopyOnWriteArrayList<>();
     jakarta.servlet.Filter watch =
         (req, res, chain) -> {
           calls.add(String.valueOf(((HttpServletRequest) req).getHeader("Mcp-Method")));
           chain.doFilter(req, res);
         };
-    org.eclipse.jetty.ee10.servlet.FilterHolder fh =
-        new org.eclipse.jetty.ee10.servlet.FilterHolder(watch);
-    fh.setAsyncSupported(true);
-    ctx.addFilter(fh, "/*", java.util.EnumSet.of(jakarta.servlet.DispatcherType.REQUEST));
-    jetty.setHandler(ctx);
-    jetty.start();
-    ClosingWatch relay = new ClosingWatch(c.getLocalPort());
+    Server jetty = McpJetty.start(transport, 0, Optional.of(watch));
+    ClosingWatch relay = new ClosingWatch(McpJetty.port(jetty));
     return new ModernTestServer(
         jetty, URI.create("http://127.0.0.1:" + relay.port() + "/mcp"), mcp, calls, relay);
   }
