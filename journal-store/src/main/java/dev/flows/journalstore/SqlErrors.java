@@ -15,7 +15,8 @@ import java.util.Set;
  * standby, or a primary being demoted during a failover), whose connection the pool also drops
  * ({@link #POOL_EVICTION}) so that a retry connects afresh and a multi-host URL finds the primary;
  * anything else the database refuses is {@code database_error} (retryable only for serialization
- * failures and deadlocks). Public for the embedding API, whose schema check meets the same failures.
+ * failures and deadlocks). Public for the embedding API, whose schema check meets the same
+ * failures.
  */
 public final class SqlErrors {
   /** SQLSTATEs outside class 08 that still mean "the server is not there for us right now". */

@@ -36,8 +36,8 @@ import java.util.concurrent.atomic.AtomicLong;
 import org.postgresql.ds.PGSimpleDataSource;
 
 /**
- * The load every fault harness runs under (the chaos suite and the HA drill): a steady mix of
- * flows ({@code f.step}, {@code f.mcp} calls and a fan-out of three {@code callAsync} calls to an
+ * The load every fault harness runs under (the chaos suite and the HA drill): a steady mix of flows
+ * ({@code f.step}, {@code f.mcp} calls and a fan-out of three {@code callAsync} calls to an
  * idempotency-aware server and to one without idempotency keys, a durable timer and a signal) on
  * several worker JVMs over one database URL; then the drain, and the invariants of {@link
  * ChaosChecks}. The harness decides what faults to inject meanwhile.
@@ -174,8 +174,8 @@ final class ChaosLoad {
   }
 
   /**
-   * The flow's preflight, tried a few times: a test server JVM starting on a loaded machine can miss
-   * the handshake deadline once.
+   * The flow's preflight, tried a few times: a test server JVM starting on a loaded machine can
+   * miss the handshake deadline once.
    */
   private Inventory preflight(LoadedFlow flow) {
     RuntimeException last = null;
@@ -237,8 +237,7 @@ final class ChaosLoad {
     System.out.printf("  violations: %d%n", o.checks().violations.size());
     o.checks().violations.forEach(v -> System.out.println("  VIOLATION " + v));
     System.out.printf(
-        "  runs completed (succeeded): %d%n",
-        o.checks().facts.getOrDefault("runs.succeeded", 0L));
+        "  runs completed (succeeded): %d%n", o.checks().facts.getOrDefault("runs.succeeded", 0L));
   }
 
   private static LoadedFlow flow(Path root, String server, boolean idempotent, Path ledger)

@@ -23,11 +23,11 @@ import java.util.concurrent.TimeUnit;
 /**
  * A pg_auto_failover formation of the drill's own (Debian's {@code postgresql-15-auto-failover}): a
  * monitor and two data nodes on loopback ports in the work directory, run as the {@code postgres}
- * user, with synchronous replication (each node in the replication quorum, so the primary's
- * {@code synchronous_standby_names} is {@code ANY 1 (standby)}: a commit returns once the standby
- * has it). The monitor's health checks and the keepers' partition timeout are shortened together,
- * keeping pg_auto_failover's order (a primary cut off demotes itself before the monitor promotes
- * the standby), so a failover takes seconds instead of half a minute.
+ * user, with synchronous replication (each node in the replication quorum, so the primary's {@code
+ * synchronous_standby_names} is {@code ANY 1 (standby)}: a commit returns once the standby has it).
+ * The monitor's health checks and the keepers' partition timeout are shortened together, keeping
+ * pg_auto_failover's order (a primary cut off demotes itself before the monitor promotes the
+ * standby), so a failover takes seconds instead of half a minute.
  */
 final class PgAutoFailover implements AutoCloseable {
   /** The name the flows database has on the data nodes. */
@@ -47,6 +47,8 @@ final class PgAutoFailover implements AutoCloseable {
           "pgautofailover.primary_demote_timeout", "6000");
 
   private static final String NETWORK_PARTITION_TIMEOUT_S = "3";
+
+  private static final java.util.Set<String> WRITABLE = java.util.Set.of("primary", "wait_primary");
 
   /** Small clusters: three of them share a machine with the workers. */
   private static final String SMALL =
@@ -75,9 +77,20 @@ final class PgAutoFailover implements AutoCloseable {
       ha.initdb(mon);
       ha.asPostgres(
           List.of(
-              "pg_autoctl", "create", "monitor", "--pgctl", ha.bin("pg_ctl"), "--pgdata",
-              mon.toString(), "--pgport", String.valueOf(ha.monitorPort), "--hostname",
-              "127.0.0.1", "--auth", "trust", "--no-ssl"));
+              "pg_autoctl",
+              "create",
+              "monitor",
+              "--pgctl",
+              ha.bin("pg_ctl"),
+              "--pgdata",
+              mon.toString(),
+              "--pgport",
+              String.valueOf(ha.monitorPort),
+              "--hostname",
+              "127.0.0.1",
+              "--auth",
+              "trust",
+              "--no-ssl"));
       ha.run("monitor", mon);
       ha.awaitMonitor();
       try (Connection c = ha.monitor();
@@ -96,15 +109,39 @@ final class PgAutoFailover implements AutoCloseable {
         }
         ha.asPostgres(
             List.of(
-                "pg_autoctl", "create", "postgres", "--pgctl", ha.bin("pg_ctl"), "--pgdata",
-                n.pgdata().toString(), "--pgport", String.valueOf(n.port()), "--hostname",
-                "127.0.0.1", "--listen", "127.0.0.1", "--auth", "trust", "--no-ssl", "--dbname",
-                DATABASE, "--monitor", ha.monitorUri(), "--name", name,
-                "--replication-quorum", "true"));
+                "pg_autoctl",
+                "create",
+                "postgres",
+                "--pgctl",
+                ha.bin("pg_ctl"),
+                "--pgdata",
+                n.pgdata().toString(),
+                "--pgport",
+                String.valueOf(n.port()),
+                "--hostname",
+                "127.0.0.1",
+                "--listen",
+                "127.0.0.1",
+                "--auth",
+                "trust",
+                "--no-ssl",
+                "--dbname",
+                DATABASE,
+                "--monitor",
+                ha.monitorUri(),
+                "--name",
+                name,
+                "--replication-quorum",
+                "true"));
         ha.asPostgres(
             List.of(
-                "pg_autoctl", "config", "set", "--pgdata", n.pgdata().toString(),
-                "timeout.network_partition_timeout", NETWORK_PARTITION_TIMEOUT_S));
+                "pg_autoctl",
+                "config",
+                "set",
+                "--pgdata",
+                n.pgdata().toString(),
+                "timeout.network_partition_timeout",
+                NETWORK_PARTITION_TIMEOUT_S));
         ha.run(name, n.pgdata());
         if (name.equals("node1")) {
           ha.awaitStates(Map.of("node1", "single"), config.processTimeout());
@@ -135,12 +172,15 @@ final class PgAutoFailover implements AutoCloseable {
     return List.copyOf(nodes);
   }
 
-  /** The node the monitor holds for primary (reported and assigned). */
+  /**
+   * The node the monitor holds for primary (reported and assigned): {@code primary}, or {@code
+   * wait_primary} while it takes writes with no standby in sync (after the other node died).
+   */
   Optional<Node> primary() throws SQLException {
     Map<String, String[]> states = states();
     for (Node n : nodes) {
       String[] s = states.get(n.name());
-      if (s != null && s[0].equals("primary") && s[1].equals("primary")) {
+      if (s != null && s[0].equals(s[1]) && WRITABLE.contains(s[0])) {
         return Optional.of(n);
       }
     }
@@ -148,9 +188,9 @@ final class PgAutoFailover implements AutoCloseable {
   }
 
   /**
-   * The machine of {@code n} dies: its keeper and its postmaster (with every backend) are killed
-   * at once with SIGKILL. Killing the postmaster alone is a restart, which the keeper performs on
-   * the same node; the standby is promoted only when the node is gone.
+   * The machine of {@code n} dies: its keeper and its postmaster (with every backend) are killed at
+   * once with SIGKILL. Killing the postmaster alone is a restart, which the keeper performs on the
+   * same node; the standby is promoted only when the node is gone.
    */
   void kill(Node n) throws Exception {
     Process p = running.remove(n.name());
@@ -198,7 +238,8 @@ final class PgAutoFailover implements AutoCloseable {
       ChaosLoad.sleepQuietly(Duration.ofMillis(200));
     }
     StringBuilder seen = new StringBuilder();
-    last.forEach((k, v) -> seen.append(k).append('=').append(v[0]).append('/').append(v[1]).append(' '));
+    last.forEach(
+        (k, v) -> seen.append(k).append('=').append(v[0]).append('/').append(v[1]).append(' '));
     throw new IOException("the formation did not settle in " + timeout + ": " + seen);
   }
 
@@ -308,15 +349,14 @@ final class PgAutoFailover implements AutoCloseable {
         List.of(
             bin("initdb"), "-D", pgdata.toString(), "--auth=trust", "-U", "postgres", "--no-sync"));
     Files.writeString(
-        pgdata.resolve("postgresql.conf"),
-        SMALL,
-        java.nio.file.StandardOpenOption.APPEND);
+        pgdata.resolve("postgresql.conf"), SMALL, java.nio.file.StandardOpenOption.APPEND);
   }
 
   private void run(String name, Path pgdata) throws IOException {
     Path log = dir.resolve(name + ".log");
     Process p =
-        new ProcessBuilder(asPostgresCommand(List.of("pg_autoctl", "run", "--pgdata", pgdata.toString())))
+        new ProcessBuilder(
+                asPostgresCommand(List.of("pg_autoctl", "run", "--pgdata", pgdata.toString())))
             .redirectErrorStream(true)
             .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
             .start();
@@ -332,7 +372,11 @@ final class PgAutoFailover implements AutoCloseable {
     List<String> full =
         new ArrayList<>(
             List.of(
-                "runuser", "-u", config.postgresUser(), "--", "env",
+                "runuser",
+                "-u",
+                config.postgresUser(),
+                "--",
+                "env",
                 "XDG_CONFIG_HOME=" + dir.resolve("config"),
                 "XDG_DATA_HOME=" + dir.resolve("data"),
                 "XDG_RUNTIME_DIR=" + dir.resolve("run"),
