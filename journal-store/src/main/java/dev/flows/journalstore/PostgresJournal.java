@@ -166,6 +166,7 @@ public final class PostgresJournal implements Journal, AutoCloseable {
     h.setPoolName("flows-journal");
     // Fail on first use, not at construction, so a journal can be built while Postgres starts.
     h.setInitializationFailTimeout(-1);
+    h.setExceptionOverride(SqlErrors.POOL_EVICTION);
     return h;
   }
 

@@ -1,5 +1,6 @@
 package dev.flows.journalstore;
 
+import com.zaxxer.hikari.SQLExceptionOverride;
 import dev.flows.kernel.ErrorCode;
 import dev.flows.kernel.FlowsException;
 import java.sql.SQLException;
@@ -10,9 +11,12 @@ import java.util.Set;
 
 /**
  * The one place where database failures become {@link FlowsException}s: a lost or refused
- * connection is {@code database_unavailable} (retryable); anything else the database refuses is
- * {@code database_error} (retryable only for serialization failures and deadlocks). Public for the
- * embedding API, whose schema check meets the same failures.
+ * connection is {@code database_unavailable} (retryable); so is a server that takes no writes (a
+ * standby, or a primary being demoted during a failover), whose connection the pool also drops
+ * ({@link #POOL_EVICTION}) so that a retry connects afresh and a multi-host URL finds the primary;
+ * anything else the database refuses is {@code database_error} (retryable only for serialization
+ * failures and deadlocks). Public for the embedding API, whose schema check meets the same
+ * failures.
  */
 public final class SqlErrors {
   /** SQLSTATEs outside class 08 that still mean "the server is not there for us right now". */
@@ -27,7 +31,40 @@ public final class SqlErrors {
 
   private static final String INSUFFICIENT_PRIVILEGE = "42501";
 
+  // read_only_sql_transaction: a standby, or a server whose writes are switched off.
+  private static final String READ_ONLY = "25006";
+
+  // Postgres' words for the same refusal, for a driver or proxy that passes no SQLSTATE on.
+  private static final java.util.regex.Pattern READ_ONLY_MESSAGE =
+      java.util.regex.Pattern.compile("cannot execute .* in a read-only transaction");
+
+  /**
+   * HikariCP's rule for a failed connection: one that met a server taking no writes is closed,
+   * never handed out again (HikariCP keeps connections after SQLSTATEs outside its own list, and a
+   * connection stays on the server it opened to); anything else is left to HikariCP's own list.
+   */
+  public static final SQLExceptionOverride POOL_EVICTION =
+      new SQLExceptionOverride() {
+        // Qualified: SQLExceptionOverride declares a type named Override too.
+        @java.lang.Override
+        public Override adjudicate(SQLException e) {
+          return readOnly(e) ? Override.MUST_EVICT : Override.CONTINUE_EVICT;
+        }
+      };
+
   private SqlErrors() {}
+
+  /** Whether {@code e} (or a cause) is the server refusing a write because it takes none. */
+  public static boolean readOnly(Throwable e) {
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      if (t instanceof SQLException s
+          && (READ_ONLY.equals(s.getSQLState())
+              || (s.getMessage() != null && READ_ONLY_MESSAGE.matcher(s.getMessage()).find()))) {
+        return true;
+      }
+    }
+    return false;
+  }
 
   public static FlowsException translate(Exception e) {
     Optional<SQLException> sql = sqlCause(e);
@@ -42,6 +79,19 @@ public final class SqlErrors {
     boolean poolClosed =
         sql.filter(s -> s.getSQLState() == null && POOL_CLOSED_CONNECTION.equals(s.getMessage()))
             .isPresent();
+    if (readOnly(e)) {
+      return new FlowsException(
+          ErrorCode.DATABASE_UNAVAILABLE,
+          "database unavailable: the server takes no writes (a standby, or a primary being"
+              + " demoted): "
+              + message,
+          "sqlstate " + state,
+          "connect to the primary: list every node in the URL with targetServerType=primary"
+              + " (jdbc:postgresql://h1:p1,h2:p2/db?targetServerType=primary); the call may be"
+              + " retried on a new connection",
+          true,
+          e);
+    }
     if (connection
         || poolClosed
         || (state != null && (state.startsWith("08") || UNAVAILABLE.contains(state)))) {

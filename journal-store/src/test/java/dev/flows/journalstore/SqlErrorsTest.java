@@ -2,6 +2,7 @@ package dev.flows.journalstore;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.zaxxer.hikari.SQLExceptionOverride;
 import dev.flows.kernel.ErrorCode;
 import dev.flows.kernel.FlowsException;
 import java.sql.SQLException;
@@ -40,5 +41,33 @@ class SqlErrorsTest {
         .isEqualTo(ErrorCode.DATABASE_UNAVAILABLE);
     assertThat(SqlErrors.translate(new SQLException("syntax error")).code())
         .isEqualTo(ErrorCode.DATABASE_ERROR);
+  }
+
+  @Test
+  void aServerThatTakesNoWritesIsUnavailableForUsAndItsConnectionIsEvicted() {
+    SQLException readOnly =
+        new SQLException("ERROR: cannot execute INSERT in a read-only transaction", "25006");
+    FlowsException e = SqlErrors.translate(new RuntimeException(readOnly));
+    assertThat(e.code()).isEqualTo(ErrorCode.DATABASE_UNAVAILABLE);
+    assertThat(e.retryable()).isTrue();
+    assertThat(e.fix()).hasValueSatisfying(f -> assertThat(f).contains("targetServerType=primary"));
+    assertThat(SqlErrors.POOL_EVICTION.adjudicate(readOnly))
+        .isEqualTo(SQLExceptionOverride.Override.MUST_EVICT);
+  }
+
+  @Test
+  void theReadOnlyRefusalIsRecognisedByItsWordsWhenNoSqlStateCameWithIt() {
+    SQLException words =
+        new SQLException("ERROR: cannot execute UPDATE in a read-only transaction");
+    assertThat(SqlErrors.translate(words).code()).isEqualTo(ErrorCode.DATABASE_UNAVAILABLE);
+    assertThat(SqlErrors.POOL_EVICTION.adjudicate(words))
+        .isEqualTo(SQLExceptionOverride.Override.MUST_EVICT);
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"23505", "40001", "57P01"})
+  void otherFailuresLeaveEvictionToHikari(String state) {
+    assertThat(SqlErrors.POOL_EVICTION.adjudicate(new SQLException("x", state)))
+        .isEqualTo(SQLExceptionOverride.Override.CONTINUE_EVICT);
   }
 }

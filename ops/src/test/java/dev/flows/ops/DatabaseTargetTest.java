@@ -20,6 +20,14 @@ class DatabaseTargetTest {
   }
 
   @Test
+  void aMultiHostJdbcUrlReachesTheDriverUnchanged() {
+    String url = "jdbc:postgresql://h1:5432,h2:5433/flows?targetServerType=primary";
+    DatabaseTarget.External e = DatabaseTarget.parse(url, "--db", Map.of("PGUSER", "flows"));
+    assertThat(e.jdbcUrl()).isEqualTo(url);
+    assertThat(e.user()).contains("flows");
+  }
+
+  @Test
   void aLibpqUrlBecomesJdbcWithDecodedCredentials() {
     DatabaseTarget.External e =
         DatabaseTarget.parse(

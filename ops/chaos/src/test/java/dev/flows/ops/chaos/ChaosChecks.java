@@ -185,19 +185,23 @@ final class ChaosChecks {
             + "'");
   }
 
+  // A worker's completion reports something (an output, or a trajectory tail) or is a body's
+  // suspension; the journal's own expiry of a dead attempt reports nothing, since that attempt
+  // never did. Each is judged against the deadline the step row held when the attempt ended.
+  private static final String REPORTED =
+      "(c.payload ? 'output' OR c.payload ? 'trajectoryTail'"
+          + " OR c.payload->>'reason' = 'suspended')";
+  private static final String WORKER = REPORTED + " AND c.payload->>'reason' <> 'canceled'";
+  private static final String JOINED =
+      " FROM flows.journal_entries c JOIN chaos.attempt_ends e"
+          + " ON e.run_id = c.run_id AND e.step_id = c.step_id AND e.attempt = c.attempt"
+          + " WHERE c.entry_type = 'step.completed' AND ";
+
   void noCompletionAfterItsLease() throws SQLException {
-    // A worker's completion reports something (an output, or a trajectory tail) or is a body's
-    // suspension; the journal's own expiry of a dead attempt reports nothing, since that attempt
-    // never did. Each is judged against the deadline the step row held when the attempt ended.
-    String reported =
-        "(c.payload ? 'output' OR c.payload ? 'trajectoryTail'"
-            + " OR c.payload->>'reason' = 'suspended')";
-    String worker = reported + " AND c.payload->>'reason' <> 'canceled'";
+    String reported = REPORTED;
+    String worker = WORKER;
     String expiry = "NOT " + reported;
-    String joined =
-        " FROM flows.journal_entries c JOIN chaos.attempt_ends e"
-            + " ON e.run_id = c.run_id AND e.step_id = c.step_id AND e.attempt = c.attempt"
-            + " WHERE c.entry_type = 'step.completed' AND ";
+    String joined = JOINED;
     long judged = single("SELECT count(*)" + joined + worker);
     long all =
         single(
@@ -267,6 +271,49 @@ final class ChaosChecks {
                 + joined
                 + worker
                 + " AND c.at < e.lease_deadline AND e.written_at >= e.lease_deadline"));
+  }
+
+  /**
+   * A failover must not extend a lease: each worker completion of an attempt that was granted
+   * before a failover and ended after it was accepted before the deadline its step row held, as
+   * judged by the clock of the primary in charge when it ended.
+   */
+  void leasesAcrossFailovers(List<java.time.Instant> failovers) throws SQLException {
+    long across = 0;
+    for (java.time.Instant t : failovers) {
+      String at = "'" + t + "'::timestamptz";
+      String spanning =
+          JOINED
+              + WORKER
+              + " AND c.at >= "
+              + at
+              + " AND EXISTS (SELECT 1 FROM flows.journal_entries s"
+              + " WHERE s.run_id = c.run_id AND s.step_id = c.step_id AND s.attempt = c.attempt"
+              + " AND s.entry_type = 'step.attempt.started' AND s.at < "
+              + at
+              + ")";
+      across += single("SELECT count(*)" + spanning);
+      for (List<String> r :
+          rows(
+              "SELECT c.run_id, c.step_id, c.attempt::text, c.at::text, e.lease_deadline::text"
+                  + spanning
+                  + " AND c.at >= e.lease_deadline")) {
+        violation(
+            "completion of "
+                + r.get(0)
+                + "/"
+                + r.get(1)
+                + " attempt "
+                + r.get(2)
+                + ", leased before the failover at "
+                + t
+                + ", accepted at "
+                + r.get(3)
+                + " after its lease ended "
+                + r.get(4));
+      }
+    }
+    facts.put("completions of leases granted before a failover, accepted after it", across);
   }
 
   void journalNeverChanged(List<JournalSnapshot> snapshots) throws SQLException {

@@ -48,7 +48,7 @@ class ChaosChecksTest {
     db = TestDatabase.fresh("chaos_checks");
     journal = PostgresJournal.connect(JournalStoreConfig.forUrl(db.jdbcUrl()));
     c = DriverManager.getConnection(db.jdbcUrl());
-    ChaosMain.instrument(c);
+    ChaosLoad.instrument(c);
     ledgers =
         new ChaosChecks.Ledgers(
             dir.resolve("idem.ledger"), dir.resolve("plain.ledger"), "/mcp/idem/x", "/mcp/plain/x");

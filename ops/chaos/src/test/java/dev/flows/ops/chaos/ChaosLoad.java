@@ -1,0 +1,421 @@
+package dev.flows.ops.chaos;
+
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import dev.flows.journalstore.JournalStoreConfig;
+import dev.flows.journalstore.PostgresJournal;
+import dev.flows.kernel.mcp.McpClientConfig;
+import dev.flows.mcp.client.McpCredentials;
+import dev.flows.mcp.testkit.Jvm;
+import dev.flows.migrations.Migrations;
+import dev.flows.sdk.config.FlowsConfigLoader;
+import dev.flows.sdk.runtime.FlowsEngine;
+import dev.flows.sdk.runtime.Inventory;
+import dev.flows.sdk.runtime.LedgerFlows;
+import dev.flows.sdk.runtime.LoadedFlow;
+import dev.flows.sdk.runtime.SdkConfig;
+import dev.flows.sdk.runtime.TestWorkerMain;
+import dev.flows.worker.WorkerConfig;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import org.postgresql.ds.PGSimpleDataSource;
+
+/**
+ * The load every fault harness runs under (the chaos suite and the HA drill): a steady mix of flows
+ * ({@code f.step}, {@code f.mcp} calls and a fan-out of three {@code callAsync} calls to an
+ * idempotency-aware server and to one without idempotency keys, a durable timer and a signal) on
+ * several worker JVMs over one database URL; then the drain, and the invariants of {@link
+ * ChaosChecks}. The harness decides what faults to inject meanwhile.
+ */
+final class ChaosLoad {
+  /** How long a body waits on a call in memory before it suspends, in the chaos workers. */
+  static final Duration SUSPEND_AFTER = Duration.ofMillis(200);
+
+  private static final String IDEMPOTENT = "idem";
+  private static final String PLAIN = "plain";
+  private static final String STDIO_SERVER_CLASS =
+      dev.flows.mcp.testkit.StdioTestServer.class.getName();
+
+  /** One in this many runs calls the server without idempotency keys. */
+  private static final int PLAIN_EVERY = 4;
+
+  static final String FLOW =
+      """
+      import com.fasterxml.jackson.databind.JsonNode;
+      import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+      import dev.flows.sdk.*;
+      import java.util.Map;
+
+      public class ChaosNAME implements Flow {
+        public FlowHeader header() {
+          return FlowHeader.named("chaos-SERVER").version("1").mcp("SERVER").build();
+        }
+
+        public JsonNode run(Ctx f, JsonNode input) {
+          long n = f.step("n", () -> input.path("n").asLong()).asLong();
+          String a = f.mcp("SERVER").tool("ledger").call(Map.of("call", 1)).text();
+          // A durable timer and a signal the load sends right after admission: both must survive
+          // every fault (a signal lost or delivered twice shows in the output).
+          f.sleep(java.time.Duration.ofMillis(200));
+          long go =
+              f.awaitSignal("go", java.time.Duration.ofSeconds(120))
+                  .map(j -> j.path("n").asLong())
+                  .orElse(-1L);
+          long sum = 0;
+          for (int i = 0; i < 3; i++) {
+            final long k = n + i;
+            sum += f.step("s" + i, () -> k * 2).asLong();
+          }
+          // A fan-out: three calls in flight at once, each with its own key and receipt.
+          Pending<McpResult> b1 = f.mcp("SERVER").tool("ledger").callAsync(Map.of("call", 2));
+          Pending<McpResult> b2 = f.mcp("SERVER").tool("ledger").callAsync(Map.of("call", 3));
+          Pending<McpResult> b3 = f.mcp("SERVER").tool("ledger").callAsync(Map.of("call", 4));
+          f.all(b1, b2, b3);
+          String b = b1.get().text() + "," + b2.get().text() + "," + b3.get().text();
+          return JsonNodeFactory.instance
+              .objectNode()
+              .put("sum", sum)
+              .put("a", a)
+              .put("b", b)
+              .put("go", go);
+        }
+      }
+      """;
+
+  /** Extra invariants a harness checks besides {@link ChaosChecks#runAll}. */
+  @FunctionalInterface
+  interface MoreChecks {
+    void run(ChaosChecks checks) throws SQLException;
+  }
+
+  /** What the load ended with: the checks, whether the drain settled, when the faults ended. */
+  record Outcome(ChaosChecks checks, boolean settled, long faultsDoneNanos, long endNanos) {}
+
+  private final ChaosConfig config;
+  private final String url;
+  private final List<Process> workers = new CopyOnWriteArrayList<>();
+  private final AtomicLong admitted = new AtomicLong();
+  private final AtomicLong admissionErrors = new AtomicLong();
+  private final AtomicBoolean loading = new AtomicBoolean(true);
+  private int unexpectedWorkerExits;
+  private int workerSerial;
+  private Path idemLedger;
+  private Path plainLedger;
+  private PostgresJournal journal;
+  private FlowsEngine admission;
+  private Thread load;
+
+  /** A load on {@code url}: the workers, the admissions and the checks all connect through it. */
+  ChaosLoad(ChaosConfig config, String url) {
+    this.config = config;
+    this.url = url;
+  }
+
+  /** Migrates a (created, empty) flows database and installs the chaos instrumentation. */
+  static void prepareDatabase(String url) throws IOException, SQLException {
+    PGSimpleDataSource ds = new PGSimpleDataSource();
+    ds.setURL(url);
+    Migrations.of(ds).migrate();
+    try (Connection c = DriverManager.getConnection(url)) {
+      instrument(c);
+    }
+  }
+
+  /** Installs the chaos instrumentation (instrument.sql) into a migrated flows database. */
+  static void instrument(Connection c) throws IOException, SQLException {
+    String sql;
+    try (InputStream in = ChaosLoad.class.getResourceAsStream("instrument.sql")) {
+      sql = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+    }
+    try (Statement st = c.createStatement()) {
+      st.execute(sql);
+    }
+  }
+
+  /** Writes the flows, starts the workers and the load thread. */
+  void start() throws Exception {
+    Path flows = Files.createDirectories(config.workDir().resolve("flows"));
+    idemLedger = flows.resolve("idem.ledger");
+    plainLedger = flows.resolve("plain.ledger");
+    journal = PostgresJournal.connect(JournalStoreConfig.forUrl(url));
+    admission =
+        new FlowsEngine(
+            journal,
+            WorkerConfig.defaults(),
+            SdkConfig.DEFAULTS,
+            McpClientConfig.DEFAULTS,
+            McpCredentials.fromEnvironment());
+    LoadedFlow idem = flow(flows, IDEMPOTENT, true, idemLedger);
+    LoadedFlow plain = flow(flows, PLAIN, false, plainLedger);
+    Inventory idemInventory = preflight(idem);
+    Inventory plainInventory = preflight(plain);
+    for (int i = 0; i < config.workers(); i++) {
+      workers.add(startWorker());
+    }
+    load =
+        Thread.ofPlatform()
+            .name("chaos-load")
+            .start(() -> load(idem, idemInventory, plain, plainInventory));
+  }
+
+  /**
+   * The flow's preflight, tried a few times: a test server JVM starting on a loaded machine can
+   * miss the handshake deadline once.
+   */
+  private Inventory preflight(LoadedFlow flow) {
+    RuntimeException last = null;
+    for (int attempt = 0; attempt < 3; attempt++) {
+      try {
+        return admission.preflight(flow, FlowsConfigLoader.loadNearest(flow.configSearchStart()));
+      } catch (RuntimeException e) {
+        last = e;
+      }
+    }
+    throw last;
+  }
+
+  long admitted() {
+    return admitted.get();
+  }
+
+  /**
+   * Stops admitting, waits (bounded) for the runs to settle, takes the last snapshot, stops the
+   * workers and checks every invariant over {@code snapshots} and what {@code more} adds.
+   */
+  Outcome finish(List<JournalSnapshot> snapshots, MoreChecks more) throws Exception {
+    loading.set(false);
+    load.join();
+    long faultsDone = System.nanoTime();
+    boolean settled = drain();
+    snapshot().ifPresent(snapshots::add);
+    stopWorkers();
+    admission.close();
+    journal.close();
+    ChaosChecks checks;
+    try (Connection c = DriverManager.getConnection(url)) {
+      checks =
+          new ChaosChecks(c)
+              .runAll(
+                  new ChaosChecks.Ledgers(
+                      idemLedger,
+                      plainLedger,
+                      "/mcp/" + IDEMPOTENT + "/ledger",
+                      "/mcp/" + PLAIN + "/ledger"),
+                  snapshots);
+      more.run(checks);
+    }
+    return new Outcome(checks, settled, faultsDone, System.nanoTime());
+  }
+
+  /** The lines every harness prints about the load and the checks, before its own last line. */
+  void printOutcome(Outcome o, long t0) {
+    System.out.printf(
+        "  runs admitted: %d (admission attempts refused by a fault: %d)%n",
+        admitted.get(), admissionErrors.get());
+    o.checks().facts.forEach((k, v) -> System.out.printf("  %s: %d%n", k, v));
+    System.out.printf("  workers that exited on their own: %d%n", unexpectedWorkerExits);
+    System.out.printf("  settled within the drain: %s%n", o.settled());
+    System.out.printf(
+        "  time: %d s under faults, %d s in all%n",
+        TimeUnit.NANOSECONDS.toSeconds(o.faultsDoneNanos() - t0),
+        TimeUnit.NANOSECONDS.toSeconds(o.endNanos() - t0));
+    System.out.printf("  violations: %d%n", o.checks().violations.size());
+    o.checks().violations.forEach(v -> System.out.println("  VIOLATION " + v));
+    System.out.printf(
+        "  runs completed (succeeded): %d%n", o.checks().facts.getOrDefault("runs.succeeded", 0L));
+  }
+
+  private static LoadedFlow flow(Path root, String server, boolean idempotent, Path ledger)
+      throws IOException {
+    String cls = server.substring(0, 1).toUpperCase(java.util.Locale.ROOT) + server.substring(1);
+    return LedgerFlows.write(
+        root.resolve(server),
+        "chaos-" + server + ".flow.java",
+        FLOW.replace("NAME", cls).replace("SERVER", server),
+        server,
+        idempotent,
+        ledger);
+  }
+
+  /** Keeps {@link ChaosConfig#inFlight} root runs going until told to stop. */
+  private void load(
+      LoadedFlow idem, Inventory idemInventory, LoadedFlow plain, Inventory plainInventory) {
+    long next = 0;
+    while (loading.get()) {
+      try {
+        long running = countRunningRoots();
+        for (long k = running; k < config.inFlight() && loading.get(); k++) {
+          boolean usePlain = next % PLAIN_EVERY == PLAIN_EVERY - 1;
+          // A fixed key per run: an admission interrupted by a fault is retried as the same run.
+          var started =
+              admission.admit(
+                  usePlain ? plain : idem,
+                  JsonNodeFactory.instance.objectNode().put("n", next),
+                  Optional.of(config.seed() + "-" + next),
+                  usePlain ? plainInventory : idemInventory);
+          // Keyed: a send whose answer a fault lost is sent again with the same key, once.
+          journal.sendSignal(
+              started.runId(),
+              "go",
+              JsonNodeFactory.instance.objectNode().put("n", next),
+              Optional.of("go-" + next));
+          next++;
+          admitted.set(next);
+        }
+      } catch (RuntimeException | SQLException e) {
+        admissionErrors.incrementAndGet();
+      }
+      sleepQuietly(config.loadPollInterval());
+      if (Thread.currentThread().isInterrupted()) {
+        return;
+      }
+    }
+  }
+
+  private long countRunningRoots() throws SQLException {
+    try (Connection c = DriverManager.getConnection(url);
+        Statement st = c.createStatement();
+        ResultSet rs =
+            st.executeQuery(
+                "SELECT count(*) FROM flows.runs WHERE parent_run_id IS NULL AND status = 'running'")) {
+      rs.next();
+      return rs.getLong(1);
+    }
+  }
+
+  private Process startWorker() throws IOException {
+    List<String> cmd = new ArrayList<>();
+    cmd.add(Jvm.java());
+    cmd.addAll(List.of("-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-Xmx256m"));
+    // Bodies suspend (give their attempt back, replayed later) whenever a call is slow, as it is
+    // while a fault lasts: suspension and replay are under test too.
+    cmd.add("-Dflows.test.suspendAfterMs=" + SUSPEND_AFTER.toMillis());
+    cmd.addAll(List.of("-cp", System.getProperty("java.class.path")));
+    cmd.add(TestWorkerMain.class.getName());
+    cmd.add(url);
+    cmd.add(String.valueOf(config.lease().toMillis()));
+    Path log = config.workDir().resolve("worker-" + (++workerSerial) + ".log");
+    return new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+  }
+
+  void replaceDeadWorkers() throws IOException {
+    for (int i = 0; i < workers.size(); i++) {
+      if (!workers.get(i).isAlive()) {
+        unexpectedWorkerExits++;
+        System.out.printf(
+            "  a worker exited on its own (status %d); replaced%n", workers.get(i).exitValue());
+        workers.set(i, startWorker());
+      }
+    }
+  }
+
+  int workerCount() {
+    return workers.size();
+  }
+
+  /** SIGKILLs worker {@code i} and starts another in its place. */
+  void killWorker(int i) throws IOException, InterruptedException {
+    Process victim = workers.get(i);
+    victim.destroyForcibly();
+    victim.waitFor(config.processTimeout().toSeconds(), TimeUnit.SECONDS);
+    workers.set(i, startWorker());
+  }
+
+  /** The MCP servers (stdio child JVMs) of the live workers. */
+  List<ProcessHandle> mcpServers() {
+    List<ProcessHandle> out = new ArrayList<>();
+    for (Process w : workers) {
+      w.toHandle().descendants().filter(h -> h.isAlive() && isTestServer(h)).forEach(out::add);
+    }
+    return out;
+  }
+
+  /**
+   * Read from /proc: {@link ProcessHandle.Info#commandLine()} comes back empty for command lines as
+   * long as a test class path.
+   */
+  private static boolean isTestServer(ProcessHandle h) {
+    try {
+      byte[] raw = Files.readAllBytes(Path.of("/proc", String.valueOf(h.pid()), "cmdline"));
+      return new String(raw, StandardCharsets.UTF_8).contains(STDIO_SERVER_CLASS);
+    } catch (IOException e) {
+      // Gone between listing and reading.
+      return false;
+    }
+  }
+
+  Optional<JournalSnapshot> snapshot() {
+    long until = System.nanoTime() + config.processTimeout().toNanos();
+    while (System.nanoTime() < until) {
+      try (Connection c = DriverManager.getConnection(url)) {
+        return Optional.of(JournalSnapshot.take(c));
+      } catch (SQLException e) {
+        sleepQuietly(config.loadPollInterval());
+      }
+    }
+    return Optional.empty();
+  }
+
+  /** Waits, bounded, until no run is running: each is terminal or parked. */
+  private boolean drain() throws Exception {
+    long until = System.nanoTime() + config.drainTimeout().toNanos();
+    while (System.nanoTime() < until) {
+      replaceDeadWorkers();
+      try (Connection c = DriverManager.getConnection(url);
+          Statement st = c.createStatement();
+          ResultSet rs =
+              st.executeQuery("SELECT count(*) FROM flows.runs WHERE status = 'running'")) {
+        rs.next();
+        if (rs.getLong(1) == 0) {
+          return true;
+        }
+      } catch (SQLException e) {
+        // The database may still be coming back from the last fault.
+      }
+      sleepQuietly(Duration.ofSeconds(1));
+    }
+    return false;
+  }
+
+  private void stopWorkers() throws InterruptedException {
+    for (Process w : workers) {
+      w.destroy();
+    }
+    for (Process w : workers) {
+      if (!w.waitFor(config.processTimeout().toSeconds(), TimeUnit.SECONDS)) {
+        w.destroyForcibly();
+      }
+    }
+  }
+
+  /** Kills every worker and its MCP servers: no process of the load outlives the harness. */
+  void killWorkers() {
+    for (Process w : workers) {
+      w.descendants().forEach(ProcessHandle::destroyForcibly);
+      w.destroyForcibly();
+    }
+  }
+
+  static void sleepQuietly(Duration d) {
+    try {
+      Thread.sleep(d.toMillis());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+}
