@@ -302,6 +302,11 @@ final class RunJson {
         o.set("output", e.output().orElse(null));
         o.put("by", e.by());
       }
+      case JournalEntry.StepAnswered e -> {
+        o.put("stepId", e.stepId());
+        o.set("responses", e.responses());
+        o.put("by", e.by());
+      }
     }
     return o;
   }

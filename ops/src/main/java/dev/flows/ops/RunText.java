@@ -82,6 +82,14 @@ final class RunText {
                   + " resolved by "
                   + e.by()
                   + (e.performed() ? ": performed" : ": not performed, it runs again");
+          case JournalEntry.StepAnswered e ->
+              "step "
+                  + e.stepId()
+                  + " answered by "
+                  + e.by()
+                  + ": "
+                  + clip(e.responses().toString())
+                  + "; the call is sent again";
         };
     return rec.at() + "  " + text;
   }
