@@ -75,7 +75,11 @@ final class RunJson {
   record ResolveTarget(RunId run, String stepId, boolean mcpCall, Optional<JsonNode> input) {
     String command() {
       if (input.isPresent()) {
-        return "flows runs answer " + run.value() + " " + stepId + " 'RESPONSE_JSON' (or --decline)";
+        return "flows runs answer "
+            + run.value()
+            + " "
+            + stepId
+            + " 'RESPONSE_JSON' (or --decline)";
       }
       return "flows runs resolve "
           + run.value()

@@ -26,9 +26,7 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
-/**
- * {@code flows runs list | show | watch | cancel | resume | resolve | answer | rerun | signal}.
- */
+/** {@code flows runs list | show | watch | cancel | resume | resolve | answer | rerun | signal}. */
 @Command(
     name = "runs",
     description = "Inspect and control runs.",

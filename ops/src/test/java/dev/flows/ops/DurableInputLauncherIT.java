@@ -63,6 +63,7 @@ class DurableInputLauncherIT {
     ObjectNode config = JSON.createObjectNode();
     ObjectNode forms = config.putObject("mcp").putObject("forms");
     forms.put("command", server.command());
+    forms.put("protocol", "2026-07-28");
     ArrayNode args = forms.putArray("args");
     server.args().forEach(args::add);
     Files.writeString(flowDir.resolve("flows.json"), config.toString());
@@ -81,8 +82,7 @@ class DurableInputLauncherIT {
     String run;
     JsonNode parked;
     try {
-      Launcher.Ran started =
-          flows("run", asker.toString(), "--input", "{}", "--detach", "--json");
+      Launcher.Ran started = flows("run", asker.toString(), "--input", "{}", "--detach", "--json");
       assertThat(started.exit()).as(started.err()).isZero();
       run = JSON.readTree(started.out().lines().findFirst().orElseThrow()).path("run").asText();
       parked = awaitInputRequest(run);
@@ -123,7 +123,12 @@ class DurableInputLauncherIT {
     }
 
     JsonNode attempts =
-        flows("runs", "show", call, "--json").json().path("run").path("steps").get(0).path("attempts");
+        flows("runs", "show", call, "--json")
+            .json()
+            .path("run")
+            .path("steps")
+            .get(0)
+            .path("attempts");
     assertThat(attempts).hasSize(2);
     assertThat(attempts.get(1).path("workerId").asText())
         .as("a different worker re-issued the call")
@@ -144,7 +149,8 @@ class DurableInputLauncherIT {
         .isEqualTo(calls.get(1).path("key").asText());
     assertThat(calls.get(0).has("requestState")).isFalse();
     assertThat(calls.get(1).path("requestState").asText()).isEqualTo(journaledState);
-    assertThat(calls.get(1).path("inputResponses").path("name").path("content").path("name").asText())
+    assertThat(
+            calls.get(1).path("inputResponses").path("name").path("content").path("name").asText())
         .isEqualTo("Ada");
   }
 

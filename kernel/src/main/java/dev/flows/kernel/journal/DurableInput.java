@@ -105,9 +105,9 @@ public final class DurableInput {
   /**
    * The {@code inputResponses} {@code answer} stands for, checked against the requests of {@code
    * park}. Refused {@code invalid_input} (at {@code place}) when it does not fit: a form answer the
-   * requested schema refuses (the message names the field and why), a URL answer other than
-   * {@code {}}, content for a request that is not a form or a URL, several requests answered
-   * without an object keyed by request.
+   * requested schema refuses (the message names the field and why), a URL answer other than {@code
+   * {}}, content for a request that is not a form or a URL, several requests answered without an
+   * object keyed by request.
    */
   public static ObjectNode responses(String place, JsonNode park, InputAnswer answer) {
     JsonNode requests = park.path(REQUESTS);

@@ -62,12 +62,10 @@ final class MemoryOperator {
     wakeups.wake();
   }
 
-  RunSnapshot answerInput(
-      RunId runId, String stepId, InputAnswer answer, String by, Instant now) {
+  RunSnapshot answerInput(RunId runId, String stepId, InputAnswer answer, String by, Instant now) {
     RunRow run = state.existing(runId);
     StepRow step = step(run, stepId);
-    JsonNode park =
-        DurableInput.requireParked(state.entries(runId), runId, stepId, step.status);
+    JsonNode park = DurableInput.requireParked(state.entries(runId), runId, stepId, step.status);
     JsonNode responses = DurableInput.responses(runId.value() + "/" + stepId, park, answer);
     state.append(now, new JournalEntry.StepAnswered(runId, stepId, responses, by));
     return rerun(run, step, by, now);

@@ -15,7 +15,10 @@ import java.util.Optional;
 public final class ElicitationSchema {
   private ElicitationSchema() {}
 
-  /** The first way {@code content} breaks {@code schema}, as {@code <pointer>: <why>}; empty if none. */
+  /**
+   * The first way {@code content} breaks {@code schema}, as {@code <pointer>: <why>}; empty if
+   * none.
+   */
   public static Optional<String> violation(JsonNode schema, JsonNode content) {
     if (!content.isObject()) {
       return Optional.of("/: expected an object, got " + kind(content));

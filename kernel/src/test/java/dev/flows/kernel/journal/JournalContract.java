@@ -1125,10 +1125,16 @@ public abstract class JournalContract {
     schema.putArray("required").add("name");
     ObjectNode requests = JSON.objectNode();
     ObjectNode form = requests.putObject("who").put("method", "elicitation/create");
-    form.putObject("params").put("mode", "form").put("message", "Who?").set("requestedSchema", schema);
+    form.putObject("params")
+        .put("mode", "form")
+        .put("message", "Who?")
+        .set("requestedSchema", schema);
     if (withUrl) {
       ObjectNode url = requests.putObject("login").put("method", "elicitation/create");
-      url.putObject("params").put("mode", "url").put("message", "Sign in").put("url", "https://x.invalid");
+      url.putObject("params")
+          .put("mode", "url")
+          .put("message", "Sign in")
+          .put("url", "https://x.invalid");
     }
     return requests;
   }
@@ -1193,7 +1199,10 @@ public abstract class JournalContract {
     assertRefused(
         () ->
             journal.answerInput(
-                id, "call", new InputAnswer.Accept(JSON.objectNode().put("nom", "Ada").put("name", "Ada")), "ops"),
+                id,
+                "call",
+                new InputAnswer.Accept(JSON.objectNode().put("nom", "Ada").put("name", "Ada")),
+                "ops"),
         ErrorCode.INVALID_INPUT);
 
     assertThat(journal.entries(id)).isEqualTo(before);

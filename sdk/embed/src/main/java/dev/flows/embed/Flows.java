@@ -144,8 +144,7 @@ public final class Flows implements AutoCloseable {
    */
   public RunSnapshot answer(String runId, String stepId, JsonNode response) {
     return journal()
-        .answerInput(
-            new RunId(runId), stepId, new InputAnswer.Accept(response), ANSWERED_BY);
+        .answerInput(new RunId(runId), stepId, new InputAnswer.Accept(response), ANSWERED_BY);
   }
 
   /** Declines every request of an MCP call parked {@code input_required}; see {@link #answer}. */

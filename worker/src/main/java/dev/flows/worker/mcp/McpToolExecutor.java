@@ -9,12 +9,12 @@ import dev.flows.kernel.FlowsException;
 import dev.flows.kernel.instruction.McpCallInstruction;
 import dev.flows.kernel.journal.ClaimedAttempt;
 import dev.flows.kernel.journal.CompletionReason;
+import dev.flows.kernel.journal.DurableInput;
 import dev.flows.kernel.journal.EffectElection;
 import dev.flows.kernel.journal.Journal;
 import dev.flows.kernel.journal.RunId;
 import dev.flows.kernel.journal.StepOutcome;
 import dev.flows.kernel.json.Jackson;
-import dev.flows.kernel.journal.DurableInput;
 import dev.flows.kernel.mcp.CallOptions;
 import dev.flows.kernel.mcp.InputRequest;
 import dev.flows.kernel.mcp.McpDiagnostic;
@@ -145,8 +145,7 @@ public final class McpToolExecutor implements AgentInstructionExecutor {
               ? DurableInput.pending(journal.entries(a.lease().runId()), a.lease().stepId())
               : Optional.empty();
       if (answered.isPresent()) {
-        options =
-            options.answering(answered.get().inputResponses(), answered.get().requestState());
+        options = options.answering(answered.get().inputResponses(), answered.get().requestState());
       }
       call = session.call(tool, args, meta, options);
     } catch (McpException m) {

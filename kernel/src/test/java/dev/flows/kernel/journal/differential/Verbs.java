@@ -447,8 +447,7 @@ final class Verbs {
   private static JsonNode inputTail() {
     com.fasterxml.jackson.databind.node.ObjectNode t =
         JSON.objectNode().put("type", "mcp").put("diagnostic", "input_required");
-    com.fasterxml.jackson.databind.node.ObjectNode schema =
-        JSON.objectNode().put("type", "object");
+    com.fasterxml.jackson.databind.node.ObjectNode schema = JSON.objectNode().put("type", "object");
     schema.putObject("properties").putObject("name").put("type", "string");
     schema.putArray("required").add("name");
     com.fasterxml.jackson.databind.node.ObjectNode form =
@@ -458,8 +457,8 @@ final class Verbs {
   }
 
   /**
-   * Answers a step: mostly one a completion parked (for input or not), with a valid answer, one
-   * the schema refuses, or a decline.
+   * Answers a step: mostly one a completion parked (for input or not), with a valid answer, one the
+   * schema refuses, or a decline.
    */
   private static Optional<Call> answer(Script s) {
     if (s.parked.isEmpty()) {
