@@ -333,7 +333,7 @@ class McpToolExecutorTest {
 
   /** A call whose first attempt died after electing its effect, with {@code policy} fields. */
   private ClaimedAttempt takenOver(String tool, boolean mayReperform, ObjectNode policy) {
-    String server = connection.path("name").asText("tools");
+    String server = "tools";
     ObjectNode in = JSON.objectNode().put("type", "mcp").put("server", server).put("tool", tool);
     in.set("input", JSON.objectNode());
     in.set("connection", CONNECTION);
