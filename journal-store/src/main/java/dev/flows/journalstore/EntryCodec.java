@@ -15,6 +15,7 @@ import dev.flows.kernel.journal.JournalEntry.RunCancelRequested;
 import dev.flows.kernel.journal.JournalEntry.RunCompleted;
 import dev.flows.kernel.journal.JournalEntry.RunResumed;
 import dev.flows.kernel.journal.JournalEntry.RunSpawned;
+import dev.flows.kernel.journal.JournalEntry.StepAnswered;
 import dev.flows.kernel.journal.JournalEntry.StepAttemptStarted;
 import dev.flows.kernel.journal.JournalEntry.StepCompleted;
 import dev.flows.kernel.journal.JournalEntry.StepResolved;
@@ -102,6 +103,11 @@ final class EntryCodec {
         stepId = Optional.of(e.stepId());
         p.put("performed", e.performed());
         e.output().ifPresent(o -> p.set("output", o));
+        p.put("by", e.by());
+      }
+      case StepAnswered e -> {
+        stepId = Optional.of(e.stepId());
+        p.set("responses", e.responses());
         p.put("by", e.by());
       }
     }
@@ -237,6 +243,9 @@ final class EntryCodec {
               p.get("performed").asBoolean(),
               optionalNode(p, "output"),
               p.get("by").asText());
+      case "step.answered" ->
+          new StepAnswered(
+              runId, p.get("stepId").asText(), p.get("responses"), p.get("by").asText());
       default -> throw new IllegalStateException("stored journal entry type unknown: " + type);
     };
   }

@@ -7,6 +7,8 @@ import dev.flows.kernel.ErrorCode;
 import dev.flows.kernel.FlowsException;
 import dev.flows.kernel.NotFoundException;
 import dev.flows.kernel.RunTerminalException;
+import dev.flows.kernel.journal.DurableInput;
+import dev.flows.kernel.journal.InputAnswer;
 import dev.flows.kernel.journal.JournalEntry;
 import dev.flows.kernel.journal.Resolutions;
 import dev.flows.kernel.journal.RunId;
@@ -77,23 +79,30 @@ final class OperatorVerbs {
     TxStatements.notifyWork(h, runId);
   }
 
+  void answerInput(RunId runId, String stepId, InputAnswer answer, String by) {
+    onParkedStep(
+        runId,
+        stepId,
+        (h, s, now) -> {
+          JsonNode park =
+              DurableInput.requireParked(Reads.entries(h, runId), runId, stepId, s.status());
+          JsonNode responses = DurableInput.responses(s.place(), park, answer);
+          TxStatements.append(h, now, new JournalEntry.StepAnswered(runId, stepId, responses, by));
+          rerun(h, s, now);
+        },
+        by);
+  }
+
+  /** What a verb on a parked step does to it, in the verb's transaction. */
+  private interface StepChange {
+    void apply(Handle h, StepRow s, Instant now);
+  }
+
   void resolveStep(RunId runId, String stepId, Optional<JsonNode> performed, String by) {
-    db.tx(
-        h -> {
-          Instant now = db.now(h);
-          // A parent before its child, as cancel and suspend lock them: no deadlock between them.
-          Optional<RunId> parentId = TxStatements.readRun(h, runId).flatMap(RunRow::parentRunId);
-          Optional<RunRow> parent = parentId.flatMap(p -> TxStatements.lockRun(h, p));
-          RunRow run =
-              TxStatements.lockRun(h, runId).orElseThrow(() -> Refusals.runNotFound(runId));
-          StepRow s =
-              TxStatements.lockStep(h, runId, stepId)
-                  .orElseThrow(
-                      () ->
-                          new NotFoundException(
-                              ErrorCode.STEP_NOT_FOUND,
-                              "run " + runId + " has no step " + stepId,
-                              stepId));
+    onParkedStep(
+        runId,
+        stepId,
+        (h, s, now) -> {
           if (s.status() != StepStatus.PARKED) {
             throw new FlowsException(
                 ErrorCode.INVALID_INPUT,
@@ -110,10 +119,40 @@ final class OperatorVerbs {
           if (resolved.isPresent()) {
             resolvePerformed(h, s, EntryCodec.text(resolved.get()), now);
           } else {
-            stepWrite(h, "elections_drop_open", s).execute();
-            TxStatements.setStatus(
-                db.transitions(), h, s, StepTransition.RESOLVED, Optional.of(now), now);
+            rerun(h, s, now);
           }
+        },
+        by);
+  }
+
+  /** A parked step runs again: its open elections dropped, ready from now. */
+  private void rerun(Handle h, StepRow s, Instant now) {
+    stepWrite(h, "elections_drop_open", s).execute();
+    TxStatements.setStatus(db.transitions(), h, s, StepTransition.RESOLVED, Optional.of(now), now);
+  }
+
+  /**
+   * One transaction: the run (after its parent) and the step locked, {@code change} applied, then
+   * the run unparked when no step is parked any more and its parent resumed.
+   */
+  private void onParkedStep(RunId runId, String stepId, StepChange change, String by) {
+    db.tx(
+        h -> {
+          Instant now = db.now(h);
+          // A parent before its child, as cancel and suspend lock them: no deadlock between them.
+          Optional<RunId> parentId = TxStatements.readRun(h, runId).flatMap(RunRow::parentRunId);
+          Optional<RunRow> parent = parentId.flatMap(p -> TxStatements.lockRun(h, p));
+          RunRow run =
+              TxStatements.lockRun(h, runId).orElseThrow(() -> Refusals.runNotFound(runId));
+          StepRow s =
+              TxStatements.lockStep(h, runId, stepId)
+                  .orElseThrow(
+                      () ->
+                          new NotFoundException(
+                              ErrorCode.STEP_NOT_FOUND,
+                              "run " + runId + " has no step " + stepId,
+                              stepId));
+          change.apply(h, s, now);
           RunRow current = run;
           boolean stillParked =
               TxStatements.steps(h, runId).stream().anyMatch(x -> x.status() == StepStatus.PARKED);

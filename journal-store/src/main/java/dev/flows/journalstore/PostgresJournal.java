@@ -288,6 +288,13 @@ public final class PostgresJournal implements Journal, AutoCloseable {
   }
 
   @Override
+  public RunSnapshot answerInput(
+      RunId runId, String stepId, dev.flows.kernel.journal.InputAnswer answer, String by) {
+    operator.answerInput(runId, stepId, answer, by);
+    return run(runId).orElseThrow(() -> Refusals.runNotFound(runId));
+  }
+
+  @Override
   public Optional<RunSnapshot> run(RunId runId) {
     return reads.run(runId);
   }

@@ -75,20 +75,21 @@ final class Reads {
   }
 
   List<JournalRecord> entries(RunId runId) {
-    return db.tx(
-        h ->
-            TxStatements.query(
-                h,
-                "entries_of_run",
-                q -> q.bind("runId", runId.value()),
-                (rs, ctx) ->
-                    new JournalRecord(
-                        rs.getLong("seq"),
-                        Rows.instant(rs, "at"),
-                        EntryCodec.decode(
-                            runId,
-                            rs.getString("entry_type"),
-                            EntryCodec.parse(rs.getString("payload"))))));
+    return db.tx(h -> entries(h, runId));
+  }
+
+  /** The run's entries in order, read in the caller's transaction. */
+  static List<JournalRecord> entries(org.jdbi.v3.core.Handle h, RunId runId) {
+    return TxStatements.query(
+        h,
+        "entries_of_run",
+        q -> q.bind("runId", runId.value()),
+        (rs, ctx) ->
+            new JournalRecord(
+                rs.getLong("seq"),
+                Rows.instant(rs, "at"),
+                EntryCodec.decode(
+                    runId, rs.getString("entry_type"), EntryCodec.parse(rs.getString("payload")))));
   }
 
   List<RunId> children(RunId parent) {

@@ -80,7 +80,8 @@ class EntryCodecTest {
         new JournalEntry.RunCompleted(RUN, RunCompletionReason.SUCCESS, Optional.empty()),
         new JournalEntry.RunResumed(RUN, "operator"),
         new JournalEntry.StepResolved(RUN, "b", true, Optional.of(OUT), "operator"),
-        new JournalEntry.StepResolved(RUN, "b", false, Optional.empty(), "operator"));
+        new JournalEntry.StepResolved(RUN, "b", false, Optional.empty(), "operator"),
+        new JournalEntry.StepAnswered(RUN, "b", OUT, "operator"));
   }
 
   @ParameterizedTest

@@ -19,6 +19,7 @@ public enum ErrorCode {
   EFFECT_NOT_RECORDED("effect_not_recorded", false),
   EFFECT_UNCONFIRMED("effect_unconfirmed", false),
   EFFECT_OUTCOME_UNKNOWN("effect_outcome_unknown", false),
+  INPUT_REQUIRED("input_required", false),
   INVALID_TRANSITION("invalid_transition", false),
   DATABASE_UNAVAILABLE("database_unavailable", true),
   DATABASE_ERROR("database_error", false),

@@ -3,6 +3,7 @@ package dev.flows.ops;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.flows.kernel.journal.DurableInput;
 import dev.flows.kernel.journal.Journal;
 import dev.flows.kernel.journal.JournalEntry;
 import dev.flows.kernel.journal.JournalRecord;
@@ -43,7 +44,9 @@ final class RunJson {
         }
       }
       if (s.status() == StepStatus.PARKED) {
-        o.put("resolveCommand", resolveTarget(journal, run, s.stepId(), depth).command());
+        ResolveTarget target = resolveTarget(journal, run, s.stepId(), depth);
+        o.put("resolveCommand", target.command());
+        target.input().ifPresent(park -> o.set("inputRequest", inputRequest(target, park)));
       }
       steps.add(o);
     }
@@ -64,9 +67,20 @@ final class RunJson {
     return r;
   }
 
-  /** Where an operator resolves a parked step: the step itself, or the parked child it awaits. */
-  record ResolveTarget(RunId run, String stepId, boolean mcpCall) {
+  /**
+   * Where an operator resolves a parked step: the step itself, or the parked child it awaits;
+   * {@code input} is the park's trajectory tail when the call waits for input (then it is answered,
+   * not resolved).
+   */
+  record ResolveTarget(RunId run, String stepId, boolean mcpCall, Optional<JsonNode> input) {
     String command() {
+      if (input.isPresent()) {
+        return "flows runs answer "
+            + run.value()
+            + " "
+            + stepId
+            + " 'RESPONSE_JSON' (or --decline)";
+      }
       return "flows runs resolve "
           + run.value()
           + " "
@@ -93,7 +107,28 @@ final class RunJson {
         }
       }
     }
-    return new ResolveTarget(run.runId(), stepId, isMcpCall(run.spec(), stepId));
+    Optional<JsonNode> input =
+        run.step(stepId).filter(st -> st.status() == StepStatus.PARKED).isPresent()
+            ? DurableInput.parked(journal.entries(run.runId()), stepId)
+            : Optional.empty();
+    return new ResolveTarget(run.runId(), stepId, isMcpCall(run.spec(), stepId), input);
+  }
+
+  /**
+   * What a call parked for input asks: {@code {runId, stepId, server, tool, requests, message}}
+   * where {@code requests} holds each request as the server sent it (a form's {@code
+   * requestedSchema}, a URL) under the server's key. The {@code requestState} stays in the journal:
+   * it is the server's, echoed, never shown.
+   */
+  static ObjectNode inputRequest(ResolveTarget target, JsonNode park) {
+    ObjectNode o = Session.JSON.createObjectNode();
+    o.put("runId", target.run().value());
+    o.put("stepId", target.stepId());
+    o.put("server", park.path("server").asText());
+    o.put("tool", park.path("tool").asText());
+    o.set("requests", park.path(DurableInput.REQUESTS));
+    o.put("message", park.path("message").asText());
+    return o;
   }
 
   private static boolean isMcpCall(JsonNode spec, String stepId) {
@@ -300,6 +335,11 @@ final class RunJson {
         o.put("stepId", e.stepId());
         o.put("performed", e.performed());
         o.set("output", e.output().orElse(null));
+        o.put("by", e.by());
+      }
+      case JournalEntry.StepAnswered e -> {
+        o.put("stepId", e.stepId());
+        o.set("responses", e.responses());
         o.put("by", e.by());
       }
     }

@@ -82,6 +82,14 @@ final class RunText {
                   + " resolved by "
                   + e.by()
                   + (e.performed() ? ": performed" : ": not performed, it runs again");
+          case JournalEntry.StepAnswered e ->
+              "step "
+                  + e.stepId()
+                  + " answered by "
+                  + e.by()
+                  + ": "
+                  + clip(e.responses().toString())
+                  + "; the call is sent again";
         };
     return rec.at() + "  " + text;
   }
@@ -223,7 +231,27 @@ final class RunText {
                 + (e.path("confirmed").asBoolean() ? " confirmed" : " recorded, not confirmed"));
         CallPolicyView.memoText(e.path("output")).ifPresent(m -> p.println(indent + "      " + m));
       }
-      if (s.has("resolveCommand")) {
+      if (s.has("inputRequest")) {
+        JsonNode ir = s.get("inputRequest");
+        ir.path("requests")
+            .fields()
+            .forEachRemaining(
+                r -> {
+                  JsonNode params = r.getValue().path("params");
+                  p.println(
+                      indent
+                          + "    asks for input "
+                          + r.getKey()
+                          + ": "
+                          + params.path("message").asText()
+                          + (params.has("url")
+                              ? " (visit " + params.path("url").asText() + ")"
+                              : params.has("requestedSchema")
+                                  ? " (schema " + params.get("requestedSchema") + ")"
+                                  : " (" + r.getValue().path("method").asText() + ")"));
+                });
+        p.println(indent + "    to answer: " + s.get("resolveCommand").asText());
+      } else if (s.has("resolveCommand")) {
         p.println(indent + "    to resolve: " + s.get("resolveCommand").asText());
         p.println(indent + "      (" + resolveHelp(s.get("resolveCommand").asText()) + ")");
       }

@@ -8,6 +8,7 @@ import dev.flows.kernel.ErrorCode;
 import dev.flows.kernel.FlowsException;
 import dev.flows.kernel.NotFoundException;
 import dev.flows.kernel.journal.CancelOutcome;
+import dev.flows.kernel.journal.InputAnswer;
 import dev.flows.kernel.journal.Journal;
 import dev.flows.kernel.journal.RunId;
 import dev.flows.kernel.journal.RunSnapshot;
@@ -25,7 +26,7 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
-/** {@code flows runs list | show | watch | cancel | resume | resolve | rerun | signal}. */
+/** {@code flows runs list | show | watch | cancel | resume | resolve | answer | rerun | signal}. */
 @Command(
     name = "runs",
     description = "Inspect and control runs.",
@@ -37,6 +38,7 @@ import picocli.CommandLine.Parameters;
       RunsCommand.Cancel.class,
       RunsCommand.Resume.class,
       RunsCommand.Resolve.class,
+      RunsCommand.Answer.class,
       Rerun.class,
       RunsSignalCommand.class,
       RunsPruneCommand.class
@@ -48,7 +50,8 @@ final class RunsCommand implements Callable<Integer> {
         ErrorCode.INVALID_INPUT,
         "a subcommand is required",
         "flows runs",
-        "use `flows runs list`, `show`, `watch`, `cancel`, `resume`, `resolve`, `rerun`, `signal`"
+        "use `flows runs list`, `show`, `watch`, `cancel`, `resume`, `resolve`, `answer`, `rerun`,"
+            + " `signal`"
             + " or `prune`");
   }
 
@@ -107,7 +110,11 @@ final class RunsCommand implements Callable<Integer> {
         .findFirst()
         .map(
             st ->
-                "an operator resolves it: `"
+                "an operator "
+                    + (RunJson.resolveTarget(journal, run, st.stepId(), 0).input().isPresent()
+                        ? "answers"
+                        : "resolves")
+                    + " it: `"
                     + RunJson.resolveTarget(journal, run, st.stepId(), 0).command()
                     + "` (see `flows runs show "
                     + run.runId().value()
@@ -261,6 +268,66 @@ final class RunsCommand implements Callable<Integer> {
                       + "; a worker picks it up (`flows runs watch "
                       + id.value()
                       + "` follows it)"));
+      return Exit.SUCCESS;
+    }
+  }
+
+  @Command(
+      name = "answer",
+      mixinStandardHelpOptions = true,
+      description =
+          "Answer a call parked input_required: RESPONSE_JSON is checked against what the server"
+              + " asked (a form's schema; {} for a URL that was visited; with several requests an"
+              + " object keyed by request) and journaled, and the call is sent again with it by"
+              + " whichever worker claims it. A refused answer writes nothing.")
+  static final class Answer extends OnRun {
+    @Parameters(index = "1", paramLabel = "STEP", description = "The parked step's id.")
+    String step;
+
+    @Parameters(
+        index = "2",
+        arity = "0..1",
+        paramLabel = "RESPONSE_JSON",
+        description = "The answer (absent with --decline).")
+    String response;
+
+    @Option(names = "--decline", description = "Decline every request of the call.")
+    boolean decline;
+
+    Answer(Session s) {
+      super(s);
+    }
+
+    @Override
+    int call(RunId id, Journal journal, RunSnapshot before) {
+      if (decline == (response != null)) {
+        throw new FlowsException(
+            ErrorCode.INVALID_INPUT,
+            decline ? "--decline takes no RESPONSE_JSON" : "RESPONSE_JSON or --decline is needed",
+            "flows runs answer",
+            "give either the answer as JSON or --decline");
+      }
+      InputAnswer answer =
+          decline
+              ? new InputAnswer.Decline()
+              : new InputAnswer.Accept(Resolve.json(response, "RESPONSE_JSON"));
+      RunSnapshot after = journal.answerInput(id, step, answer, operator());
+      ObjectNode out = s.object();
+      out.set("run", RunJson.summary(after));
+      out.put("stepId", step);
+      out.put("declined", decline);
+      after.step(step).ifPresent(st -> out.put("stepStatus", st.status().wire()));
+      s.emit(
+          out,
+          p ->
+              p.println(
+                  "step "
+                      + step
+                      + " of run "
+                      + id.value()
+                      + (decline ? " declined" : " answered")
+                      + "; the call is sent again with the answer; run "
+                      + after.status().wire()));
       return Exit.SUCCESS;
     }
   }

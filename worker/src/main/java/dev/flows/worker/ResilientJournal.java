@@ -230,6 +230,12 @@ public final class ResilientJournal implements Journal {
   }
 
   @Override
+  public RunSnapshot answerInput(
+      RunId runId, String stepId, dev.flows.kernel.journal.InputAnswer answer, String by) {
+    return call(() -> delegate.answerInput(runId, stepId, answer, by));
+  }
+
+  @Override
   public Optional<RunSnapshot> run(RunId runId) {
     return call(() -> delegate.run(runId));
   }

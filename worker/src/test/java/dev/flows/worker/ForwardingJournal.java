@@ -96,6 +96,12 @@ public class ForwardingJournal implements Journal {
   }
 
   @Override
+  public RunSnapshot answerInput(
+      RunId runId, String stepId, dev.flows.kernel.journal.InputAnswer answer, String by) {
+    return delegate.answerInput(runId, stepId, answer, by);
+  }
+
+  @Override
   public Optional<RunSnapshot> run(RunId runId) {
     return delegate.run(runId);
   }

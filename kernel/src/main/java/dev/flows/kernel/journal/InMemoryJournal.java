@@ -144,6 +144,11 @@ public final class InMemoryJournal implements Journal {
   }
 
   @Override
+  public RunSnapshot answerInput(RunId runId, String stepId, InputAnswer answer, String by) {
+    return verb(now -> operator.answerInput(runId, stepId, answer, by, now));
+  }
+
+  @Override
   public Optional<RunSnapshot> run(RunId runId) {
     return wakeups.locked(() -> Optional.ofNullable(state.runs.get(runId)).map(state::snapshot));
   }

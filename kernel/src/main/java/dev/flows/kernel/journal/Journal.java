@@ -104,6 +104,16 @@ public interface Journal {
   RunSnapshot resolveStep(RunId runId, String stepId, Optional<JsonNode> performed, String by);
 
   /**
+   * Answers a step parked {@code input_required} ({@link DurableInput}): the answer is checked
+   * against what the server asked (a form's schema, a URL) and journaled as {@code step.answered}
+   * with the {@code inputResponses} to send; the step's open elections are dropped (the server
+   * asked before acting) and it runs again, re-issuing the call with them. Its run and a parked
+   * parent resume as for {@link #resolveStep}. Refused, writing nothing: {@code step_not_found},
+   * {@code invalid_input} when the step is not parked for input or the answer does not fit.
+   */
+  RunSnapshot answerInput(RunId runId, String stepId, InputAnswer answer, String by);
+
+  /**
    * Removes ended run trees past the retention period, with their steps, effect elections and
    * journal entries, in one transaction, and writes the audit record of what went, by whom and when
    * ({@link PruneRequest} says which trees qualify). The one path by which journal entries are ever

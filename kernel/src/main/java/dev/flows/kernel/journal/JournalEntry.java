@@ -157,6 +157,19 @@ public sealed interface JournalEntry {
     }
   }
 
+  /**
+   * A step parked {@code input_required} was answered (by an operator, an application, or the
+   * flow's own {@code onInput}): {@code responses} are the {@code inputResponses} its call is
+   * re-issued with, keyed as the server keyed its requests; the step runs again.
+   */
+  record StepAnswered(RunId runId, String stepId, JsonNode responses, String by)
+      implements JournalEntry {
+    @Override
+    public String type() {
+      return "step.answered";
+    }
+  }
+
   /** An effect named in a step completion. */
   record EffectRef(String surfacePath, String idempotencyKey) {}
 }

@@ -62,14 +62,28 @@ final class MemoryOperator {
     wakeups.wake();
   }
 
-  RunSnapshot resolveStep(
-      RunId runId, String stepId, Optional<JsonNode> performed, String by, Instant now) {
+  RunSnapshot answerInput(RunId runId, String stepId, InputAnswer answer, String by, Instant now) {
     RunRow run = state.existing(runId);
+    StepRow step = step(run, stepId);
+    JsonNode park = DurableInput.requireParked(state.entries(runId), runId, stepId, step.status);
+    JsonNode responses = DurableInput.responses(runId.value() + "/" + stepId, park, answer);
+    state.append(now, new JournalEntry.StepAnswered(runId, stepId, responses, by));
+    return rerun(run, step, by, now);
+  }
+
+  private static StepRow step(RunRow run, String stepId) {
     StepRow step = run.steps.get(stepId);
     if (step == null) {
       throw new NotFoundException(
-          ErrorCode.STEP_NOT_FOUND, "run " + runId + " has no step " + stepId, stepId);
+          ErrorCode.STEP_NOT_FOUND, "run " + run.id + " has no step " + stepId, stepId);
     }
+    return step;
+  }
+
+  RunSnapshot resolveStep(
+      RunId runId, String stepId, Optional<JsonNode> performed, String by, Instant now) {
+    RunRow run = state.existing(runId);
+    StepRow step = step(run, stepId);
     if (step.status != StepStatus.PARKED) {
       throw new FlowsException(
           ErrorCode.INVALID_INPUT,
@@ -93,11 +107,21 @@ final class MemoryOperator {
       step.status = state.transitions.step(StepTransition.RESOLVED_PERFORMED, step.status);
       step.output = output.get().deepCopy();
       step.lastReason = CompletionReason.SUCCESS;
-    } else {
-      step.elections.values().removeIf(e -> !e.confirmed);
-      step.status = state.transitions.step(StepTransition.RESOLVED, step.status);
-      step.notBefore = now;
+      return settle(run, by, now);
     }
+    return rerun(run, step, by, now);
+  }
+
+  /** A parked step runs again: its open elections dropped, ready from now. */
+  private RunSnapshot rerun(RunRow run, StepRow step, String by, Instant now) {
+    step.elections.values().removeIf(e -> !e.confirmed);
+    step.status = state.transitions.step(StepTransition.RESOLVED, step.status);
+    step.notBefore = now;
+    return settle(run, by, now);
+  }
+
+  /** After a parked step was resolved or answered: the run unparks, and so does its parent. */
+  private RunSnapshot settle(RunRow run, String by, Instant now) {
     if (run.status == RunStatus.PARKED
         && run.steps.values().stream().noneMatch(s -> s.status == StepStatus.PARKED)) {
       run.status = state.transitions.run(RunTransition.UNPARKED, Optional.of(run.status));

@@ -58,12 +58,14 @@ public interface McpTransportPort extends AutoCloseable {
    * Calls {@code tool} as {@code options} say: a result, a task the server created, or (with {@code
    * durableInput}) the server's request for input. Completes exceptionally with an {@link
    * McpException}. With {@link CallOptions#plain()} options this is {@link #callTool(String, Map,
-   * Map, boolean)}; connections without task or input support refuse anything else with {@code
-   * mcp_tool_error}.
+   * Map, boolean)}, and so is a call asking only for durable input on connections without input
+   * support; they refuse anything else with {@code mcp_tool_error}.
    */
   default CompletableFuture<ToolCallOutcome> call(
       String tool, Map<String, Object> arguments, Map<String, Object> meta, CallOptions options) {
-    if (options.plain()) {
+    if (options.tasks() == CallOptions.TaskMode.FORBIDDEN && options.answer().isEmpty()) {
+      // Durable input only changes what a server that asks for input gets back; a connection
+      // that never returns input_required makes the plain call.
       return callTool(tool, arguments, meta, options.reissue())
           .thenApply(ToolCallOutcome.Completed::new);
     }

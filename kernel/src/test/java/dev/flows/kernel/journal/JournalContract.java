@@ -1118,6 +1118,159 @@ public abstract class JournalContract {
         () -> journal.resolveStep(id, "zz", Optional.empty(), "ops"), ErrorCode.STEP_NOT_FOUND);
   }
 
+  /** The server's requests of a call parked for input: a form asking for a name, a URL. */
+  private static ObjectNode inputRequests(boolean withUrl) {
+    ObjectNode schema = JSON.objectNode().put("type", "object");
+    schema.putObject("properties").putObject("name").put("type", "string").put("minLength", 1);
+    schema.putArray("required").add("name");
+    ObjectNode requests = JSON.objectNode();
+    ObjectNode form = requests.putObject("who").put("method", "elicitation/create");
+    form.putObject("params")
+        .put("mode", "form")
+        .put("message", "Who?")
+        .set("requestedSchema", schema);
+    if (withUrl) {
+      ObjectNode url = requests.putObject("login").put("method", "elicitation/create");
+      url.putObject("params")
+          .put("mode", "url")
+          .put("message", "Sign in")
+          .put("url", "https://x.invalid");
+    }
+    return requests;
+  }
+
+  private RunId parkedForInput(Optional<RunId> parent, boolean withUrl) {
+    RunId id = new RunId("ask-" + System.nanoTime());
+    journal.startRun(
+        new StartRun(
+            Optional.of(id),
+            id.value(),
+            run(Specs.mcpCall("call", "forms", "ask", JSON.objectNode())),
+            parent,
+            "api"));
+    ClaimedAttempt a = claimOne();
+    journal.recordEffect(a.lease(), "/mcp/forms/ask");
+    ObjectNode tail = JSON.objectNode().put("type", "mcp").put("diagnostic", "input_required");
+    tail.set(DurableInput.REQUESTS, inputRequests(withUrl));
+    tail.put(DurableInput.REQUEST_STATE, "state-1");
+    journal.complete(
+        a.lease(),
+        new StepOutcome.Parked(CompletionReason.WORKER_ERROR, ErrorCode.INPUT_REQUIRED, tail));
+    assertThat(snapshot(id).status()).isEqualTo(RunStatus.PARKED);
+    return id;
+  }
+
+  @Test
+  void anAnswerToACallParkedForInputIsJournaledAndRunsTheCallAgainWithAFreshElection() {
+    RunId id = parkedForInput(Optional.empty(), false);
+
+    RunSnapshot s =
+        journal.answerInput(id, "call", new InputAnswer.Accept(json("name", "Ada")), "ops");
+
+    assertThat(s.status()).isEqualTo(RunStatus.RUNNING);
+    assertThat(s.step("call").orElseThrow().status()).isEqualTo(StepStatus.READY);
+    JournalEntry.StepAnswered answered = entriesOf(id, JournalEntry.StepAnswered.class).getFirst();
+    assertThat(answered.by()).isEqualTo("ops");
+    assertThat(answered.responses().path("who").path("action").asText()).isEqualTo("accept");
+    assertThat(answered.responses().path("who").path("content")).isEqualTo(json("name", "Ada"));
+    DurableInput.Pending pending = DurableInput.pending(journal.entries(id), "call").orElseThrow();
+    assertThat(pending.requestState()).contains("state-1");
+    assertThat(pending.inputResponses()).containsOnlyKeys("who");
+    EffectElection again = journal.recordEffect(claimOne().lease(), "/mcp/forms/ask");
+    assertThat(again.takenOver()).isFalse();
+    assertThat(again.deduped()).isFalse();
+  }
+
+  @Test
+  void anAnswerTheRequestedSchemaRefusesIsRefusedWithTheSchemaErrorWritingNothing() {
+    RunId id = parkedForInput(Optional.empty(), false);
+    List<JournalRecord> before = journal.entries(id);
+
+    assertThatThrownBy(
+            () -> journal.answerInput(id, "call", new InputAnswer.Accept(json("name", "")), "ops"))
+        .isInstanceOf(FlowsException.class)
+        .satisfies(e -> assertThat(((FlowsException) e).code()).isEqualTo(ErrorCode.INVALID_INPUT))
+        .hasMessageContaining("/name: shorter than minLength 1");
+    assertRefused(
+        () ->
+            journal.answerInput(
+                id, "call", new InputAnswer.Accept(JSON.objectNode().put("name", 7)), "ops"),
+        ErrorCode.INVALID_INPUT);
+    assertRefused(
+        () ->
+            journal.answerInput(
+                id,
+                "call",
+                new InputAnswer.Accept(JSON.objectNode().put("nom", "Ada").put("name", "Ada")),
+                "ops"),
+        ErrorCode.INVALID_INPUT);
+
+    assertThat(journal.entries(id)).isEqualTo(before);
+    assertThat(snapshot(id).status()).isEqualTo(RunStatus.PARKED);
+  }
+
+  @Test
+  void severalRequestsAreAnsweredByKeyAndAUrlIsAnsweredWithAnEmptyObject() {
+    RunId id = parkedForInput(Optional.empty(), true);
+    assertRefused(
+        () -> journal.answerInput(id, "call", new InputAnswer.Accept(json("name", "Ada")), "ops"),
+        ErrorCode.INVALID_INPUT);
+    ObjectNode both = JSON.objectNode();
+    both.set("who", json("name", "Ada"));
+    both.set("login", json("visited", "yes"));
+    assertRefused(
+        () -> journal.answerInput(id, "call", new InputAnswer.Accept(both), "ops"),
+        ErrorCode.INVALID_INPUT);
+    both.putObject("login");
+
+    journal.answerInput(id, "call", new InputAnswer.Accept(both), "ops");
+
+    JsonNode r = entriesOf(id, JournalEntry.StepAnswered.class).getFirst().responses();
+    assertThat(r.path("login")).isEqualTo(JSON.objectNode().put("action", "accept"));
+    assertThat(r.path("who").path("content")).isEqualTo(json("name", "Ada"));
+  }
+
+  @Test
+  void aDeclineAnswersEveryRequestDeclined() {
+    RunId id = parkedForInput(Optional.empty(), true);
+
+    journal.answerInput(id, "call", new InputAnswer.Decline(), "ops");
+
+    JsonNode r = entriesOf(id, JournalEntry.StepAnswered.class).getFirst().responses();
+    assertThat(r.path("who").path("action").asText()).isEqualTo("decline");
+    assertThat(r.path("login").path("action").asText()).isEqualTo("decline");
+  }
+
+  @Test
+  void onlyAStepParkedForInputTakesAnAnswer() {
+    RunId unknown = parkedMcpCall(Optional.empty());
+    assertRefused(
+        () -> journal.answerInput(unknown, "call", new InputAnswer.Decline(), "ops"),
+        ErrorCode.INVALID_INPUT);
+    RunId id = parkedForInput(Optional.empty(), false);
+    assertRefused(
+        () -> journal.answerInput(id, "nope", new InputAnswer.Decline(), "ops"),
+        ErrorCode.STEP_NOT_FOUND);
+    journal.answerInput(id, "call", new InputAnswer.Decline(), "ops");
+    assertRefused(
+        () -> journal.answerInput(id, "call", new InputAnswer.Decline(), "ops"),
+        ErrorCode.INVALID_INPUT);
+  }
+
+  @Test
+  void answeringTheParkedChildOfAParkedParentResumesTheParent() {
+    RunId parent = start(run(agent("body", "/memo/*")));
+    ClaimedAttempt body = claimOne();
+    RunId child = parkedForInput(Optional.of(parent), false);
+    parkUnknown(body);
+
+    journal.answerInput(child, "call", new InputAnswer.Accept(json("name", "Ada")), "ops");
+
+    assertThat(snapshot(child).status()).isEqualTo(RunStatus.RUNNING);
+    assertThat(snapshot(parent).status()).isEqualTo(RunStatus.RUNNING);
+    assertThat(types(parent)).last().isEqualTo("run.resumed");
+  }
+
   @Test
   void resumingAFailedRunMakesItsFailedStepReadyForOneMoreAttempt() {
     RunId id = start(run(agent("a")));

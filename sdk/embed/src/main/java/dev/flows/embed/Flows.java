@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.flows.kernel.ErrorCode;
 import dev.flows.kernel.FlowsException;
 import dev.flows.kernel.NotFoundException;
+import dev.flows.kernel.journal.InputAnswer;
 import dev.flows.kernel.journal.Journal;
 import dev.flows.kernel.journal.RunId;
 import dev.flows.kernel.journal.RunSnapshot;
@@ -132,6 +133,27 @@ public final class Flows implements AutoCloseable {
   public Journal journal() {
     return engine.journal();
   }
+
+  /**
+   * Answers an MCP call parked {@code input_required} (what {@code flows runs answer} does): {@code
+   * response} is checked against what the server asked (a form's content; {@code {}} for a visited
+   * URL; with several requests an object keyed by request) and journaled, and the call is sent
+   * again with it by whichever worker claims it; a parked flow awaiting it resumes. Refused with
+   * {@link FlowsException} ({@code invalid_input}: not parked for input or an answer that does not
+   * fit, writing nothing; {@code run_not_found}; {@code step_not_found}).
+   */
+  public RunSnapshot answer(String runId, String stepId, JsonNode response) {
+    return journal()
+        .answerInput(new RunId(runId), stepId, new InputAnswer.Accept(response), ANSWERED_BY);
+  }
+
+  /** Declines every request of an MCP call parked {@code input_required}; see {@link #answer}. */
+  public RunSnapshot decline(String runId, String stepId) {
+    return journal().answerInput(new RunId(runId), stepId, new InputAnswer.Decline(), ANSWERED_BY);
+  }
+
+  /** Who answered, as journaled in {@code step.answered}. */
+  static final String ANSWERED_BY = "embed";
 
   /** Whether this instance runs a worker (else it only starts runs and waits for them). */
   public boolean runsWorker() {

@@ -9,15 +9,19 @@ import dev.flows.kernel.FlowsException;
 import dev.flows.kernel.instruction.McpCallInstruction;
 import dev.flows.kernel.journal.ClaimedAttempt;
 import dev.flows.kernel.journal.CompletionReason;
+import dev.flows.kernel.journal.DurableInput;
 import dev.flows.kernel.journal.EffectElection;
 import dev.flows.kernel.journal.Journal;
 import dev.flows.kernel.journal.RunId;
 import dev.flows.kernel.journal.StepOutcome;
 import dev.flows.kernel.json.Jackson;
+import dev.flows.kernel.mcp.CallOptions;
+import dev.flows.kernel.mcp.InputRequest;
 import dev.flows.kernel.mcp.McpDiagnostic;
 import dev.flows.kernel.mcp.McpException;
 import dev.flows.kernel.mcp.McpReceipt;
 import dev.flows.kernel.mcp.McpTransportPort;
+import dev.flows.kernel.mcp.ToolCallOutcome;
 import dev.flows.kernel.mcp.ToolCallResult;
 import dev.flows.kernel.spec.StepBody;
 import dev.flows.mcp.client.McpSessions;
@@ -121,7 +125,7 @@ public final class McpToolExecutor implements AgentInstructionExecutor {
       return CompletableFuture.completedFuture(unknownOutcome(in, key));
     }
     FaultPoint.AFTER_RECORD.reached();
-    CompletableFuture<ToolCallResult> call;
+    CompletableFuture<ToolCallOutcome> call;
     McpCallTelemetry telemetry = McpCallTelemetry.start(server, tool, in.connection());
     try {
       McpTransportPort session = sessions.session(in.connection());
@@ -132,8 +136,18 @@ public final class McpToolExecutor implements AgentInstructionExecutor {
       RunId root = RunTraces.root(journal, a.lease().runId(), a.parentRunId());
       Map<String, Object> meta = TraceContext.meta(root, a.lease(), key);
       meta.putAll(telemetry.meta(key));
-      // A response lost on the wire is re-sent by the same rule as a crash takeover.
-      call = session.callTool(tool, args, meta, in.reperforms());
+      // A response lost on the wire is re-sent by the same rule as a crash takeover. A server
+      // that needs input answers input_required, and the step parks for it (DurableInput); once
+      // answered, the call is re-issued with the journaled answers and requestState, same key.
+      CallOptions options = CallOptions.PLAIN.withReissue(in.reperforms()).withDurableInput();
+      Optional<DurableInput.Pending> answered =
+          a.lease().attempt() > 1
+              ? DurableInput.pending(journal.entries(a.lease().runId()), a.lease().stepId())
+              : Optional.empty();
+      if (answered.isPresent()) {
+        options = options.answering(answered.get().inputResponses(), answered.get().requestState());
+      }
+      call = session.call(tool, args, meta, options);
     } catch (McpException m) {
       telemetry.failed(m.diagnostic().wire());
       return CompletableFuture.completedFuture(
@@ -172,6 +186,37 @@ public final class McpToolExecutor implements AgentInstructionExecutor {
         CompletionReason.WORKER_ERROR, ErrorCode.EFFECT_OUTCOME_UNKNOWN, t);
   }
 
+  /**
+   * The server asked for input before acting: the step parks {@code input_required} with what was
+   * asked and the state to echo, for {@code flows runs answer} (or the embedding API).
+   */
+  private static StepOutcome inputRequired(
+      McpCallInstruction in, String key, ToolCallOutcome.InputRequired ir) {
+    String asked =
+        ir.requests().values().stream()
+            .map(
+                r ->
+                    switch (r) {
+                      case InputRequest.Form f -> "a form: " + f.message();
+                      case InputRequest.Url u -> "a visit to " + u.url();
+                      case InputRequest.Other o -> o.method();
+                    })
+            .sorted()
+            .collect(java.util.stream.Collectors.joining("; "));
+    ObjectNode t =
+        tail(
+            in.server(),
+            in.tool(),
+            in.input(),
+            key,
+            DurableInput.DIAGNOSTIC,
+            "the server asks for "
+                + asked
+                + ". Answer with `flows runs answer RUN STEP RESPONSE_JSON` (or --decline).");
+    DurableInput.parkTail(t, ir.requests(), ir.requestState());
+    return new StepOutcome.Parked(CompletionReason.WORKER_ERROR, ErrorCode.INPUT_REQUIRED, t);
+  }
+
   /** The call was cancelled with its attempt (token): nothing was confirmed. */
   public static final class CallCancelled extends RuntimeException {
     CallCancelled() {
@@ -187,7 +232,33 @@ public final class McpToolExecutor implements AgentInstructionExecutor {
       String key,
       McpCallTelemetry telemetry,
       OptionalLong ownTimeoutMs) {
-    StepOutcome finish(ToolCallResult result, Throwable failure) {
+    StepOutcome finish(ToolCallOutcome outcome, Throwable failure) {
+      if (failure == null) {
+        switch (outcome) {
+          case ToolCallOutcome.Completed c -> {
+            return completed(c.result(), null);
+          }
+          case ToolCallOutcome.InputRequired ir -> {
+            telemetry.failed(DurableInput.DIAGNOSTIC);
+            return inputRequired(in, key, ir);
+          }
+          case ToolCallOutcome.TaskCreated tc -> {
+            telemetry.failed(McpDiagnostic.MCP_TOOL_ERROR.wire());
+            return failed(
+                in,
+                key,
+                McpDiagnostic.MCP_TOOL_ERROR.wire(),
+                false,
+                "the server created task "
+                    + tc.task().taskId()
+                    + " for a call that did not allow one");
+          }
+        }
+      }
+      return completed(null, failure);
+    }
+
+    private StepOutcome completed(ToolCallResult result, Throwable failure) {
       if (failure != null) {
         StepOutcome failed;
         try {

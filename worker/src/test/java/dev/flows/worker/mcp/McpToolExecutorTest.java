@@ -9,6 +9,7 @@ import dev.flows.kernel.ErrorCode;
 import dev.flows.kernel.journal.ClaimRequest;
 import dev.flows.kernel.journal.ClaimedAttempt;
 import dev.flows.kernel.journal.InMemoryJournal;
+import dev.flows.kernel.journal.InputAnswer;
 import dev.flows.kernel.journal.JournalEntry;
 import dev.flows.kernel.journal.ManualClock;
 import dev.flows.kernel.journal.RunId;
@@ -83,7 +84,8 @@ class McpToolExecutorTest {
 
   private static StepSpec callSpec(
       String tool, JsonNode args, boolean mayReperform, int iterations, JsonNode connection) {
-    ObjectNode in = JSON.objectNode().put("type", "mcp").put("server", "tools").put("tool", tool);
+    String server = connection.path("name").asText("tools");
+    ObjectNode in = JSON.objectNode().put("type", "mcp").put("server", server).put("tool", tool);
     in.set("input", args);
     in.set("connection", connection);
     in.put("mayReperform", mayReperform);
@@ -95,7 +97,7 @@ class McpToolExecutorTest {
         new RetryPolicy(1, 1, 1.0, 0),
         OptionalLong.of(2_000),
         OptionalLong.empty(),
-        new StepBody.Agent(in, RecoveryMode.INSPECT, List.of("/mcp/tools/" + tool)));
+        new StepBody.Agent(in, RecoveryMode.INSPECT, List.of("/mcp/" + server + "/" + tool)));
   }
 
   /** The text a {@code meta}/{@code echo} call answered. */
@@ -107,6 +109,14 @@ class McpToolExecutorTest {
         .path(0)
         .path("text")
         .asText();
+  }
+
+  private static JsonNode readJson(String line) {
+    try {
+      return dev.flows.kernel.json.Jackson.mapper().readTree(line);
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
   }
 
   private ClaimedAttempt claim() {
@@ -254,6 +264,47 @@ class McpToolExecutorTest {
   }
 
   @Test
+  void aCallAnsweredInputRequiredParksWithWhatWasAskedAndItsAnswerIsSentWithTheStateAndSameKey()
+      throws Exception {
+    java.nio.file.Path dir = java.nio.file.Files.createTempDirectory("ask-form");
+    java.nio.file.Path events = dir.resolve("events.jsonl");
+    JsonNode asking =
+        McpServerConfigJson.write(
+            Jvm.taskStdioServer(
+                "asking", "--state=" + dir.resolve("tasks.json"), "--events=" + events));
+    ClaimedAttempt first = callStep("ask_form", JSON.objectNode(), false, 3, asking);
+
+    StepOutcome out = executor.execute(exec(first));
+
+    assertThat(out).isInstanceOf(StepOutcome.Parked.class);
+    StepOutcome.Parked parked = (StepOutcome.Parked) out;
+    assertThat(parked.code()).isEqualTo(ErrorCode.INPUT_REQUIRED);
+    JsonNode tail = parked.trajectoryTail();
+    assertThat(tail.path("diagnostic").asText()).isEqualTo("input_required");
+    assertThat(tail.at("/inputRequests/name/params/requestedSchema/properties/name/type").asText())
+        .isEqualTo("string");
+    String state = tail.path("requestState").asText();
+    assertThat(state).isNotBlank();
+    journal.complete(first.lease(), out);
+    RunId run = first.lease().runId();
+    journal.answerInput(
+        run, "call", new InputAnswer.Accept(JSON.objectNode().put("name", "Ada")), "ops");
+
+    ClaimedAttempt second = claim();
+    assertThat(answeredText(second)).isEqualTo("hello Ada");
+
+    List<JsonNode> calls =
+        java.nio.file.Files.readAllLines(events).stream()
+            .map(McpToolExecutorTest::readJson)
+            .filter(e -> e.path("event").asText().equals("tools/call"))
+            .toList();
+    assertThat(calls).hasSize(2);
+    assertThat(calls.get(0).path("key").asText()).isEqualTo(first.idempotencyKey());
+    assertThat(calls.get(1).path("key").asText()).isEqualTo(first.idempotencyKey());
+    assertThat(calls.get(1).path("requestState").asText()).isEqualTo(state);
+  }
+
+  @Test
   void anUnconfirmedEffectOfANonIdempotentToolParksTheStepInsteadOfCallingAgain() throws Exception {
     ClaimedAttempt first = callStep("noop", JSON.objectNode(), false, 2);
     journal.recordEffect(first.lease(), "/mcp/tools/noop"); // the attempt dies after this
@@ -282,7 +333,8 @@ class McpToolExecutorTest {
 
   /** A call whose first attempt died after electing its effect, with {@code policy} fields. */
   private ClaimedAttempt takenOver(String tool, boolean mayReperform, ObjectNode policy) {
-    ObjectNode in = JSON.objectNode().put("type", "mcp").put("server", "tools").put("tool", tool);
+    String server = "tools";
+    ObjectNode in = JSON.objectNode().put("type", "mcp").put("server", server).put("tool", tool);
     in.set("input", JSON.objectNode());
     in.set("connection", CONNECTION);
     in.put("mayReperform", mayReperform);
@@ -296,7 +348,7 @@ class McpToolExecutorTest {
             new RetryPolicy(1, 1, 1.0, 0),
             OptionalLong.of(2_000),
             OptionalLong.empty(),
-            new StepBody.Agent(in, RecoveryMode.INSPECT, List.of("/mcp/tools/" + tool)));
+            new StepBody.Agent(in, RecoveryMode.INSPECT, List.of("/mcp/" + server + "/" + tool)));
     journal.startRun(
         StartRun.of("k" + System.nanoTime(), new RunSpec(RunSpec.VERSION, "t", List.of(step))));
     ClaimedAttempt first = claim();

@@ -87,6 +87,7 @@ final class Verbs {
           new Verb("cancel", 2, Verbs::cancel),
           new Verb("expire leases", 4, s -> Optional.of(Call.of("expire", Journal::expireLeases))),
           new Verb("resolve", 3, Verbs::resolve),
+          new Verb("answer input", 3, Verbs::answer),
           new Verb("resume", 2, Verbs::resume),
           new Verb("prune", 2, s -> Optional.of(prune(s))),
           new Verb("advance time", 8, s -> Optional.of(advance(s))),
@@ -323,10 +324,13 @@ final class Verbs {
               JSON.objectNode().put("why", "no"),
               false);
       case 4 ->
-          new StepOutcome.Parked(
-              CompletionReason.WORKER_ERROR,
-              ErrorCode.EFFECT_OUTCOME_UNKNOWN,
-              JSON.objectNode().put("why", "unknown"));
+          s.chance(0.5)
+              ? new StepOutcome.Parked(
+                  CompletionReason.WORKER_ERROR,
+                  ErrorCode.EFFECT_OUTCOME_UNKNOWN,
+                  JSON.objectNode().put("why", "unknown"))
+              : new StepOutcome.Parked(
+                  CompletionReason.WORKER_ERROR, ErrorCode.INPUT_REQUIRED, inputTail());
       case 5 ->
           s.chance(0.5)
               ? StepOutcome.Suspended.timer(s.oneOf(Duration.ofMillis(500), Duration.ofSeconds(3)))
@@ -437,6 +441,41 @@ final class Verbs {
     return Call.of(
         "resolve " + id + "/" + step + " " + Normal.of(performed),
         j -> j.resolveStep(id, step, performed, "ops"));
+  }
+
+  /** The tail of a call parked for input: one form asking for a name. */
+  private static JsonNode inputTail() {
+    com.fasterxml.jackson.databind.node.ObjectNode t =
+        JSON.objectNode().put("type", "mcp").put("diagnostic", "input_required");
+    com.fasterxml.jackson.databind.node.ObjectNode schema = JSON.objectNode().put("type", "object");
+    schema.putObject("properties").putObject("name").put("type", "string");
+    schema.putArray("required").add("name");
+    com.fasterxml.jackson.databind.node.ObjectNode form =
+        t.putObject("inputRequests").putObject("who").put("method", "elicitation/create");
+    form.putObject("params").put("mode", "form").set("requestedSchema", schema);
+    return t.put("requestState", "st");
+  }
+
+  /**
+   * Answers a step: mostly one a completion parked (for input or not), with a valid answer, one the
+   * schema refuses, or a decline.
+   */
+  private static Optional<Call> answer(Script s) {
+    if (s.parked.isEmpty()) {
+      return Optional.empty();
+    }
+    LeaseToken t = s.pick(s.parked).lease();
+    dev.flows.kernel.journal.InputAnswer a =
+        switch (s.between(0, 3)) {
+          case 0 -> new dev.flows.kernel.journal.InputAnswer.Accept(output(s));
+          case 1 -> new dev.flows.kernel.journal.InputAnswer.Decline();
+          default ->
+              new dev.flows.kernel.journal.InputAnswer.Accept(JSON.objectNode().put("name", "Ada"));
+        };
+    return Optional.of(
+        Call.of(
+            "answer " + t.runId() + "/" + t.stepId() + " " + a,
+            j -> j.answerInput(t.runId(), t.stepId(), a, "ops")));
   }
 
   private static Optional<Call> resume(Script s) {
