@@ -139,6 +139,17 @@ class ManyWorkersTest {
     assertThat(writes.keySet()).containsExactlyInAnyOrderElementsOf(attempts.keySet());
     for (String w : attempts.keySet()) {
       long periods = heldMillis.get(w) / PERIOD.toMillis() + 1;
+      Bench.log(
+          String.format(
+              "%s: %d attempts in %d claims, %d ms held (%d periods), %d renewal writes of %d"
+                  + " leases",
+              w,
+              attempts.get(w),
+              claims.get(w),
+              heldMillis.get(w),
+              periods,
+              writes.get(w),
+              renewed.get(w)));
       assertThat(writes.get(w))
           .as(
               "renewal writes of %s (%d leases renewed, %d attempts in %d claims, %d ms held)",
