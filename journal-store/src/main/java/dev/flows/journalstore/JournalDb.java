@@ -31,15 +31,18 @@ final class JournalDb implements AutoCloseable {
   // Empty: every statement judges leases, backoff and timestamps by the database clock.
   private final Optional<InstantSource> testClock;
   private final TransitionLog transitions = new TransitionLog();
+  private final SessionCheck sessions;
 
   JournalDb(
       DataSource dataSource,
       Optional<HikariDataSource> ownedPool,
-      Optional<InstantSource> testClock) {
+      Optional<InstantSource> testClock,
+      SessionCheck sessions) {
     this.jdbi = Jdbi.create(dataSource);
     this.dataSource = dataSource;
     this.ownedPool = ownedPool;
     this.testClock = testClock;
+    this.sessions = sessions;
   }
 
   /** The run and step transitions this journal has taken. */
@@ -69,6 +72,7 @@ final class JournalDb implements AutoCloseable {
 
   /** A verb of several statements: one transaction. */
   <T> T tx(HandleCallback<T, RuntimeException> body) {
+    sessions.require();
     try {
       return jdbi.inTransaction(body);
     } catch (FlowsException e) {
@@ -98,6 +102,7 @@ final class JournalDb implements AutoCloseable {
 
   /** One statement in autocommit on a pooled connection, every row of its result handled. */
   void autocommitRows(PositionalSql sql, Binder binder, RowConsumer each) {
+    sessions.require();
     try (Connection c = dataSource.getConnection()) {
       if (!c.getAutoCommit()) {
         c.setAutoCommit(true);

@@ -61,8 +61,14 @@ public final class PostgresJournal implements Journal, AutoCloseable {
       Optional<HikariDataSource> ownedPool,
       WorkListener listener,
       Optional<InstantSource> testClock) {
-    this.db = new JournalDb(dataSource, ownedPool, testClock);
+    this.db = new JournalDb(dataSource, ownedPool, testClock, listener.sessions());
     this.listener = listener;
+    if (listener.sessions().transactionPooled()) {
+      // Refused before any verb: through a transaction pooler a run would fail mid-way.
+      listener.close();
+      db.close();
+      throw listener.sessions().refusal();
+    }
     this.stepSpecs = new StepSpecCache(config.groupCommit().stepSpecCacheSize());
     Fence fence = new Fence(stepSpecs);
     this.admission = new Admission(db);
@@ -80,7 +86,11 @@ public final class PostgresJournal implements Journal, AutoCloseable {
     this.signals = new SignalVerbs(db, fence, attemptVerbs);
   }
 
-  /** Opens a HikariCP pool on {@code config} (closed with the journal). */
+  /**
+   * Opens a HikariCP pool on {@code config} (closed with the journal). Every way of opening a
+   * journal refuses {@code config_invalid} when its listener finds the URL served by a connection
+   * pooler in transaction mode ({@code SessionCheck}).
+   */
   public static PostgresJournal connect(JournalStoreConfig config) {
     return open(config, Optional.empty());
   }

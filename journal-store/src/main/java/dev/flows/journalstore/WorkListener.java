@@ -51,6 +51,7 @@ final class WorkListener implements AutoCloseable {
   private volatile boolean closed;
   private volatile Connection current;
   private final Map<String, Set<RunWatchImpl>> watches = new ConcurrentHashMap<>();
+  private final SessionCheck sessions;
 
   /** Run changes that leave nothing to claim: they wake the run's watchers, not claimers. */
   static final String RUNS_CHANNEL = "flows_runs";
@@ -73,6 +74,7 @@ final class WorkListener implements AutoCloseable {
     this.config = config;
     this.connector = connector;
     this.pooled = pooled;
+    this.sessions = new SessionCheck(config.jdbcUrl());
     this.thread = Thread.ofPlatform().daemon().name("flows-work-listener").start(this::loop);
     try {
       // Wake-ups only count from when LISTEN holds; waiting here makes that "from construction".
@@ -106,6 +108,12 @@ final class WorkListener implements AutoCloseable {
         current = c;
         st.execute(Sql.text("listen_work"));
         st.execute(Sql.text("listen_runs"));
+        if (transactionPooled(c)) {
+          // Nothing heard on this connection can be trusted; the journal refuses its verbs.
+          firstListen.countDown();
+          pause();
+          continue;
+        }
         firstListen.countDown();
         if (reconnect) {
           // Notifications sent while we were disconnected are lost: wake everyone to re-check.
@@ -137,6 +145,25 @@ final class WorkListener implements AutoCloseable {
         }
       }
     }
+  }
+
+  /** Whether {@code listening} shares server sessions with other connections; see SessionCheck. */
+  private boolean transactionPooled(Connection listening) throws SQLException {
+    Connection other;
+    try {
+      other = connector.open();
+    } catch (SQLException e) {
+      // No second connection to test with (a full pool): the listening one alone cannot tell.
+      return false;
+    }
+    try (other) {
+      return sessions.judge(listening, other);
+    }
+  }
+
+  /** What the listener's last connect found of the server sessions behind the journal's URL. */
+  SessionCheck sessions() {
+    return sessions;
   }
 
   private void wake() {

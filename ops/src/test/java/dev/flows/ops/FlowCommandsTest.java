@@ -52,7 +52,12 @@ class FlowCommandsTest {
   static void setUp() throws Exception {
     db = TestDatabase.fresh("flow_cli");
     cli = new Cli(Map.of("FLOWS_HOME", dir.resolve("home").toString()));
-    flow = Files.writeString(dir.resolve("greet.flow.java"), FLOW);
+    flow = greetWithTools(dir);
+  }
+
+  /** {@link #FLOW} in {@code dir}, beside a flows.json naming a stdio test server "tools". */
+  static Path greetWithTools(Path dir) throws IOException {
+    Path greet = Files.writeString(dir.resolve("greet.flow.java"), FLOW);
     JsonNode s = McpServerConfigJson.write(Jvm.stdioServer("tools", List.of(), Map.of()));
     Files.writeString(
         dir.resolve("flows.json"),
@@ -61,6 +66,7 @@ class FlowCommandsTest {
             + ", \"args\": "
             + s.path("args")
             + "}}}");
+    return greet;
   }
 
   private int rootRuns() {

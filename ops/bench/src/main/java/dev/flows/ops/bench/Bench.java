@@ -91,7 +91,7 @@ public final class Bench {
                 1,
                 1000,
                 10,
-                List.of(1, 2, 4),
+                List.of(1, 2, 4, 8),
                 100,
                 200_000,
                 5);
@@ -112,7 +112,7 @@ public final class Bench {
                 3,
                 10_000,
                 20,
-                List.of(1, 2, 4),
+                List.of(1, 2, 4, 8),
                 500,
                 1_000_000,
                 15);

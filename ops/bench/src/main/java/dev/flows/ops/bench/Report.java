@@ -83,7 +83,7 @@ final class Report {
   Optional<Waiting> waiting = Optional.empty();
 
   int scalingSteps;
-  final Map<Integer, Double> scaling = new TreeMap<>();
+  final Map<Integer, ScalingBench.Result> scaling = new TreeMap<>();
   Optional<PruneBench.Result> prune = Optional.empty();
   Duration runtime = Duration.ZERO;
 
@@ -203,8 +203,8 @@ final class Report {
     scalingSteps = n;
   }
 
-  void scaling(int procs, double rate) {
-    scaling.put(procs, rate);
+  void scaling(int procs, ScalingBench.Result result) {
+    scaling.put(procs, result);
   }
 
   void runtime(Duration d) {

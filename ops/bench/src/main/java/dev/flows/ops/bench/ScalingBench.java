@@ -14,13 +14,23 @@ import dev.flows.sdk.runtime.FlowsEngine;
 import dev.flows.worker.WorkerConfig;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
-/** f.step throughput over 1, 2, 4 worker processes. */
+/** f.step throughput over 1, 2, 4 and 8 worker processes. */
 record ScalingBench(Bench.Plan plan, Pg pg, Report report) implements Section {
+  /**
+   * One count of worker processes: the median steps/s, and the attempts (flow bodies claimed) of
+   * the worker that claimed fewest and of the one that claimed most, warm-up included.
+   */
+  record Result(double stepsPerSecond, long fewestClaims, long mostClaims) {}
+
   private static final Duration DEFAULT_LEASE = WorkerConfig.DEFAULT_LEASE;
 
   /** Slots of each worker process in the scaling section; as many flows per worker are admitted. */
@@ -55,8 +65,9 @@ record ScalingBench(Bench.Plan plan, Pg pg, Report report) implements Section {
           warmUp(
               plan.warmupSeconds() * procs,
               () -> admitAndWait(url, admitter, BenchFlows.STEPS, flows, i -> stepsInput("w", n)));
-          report.scaling(
-              procs, medianStepRate(url, admitter, flows, n, "s", "  " + procs + " workers:"));
+          double rate = medianStepRate(url, admitter, flows, n, "s", "  " + procs + " workers:");
+          long[] spread = claimSpread(url, procs);
+          report.scaling(procs, new Result(rate, spread[0], spread[1]));
         }
       } finally {
         for (Process p : workers) {
@@ -66,5 +77,23 @@ record ScalingBench(Bench.Plan plan, Pg pg, Report report) implements Section {
       }
       pg.drop("bench_scaling");
     }
+  }
+
+  /** Fewest and most attempts per worker; a worker that claimed nothing counts as 0. */
+  private static long[] claimSpread(String url, int procs) throws Exception {
+    long fewest = Long.MAX_VALUE;
+    long most = 0;
+    int workers = 0;
+    try (Connection c = DriverManager.getConnection(url);
+        Statement st = c.createStatement();
+        ResultSet rs =
+            st.executeQuery("SELECT count(*) FROM flows.step_attempts GROUP BY worker_id")) {
+      while (rs.next()) {
+        workers++;
+        fewest = Math.min(fewest, rs.getLong(1));
+        most = Math.max(most, rs.getLong(1));
+      }
+    }
+    return new long[] {workers < procs ? 0 : fewest, most};
   }
 }

@@ -27,9 +27,24 @@ final class ScalingMarkdown {
                 + " long per worker as one engine's elsewhere)."
                 + " The workers and Postgres share this machine's cores: more processes add no"
                 + " CPU here, so this shows what coordinating through the journal costs, not"
-                + " what more machines would add.\n\n")
-        .append(header("worker processes", "f.step steps/s", "× 1 process"));
-    double one = results.scaling.getOrDefault(1, Double.NaN);
-    results.scaling.forEach((p, r) -> md.append(row(String.valueOf(p), f0(r), f2(r / one))));
+                + " what more machines would add. Claims per worker: the flow bodies the"
+                + " worker that claimed fewest and the one that claimed most took over the"
+                + " section (warm-up included), from flows.step_attempts.\n\n")
+        .append(
+            header(
+                "worker processes",
+                "f.step steps/s",
+                "× 1 process",
+                "claims per worker (fewest / most)"));
+    double one =
+        results.scaling.containsKey(1) ? results.scaling.get(1).stepsPerSecond() : Double.NaN;
+    results.scaling.forEach(
+        (p, r) ->
+            md.append(
+                row(
+                    String.valueOf(p),
+                    f0(r.stepsPerSecond()),
+                    f2(r.stepsPerSecond() / one),
+                    r.fewestClaims() + " / " + r.mostClaims())));
   }
 }

@@ -51,8 +51,14 @@ final class WorkerProcesses {
     return new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile()).start();
   }
 
+  /**
+   * Many worker JVMs starting at once on a few cores shared with other builds are slow to be ready:
+   * the wait ends when the worker says so, this only bounds a worker that never will.
+   */
+  private static final Duration READY_TIMEOUT = Duration.ofMinutes(3);
+
   static void awaitReady(Process p, Path log) throws Exception {
-    long until = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+    long until = System.nanoTime() + READY_TIMEOUT.toNanos();
     while (System.nanoTime() < until) {
       if (Files.exists(log) && Files.readString(log).contains("worker ready")) {
         return;

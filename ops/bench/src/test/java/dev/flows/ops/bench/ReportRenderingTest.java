@@ -61,8 +61,9 @@ class ReportRenderingTest {
             2,
             WaitingBench.renewalPeriodSeconds()));
     r.scalingSteps(100);
-    r.scaling(1, 1000);
-    r.scaling(2, 1700);
+    r.scaling(1, new ScalingBench.Result(1000, 40, 40));
+    r.scaling(2, new ScalingBench.Result(1700, 35, 45));
+    r.scaling(8, new ScalingBench.Result(2100, 0, 30));
     r.prune(new PruneBench.Result(200_000, ms(1, 2, 3), ms(2, 3, 5), 4.5, 200_000));
     r.tracing(
         new Report.Tracing(
