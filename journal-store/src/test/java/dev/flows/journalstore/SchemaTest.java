@@ -119,8 +119,9 @@ class SchemaTest {
             "14 queues and wait notes",
             "15 retention",
             "16 signals",
+            "17 claimed admission",
             "journal functions (repeatable)");
-    assertThat(m.migrate()).isEqualTo(16);
+    assertThat(m.migrate()).isEqualTo(17);
     assertThat(m.pending()).isEmpty();
     assertThat(m.migrate()).isZero();
   }
