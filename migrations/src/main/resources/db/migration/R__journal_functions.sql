@@ -307,7 +307,8 @@ $$;
 
 -- An attempt that ends with success, in one round trip: the fence, no open election of the
 -- attempt, the step's end, step.completed (its effects filled in here), what the success readies,
--- run.completed when the run ended, and the NOTIFY. Payloads are encoded by the caller. p_now is
+-- run.completed when the run ended, and the NOTIFY (flows_work when it readied a step, else
+-- flows_runs when the run ended). Payloads are encoded by the caller. p_now is
 -- the instant of a caller that has made checks of its own (else the database clock);
 -- p_notify_run_end false leaves a run's end unnotified, for a caller whose run is awaited only in
 -- its own process. A p_now given is also the transaction's flows.now, the clock of the trigger that
@@ -373,9 +374,13 @@ BEGIN
                   v_after.run_done))
            AS e (entry_type, step_id, attempt, payload, journaled)
    WHERE e.journaled;
-  IF v_after.unblocked > 0 OR (v_after.run_done AND p_notify_run_end) THEN
-    -- Work became ready, or the run ended: claimers and the run's watchers in other processes.
+  IF v_after.unblocked > 0 THEN
+    -- Work became ready: claimers (and the run's watchers) in other processes.
     PERFORM pg_notify('flows_work', p_run_id);
+  ELSIF v_after.run_done AND p_notify_run_end THEN
+    -- A run that ended leaves no work to claim (a suspended parent is readied, and claimers told,
+    -- by wake_suspended_parent): its watchers only, so no claimer or reconciler wakes for it.
+    PERFORM pg_notify('flows_runs', p_run_id);
   END IF;
   RETURN QUERY SELECT 'ok'::text,
                       CASE WHEN v_after.run_done THEN 'succeeded' ELSE v_live.run_status END,
