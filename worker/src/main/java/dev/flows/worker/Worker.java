@@ -409,6 +409,7 @@ public final class Worker implements AutoCloseable {
       Optional<CompletableFuture<Optional<JsonNode>>> end) {
     AttemptSpan span = RunTraces.startAttempt(journal, attempt, id);
     AtomicReference<StepOutcome> outcome = new AtomicReference<>();
+    Optional<JsonNode> endedWith = Optional.empty();
     try {
       StepKind kind = attempt.step().kind();
       JournalEffectGate gate = new JournalEffectGate(journal, attempt.lease());
@@ -433,8 +434,7 @@ public final class Worker implements AutoCloseable {
       if (done.ack().runStatus() == RunStatus.SUCCEEDED
           && outcome.get() instanceof StepOutcome.Succeeded ok) {
         // The journal has the same output: the completion wrote it (JSON null for none).
-        JsonNode output = ok.output() == null ? NullNode.getInstance() : ok.output();
-        end.ifPresent(f -> f.complete(Optional.of(output)));
+        endedWith = Optional.of(ok.output() == null ? NullNode.getInstance() : ok.output());
       }
       span.completed(done.ack());
       completed.incrementAndGet();
@@ -449,12 +449,14 @@ public final class Worker implements AutoCloseable {
       span.failed(e);
       LOG.error("{}: attempt ended without a completion", attempt.lease().place(), e);
     } finally {
-      end.ifPresent(f -> f.complete(Optional.empty()));
       inFlight.remove(token);
       slots.release();
       synchronized (idle) {
         idle.notifyAll();
       }
+      // After the slot is free: a waiter woken here may start its next run on it at once.
+      Optional<JsonNode> result = endedWith;
+      end.ifPresent(f -> f.complete(result));
     }
   }
 
