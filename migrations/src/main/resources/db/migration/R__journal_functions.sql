@@ -163,16 +163,18 @@ CREATE OR REPLACE FUNCTION flows.iso_instant(t timestamptz) RETURNS text LANGUAG
   SELECT to_char(t AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')
 $$;
 
--- Admits a one-step run, opens attempt 1 leased to p_worker_id and elects it for p_surface, in one
--- round trip. The caller encodes the entries' payloads; this adds only what depends on the
--- journal's clock (p_now, NULL: the database clock). outcome: 'claimed' (with the lease deadline
--- and the statuses it wrote, from which the caller records the transitions), 'exists' (the run id
--- or admission key already admitted a run; existing_run_id names it), 'terminal' (the run id is
--- tombstoned or ended under another key). The step is created running, in one row version, as a
--- startRun and a claim would leave it.
+-- Admits a one-step run and opens attempt 1 leased to p_worker_id, in one round trip; with
+-- p_surface (an inline f.mcp call) it also elects that attempt for the effect there, without (a
+-- root run admitted already claimed by the starting process's worker) it elects nothing. The
+-- caller encodes the entries' payloads; this adds only what depends on the journal's clock (p_now,
+-- NULL: the database clock). No flows_work NOTIFY: the caller runs the attempt itself. outcome:
+-- 'claimed' (with the lease deadline and the statuses it wrote, from which the caller records the
+-- transitions), 'exists' (the run id or admission key already admitted a run; existing_run_id
+-- names it), 'terminal' (the run id is tombstoned or ended under another key). The step is created
+-- running, in one row version, as a startRun and a claim would leave it.
 CREATE OR REPLACE FUNCTION flows.start_claimed(
     p_run_id text, p_name text, p_run_status text, p_parent_run_id text, p_admission_key text,
-    p_spec jsonb, p_spec_hash text, p_created_by text,
+    p_spec jsonb, p_spec_hash text, p_created_by text, p_rerun_of text, p_queue text,
     p_step_id text, p_kind text, p_route text, p_running_status text,
     p_max_iterations integer, p_step_spec jsonb,
     p_lease_id text, p_lease_ms bigint, p_worker_id text,
@@ -189,9 +191,9 @@ DECLARE
   v_step_status text;
 BEGIN
   INSERT INTO flows.runs (run_id, name, status, parent_run_id, admission_key, spec, spec_hash,
-                          created_by, created_at)
+                          created_by, rerun_of, queue, created_at)
   VALUES (p_run_id, p_name, CAST(p_run_status AS flows.run_status), p_parent_run_id,
-          p_admission_key, p_spec, p_spec_hash, p_created_by, v_now)
+          p_admission_key, p_spec, p_spec_hash, p_created_by, p_rerun_of, p_queue, v_now)
   ON CONFLICT DO NOTHING
   RETURNING CAST(status AS text) INTO v_run_status;
   IF NOT FOUND THEN
@@ -219,14 +221,23 @@ BEGIN
           CAST(p_running_status AS flows.step_status), '{}', p_max_iterations, p_step_spec,
           p_route, v_now, v_now, 1, p_lease_id, v_deadline, p_lease_ms, p_worker_id)
   RETURNING CAST(status AS text) INTO v_step_status;
-  INSERT INTO flows.effect_elections (run_id, step_id, surface_path, attempt, idempotency_key,
-                                      recorded_at)
-  VALUES (p_run_id, p_step_id, p_surface, 1, p_key, v_now);
+  IF p_surface IS NOT NULL THEN
+    INSERT INTO flows.effect_elections (run_id, step_id, surface_path, attempt, idempotency_key,
+                                        recorded_at)
+    VALUES (p_run_id, p_step_id, p_surface, 1, p_key, v_now);
+  END IF;
+  -- One statement for the two or three entries, in journal order; effect.recorded only with an
+  -- election.
   INSERT INTO flows.journal_entries (at, run_id, entry_type, step_id, attempt, payload)
-  VALUES (v_now, p_run_id, 'run.spawned', NULL, NULL, p_spawned),
-         (v_now, p_run_id, 'step.attempt.started', p_step_id, 1,
-          p_started || jsonb_build_object('leaseDeadline', flows.iso_instant(v_deadline))),
-         (v_now, p_run_id, 'effect.recorded', p_step_id, 1, p_recorded);
+  SELECT v_now, p_run_id, e.entry_type, e.step_id, e.attempt, e.payload
+    FROM (VALUES (1, CAST('run.spawned' AS flows.entry_type), NULL::text, NULL::integer,
+                  p_spawned),
+                 (2, 'step.attempt.started', p_step_id, 1,
+                  p_started || jsonb_build_object('leaseDeadline', flows.iso_instant(v_deadline))),
+                 (3, 'effect.recorded', p_step_id, 1, p_recorded))
+         AS e(ord, entry_type, step_id, attempt, payload)
+   WHERE e.ord < 3 OR p_surface IS NOT NULL
+   ORDER BY e.ord;
   RETURN QUERY SELECT 'claimed'::text, p_run_id, v_deadline, v_run_status, v_step_status;
 END
 $$;
@@ -296,7 +307,8 @@ $$;
 
 -- An attempt that ends with success, in one round trip: the fence, no open election of the
 -- attempt, the step's end, step.completed (its effects filled in here), what the success readies,
--- run.completed when the run ended, and the NOTIFY. Payloads are encoded by the caller. p_now is
+-- run.completed when the run ended, and the NOTIFY (flows_work when it readied a step, else
+-- flows_runs when the run ended). Payloads are encoded by the caller. p_now is
 -- the instant of a caller that has made checks of its own (else the database clock);
 -- p_notify_run_end false leaves a run's end unnotified, for a caller whose run is awaited only in
 -- its own process. A p_now given is also the transaction's flows.now, the clock of the trigger that
@@ -362,9 +374,13 @@ BEGIN
                   v_after.run_done))
            AS e (entry_type, step_id, attempt, payload, journaled)
    WHERE e.journaled;
-  IF v_after.unblocked > 0 OR (v_after.run_done AND p_notify_run_end) THEN
-    -- Work became ready, or the run ended: claimers and the run's watchers in other processes.
+  IF v_after.unblocked > 0 THEN
+    -- Work became ready: claimers (and the run's watchers) in other processes.
     PERFORM pg_notify('flows_work', p_run_id);
+  ELSIF v_after.run_done AND p_notify_run_end THEN
+    -- A run that ended leaves no work to claim (a suspended parent is readied, and claimers told,
+    -- by wake_suspended_parent): its watchers only, so no claimer or reconciler wakes for it.
+    PERFORM pg_notify('flows_runs', p_run_id);
   END IF;
   RETURN QUERY SELECT 'ok'::text,
                       CASE WHEN v_after.run_done THEN 'succeeded' ELSE v_live.run_status END,

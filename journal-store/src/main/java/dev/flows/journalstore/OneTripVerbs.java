@@ -6,6 +6,7 @@ import dev.flows.kernel.RunAdmissionConflictException;
 import dev.flows.kernel.RunTerminalException;
 import dev.flows.kernel.journal.ClaimedAttempt;
 import dev.flows.kernel.journal.ClaimedEffect;
+import dev.flows.kernel.journal.ClaimedStart;
 import dev.flows.kernel.journal.CompletionAck;
 import dev.flows.kernel.journal.CompletionReason;
 import dev.flows.kernel.journal.Disposition;
@@ -199,6 +200,30 @@ final class OneTripVerbs {
 
   ClaimedEffect startClaimed(StartRun r, WorkerId worker, Duration lease, String surfacePath) {
     StepSpec step = ClaimedEffect.inlineStep(r, surfacePath);
+    ClaimedAttempt attempt = admitClaimed(r, step, worker, lease, Optional.of(surfacePath));
+    return new ClaimedEffect(
+        attempt, new EffectElection(attempt.idempotencyKey(), false, false, Optional.empty()));
+  }
+
+  /**
+   * A run admitted with its one step's attempt 1 leased to {@code worker}; empty when the run id or
+   * admission key had admitted a run already (the caller answers it as startRun does).
+   */
+  Optional<ClaimedAttempt> startRunClaimed(StartRun r, WorkerId worker, Duration lease) {
+    StepSpec step = ClaimedStart.onlyStep(r);
+    try {
+      return Optional.of(admitClaimed(r, step, worker, lease, Optional.empty()));
+    } catch (RunAdmissionConflictException | RunTerminalException e) {
+      return Optional.empty();
+    }
+  }
+
+  /**
+   * flows.start_claimed: the run, its step running under attempt 1, and with {@code surfacePath}
+   * the attempt's election. Refused as {@link dev.flows.kernel.journal.Journal#startClaimed} is.
+   */
+  private ClaimedAttempt admitClaimed(
+      StartRun r, StepSpec step, WorkerId worker, Duration lease, Optional<String> surfacePath) {
     RunId runId = r.runId().orElseGet(RunId::random);
     JsonNode specJson = RunSpecJson.write(r.spec());
     // RunSpecJson.hash(spec) of the tree already written, instead of writing the spec twice.
@@ -215,7 +240,7 @@ final class OneTripVerbs {
             runId, step.id(), 1, step.kind(), key, token.leaseId(), Instant.EPOCH, worker);
     JournalEntry spawnedEntry =
         new JournalEntry.RunSpawned(
-            runId, specJson, hash, r.parentRunId(), r.admissionKey(), r.createdBy());
+            runId, specJson, hash, r.parentRunId(), r.admissionKey(), r.createdBy(), r.rerunOf());
     InlineStart row =
         db.autocommitRow(
             START_CLAIMED,
@@ -228,6 +253,8 @@ final class OneTripVerbs {
               sql.bind(ps, "spec", EntryCodec.text(specJson));
               sql.bind(ps, "specHash", hash);
               sql.bind(ps, "createdBy", r.createdBy());
+              sql.bind(ps, "rerunOf", r.rerunOf().map(RunId::value).orElse(null));
+              sql.bind(ps, "queue", r.queue());
               sql.bind(ps, "stepId", step.id());
               sql.bind(ps, "kind", step.kind().wire());
               sql.bind(ps, "route", Routes.of(step));
@@ -237,7 +264,7 @@ final class OneTripVerbs {
               sql.bind(ps, "leaseId", token.leaseId());
               sql.bind(ps, "leaseMs", leaseMs);
               sql.bind(ps, "workerId", worker.value());
-              sql.bind(ps, "surfacePath", surfacePath);
+              sql.bind(ps, "surfacePath", surfacePath.orElse(null));
               sql.bind(ps, "idempotencyKey", key);
               sql.bind(ps, "now", db.clock());
               sql.bind(ps, "spawned", EntryCodec.encode(spawnedEntry).payload());
@@ -245,8 +272,12 @@ final class OneTripVerbs {
               sql.bind(
                   ps,
                   "recorded",
-                  EntryCodec.encode(AttemptVerbs.recorded(token, surfacePath, key, false))
-                      .payload());
+                  surfacePath
+                      .map(
+                          path ->
+                              EntryCodec.encode(AttemptVerbs.recorded(token, path, key, false))
+                                  .payload())
+                      .orElse(null));
             },
             rs ->
                 new InlineStart(
@@ -262,9 +293,7 @@ final class OneTripVerbs {
             .runMade(RunTransition.SPAWNED, Optional.empty(), row.runStatus().orElseThrow());
         db.transitions()
             .stepsMade(StepTransition.CLAIMED, ready, row.stepStatus().orElseThrow(), 1);
-        yield new ClaimedEffect(
-            new ClaimedAttempt(token, row.leaseDeadline(), leaseMs, step, key, r.parentRunId()),
-            new EffectElection(key, false, false, Optional.empty()));
+        yield new ClaimedAttempt(token, row.leaseDeadline(), leaseMs, step, key, r.parentRunId());
       }
       case "terminal" ->
           throw new RunTerminalException(

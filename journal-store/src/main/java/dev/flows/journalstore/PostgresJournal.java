@@ -7,6 +7,7 @@ import dev.flows.kernel.journal.CancelOutcome;
 import dev.flows.kernel.journal.ClaimRequest;
 import dev.flows.kernel.journal.ClaimedAttempt;
 import dev.flows.kernel.journal.ClaimedEffect;
+import dev.flows.kernel.journal.ClaimedStart;
 import dev.flows.kernel.journal.CompletionAck;
 import dev.flows.kernel.journal.EffectElection;
 import dev.flows.kernel.journal.ExpiredAttempt;
@@ -22,6 +23,7 @@ import dev.flows.kernel.journal.StartRun;
 import dev.flows.kernel.journal.StartedRun;
 import dev.flows.kernel.journal.StepOutcome;
 import dev.flows.kernel.journal.WorkerId;
+import dev.flows.kernel.lifecycle.RunStatus;
 import dev.flows.kernel.lifecycle.TransitionLog;
 import java.time.Duration;
 import java.time.Instant;
@@ -195,6 +197,19 @@ public final class PostgresJournal implements Journal, AutoCloseable {
   @Override
   public StartedRun startRun(StartRun r) {
     return admission.startRun(r);
+  }
+
+  @Override
+  public ClaimedStart startRunClaimed(StartRun r, WorkerId worker, Duration lease) {
+    Optional<ClaimedAttempt> attempt = oneTrip.startRunClaimed(r, worker, lease);
+    if (attempt.isEmpty()) {
+      // The run id or key admitted a run already: answered (or refused) exactly as startRun does.
+      return new ClaimedStart(admission.startRun(r), Optional.empty());
+    }
+    ClaimedAttempt a = attempt.get();
+    // As a claim does, so the attempt's memos take the one-statement path.
+    stepSpecs.put(a.lease().runId(), a.lease().stepId(), a.step());
+    return new ClaimedStart(new StartedRun(a.lease().runId(), true, RunStatus.RUNNING), attempt);
   }
 
   @Override

@@ -343,11 +343,15 @@ class PostgresJournalTest {
   }
 
   @Test
-  void aSuccessThatReadiesAStepOrEndsTheRunNotifiesOtherProcesses() throws Exception {
-    // Another process's view: a connection of its own that listens before anything happens.
+  void aSuccessThatReadiesAStepNotifiesClaimersAndOneThatEndsTheRunNotifiesOnlyItsWatchers()
+      throws Exception {
+    // Another process's view: connections of its own that listen before anything happens.
     try (java.sql.Connection other = java.sql.DriverManager.getConnection(pg.db().jdbcUrl());
-        java.sql.Statement st = other.createStatement()) {
+        java.sql.Connection watcher = java.sql.DriverManager.getConnection(pg.db().jdbcUrl());
+        java.sql.Statement st = other.createStatement();
+        java.sql.Statement ws = watcher.createStatement()) {
       st.execute("LISTEN flows_work");
+      ws.execute("LISTEN flows_runs");
       RunId runId =
           journal
               .startRun(
@@ -363,9 +367,11 @@ class PostgresJournalTest {
 
       ClaimedAttempt b = claim(1, Duration.ofSeconds(30)).getFirst();
       notified(other);
+      notified(watcher);
       var ack = journal.complete(b.lease(), new StepOutcome.Succeeded(OUT));
       assertThat(ack.runStatus()).isEqualTo(RunStatus.SUCCEEDED);
-      assertThat(notified(other)).as("the run ended").contains(runId.value());
+      assertThat(notified(watcher)).as("the run ended").contains(runId.value());
+      assertThat(notified(other)).as("no work became ready").doesNotContain(runId.value());
       assertThat(journal.entries(runId).stream().map(r -> r.entry().getClass().getSimpleName()))
           .endsWith("StepCompleted", "RunCompleted");
     }

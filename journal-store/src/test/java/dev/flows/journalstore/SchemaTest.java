@@ -119,9 +119,10 @@ class SchemaTest {
             "14 queues and wait notes",
             "15 retention",
             "16 signals",
+            "17 claimed admission",
             "18 durable input",
             "journal functions (repeatable)");
-    assertThat(m.migrate()).isEqualTo(17);
+    assertThat(m.migrate()).isEqualTo(18);
     assertThat(m.pending()).isEmpty();
     assertThat(m.migrate()).isZero();
   }

@@ -118,6 +118,17 @@ public final class ResilientJournal implements Journal {
     return call(() -> delegate.startRun(request));
   }
 
+  /**
+   * Retried like {@link #startRun}. A retry after an unseen commit finds the run admitted and
+   * answers it not created, with no attempt: its lease then expires and the journal re-drives the
+   * attempt like any dead attempt's.
+   */
+  @Override
+  public dev.flows.kernel.journal.ClaimedStart startRunClaimed(
+      StartRun request, WorkerId worker, Duration lease) {
+    return call(() -> delegate.startRunClaimed(request, worker, lease));
+  }
+
   @Override
   public List<ClaimedAttempt> claim(ClaimRequest request) {
     return call(() -> delegate.claim(request));

@@ -1,13 +1,24 @@
 package dev.flows.worker;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.NullNode;
 import dev.flows.kernel.journal.ClaimRequest;
 import dev.flows.kernel.journal.ClaimedAttempt;
+import dev.flows.kernel.journal.ClaimedStart;
 import dev.flows.kernel.journal.CompletionReason;
 import dev.flows.kernel.journal.ExpiredAttempt;
 import dev.flows.kernel.journal.Journal;
 import dev.flows.kernel.journal.Queues;
+import dev.flows.kernel.journal.StartRun;
+import dev.flows.kernel.journal.StartedRun;
+import dev.flows.kernel.journal.StepOutcome;
 import dev.flows.kernel.journal.WorkerId;
+import dev.flows.kernel.lifecycle.Lifecycle;
+import dev.flows.kernel.lifecycle.RunStatus;
+import dev.flows.kernel.lifecycle.StepStatus;
+import dev.flows.kernel.spec.Routes;
 import dev.flows.kernel.spec.StepKind;
+import dev.flows.kernel.spec.StepSpec;
 import dev.flows.worker.telemetry.AttemptSpan;
 import dev.flows.worker.telemetry.FlowsTelemetry;
 import dev.flows.worker.telemetry.RunTraces;
@@ -22,11 +33,13 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -310,19 +323,93 @@ public final class Worker implements AutoCloseable {
         .orElse(config.pollInterval());
   }
 
+  /**
+   * Admits {@code request} already claimed by this worker and starts its attempt at once, when the
+   * worker runs (started, not stopping), has a free slot, and would claim the run's step itself: a
+   * root run of one step ready at creation, of a kind, route and queue it serves. The admission is
+   * one journal call ({@link Journal#startRunClaimed}): no work notification, no claim, no renewal
+   * before the work (the lease was granted by the journal's clock in that same call). The attempt
+   * is leased, renewed and handed back exactly like a claimed one; if this process dies, the lease
+   * expires and another worker takes the run over.
+   *
+   * <p>Empty when the worker cannot take it now: the caller admits the run with {@link
+   * Journal#startRun} and a claimer takes it. When the admission key had admitted the run already,
+   * answers it as startRun does, with no attempt and no {@link ClaimedHere#end}.
+   */
+  public Optional<ClaimedHere> startClaimed(StartRun request) {
+    if (claimLoop == null || stopped() || !wouldClaim(request)) {
+      return Optional.empty();
+    }
+    if (!slots.tryAcquire()) {
+      return Optional.empty();
+    }
+    Instant sent = clock.instant();
+    ClaimedStart c;
+    try {
+      c = journal.startRunClaimed(request, id, config.defaultLease());
+    } catch (RuntimeException e) {
+      slots.release();
+      throw e;
+    }
+    if (c.attempt().isEmpty()) {
+      slots.release();
+      return Optional.of(new ClaimedHere(c.started(), Optional.empty()));
+    }
+    CompletableFuture<Optional<JsonNode>> end = new CompletableFuture<>();
+    launch(c.attempt().get(), sent, LeaseOptions.defaults().skipFirstRenewal(), Optional.of(end));
+    return Optional.of(new ClaimedHere(c.started(), Optional.of(end)));
+  }
+
+  /**
+   * A run {@link #startClaimed} admitted. {@code end}, present when this worker runs the attempt,
+   * completes when the attempt ends: with the run's output when that attempt ended the run in
+   * success, else empty (the run failed, parked, was canceled, or goes on under another attempt:
+   * the journal tells).
+   */
+  public record ClaimedHere(
+      StartedRun started, Optional<CompletableFuture<Optional<JsonNode>>> end) {}
+
+  /** Whether a claim of this worker would take the one step of {@code request}'s run. */
+  private boolean wouldClaim(StartRun request) {
+    if (request.parentRunId().isPresent() || request.spec().steps().size() != 1) {
+      return false;
+    }
+    StepSpec only = request.spec().steps().getFirst();
+    ClaimRequest claim = claimRequest(1);
+    return Lifecycle.created(only) == StepStatus.READY
+        && claim.kinds().contains(only.kind())
+        && claim.accepts(Routes.of(only))
+        && claim.serves(request.queue());
+  }
+
   private void launch(ClaimedAttempt attempt, Instant claimSentAt) {
+    launch(attempt, claimSentAt, LeaseOptions.defaults(), Optional.empty());
+  }
+
+  private void launch(
+      ClaimedAttempt attempt,
+      Instant claimSentAt,
+      LeaseOptions options,
+      Optional<CompletableFuture<Optional<JsonNode>>> end) {
     claimed.incrementAndGet();
     CancellationToken token = new CancellationToken();
     Thread t =
         Thread.ofVirtual()
             .name("flows-attempt-" + attempt.lease().place())
-            .unstarted(() -> runAttempt(attempt, claimSentAt, token));
+            .unstarted(() -> runAttempt(attempt, claimSentAt, token, options, end));
     inFlight.put(token, t);
     t.start();
   }
 
-  private void runAttempt(ClaimedAttempt attempt, Instant claimSentAt, CancellationToken token) {
+  private void runAttempt(
+      ClaimedAttempt attempt,
+      Instant claimSentAt,
+      CancellationToken token,
+      LeaseOptions options,
+      Optional<CompletableFuture<Optional<JsonNode>>> end) {
     AttemptSpan span = RunTraces.startAttempt(journal, attempt, id);
+    AtomicReference<StepOutcome> outcome = new AtomicReference<>();
+    Optional<JsonNode> endedWith = Optional.empty();
     try {
       StepKind kind = attempt.step().kind();
       JournalEffectGate gate = new JournalEffectGate(journal, attempt.lease());
@@ -331,6 +418,7 @@ public final class Worker implements AutoCloseable {
               attempt,
               claimSentAt,
               token,
+              options,
               tok -> {
                 Optional<StepExecutor> executor = executors.executorFor(kind);
                 if (executor.isEmpty()) {
@@ -338,9 +426,16 @@ public final class Worker implements AutoCloseable {
                       WorkerDiagnostic.NO_EXECUTOR, "no executor for kind " + kind.wire());
                 }
                 try (Scope current = span.makeCurrent()) {
-                  return executor.get().execute(new StepExecution(attempt, tok, gate));
+                  StepOutcome o = executor.get().execute(new StepExecution(attempt, tok, gate));
+                  outcome.set(o);
+                  return o;
                 }
               });
+      if (done.ack().runStatus() == RunStatus.SUCCEEDED
+          && outcome.get() instanceof StepOutcome.Succeeded ok) {
+        // The journal has the same output: the completion wrote it (JSON null for none).
+        endedWith = Optional.of(ok.output() == null ? NullNode.getInstance() : ok.output());
+      }
       span.completed(done.ack());
       completed.incrementAndGet();
       renewals.addAndGet(done.renewals());
@@ -359,6 +454,9 @@ public final class Worker implements AutoCloseable {
       synchronized (idle) {
         idle.notifyAll();
       }
+      // After the slot is free: a waiter woken here may start its next run on it at once.
+      Optional<JsonNode> result = endedWith;
+      end.ifPresent(f -> f.complete(result));
     }
   }
 

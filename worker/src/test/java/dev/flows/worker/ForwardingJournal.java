@@ -129,6 +129,12 @@ public class ForwardingJournal implements Journal {
   // ---- inline effects (perf-mcp)
 
   @Override
+  public dev.flows.kernel.journal.ClaimedStart startRunClaimed(
+      StartRun request, dev.flows.kernel.journal.WorkerId worker, Duration lease) {
+    return delegate.startRunClaimed(request, worker, lease);
+  }
+
+  @Override
   public dev.flows.kernel.journal.ClaimedEffect startClaimed(
       StartRun request,
       dev.flows.kernel.journal.WorkerId worker,

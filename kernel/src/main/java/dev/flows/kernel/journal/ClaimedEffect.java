@@ -15,14 +15,7 @@ public record ClaimedEffect(ClaimedAttempt attempt, EffectElection election) {
    * invalid_input}, {@code effect_not_declared}), checked before a journal writes anything.
    */
   public static StepSpec inlineStep(StartRun r, String surfacePath) {
-    if (r.spec().steps().size() != 1) {
-      throw new FlowsException(
-          ErrorCode.INVALID_INPUT,
-          "startClaimed admits one-step runs; this spec has " + r.spec().steps().size(),
-          r.admissionKey(),
-          "admit the run with startRun and let a worker claim it");
-    }
-    StepSpec only = r.spec().steps().getFirst();
+    StepSpec only = ClaimedStart.onlyStep(r);
     if (!(only.body() instanceof StepBody.Agent a) || !a.declares(surfacePath)) {
       throw new FlowsException(
           ErrorCode.EFFECT_NOT_DECLARED,

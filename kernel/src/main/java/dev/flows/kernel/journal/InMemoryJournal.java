@@ -59,6 +59,11 @@ public final class InMemoryJournal implements Journal {
   }
 
   @Override
+  public ClaimedStart startRunClaimed(StartRun r, WorkerId worker, Duration lease) {
+    return verb(now -> admission.startRunClaimed(r, worker, lease, now));
+  }
+
+  @Override
   public List<ClaimedAttempt> claim(ClaimRequest req) {
     return verb(now -> attempts.claim(req, now));
   }

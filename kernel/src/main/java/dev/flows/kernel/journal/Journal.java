@@ -198,6 +198,23 @@ public interface Journal {
    */
   Optional<JsonNode> takeSignal(LeaseToken lease, String name, String surfacePath);
 
+  // ---------------------------------------------------------------- claimed admission
+
+  /**
+   * Admits a run as {@link #startRun} does and, when this call created it, opens attempt 1 of its
+   * one step leased to {@code worker} in the same transaction (one round trip on Postgres):
+   * journals exactly what {@link #startRun} then {@link #claim} would ({@code run.spawned}, {@code
+   * step.attempt.started}), the lease deadline from the journal's clock, and notifies no claimer:
+   * the caller runs the attempt itself at once. A run id or admission key that already admitted a
+   * run is answered as {@link #startRun} answers it (not created, or refused), with no attempt. The
+   * lease is the step's {@code leaseMs}, else {@code lease}; it is renewed, fenced and expired like
+   * a claimed attempt's.
+   *
+   * <p>Refused {@code invalid_input}, writing nothing, unless the spec has exactly one step ready
+   * at creation ({@link ClaimedStart#onlyStep}).
+   */
+  ClaimedStart startRunClaimed(StartRun request, WorkerId worker, java.time.Duration lease);
+
   // ---------------------------------------------------------------- inline effects
 
   /**

@@ -75,6 +75,17 @@ final class MemoryAdmission {
     return new StartedRun(run.id, true, run.status);
   }
 
+  ClaimedStart startRunClaimed(StartRun r, WorkerId worker, Duration lease, Instant now) {
+    StepSpec only = ClaimedStart.onlyStep(r);
+    StartedRun started = startRun(r, now);
+    if (!started.created()) {
+      return new ClaimedStart(started, Optional.empty());
+    }
+    RunRow run = state.runs.get(started.runId());
+    return new ClaimedStart(
+        started, Optional.of(attempts.open(run, run.steps.get(only.id()), worker, lease, now)));
+  }
+
   ClaimedEffect startClaimed(
       StartRun r, WorkerId worker, Duration lease, String surfacePath, Instant now) {
     StepSpec only = ClaimedEffect.inlineStep(r, surfacePath);

@@ -1385,6 +1385,108 @@ public abstract class JournalContract {
     assertThat(journal.awaitWork(Duration.ofMillis(50))).isFalse();
   }
 
+  // ---- claimed admission: startRunClaimed
+
+  private StartRun bodyRequest(String key, RunSpec spec) {
+    return new StartRun(
+        Optional.empty(), key, spec, Optional.empty(), "contract", Optional.empty(), "fast-lane");
+  }
+
+  @Test
+  void startRunClaimedAdmitsTheRunAndOpensAttemptOneLeasedToTheWorkerWithNoElection() {
+    ClaimedStart s =
+        journal.startRunClaimed(
+            bodyRequest("claimed-1", run(agent("body", "/memo/0"))), WORKER, LONG_LEASE);
+    assertThat(s.started().created()).isTrue();
+    assertThat(s.started().status()).isEqualTo(RunStatus.RUNNING);
+    RunId id = s.started().runId();
+    ClaimedAttempt a = s.attempt().orElseThrow();
+    assertThat(a.lease()).isEqualTo(new LeaseToken(id, "body", 1, Keys.leaseId(id, "body", 1)));
+    assertThat(a.idempotencyKey()).isEqualTo(Keys.idempotencyKey(id, "body"));
+    assertThat(a.leaseMs()).isEqualTo(LONG_LEASE.toMillis());
+    assertThat(types(id)).containsExactly("run.spawned", "step.attempt.started");
+    JournalEntry.StepAttemptStarted started =
+        entriesOf(id, JournalEntry.StepAttemptStarted.class).getFirst();
+    assertThat(started.workerId()).isEqualTo(WORKER);
+    assertThat(started.leaseDeadline()).isEqualTo(a.leaseDeadline());
+    assertThat(stepStatus(id, "body")).isEqualTo(StepStatus.RUNNING);
+    assertThat(snapshot(id).queue()).isEqualTo("fast-lane");
+    assertThat(snapshot(id).admissionKey()).isEqualTo("claimed-1");
+    assertThat(claim(5)).as("a claimed step is not offered to claimers").isEmpty();
+    // Leased exactly like a claimed attempt: renewable, fenced, and it ends the run.
+    elapse(Duration.ofSeconds(1));
+    assertThat(journal.heartbeat(a.lease())).isAfter(a.leaseDeadline());
+    journal.recordConfirmedEffect(a.lease(), "/memo/0", Optional.of(json("m", "0")));
+    assertThat(journal.complete(a.lease(), ok()).runStatus()).isEqualTo(RunStatus.SUCCEEDED);
+    assertThat(types(id))
+        .containsExactly(
+            "run.spawned",
+            "step.attempt.started",
+            "effect.recorded",
+            "effect.confirmed",
+            "step.completed",
+            "run.completed");
+  }
+
+  @Test
+  void startRunClaimedOfAnAdmittedKeyAnswersThatRunAsStartRunDoesAndClaimsNothing() {
+    StartRun r = bodyRequest("claimed-dup", run(agent("body")));
+    RunId id = journal.startRun(r).runId();
+    int n = journal.entries(id).size();
+    ClaimedStart again = journal.startRunClaimed(r, WORKER, LONG_LEASE);
+    assertThat(again.started().runId()).isEqualTo(id);
+    assertThat(again.started().created()).isFalse();
+    assertThat(again.attempt()).isEmpty();
+    assertThat(journal.entries(id)).hasSize(n);
+    assertThat(stepStatus(id, "body")).isEqualTo(StepStatus.READY);
+    ClaimedStart claimedFirst =
+        journal.startRunClaimed(
+            bodyRequest("claimed-dup2", run(agent("body"))), WORKER, LONG_LEASE);
+    assertThat(
+            journal
+                .startRunClaimed(
+                    bodyRequest("claimed-dup2", run(agent("body"))), WORKER, LONG_LEASE)
+                .attempt())
+        .isEmpty();
+    assertRefused(
+        () ->
+            journal.startRunClaimed(
+                bodyRequest("claimed-dup2", run(agent("other"))), WORKER, LONG_LEASE),
+        ErrorCode.RUN_ADMISSION_CONFLICT);
+    assertThat(types(claimedFirst.started().runId()))
+        .containsExactly("run.spawned", "step.attempt.started");
+  }
+
+  @Test
+  void startRunClaimedOfASpecWithoutExactlyOneReadyStepIsRefusedAndWritesNothing() {
+    assertRefused(
+        () ->
+            journal.startRunClaimed(
+                bodyRequest("claimed-two", run(command("a", "true"), command("b", "true"))),
+                WORKER,
+                LONG_LEASE),
+        ErrorCode.INVALID_INPUT);
+    assertThat(claim(5)).isEmpty();
+  }
+
+  @Test
+  void aClaimedAdmissionsExpiredLeaseIsRetriedByAnotherClaimer() {
+    ClaimedStart s =
+        journal.startRunClaimed(
+            bodyRequest("claimed-dead", run(iterations(lease(agent("body"), shortLease()), 2))),
+            WORKER,
+            LONG_LEASE);
+    assertThat(s.attempt().orElseThrow().leaseMs()).isEqualTo(shortLease().toMillis());
+    elapse(pastShortLease());
+    assertThat(journal.expireLeases()).hasSize(1);
+    elapse(pastShortLease());
+    ClaimedAttempt retry = claimOne();
+    assertThat(retry.lease().runId()).isEqualTo(s.started().runId());
+    assertThat(retry.lease().attempt()).isEqualTo(2);
+    assertRefused(
+        () -> journal.complete(s.attempt().get().lease(), ok()), ErrorCode.LEASE_CONFLICT);
+  }
+
   // ---- inline effects: startClaimed, confirmAndComplete, watchRun (perf-mcp)
 
   private static final String INLINE_SURFACE = "/mcp/s/t";

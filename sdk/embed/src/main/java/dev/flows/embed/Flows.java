@@ -16,6 +16,7 @@ import dev.flows.sdk.Flow;
 import dev.flows.sdk.config.FlowsConfig;
 import dev.flows.sdk.runtime.FlowsEngine;
 import dev.flows.sdk.runtime.Inventory;
+import dev.flows.worker.Worker;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Function;
@@ -91,8 +92,9 @@ public final class Flows implements AutoCloseable {
       Class<? extends Flow> flow, Object input, Optional<String> key, Function<JsonNode, T> as) {
     FlowCatalog.Registered r = catalog.of(flow);
     Inventory inventory = r.inventory(f -> engine.preflight(f, servers));
-    StartedRun started = engine.admit(r.loaded(), json(input), key, inventory);
-    return new RunHandle<>(this, started.runId(), started.created(), as);
+    Worker.ClaimedHere admitted = engine.admitHere(r.loaded(), json(input), key, inventory);
+    StartedRun started = admitted.started();
+    return new RunHandle<>(this, started.runId(), started.created(), as, admitted.end());
   }
 
   /**
@@ -112,7 +114,7 @@ public final class Flows implements AutoCloseable {
     if (journal().run(id).isEmpty()) {
       throw new NotFoundException(ErrorCode.RUN_NOT_FOUND, "no run with id " + runId, runId);
     }
-    return new RunHandle<>(this, id, false, as);
+    return new RunHandle<>(this, id, false, as, Optional.empty());
   }
 
   /** The inventory the next start of {@code flow} freezes (preflighting if none is held yet). */

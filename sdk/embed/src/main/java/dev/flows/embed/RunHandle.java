@@ -10,6 +10,10 @@ import dev.flows.kernel.journal.SignalSent;
 import dev.flows.kernel.lifecycle.RunStatus;
 import java.time.Duration;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.function.Function;
 
 /**
@@ -22,6 +26,12 @@ import java.util.function.Function;
  * NOTIFY when another process did. Between wake-ups it looks again after a pause that starts at
  * {@link #FIRST_PAUSE} and doubles up to {@link #LONGEST_PAUSE}, a fallback for a lost
  * notification.
+ *
+ * <p>A handle whose run this process's worker took at admission ({@link Flows#start} with a free
+ * worker slot) waits for that attempt's end instead: when it ends the run in success, the worker
+ * hands the output over and nothing is read. Any other end (failed, parked, canceled, another
+ * attempt needed) is read from the journal as above; while it waits, the handle looks at the run
+ * every {@link #LONGEST_PAUSE}, so a run ended elsewhere (canceled) is seen.
  */
 public final class RunHandle<T> {
   private static final com.fasterxml.jackson.databind.ObjectMapper MAPPER =
@@ -39,12 +49,19 @@ public final class RunHandle<T> {
   private final RunId runId;
   private final boolean created;
   private final Function<JsonNode, T> convert;
+  private final Optional<CompletableFuture<Optional<JsonNode>>> endHere;
 
-  RunHandle(Flows flows, RunId runId, boolean created, Function<JsonNode, T> convert) {
+  RunHandle(
+      Flows flows,
+      RunId runId,
+      boolean created,
+      Function<JsonNode, T> convert,
+      Optional<CompletableFuture<Optional<JsonNode>>> endHere) {
     this.flows = flows;
     this.runId = runId;
     this.created = created;
     this.convert = convert;
+    this.endHere = endHere;
   }
 
   public RunId runId() {
@@ -85,6 +102,12 @@ public final class RunHandle<T> {
    */
   public T result(Duration timeout) throws InterruptedException {
     long deadline = System.nanoTime() + timeout.toNanos();
+    if (endHere.isPresent()) {
+      Optional<JsonNode> output = endedHere(endHere.get(), deadline);
+      if (output.isPresent()) {
+        return convert.apply(output.get());
+      }
+    }
     Duration pause = FIRST_PAUSE;
     // Opened before the first read, so a change between the read and the wait still wakes it.
     try (RunWatch watch = flows.journal().watchRun(runId)) {
@@ -105,6 +128,30 @@ public final class RunHandle<T> {
           Duration doubled = pause.multipliedBy(2);
           pause = doubled.compareTo(LONGEST_PAUSE) > 0 ? LONGEST_PAUSE : doubled;
         }
+      }
+    }
+  }
+
+  /**
+   * Waits for the end of the attempt this process's worker runs: the run's output when it ended the
+   * run in success; empty when it ended otherwise, when the journal shows the run ended (a look
+   * every {@link #LONGEST_PAUSE}), or at the deadline.
+   */
+  private Optional<JsonNode> endedHere(CompletableFuture<Optional<JsonNode>> end, long deadline)
+      throws InterruptedException {
+    while (true) {
+      long left = deadline - System.nanoTime();
+      if (left <= 0) {
+        return Optional.empty();
+      }
+      try {
+        return end.get(Math.min(left, LONGEST_PAUSE.toNanos()), TimeUnit.NANOSECONDS);
+      } catch (TimeoutException e) {
+        if (snapshot().status() != RunStatus.RUNNING) {
+          return Optional.empty();
+        }
+      } catch (ExecutionException e) {
+        return Optional.empty();
       }
     }
   }

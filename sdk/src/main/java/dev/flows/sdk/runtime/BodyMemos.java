@@ -40,13 +40,19 @@ final class BodyMemos {
   private final Map<Integer, TreeMap<Integer, JsonNode>> attempts = new HashMap<>();
   private final Map<String, JsonNode> flowRecords = new HashMap<>();
 
-  /** Reads what earlier attempts journaled; {@code children}: the run's children, kept current. */
+  /**
+   * Reads what earlier attempts journaled; {@code children}: the run's children, kept current.
+   * Attempt 1 reads nothing: the attempt count never goes back, so no earlier attempt of the body
+   * journaled a memo, and only the body's attempts write the run's memos.
+   */
   BodyMemos(Journal journal, ClaimedAttempt attempt, String flow, Set<RunId> children) {
     this.journal = journal;
     this.attempt = attempt;
     this.flow = flow;
     this.children = children;
-    for (JournalRecord r : journal.entries(attempt.lease().runId())) {
+    List<JournalRecord> earlier =
+        attempt.lease().attempt() == 1 ? List.of() : journal.entries(attempt.lease().runId());
+    for (JournalRecord r : earlier) {
       if (r.entry() instanceof JournalEntry.EffectConfirmed c
           && c.surfacePath().startsWith("/memo/")
           && c.output().isPresent()) {

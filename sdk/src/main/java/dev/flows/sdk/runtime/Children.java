@@ -59,13 +59,15 @@ final class Children {
       SdkConfig config,
       InstantSource clock,
       ResidentWaits resident,
-      UnaryOperator<SuspendSignal> suspend) {
+      UnaryOperator<SuspendSignal> suspend,
+      boolean firstAttempt) {
     this.journal = journal;
     this.config = config;
     this.clock = clock;
     this.resident = resident;
     this.suspend = suspend;
-    this.known = new LinkedHashSet<>(journal.children(root));
+    // Only the body's attempts start its run's children: before attempt 1 there are none.
+    this.known = firstAttempt ? new LinkedHashSet<>() : new LinkedHashSet<>(journal.children(root));
   }
 
   /** The run's children, kept current: {@link BodyMemos} reads it. */

@@ -89,7 +89,15 @@ final class DurableCtx implements Ctx {
     this.inventory = inventory;
     this.config = config;
     this.starter = starter;
-    this.children = new Children(journal, runId(), config, clock, resident, this::suspend);
+    this.children =
+        new Children(
+            journal,
+            runId(),
+            config,
+            clock,
+            resident,
+            this::suspend,
+            attempt.lease().attempt() == 1);
     // The calls this body makes find their trace's root without reading the journal.
     RunTraces.rootKnown(runId(), RunTraces.root(journal, runId(), attempt.parentRunId()));
     // What earlier attempts did, read once: replayed positions answer from here.

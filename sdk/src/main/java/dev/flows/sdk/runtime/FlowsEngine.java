@@ -161,16 +161,27 @@ public final class FlowsEngine implements AutoCloseable {
       LoadedFlow flow, JsonNode input, Optional<String> key, Optional<RunId> rerunOf) {
     FlowsConfig servers = FlowsConfigLoader.loadNearest(flow.configSearchStart());
     Inventory inventory = preflight(flow, servers);
-    return admit(flow, input, key, inventory, rerunOf);
+    return admit(flow, input, key, inventory, rerunOf).started();
   }
 
   /** Admits a root run for an already preflighted flow. Idempotent by {@code key}. */
   public StartedRun admit(
       LoadedFlow flow, JsonNode input, Optional<String> key, Inventory inventory) {
+    return admitHere(flow, input, key, inventory).started();
+  }
+
+  /**
+   * As {@link #admit}; when this engine's worker runs and has a free slot the run is admitted
+   * already claimed by it and its body starts at once ({@link Worker#startClaimed}), and the answer
+   * carries the end of that attempt, so a waiter in this process gets the output without reading
+   * the run. Otherwise the run is admitted for any worker to claim.
+   */
+  public Worker.ClaimedHere admitHere(
+      LoadedFlow flow, JsonNode input, Optional<String> key, Inventory inventory) {
     return admit(flow, input, key, inventory, Optional.empty());
   }
 
-  private StartedRun admit(
+  private Worker.ClaimedHere admit(
       LoadedFlow flow,
       JsonNode input,
       Optional<String> key,
@@ -181,20 +192,23 @@ public final class FlowsEngine implements AutoCloseable {
     String admission =
         key.map(k -> "flow:" + flow.flow().header().name() + ":" + k)
             .orElseGet(() -> "flow:" + UUID.randomUUID());
-    StartedRun started =
-        journal.startRun(
-            new StartRun(
-                Optional.empty(),
-                admission,
-                spec,
-                Optional.empty(),
-                "flow:" + flow.flow().header().name(),
-                rerunOf,
-                flow.flow().header().queue()));
-    if (started.created()) {
+    StartRun request =
+        new StartRun(
+            Optional.empty(),
+            admission,
+            spec,
+            Optional.empty(),
+            "flow:" + flow.flow().header().name(),
+            rerunOf,
+            flow.flow().header().queue());
+    Worker.ClaimedHere admitted =
+        worker
+            .startClaimed(request)
+            .orElseGet(() -> new Worker.ClaimedHere(journal.startRun(request), Optional.empty()));
+    if (admitted.started().created()) {
       dev.flows.worker.telemetry.FlowsTelemetry.metrics().runStarted(spec.name());
     }
-    return started;
+    return admitted;
   }
 
   /** Registers a class-path flow so this engine's worker can run (and replay) it. */

@@ -16,6 +16,7 @@ import dev.flows.kernel.ErrorCode;
 import dev.flows.kernel.journal.ClaimRequest;
 import dev.flows.kernel.journal.ClaimedAttempt;
 import dev.flows.kernel.journal.ClaimedEffect;
+import dev.flows.kernel.journal.ClaimedStart;
 import dev.flows.kernel.journal.CompletionAck;
 import dev.flows.kernel.journal.CompletionReason;
 import dev.flows.kernel.journal.Disposition;
@@ -76,6 +77,7 @@ final class Verbs {
           new Verb("start again", 2, Verbs::startAgain),
           new Verb("start child", 3, Verbs::startChild),
           new Verb("start claimed", 2, s -> Optional.of(startClaimed(s))),
+          new Verb("start run claimed", 3, s -> Optional.of(startRunClaimed(s))),
           new Verb("claim", 10, s -> Optional.of(claim(s))),
           new Verb("heartbeat", 3, s -> fenced(s, "heartbeat", (j, a) -> j.heartbeat(a.lease()))),
           new Verb("renew leases", 2, Verbs::renewLeases),
@@ -198,6 +200,38 @@ final class Verbs {
               s.admit(r);
               ClaimedAttempt a = ((ClaimedEffect) answer).attempt();
               s.held.add(new Script.Held(a.lease(), a.step()));
+            });
+  }
+
+  /**
+   * A root run admitted already claimed: mostly a fresh one-step run, else an admission made before
+   * (answered as startRun answers it) or a spec of two steps (refused).
+   */
+  private static Call startRunClaimed(Script s) {
+    StartRun r;
+    if (s.chance(0.2) && !s.admitted.isEmpty()) {
+      r = s.pick(List.copyOf(s.admitted.values()));
+    } else {
+      RunSpec spec =
+          s.chance(0.9)
+              ? run(step(s, agent("body", "/memo/*"), FAST_RETRY))
+              : run(step(s, agent("a"), FAST_RETRY), step(s, agent("b"), FAST_RETRY));
+      r =
+          new StartRun(
+              Optional.of(new RunId(s.fresh("b"))), s.fresh("key"), spec, Optional.empty(), "body");
+    }
+    Duration lease = s.oneOf(Duration.ofSeconds(1), Duration.ofSeconds(5));
+    StartRun request = r;
+    return Call.of(
+            "start run claimed " + r.runId().orElseThrow(),
+            j -> j.startRunClaimed(request, WORKER, lease))
+        .learning(
+            answer -> {
+              ClaimedStart c = (ClaimedStart) answer;
+              if (c.started().created()) {
+                s.admit(request);
+              }
+              c.attempt().ifPresent(a -> s.held.add(new Script.Held(a.lease(), a.step())));
             });
   }
 

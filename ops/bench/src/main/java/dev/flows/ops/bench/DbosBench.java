@@ -82,7 +82,9 @@ record DbosBench(Bench.Plan plan, Pg pg, Report report) implements Section {
     long perRead = ClientLoad.perRead(pg, url);
     int warmC = Math.min(4, plan.concurrencies().getLast());
     List<ShortRunsBench.Shape> shapes =
-        ShortRunsBench.shapes(plan.mode()).stream().filter(s -> !s.mcp()).toList();
+        ShortRunsBench.shapes(plan.mode()).stream()
+            .filter(s -> !s.mcp() && !s.startedElsewhere())
+            .toList();
     try (Dbos d = Dbos.launch(url)) {
       for (ShortRunsBench.Shape s : shapes) {
         Runs.warmUp(

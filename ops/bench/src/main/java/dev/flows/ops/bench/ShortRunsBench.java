@@ -26,8 +26,18 @@ import java.util.Optional;
  * defaults with worker capacity {@code c}; runs/s, commits per run and where each run's time goes.
  */
 record ShortRunsBench(Bench.Plan plan, Pg pg, Report report) implements Section {
-  /** A workload: runs of one flow, each {@code calls} steps or tool calls long. */
-  record Shape(String label, int calls, Flow flow, boolean mcp) {
+  /**
+   * A workload: runs of one flow, each {@code calls} steps or tool calls long. {@code
+   * startedElsewhere}: the clients start runs through a {@code Flows} without a worker and a second
+   * {@code Flows} (its worker of capacity C) claims them, so the claim path (NOTIFY, claim query)
+   * is measured; otherwise the clients' {@code Flows} runs the worker and each run is admitted
+   * already claimed by it.
+   */
+  record Shape(String label, int calls, Flow flow, boolean mcp, boolean startedElsewhere) {
+    Shape(String label, int calls, Flow flow, boolean mcp) {
+      this(label, calls, flow, mcp, false);
+    }
+
     ObjectNode input(String id) {
       return mcp
           ? Runs.mcpInput(BenchFlows.STDIO, calls).put("id", id)
@@ -40,7 +50,8 @@ record ShortRunsBench(Bench.Plan plan, Pg pg, Report report) implements Section 
           new Shape("1 f.step", 1, BenchFlows.STEPS, false),
           new Shape("10 f.step", 10, BenchFlows.STEPS, false),
           new Shape("50 f.step", 50, BenchFlows.STEPS, false),
-          new Shape("3 f.mcp (stdio)", 3, BenchFlows.MCP, true));
+          new Shape("3 f.mcp (stdio)", 3, BenchFlows.MCP, true),
+          new Shape("10 f.step, started without a worker", 10, BenchFlows.STEPS, false, true));
 
   /** The smoke test runs the shortest step shape and the MCP shape: both paths, in seconds. */
   static List<Shape> shapes(String mode) {
@@ -121,11 +132,15 @@ record ShortRunsBench(Bench.Plan plan, Pg pg, Report report) implements Section 
 
   /** A Flows as an application builds it: product defaults, a worker of capacity {@code c}. */
   private static Flows flows(String url, int c, McpServers servers, List<Shape> shapes) {
-    FlowsBuilder b =
-        Flows.builder()
-            .jdbcUrl(url)
-            // Only so the benchmark's own stops are quick; it never changes a measurement.
-            .worker(w -> w.capacity(c).stopGrace(Engines.STOP_GRACE));
+    return flows(url, Optional.of(c), servers, shapes);
+  }
+
+  /** As above; with no capacity, an admission-only {@code Flows} (no worker). */
+  private static Flows flows(
+      String url, Optional<Integer> capacity, McpServers servers, List<Shape> shapes) {
+    FlowsBuilder b = Flows.builder().jdbcUrl(url);
+    // Only so the benchmark's own stops are quick; it never changes a measurement.
+    capacity.ifPresent(c -> b.worker(w -> w.capacity(c).stopGrace(Engines.STOP_GRACE)));
     shapes.stream().map(Shape::flow).distinct().forEach(b::register);
     if (shapes.stream().anyMatch(Shape::mcp)) {
       b.mcpServer(servers.config(BenchFlows.STDIO), true)
@@ -206,7 +221,14 @@ record ShortRunsBench(Bench.Plan plan, Pg pg, Report report) implements Section 
       String url, McpServers servers, Shape shape, int c, long perRead, long fixed)
       throws Exception {
     BenchFlows.FIRST_DISPATCH.clear();
-    String prefix = "m" + shape.calls() + (shape.mcp() ? "mcp" : "") + "c" + c + "-";
+    String prefix =
+        "m"
+            + shape.calls()
+            + (shape.mcp() ? "mcp" : "")
+            + (shape.startedElsewhere() ? "x" : "")
+            + "c"
+            + c
+            + "-";
     ClientLoad.Counted counted =
         new ClientLoad.Database(pg, url, perRead)
             .measure(
@@ -215,8 +237,19 @@ record ShortRunsBench(Bench.Plan plan, Pg pg, Report report) implements Section 
                 c,
                 prefix,
                 () -> {
-                  Flows flows = flows(url, c, servers, List.of(shape));
-                  return new ClientLoad.Opened(client(flows, shape), flows);
+                  if (!shape.startedElsewhere()) {
+                    Flows flows = flows(url, c, servers, List.of(shape));
+                    return new ClientLoad.Opened(client(flows, shape), flows);
+                  }
+                  Flows worker = flows(url, c, servers, List.of(shape));
+                  Flows starter = flows(url, Optional.empty(), servers, List.of(shape));
+                  return new ClientLoad.Opened(
+                      client(starter, shape),
+                      () -> {
+                        try (worker) {
+                          starter.close();
+                        }
+                      });
                 });
     return new Measured(
         shape, c, counted.load(), counted.commitsPerRun(), Map.copyOf(BenchFlows.FIRST_DISPATCH));
@@ -285,7 +318,12 @@ record ShortRunsBench(Bench.Plan plan, Pg pg, Report report) implements Section 
 
   static Optional<Cell> find(List<Cell> cells, int calls, int c) {
     return cells.stream()
-        .filter(x -> x.calls() == calls && x.c() == c && !x.shape().contains("mcp"))
+        .filter(
+            x ->
+                x.calls() == calls
+                    && x.c() == c
+                    && !x.shape().contains("mcp")
+                    && !x.shape().contains("without a worker"))
         .findFirst();
   }
 }

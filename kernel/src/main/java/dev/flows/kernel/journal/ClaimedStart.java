@@ -1,0 +1,34 @@
+package dev.flows.kernel.journal;
+
+import dev.flows.kernel.ErrorCode;
+import dev.flows.kernel.FlowsException;
+import dev.flows.kernel.lifecycle.Lifecycle;
+import dev.flows.kernel.lifecycle.StepStatus;
+import dev.flows.kernel.spec.StepSpec;
+import java.util.Optional;
+
+/**
+ * What {@link Journal#startRunClaimed} did: the admission as {@link Journal#startRun} answers it,
+ * and the attempt it opened when it created the run (empty when the run id or admission key had
+ * admitted the run already: nothing was claimed).
+ */
+public record ClaimedStart(StartedRun started, Optional<ClaimedAttempt> attempt) {
+
+  /**
+   * The one step a run admitted already claimed may have, or the refusal ({@code invalid_input})
+   * checked before a journal writes anything: exactly one step, ready at creation (no
+   * dependencies).
+   */
+  public static StepSpec onlyStep(StartRun r) {
+    if (r.spec().steps().size() != 1
+        || Lifecycle.created(r.spec().steps().getFirst()) != StepStatus.READY) {
+      throw new FlowsException(
+          ErrorCode.INVALID_INPUT,
+          "a run admitted already claimed has exactly one step without dependencies; this spec has "
+              + r.spec().steps().size(),
+          r.admissionKey(),
+          "admit the run with startRun and let a worker claim it");
+    }
+    return r.spec().steps().getFirst();
+  }
+}
