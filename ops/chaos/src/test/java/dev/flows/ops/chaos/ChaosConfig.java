@@ -70,13 +70,21 @@ public record ChaosConfig(
     return with(iterations, seed, w);
   }
 
+  public ChaosConfig withLease(Duration l) {
+    return with(iterations, seed, workers, l);
+  }
+
   private ChaosConfig with(int n, long s, int w) {
+    return with(n, s, w, lease);
+  }
+
+  private ChaosConfig with(int n, long s, int w, Duration l) {
     return new ChaosConfig(
         n,
         s,
         w,
         inFlight,
-        lease,
+        l,
         minFaultGap,
         maxFaultGap,
         warmUp,

@@ -27,6 +27,12 @@ import java.util.concurrent.atomic.AtomicReference;
 public final class HaDrill {
   static final int DEFAULT_FAILOVERS = 5;
 
+  /**
+   * Longer than a failover takes, so attempts leased before one are still leased after it: the
+   * lease check across failovers then judges completions instead of finding only expiries.
+   */
+  static final Duration DEFAULT_LEASE = Duration.ofSeconds(20);
+
   /** How a failover is brought about. */
   enum Kind {
     PRIMARY_SIGKILL("primary SIGKILL"),
@@ -78,16 +84,20 @@ public final class HaDrill {
     int failovers = DEFAULT_FAILOVERS;
     ChaosConfig config;
     try {
-      config = ChaosConfig.defaults(Files.createTempDirectory("flows-ha-"));
+      config =
+          ChaosConfig.defaults(Files.createTempDirectory("flows-ha-")).withLease(DEFAULT_LEASE);
       for (int i = 0; i < args.length; i += 2) {
         String value = i + 1 < args.length ? args[i + 1] : "";
         switch (args[i]) {
           case "--failovers" -> failovers = Integer.parseInt(value);
           case "--seed" -> config = config.withSeed(Long.parseLong(value));
           case "--workers" -> config = config.withWorkers(Integer.parseInt(value));
+          case "--lease-ms" -> config = config.withLease(Duration.ofMillis(Long.parseLong(value)));
           default ->
               throw new IllegalArgumentException(
-                  "usage: ops/ha/drill [--failovers N] [--seed S] [--workers W]; got " + args[i]);
+                  "usage: ops/ha/drill [--failovers N] [--seed S] [--workers W] [--lease-ms L];"
+                      + " got "
+                      + args[i]);
         }
       }
     } catch (IOException | IllegalArgumentException e) {
