@@ -8,10 +8,10 @@ import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 
 /**
- * The HA drill's short variant: one failover (the primary SIGKILLed) of a pg_auto_failover formation
- * under the chaos load. It takes several minutes (a formation to create, a node to re-sync), more
- * than CI can give it, so it runs only when asked with FLOWS_HA_DRILL=1, and needs pg_autoctl and
- * root (Postgres runs as the postgres user).
+ * The HA drill's short variant: one failover (the primary SIGKILLed) of a pg_auto_failover
+ * formation under the chaos load. It takes several minutes (a formation to create, a node to
+ * re-sync), more than CI can give it, so it runs only when asked with FLOWS_HA_DRILL=1, and needs
+ * pg_autoctl and root (Postgres runs as the postgres user).
  */
 class HaDrillTest {
   @Test
