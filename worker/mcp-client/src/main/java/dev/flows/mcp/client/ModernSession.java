@@ -14,6 +14,7 @@ import dev.flows.kernel.mcp.ToolCallResult;
 import dev.flows.kernel.mcp.ToolDescriptor;
 import io.modelcontextprotocol.json.McpJsonMapper;
 import io.modelcontextprotocol.modern.McpSchema;
+import io.modelcontextprotocol.modern.ToolParamHeaderAnnotations;
 import io.modelcontextprotocol.modern.client.McpAsyncClient;
 import io.modelcontextprotocol.modern.client.McpClient;
 import io.modelcontextprotocol.modern.client.McpResponseLostException;
@@ -38,6 +39,11 @@ final class ModernSession implements Session {
   /** How many times one call is re-issued after lost responses before its outcome is unknown. */
   static final int MAX_REISSUES = 3;
 
+  private static final String TOOLS_CALL = "tools/call";
+
+  /** The JSON-RPC error of a request whose {@code Mcp-*} headers do not match its body. */
+  private static final int HEADER_MISMATCH = -32020;
+
   /** Ids of the requests written out here; strings, so they never meet the SDK's numbers. */
   private static final java.util.concurrent.atomic.AtomicLong RAW_IDS =
       new java.util.concurrent.atomic.AtomicLong();
@@ -54,6 +60,14 @@ final class ModernSession implements Session {
   private final RequestIds ids;
   private final AutoCloseable closer;
   private final McpSchema.DiscoverResult discovered;
+
+  /**
+   * The {@code x-mcp-header} annotations of each tool of the latest listing, by name: the headers
+   * of a call written out here are computed from them, as the SDK computes its calls' from its
+   * catalog.
+   */
+  private volatile Map<String, List<ToolParamHeaderAnnotations.Annotation>> headerAnnotations =
+      Map.of();
 
   private ModernSession(
       String server,
@@ -158,19 +172,66 @@ final class ModernSession implements Session {
     return McpProtocol.MODERN;
   }
 
-  /** tools/list page by page, each tool's schemas kept exactly as the server wrote them. */
+  /**
+   * tools/list page by page, each tool's schemas kept exactly as the server wrote them, and its
+   * header annotations noted for the calls written out here.
+   */
   @Override
   public List<ToolDescriptor> listTools() {
     if (discovered.capabilities() != null && discovered.capabilities().tools() == null) {
+      headerAnnotations = Map.of();
       return List.of();
     }
-    return McpWire.paginate(
-        server,
-        cursor -> {
-          var spec = cursor == null ? client.tools() : client.tools().cursor(cursor);
-          McpSchema.ListToolsResult page = McpWire.await(spec.list(), limits.listTimeout(), true);
-          return new McpWire.Page(
-              page.tools().stream().map(this::describe).toList(), page.nextCursor());
+    Map<String, List<ToolParamHeaderAnnotations.Annotation>> headers =
+        new java.util.concurrent.ConcurrentHashMap<>();
+    List<ToolDescriptor> tools =
+        McpWire.paginate(
+            server,
+            cursor -> {
+              var spec = cursor == null ? client.tools() : client.tools().cursor(cursor);
+              McpSchema.ListToolsResult page =
+                  McpWire.await(spec.list(), limits.listTimeout(), true);
+              page.tools().forEach(t -> headers.put(t.name(), ParamHeaders.of(t)));
+              return new McpWire.Page(
+                  page.tools().stream().map(this::describe).toList(), page.nextCursor());
+            });
+    headerAnnotations = Map.copyOf(headers);
+    return tools;
+  }
+
+  /**
+   * The {@code Mcp-Param-*} header values of a call of {@code tool} with {@code arguments}, on a
+   * transport that mirrors them (HTTP; none on stdio). As on the SDK's path, a tool missing from
+   * the latest listing (or every tool, when {@code relist}) is looked up in a new listing first,
+   * and a tool the server does not list is refused rather than called without its headers.
+   */
+  private CompletableFuture<Map<String, String>> paramHeaders(
+      String tool, Map<String, Object> arguments, boolean relist) {
+    if (!ids.mirrorsToolParams()) {
+      return CompletableFuture.completedFuture(Map.of());
+    }
+    CompletableFuture<Map<String, List<ToolParamHeaderAnnotations.Annotation>>> known =
+        !relist && headerAnnotations.containsKey(tool)
+            ? CompletableFuture.completedFuture(headerAnnotations)
+            : CompletableFuture.supplyAsync(
+                () -> {
+                  listTools();
+                  return headerAnnotations;
+                });
+    return known.thenApply(
+        byTool -> {
+          List<ToolParamHeaderAnnotations.Annotation> a = byTool.get(tool);
+          if (a == null) {
+            throw new McpException(
+                McpDiagnostic.MCP_UNKNOWN_TOOL,
+                server,
+                "the server does not list "
+                    + tool
+                    + ", so the Mcp-Param-* headers its call needs over HTTP are unknown;"
+                    + " not sent",
+                "refresh the tool list; names are case-sensitive");
+          }
+          return ParamHeaders.values(a, arguments, SDK_JSON);
         });
   }
 
@@ -315,7 +376,7 @@ final class ModernSession implements Session {
       caps.put("extensions", Map.of(TaskWire.EXTENSION, Map.of()));
     }
     List<ToolCallResult.WireAttempt> attempts = new ArrayList<>();
-    return raw("tools/call", tool, tool, params, meta, caps, options.reissue(), attempts)
+    return raw(TOOLS_CALL, tool, tool, params, meta, caps, options.reissue(), attempts)
         .thenApply(
             r ->
                 switch (r.path("resultType").asText("complete")) {
@@ -389,9 +450,10 @@ final class ModernSession implements Session {
   /**
    * One request written out by hand over the SDK's transport, with the version, capabilities and
    * client info the SDK would put in {@code _meta}, then the caller's {@code meta}; {@code name}
-   * goes in the {@code Mcp-Name} header on HTTP (the tool, or the task id the spec routes by).
-   * Answers the JSON result; a JSON-RPC error fails as the SDK's path fails. A response lost on the
-   * wire is sent again (new id, same params) when {@code reissue} allows, as a call is.
+   * goes in the {@code Mcp-Name} header on HTTP (the tool, or the task id the spec routes by), and
+   * a {@code tools/call} carries the tool's {@code Mcp-Param-*} headers. Answers the JSON result; a
+   * JSON-RPC error fails as the SDK's path fails. A response lost on the wire is sent again (new
+   * id, same params) when {@code reissue} allows, as a call is.
    */
   private CompletableFuture<JsonNode> raw(
       String method,
@@ -410,15 +472,55 @@ final class ModernSession implements Session {
     Map<String, Object> p = new java.util.LinkedHashMap<>(params);
     p.put("_meta", m);
     CompletableFuture<JsonNode> out = new CompletableFuture<>();
-    rawSend(method, what, name, p, reissue, attempts, Optional.empty(), out);
+    if (TOOLS_CALL.equals(method)) {
+      sendCall(name, p, false, reissue, attempts, Optional.empty(), out);
+    } else {
+      rawSend(method, what, name, p, Map.of(), false, reissue, attempts, Optional.empty(), out);
+    }
     return out;
   }
 
+  /**
+   * Sends the {@code tools/call} of {@code tool} with the {@code Mcp-Param-*} headers of the latest
+   * listing, or of a new one when {@code relist}.
+   */
+  private void sendCall(
+      String tool,
+      Map<String, Object> params,
+      boolean relist,
+      boolean reissue,
+      List<ToolCallResult.WireAttempt> attempts,
+      Optional<String> because,
+      CompletableFuture<JsonNode> out) {
+    paramHeaders(tool, arguments(params), relist)
+        .whenComplete(
+            (headers, e) -> {
+              if (e != null) {
+                out.completeExceptionally(McpFailures.modernCall(server, tool, e));
+                return;
+              }
+              rawSend(
+                  TOOLS_CALL, tool, tool, params, headers, relist, reissue, attempts, because, out);
+            });
+  }
+
+  @SuppressWarnings("unchecked")
+  private static Map<String, Object> arguments(Map<String, Object> params) {
+    return params.get("arguments") instanceof Map<?, ?> a ? (Map<String, Object>) a : Map.of();
+  }
+
+  /**
+   * Sends one request; {@code headers} are its {@code Mcp-Param-*} values. A {@code tools/call} the
+   * server refuses with {@code HeaderMismatch} is sent once more with the headers of a new listing
+   * (the tool's inputSchema may have changed), as the SDK's path does.
+   */
   private void rawSend(
       String method,
       String what,
       String name,
       Map<String, Object> params,
+      Map<String, String> headers,
+      boolean relisted,
       boolean reissue,
       List<ToolCallResult.WireAttempt> attempts,
       Optional<String> because,
@@ -433,6 +535,7 @@ final class ModernSession implements Session {
                     "2.0", method, id, params),
                 McpProtocol.MODERN)
             .name(name)
+            .paramHeaders(headers)
             .roundTimeout(limits.callTimeout())
             .build();
     CompletableFuture<Optional<io.modelcontextprotocol.modern.JsonRpc.JSONRPCResponse>> sdk =
@@ -459,6 +562,19 @@ final class ModernSession implements Session {
             return;
           }
           if (r != null && r.isPresent() && r.get().error() != null) {
+            if (TOOLS_CALL.equals(method)
+                && !relisted
+                && ids.mirrorsToolParams()
+                && Integer.valueOf(HEADER_MISMATCH).equals(r.get().error().code())) {
+              String why =
+                  "the server refused the headers of request "
+                      + id
+                      + " (HeaderMismatch: "
+                      + r.get().error().message()
+                      + "); sent with the headers of a new tools/list";
+              sendCall(name, params, true, reissue, attempts, Optional.of(why), out);
+              return;
+            }
             out.completeExceptionally(
                 McpFailures.modernCall(
                     server,
@@ -478,6 +594,8 @@ final class ModernSession implements Session {
                 what,
                 name,
                 params,
+                headers,
+                relisted,
                 true,
                 attempts,
                 Optional.of(

@@ -32,7 +32,10 @@ import org.eclipse.jetty.server.Server;
  * every line it reads) or Streamable HTTP on Jetty ({@link #http}). Tools: {@code echo}, {@code
  * add}, {@code sleep} (ms), {@code pid}, {@code meta} (answers the request's {@code _meta}), and
  * {@code ledger} (appends its idempotency key to {@code file} once per key, the way a server that
- * honours keys performs a call once; answers how many lines the file has).
+ * honours keys performs a call once; answers how many lines the file has), and {@code region}
+ * (answers its {@code region} argument, which its inputSchema marks {@code x-mcp-header: Region},
+ * or the name {@link #renameRegionHeader} gives: over HTTP the SDK's server refuses a call whose
+ * {@code Mcp-Param-} header is missing or does not match).
  */
 public final class ModernTestServer implements AutoCloseable {
   private static final String REQUEST = "flows.servlet-request";
@@ -42,14 +45,24 @@ public final class ModernTestServer implements AutoCloseable {
   private final URI url;
   private final McpServer mcp;
   private final List<String> calls;
+  private final List<String> regionHeaders;
+  private final Map<String, McpSyncTool> tools;
   private final ClosingWatch relay;
 
   private ModernTestServer(
-      Server jetty, URI url, McpServer mcp, List<String> calls, ClosingWatch relay) {
+      Server jetty,
+      URI url,
+      McpServer mcp,
+      List<String> calls,
+      List<String> regionHeaders,
+      Map<String, McpSyncTool> tools,
+      ClosingWatch relay) {
     this.jetty = jetty;
     this.url = url;
     this.mcp = mcp;
     this.calls = calls;
+    this.regionHeaders = regionHeaders;
+    this.tools = tools;
     this.relay = relay;
   }
 
@@ -59,7 +72,7 @@ public final class ModernTestServer implements AutoCloseable {
             .filter(a -> a.startsWith("--log="))
             .map(a -> Path.of(a.substring(6)))
             .findFirst();
-    McpServer server = server(new AtomicInteger());
+    McpServer server = server(new AtomicInteger(), tools());
     StdioMcpTransport transport =
         new StdioMcpTransport(
             server,
@@ -75,7 +88,8 @@ public final class ModernTestServer implements AutoCloseable {
    * their connection is closed before the result is written: a response stream broken mid-call.
    */
   public static ModernTestServer http(int dropResponses) throws Exception {
-    McpServer mcp = server(new AtomicInteger(dropResponses));
+    Map<String, McpSyncTool> tools = tools();
+    McpServer mcp = server(new AtomicInteger(dropResponses), tools);
     HttpServletMcpTransport transport =
         HttpServletMcpTransport.builder(mcp)
             .jsonMapper(McpJsonDefaults.getMapper())
@@ -83,15 +97,40 @@ public final class ModernTestServer implements AutoCloseable {
             .contextExtractor(req -> McpTransportContext.create(Map.of(REQUEST, req)))
             .build();
     List<String> calls = new java.util.concurrent.CopyOnWriteArrayList<>();
+    List<String> regionHeaders = new java.util.concurrent.CopyOnWriteArrayList<>();
     jakarta.servlet.Filter watch =
         (req, res, chain) -> {
-          calls.add(String.valueOf(((HttpServletRequest) req).getHeader("Mcp-Method")));
+          HttpServletRequest r = (HttpServletRequest) req;
+          calls.add(String.valueOf(r.getHeader("Mcp-Method")));
+          if ("region".equals(r.getHeader("Mcp-Name"))) {
+            List<String> params = new java.util.ArrayList<>();
+            for (String h : java.util.Collections.list(r.getHeaderNames())) {
+              if (h.regionMatches(true, 0, "Mcp-Param-", 0, 10)) {
+                params.add(h.substring(10) + "=" + r.getHeader(h));
+              }
+            }
+            regionHeaders.add(String.join(",", params));
+          }
           chain.doFilter(req, res);
         };
     Server jetty = McpJetty.start(transport, 0, Optional.of(watch));
     ClosingWatch relay = new ClosingWatch(McpJetty.port(jetty));
     return new ModernTestServer(
-        jetty, URI.create("http://127.0.0.1:" + relay.port() + "/mcp"), mcp, calls, relay);
+        jetty,
+        URI.create("http://127.0.0.1:" + relay.port() + "/mcp"),
+        mcp,
+        calls,
+        regionHeaders,
+        tools,
+        relay);
+  }
+
+  /**
+   * The {@code Mcp-Param-*} headers of every POST naming the {@code region} tool, as they came on
+   * the wire: {@code "Region=us-west1"}, comma-separated when several, empty when none.
+   */
+  public List<String> regionHeaders() {
+    return List.copyOf(regionHeaders);
   }
 
   /** The {@code Mcp-Method} of every POST received. */
@@ -115,8 +154,34 @@ public final class ModernTestServer implements AutoCloseable {
     jetty.stop();
   }
 
-  private static McpServer server(AtomicInteger drops) {
-    Map<String, McpSyncTool> tools = new LinkedHashMap<>();
+  /** The {@code region} tool, its argument mirrored into {@code Mcp-Param-<header>}. */
+  private static McpSyncTool region(String header) {
+    McpSchema.Tool region =
+        McpSchema.Tool.builder(
+                "region",
+                Map.of(
+                    "type",
+                    "object",
+                    "properties",
+                    Map.of("region", Map.of("type", "string", "x-mcp-header", header)),
+                    "required",
+                    List.of("region")))
+            .description("region test tool")
+            .build();
+    return McpSyncTool.of(
+        region,
+        (ctx, req) -> McpSyncResponse.result(text(String.valueOf(req.arguments().get("region")))));
+  }
+
+  /**
+   * From now on the {@code region} tool mirrors its argument into {@code Mcp-Param-<header>}: a
+   * client holding the older listing sends the wrong header until it lists the tools again.
+   */
+  public void renameRegionHeader(String header) {
+    tools.put("region", region(header));
+  }
+
+  private static McpServer server(AtomicInteger drops, Map<String, McpSyncTool> tools) {
     add(tools, "echo", Map.of("text", "string"), (ctx, a) -> text(String.valueOf(a.get("text"))));
     add(
         tools,
@@ -158,6 +223,7 @@ public final class ModernTestServer implements AutoCloseable {
           }
           return text(String.valueOf(lines));
         });
+    tools.put("region", region("Region"));
     McpSyncToolRepository repository =
         new McpSyncToolRepository() {
           @Override
@@ -209,6 +275,11 @@ public final class ModernTestServer implements AutoCloseable {
             (ctx, req) ->
                 McpSyncResponse.result(
                     body.run(ctx, req.arguments() == null ? Map.of() : req.arguments()))));
+  }
+
+  /** The tools, by name; {@link #renameRegionHeader} replaces one while the server runs. */
+  private static Map<String, McpSyncTool> tools() {
+    return java.util.Collections.synchronizedMap(new LinkedHashMap<>());
   }
 
   private static McpSchema.CallToolResult text(String s) {
