@@ -160,8 +160,8 @@ final class LegacySession implements Session {
                   : "the server does not declare tasks.requests.tools.call in " + TASKS_REVISION));
     }
     if (!asTask) {
-      return call(tool, arguments, meta, options.reissue())
-          .thenApply(ToolCallOutcome.Completed::new);
+      return McpWire.mapping(
+          call(tool, arguments, meta, options.reissue()), ToolCallOutcome.Completed::new);
     }
     Map<String, Object> params = new java.util.LinkedHashMap<>();
     params.put("name", tool);
@@ -171,12 +171,11 @@ final class LegacySession implements Session {
     }
     params.put("task", Map.of());
     String version = protocolVersion;
-    return answer(tool, "tools/call", params)
-        .thenApply(
-            r ->
-                new ToolCallOutcome.TaskCreated(
-                    TaskWire.task(server, tool, r.path("task"), version, Optional.empty()),
-                    List.of()));
+    return McpWire.mapping(
+        answer(tool, "tools/call", params),
+        r ->
+            new ToolCallOutcome.TaskCreated(
+                TaskWire.task(server, tool, r.path("task"), version, Optional.empty()), List.of()));
   }
 
   /** tasks/get; a completed or failed task's outcome is then fetched with tasks/result. */

@@ -393,8 +393,8 @@ public final class McpConnection implements McpTransportPort {
   public CompletableFuture<ToolCallOutcome> call(
       String tool, Map<String, Object> arguments, Map<String, Object> meta, CallOptions options) {
     if (options.plain()) {
-      return callTool(tool, arguments, meta, options.reissue())
-          .thenApply(ToolCallOutcome.Completed::new);
+      return McpWire.mapping(
+          callTool(tool, arguments, meta, options.reissue()), ToolCallOutcome.Completed::new);
     }
     return onSession(
         "call " + tool, Optional.of(tool), s -> s.outcome(tool, arguments, meta, options));

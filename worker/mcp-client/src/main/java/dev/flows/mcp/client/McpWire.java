@@ -28,6 +28,23 @@ final class McpWire {
 
   private McpWire() {}
 
+  /**
+   * {@code f} applied to {@code source}'s value. Cancelling the answer cancels {@code source}: a
+   * derived future does not pass a cancellation back by itself, and the caller that gives up on a
+   * call must still reach the request on the wire (closed stream, {@code notifications/cancelled}).
+   */
+  static <A, B> CompletableFuture<B> mapping(
+      CompletableFuture<A> source, java.util.function.Function<? super A, ? extends B> f) {
+    CompletableFuture<B> out = source.thenApply(f);
+    out.whenComplete(
+        (r, e) -> {
+          if (out.isCancelled()) {
+            source.cancel(true);
+          }
+        });
+    return out;
+  }
+
   /** tools/list page by page; a cursor seen twice would loop forever, so it is a protocol error. */
   static List<ToolDescriptor> listAll(McpAsyncClient c, String server, Duration listTimeout) {
     McpSchema.ServerCapabilities caps = c.getServerCapabilities();

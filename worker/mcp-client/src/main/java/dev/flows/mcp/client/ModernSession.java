@@ -355,8 +355,8 @@ final class ModernSession implements Session {
               "the server does not declare the " + TaskWire.EXTENSION + " extension"));
     }
     if (!tasks && !options.durableInput() && options.answer().isEmpty()) {
-      return call(tool, arguments, meta, options.reissue())
-          .thenApply(ToolCallOutcome.Completed::new);
+      return McpWire.mapping(
+          call(tool, arguments, meta, options.reissue()), ToolCallOutcome.Completed::new);
     }
     Map<String, Object> params = new java.util.LinkedHashMap<>();
     params.put("name", tool);
@@ -376,28 +376,28 @@ final class ModernSession implements Session {
       caps.put("extensions", Map.of(TaskWire.EXTENSION, Map.of()));
     }
     List<ToolCallResult.WireAttempt> attempts = new ArrayList<>();
-    return raw(TOOLS_CALL, tool, tool, params, meta, caps, options.reissue(), attempts)
-        .thenApply(
-            r ->
-                switch (r.path("resultType").asText("complete")) {
-                  case "task" ->
-                      new ToolCallOutcome.TaskCreated(
-                          TaskWire.task(server, tool, r, protocolVersion(), Optional.empty()),
-                          attempts);
-                  case "input_required" ->
-                      new ToolCallOutcome.InputRequired(
-                          server,
-                          tool,
-                          TaskWire.inputRequests(r.path("inputRequests")),
-                          r.path("requestState").isTextual()
-                              ? Optional.of(r.path("requestState").asText())
-                              : Optional.empty(),
-                          protocolVersion(),
-                          attempts);
-                  default ->
-                      new ToolCallOutcome.Completed(
-                          TaskWire.result(server, tool, r, protocolVersion(), attempts));
-                });
+    return McpWire.mapping(
+        raw(TOOLS_CALL, tool, tool, params, meta, caps, options.reissue(), attempts),
+        r ->
+            switch (r.path("resultType").asText("complete")) {
+              case "task" ->
+                  new ToolCallOutcome.TaskCreated(
+                      TaskWire.task(server, tool, r, protocolVersion(), Optional.empty()),
+                      attempts);
+              case "input_required" ->
+                  new ToolCallOutcome.InputRequired(
+                      server,
+                      tool,
+                      TaskWire.inputRequests(r.path("inputRequests")),
+                      r.path("requestState").isTextual()
+                          ? Optional.of(r.path("requestState").asText())
+                          : Optional.empty(),
+                      protocolVersion(),
+                      attempts);
+              default ->
+                  new ToolCallOutcome.Completed(
+                      TaskWire.result(server, tool, r, protocolVersion(), attempts));
+            });
   }
 
   @Override
