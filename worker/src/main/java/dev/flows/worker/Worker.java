@@ -1,7 +1,6 @@
 package dev.flows.worker;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.NullNode;
 import dev.flows.kernel.journal.ClaimRequest;
 import dev.flows.kernel.journal.ClaimedAttempt;
 import dev.flows.kernel.journal.ClaimedStart;
@@ -11,35 +10,27 @@ import dev.flows.kernel.journal.Journal;
 import dev.flows.kernel.journal.Queues;
 import dev.flows.kernel.journal.StartRun;
 import dev.flows.kernel.journal.StartedRun;
-import dev.flows.kernel.journal.StepOutcome;
 import dev.flows.kernel.journal.WorkerId;
 import dev.flows.kernel.lifecycle.Lifecycle;
-import dev.flows.kernel.lifecycle.RunStatus;
 import dev.flows.kernel.lifecycle.StepStatus;
 import dev.flows.kernel.spec.Routes;
-import dev.flows.kernel.spec.StepKind;
 import dev.flows.kernel.spec.StepSpec;
-import dev.flows.worker.telemetry.AttemptSpan;
 import dev.flows.worker.telemetry.FlowsTelemetry;
 import dev.flows.worker.telemetry.RunTraces;
-import io.opentelemetry.context.Scope;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.AtomicReference;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -80,16 +71,9 @@ public final class Worker implements AutoCloseable {
   private final WorkerConfig config;
   private final InstantSource clock;
   private final WorkerId id;
-  private final WorkerLease lease;
   private final Semaphore slots;
-  private final Map<CancellationToken, Thread> inFlight = new ConcurrentHashMap<>();
+  private final RunningAttempts attempts;
   private final CountDownLatch stopping = new CountDownLatch(1);
-  private final Object idle = new Object();
-  private final AtomicLong claimed = new AtomicLong();
-  private final AtomicLong completed = new AtomicLong();
-  private final AtomicLong leaseLost = new AtomicLong();
-  private final AtomicLong failed = new AtomicLong();
-  private final AtomicLong renewals = new AtomicLong();
   private final AtomicLong congested = new AtomicLong();
   private final ClaimScope scope = new ClaimScope();
   private Thread claimLoop;
@@ -129,8 +113,9 @@ public final class Worker implements AutoCloseable {
     this.config = config;
     this.clock = clock;
     this.id = id;
-    this.lease = lease.orElseGet(() -> new WorkerLease(this.journal, config, clock));
     this.slots = new Semaphore(config.capacity());
+    WorkerLease workerLease = lease.orElseGet(() -> new WorkerLease(this.journal, config, clock));
+    this.attempts = new RunningAttempts(this.journal, executors, workerLease, id, slots);
   }
 
   /** {@code host/pid/random}: unique per process, and says where to look when an attempt hangs. */
@@ -158,13 +143,7 @@ public final class Worker implements AutoCloseable {
   }
 
   public WorkerStats stats() {
-    return new WorkerStats(
-        claimed.get(),
-        completed.get(),
-        leaseLost.get(),
-        failed.get(),
-        renewals.get(),
-        congested.get());
+    return attempts.stats(congested.get());
   }
 
   public synchronized void start() {
@@ -277,7 +256,7 @@ public final class Worker implements AutoCloseable {
         continue;
       }
       slots.release(want - got.size());
-      got.forEach(a -> launch(a, sent));
+      got.forEach(a -> attempts.launch(a, sent));
       if (got.isEmpty()) {
         try {
           Duration wait = idle ? config.pollInterval() : untilClaimable();
@@ -356,7 +335,8 @@ public final class Worker implements AutoCloseable {
       return Optional.of(new ClaimedHere(c.started(), Optional.empty()));
     }
     CompletableFuture<Optional<JsonNode>> end = new CompletableFuture<>();
-    launch(c.attempt().get(), sent, LeaseOptions.defaults().skipFirstRenewal(), Optional.of(end));
+    attempts.launch(
+        c.attempt().get(), sent, LeaseOptions.defaults().skipFirstRenewal(), Optional.of(end));
     return Optional.of(new ClaimedHere(c.started(), Optional.of(end)));
   }
 
@@ -380,84 +360,6 @@ public final class Worker implements AutoCloseable {
         && claim.kinds().contains(only.kind())
         && claim.accepts(Routes.of(only))
         && claim.serves(request.queue());
-  }
-
-  private void launch(ClaimedAttempt attempt, Instant claimSentAt) {
-    launch(attempt, claimSentAt, LeaseOptions.defaults(), Optional.empty());
-  }
-
-  private void launch(
-      ClaimedAttempt attempt,
-      Instant claimSentAt,
-      LeaseOptions options,
-      Optional<CompletableFuture<Optional<JsonNode>>> end) {
-    claimed.incrementAndGet();
-    CancellationToken token = new CancellationToken();
-    Thread t =
-        Thread.ofVirtual()
-            .name("flows-attempt-" + attempt.lease().place())
-            .unstarted(() -> runAttempt(attempt, claimSentAt, token, options, end));
-    inFlight.put(token, t);
-    t.start();
-  }
-
-  private void runAttempt(
-      ClaimedAttempt attempt,
-      Instant claimSentAt,
-      CancellationToken token,
-      LeaseOptions options,
-      Optional<CompletableFuture<Optional<JsonNode>>> end) {
-    AttemptSpan span = RunTraces.startAttempt(journal, attempt, id);
-    AtomicReference<StepOutcome> outcome = new AtomicReference<>();
-    Optional<JsonNode> endedWith = Optional.empty();
-    try {
-      StepKind kind = attempt.step().kind();
-      JournalEffectGate gate = new JournalEffectGate(journal, attempt.lease());
-      LeasedCompletion done =
-          lease.withWorkerLease(
-              attempt,
-              claimSentAt,
-              token,
-              options,
-              tok -> {
-                Optional<StepExecutor> executor = executors.executorFor(kind);
-                if (executor.isEmpty()) {
-                  return Tails.workerError(
-                      WorkerDiagnostic.NO_EXECUTOR, "no executor for kind " + kind.wire());
-                }
-                try (Scope current = span.makeCurrent()) {
-                  StepOutcome o = executor.get().execute(new StepExecution(attempt, tok, gate));
-                  outcome.set(o);
-                  return o;
-                }
-              });
-      if (done.ack().runStatus() == RunStatus.SUCCEEDED
-          && outcome.get() instanceof StepOutcome.Succeeded ok) {
-        // The journal has the same output: the completion wrote it (JSON null for none).
-        endedWith = Optional.of(ok.output() == null ? NullNode.getInstance() : ok.output());
-      }
-      span.completed(done.ack());
-      completed.incrementAndGet();
-      renewals.addAndGet(done.renewals());
-    } catch (LeaseLostException e) {
-      leaseLost.incrementAndGet();
-      FlowsTelemetry.metrics().leaseLost(e.reason().wire());
-      span.leaseLost(e.reason().wire());
-      LOG.warn("{}: {}", attempt.lease().place(), e.oneLine());
-    } catch (RuntimeException e) {
-      failed.incrementAndGet();
-      span.failed(e);
-      LOG.error("{}: attempt ended without a completion", attempt.lease().place(), e);
-    } finally {
-      inFlight.remove(token);
-      slots.release();
-      synchronized (idle) {
-        idle.notifyAll();
-      }
-      // After the slot is free: a waiter woken here may start its next run on it at once.
-      Optional<JsonNode> result = endedWith;
-      end.ifPresent(f -> f.complete(result));
-    }
   }
 
   /**
@@ -519,26 +421,6 @@ public final class Worker implements AutoCloseable {
     scope.noteUnaccepted(journal, claimRequest(ClaimScope.NOTE_BATCH));
   }
 
-  /** Waits up to {@code d} for no attempt to be running; answers whether none is. */
-  private boolean awaitIdle(Duration d) {
-    long deadline = System.nanoTime() + d.toNanos();
-    synchronized (idle) {
-      while (!inFlight.isEmpty()) {
-        long left = deadline - System.nanoTime();
-        if (left <= 0) {
-          return false;
-        }
-        try {
-          TimeUnit.NANOSECONDS.timedWait(idle, left);
-        } catch (InterruptedException e) {
-          Thread.currentThread().interrupt();
-          return inFlight.isEmpty();
-        }
-      }
-      return true;
-    }
-  }
-
   /**
    * Stops claiming, lets running attempts finish within the stop grace, then cancels the rest and
    * waits for them to complete. Idempotent.
@@ -551,7 +433,7 @@ public final class Worker implements AutoCloseable {
       }
       stopping.countDown();
     }
-    LOG.info("worker {} stopping: {} attempts running", id, inFlight.size());
+    LOG.info("worker {} stopping: {} attempts running", id, attempts.running());
     // The claim loop may be waiting a whole poll interval for a wake-up: cut that wait short. It
     // runs on a platform thread, so an interrupt cannot close a journal socket under it.
     claimLoop.interrupt();
@@ -563,13 +445,13 @@ public final class Worker implements AutoCloseable {
     if (claimLoop.isAlive()) {
       LOG.warn("a claim still had no answer at stop; what it claims will wait for its lease");
     }
-    if (!awaitIdle(config.stopGrace())) {
-      LOG.warn("{} attempts outlived the stop grace; canceling them", inFlight.size());
-      inFlight.keySet().forEach(t -> t.cancel(CancellationToken.Cause.WORKER_SHUTDOWN));
-      if (!awaitIdle(config.killGrace().plus(config.stopCompletionTimeout()))) {
+    if (!attempts.awaitIdle(config.stopGrace())) {
+      LOG.warn("{} attempts outlived the stop grace; canceling them", attempts.running());
+      attempts.cancelAll(CancellationToken.Cause.WORKER_SHUTDOWN);
+      if (!attempts.awaitIdle(config.killGrace().plus(config.stopCompletionTimeout()))) {
         LOG.error(
             "{} attempts did not complete; their leases will expire and be retried",
-            inFlight.size());
+            attempts.running());
       }
     }
     // The reconciler may be waiting for a wake-up up to a whole interval: cut that short. It runs
