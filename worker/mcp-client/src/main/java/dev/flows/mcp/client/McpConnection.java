@@ -6,7 +6,6 @@ import dev.flows.kernel.mcp.ConnectionTransition;
 import dev.flows.kernel.mcp.McpClientConfig;
 import dev.flows.kernel.mcp.McpDiagnostic;
 import dev.flows.kernel.mcp.McpException;
-import dev.flows.kernel.mcp.McpProtocol;
 import dev.flows.kernel.mcp.McpTask;
 import dev.flows.kernel.mcp.McpTransportPort;
 import dev.flows.kernel.mcp.ToolCallOutcome;
@@ -18,7 +17,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.random.RandomGenerator;
@@ -42,8 +40,7 @@ public final class McpConnection implements McpTransportPort {
   private final ToolRegistry registry;
   private final RandomGenerator random;
   private final List<StateListener> listeners = new CopyOnWriteArrayList<>();
-  private final Set<CompletableFuture<?>> pending =
-      java.util.concurrent.ConcurrentHashMap.newKeySet();
+  private final SessionRequests requests;
   // Callers waiting for a connect or reconnect in flight to settle; see whenConnected().
   private final List<CompletableFuture<Void>> settling = new ArrayList<>();
 
@@ -67,6 +64,7 @@ public final class McpConnection implements McpTransportPort {
     this.transports = transports;
     this.registry = registry;
     this.random = random;
+    this.requests = new SessionRequests(server, registry, this::connectedSession);
   }
 
   /**
@@ -218,25 +216,14 @@ public final class McpConnection implements McpTransportPort {
    * before the exception leaves, so nothing outlives a failed attempt.
    */
   private void establish(long gen, ConnectionTransition success) {
-    McpProtocol protocol = transports.protocol();
-    Optional<ModernSession> modern =
-        protocol.triesModern()
-            ? ModernSession.tryDiscover(
-                server,
-                limits,
-                protocol,
-                elicitationDefaults,
-                transports.modern(why -> onLost(gen, why)))
-            : Optional.empty();
     Session s =
-        modern.isPresent()
-            ? modern.get()
-            : new LegacySession(
-                server,
-                limits,
-                transports.create(why -> onLost(gen, why)),
-                elicitationDefaults,
-                () -> refreshLater(gen));
+        Session.open(
+            server,
+            limits,
+            transports,
+            elicitationDefaults,
+            why -> onLost(gen, why),
+            () -> refreshLater(gen));
     synchronized (lock) {
       if (generation != gen) {
         s.close();
@@ -329,7 +316,7 @@ public final class McpConnection implements McpTransportPort {
       moved = true;
     }
     LOG.warn("mcp server {} lost: {}", server, why.getMessage());
-    failPending(why);
+    requests.failPending(why);
     if (old != null) {
       old.close();
     }
@@ -385,92 +372,39 @@ public final class McpConnection implements McpTransportPort {
   @Override
   public CompletableFuture<ToolCallResult> callTool(
       String tool, Map<String, Object> arguments, Map<String, Object> meta, boolean reissue) {
-    return onSession(
-        "call " + tool, Optional.of(tool), s -> s.call(tool, arguments, meta, reissue));
+    return requests.callTool(tool, arguments, meta, reissue);
   }
 
   @Override
   public CompletableFuture<ToolCallOutcome> call(
       String tool, Map<String, Object> arguments, Map<String, Object> meta, CallOptions options) {
-    if (options.plain()) {
-      return McpWire.mapping(
-          callTool(tool, arguments, meta, options.reissue()), ToolCallOutcome.Completed::new);
-    }
-    return onSession(
-        "call " + tool, Optional.of(tool), s -> s.outcome(tool, arguments, meta, options));
+    return requests.call(tool, arguments, meta, options);
   }
 
   @Override
   public CompletableFuture<McpTask> getTask(String tool, String taskId) {
-    return onSession("send tasks/get " + taskId, Optional.empty(), s -> s.getTask(tool, taskId));
+    return requests.getTask(tool, taskId);
   }
 
   @Override
   public CompletableFuture<Void> updateTask(
       String taskId, Map<String, com.fasterxml.jackson.databind.JsonNode> inputResponses) {
-    return onSession(
-        "send tasks/update " + taskId, Optional.empty(), s -> s.updateTask(taskId, inputResponses));
+    return requests.updateTask(taskId, inputResponses);
   }
 
   @Override
   public CompletableFuture<Void> cancelTask(String taskId) {
-    return onSession("send tasks/cancel " + taskId, Optional.empty(), s -> s.cancelTask(taskId));
+    return requests.cancelTask(taskId);
   }
 
-  /**
-   * Runs {@code request} on the current session: refused unless connected (and, for a call, unless
-   * {@code tool} is registered), failed {@code mcp_disconnected} when the connection is lost or
-   * stopped meanwhile, cancelled on the wire when the caller gives up (cancels the future or times
-   * it out).
-   */
-  private <T> CompletableFuture<T> onSession(
-      String what,
-      Optional<String> tool,
-      java.util.function.Function<Session, CompletableFuture<T>> request) {
-    Session s;
+  /** The current session; {@code mcp_disconnected} naming {@code what} unless connected. */
+  private Session connectedSession(String what) {
     synchronized (lock) {
       if (state != ConnectionState.CONNECTED) {
-        return CompletableFuture.failedFuture(
-            disconnected("cannot " + what + ": connection is " + state.wire()));
+        throw disconnected("cannot " + what + ": connection is " + state.wire());
       }
-      s = session;
+      return session;
     }
-    if (tool.isPresent() && registry.find(server, tool.get()).isEmpty()) {
-      return CompletableFuture.failedFuture(
-          new McpException(
-              McpDiagnostic.MCP_UNKNOWN_TOOL,
-              server,
-              "no tool " + tool.get() + " on this server",
-              "list the server's tools; names are case-sensitive"));
-    }
-    CompletableFuture<T> out = new CompletableFuture<>();
-    pending.add(out);
-    CompletableFuture<T> sent;
-    try {
-      sent = request.apply(s);
-    } catch (RuntimeException e) {
-      sent = CompletableFuture.failedFuture(e);
-    }
-    CompletableFuture<T> call = sent;
-    call.whenComplete(
-        (r, e) -> {
-          if (e == null) {
-            out.complete(r);
-            return;
-          }
-          Throwable x =
-              e instanceof java.util.concurrent.CompletionException ce ? ce.getCause() : e;
-          out.completeExceptionally(
-              x instanceof McpException ? x : McpFailures.call(server, what, x));
-        });
-    out.whenComplete(
-        (r, e) -> {
-          pending.remove(out);
-          if (out.isCancelled() || e instanceof java.util.concurrent.TimeoutException) {
-            call.cancel(true);
-          }
-        });
-    return out;
   }
 
   @Override
@@ -495,7 +429,7 @@ public final class McpConnection implements McpTransportPort {
       w.interrupt();
     }
     registry.removeServer(server);
-    failPending(disconnected("connection stopped"));
+    requests.failPending(disconnected("connection stopped"));
     if (s != null) {
       s.close();
     }
@@ -508,12 +442,6 @@ public final class McpConnection implements McpTransportPort {
       }
     }
     fire(t, Optional.empty());
-  }
-
-  private void failPending(McpException why) {
-    for (CompletableFuture<?> f : List.copyOf(pending)) {
-      f.completeExceptionally(why);
-    }
   }
 
   /** Applies {@code t}; callers hold the lock. */

@@ -39,15 +39,6 @@ final class ModernSession implements Session {
   /** How many times one call is re-issued after lost responses before its outcome is unknown. */
   static final int MAX_REISSUES = 3;
 
-  private static final String TOOLS_CALL = "tools/call";
-
-  /** The JSON-RPC error of a request whose {@code Mcp-*} headers do not match its body. */
-  private static final int HEADER_MISMATCH = -32020;
-
-  /** Ids of the requests written out here; strings, so they never meet the SDK's numbers. */
-  private static final java.util.concurrent.atomic.AtomicLong RAW_IDS =
-      new java.util.concurrent.atomic.AtomicLong();
-
   private static final org.slf4j.Logger LOG =
       org.slf4j.LoggerFactory.getLogger(ModernSession.class);
   private static final McpJsonMapper SDK_JSON = Json.MAPPER;
@@ -60,14 +51,7 @@ final class ModernSession implements Session {
   private final RequestIds ids;
   private final AutoCloseable closer;
   private final McpSchema.DiscoverResult discovered;
-
-  /**
-   * The {@code x-mcp-header} annotations of each tool of the latest listing, by name: the headers
-   * of a call written out here are computed from them, as the SDK computes its calls' from its
-   * catalog.
-   */
-  private volatile Map<String, List<ToolParamHeaderAnnotations.Annotation>> headerAnnotations =
-      Map.of();
+  private final ModernRequests requests;
 
   private ModernSession(
       String server,
@@ -82,6 +66,7 @@ final class ModernSession implements Session {
     this.ids = ids;
     this.closer = closer;
     this.discovered = discovered;
+    this.requests = new ModernRequests(server, limits, ids, this::listTools);
   }
 
   /**
@@ -174,12 +159,12 @@ final class ModernSession implements Session {
 
   /**
    * tools/list page by page, each tool's schemas kept exactly as the server wrote them, and its
-   * header annotations noted for the calls written out here.
+   * header annotations noted for the calls written out by hand ({@link ModernRequests}).
    */
   @Override
   public List<ToolDescriptor> listTools() {
     if (discovered.capabilities() != null && discovered.capabilities().tools() == null) {
-      headerAnnotations = Map.of();
+      requests.noteHeaders(Map.of());
       return List.of();
     }
     Map<String, List<ToolParamHeaderAnnotations.Annotation>> headers =
@@ -195,44 +180,8 @@ final class ModernSession implements Session {
               return new McpWire.Page(
                   page.tools().stream().map(this::describe).toList(), page.nextCursor());
             });
-    headerAnnotations = Map.copyOf(headers);
+    requests.noteHeaders(Map.copyOf(headers));
     return tools;
-  }
-
-  /**
-   * The {@code Mcp-Param-*} header values of a call of {@code tool} with {@code arguments}, on a
-   * transport that mirrors them (HTTP; none on stdio). As on the SDK's path, a tool missing from
-   * the latest listing (or every tool, when {@code relist}) is looked up in a new listing first,
-   * and a tool the server does not list is refused rather than called without its headers.
-   */
-  private CompletableFuture<Map<String, String>> paramHeaders(
-      String tool, Map<String, Object> arguments, boolean relist) {
-    if (!ids.mirrorsToolParams()) {
-      return CompletableFuture.completedFuture(Map.of());
-    }
-    CompletableFuture<Map<String, List<ToolParamHeaderAnnotations.Annotation>>> known =
-        !relist && headerAnnotations.containsKey(tool)
-            ? CompletableFuture.completedFuture(headerAnnotations)
-            : CompletableFuture.supplyAsync(
-                () -> {
-                  listTools();
-                  return headerAnnotations;
-                });
-    return known.thenApply(
-        byTool -> {
-          List<ToolParamHeaderAnnotations.Annotation> a = byTool.get(tool);
-          if (a == null) {
-            throw new McpException(
-                McpDiagnostic.MCP_UNKNOWN_TOOL,
-                server,
-                "the server does not list "
-                    + tool
-                    + ", so the Mcp-Param-* headers its call needs over HTTP are unknown;"
-                    + " not sent",
-                "refresh the tool list; names are case-sensitive");
-          }
-          return ParamHeaders.values(a, arguments, SDK_JSON);
-        });
   }
 
   private ToolDescriptor describe(McpSchema.Tool t) {
@@ -322,7 +271,7 @@ final class ModernSession implements Session {
               return;
             }
             out.completeExceptionally(
-                lost(tool, attempts.get(sent - 1).requestId(), reissue, sent, "", x));
+                requests.lost(tool, attempts.get(sent - 1).requestId(), reissue, sent, "", x));
             return;
           }
           out.completeExceptionally(McpFailures.modernCall(server, tool, x));
@@ -338,10 +287,11 @@ final class ModernSession implements Session {
 
   /**
    * A call made as {@code options} say. Plain options take the SDK's path ({@link #call}); any
-   * other call is written out here, since the SDK knows neither the tasks extension nor returning
-   * an {@code input_required} answer to its caller: the request declares the extension when the
-   * server does and tasks are not forbidden, and form and URL elicitation when input is durable,
-   * and carries the answers and the echoed {@code requestState} of a re-issue.
+   * other call is written out by hand ({@link ModernRequests}), since the SDK knows neither the
+   * tasks extension nor returning an {@code input_required} answer to its caller: the request
+   * declares the extension when the server does and tasks are not forbidden, and form and URL
+   * elicitation when input is durable, and carries the answers and the echoed {@code requestState}
+   * of a re-issue.
    */
   @Override
   public CompletableFuture<ToolCallOutcome> outcome(
@@ -358,273 +308,22 @@ final class ModernSession implements Session {
       return McpWire.mapping(
           call(tool, arguments, meta, options.reissue()), ToolCallOutcome.Completed::new);
     }
-    Map<String, Object> params = new java.util.LinkedHashMap<>();
-    params.put("name", tool);
-    params.put("arguments", arguments);
-    options
-        .answer()
-        .ifPresent(
-            a -> {
-              params.put("inputResponses", TREE.convertValue(a.inputResponses(), Map.class));
-              a.requestState().ifPresent(rs -> params.put("requestState", rs));
-            });
-    Map<String, Object> caps = new java.util.LinkedHashMap<>();
-    if (options.durableInput()) {
-      caps.put("elicitation", Map.of("form", Map.of(), "url", Map.of()));
-    }
-    if (tasks) {
-      caps.put("extensions", Map.of(TaskWire.EXTENSION, Map.of()));
-    }
-    List<ToolCallResult.WireAttempt> attempts = new ArrayList<>();
-    return McpWire.mapping(
-        raw(TOOLS_CALL, tool, tool, params, meta, caps, options.reissue(), attempts),
-        r ->
-            switch (r.path("resultType").asText("complete")) {
-              case "task" ->
-                  new ToolCallOutcome.TaskCreated(
-                      TaskWire.task(server, tool, r, protocolVersion(), Optional.empty()),
-                      attempts);
-              case "input_required" ->
-                  new ToolCallOutcome.InputRequired(
-                      server,
-                      tool,
-                      TaskWire.inputRequests(r.path("inputRequests")),
-                      r.path("requestState").isTextual()
-                          ? Optional.of(r.path("requestState").asText())
-                          : Optional.empty(),
-                      protocolVersion(),
-                      attempts);
-              default ->
-                  new ToolCallOutcome.Completed(
-                      TaskWire.result(server, tool, r, protocolVersion(), attempts));
-            });
+    return requests.call(tool, arguments, meta, options, tasks);
   }
 
   @Override
   public CompletableFuture<McpTask> getTask(String tool, String taskId) {
-    return raw(
-            "tasks/get",
-            tool,
-            taskId,
-            Map.of("taskId", taskId),
-            Map.of(),
-            tasksCapability(),
-            true,
-            new ArrayList<>())
-        .thenApply(r -> TaskWire.task(server, tool, r, protocolVersion(), Optional.empty()));
+    return requests.getTask(tool, taskId);
   }
 
   @Override
   public CompletableFuture<Void> updateTask(String taskId, Map<String, JsonNode> inputResponses) {
-    return raw(
-            "tasks/update",
-            "tasks/update",
-            taskId,
-            Map.of(
-                "taskId", taskId, "inputResponses", TREE.convertValue(inputResponses, Map.class)),
-            Map.of(),
-            tasksCapability(),
-            true,
-            new ArrayList<>())
-        .thenApply(r -> null);
+    return requests.updateTask(taskId, inputResponses);
   }
 
   @Override
   public CompletableFuture<Void> cancelTask(String taskId) {
-    return raw(
-            "tasks/cancel",
-            "tasks/cancel",
-            taskId,
-            Map.of("taskId", taskId),
-            Map.of(),
-            tasksCapability(),
-            true,
-            new ArrayList<>())
-        .thenApply(r -> null);
-  }
-
-  private static Map<String, Object> tasksCapability() {
-    return Map.of("extensions", Map.of(TaskWire.EXTENSION, Map.of()));
-  }
-
-  /**
-   * One request written out by hand over the SDK's transport, with the version, capabilities and
-   * client info the SDK would put in {@code _meta}, then the caller's {@code meta}; {@code name}
-   * goes in the {@code Mcp-Name} header on HTTP (the tool, or the task id the spec routes by), and
-   * a {@code tools/call} carries the tool's {@code Mcp-Param-*} headers. Answers the JSON result; a
-   * JSON-RPC error fails as the SDK's path fails. A response lost on the wire is sent again (new
-   * id, same params) when {@code reissue} allows, as a call is.
-   */
-  private CompletableFuture<JsonNode> raw(
-      String method,
-      String what,
-      String name,
-      Map<String, Object> params,
-      Map<String, Object> meta,
-      Map<String, Object> capabilities,
-      boolean reissue,
-      List<ToolCallResult.WireAttempt> attempts) {
-    Map<String, Object> m = new java.util.LinkedHashMap<>();
-    m.put("io.modelcontextprotocol/protocolVersion", McpProtocol.MODERN);
-    m.put("io.modelcontextprotocol/clientCapabilities", capabilities);
-    m.put("io.modelcontextprotocol/clientInfo", Map.of("name", "flows", "version", "0.1.0"));
-    m.putAll(meta);
-    Map<String, Object> p = new java.util.LinkedHashMap<>(params);
-    p.put("_meta", m);
-    CompletableFuture<JsonNode> out = new CompletableFuture<>();
-    if (TOOLS_CALL.equals(method)) {
-      sendCall(name, p, false, reissue, attempts, Optional.empty(), out);
-    } else {
-      rawSend(method, what, name, p, Map.of(), false, reissue, attempts, Optional.empty(), out);
-    }
-    return out;
-  }
-
-  /**
-   * Sends the {@code tools/call} of {@code tool} with the {@code Mcp-Param-*} headers of the latest
-   * listing, or of a new one when {@code relist}.
-   */
-  private void sendCall(
-      String tool,
-      Map<String, Object> params,
-      boolean relist,
-      boolean reissue,
-      List<ToolCallResult.WireAttempt> attempts,
-      Optional<String> because,
-      CompletableFuture<JsonNode> out) {
-    paramHeaders(tool, arguments(params), relist)
-        .whenComplete(
-            (headers, e) -> {
-              if (e != null) {
-                out.completeExceptionally(McpFailures.modernCall(server, tool, e));
-                return;
-              }
-              rawSend(
-                  TOOLS_CALL, tool, tool, params, headers, relist, reissue, attempts, because, out);
-            });
-  }
-
-  @SuppressWarnings("unchecked")
-  private static Map<String, Object> arguments(Map<String, Object> params) {
-    return params.get("arguments") instanceof Map<?, ?> a ? (Map<String, Object>) a : Map.of();
-  }
-
-  /**
-   * Sends one request; {@code headers} are its {@code Mcp-Param-*} values. A {@code tools/call} the
-   * server refuses with {@code HeaderMismatch} is sent once more with the headers of a new listing
-   * (the tool's inputSchema may have changed), as the SDK's path does.
-   */
-  private void rawSend(
-      String method,
-      String what,
-      String name,
-      Map<String, Object> params,
-      Map<String, String> headers,
-      boolean relisted,
-      boolean reissue,
-      List<ToolCallResult.WireAttempt> attempts,
-      Optional<String> because,
-      CompletableFuture<JsonNode> out) {
-    if (out.isDone()) {
-      return;
-    }
-    String id = "flows-" + RAW_IDS.incrementAndGet();
-    var request =
-        io.modelcontextprotocol.modern.client.transport.McpTransportRequest.builder(
-                new io.modelcontextprotocol.modern.JsonRpc.JSONRPCRequest(
-                    "2.0", method, id, params),
-                McpProtocol.MODERN)
-            .name(name)
-            .paramHeaders(headers)
-            .roundTimeout(limits.callTimeout())
-            .build();
-    CompletableFuture<Optional<io.modelcontextprotocol.modern.JsonRpc.JSONRPCResponse>> sdk =
-        ids.exchange(request)
-            .ofType(io.modelcontextprotocol.modern.JsonRpc.JSONRPCResponse.class)
-            .next()
-            .map(Optional::of)
-            .defaultIfEmpty(Optional.empty())
-            .toFuture()
-            .orTimeout(limits.callTimeout().toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
-    out.whenComplete(
-        (r, e) -> {
-          if (out.isCancelled()) {
-            sdk.cancel(true);
-          }
-        });
-    sdk.whenComplete(
-        (r, e) -> {
-          attempts.add(new ToolCallResult.WireAttempt(id, McpProtocol.MODERN, because));
-          Throwable x =
-              e instanceof java.util.concurrent.CompletionException ce ? ce.getCause() : e;
-          if (x instanceof java.util.concurrent.TimeoutException) {
-            out.completeExceptionally(McpFailures.modernCall(server, what, x));
-            return;
-          }
-          if (r != null && r.isPresent() && r.get().error() != null) {
-            if (TOOLS_CALL.equals(method)
-                && !relisted
-                && ids.mirrorsToolParams()
-                && Integer.valueOf(HEADER_MISMATCH).equals(r.get().error().code())) {
-              String why =
-                  "the server refused the headers of request "
-                      + id
-                      + " (HeaderMismatch: "
-                      + r.get().error().message()
-                      + "); sent with the headers of a new tools/list";
-              sendCall(name, params, true, reissue, attempts, Optional.of(why), out);
-              return;
-            }
-            out.completeExceptionally(
-                McpFailures.modernCall(
-                    server,
-                    what,
-                    new io.modelcontextprotocol.modern.McpException(r.get().error())));
-            return;
-          }
-          if (r != null && r.isPresent()) {
-            out.complete(TREE.valueToTree(r.get().result()));
-            return;
-          }
-          // No response: the stream ended or broke before it.
-          String lost = x == null ? "the stream ended without a response" : x.toString();
-          if (reissue && attempts.size() <= MAX_REISSUES) {
-            rawSend(
-                method,
-                what,
-                name,
-                params,
-                headers,
-                relisted,
-                true,
-                attempts,
-                Optional.of(
-                    "the response stream of request " + id + " broke before the result: " + lost),
-                out);
-            return;
-          }
-          out.completeExceptionally(lost(what, id, reissue, attempts.size(), ": " + lost, x));
-        });
-  }
-
-  /** {@code mcp_result_unavailable}: the response of request {@code id} never arrived. */
-  private McpException lost(
-      String what, String id, boolean reissue, int sent, String detail, Throwable cause) {
-    return new McpException(
-        McpDiagnostic.MCP_RESULT_UNAVAILABLE,
-        server,
-        "the response of "
-            + what
-            + " was lost (request "
-            + id
-            + ", "
-            + (reissue
-                ? sent + " requests sent"
-                : "not re-sent: the tool may not be performed twice")
-            + "): the outcome on the server is unknown"
-            + detail,
-        "check the server, then resolve the step",
-        cause);
+    return requests.cancelTask(taskId);
   }
 
   private ToolCallResult result(

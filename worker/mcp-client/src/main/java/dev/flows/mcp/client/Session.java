@@ -2,12 +2,15 @@ package dev.flows.mcp.client;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.flows.kernel.mcp.CallOptions;
+import dev.flows.kernel.mcp.McpClientConfig;
+import dev.flows.kernel.mcp.McpProtocol;
 import dev.flows.kernel.mcp.McpTask;
 import dev.flows.kernel.mcp.ToolCallOutcome;
 import dev.flows.kernel.mcp.ToolCallResult;
 import dev.flows.kernel.mcp.ToolDescriptor;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -15,6 +18,30 @@ import java.util.concurrent.CompletableFuture;
  * requests on it) or the stateless 2026-07-28 client.
  */
 sealed interface Session permits LegacySession, ModernSession {
+  /**
+   * A fresh session of {@code server}: 2026-07-28 when the server answers {@code server/discover}
+   * and {@code transports} allows it, else one for the 2025 handshake. {@code onLost} is told when
+   * its transport is lost; {@code toolsChanged} runs when a 2025 server says its tools changed.
+   */
+  static Session open(
+      String server,
+      McpClientConfig limits,
+      TransportFactory transports,
+      boolean elicitationDefaults,
+      LossListener onLost,
+      Runnable toolsChanged) {
+    McpProtocol protocol = transports.protocol();
+    Optional<ModernSession> modern =
+        protocol.triesModern()
+            ? ModernSession.tryDiscover(
+                server, limits, protocol, elicitationDefaults, transports.modern(onLost))
+            : Optional.empty();
+    return modern.isPresent()
+        ? modern.get()
+        : new LegacySession(
+            server, limits, transports.create(onLost), elicitationDefaults, toolsChanged);
+  }
+
   /** Whatever the era needs before the first request (the 2025 handshake). */
   void start();
 
