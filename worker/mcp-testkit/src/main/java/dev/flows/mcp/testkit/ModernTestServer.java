@@ -77,7 +77,7 @@ public final class ModernTestServer implements AutoCloseable {
         new StdioMcpTransport(
             server,
             McpJsonDefaults.getMapper(),
-            log.isPresent() ? new LineLog(System.in, log.get()) : System.in,
+            new HaltAtEof(log.isPresent() ? new LineLog(System.in, log.get()) : System.in),
             System.out);
     transport.start().block();
     Thread.sleep(Long.MAX_VALUE);

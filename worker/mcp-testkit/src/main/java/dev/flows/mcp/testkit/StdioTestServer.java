@@ -5,8 +5,6 @@ import io.modelcontextprotocol.server.McpServer;
 import io.modelcontextprotocol.server.McpSyncServer;
 import io.modelcontextprotocol.server.transport.StdioServerTransportProvider;
 import io.modelcontextprotocol.spec.McpSchema;
-import java.io.FilterInputStream;
-import java.io.IOException;
 import java.io.InputStream;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicReference;
@@ -45,18 +43,8 @@ public final class StdioTestServer {
             .map(a -> java.nio.file.Path.of(a.substring(6)))
             .findFirst();
     InputStream source = log.isPresent() ? new LineLog(System.in, log.get()) : System.in;
-    // The SDK's stdio server does not exit on stdin EOF (its threads are non-daemon).
-    InputStream in =
-        new FilterInputStream(source) {
-          @Override
-          public int read(byte[] b, int off, int len) throws IOException {
-            int n = super.read(b, off, len);
-            if (n < 0 && !deaf) {
-              Runtime.getRuntime().halt(0);
-            }
-            return n;
-          }
-        };
+    // A deaf server outlives its client on purpose (it ignores TERM too).
+    InputStream in = deaf ? source : new HaltAtEof(source);
     AtomicReference<McpSyncServer> self = new AtomicReference<>();
     StdioServerTransportProvider transport =
         new StdioServerTransportProvider(McpJsonDefaults.getMapper(), in, System.out);

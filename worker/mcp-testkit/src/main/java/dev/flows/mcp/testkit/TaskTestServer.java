@@ -69,7 +69,7 @@ public final class TaskTestServer implements AutoCloseable {
     Path events = Path.of(flag(flags, "--events=").orElseThrow());
     Optional<Path> log = flag(flags, "--log=").map(Path::of);
     TaskBook book = new TaskBook(state, events);
-    InputStream in = log.isPresent() ? new LineLog(System.in, log.get()) : System.in;
+    InputStream in = new HaltAtEof(log.isPresent() ? new LineLog(System.in, log.get()) : System.in);
     if (flag(flags, "--protocol=").filter(TaskBook.McpRevision.LEGACY::equals).isPresent()) {
       new Legacy(book, System.out).serve(in);
       Runtime.getRuntime().halt(0);
