@@ -155,43 +155,31 @@ final class ModernRequests {
   }
 
   CompletableFuture<McpTask> getTask(String tool, String taskId) {
-    return raw(
-            "tasks/get",
-            tool,
-            taskId,
-            Map.of("taskId", taskId),
-            Map.of(),
-            tasksCapability(),
-            true,
-            new ArrayList<>())
+    return taskRequest("tasks/get", tool, taskId, Map.of("taskId", taskId))
         .thenApply(r -> TaskWire.task(server, tool, r, McpProtocol.MODERN, Optional.empty()));
   }
 
   CompletableFuture<Void> updateTask(String taskId, Map<String, JsonNode> inputResponses) {
-    return raw(
+    return taskRequest(
             "tasks/update",
             "tasks/update",
             taskId,
             Map.of(
-                "taskId", taskId, "inputResponses", TREE.convertValue(inputResponses, Map.class)),
-            Map.of(),
-            tasksCapability(),
-            true,
-            new ArrayList<>())
+                "taskId", taskId, "inputResponses", TREE.convertValue(inputResponses, Map.class)))
         .thenApply(r -> null);
   }
 
   CompletableFuture<Void> cancelTask(String taskId) {
-    return raw(
-            "tasks/cancel",
-            "tasks/cancel",
-            taskId,
-            Map.of("taskId", taskId),
-            Map.of(),
-            tasksCapability(),
-            true,
-            new ArrayList<>())
+    return taskRequest("tasks/cancel", "tasks/cancel", taskId, Map.of("taskId", taskId))
         .thenApply(r -> null);
+  }
+
+  /**
+   * One task verb: routed by the task id, declaring the extension, re-sent if its answer is lost.
+   */
+  private CompletableFuture<JsonNode> taskRequest(
+      String method, String what, String taskId, Map<String, Object> params) {
+    return raw(method, what, taskId, params, Map.of(), tasksCapability(), true, new ArrayList<>());
   }
 
   private static Map<String, Object> tasksCapability() {
