@@ -62,7 +62,9 @@ public final class DurableInput {
 
   /** Whether a trajectory tail is one of a park for input. */
   public static boolean asksForInput(JsonNode tail) {
-    return DIAGNOSTIC.equals(tail.path("diagnostic").asText());
+    // A flow body parked on a call that waits for input says input_required too, but holds no
+    // requests: only the call's own step takes the answer.
+    return DIAGNOSTIC.equals(tail.path("diagnostic").asText()) && tail.path(REQUESTS).isObject();
   }
 
   /** The answers of a parked call and the state to echo when it is re-issued. */

@@ -14,6 +14,28 @@ public sealed interface InputRequest {
   /** The request exactly as the server sent it ({@code {"method": …, "params": …}}). */
   JsonNode raw();
 
+  /**
+   * The request {@code raw} stands for: an {@code elicitation/create} in URL mode is a {@link Url},
+   * any other {@code elicitation/create} a {@link Form} (an empty schema when it has none),
+   * anything else {@link Other}.
+   */
+  static InputRequest of(JsonNode raw) {
+    String method = raw.path("method").asText();
+    JsonNode p = raw.path("params");
+    if (method.equals("elicitation/create") && p.path("mode").asText().equals("url")) {
+      return new Url(p.path("message").asText(), p.path("url").asText(), raw);
+    }
+    if (method.equals("elicitation/create")) {
+      return new Form(
+          p.path("message").asText(),
+          p.path("requestedSchema").isObject()
+              ? p.get("requestedSchema")
+              : com.fasterxml.jackson.databind.node.JsonNodeFactory.instance.objectNode(),
+          raw);
+    }
+    return new Other(method, raw);
+  }
+
   /** A form elicitation: {@code requestedSchema} is the JSON schema the answer must satisfy. */
   record Form(String message, JsonNode requestedSchema, JsonNode raw) implements InputRequest {
     public Form {

@@ -172,6 +172,25 @@ public interface Ctx {
 
     /** What a call of unknown outcome does, overriding the annotations and flows.json. */
     McpTool onUnknownOutcome(UnknownOutcome decision);
+
+    /**
+     * The body answers the server's requests for input itself, for inputs it can compute. A call
+     * the server answers {@code input_required} parks its step (whichever worker made it); the
+     * body, waiting on the call, asks {@code handler} once for each request of the round, journals
+     * the answer (a memo at {@code /memo/<position>/input/<round>}, so a replay never asks again)
+     * and answers the parked step as an operator would ({@code by} {@code onInput}); the call is
+     * then re-issued with the answers and the {@code requestState} echoed, same idempotency key. A
+     * handler that throws, or answers what the requested schema refuses, leaves the call parked for
+     * an operator ({@code flows runs answer}); the body's park says why. The handler does not
+     * change the call's spec.
+     */
+    McpTool onInput(InputHandler handler);
+  }
+
+  /** Answers one request a server made for input during a call (see {@link McpTool#onInput}). */
+  @FunctionalInterface
+  interface InputHandler {
+    InputReply answer(dev.flows.kernel.mcp.InputRequest request) throws Exception;
   }
 
   /** A step handle with a policy; immutable: each policy method answers a new handle. */

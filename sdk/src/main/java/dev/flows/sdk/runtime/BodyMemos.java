@@ -21,15 +21,17 @@ import java.util.TreeMap;
  * of the root step at {@code /memo/<pos>} (and, for a signal wait, its outcome at {@code
  * /memo/<pos>/outcome}; for each failed attempt of a step with a policy, at {@code
  * /memo/<pos>/attempt/<n>}; for each attempt of a flow call with a policy, at {@code
- * /memo/<pos>/flow/<n>...}). A step's memo is {@code {"name","value"}}; every other verb's names it
- * in {@code "verb"} ({@code f.sleep}, {@code f.awaitSignal}, {@code f.now}, ...), so a replay that
- * makes another call at a position is told so.
+ * /memo/<pos>/flow/<n>...}; for each round of input an {@code onInput} handler answered, at {@code
+ * /memo/<pos>/input/<round>}). A step's memo is {@code {"name","value"}}; every other verb's names
+ * it in {@code "verb"} ({@code f.sleep}, {@code f.awaitSignal}, {@code f.now}, ...), so a replay
+ * that makes another call at a position is told so.
  */
 final class BodyMemos {
   private static final JsonNodeFactory JSON = JsonNodeFactory.instance;
   static final String OUTCOME = "/outcome";
   static final String ATTEMPT = "/attempt/";
   static final String FLOW = "/flow/";
+  static final String INPUT = "/input/";
 
   private final Journal journal;
   private final ClaimedAttempt attempt;
@@ -68,7 +70,7 @@ final class BodyMemos {
           attempts
               .computeIfAbsent(pos, k -> new TreeMap<>())
               .put(Integer.parseInt(sub.substring(ATTEMPT.length())), c.output().get());
-        } else if (sub.startsWith(FLOW)) {
+        } else if (sub.startsWith(FLOW) || sub.startsWith(INPUT)) {
           flowRecords.put(c.surfacePath(), c.output().get());
         }
       }
@@ -173,10 +175,25 @@ final class BodyMemos {
 
   /** Journals a flow call's record; answers what the journal keeps there. */
   JsonNode keepFlowRecord(int pos, String rest, ObjectNode memo) {
-    String surface = "/memo/" + pos + FLOW + rest;
+    return keepRecord("/memo/" + pos + FLOW + rest, memo);
+  }
+
+  private JsonNode keepRecord(String surface, ObjectNode memo) {
     JsonNode kept = record(surface, memo);
     flowRecords.put(surface, kept);
     return kept;
+  }
+
+  /**
+   * The answer an {@code onInput} handler gave to round {@code round} of the call at {@code pos}.
+   */
+  Optional<JsonNode> inputAnswer(int pos, int round) {
+    return Optional.ofNullable(flowRecords.get("/memo/" + pos + INPUT + round));
+  }
+
+  /** Journals an {@code onInput} answer; answers what the journal keeps there. */
+  JsonNode keepInputAnswer(int pos, int round, ObjectNode memo) {
+    return keepRecord("/memo/" + pos + INPUT + round, memo);
   }
 
   Optional<JsonNode> outcome(int pos) {

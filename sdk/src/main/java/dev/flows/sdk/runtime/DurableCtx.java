@@ -63,6 +63,7 @@ final class DurableCtx implements Ctx {
   private final ChildFlows flows;
   private final ChildIssuer issuer;
   private final StepCalls steps;
+  private final InputAnswers inputs;
 
   private int position;
 
@@ -105,8 +106,10 @@ final class DurableCtx implements Ctx {
     this.waits =
         new Waits(journal, attempt.lease(), memos, clock, this::nextPosition, this::suspend);
     this.deterministic = new Deterministic(memos, clock, this::nextPosition);
+    this.inputs = new InputAnswers(journal, memos);
     this.fanout =
-        new Fanout(children, memos, this::nextPosition, this::checkNotSuspended, header.name());
+        new Fanout(
+            children, memos, inputs, this::nextPosition, this::checkNotSuspended, header.name());
     this.flows = new ChildFlows(resolver, header.name(), rootInstruction());
     this.issuer =
         new ChildIssuer(
@@ -166,23 +169,37 @@ final class DurableCtx implements Ctx {
           "flow " + header.name(),
           "add \"" + server + "\" to the header's tools.mcp (and to flows.json)");
     }
-    return tool -> new PolicyHandles.Tool(this, server, tool, CallPolicy.DEFAULT);
+    return tool -> new PolicyHandles.Tool(this, server, tool, CallPolicy.DEFAULT, Optional.empty());
   }
 
-  McpResult callMcp(String server, String tool, Object args, CallPolicy policy) {
+  McpResult callMcp(
+      String server,
+      String tool,
+      Object args,
+      CallPolicy policy,
+      Optional<Ctx.InputHandler> onInput) {
     return new McpResult(
         child(
             mcpSpec(server, tool, args, policy),
             mcpCall(server, tool),
-            Optional.of(Lowering.mcpSurface(server, tool))));
+            Optional.of(Lowering.mcpSurface(server, tool)),
+            onInput));
   }
 
-  Pending<McpResult> callMcpAsync(String server, String tool, Object args, CallPolicy policy) {
-    return issueAsync(
-        mcpSpec(server, tool, args, policy),
-        mcpCall(server, tool),
-        Optional.of(Lowering.mcpSurface(server, tool)),
-        McpResult::new);
+  Pending<McpResult> callMcpAsync(
+      String server,
+      String tool,
+      Object args,
+      CallPolicy policy,
+      Optional<Ctx.InputHandler> onInput) {
+    ChildIssuer.Issue issued =
+        issuer.issue(
+            mcpSpec(server, tool, args, policy),
+            mcpCall(server, tool),
+            Optional.of(Lowering.mcpSurface(server, tool)),
+            Optional.empty());
+    return fanout.pending(
+        issued.position(), issued.child(), issued.ready(), McpResult::new, onInput);
   }
 
   private static String mcpCall(String server, String tool) {
@@ -301,7 +318,10 @@ final class DurableCtx implements Ctx {
 
   JsonNode runCommand(List<String> argv, boolean shell, CallPolicy policy) {
     return child(
-        commandSpec(argv, shell, policy), ChildReports.commandCall(argv, shell), Optional.empty());
+        commandSpec(argv, shell, policy),
+        ChildReports.commandCall(argv, shell),
+        Optional.empty(),
+        Optional.empty());
   }
 
   Pending<JsonNode> runCommandAsync(List<String> argv, boolean shell, CallPolicy policy) {
@@ -415,11 +435,24 @@ final class DurableCtx implements Ctx {
    * Admits (or finds, on replay) the child at the next position and waits for its result. A first
    * MCP call ({@code inlineSurface} present) is performed by this worker at once when it can.
    */
-  private JsonNode child(RunSpec spec, String call, Optional<String> inlineSurface) {
+  private JsonNode child(
+      RunSpec spec,
+      String call,
+      Optional<String> inlineSurface,
+      Optional<Ctx.InputHandler> onInput) {
     return withPatience(
         patience -> {
           ChildIssuer.Issue issued = issuer.issue(spec, call, inlineSurface, Optional.of(patience));
-          return issued.ready().orElseGet(() -> children.await(issued.child(), patience));
+          return issued
+              .ready()
+              .orElseGet(
+                  () ->
+                      inputs.await(
+                          issued.position(),
+                          issued.child().run(),
+                          call,
+                          onInput,
+                          () -> children.await(issued.child(), patience)));
         });
   }
 

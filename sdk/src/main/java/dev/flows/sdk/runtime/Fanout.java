@@ -25,15 +25,22 @@ final class Fanout {
 
   private final Children children;
   private final BodyMemos memos;
+  private final InputAnswers inputs;
   private final IntSupplier nextPosition;
   private final Runnable guard;
   private final String flow;
 
   /** {@code guard} throws when the attempt is over (the body was told to suspend). */
   Fanout(
-      Children children, BodyMemos memos, IntSupplier nextPosition, Runnable guard, String flow) {
+      Children children,
+      BodyMemos memos,
+      InputAnswers inputs,
+      IntSupplier nextPosition,
+      Runnable guard,
+      String flow) {
     this.children = children;
     this.memos = memos;
+    this.inputs = inputs;
     this.nextPosition = nextPosition;
     this.guard = guard;
     this.flow = flow;
@@ -44,12 +51,30 @@ final class Fanout {
       Children.Awaited call,
       Optional<JsonNode> ready,
       java.util.function.Function<JsonNode, T> convert) {
-    return new ChildPending<>(this, position, call, ready, convert);
+    return pending(position, call, ready, convert, Optional.empty());
+  }
+
+  <T> ChildPending<T> pending(
+      int position,
+      Children.Awaited call,
+      Optional<JsonNode> ready,
+      java.util.function.Function<JsonNode, T> convert,
+      Optional<dev.flows.sdk.Ctx.InputHandler> onInput) {
+    return new ChildPending<>(this, position, call, ready, convert, onInput);
   }
 
   <T> T get(ChildPending<T> p) {
     guard.run();
-    return p.convert().apply(p.ready().orElseGet(() -> children.await(p.call())));
+    return p.convert()
+        .apply(p.ready().orElseGet(() -> answering(p, () -> children.await(p.call()))));
+  }
+
+  /** {@code await}, with the call's requests for input answered by its handler, if any. */
+  private JsonNode answering(ChildPending<?> p, java.util.function.Supplier<JsonNode> await) {
+    if (p.onInput().isEmpty() || !(p.call() instanceof Children.Issued issued)) {
+      return await.get();
+    }
+    return inputs.await(p.position(), issued.run(), issued.call(), p.onInput(), await);
   }
 
   <T> List<T> all(List<? extends Pending<T>> pending) {
@@ -64,7 +89,18 @@ final class Fanout {
     RuntimeException first = null;
     for (ChildPending<T> c : calls) {
       try {
-        out.add(c.convert().apply(c.ready().orElseGet(() -> c.call().result(children))));
+        out.add(
+            c.convert()
+                .apply(
+                    c.ready()
+                        .orElseGet(
+                            () ->
+                                answering(
+                                    c,
+                                    () ->
+                                        c.onInput().isPresent()
+                                            ? children.await(c.call())
+                                            : c.call().result(children)))));
       } catch (RuntimeException e) {
         first = first == null ? e : first;
         out.add(null);

@@ -125,6 +125,10 @@ public final class FlowBodyRunner {
           JSON.objectNode()
               .put("type", FlowBodyInstruction.TYPE)
               .put("parkedChild", p.child.value());
+      if (p.why.isPresent()) {
+        t.put("diagnostic", ErrorCode.INPUT_REQUIRED.wire()).put("message", p.why.get());
+        return new StepOutcome.Parked(CompletionReason.WORKER_ERROR, ErrorCode.INPUT_REQUIRED, t);
+      }
       t.put("diagnostic", ErrorCode.EFFECT_OUTCOME_UNKNOWN.wire())
           .put("message", "child run " + p.child + " is parked until an operator resolves it");
       return new StepOutcome.Parked(

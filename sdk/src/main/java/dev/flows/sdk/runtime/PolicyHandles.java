@@ -9,6 +9,7 @@ import dev.flows.sdk.RetryPolicy;
 import dev.flows.sdk.UnknownOutcome;
 import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
 
 /**
  * The call handles of {@code f.mcp(s).tool(t)}, {@code f.step(name)} and {@code f.command} / {@code
@@ -26,31 +27,48 @@ final class PolicyHandles {
   }
 
   /** {@code f.mcp(server).tool(tool)}: each call takes its own position. */
-  record Tool(DurableCtx ctx, String server, String tool, CallPolicy policy)
+  record Tool(
+      DurableCtx ctx,
+      String server,
+      String tool,
+      CallPolicy policy,
+      Optional<Ctx.InputHandler> onInput)
       implements Ctx.McpTool {
     @Override
     public McpResult call(Object arguments) {
-      return ctx.callMcp(server, tool, arguments, policy);
+      return ctx.callMcp(server, tool, arguments, policy, onInput);
     }
 
     @Override
     public Pending<McpResult> callAsync(Object arguments) {
-      return ctx.callMcpAsync(server, tool, arguments, policy);
+      return ctx.callMcpAsync(server, tool, arguments, policy, onInput);
     }
 
     @Override
     public Ctx.McpTool timeout(Duration timeout) {
-      return new Tool(ctx, server, tool, policy.withTimeout(timeout));
+      return new Tool(ctx, server, tool, policy.withTimeout(timeout), onInput);
     }
 
     @Override
     public Ctx.McpTool retry(RetryPolicy retry) {
-      return new Tool(ctx, server, tool, policy.withRetry(retry));
+      return new Tool(ctx, server, tool, policy.withRetry(retry), onInput);
     }
 
     @Override
     public Ctx.McpTool onUnknownOutcome(UnknownOutcome decision) {
-      return new Tool(ctx, server, tool, policy.withOnUnknownOutcome(decision));
+      return new Tool(ctx, server, tool, policy.withOnUnknownOutcome(decision), onInput);
+    }
+
+    @Override
+    public Ctx.McpTool onInput(Ctx.InputHandler handler) {
+      if (handler == null) {
+        throw new dev.flows.kernel.FlowsException(
+            dev.flows.kernel.ErrorCode.INVALID_INPUT,
+            "onInput needs a handler, got null",
+            "f.mcp(\"" + server + "\").tool(\"" + tool + "\")",
+            "pass a lambda answering InputReply.accept(...) or InputReply.decline()");
+      }
+      return new Tool(ctx, server, tool, policy, Optional.of(handler));
     }
   }
 

@@ -87,31 +87,7 @@ final class TaskWire {
   /** The {@code inputRequests} map: form and URL elicitations understood, others kept raw. */
   static Map<String, InputRequest> inputRequests(JsonNode requests) {
     Map<String, InputRequest> out = new LinkedHashMap<>();
-    requests
-        .fields()
-        .forEachRemaining(
-            e -> {
-              JsonNode r = e.getValue();
-              String method = r.path("method").asText();
-              JsonNode p = r.path("params");
-              InputRequest parsed;
-              if (method.equals("elicitation/create") && p.path("mode").asText().equals("url")) {
-                parsed =
-                    new InputRequest.Url(p.path("message").asText(), p.path("url").asText(), r);
-              } else if (method.equals("elicitation/create")) {
-                parsed =
-                    new InputRequest.Form(
-                        p.path("message").asText(),
-                        p.path("requestedSchema").isObject()
-                            ? p.get("requestedSchema")
-                            : com.fasterxml.jackson.databind.node.JsonNodeFactory.instance
-                                .objectNode(),
-                        r);
-              } else {
-                parsed = new InputRequest.Other(method, r);
-              }
-              out.put(e.getKey(), parsed);
-            });
+    requests.fields().forEachRemaining(e -> out.put(e.getKey(), InputRequest.of(e.getValue())));
     return out;
   }
 

@@ -1,0 +1,175 @@
+package dev.flows.sdk.runtime;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.flows.kernel.ErrorCode;
+import dev.flows.kernel.FlowsException;
+import dev.flows.kernel.journal.Disposition;
+import dev.flows.kernel.journal.DurableInput;
+import dev.flows.kernel.journal.InputAnswer;
+import dev.flows.kernel.journal.Journal;
+import dev.flows.kernel.journal.JournalEntry;
+import dev.flows.kernel.journal.JournalRecord;
+import dev.flows.kernel.journal.RunId;
+import dev.flows.kernel.journal.RunSnapshot;
+import dev.flows.kernel.lifecycle.RunStatus;
+import dev.flows.kernel.mcp.InputRequest;
+import dev.flows.sdk.Ctx;
+import dev.flows.sdk.InputReply;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Optional;
+import java.util.function.Supplier;
+
+/**
+ * The body's side of {@code f.mcp(s).tool(t).onInput(handler)}. The handler is a lambda of the flow
+ * class, so it runs in the body, never where the call runs: a call answered {@code input_required}
+ * parks its child step (an inline call and a claimed one alike), the body waiting on it sees the
+ * park, asks the handler once per round, journals the answer as a memo at {@code
+ * /memo/<position>/input/<round>} and answers the step through {@link Journal#answerInput}, then
+ * waits again while some worker re-issues the call. A replay finds the memo and never asks again; a
+ * crash between the memo and the answer is finished by the replay from the memo.
+ */
+final class InputAnswers {
+  static final String VERB = "onInput";
+  static final String BY = "onInput";
+  private static final JsonNodeFactory JSON = JsonNodeFactory.instance;
+
+  private final Journal journal;
+  private final BodyMemos memos;
+
+  InputAnswers(Journal journal, BodyMemos memos) {
+    this.journal = journal;
+    this.memos = memos;
+  }
+
+  /**
+   * {@code await}'s answer; each time it throws {@link ParkSignal} for {@code child} parked for
+   * input, the handler's answer is given and {@code await} is asked again. Without a handler, as
+   * {@code await}.
+   */
+  JsonNode await(
+      int pos,
+      RunId child,
+      String call,
+      Optional<Ctx.InputHandler> handler,
+      Supplier<JsonNode> await) {
+    while (true) {
+      try {
+        return await.get();
+      } catch (ParkSignal parked) {
+        if (handler.isEmpty() || !parked.child.equals(child) || parked.why.isPresent()) {
+          throw parked;
+        }
+        if (!answer(pos, child, call, handler.get())) {
+          throw parked;
+        }
+      }
+    }
+  }
+
+  /** Answers the round {@code child} is parked on; false when it is parked for another reason. */
+  private boolean answer(int pos, RunId child, String call, Ctx.InputHandler handler) {
+    RunSnapshot run = journal.run(child).orElseThrow();
+    if (run.status() != RunStatus.PARKED) {
+      return true; // answered meanwhile (an operator): wait for the re-issue
+    }
+    String stepId = run.steps().getFirst().stepId();
+    List<JournalRecord> entries = journal.entries(child);
+    Optional<JsonNode> park = DurableInput.parked(entries, stepId);
+    if (park.isEmpty()) {
+      return false;
+    }
+    int round = rounds(entries, stepId);
+    JsonNode memo =
+        memos
+            .inputAnswer(pos, round)
+            .orElseGet(() -> memos.keepInputAnswer(pos, round, ask(handler, park.get(), call)));
+    if (memo.has("error")) {
+      throw new ParkSignal(child, Optional.of(stuck(call, round, memo, child, stepId)));
+    }
+    InputAnswer answer =
+        memo.path("decline").asBoolean()
+            ? new InputAnswer.Decline()
+            : new InputAnswer.Accept(memo.path("answer"));
+    try {
+      journal.answerInput(child, stepId, answer, BY);
+    } catch (FlowsException e) {
+      // Answered (or resolved) by someone else since the look: wait for what they decided.
+      if (e.code() != ErrorCode.INVALID_INPUT
+          || journal.run(child).orElseThrow().status() == RunStatus.PARKED) {
+        throw e;
+      }
+    }
+    return true;
+  }
+
+  /** The handler's answer to every request of the round, checked, as the memo to journal. */
+  private static ObjectNode ask(Ctx.InputHandler handler, JsonNode park, String call) {
+    ObjectNode memo = BodyMemos.verb(VERB);
+    JsonNode requests = park.path(DurableInput.REQUESTS);
+    ObjectNode byKey = JSON.objectNode();
+    boolean declined = false;
+    try {
+      for (Iterator<String> it = requests.fieldNames(); it.hasNext(); ) {
+        String key = it.next();
+        InputReply reply = handler.answer(InputRequest.of(requests.get(key)));
+        switch (reply) {
+          case InputReply.Accept a -> byKey.set(key, a.content());
+          case InputReply.Decline d -> declined = true;
+          case null ->
+              throw new IllegalArgumentException(
+                  "the handler answered null for request " + key + "; answer InputReply.decline()");
+        }
+      }
+      if (declined) {
+        return memo.put("decline", true);
+      }
+      JsonNode answer = requests.size() == 1 ? byKey.elements().next() : byKey;
+      // Checked as the operator's answer is: a bad one is kept as the round's failure.
+      DurableInput.responses(call, park, new InputAnswer.Accept(answer));
+      memo.set("answer", answer);
+      return memo;
+    } catch (Exception e) {
+      ObjectNode error = memo.putObject("error");
+      if (e instanceof FlowsException f) {
+        error.put("code", f.code().wire());
+      }
+      error.put("exception", e.getClass().getName());
+      error.put("message", String.valueOf(e.getMessage()));
+      return memo;
+    }
+  }
+
+  private static String stuck(String call, int round, JsonNode memo, RunId child, String stepId) {
+    JsonNode e = memo.path("error");
+    return "the onInput handler of "
+        + call
+        + " could not answer round "
+        + round
+        + " ("
+        + e.path("exception").asText()
+        + ": "
+        + e.path("message").asText()
+        + "); the call stays parked for an operator: `flows runs answer "
+        + child.value()
+        + " "
+        + stepId
+        + " RESPONSE_JSON` (or --decline)";
+  }
+
+  /** How many times {@code stepId} parked for input: the round it is parked on now. */
+  private static int rounds(List<JournalRecord> entries, String stepId) {
+    int n = 0;
+    for (JournalRecord r : entries) {
+      if (r.entry() instanceof JournalEntry.StepCompleted c
+          && c.stepId().equals(stepId)
+          && c.disposition() == Disposition.PARK
+          && c.trajectoryTail().filter(DurableInput::asksForInput).isPresent()) {
+        n++;
+      }
+    }
+    return n;
+  }
+}

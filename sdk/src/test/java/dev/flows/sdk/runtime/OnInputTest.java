@@ -1,0 +1,331 @@
+package dev.flows.sdk.runtime;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.flows.kernel.ErrorCode;
+import dev.flows.kernel.FlowsException;
+import dev.flows.kernel.journal.InMemoryJournal;
+import dev.flows.kernel.journal.InputAnswer;
+import dev.flows.kernel.journal.Journal;
+import dev.flows.kernel.journal.JournalEntry;
+import dev.flows.kernel.journal.RunId;
+import dev.flows.kernel.journal.RunSnapshot;
+import dev.flows.kernel.lifecycle.RunStatus;
+import dev.flows.kernel.mcp.McpClientConfig;
+import dev.flows.kernel.mcp.McpServerConfig;
+import dev.flows.kernel.mcp.McpServerConfigJson;
+import dev.flows.mcp.client.McpCredentials;
+import dev.flows.mcp.client.McpSessions;
+import dev.flows.mcp.testkit.Jvm;
+import dev.flows.worker.AgentExecutor;
+import dev.flows.worker.ExecutorRegistry;
+import dev.flows.worker.ForwardingJournal;
+import dev.flows.worker.Worker;
+import dev.flows.worker.WorkerConfig;
+import dev.flows.worker.exec.DeterministicExecutor;
+import dev.flows.worker.mcp.McpToolExecutor;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.InstantSource;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@code f.mcp(s).tool(t).onInput(handler)} against the real task test server (2026-07-28 over
+ * stdio), whose {@code ask_form} answers {@code input_required} with a form asking for a name: the
+ * body answers it itself, journaled like a memo, whether the call was made inline or claimed.
+ */
+class OnInputTest {
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  static final String FLOW =
+      """
+      import com.fasterxml.jackson.databind.JsonNode;
+      import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+      import dev.flows.kernel.mcp.InputRequest;
+      import dev.flows.sdk.*;
+      import java.nio.file.Files;
+      import java.nio.file.Path;
+      import java.nio.file.StandardOpenOption;
+      import java.util.Map;
+
+      public class Asker implements Flow {
+        public FlowHeader header() {
+          return FlowHeader.named("asker").mcp("forms").build();
+        }
+
+        public JsonNode run(Ctx f, JsonNode input) {
+          String mode = input.path("mode").asText();
+          Path log = Path.of(input.path("log").asText());
+          String said = f.mcp("forms").tool("ask_form").onInput(request -> {
+            Files.writeString(log, ((InputRequest.Form) request).message() + "\\n",
+                StandardOpenOption.CREATE, StandardOpenOption.APPEND);
+            return switch (mode) {
+              case "decline" -> InputReply.decline();
+              case "throw" -> throw new IllegalStateException("no name is known here");
+              case "invalid" -> InputReply.accept(Map.of("name", 5));
+              default -> InputReply.accept(Map.of("name", "Ada"));
+            };
+          }).call(Map.of()).text();
+          return JsonNodeFactory.instance.objectNode().put("said", said);
+        }
+      }
+      """;
+
+  private static LoadedFlow writeFlow(Path dir) throws Exception {
+    Files.writeString(dir.resolve("asker.flow.java"), FLOW);
+    McpServerConfig.Stdio server =
+        Jvm.taskStdioServer(
+            "forms",
+            "--state=" + dir.resolve("tasks.json"),
+            "--events=" + dir.resolve("events.jsonl"));
+    JsonNode s = McpServerConfigJson.write(server);
+    ObjectNode forms = JSON.createObjectNode();
+    forms.set("command", s.path("command"));
+    forms.set("args", s.path("args"));
+    forms.put("protocol", "2026-07-28");
+    ObjectNode config = JSON.createObjectNode();
+    config.putObject("mcp").set("forms", forms);
+    Files.writeString(dir.resolve("flows.json"), config.toString());
+    return LoadedFlow.load(dir.resolve("asker.flow.java").toString(), dir);
+  }
+
+  private static ObjectNode input(Path dir, String mode) {
+    return JsonNodeFactory.instance
+        .objectNode()
+        .put("mode", mode)
+        .put("log", dir.resolve("asked.log").toString());
+  }
+
+  private static List<String> asked(Path dir) throws Exception {
+    Path log = dir.resolve("asked.log");
+    return Files.exists(log) ? Files.readAllLines(log) : List.of();
+  }
+
+  /** The {@code tools/call} lines of the server's own log. */
+  private static List<JsonNode> calls(Path dir) throws Exception {
+    return Files.readAllLines(dir.resolve("events.jsonl")).stream()
+        .map(OnInputTest::read)
+        .filter(e -> e.path("event").asText().equals("tools/call"))
+        .toList();
+  }
+
+  private static JsonNode read(String line) {
+    try {
+      return JSON.readTree(line);
+    } catch (Exception e) {
+      throw new AssertionError(line, e);
+    }
+  }
+
+  private static WorkerConfig brisk() {
+    return WorkerConfig.defaults().toBuilder().pollInterval(Duration.ofMillis(50)).build();
+  }
+
+  private static FlowsEngine engine(Journal journal) {
+    return new FlowsEngine(
+        journal,
+        brisk(),
+        SdkConfig.DEFAULTS,
+        McpClientConfig.DEFAULTS,
+        McpCredentials.fromEnvironment());
+  }
+
+  /** A worker whose bodies make no inline call: every MCP call is a child some worker claims. */
+  private static Worker claimingWorker(Journal journal, FlowResolver resolver, McpSessions s) {
+    FlowBodyRunner runner = new FlowBodyRunner(journal, resolver, SdkConfig.DEFAULTS);
+    ExecutorRegistry executors =
+        ExecutorRegistry.of(
+            new DeterministicExecutor(brisk()),
+            new AgentExecutor(
+                List.of(new FlowInstructionExecutor(runner), new McpToolExecutor(s, journal))));
+    Worker w = new Worker(journal, executors, brisk(), InstantSource.system());
+    w.addRoutes(resolver::routes);
+    w.addRoutePrefixes(resolver::routePrefixes);
+    return w;
+  }
+
+  private static void assertAnsweredOnceByTheBody(Journal journal, RunId root, Path dir)
+      throws Exception {
+    RunSnapshot done = EngineEndToEndTest.awaitTerminal(journal, root);
+    assertThat(done.status()).as(done.toString()).isEqualTo(RunStatus.SUCCEEDED);
+    assertThat(done.steps().getFirst().output().orElseThrow().path("said").asText())
+        .isEqualTo("hello Ada");
+    assertThat(asked(dir)).containsExactly("Who is asking?");
+    // The answer is a memo of the body at the call's position, round 1.
+    List<JournalEntry> rootEntries = journal.entries(root).stream().map(r -> r.entry()).toList();
+    JsonNode memo =
+        rootEntries.stream()
+            .filter(
+                e ->
+                    e instanceof JournalEntry.EffectConfirmed c
+                        && c.surfacePath().equals("/memo/1/input/1"))
+            .map(e -> ((JournalEntry.EffectConfirmed) e).output().orElseThrow())
+            .findFirst()
+            .orElseThrow();
+    assertThat(memo.path("verb").asText()).isEqualTo("onInput");
+    assertThat(memo.path("answer").path("name").asText()).isEqualTo("Ada");
+    RunId child = journal.children(root).getFirst();
+    assertThat(journal.entries(child))
+        .filteredOn(r -> r.entry() instanceof JournalEntry.StepAnswered)
+        .hasSize(1);
+    // Re-issued with the answer and the state echoed, same idempotency key.
+    List<JsonNode> calls = calls(dir);
+    assertThat(calls).hasSize(2);
+    assertThat(calls.get(1).path("key").asText()).isEqualTo(calls.get(0).path("key").asText());
+    assertThat(calls.get(1).path("requestState").isTextual()).isTrue();
+    assertThat(
+            calls.get(1).path("inputResponses").path("name").path("content").path("name").asText())
+        .isEqualTo("Ada");
+  }
+
+  @Test
+  void aFirstCallMadeInlineIsAnsweredByTheBodysHandlerOnceAndReissuedWithTheSameKey(
+      @TempDir Path dir) throws Exception {
+    LoadedFlow flow = writeFlow(dir);
+    Journal journal = new InMemoryJournal(Clock.systemUTC());
+    try (FlowsEngine engine = engine(journal)) {
+      engine.startWorker();
+      RunId root = engine.start(flow, input(dir, "answer"), Optional.empty()).runId();
+      assertAnsweredOnceByTheBody(journal, root, dir);
+    }
+  }
+
+  @Test
+  void aCallClaimedByAWorkerAsAChildIsAnsweredByTheBodysHandlerTheSameWay(@TempDir Path dir)
+      throws Exception {
+    LoadedFlow flow = writeFlow(dir);
+    Journal journal = new InMemoryJournal(Clock.systemUTC());
+    try (FlowsEngine admitter = engine(journal);
+        McpSessions sessions =
+            new McpSessions(McpClientConfig.DEFAULTS, McpCredentials.fromEnvironment())) {
+      RunId root = admitter.start(flow, input(dir, "answer"), Optional.empty()).runId();
+      Worker worker = claimingWorker(journal, admitter.resolver(), sessions);
+      try {
+        worker.start();
+        assertAnsweredOnceByTheBody(journal, root, dir);
+      } finally {
+        worker.close();
+      }
+    }
+  }
+
+  @Test
+  void aHandlerThatDeclinesSendsTheDeclineAndTheCallGoesOn(@TempDir Path dir) throws Exception {
+    LoadedFlow flow = writeFlow(dir);
+    Journal journal = new InMemoryJournal(Clock.systemUTC());
+    try (FlowsEngine engine = engine(journal)) {
+      engine.startWorker();
+      RunId root = engine.start(flow, input(dir, "decline"), Optional.empty()).runId();
+      RunSnapshot done = EngineEndToEndTest.awaitTerminal(journal, root);
+      assertThat(done.status()).isEqualTo(RunStatus.SUCCEEDED);
+      assertThat(done.steps().getFirst().output().orElseThrow().path("said").asText())
+          .isEqualTo("no name given (decline)");
+      assertThat(calls(dir).get(1).path("inputResponses").path("name").path("action").asText())
+          .isEqualTo("decline");
+    }
+  }
+
+  @Test
+  void aHandlerThatThrowsLeavesTheCallParkedForAnOperatorWithTheReasonAndIsNotAskedAgain(
+      @TempDir Path dir) throws Exception {
+    assertParkedForAnOperator(dir, "throw", "no name is known here");
+  }
+
+  @Test
+  void aHandlerAnswerTheSchemaRefusesLeavesTheCallParkedForAnOperatorWithTheSchemaError(
+      @TempDir Path dir) throws Exception {
+    assertParkedForAnOperator(dir, "invalid", "/name: expected string, got number");
+  }
+
+  private void assertParkedForAnOperator(Path dir, String mode, String why) throws Exception {
+    LoadedFlow flow = writeFlow(dir);
+    Journal journal = new InMemoryJournal(Clock.systemUTC());
+    try (FlowsEngine engine = engine(journal)) {
+      engine.startWorker();
+      RunId root = engine.start(flow, input(dir, mode), Optional.empty()).runId();
+      RunSnapshot parked = EngineEndToEndTest.awaitTerminal(journal, root);
+      assertThat(parked.status()).isEqualTo(RunStatus.PARKED);
+      JsonNode tail =
+          journal.entries(root).stream()
+              .map(r -> r.entry())
+              .filter(e -> e instanceof JournalEntry.StepCompleted)
+              .map(e -> ((JournalEntry.StepCompleted) e).trajectoryTail().orElseThrow())
+              .reduce((a, b) -> b)
+              .orElseThrow();
+      RunId child = journal.children(root).getFirst();
+      assertThat(tail.path("diagnostic").asText()).isEqualTo("input_required");
+      assertThat(tail.path("parkedChild").asText()).isEqualTo(child.value());
+      assertThat(tail.path("message").asText())
+          .contains("onInput handler of f.mcp(\"forms\").tool(\"ask_form\")")
+          .contains(why)
+          .contains("flows runs answer " + child.value() + " call");
+      assertThat(journal.run(child).orElseThrow().status()).isEqualTo(RunStatus.PARKED);
+
+      journal.answerInput(
+          child, "call", new InputAnswer.Accept(JSON.createObjectNode().put("name", "Bo")), "ops");
+      RunSnapshot done = EngineEndToEndTest.awaitTerminal(journal, root);
+      assertThat(done.status()).as(done.toString()).isEqualTo(RunStatus.SUCCEEDED);
+      assertThat(done.steps().getFirst().output().orElseThrow().path("said").asText())
+          .isEqualTo("hello Bo");
+      assertThat(asked(dir)).as("the failed round is journaled, not asked again").hasSize(1);
+    }
+  }
+
+  @Test
+  void aBodyThatDiesBetweenJournalingTheAnswerAndAnsweringIsReplayedWithoutAskingAgain(
+      @TempDir Path dir) throws Exception {
+    LoadedFlow flow = writeFlow(dir);
+    InMemoryJournal journal = new InMemoryJournal(Clock.systemUTC());
+    AtomicBoolean held = new AtomicBoolean();
+    CountDownLatch reached = new CountDownLatch(1);
+    // The first worker never gets its answer through: it is stopped there, as if it died.
+    Journal stuck =
+        new ForwardingJournal(journal) {
+          @Override
+          public RunSnapshot answerInput(
+              RunId runId, String stepId, InputAnswer answer, String by) {
+            if (held.compareAndSet(false, true)) {
+              reached.countDown();
+              try {
+                new CountDownLatch(1).await();
+              } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+              }
+              throw new FlowsException(
+                  ErrorCode.LEASE_CONFLICT, "stopped", runId.value(), "the journal re-drives it");
+            }
+            return super.answerInput(runId, stepId, answer, by);
+          }
+        };
+    RunId root;
+    WorkerConfig quickStop = brisk().toBuilder().stopGrace(Duration.ZERO).build();
+    try (FlowsEngine first =
+        new FlowsEngine(
+            stuck,
+            quickStop,
+            SdkConfig.DEFAULTS,
+            McpClientConfig.DEFAULTS,
+            McpCredentials.fromEnvironment())) {
+      first.startWorker();
+      root = first.start(flow, input(dir, "answer"), Optional.empty()).runId();
+      assertThat(reached.await(60, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+    }
+    RunId child = journal.children(root).getFirst();
+    assertThat(journal.run(child).orElseThrow().status()).isEqualTo(RunStatus.PARKED);
+    try (FlowsEngine second = engine(journal)) {
+      second.acceptJournalSources().startWorker();
+      assertAnsweredOnceByTheBody(journal, root, dir);
+    }
+  }
+}
