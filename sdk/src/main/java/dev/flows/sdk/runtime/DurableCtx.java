@@ -192,14 +192,12 @@ final class DurableCtx implements Ctx {
       Object args,
       CallPolicy policy,
       Optional<Ctx.InputHandler> onInput) {
-    ChildIssuer.Issue issued =
-        issuer.issue(
-            mcpSpec(server, tool, args, policy),
-            mcpCall(server, tool),
-            Optional.of(Lowering.mcpSurface(server, tool)),
-            Optional.empty());
-    return fanout.pending(
-        issued.position(), issued.child(), issued.ready(), McpResult::new, onInput);
+    return issueAsync(
+        mcpSpec(server, tool, args, policy),
+        mcpCall(server, tool),
+        Optional.of(Lowering.mcpSurface(server, tool)),
+        McpResult::new,
+        onInput);
   }
 
   private static String mcpCall(String server, String tool) {
@@ -329,7 +327,8 @@ final class DurableCtx implements Ctx {
         commandSpec(argv, shell, policy),
         ChildReports.commandCall(argv, shell),
         Optional.empty(),
-        j -> j);
+        j -> j,
+        Optional.empty());
   }
 
   private RunSpec commandSpec(List<String> argv, boolean shell, CallPolicy policy) {
@@ -476,9 +475,10 @@ final class DurableCtx implements Ctx {
       RunSpec spec,
       String call,
       Optional<String> inlineSurface,
-      java.util.function.Function<JsonNode, T> convert) {
+      java.util.function.Function<JsonNode, T> convert,
+      Optional<Ctx.InputHandler> onInput) {
     ChildIssuer.Issue issued = issuer.issue(spec, call, inlineSurface, Optional.empty());
-    return fanout.pending(issued.position(), issued.child(), issued.ready(), convert);
+    return fanout.pending(issued.position(), issued.child(), issued.ready(), convert, onInput);
   }
 
   private SuspendSignal suspend(RunId child) {
@@ -490,10 +490,6 @@ final class DurableCtx implements Ctx {
   private SuspendSignal suspend(SuspendSignal signal) {
     suspended = Optional.of(signal);
     return signal;
-  }
-
-  private String describeChild(RunId child) {
-    return ChildReports.describe(journal, child);
   }
 
   /** Cancels the children still open when the root ends: no orphan runs. */
