@@ -15,7 +15,10 @@ public record ExampleTool(McpSchema.Tool definition, Function<ToolCall, CallTool
     return definition.name();
   }
 
-  /** Answers the call, a {@link ToolError} as an {@code isError} result. */
+  /**
+   * Answers the call, a {@link ToolError} as an {@code isError} result; an {@link InputNeeded} is
+   * thrown on (the 2026-07-28 server answers it {@code input_required}).
+   */
   public CallToolResult call(ToolCall call) {
     try {
       return handler.apply(call);
@@ -24,12 +27,25 @@ public record ExampleTool(McpSchema.Tool definition, Function<ToolCall, CallTool
     }
   }
 
+  /** As {@link #call}, for a 2025 session, which cannot carry a request for input. */
+  CallToolResult callInSession(ToolCall call) {
+    try {
+      return call(call);
+    } catch (InputNeeded e) {
+      return ToolKit.error(
+          name()
+              + " needs a confirmation ("
+              + e.getMessage()
+              + "), which a 2025 session cannot carry; call it over 2026-07-28");
+    }
+  }
+
   public SyncToolSpecification legacy() {
     return SyncToolSpecification.builder()
         .tool(definition)
         .callHandler(
             (exchange, request) ->
-                call(
+                callInSession(
                     new ToolCall(
                         exchange.sessionId() == null ? "" : exchange.sessionId(),
                         request.arguments(),

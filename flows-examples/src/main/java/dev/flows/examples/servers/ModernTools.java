@@ -61,9 +61,27 @@ final class ModernTools {
     }
     return McpSyncTool.of(
         b.build(),
-        (ctx, req) ->
-            McpSyncResponse.result(
-                result(tool.call(new ToolCall("", req.arguments(), ctx.meta())))));
+        (ctx, req) -> {
+          ToolCall call =
+              new ToolCall(
+                  "",
+                  req.arguments(),
+                  ctx.meta(),
+                  req.inputResponses(),
+                  java.util.Optional.ofNullable(req.requestState()));
+          try {
+            return McpSyncResponse.result(result(tool.call(call)));
+          } catch (InputNeeded e) {
+            return McpSyncResponse.result(
+                McpSchema.InputRequiredResult.builder()
+                    .elicit(
+                        e.key(),
+                        McpSchema.ElicitFormRequest.builder(e.getMessage(), e.requestedSchema())
+                            .build())
+                    .requestState(e.requestState())
+                    .build());
+          }
+        });
   }
 
   private static McpSchema.CallToolResult result(

@@ -12,8 +12,10 @@ final class PaymentSession {
   private final Set<String> customers = new LinkedHashSet<>();
   private final List<String> charges = new ArrayList<>();
   private final List<String> credits = new ArrayList<>();
+  private final List<String> refunds = new ArrayList<>();
   private long chargedCents;
   private long creditedCents;
+  private long refundedCents;
 
   synchronized void customer(String id) {
     customers.add(id);
@@ -29,6 +31,11 @@ final class PaymentSession {
     creditedCents += cents;
   }
 
+  synchronized void refunded(String id, long cents) {
+    refunds.add(id);
+    refundedCents += cents;
+  }
+
   synchronized Map<String, Object> summary(String sessionId) {
     Map<String, Object> out = new LinkedHashMap<>();
     out.put("sessionId", sessionId);
@@ -37,6 +44,8 @@ final class PaymentSession {
     out.put("credits", List.copyOf(credits));
     out.put("chargedCents", chargedCents);
     out.put("creditedCents", creditedCents);
+    out.put("refunds", List.copyOf(refunds));
+    out.put("refundedCents", refundedCents);
     return out;
   }
 }

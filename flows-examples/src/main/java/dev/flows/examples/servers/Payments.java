@@ -54,7 +54,7 @@ public final class Payments {
   }
 
   public List<ExampleTool> tools() {
-    return List.of(createCustomer(), charge(), credit(), ledgerTool(), sessionSummary());
+    return List.of(createCustomer(), charge(), credit(), refund(), ledgerTool(), sessionSummary());
   }
 
   private ExampleTool createCustomer() {
@@ -119,46 +119,124 @@ public final class Payments {
     return ToolKit.tool(
         name,
         description,
-        ToolKit.objectSchema(
-            Map.of(
-                "customer", ToolKit.prop("string", "a customer id from create_customer"),
-                "amountCents", ToolKit.prop("integer", "the amount in the currency's minor unit"),
-                "currency", ToolKit.prop("string", "an ISO 4217 code such as EUR"),
-                "reason", ToolKit.prop("string", "why, for the statement")),
-            List.of("customer", "amountCents", "currency")),
+        moneySchema(),
         ToolKit.annotations(name.equals("charge") ? "Charge" : "Credit", false, false, false),
         call -> {
-          Args a = args(call);
-          String customer = a.nonBlank("customer");
-          if (!CUSTOMER_ID.matcher(customer).matches()) {
-            throw new ToolError(
-                "unknown customer " + customer + " (ids look like cus_0123456789ab)");
-          }
-          long cents = a.wholeNumber("amountCents");
-          if (cents < 1 || cents > config.maxAmountCents()) {
-            throw new ToolError("amountCents must be between 1 and " + config.maxAmountCents());
-          }
-          String currency = a.nonBlank("currency").toUpperCase(Locale.ROOT);
-          if (!CURRENCY.matcher(currency).matches()) {
-            throw new ToolError("currency must be a three-letter ISO 4217 code");
-          }
-          Optional<String> reason = a.optString("reason");
+          Money m = money(call);
           return keyed(
               call,
               name,
               () -> {
                 String id = idPrefix + randomHex();
-                record.record(session(call), id, cents);
-                Map<String, Object> out = new LinkedHashMap<>();
-                out.put("id", id);
-                out.put("customer", customer);
-                out.put("amountCents", cents);
-                out.put("currency", currency);
-                reason.ifPresent(r -> out.put("reason", r));
-                out.put("status", status);
-                return ToolKit.ok(out);
+                record.record(session(call), id, m.cents());
+                return ToolKit.ok(m.answer(id, status));
               });
         });
+  }
+
+  /** The arguments every money tool takes, checked. */
+  private record Money(String customer, long cents, String currency, Optional<String> reason) {
+    Map<String, Object> answer(String id, String status) {
+      Map<String, Object> out = new LinkedHashMap<>();
+      out.put("id", id);
+      out.put("customer", customer);
+      out.put("amountCents", cents);
+      out.put("currency", currency);
+      reason.ifPresent(r -> out.put("reason", r));
+      out.put("status", status);
+      return out;
+    }
+  }
+
+  private Money money(ToolCall call) {
+    Args a = args(call);
+    String customer = a.nonBlank("customer");
+    if (!CUSTOMER_ID.matcher(customer).matches()) {
+      throw new ToolError("unknown customer " + customer + " (ids look like cus_0123456789ab)");
+    }
+    long cents = a.wholeNumber("amountCents");
+    if (cents < 1 || cents > config.maxAmountCents()) {
+      throw new ToolError("amountCents must be between 1 and " + config.maxAmountCents());
+    }
+    String currency = a.nonBlank("currency").toUpperCase(Locale.ROOT);
+    if (!CURRENCY.matcher(currency).matches()) {
+      throw new ToolError("currency must be a three-letter ISO 4217 code");
+    }
+    return new Money(customer, cents, currency, a.optString("reason"));
+  }
+
+  /**
+   * A refund asks for a confirmation before it acts: on 2026-07-28 the first call is answered
+   * {@code input_required} with a form whose {@code confirmAmountCents} must repeat the amount, and
+   * the re-issue (same arguments, the {@code requestState} echoed) refunds once; a declined form
+   * refunds nothing. A 2025 session cannot carry the question: refused there.
+   */
+  private ExampleTool refund() {
+    return ToolKit.tool(
+        "refund",
+        "Refund an amount to a customer after a person confirms it (2026-07-28 input_required: a"
+            + " form repeating the amount). Honours an idempotency key in _meta like charge.",
+        moneySchema(),
+        ToolKit.annotations("Refund", false, true, false),
+        call -> {
+          Money m = money(call);
+          String state =
+              java.util.Base64.getUrlEncoder()
+                  .withoutPadding()
+                  .encodeToString(
+                      ("refund:" + m.customer() + ":" + m.cents() + ":" + m.currency())
+                          .getBytes(java.nio.charset.StandardCharsets.UTF_8));
+          if (call.requestState().isEmpty()) {
+            throw new InputNeeded(
+                CONFIRM,
+                "Refund "
+                    + m.cents()
+                    + " "
+                    + m.currency()
+                    + " cents to "
+                    + m.customer()
+                    + "? Repeat the amount in confirmAmountCents to confirm.",
+                ToolKit.objectSchema(
+                    Map.of(
+                        "confirmAmountCents",
+                        ToolKit.prop("integer", "the amount to refund, in minor units")),
+                    List.of("confirmAmountCents")),
+                state);
+          }
+          if (!call.requestState().get().equals(state)) {
+            throw new ToolError("requestState does not belong to this refund");
+          }
+          if (!(call.inputResponses().get(CONFIRM) instanceof Map<?, ?> answer)
+              || !"accept".equals(answer.get("action"))) {
+            return ToolKit.ok(m.answer("", "not_confirmed"));
+          }
+          Object confirmed =
+              answer.get("content") instanceof Map<?, ?> c ? c.get("confirmAmountCents") : null;
+          if (!(confirmed instanceof Number n) || n.longValue() != m.cents()) {
+            throw new ToolError(
+                "the confirmed amount " + confirmed + " is not the refund's " + m.cents());
+          }
+          return keyed(
+              call,
+              "refund",
+              () -> {
+                String id = "rf_" + randomHex();
+                session(call).refunded(id, m.cents());
+                return ToolKit.ok(m.answer(id, "refunded"));
+              });
+        });
+  }
+
+  static final String CONFIRM = "confirm";
+
+  private static Map<String, Object> moneySchema() {
+    return ToolKit.objectSchema(
+        Map.of(
+            "customer", ToolKit.prop("string", "a customer id from create_customer"),
+            "amountCents", ToolKit.prop("integer", "the amount in the currency's minor unit"),
+            "currency", ToolKit.prop("string", "an ISO 4217 code such as EUR"),
+            "reason", ToolKit.prop("string", "why, for the statement")),
+        List.of("customer", "amountCents", "currency"));
   }
 
   private ExampleTool ledgerTool() {

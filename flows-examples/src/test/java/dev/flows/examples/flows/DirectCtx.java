@@ -109,6 +109,11 @@ final class DirectCtx implements Ctx {
     public McpTool onUnknownOutcome(dev.flows.sdk.UnknownOutcome decision) {
       return this;
     }
+
+    @Override
+    public McpTool onInput(InputHandler handler) {
+      return this; // a 2025 session client: no server here asks for input
+    }
   }
 
   private McpResult call(String server, McpSyncClient client, String tool, Object arguments) {

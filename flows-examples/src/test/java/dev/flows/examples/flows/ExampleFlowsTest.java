@@ -51,7 +51,8 @@ class ExampleFlowsTest {
         "everything.flow.java",
         "fanout.flow.java",
         "parent.flow.java",
-        "refund.flow.java"
+        "refund.flow.java",
+        "confirmed_refund.flow.java"
       })
   void eachExampleCompilesAndUsesOnlyServersItsHeaderAndFlowsJsonDeclare(String file)
       throws Exception {

@@ -95,7 +95,7 @@ class PaymentsServerTest {
       assertThat(c.listTools().tools())
           .extracting(McpSchema.Tool::name)
           .containsExactlyInAnyOrder(
-              "create_customer", "charge", "credit", "ledger", "session_summary");
+              "create_customer", "charge", "credit", "refund", "ledger", "session_summary");
       McpSchema.Tool charge = Clients.tool(c, "charge");
       assertThat(charge.annotations().idempotentHint()).isFalse();
       assertThat(charge.annotations().readOnlyHint()).isFalse();
