@@ -1,8 +1,12 @@
 package dev.flows.mcp.testkit;
 
+import dev.flows.kernel.mcp.McpProtocol;
+import dev.flows.kernel.mcp.McpServerConfig;
 import java.io.File;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -13,6 +17,10 @@ public final class NodePeers {
   public static final String SKIP =
       "node or @modelcontextprotocol/server-everything is absent: run ops/ci/install-node-peers"
           + " (or set FLOWS_NODE_PEERS) to run the interop tests";
+
+  public static final String SKIP_TASK_SERVER =
+      "node or @modelcontextprotocol/sdk is absent: run ops/ci/install-node-peers"
+          + " (or set FLOWS_NODE_PEERS) to run the TypeScript task server interop tests";
 
   private NodePeers() {}
 
@@ -44,5 +52,49 @@ public final class NodePeers {
     return root()
         .map(r -> r.resolve("node_modules/@modelcontextprotocol/server-everything/dist/index.js"))
         .filter(Files::isRegularFile);
+  }
+
+  /** The repository's task server script ({@code ops/ci/peers/task-server.mjs}), when found. */
+  public static Optional<Path> taskServerScript() {
+    for (Path p = Path.of("").toAbsolutePath(); p != null; p = p.getParent()) {
+      Path script = p.resolve("ops/ci/peers/task-server.mjs");
+      if (Files.isRegularFile(script)) {
+        return Optional.of(script);
+      }
+    }
+    return Optional.empty();
+  }
+
+  /**
+   * The TypeScript SDK's 2025-11-25 experimental-tasks server ({@code ops/ci/peers/task-server.mjs}
+   * on the installed {@code @modelcontextprotocol/sdk}) as a stdio server config pinned to
+   * 2025-11-25, appending what it saw to {@code events} (one JSON line per task created, completed
+   * or ended otherwise); empty when node, the SDK or the script is absent (skip with {@link
+   * #SKIP_TASK_SERVER}).
+   */
+  public static Optional<McpServerConfig.Stdio> tsTaskServer(String name, Path events) {
+    Optional<Path> sdk =
+        root()
+            .filter(
+                r ->
+                    Files.isRegularFile(
+                        r.resolve("node_modules/@modelcontextprotocol/sdk/package.json")));
+    Optional<Path> script = taskServerScript();
+    Optional<String> node = node();
+    if (sdk.isEmpty() || script.isEmpty() || node.isEmpty()) {
+      return Optional.empty();
+    }
+    return Optional.of(
+        new McpServerConfig.Stdio(
+            name,
+            node.get(),
+            List.of(
+                script.get().toString(),
+                "--peers=" + sdk.get().toAbsolutePath(),
+                "--events=" + events.toAbsolutePath()),
+            List.of(),
+            Map.of(),
+            Optional.empty(),
+            McpProtocol.V2025_11_25));
   }
 }
