@@ -12,37 +12,54 @@ import java.util.Optional;
  * McpTransportPort#callTool(String, java.util.Map, java.util.Map, boolean)}. {@code answer}: the
  * call re-issues an earlier one that was answered {@code input_required}, with these responses and
  * that answer's {@code requestState} echoed exactly (the caller passes the same {@code _meta}, so
- * the same idempotency key).
+ * the same idempotency key). {@code liveInput}: answers what a 2025 server asks during the call
+ * ({@code elicitation/create}); a durable call without one has such requests declined.
  */
 public record CallOptions(
-    TaskMode tasks, boolean durableInput, boolean reissue, Optional<Answer> answer) {
+    TaskMode tasks,
+    boolean durableInput,
+    boolean reissue,
+    Optional<Answer> answer,
+    Optional<LiveInput> liveInput) {
 
   /** Today's behaviour: no task, input answered by the client (or refused). */
   public static final CallOptions PLAIN =
-      new CallOptions(TaskMode.FORBIDDEN, false, false, Optional.empty());
+      new CallOptions(TaskMode.FORBIDDEN, false, false, Optional.empty(), Optional.empty());
 
   public CallOptions {
     Objects.requireNonNull(tasks, "tasks");
     Objects.requireNonNull(answer, "answer");
+    Objects.requireNonNull(liveInput, "liveInput");
+  }
+
+  public CallOptions(
+      TaskMode tasks, boolean durableInput, boolean reissue, Optional<Answer> answer) {
+    this(tasks, durableInput, reissue, answer, Optional.empty());
   }
 
   public CallOptions withTasks(TaskMode mode) {
-    return new CallOptions(mode, durableInput, reissue, answer);
+    return new CallOptions(mode, durableInput, reissue, answer, liveInput);
   }
 
   public CallOptions withDurableInput() {
-    return new CallOptions(tasks, true, reissue, answer);
+    return new CallOptions(tasks, true, reissue, answer, liveInput);
   }
 
   public CallOptions withReissue(boolean may) {
-    return new CallOptions(tasks, durableInput, may, answer);
+    return new CallOptions(tasks, durableInput, may, answer, liveInput);
   }
 
   /** Re-issues a call answered {@code input_required}: durable input stays on. */
   public CallOptions answering(
       Map<String, JsonNode> inputResponses, Optional<String> requestState) {
     return new CallOptions(
-        tasks, true, reissue, Optional.of(new Answer(inputResponses, requestState)));
+        tasks, true, reissue, Optional.of(new Answer(inputResponses, requestState)), liveInput);
+  }
+
+  /** What a 2025 server asks during the call is answered by {@code live}. */
+  public CallOptions withLiveInput(LiveInput live) {
+    return new CallOptions(
+        tasks, durableInput, reissue, answer, Optional.of(Objects.requireNonNull(live, "live")));
   }
 
   /** True when nothing beyond {@link McpTransportPort#callTool} is asked. */

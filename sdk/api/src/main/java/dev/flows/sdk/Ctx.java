@@ -181,7 +181,10 @@ public interface Ctx {
      * and answers the parked step as an operator would ({@code by} {@code onInput}); the call is
      * then re-issued with the answers and the {@code requestState} echoed, same idempotency key. A
      * handler that throws, or answers what the requested schema refuses, leaves the call parked for
-     * an operator ({@code flows runs answer}); the body's park says why. The handler does not
+     * an operator ({@code flows runs answer}); the body's park says why. A 2025 server's live
+     * {@code elicitation/create} during a call made in this body's process while it waits is
+     * answered the same way (journaled at {@code /memo/<position>/input/live-<n>}); any other is
+     * declined at once, since a session-bound request cannot survive a crash. The handler does not
      * change the call's spec.
      */
     McpTool onInput(InputHandler handler);

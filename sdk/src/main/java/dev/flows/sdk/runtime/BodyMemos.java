@@ -187,12 +187,12 @@ final class BodyMemos {
   /**
    * The answer an {@code onInput} handler gave to round {@code round} of the call at {@code pos}.
    */
-  Optional<JsonNode> inputAnswer(int pos, int round) {
+  Optional<JsonNode> inputAnswer(int pos, String round) {
     return Optional.ofNullable(flowRecords.get("/memo/" + pos + INPUT + round));
   }
 
   /** Journals an {@code onInput} answer; answers what the journal keeps there. */
-  JsonNode keepInputAnswer(int pos, int round, ObjectNode memo) {
+  JsonNode keepInputAnswer(int pos, String round, ObjectNode memo) {
     return keepRecord("/memo/" + pos + INPUT + round, memo);
   }
 

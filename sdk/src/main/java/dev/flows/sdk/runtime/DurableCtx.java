@@ -172,32 +172,22 @@ final class DurableCtx implements Ctx {
     return tool -> new PolicyHandles.Tool(this, server, tool, CallPolicy.DEFAULT, Optional.empty());
   }
 
-  McpResult callMcp(
-      String server,
-      String tool,
-      Object args,
-      CallPolicy policy,
-      Optional<Ctx.InputHandler> onInput) {
+  McpResult callMcp(PolicyHandles.Tool t, Object args) {
     return new McpResult(
         child(
-            mcpSpec(server, tool, args, policy),
-            mcpCall(server, tool),
-            Optional.of(Lowering.mcpSurface(server, tool)),
-            onInput));
+            mcpSpec(t.server(), t.tool(), args, t.policy()),
+            mcpCall(t.server(), t.tool()),
+            Optional.of(Lowering.mcpSurface(t.server(), t.tool())),
+            t.onInput()));
   }
 
-  Pending<McpResult> callMcpAsync(
-      String server,
-      String tool,
-      Object args,
-      CallPolicy policy,
-      Optional<Ctx.InputHandler> onInput) {
+  Pending<McpResult> callMcpAsync(PolicyHandles.Tool t, Object args) {
     return issueAsync(
-        mcpSpec(server, tool, args, policy),
-        mcpCall(server, tool),
-        Optional.of(Lowering.mcpSurface(server, tool)),
+        mcpSpec(t.server(), t.tool(), args, t.policy()),
+        mcpCall(t.server(), t.tool()),
+        Optional.of(Lowering.mcpSurface(t.server(), t.tool())),
         McpResult::new,
-        onInput);
+        t.onInput());
   }
 
   private static String mcpCall(String server, String tool) {
@@ -439,20 +429,28 @@ final class DurableCtx implements Ctx {
       String call,
       Optional<String> inlineSurface,
       Optional<Ctx.InputHandler> onInput) {
+    int pos = position + 1; // the position issue takes: its child is known before the call
     return withPatience(
-        patience -> {
-          ChildIssuer.Issue issued = issuer.issue(spec, call, inlineSurface, Optional.of(patience));
-          return issued
-              .ready()
-              .orElseGet(
-                  () ->
-                      inputs.await(
-                          issued.position(),
-                          issued.child().run(),
-                          call,
-                          onInput,
-                          () -> children.await(issued.child(), patience)));
-        });
+        patience ->
+            inputs.live(
+                pos,
+                Lowering.childId(runId(), pos),
+                call,
+                onInput,
+                () -> {
+                  ChildIssuer.Issue issued =
+                      issuer.issue(spec, call, inlineSurface, Optional.of(patience));
+                  return issued
+                      .ready()
+                      .orElseGet(
+                          () ->
+                              inputs.await(
+                                  pos,
+                                  issued.child().run(),
+                                  call,
+                                  onInput,
+                                  () -> children.await(issued.child(), patience)));
+                }));
   }
 
   /**

@@ -15,11 +15,15 @@ import dev.flows.kernel.journal.RunId;
 import dev.flows.kernel.journal.RunSnapshot;
 import dev.flows.kernel.lifecycle.RunStatus;
 import dev.flows.kernel.mcp.InputRequest;
+import dev.flows.kernel.mcp.InputResponses;
+import dev.flows.kernel.mcp.LiveInput;
 import dev.flows.sdk.Ctx;
 import dev.flows.sdk.InputReply;
+import dev.flows.worker.mcp.LiveInputs;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
 
 /**
@@ -69,6 +73,50 @@ final class InputAnswers {
     }
   }
 
+  /**
+   * {@code body} (which issues and awaits the call at {@code pos}, child run {@code child}) with
+   * {@code handler}, if any, answering the live requests of a 2025 server during the call while the
+   * body waits on it: each is round {@code live-<n>} of the call, journaled like a parked round, so
+   * a replay whose re-sent call is asked again answers from the memo. A handler that fails, or
+   * answers what the schema refuses, declines (the receipt notes it).
+   */
+  JsonNode live(
+      int pos,
+      RunId child,
+      String call,
+      Optional<Ctx.InputHandler> handler,
+      Supplier<JsonNode> body) {
+    if (handler.isEmpty()) {
+      return body.get();
+    }
+    AtomicInteger asked = new AtomicInteger();
+    LiveInput live =
+        request -> {
+          String round = "live-" + asked.incrementAndGet();
+          ObjectNode park = JSON.objectNode();
+          park.putObject(DurableInput.REQUESTS).set(LIVE, request.raw());
+          JsonNode memo =
+              memos
+                  .inputAnswer(pos, round)
+                  .orElseGet(
+                      () -> memos.keepInputAnswer(pos, round, ask(handler.get(), park, call)));
+          if (memo.has("error") || memo.path("decline").asBoolean()) {
+            return InputResponses.decline();
+          }
+          return DurableInput.responses(call, park, new InputAnswer.Accept(memo.path("answer")))
+              .get(LIVE);
+        };
+    try (AutoCloseable answering = LiveInputs.answerBy(child, live)) {
+      return body.get();
+    } catch (RuntimeException | Error e) {
+      throw e;
+    } catch (Exception e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  private static final String LIVE = "live";
+
   /** Answers the round {@code child} is parked on; false when it is parked for another reason. */
   private boolean answer(int pos, RunId child, String call, Ctx.InputHandler handler) {
     RunSnapshot run = journal.run(child).orElseThrow();
@@ -81,7 +129,7 @@ final class InputAnswers {
     if (park.isEmpty()) {
       return false;
     }
-    int round = rounds(entries, stepId);
+    String round = String.valueOf(rounds(entries, stepId));
     JsonNode memo =
         memos
             .inputAnswer(pos, round)
@@ -142,7 +190,8 @@ final class InputAnswers {
     }
   }
 
-  private static String stuck(String call, int round, JsonNode memo, RunId child, String stepId) {
+  private static String stuck(
+      String call, String round, JsonNode memo, RunId child, String stepId) {
     JsonNode e = memo.path("error");
     return "the onInput handler of "
         + call

@@ -36,12 +36,12 @@ final class PolicyHandles {
       implements Ctx.McpTool {
     @Override
     public McpResult call(Object arguments) {
-      return ctx.callMcp(server, tool, arguments, policy, onInput);
+      return ctx.callMcp(this, arguments);
     }
 
     @Override
     public Pending<McpResult> callAsync(Object arguments) {
-      return ctx.callMcpAsync(server, tool, arguments, policy, onInput);
+      return ctx.callMcpAsync(this, arguments);
     }
 
     @Override

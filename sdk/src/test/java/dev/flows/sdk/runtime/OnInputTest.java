@@ -82,22 +82,150 @@ class OnInputTest {
       }
       """;
 
+  static final String LIVE_FLOW =
+      """
+      import com.fasterxml.jackson.databind.JsonNode;
+      import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+      import com.fasterxml.jackson.databind.node.ObjectNode;
+      import dev.flows.sdk.*;
+      import java.nio.file.Files;
+      import java.nio.file.Path;
+      import java.nio.file.StandardOpenOption;
+      import java.util.Map;
+
+      public class Live implements Flow {
+        public FlowHeader header() {
+          return FlowHeader.named("live").mcp("tools").build();
+        }
+
+        public JsonNode run(Ctx f, JsonNode input) {
+          String mode = input.path("mode").asText();
+          Path log = Path.of(input.path("log").asText());
+          Ctx.McpTool ask = f.mcp("tools").tool("ask_live");
+          if (!mode.equals("none")) {
+            ask = ask.onInput(request -> {
+              Files.writeString(log, "asked\\n", StandardOpenOption.CREATE, StandardOpenOption.APPEND);
+              if (mode.equals("throw")) {
+                throw new IllegalStateException("no name is known here");
+              }
+              return InputReply.accept(Map.of("name", "Ada"));
+            });
+          }
+          McpResult r = ask.call(Map.of());
+          ObjectNode out = JsonNodeFactory.instance.objectNode().put("said", r.text());
+          out.set("receipt", r.receipt());
+          return out;
+        }
+      }
+      """;
+
+  /** A flow calling the 2025 stdio test server's ask_live, which elicits during the call. */
+  private static LoadedFlow writeLiveFlow(Path dir) throws Exception {
+    return write(
+        dir,
+        "live.flow.java",
+        LIVE_FLOW,
+        Jvm.stdioServer("tools", List.of(), java.util.Map.of()),
+        "2025-11-25");
+  }
+
+  /**
+   * {@code source} as {@code file} in {@code dir}, beside a flows.json declaring {@code server}.
+   */
+  private static LoadedFlow write(
+      Path dir, String file, String source, McpServerConfig server, String protocol)
+      throws Exception {
+    Files.writeString(dir.resolve(file), source);
+    JsonNode s = McpServerConfigJson.write(server);
+    ObjectNode entry = JSON.createObjectNode();
+    entry.set("command", s.path("command"));
+    entry.set("args", s.path("args"));
+    entry.put("protocol", protocol);
+    ObjectNode config = JSON.createObjectNode();
+    config.putObject("mcp").set(server.name(), entry);
+    Files.writeString(dir.resolve("flows.json"), config.toString());
+    return LoadedFlow.load(dir.resolve(file).toString(), dir);
+  }
+
+  /** The output of the live flow run in {@code mode}, once it succeeded. */
+  private static JsonNode runLive(Path dir, String mode) throws Exception {
+    LoadedFlow flow = writeLiveFlow(dir);
+    Journal journal = new InMemoryJournal(Clock.systemUTC());
+    try (FlowsEngine engine = engine(journal)) {
+      engine.startWorker();
+      RunId root = engine.start(flow, input(dir, mode), Optional.empty()).runId();
+      RunSnapshot done = EngineEndToEndTest.awaitTerminal(journal, root);
+      assertThat(done.status()).as(done.toString()).isEqualTo(RunStatus.SUCCEEDED);
+      JsonNode out = done.steps().getFirst().output().orElseThrow();
+      if (!mode.equals("none")) {
+        JsonNode memo =
+            journal.entries(root).stream()
+                .map(r -> r.entry())
+                .filter(
+                    e ->
+                        e instanceof JournalEntry.EffectConfirmed c
+                            && c.surfacePath().equals("/memo/1/input/live-1"))
+                .map(e -> ((JournalEntry.EffectConfirmed) e).output().orElseThrow())
+                .findFirst()
+                .orElseThrow();
+        ((ObjectNode) out).set("memo", memo);
+      }
+      return out;
+    }
+  }
+
+  @Test
+  void aLiveElicitationOfA2025ServerDuringAnInlineCallIsAnsweredByTheHandlerAndJournaled(
+      @TempDir Path dir) throws Exception {
+    JsonNode out = runLive(dir, "answer");
+
+    assertThat(out.path("said").asText()).isEqualTo("hello Ada");
+    assertThat(asked(dir)).hasSize(1);
+    assertThat(out.path("memo").path("answer").path("name").asText()).isEqualTo("Ada");
+    JsonNode live = out.path("receipt").path("liveInput");
+    assertThat(live).hasSize(1);
+    assertThat(live.get(0).path("by").asText()).isEqualTo("onInput");
+    assertThat(live.get(0).path("action").asText()).isEqualTo("accept");
+    assertThat(live.get(0).path("request").path("params").path("message").asText())
+        .isEqualTo("Who is asking?");
+  }
+
+  @Test
+  void aLiveElicitationWithoutAHandlerIsDeclinedAtOnceAndTheReceiptSaysWhy(@TempDir Path dir)
+      throws Exception {
+    JsonNode out = runLive(dir, "none");
+
+    assertThat(out.path("said").asText()).isEqualTo("no name given (decline)");
+    JsonNode live = out.path("receipt").path("liveInput").get(0);
+    assertThat(live.path("by").asText()).isEqualTo("flows");
+    assertThat(live.path("action").asText()).isEqualTo("decline");
+    assertThat(live.path("diagnostic").asText())
+        .isEqualTo(dev.flows.worker.mcp.LiveInputs.DECLINED)
+        .contains("cannot survive a crash");
+  }
+
+  @Test
+  void aLiveElicitationWhoseHandlerThrowsIsDeclinedAndTheFailureJournaled(@TempDir Path dir)
+      throws Exception {
+    JsonNode out = runLive(dir, "throw");
+
+    assertThat(out.path("said").asText()).isEqualTo("no name given (decline)");
+    assertThat(out.path("memo").path("error").path("message").asText())
+        .isEqualTo("no name is known here");
+    assertThat(out.path("receipt").path("liveInput").get(0).path("by").asText())
+        .isEqualTo("onInput");
+  }
+
   private static LoadedFlow writeFlow(Path dir) throws Exception {
-    Files.writeString(dir.resolve("asker.flow.java"), FLOW);
-    McpServerConfig.Stdio server =
+    return write(
+        dir,
+        "asker.flow.java",
+        FLOW,
         Jvm.taskStdioServer(
             "forms",
             "--state=" + dir.resolve("tasks.json"),
-            "--events=" + dir.resolve("events.jsonl"));
-    JsonNode s = McpServerConfigJson.write(server);
-    ObjectNode forms = JSON.createObjectNode();
-    forms.set("command", s.path("command"));
-    forms.set("args", s.path("args"));
-    forms.put("protocol", "2026-07-28");
-    ObjectNode config = JSON.createObjectNode();
-    config.putObject("mcp").set("forms", forms);
-    Files.writeString(dir.resolve("flows.json"), config.toString());
-    return LoadedFlow.load(dir.resolve("asker.flow.java").toString(), dir);
+            "--events=" + dir.resolve("events.jsonl")),
+        "2026-07-28");
   }
 
   private static ObjectNode input(Path dir, String mode) {

@@ -127,6 +127,8 @@ public final class McpToolExecutor implements AgentInstructionExecutor {
     FaultPoint.AFTER_RECORD.reached();
     CompletableFuture<ToolCallOutcome> call;
     McpCallTelemetry telemetry = McpCallTelemetry.start(server, tool, in.connection());
+    // A 2025 server's elicitation/create during the call (see LiveInputs).
+    LiveInputs.Recorder live = LiveInputs.forCall(ex.attempt().lease().runId());
     try {
       McpTransportPort session = sessions.session(in.connection());
       @SuppressWarnings("unchecked")
@@ -139,7 +141,8 @@ public final class McpToolExecutor implements AgentInstructionExecutor {
       // A response lost on the wire is re-sent by the same rule as a crash takeover. A server
       // that needs input answers input_required, and the step parks for it (DurableInput); once
       // answered, the call is re-issued with the journaled answers and requestState, same key.
-      CallOptions options = CallOptions.PLAIN.withReissue(in.reperforms()).withDurableInput();
+      CallOptions options =
+          CallOptions.PLAIN.withReissue(in.reperforms()).withDurableInput().withLiveInput(live);
       Optional<DurableInput.Pending> answered =
           a.lease().attempt() > 1
               ? DurableInput.pending(journal.entries(a.lease().runId()), a.lease().stepId())
@@ -158,7 +161,7 @@ public final class McpToolExecutor implements AgentInstructionExecutor {
     // The call's own timeout, when it has one; past it the future times out, which cancels the
     // request on the wire (McpConnection).
     OptionalLong own = ex.attempt().step().timeoutMs();
-    Call c = new Call(ex, in, path, key, telemetry, own);
+    Call c = new Call(ex, in, path, key, telemetry, own, live);
     return call.orTimeout(
             own.orElse(sessions.limits().callTimeout().toMillis() * 2), TimeUnit.MILLISECONDS)
         .handleAsync(c::finish, finisher);
@@ -231,7 +234,8 @@ public final class McpToolExecutor implements AgentInstructionExecutor {
       String path,
       String key,
       McpCallTelemetry telemetry,
-      OptionalLong ownTimeoutMs) {
+      OptionalLong ownTimeoutMs,
+      LiveInputs.Recorder live) {
     StepOutcome finish(ToolCallOutcome outcome, Throwable failure) {
       if (failure == null) {
         switch (outcome) {
@@ -277,8 +281,9 @@ public final class McpToolExecutor implements AgentInstructionExecutor {
       FaultPoint.AFTER_CALL_BEFORE_CONFIRM.reached();
       ObjectNode output = McpReceipt.output(result);
       ObjectNode receipt =
-          McpReceipt.withWire(
-              McpReceipt.of(in.server(), in.tool(), in.input(), output, key), result);
+          live.addTo(
+              McpReceipt.withWire(
+                  McpReceipt.of(in.server(), in.tool(), in.input(), output, key), result));
       // The tool ran either way: confirm, so a retry never sends it again.
       ex.effects().confirm(path, Optional.of(receipt));
       if (!ex.effects().confirmsAtCompletion()) {

@@ -36,22 +36,26 @@ final class LegacySession implements Session {
   private final McpAsyncClient client;
   private final McpClientTransport transport;
   private final LegacyTasks tasks;
+  private final LiveElicitations live;
   private volatile String protocolVersion = "";
 
   /**
    * {@code elicitationDefaults}: declare elicitation and accept each form with its defaults; {@code
-   * toolsChanged} runs on {@code notifications/tools/list_changed}.
+   * liveInput}: declare form and URL elicitation and route each to the call in flight ({@link
+   * LiveElicitations}); {@code toolsChanged} runs on {@code notifications/tools/list_changed}.
    */
   LegacySession(
       String server,
       McpClientConfig limits,
       McpClientTransport transport,
       boolean elicitationDefaults,
+      boolean liveInput,
       Runnable toolsChanged) {
     this.server = server;
     this.limits = limits;
     this.transport = transport;
     this.tasks = new LegacyTasks(transport);
+    this.live = new LiveElicitations(server, elicitationDefaults);
     McpClient.AsyncSpec spec =
         McpClient.async(tasks)
             .clientInfo(CLIENT_INFO)
@@ -62,13 +66,15 @@ final class LegacySession implements Session {
                     : limits.listTimeout())
             .initializationTimeout(limits.connectTimeout())
             .toolsChangeConsumer(tools -> Mono.fromRunnable(toolsChanged));
-    if (elicitationDefaults) {
+    if (liveInput) {
+      spec.capabilities(McpSchema.ClientCapabilities.builder().elicitation(true, true).build())
+          .applyElicitationDefaults(elicitationDefaults)
+          .elicitation(live::form)
+          .urlElicitation(live::url);
+    } else if (elicitationDefaults) {
       spec.capabilities(McpSchema.ClientCapabilities.builder().elicitation().build())
           .applyElicitationDefaults(true)
-          .elicitation(
-              req ->
-                  Mono.just(
-                      new McpSchema.ElicitResult(McpSchema.ElicitResult.Action.ACCEPT, Map.of())));
+          .elicitation(live::form);
     } else {
       spec.capabilities(McpSchema.ClientCapabilities.builder().build());
     }
@@ -90,6 +96,11 @@ final class LegacySession implements Session {
   @Override
   public CompletableFuture<ToolCallResult> call(
       String tool, Map<String, Object> arguments, Map<String, Object> meta, boolean reissue) {
+    return live.track(false, Optional.empty(), () -> send(tool, arguments, meta));
+  }
+
+  private CompletableFuture<ToolCallResult> send(
+      String tool, Map<String, Object> arguments, Map<String, Object> meta) {
     String version = protocolVersion;
     McpSchema.CallToolRequest request =
         new McpSchema.CallToolRequest(tool, arguments, meta.isEmpty() ? null : meta);
@@ -161,7 +172,9 @@ final class LegacySession implements Session {
     }
     if (!asTask) {
       return McpWire.mapping(
-          call(tool, arguments, meta, options.reissue()), ToolCallOutcome.Completed::new);
+          live.track(
+              options.durableInput(), options.liveInput(), () -> send(tool, arguments, meta)),
+          ToolCallOutcome.Completed::new);
     }
     Map<String, Object> params = new java.util.LinkedHashMap<>();
     params.put("name", tool);

@@ -52,6 +52,7 @@ public final class McpConnection implements McpTransportPort {
   private Thread worker;
   private McpException lostDuringConnect;
   private volatile boolean elicitationDefaults;
+  private volatile boolean liveInput;
 
   public McpConnection(
       String server,
@@ -75,6 +76,17 @@ public final class McpConnection implements McpTransportPort {
    */
   public McpConnection answerElicitationsWithDefaults() {
     elicitationDefaults = true;
+    return this;
+  }
+
+  /**
+   * On a 2025 session, declares form and URL elicitation and routes each {@code elicitation/create}
+   * to the one call in flight: a call's {@code CallOptions.liveInput} answers it, a durable call
+   * without one declines it at once (see {@link LiveElicitations}). For the engine's sessions.
+   * Takes effect at the next connect.
+   */
+  public McpConnection routeLiveInputToCalls() {
+    liveInput = true;
     return this;
   }
 
@@ -222,6 +234,7 @@ public final class McpConnection implements McpTransportPort {
             limits,
             transports,
             elicitationDefaults,
+            liveInput,
             why -> onLost(gen, why),
             () -> refreshLater(gen));
     synchronized (lock) {

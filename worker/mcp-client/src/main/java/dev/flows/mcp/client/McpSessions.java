@@ -47,11 +47,13 @@ public final class McpSessions implements AutoCloseable {
         McpServerConfig config = McpServerConfigJson.read(frozenConnection);
         c =
             new McpConnection(
-                config.name(),
-                limits,
-                McpTransports.factory(config, limits, credentials),
-                registry,
-                random.split());
+                    config.name(),
+                    limits,
+                    McpTransports.factory(config, limits, credentials),
+                    registry,
+                    random.split())
+                // A live elicitation goes to the call that asked, or is declined at once.
+                .routeLiveInputToCalls();
         byKey.put(key, c);
       }
       // Only the first caller connects: the others join its attempt (or a reconnect in flight)

@@ -21,13 +21,15 @@ sealed interface Session permits LegacySession, ModernSession {
   /**
    * A fresh session of {@code server}: 2026-07-28 when the server answers {@code server/discover}
    * and {@code transports} allows it, else one for the 2025 handshake. {@code onLost} is told when
-   * its transport is lost; {@code toolsChanged} runs when a 2025 server says its tools changed.
+   * its transport is lost; {@code toolsChanged} runs when a 2025 server says its tools changed;
+   * {@code liveInput}: a 2025 session routes live elicitations to its calls.
    */
   static Session open(
       String server,
       McpClientConfig limits,
       TransportFactory transports,
       boolean elicitationDefaults,
+      boolean liveInput,
       LossListener onLost,
       Runnable toolsChanged) {
     McpProtocol protocol = transports.protocol();
@@ -39,7 +41,12 @@ sealed interface Session permits LegacySession, ModernSession {
     return modern.isPresent()
         ? modern.get()
         : new LegacySession(
-            server, limits, transports.create(onLost), elicitationDefaults, toolsChanged);
+            server,
+            limits,
+            transports.create(onLost),
+            elicitationDefaults,
+            liveInput,
+            toolsChanged);
   }
 
   /** Whatever the era needs before the first request (the 2025 handshake). */

@@ -199,7 +199,43 @@ public final class TestTools {
                 })
             .build());
     tools.add(timed());
+    tools.add(askLive());
     return tools;
+  }
+
+  /**
+   * {@code ask_live}: during the call, a live {@code elicitation/create} (2025) asking a form "Who
+   * is asking?" with a required string {@code name}; answers {@code hello <name>} when accepted,
+   * {@code no name given (<action>)} otherwise, and {@code no elicitation capability} when the
+   * client declared none.
+   */
+  private static SyncToolSpecification askLive() {
+    Map<String, Object> name = Map.of("name", Map.of("type", "string"));
+    return SyncToolSpecification.builder()
+        .tool(
+            McpSchema.Tool.builder()
+                .name("ask_live")
+                .description("asks the client for a name during the call")
+                .inputSchema(schema(Map.of(), List.of()))
+                .build())
+        .callHandler(
+            (ex, req) -> {
+              var caps = ex.getClientCapabilities();
+              if (caps == null || caps.elicitation() == null) {
+                return text("no elicitation capability");
+              }
+              McpSchema.ElicitResult r =
+                  ex.createElicitation(
+                      McpSchema.ElicitRequest.builder(
+                              "Who is asking?", schema(name, List.of("name")))
+                          .build());
+              return r.action() == McpSchema.ElicitResult.Action.ACCEPT
+                      && r.content() != null
+                      && r.content().get("name") instanceof String n
+                  ? text("hello " + n)
+                  : text("no name given (" + r.action().name().toLowerCase() + ")");
+            })
+        .build();
   }
 
   /**
