@@ -271,6 +271,17 @@ final class RunJson {
     return output.isObject() && McpReceipt.TYPE.equals(output.path("type").asText());
   }
 
+  /** A task note as JSON: {@code taskId, status, statusMessage?, pollIntervalMs?, ttlMs?}. */
+  static ObjectNode task(dev.flows.kernel.journal.TaskNote t) {
+    ObjectNode o = Session.JSON.createObjectNode();
+    o.put("taskId", t.taskId()).put("status", t.status());
+    t.statusMessage().ifPresent(m -> o.put("statusMessage", m));
+    t.pollIntervalMs().ifPresent(ms -> o.put("pollIntervalMs", ms));
+    t.ttlMs().ifPresent(ms -> o.put("ttlMs", ms));
+    o.put("protocolVersion", t.protocolVersion());
+    return o;
+  }
+
   /** One journal entry as JSON: {@code seq}, {@code at}, {@code type} and its fields. */
   static ObjectNode entry(JournalRecord rec) {
     ObjectNode o = Session.JSON.createObjectNode();
@@ -340,6 +351,20 @@ final class RunJson {
       case JournalEntry.StepAnswered e -> {
         o.put("stepId", e.stepId());
         o.set("responses", e.responses());
+        o.put("by", e.by());
+      }
+      case JournalEntry.EffectTask e -> {
+        o.put("stepId", e.stepId());
+        o.put("attempt", e.attempt());
+        o.put("surfacePath", e.surfacePath());
+        o.put("idempotencyKey", e.idempotencyKey());
+        o.set("task", task(e.task()));
+      }
+      case JournalEntry.EffectTaskCancel e -> {
+        o.put("stepId", e.stepId());
+        o.put("surfacePath", e.surfacePath());
+        o.put("taskId", e.taskId());
+        o.put("reason", e.reason());
         o.put("by", e.by());
       }
     }

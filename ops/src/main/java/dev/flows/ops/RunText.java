@@ -90,6 +90,23 @@ final class RunText {
                   + ": "
                   + clip(e.responses().toString())
                   + "; the call is sent again";
+          case JournalEntry.EffectTask e ->
+              "step "
+                  + e.stepId()
+                  + " task "
+                  + e.task().taskId()
+                  + " "
+                  + e.task().status()
+                  + e.task().statusMessage().map(m -> ": " + Database.oneLine(clip(m))).orElse("");
+          case JournalEntry.EffectTaskCancel e ->
+              "step "
+                  + e.stepId()
+                  + " task "
+                  + e.taskId()
+                  + " cancel sent by "
+                  + e.by()
+                  + ": "
+                  + e.reason();
         };
     return rec.at() + "  " + text;
   }
