@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.flows.kernel.journal.DurableInput;
+import dev.flows.kernel.journal.DurableTasks;
 import dev.flows.kernel.journal.Journal;
 import dev.flows.kernel.journal.JournalEntry;
 import dev.flows.kernel.journal.JournalRecord;
@@ -38,6 +39,7 @@ final class RunJson {
     ArrayNode steps = r.putArray("steps");
     for (StepSnapshot s : run.steps()) {
       ObjectNode o = step(s, entries);
+      DurableTasks.of(entries, s.stepId()).ifPresent(t -> o.set("task", task(t)));
       for (JsonNode st : run.spec().path("steps")) {
         if (st.path("id").asText().equals(s.stepId())) {
           CallPolicyView.of(st).ifPresent(p -> o.set("policy", p));
@@ -269,6 +271,20 @@ final class RunJson {
   /** An MCP receipt: {@code {"type":"mcp", server, tool, input, output, idempotencyKey}}. */
   static boolean isReceipt(JsonNode output) {
     return output.isObject() && McpReceipt.TYPE.equals(output.path("type").asText());
+  }
+
+  /**
+   * A step's task as {@code runs show --json} gives it: the latest note's fields, {@code
+   * createdAt}, {@code updatedAt}, and {@code cancelSentAt} / {@code cancelReason} once flows sent
+   * {@code tasks/cancel}.
+   */
+  static ObjectNode task(DurableTasks.StepTask t) {
+    ObjectNode o = task(t.latest());
+    o.put("createdAt", t.createdAt().toString());
+    o.put("updatedAt", t.updatedAt().toString());
+    t.cancelSentAt().ifPresent(at -> o.put("cancelSentAt", at.toString()));
+    t.cancelReason().ifPresent(r -> o.put("cancelReason", r));
+    return o;
   }
 
   /** A task note as JSON: {@code taskId, status, statusMessage?, pollIntervalMs?, ttlMs?}. */

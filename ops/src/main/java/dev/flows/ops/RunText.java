@@ -217,6 +217,27 @@ final class RunText {
       if (s.has("policy")) {
         p.println(indent + "    policy: " + CallPolicyView.text(s.get("policy")));
       }
+      if (s.has("task")) {
+        JsonNode t = s.get("task");
+        p.println(
+            indent
+                + "    task "
+                + t.path("taskId").asText()
+                + " "
+                + t.path("status").asText()
+                + (t.hasNonNull("statusMessage")
+                    ? ": " + Database.oneLine(clip(t.get("statusMessage").asText()))
+                    : "")
+                + " (since "
+                + t.path("updatedAt").asText()
+                + ")"
+                + (t.has("cancelSentAt")
+                    ? "; cancel sent "
+                        + t.path("cancelSentAt").asText()
+                        + ": "
+                        + t.path("cancelReason").asText()
+                    : ""));
+      }
       for (JsonNode a : s.path("attempts")) {
         p.println(
             indent
