@@ -109,6 +109,11 @@ final class DirectCtx implements Ctx {
     public McpTool onUnknownOutcome(dev.flows.sdk.UnknownOutcome decision) {
       return this;
     }
+
+    @Override
+    public McpTool tasks(dev.flows.sdk.TaskUse use) {
+      return this;
+    }
   }
 
   private McpResult call(String server, McpSyncClient client, String tool, Object arguments) {

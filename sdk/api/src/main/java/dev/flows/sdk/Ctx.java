@@ -172,6 +172,12 @@ public interface Ctx {
 
     /** What a call of unknown outcome does, overriding the annotations and flows.json. */
     McpTool onUnknownOutcome(UnknownOutcome decision);
+
+    /**
+     * Whether the call is made as a task (the server keeps it and flows polls it by id), overriding
+     * the server's flows.json {@code tasks}; {@link TaskUse#AUTOMATIC} when neither says.
+     */
+    McpTool tasks(TaskUse use);
   }
 
   /** A step handle with a policy; immutable: each policy method answers a new handle. */

@@ -52,6 +52,11 @@ final class PolicyHandles {
     public Ctx.McpTool onUnknownOutcome(UnknownOutcome decision) {
       return new Tool(ctx, server, tool, policy.withOnUnknownOutcome(decision));
     }
+
+    @Override
+    public Ctx.McpTool tasks(dev.flows.sdk.TaskUse use) {
+      return new Tool(ctx, server, tool, policy.withTasks(use));
+    }
   }
 
   record Step(String name, CallPolicy policy, StepRunner runner) implements Ctx.StepCall {
