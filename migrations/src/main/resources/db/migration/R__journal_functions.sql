@@ -493,6 +493,10 @@ DROP TRIGGER IF EXISTS runs_no_delete ON flows.runs;
 CREATE TRIGGER runs_no_delete
   AFTER DELETE ON flows.runs REFERENCING OLD TABLE AS old_rows
   FOR EACH STATEMENT EXECUTE FUNCTION flows.refuse_delete_outside_prune();
+DROP TRIGGER IF EXISTS mcp_task_state_delete_only_by_prune ON flows.mcp_task_state;
+CREATE TRIGGER mcp_task_state_delete_only_by_prune
+  AFTER DELETE ON flows.mcp_task_state REFERENCING OLD TABLE AS old_rows
+  FOR EACH STATEMENT EXECUTE FUNCTION flows.refuse_delete_outside_prune();
 DROP TRIGGER IF EXISTS effects_keep_confirmed ON flows.effect_elections;
 CREATE TRIGGER effects_keep_confirmed
   AFTER DELETE ON flows.effect_elections REFERENCING OLD TABLE AS old_rows
@@ -558,6 +562,7 @@ BEGIN
     FROM flows.runs r WHERE r.run_id = ANY (v_runs);
   DELETE FROM flows.step_wait_notes w WHERE w.run_id = ANY (v_runs);
   DELETE FROM flows.signal_mailbox m WHERE m.run_id = ANY (v_runs);
+  DELETE FROM flows.mcp_task_state t WHERE t.run_id = ANY (v_runs);
   DELETE FROM flows.effect_elections e WHERE e.run_id = ANY (v_runs);
   DELETE FROM flows.journal_entries j WHERE j.run_id = ANY (v_runs);
   DELETE FROM flows.steps s WHERE s.run_id = ANY (v_runs);

@@ -11,6 +11,8 @@ import dev.flows.kernel.journal.JournalEntry;
 import dev.flows.kernel.journal.JournalEntry.EffectConfirmed;
 import dev.flows.kernel.journal.JournalEntry.EffectRecorded;
 import dev.flows.kernel.journal.JournalEntry.EffectRef;
+import dev.flows.kernel.journal.JournalEntry.EffectTask;
+import dev.flows.kernel.journal.JournalEntry.EffectTaskCancel;
 import dev.flows.kernel.journal.JournalEntry.RunCancelRequested;
 import dev.flows.kernel.journal.JournalEntry.RunCompleted;
 import dev.flows.kernel.journal.JournalEntry.RunResumed;
@@ -21,6 +23,7 @@ import dev.flows.kernel.journal.JournalEntry.StepCompleted;
 import dev.flows.kernel.journal.JournalEntry.StepResolved;
 import dev.flows.kernel.journal.RunCompletionReason;
 import dev.flows.kernel.journal.RunId;
+import dev.flows.kernel.journal.TaskNote;
 import dev.flows.kernel.journal.WorkerId;
 import dev.flows.kernel.spec.RunSpecJson;
 import dev.flows.kernel.spec.StepKind;
@@ -108,6 +111,25 @@ final class EntryCodec {
       case StepAnswered e -> {
         stepId = Optional.of(e.stepId());
         p.set("responses", e.responses());
+        p.put("by", e.by());
+      }
+      case EffectTask e -> {
+        stepId = Optional.of(e.stepId());
+        attempt = Optional.of(e.attempt());
+        p.put("surfacePath", e.surfacePath());
+        p.put("idempotencyKey", e.idempotencyKey());
+        p.put("taskId", e.task().taskId());
+        p.put("status", e.task().status());
+        e.task().statusMessage().ifPresent(m -> p.put("statusMessage", m));
+        e.task().pollIntervalMs().ifPresent(ms -> p.put("pollIntervalMs", ms));
+        e.task().ttlMs().ifPresent(ms -> p.put("ttlMs", ms));
+        p.put("protocolVersion", e.task().protocolVersion());
+      }
+      case EffectTaskCancel e -> {
+        stepId = Optional.of(e.stepId());
+        p.put("surfacePath", e.surfacePath());
+        p.put("taskId", e.taskId());
+        p.put("reason", e.reason());
         p.put("by", e.by());
       }
     }
@@ -246,6 +268,28 @@ final class EntryCodec {
       case "step.answered" ->
           new StepAnswered(
               runId, p.get("stepId").asText(), p.get("responses"), p.get("by").asText());
+      case "effect.task" ->
+          new EffectTask(
+              runId,
+              p.get("stepId").asText(),
+              p.get("attempt").asInt(),
+              p.get("surfacePath").asText(),
+              p.get("idempotencyKey").asText(),
+              new TaskNote(
+                  p.get("taskId").asText(),
+                  p.get("status").asText(),
+                  optionalText(p, "statusMessage"),
+                  optionalText(p, "pollIntervalMs").map(Long::parseLong),
+                  optionalText(p, "ttlMs").map(Long::parseLong),
+                  p.get("protocolVersion").asText()));
+      case "effect.task.cancel" ->
+          new EffectTaskCancel(
+              runId,
+              p.get("stepId").asText(),
+              p.get("surfacePath").asText(),
+              p.get("taskId").asText(),
+              p.get("reason").asText(),
+              p.get("by").asText());
       default -> throw new IllegalStateException("stored journal entry type unknown: " + type);
     };
   }

@@ -56,6 +56,7 @@ public final class PostgresJournal implements Journal, AutoCloseable {
   private final LeaseRenewal renewal;
   private final Reads reads;
   private final SignalVerbs signals;
+  private final TaskVerbs tasks;
 
   private PostgresJournal(
       DataSource dataSource,
@@ -86,6 +87,7 @@ public final class PostgresJournal implements Journal, AutoCloseable {
     this.renewal = new LeaseRenewal(db);
     this.reads = new Reads(db);
     this.signals = new SignalVerbs(db, fence, attemptVerbs);
+    this.tasks = new TaskVerbs(db, fence);
   }
 
   /**
@@ -310,6 +312,23 @@ public final class PostgresJournal implements Journal, AutoCloseable {
       RunId runId, String stepId, Optional<JsonNode> performed, String by) {
     operator.resolveStep(runId, stepId, performed, by);
     return run(runId).orElseThrow(() -> Refusals.runNotFound(runId));
+  }
+
+  @Override
+  public boolean recordTask(
+      LeaseToken lease, String surfacePath, dev.flows.kernel.journal.TaskNote task) {
+    return tasks.recordTask(lease, surfacePath, task);
+  }
+
+  @Override
+  public boolean noteTaskCancel(
+      RunId runId, String stepId, String taskId, String reason, String by) {
+    return tasks.noteTaskCancel(runId, stepId, taskId, reason, by);
+  }
+
+  @Override
+  public List<dev.flows.kernel.journal.TaskToCancel> tasksToCancel(int limit) {
+    return tasks.tasksToCancel(limit);
   }
 
   @Override

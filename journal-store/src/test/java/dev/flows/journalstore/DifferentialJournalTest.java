@@ -59,7 +59,7 @@ class DifferentialJournalTest {
                 try (Statement st = cleaner.createStatement()) {
                   st.execute(
                       "TRUNCATE flows.journal_entries, flows.effect_elections, flows.step_wait_notes,"
-                          + " flows.signal_mailbox,"
+                          + " flows.signal_mailbox, flows.mcp_task_state,"
                           + " flows.steps,"
                           + " flows.runs");
                 } catch (SQLException e) {

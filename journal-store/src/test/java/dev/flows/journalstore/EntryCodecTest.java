@@ -26,6 +26,10 @@ class EntryCodecTest {
   private static final RunId RUN = new RunId("run_codec");
   private static final JsonNode OUT = JsonNodeFactory.instance.objectNode().put("ok", true);
 
+  private static JournalEntry task(int attempt, dev.flows.kernel.journal.TaskNote note) {
+    return new JournalEntry.EffectTask(RUN, "b", attempt, "/mcp/s/t", "k", note);
+  }
+
   static Stream<JournalEntry> everyEntryType() {
     RunSpec spec =
         Specs.run("codec", Specs.llm("a"), Specs.agent("b", 2, "/mcp/x"), Specs.shell("c"));
@@ -81,7 +85,27 @@ class EntryCodecTest {
         new JournalEntry.RunResumed(RUN, "operator"),
         new JournalEntry.StepResolved(RUN, "b", true, Optional.of(OUT), "operator"),
         new JournalEntry.StepResolved(RUN, "b", false, Optional.empty(), "operator"),
-        new JournalEntry.StepAnswered(RUN, "b", OUT, "operator"));
+        new JournalEntry.StepAnswered(RUN, "b", OUT, "operator"),
+        task(
+            2,
+            new dev.flows.kernel.journal.TaskNote(
+                "t-1",
+                "working",
+                Optional.of("50%"),
+                Optional.of(1000L),
+                Optional.of(3_600_000L),
+                "2026-07-28")),
+        task(
+            3,
+            new dev.flows.kernel.journal.TaskNote(
+                "t-1",
+                "completed",
+                Optional.empty(),
+                Optional.empty(),
+                Optional.empty(),
+                "2025-11-25")),
+        new JournalEntry.EffectTaskCancel(
+            RUN, "b", "/mcp/s/t", "t-1", "run canceled", "reconciler"));
   }
 
   @ParameterizedTest

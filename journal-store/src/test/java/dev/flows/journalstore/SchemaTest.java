@@ -121,8 +121,9 @@ class SchemaTest {
             "16 signals",
             "17 claimed admission",
             "18 durable input",
+            "19 task backed calls",
             "journal functions (repeatable)");
-    assertThat(m.migrate()).isEqualTo(18);
+    assertThat(m.migrate()).isEqualTo(19);
     assertThat(m.pending()).isEmpty();
     assertThat(m.migrate()).isZero();
   }

@@ -97,7 +97,12 @@ class ViewsTest {
   }
 
   private static List<List<String>> rows(String sql) throws SQLException {
-    try (Connection c = DriverManager.getConnection(pg.db().jdbcUrl());
+    return rows(pg, sql);
+  }
+
+  /** The rows {@code sql} answers on {@code db}, each column as text (NULL as null). */
+  static List<List<String>> rows(PostgresFixture db, String sql) throws SQLException {
+    try (Connection c = DriverManager.getConnection(db.db().jdbcUrl());
         var st = c.createStatement();
         var rs = st.executeQuery(sql)) {
       List<List<String>> out = new ArrayList<>();

@@ -8,8 +8,9 @@ import java.util.Optional;
  * The policy of a call as {@code runs show} shows it, read from the child's spec: attempts and
  * backoff ({@code maxIterations}, {@code retry}), {@code timeoutMs}, and for an MCP call what a
  * call of unknown outcome does and who decided it ({@code call}: its {@code onUnknownOutcome};
- * {@code annotations}: the tool's hints and flows.json). A step with a policy ({@code
- * f.step(name).retry(...)}) journals its policy in its memos, shown with them.
+ * {@code annotations}: the tool's hints and flows.json) and whether it is made as a task ({@code
+ * tasks}). A step with a policy ({@code f.step(name).retry(...)}) journals its policy in its memos,
+ * shown with them.
  */
 final class CallPolicyView {
   private CallPolicyView() {}
@@ -40,6 +41,7 @@ final class CallPolicyView {
       if (instruction.has("doNotRetry")) {
         p.set("doNotRetry", instruction.get("doNotRetry").deepCopy());
       }
+      p.put("tasks", instruction.path("tasks").asText("automatic"));
     }
     return Optional.of(p);
   }
@@ -62,6 +64,9 @@ final class CallPolicyView {
     }
     if (p.has("doNotRetry")) {
       s.append(", not retried: ").append(p.get("doNotRetry"));
+    }
+    if (p.has("tasks")) {
+      s.append(", tasks ").append(p.path("tasks").asText());
     }
     if (p.has("onUnknownOutcome")) {
       s.append(", on unknown outcome ")

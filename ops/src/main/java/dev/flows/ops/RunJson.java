@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.flows.kernel.journal.DurableInput;
+import dev.flows.kernel.journal.DurableTasks;
 import dev.flows.kernel.journal.Journal;
 import dev.flows.kernel.journal.JournalEntry;
 import dev.flows.kernel.journal.JournalRecord;
@@ -38,6 +39,7 @@ final class RunJson {
     ArrayNode steps = r.putArray("steps");
     for (StepSnapshot s : run.steps()) {
       ObjectNode o = step(s, entries);
+      DurableTasks.of(entries, s.stepId()).ifPresent(t -> o.set("task", task(t)));
       for (JsonNode st : run.spec().path("steps")) {
         if (st.path("id").asText().equals(s.stepId())) {
           CallPolicyView.of(st).ifPresent(p -> o.set("policy", p));
@@ -271,6 +273,31 @@ final class RunJson {
     return output.isObject() && McpReceipt.TYPE.equals(output.path("type").asText());
   }
 
+  /**
+   * A step's task as {@code runs show --json} gives it: the latest note's fields, {@code
+   * createdAt}, {@code updatedAt}, and {@code cancelSentAt} / {@code cancelReason} once flows sent
+   * {@code tasks/cancel}.
+   */
+  static ObjectNode task(DurableTasks.StepTask t) {
+    ObjectNode o = task(t.latest());
+    o.put("createdAt", t.createdAt().toString());
+    o.put("updatedAt", t.updatedAt().toString());
+    t.cancelSentAt().ifPresent(at -> o.put("cancelSentAt", at.toString()));
+    t.cancelReason().ifPresent(r -> o.put("cancelReason", r));
+    return o;
+  }
+
+  /** A task note as JSON: {@code taskId, status, statusMessage?, pollIntervalMs?, ttlMs?}. */
+  static ObjectNode task(dev.flows.kernel.journal.TaskNote t) {
+    ObjectNode o = Session.JSON.createObjectNode();
+    o.put("taskId", t.taskId()).put("status", t.status());
+    t.statusMessage().ifPresent(m -> o.put("statusMessage", m));
+    t.pollIntervalMs().ifPresent(ms -> o.put("pollIntervalMs", ms));
+    t.ttlMs().ifPresent(ms -> o.put("ttlMs", ms));
+    o.put("protocolVersion", t.protocolVersion());
+    return o;
+  }
+
   /** One journal entry as JSON: {@code seq}, {@code at}, {@code type} and its fields. */
   static ObjectNode entry(JournalRecord rec) {
     ObjectNode o = Session.JSON.createObjectNode();
@@ -340,6 +367,20 @@ final class RunJson {
       case JournalEntry.StepAnswered e -> {
         o.put("stepId", e.stepId());
         o.set("responses", e.responses());
+        o.put("by", e.by());
+      }
+      case JournalEntry.EffectTask e -> {
+        o.put("stepId", e.stepId());
+        o.put("attempt", e.attempt());
+        o.put("surfacePath", e.surfacePath());
+        o.put("idempotencyKey", e.idempotencyKey());
+        o.set("task", task(e.task()));
+      }
+      case JournalEntry.EffectTaskCancel e -> {
+        o.put("stepId", e.stepId());
+        o.put("surfacePath", e.surfacePath());
+        o.put("taskId", e.taskId());
+        o.put("reason", e.reason());
         o.put("by", e.by());
       }
     }

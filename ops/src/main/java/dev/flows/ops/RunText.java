@@ -90,6 +90,23 @@ final class RunText {
                   + ": "
                   + clip(e.responses().toString())
                   + "; the call is sent again";
+          case JournalEntry.EffectTask e ->
+              "step "
+                  + e.stepId()
+                  + " task "
+                  + e.task().taskId()
+                  + " "
+                  + e.task().status()
+                  + e.task().statusMessage().map(m -> ": " + Database.oneLine(clip(m))).orElse("");
+          case JournalEntry.EffectTaskCancel e ->
+              "step "
+                  + e.stepId()
+                  + " task "
+                  + e.taskId()
+                  + " cancel sent by "
+                  + e.by()
+                  + ": "
+                  + e.reason();
         };
     return rec.at() + "  " + text;
   }
@@ -199,6 +216,27 @@ final class RunText {
       }
       if (s.has("policy")) {
         p.println(indent + "    policy: " + CallPolicyView.text(s.get("policy")));
+      }
+      if (s.has("task")) {
+        JsonNode t = s.get("task");
+        p.println(
+            indent
+                + "    task "
+                + t.path("taskId").asText()
+                + " "
+                + t.path("status").asText()
+                + (t.hasNonNull("statusMessage")
+                    ? ": " + Database.oneLine(clip(t.get("statusMessage").asText()))
+                    : "")
+                + " (since "
+                + t.path("updatedAt").asText()
+                + ")"
+                + (t.has("cancelSentAt")
+                    ? "; cancel sent "
+                        + t.path("cancelSentAt").asText()
+                        + ": "
+                        + t.path("cancelReason").asText()
+                    : ""));
       }
       for (JsonNode a : s.path("attempts")) {
         p.println(

@@ -183,7 +183,8 @@ class RunsCommandTest {
         dev.flows.sdk.CallPolicy.DEFAULT
             .withTimeout(Duration.ofMillis(800))
             .withRetry(dev.flows.sdk.RetryPolicy.attempts(4).doNotRetry("mcp_disconnected"))
-            .withOnUnknownOutcome(dev.flows.sdk.UnknownOutcome.PARK);
+            .withOnUnknownOutcome(dev.flows.sdk.UnknownOutcome.PARK)
+            .withTasks(dev.flows.sdk.TaskUse.FORBIDDEN);
     com.fasterxml.jackson.databind.node.ObjectNode connection =
         JsonNodeFactory.instance.objectNode().put("transport", "http").put("url", "http://h/mcp");
     childOf(
@@ -210,12 +211,13 @@ class RunsCommandTest {
     assertThat(call.path("onUnknownOutcome").asText()).isEqualTo("park");
     assertThat(call.path("onUnknownOutcomeBy").asText()).isEqualTo("call");
     assertThat(call.path("doNotRetry").get(0).asText()).isEqualTo("mcp_disconnected");
+    assertThat(call.path("tasks").asText()).isEqualTo("forbidden");
     JsonNode command = children.get(1).at("/steps/0/policy");
     assertThat(command.path("maxAttempts").asInt()).as("f.sh's default").isEqualTo(3);
     assertThat(command.has("timeoutMs")).isFalse();
     assertThat(cli.run("runs", "show", root.value()).out())
         .contains("policy: attempts 4, backoff 100 ms x2.0 up to 60000 ms, timeout 800 ms")
-        .contains("on unknown outcome park (the call's policy)")
+        .contains(", tasks forbidden, on unknown outcome park (the call's policy)")
         .contains("policy: attempts 3");
   }
 

@@ -247,6 +247,23 @@ public final class ResilientJournal implements Journal {
   }
 
   @Override
+  public boolean recordTask(
+      LeaseToken lease, String surfacePath, dev.flows.kernel.journal.TaskNote task) {
+    return call(() -> delegate.recordTask(lease, surfacePath, task));
+  }
+
+  @Override
+  public boolean noteTaskCancel(
+      RunId runId, String stepId, String taskId, String reason, String by) {
+    return call(() -> delegate.noteTaskCancel(runId, stepId, taskId, reason, by));
+  }
+
+  @Override
+  public List<dev.flows.kernel.journal.TaskToCancel> tasksToCancel(int limit) {
+    return call(() -> delegate.tasksToCancel(limit));
+  }
+
+  @Override
   public Optional<RunSnapshot> run(RunId runId) {
     return call(() -> delegate.run(runId));
   }

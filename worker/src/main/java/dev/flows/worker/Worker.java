@@ -76,6 +76,7 @@ public final class Worker implements AutoCloseable {
   private final CountDownLatch stopping = new CountDownLatch(1);
   private final AtomicLong congested = new AtomicLong();
   private final ClaimScope scope = new ClaimScope();
+  private final List<Runnable> sweeps = new java.util.concurrent.CopyOnWriteArrayList<>();
   private Thread claimLoop;
   private Thread reconciler;
 
@@ -211,6 +212,14 @@ public final class Worker implements AutoCloseable {
    */
   public void noteWhenUnaccepted(String routePrefix, String reason) {
     scope.noteWhenUnaccepted(routePrefix, reason);
+  }
+
+  /**
+   * Runs {@code sweep} once per reconcile interval on the reconciler's thread (it should hand slow
+   * work to a thread of its own); a failure is logged and the sweep runs again next interval.
+   */
+  public void addSweep(Runnable sweep) {
+    sweeps.add(sweep);
   }
 
   /** What this worker asks for when it claims up to {@code capacity} steps. */
@@ -372,9 +381,18 @@ public final class Worker implements AutoCloseable {
   private void reconcileUntilStopped() {
     long notedAt = System.nanoTime() - config.reconcileInterval().toNanos();
     while (!stopped()) {
-      if (scope.notes() && System.nanoTime() - notedAt >= config.reconcileInterval().toNanos()) {
+      if (System.nanoTime() - notedAt >= config.reconcileInterval().toNanos()) {
         notedAt = System.nanoTime();
-        noteUnaccepted();
+        if (scope.notes()) {
+          noteUnaccepted();
+        }
+        for (Runnable sweep : sweeps) {
+          try {
+            sweep.run();
+          } catch (RuntimeException e) {
+            TransientFaults.log(LOG, "a reconciler sweep failed; trying again next interval", e);
+          }
+        }
       }
       Duration sleep;
       try {

@@ -102,6 +102,23 @@ public class ForwardingJournal implements Journal {
   }
 
   @Override
+  public boolean recordTask(
+      LeaseToken lease, String surfacePath, dev.flows.kernel.journal.TaskNote task) {
+    return delegate.recordTask(lease, surfacePath, task);
+  }
+
+  @Override
+  public boolean noteTaskCancel(
+      RunId runId, String stepId, String taskId, String reason, String by) {
+    return delegate.noteTaskCancel(runId, stepId, taskId, reason, by);
+  }
+
+  @Override
+  public List<dev.flows.kernel.journal.TaskToCancel> tasksToCancel(int limit) {
+    return delegate.tasksToCancel(limit);
+  }
+
+  @Override
   public Optional<RunSnapshot> run(RunId runId) {
     return delegate.run(runId);
   }

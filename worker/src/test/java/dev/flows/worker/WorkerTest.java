@@ -102,6 +102,21 @@ class WorkerTest {
   }
 
   @Test
+  void aWorkerRunsItsSweepsEachReconcileIntervalAndAFailingSweepRunsAgain() {
+    java.util.concurrent.atomic.AtomicInteger runs =
+        new java.util.concurrent.atomic.AtomicInteger();
+    Worker w = worker(config, new DeterministicExecutor(config));
+    w.addSweep(
+        () -> {
+          if (runs.incrementAndGet() == 1) {
+            throw new IllegalStateException("the first sweep fails");
+          }
+        });
+
+    await().atMost(WAIT).until(() -> runs.get() >= 3);
+  }
+
+  @Test
   void anAttemptLeftByADeadWorkerIsExpiredAndFinishedByAnother() {
     StepSpec step = Specs.iterations(Specs.command("s", "true"), 2);
     RunId run = start(Specs.run(Specs.lease(step, Duration.ofMillis(300))));

@@ -114,6 +114,11 @@ final class DirectCtx implements Ctx {
     public McpTool onInput(InputHandler handler) {
       return this; // a 2025 session client: no server here asks for input
     }
+
+    @Override
+    public McpTool tasks(dev.flows.sdk.TaskUse use) {
+      return this;
+    }
   }
 
   private McpResult call(String server, McpSyncClient client, String tool, Object arguments) {

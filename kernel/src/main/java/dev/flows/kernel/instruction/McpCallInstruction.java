@@ -16,9 +16,10 @@ import java.util.Optional;
  * outcome is unknown may be sent again with the same key. The call's own policy, present only when
  * its author chose one: {@code onUnknownOutcome} overrides {@code mayReperform}; {@code doNotRetry}
  * (present when the call has an explicit retry policy) lists the diagnostics that are not retried,
- * and a timed-out call is retried only then. JSON: {@code {type:"mcp", server, tool, input,
- * connection, mayReperform, onUnknownOutcome?, doNotRetry?}}; absent fields keep the bytes (and so
- * the spec hash) of a call without a policy.
+ * and a timed-out call is retried only then; {@code tasks} (the call's or its server's choice)
+ * whether the call may or must be made as a task, {@code automatic} when absent. JSON: {@code
+ * {type:"mcp", server, tool, input, connection, mayReperform, onUnknownOutcome?, doNotRetry?,
+ * tasks?}}; absent fields keep the bytes (and so the spec hash) of a call without a policy.
  */
 public record McpCallInstruction(
     String server,
@@ -27,7 +28,8 @@ public record McpCallInstruction(
     JsonNode connection,
     boolean mayReperform,
     Optional<OnUnknownOutcome> onUnknownOutcome,
-    Optional<List<String>> doNotRetry)
+    Optional<List<String>> doNotRetry,
+    Optional<TaskUse> tasks)
     implements Instruction {
   /** The instruction type of an MCP call step. */
   public static final String TYPE = "mcp";
@@ -39,6 +41,7 @@ public record McpCallInstruction(
   private static final String MAY_REPERFORM = "mayReperform";
   private static final String ON_UNKNOWN_OUTCOME = "onUnknownOutcome";
   private static final String DO_NOT_RETRY = "doNotRetry";
+  private static final String TASKS = "tasks";
   private static final String AT = "instruction";
 
   /** What a call of unknown outcome does when its author said so. */
@@ -62,6 +65,33 @@ public record McpCallInstruction(
     }
   }
 
+  /** Whether the call is made as a task (see {@link dev.flows.kernel.mcp.CallOptions.TaskMode}). */
+  public enum TaskUse {
+    AUTOMATIC("automatic", dev.flows.kernel.mcp.CallOptions.TaskMode.AUTOMATIC),
+    REQUIRED("required", dev.flows.kernel.mcp.CallOptions.TaskMode.REQUIRED),
+    FORBIDDEN("forbidden", dev.flows.kernel.mcp.CallOptions.TaskMode.FORBIDDEN);
+
+    private final String wire;
+    private final dev.flows.kernel.mcp.CallOptions.TaskMode mode;
+
+    TaskUse(String wire, dev.flows.kernel.mcp.CallOptions.TaskMode mode) {
+      this.wire = wire;
+      this.mode = mode;
+    }
+
+    public String wire() {
+      return wire;
+    }
+
+    public dev.flows.kernel.mcp.CallOptions.TaskMode mode() {
+      return mode;
+    }
+
+    public static Optional<TaskUse> fromWire(String wire) {
+      return Arrays.stream(values()).filter(v -> v.wire.equals(wire)).findFirst();
+    }
+  }
+
   public McpCallInstruction {
     Objects.requireNonNull(server, SERVER);
     Objects.requireNonNull(tool, TOOL);
@@ -69,12 +99,48 @@ public record McpCallInstruction(
     Objects.requireNonNull(connection, CONNECTION);
     Objects.requireNonNull(onUnknownOutcome, ON_UNKNOWN_OUTCOME);
     doNotRetry = doNotRetry.map(List::copyOf);
+    Objects.requireNonNull(tasks, TASKS);
+  }
+
+  /** A call with a policy of its own and no task choice. */
+  public McpCallInstruction(
+      String server,
+      String tool,
+      JsonNode input,
+      JsonNode connection,
+      boolean mayReperform,
+      Optional<OnUnknownOutcome> onUnknownOutcome,
+      Optional<List<String>> doNotRetry) {
+    this(
+        server,
+        tool,
+        input,
+        connection,
+        mayReperform,
+        onUnknownOutcome,
+        doNotRetry,
+        Optional.empty());
+  }
+
+  /**
+   * How the call is made: as a task when the server and tool allow ({@code automatic}) by default.
+   */
+  public dev.flows.kernel.mcp.CallOptions.TaskMode taskMode() {
+    return tasks.orElse(TaskUse.AUTOMATIC).mode();
   }
 
   /** A call without a policy of its own. */
   public McpCallInstruction(
       String server, String tool, JsonNode input, JsonNode connection, boolean mayReperform) {
-    this(server, tool, input, connection, mayReperform, Optional.empty(), Optional.empty());
+    this(
+        server,
+        tool,
+        input,
+        connection,
+        mayReperform,
+        Optional.empty(),
+        Optional.empty(),
+        Optional.empty());
   }
 
   /**
@@ -127,6 +193,7 @@ public record McpCallInstruction(
     o.put(MAY_REPERFORM, mayReperform);
     onUnknownOutcome.ifPresent(u -> o.put(ON_UNKNOWN_OUTCOME, u.wire()));
     doNotRetry.ifPresent(l -> l.forEach(o.putArray(DO_NOT_RETRY)::add));
+    tasks.ifPresent(t -> o.put(TASKS, t.wire()));
     return o;
   }
 
@@ -157,7 +224,17 @@ public record McpCallInstruction(
         Fields.object(json, CONNECTION, AT),
         Fields.optionalBoolean(json, MAY_REPERFORM, AT, false),
         onUnknown,
-        Fields.optionalTexts(json, DO_NOT_RETRY, AT));
+        Fields.optionalTexts(json, DO_NOT_RETRY, AT),
+        Fields.optionalText(json, TASKS, AT)
+            .map(
+                w ->
+                    TaskUse.fromWire(w)
+                        .orElseThrow(
+                            () ->
+                                Fields.notOneOf(
+                                    TASKS,
+                                    AT,
+                                    Arrays.stream(TaskUse.values()).map(TaskUse::wire).toList()))));
   }
 
   /** The call an agent step of type {@code mcp} makes; see {@link #fromJson}. */

@@ -32,6 +32,7 @@ public final class InMemoryJournal implements Journal {
   private final MemoryEnds ends = new MemoryEnds(state, wakeups, attempts, signals);
   private final MemoryOperator operator = new MemoryOperator(state, wakeups, ends);
   private final MemoryRetention retention = new MemoryRetention(state);
+  private final MemoryTasks tasks = new MemoryTasks(state);
 
   public InMemoryJournal(Clock clock) {
     this.clock = clock;
@@ -151,6 +152,22 @@ public final class InMemoryJournal implements Journal {
   @Override
   public RunSnapshot answerInput(RunId runId, String stepId, InputAnswer answer, String by) {
     return verb(now -> operator.answerInput(runId, stepId, answer, by, now));
+  }
+
+  @Override
+  public boolean recordTask(LeaseToken lease, String surfacePath, TaskNote task) {
+    return verb(now -> tasks.recordTask(lease, surfacePath, task, now));
+  }
+
+  @Override
+  public boolean noteTaskCancel(
+      RunId runId, String stepId, String taskId, String reason, String by) {
+    return verb(now -> tasks.noteTaskCancel(runId, stepId, taskId, reason, by, now));
+  }
+
+  @Override
+  public List<TaskToCancel> tasksToCancel(int limit) {
+    return verb(now -> tasks.tasksToCancel(limit));
   }
 
   @Override

@@ -70,6 +70,32 @@ public interface Journal {
   }
 
   /**
+   * Journals the task the server created for this attempt's call at {@code surfacePath}, or a
+   * change of its status or status message ({@code effect.task}; {@link DurableTasks}): a note that
+   * changes neither writes nothing. Answers whether it wrote. Fenced as {@link #recordEffect} is;
+   * refused {@code effect_not_recorded} unless this attempt holds the unconfirmed election at
+   * {@code surfacePath}, {@code invalid_input} for an unknown status or another task than the
+   * step's.
+   */
+  boolean recordTask(LeaseToken lease, String surfacePath, TaskNote task);
+
+  /**
+   * Journals that {@code tasks/cancel} was sent for the step's task {@code taskId} ({@code
+   * effect.task.cancel}, with {@code reason} and {@code by}); once per task: a second note writes
+   * nothing. Answers whether it wrote. Not fenced: the step's run may have ended (it is what the
+   * cancel is for). Refused {@code run_not_found}, {@code step_not_found}, {@code invalid_input}
+   * when the step has no such task.
+   */
+  boolean noteTaskCancel(RunId runId, String stepId, String taskId, String reason, String by);
+
+  /**
+   * Up to {@code limit} tasks still running on their servers (last seen working or input_required,
+   * no cancel sent) whose runs have ended, oldest task first (then run and step id): each is owed a
+   * {@code tasks/cancel}.
+   */
+  List<TaskToCancel> tasksToCancel(int limit);
+
+  /**
    * Ends the attempt. Refused with {@code lease_conflict} after the deadline; a success is refused
    * with {@code effect_unconfirmed} while this attempt holds an unconfirmed election.
    */

@@ -170,6 +170,38 @@ public sealed interface JournalEntry {
     }
   }
 
+  /**
+   * The server answered the attempt's call at {@code surfacePath} with a task (journaled before
+   * anything else happens), or the task's status or status message changed since the step's last
+   * note. The task is the step's for good: later attempts poll it instead of calling again.
+   */
+  record EffectTask(
+      RunId runId,
+      String stepId,
+      int attempt,
+      String surfacePath,
+      String idempotencyKey,
+      TaskNote task)
+      implements JournalEntry {
+    @Override
+    public String type() {
+      return "effect.task";
+    }
+  }
+
+  /**
+   * flows sent {@code tasks/cancel} for the step's task {@code taskId}: the call's own timeout
+   * passed, or its run ended while the task still ran ({@code reason}).
+   */
+  record EffectTaskCancel(
+      RunId runId, String stepId, String surfacePath, String taskId, String reason, String by)
+      implements JournalEntry {
+    @Override
+    public String type() {
+      return "effect.task.cancel";
+    }
+  }
+
   /** An effect named in a step completion. */
   record EffectRef(String surfacePath, String idempotencyKey) {}
 }

@@ -23,6 +23,10 @@ import java.util.Objects;
  *     needs two at most: discovery, then a step-up); past it the request fails with {@code
  *     auth_failed} instead of looping
  * @param stderrBufferBytes how much of a stdio server's stderr is kept (the newest bytes)
+ * @param taskPollMin the shortest wait between two polls of a task (a server's {@code
+ *     pollIntervalMs} hint below it is raised to it); also the first wait when the server hints
+ *     none, doubled per poll after that
+ * @param taskPollMax the longest wait between two polls of a task (a hint above it is lowered)
  */
 public record McpClientConfig(
     Duration connectTimeout,
@@ -36,7 +40,9 @@ public record McpClientConfig(
     int maxReconnectAttempts,
     int maxStreamResumes,
     int maxAuthChallenges,
-    int stderrBufferBytes) {
+    int stderrBufferBytes,
+    Duration taskPollMin,
+    Duration taskPollMax) {
 
   public static final Duration DEFAULT_CONNECT_TIMEOUT = Duration.ofSeconds(30);
   public static final Duration DEFAULT_LIST_TIMEOUT = Duration.ofSeconds(30);
@@ -50,6 +56,8 @@ public record McpClientConfig(
   public static final int DEFAULT_MAX_STREAM_RESUMES = 5;
   public static final int DEFAULT_MAX_AUTH_CHALLENGES = 3;
   public static final int DEFAULT_STDERR_BUFFER_BYTES = 1 << 20;
+  public static final Duration DEFAULT_TASK_POLL_MIN = Duration.ofSeconds(1);
+  public static final Duration DEFAULT_TASK_POLL_MAX = Duration.ofSeconds(30);
 
   public static final McpClientConfig DEFAULTS =
       new McpClientConfig(
@@ -64,12 +72,21 @@ public record McpClientConfig(
           DEFAULT_MAX_RECONNECT_ATTEMPTS,
           DEFAULT_MAX_STREAM_RESUMES,
           DEFAULT_MAX_AUTH_CHALLENGES,
-          DEFAULT_STDERR_BUFFER_BYTES);
+          DEFAULT_STDERR_BUFFER_BYTES,
+          DEFAULT_TASK_POLL_MIN,
+          DEFAULT_TASK_POLL_MAX);
 
   public McpClientConfig {
     for (Duration d :
         new Duration[] {
-          connectTimeout, listTimeout, callTimeout, stopGrace, backoffInitial, backoffMax
+          connectTimeout,
+          listTimeout,
+          callTimeout,
+          stopGrace,
+          backoffInitial,
+          backoffMax,
+          taskPollMin,
+          taskPollMax
         }) {
       Objects.requireNonNull(d, "duration");
       if (d.isNegative()) {
@@ -88,6 +105,44 @@ public record McpClientConfig(
         || stderrBufferBytes < 0) {
       throw new IllegalArgumentException("limits must be >= 0");
     }
+    if (!taskPollMin.isPositive() || taskPollMax.compareTo(taskPollMin) < 0) {
+      throw new IllegalArgumentException(
+          "task polls need 0 < taskPollMin <= taskPollMax: " + taskPollMin + ", " + taskPollMax);
+    }
+  }
+
+  /**
+   * The wait before poll {@code poll} (1-based) of a task: the server's {@code hint} within [{@code
+   * taskPollMin}, {@code taskPollMax}]; without one, {@code taskPollMin} doubled per poll after the
+   * first, capped at {@code taskPollMax}.
+   */
+  public Duration taskPoll(java.util.Optional<Duration> hint, int poll) {
+    if (hint.isPresent()) {
+      Duration h = hint.get();
+      return h.compareTo(taskPollMin) < 0
+          ? taskPollMin
+          : h.compareTo(taskPollMax) > 0 ? taskPollMax : h;
+    }
+    long ms = taskPollMin.toMillis() << Math.min(20, Math.max(0, poll - 1));
+    return Duration.ofMillis(Math.min(ms, taskPollMax.toMillis()));
+  }
+
+  public McpClientConfig withTaskPolls(Duration min, Duration max) {
+    return new McpClientConfig(
+        connectTimeout,
+        listTimeout,
+        callTimeout,
+        stopGrace,
+        backoffInitial,
+        backoffMax,
+        backoffFactor,
+        backoffJitter,
+        maxReconnectAttempts,
+        maxStreamResumes,
+        maxAuthChallenges,
+        stderrBufferBytes,
+        min,
+        max);
   }
 
   /**
@@ -114,7 +169,9 @@ public record McpClientConfig(
         maxReconnectAttempts,
         maxStreamResumes,
         maxAuthChallenges,
-        stderrBufferBytes);
+        stderrBufferBytes,
+        taskPollMin,
+        taskPollMax);
   }
 
   public McpClientConfig withCallTimeout(Duration d) {
@@ -130,7 +187,9 @@ public record McpClientConfig(
         maxReconnectAttempts,
         maxStreamResumes,
         maxAuthChallenges,
-        stderrBufferBytes);
+        stderrBufferBytes,
+        taskPollMin,
+        taskPollMax);
   }
 
   public McpClientConfig withStopGrace(Duration d) {
@@ -146,7 +205,9 @@ public record McpClientConfig(
         maxReconnectAttempts,
         maxStreamResumes,
         maxAuthChallenges,
-        stderrBufferBytes);
+        stderrBufferBytes,
+        taskPollMin,
+        taskPollMax);
   }
 
   public McpClientConfig withBackoff(
@@ -163,6 +224,8 @@ public record McpClientConfig(
         attempts,
         maxStreamResumes,
         maxAuthChallenges,
-        stderrBufferBytes);
+        stderrBufferBytes,
+        taskPollMin,
+        taskPollMax);
   }
 }

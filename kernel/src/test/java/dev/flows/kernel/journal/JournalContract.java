@@ -1139,15 +1139,21 @@ public abstract class JournalContract {
     return requests;
   }
 
-  private RunId parkedForInput(Optional<RunId> parent, boolean withUrl) {
-    RunId id = new RunId("ask-" + System.nanoTime());
+  /** Starts a one-call run (step {@code call} calling {@code tool} on {@code server}). */
+  private RunId startCall(String prefix, String server, String tool, Optional<RunId> parent) {
+    RunId id = new RunId(prefix + System.nanoTime());
     journal.startRun(
         new StartRun(
             Optional.of(id),
             id.value(),
-            run(Specs.mcpCall("call", "forms", "ask", JSON.objectNode())),
+            run(Specs.mcpCall("call", server, tool, JSON.objectNode())),
             parent,
             "api"));
+    return id;
+  }
+
+  private RunId parkedForInput(Optional<RunId> parent, boolean withUrl) {
+    RunId id = startCall("ask-", "forms", "ask", parent);
     ClaimedAttempt a = claimOne();
     journal.recordEffect(a.lease(), "/mcp/forms/ask");
     ObjectNode tail = JSON.objectNode().put("type", "mcp").put("diagnostic", "input_required");
@@ -1953,6 +1959,159 @@ public abstract class JournalContract {
     }
     journal.complete(claimOne().lease(), ok());
     assertThat(snapshot(id).status()).isEqualTo(RunStatus.SUCCEEDED);
+  }
+
+  // ---- task-backed calls (DurableTasks)
+
+  private static final String TASK_SURFACE = "/mcp/jobs/slow";
+
+  private static TaskNote task(String id, String status, String message) {
+    return new TaskNote(
+        id,
+        status,
+        Optional.of(message),
+        Optional.of(1000L),
+        Optional.of(3_600_000L),
+        "2026-07-28");
+  }
+
+  /** A one-call run claimed, its effect recorded: the attempt that makes the call. */
+  private ClaimedAttempt callingAttempt() {
+    startCall("task-", "jobs", "slow", Optional.empty());
+    ClaimedAttempt a = claimOne();
+    journal.recordEffect(a.lease(), TASK_SURFACE);
+    return a;
+  }
+
+  @Test
+  void aTaskIsJournaledWithItsEffectAndAgainOnlyWhenItsStatusOrMessageChanges() {
+    ClaimedAttempt a = callingAttempt();
+    RunId id = a.lease().runId();
+
+    assertThat(journal.recordTask(a.lease(), TASK_SURFACE, task("t-1", "working", "0%"))).isTrue();
+    assertThat(journal.recordTask(a.lease(), TASK_SURFACE, task("t-1", "working", "0%")))
+        .as("a poll that saw no change writes nothing")
+        .isFalse();
+    assertThat(journal.recordTask(a.lease(), TASK_SURFACE, task("t-1", "working", "50%"))).isTrue();
+    journal.recordTask(a.lease(), TASK_SURFACE, task("t-1", "completed", "done"));
+    journal.confirmEffect(a.lease(), TASK_SURFACE, Optional.of(json("ok", "yes")));
+
+    assertThat(types(id))
+        .containsSubsequence(
+            "effect.recorded", "effect.task", "effect.task", "effect.task", "effect.confirmed");
+    List<JournalEntry.EffectTask> notes = entriesOf(id, JournalEntry.EffectTask.class);
+    assertThat(notes).hasSize(3);
+    assertThat(notes.getFirst().task()).isEqualTo(task("t-1", "working", "0%"));
+    assertThat(notes.getFirst().idempotencyKey()).isEqualTo(Keys.idempotencyKey(id, "call"));
+    assertThat(notes.getFirst().attempt()).isEqualTo(1);
+    DurableTasks.StepTask t = DurableTasks.of(journal.entries(id), "call").orElseThrow();
+    assertThat(t.latest().status()).isEqualTo("completed");
+    assertThat(t.createdAttempt()).isEqualTo(1);
+    assertThat(t.surfacePath()).isEqualTo(TASK_SURFACE);
+  }
+
+  @Test
+  void aTaskNoteIsRefusedWithoutTheAttemptsElectionForAnUnknownStatusOrAnotherTask() {
+    RunId id = start(run(Specs.mcpCall("call", "jobs", "slow", JSON.objectNode())));
+    ClaimedAttempt a = claimOne();
+    assertRefused(
+        () -> journal.recordTask(a.lease(), TASK_SURFACE, task("t-1", "working", "0%")),
+        ErrorCode.EFFECT_NOT_RECORDED);
+    journal.recordEffect(a.lease(), TASK_SURFACE);
+    assertRefused(
+        () -> journal.recordTask(a.lease(), TASK_SURFACE, task("t-1", "sleeping", "0%")),
+        ErrorCode.INVALID_INPUT);
+    journal.recordTask(a.lease(), TASK_SURFACE, task("t-1", "working", "0%"));
+    assertRefused(
+        () -> journal.recordTask(a.lease(), TASK_SURFACE, task("t-2", "working", "0%")),
+        ErrorCode.INVALID_INPUT);
+    LeaseToken stale =
+        new LeaseToken(id, "call", a.lease().attempt(), a.lease().leaseId() + "-stale");
+    assertRefused(
+        () -> journal.recordTask(stale, TASK_SURFACE, task("t-1", "working", "1%")),
+        ErrorCode.LEASE_CONFLICT);
+
+    assertThat(entriesOf(id, JournalEntry.EffectTask.class)).hasSize(1);
+  }
+
+  @Test
+  void theNextAttemptOfASuspendedTaskCallTakesTheElectionOverAndNotesTheSameTask() {
+    ClaimedAttempt first = callingAttempt();
+    RunId id = first.lease().runId();
+    journal.recordTask(first.lease(), TASK_SURFACE, task("t-1", "working", "0%"));
+    journal.complete(first.lease(), StepOutcome.Suspended.timer(Duration.ofMillis(1)));
+    elapse(Duration.ofMillis(5));
+
+    ClaimedAttempt second = claimOne();
+    EffectElection e = journal.recordEffect(second.lease(), TASK_SURFACE);
+    assertThat(e.takenOver()).isTrue();
+    assertThat(journal.recordTask(second.lease(), TASK_SURFACE, task("t-1", "completed", "done")))
+        .isTrue();
+    journal.confirmEffect(second.lease(), TASK_SURFACE, Optional.of(json("ok", "yes")));
+    journal.complete(second.lease(), ok());
+
+    assertThat(snapshot(id).status()).isEqualTo(RunStatus.SUCCEEDED);
+    DurableTasks.StepTask t = DurableTasks.of(journal.entries(id), "call").orElseThrow();
+    assertThat(t.createdAttempt()).isEqualTo(1);
+    assertThat(t.latest().status()).isEqualTo("completed");
+  }
+
+  @Test
+  void aTaskStillWorkingWhenItsRunEndsIsOwedACancelUntilOneIsNotedOnce() {
+    ClaimedAttempt a = callingAttempt();
+    RunId id = a.lease().runId();
+    journal.recordTask(a.lease(), TASK_SURFACE, task("t-owed", "working", "0%"));
+    journal.complete(a.lease(), StepOutcome.Suspended.timer(Duration.ofSeconds(30)));
+    assertThat(journal.tasksToCancel(10)).as("its run still runs").isEmpty();
+
+    journal.cancelRun(id, "operator");
+
+    assertThat(journal.tasksToCancel(10))
+        .containsExactly(new TaskToCancel(id, "call", TASK_SURFACE, "t-owed", "2026-07-28"));
+    assertRefused(
+        () -> journal.noteTaskCancel(id, "call", "t-other", "run canceled", "reconciler"),
+        ErrorCode.INVALID_INPUT);
+    assertRefused(
+        () -> journal.noteTaskCancel(id, "nope", "t-owed", "run canceled", "reconciler"),
+        ErrorCode.STEP_NOT_FOUND);
+    assertRefused(
+        () ->
+            journal.noteTaskCancel(
+                new RunId("no-such-run"), "call", "t-owed", "run canceled", "reconciler"),
+        ErrorCode.RUN_NOT_FOUND);
+    assertThat(journal.noteTaskCancel(id, "call", "t-owed", "run canceled", "reconciler")).isTrue();
+    assertThat(journal.noteTaskCancel(id, "call", "t-owed", "run canceled", "reconciler"))
+        .as("once per task")
+        .isFalse();
+
+    assertThat(journal.tasksToCancel(10)).isEmpty();
+    JournalEntry.EffectTaskCancel note =
+        entriesOf(id, JournalEntry.EffectTaskCancel.class).getFirst();
+    assertThat(note.surfacePath()).isEqualTo(TASK_SURFACE);
+    assertThat(note.by()).isEqualTo("reconciler");
+    assertThat(entriesOf(id, JournalEntry.EffectTaskCancel.class)).hasSize(1);
+    assertThat(DurableTasks.of(journal.entries(id), "call").orElseThrow().cancelSentAt())
+        .isPresent();
+  }
+
+  @Test
+  void aFinishedTaskIsOwedNoCancelAndTheOldestOwedComesFirst() {
+    ClaimedAttempt done = callingAttempt();
+    journal.recordTask(done.lease(), TASK_SURFACE, task("t-done", "completed", "done"));
+    journal.complete(done.lease(), retryableFailure());
+    journal.cancelRun(done.lease().runId(), "operator");
+    ClaimedAttempt older = callingAttempt();
+    journal.recordTask(older.lease(), TASK_SURFACE, task("t-older", "input_required", "ask"));
+    elapse(Duration.ofMillis(5));
+    ClaimedAttempt newer = callingAttempt();
+    journal.recordTask(newer.lease(), TASK_SURFACE, task("t-newer", "working", "0%"));
+    journal.cancelRun(newer.lease().runId(), "operator");
+    journal.cancelRun(older.lease().runId(), "operator");
+
+    assertThat(journal.tasksToCancel(10).stream().map(TaskToCancel::taskId))
+        .containsExactly("t-older", "t-newer");
+    assertThat(journal.tasksToCancel(1).stream().map(TaskToCancel::taskId))
+        .containsExactly("t-older");
   }
 
   // ---- signals (a mailbox per run and name)

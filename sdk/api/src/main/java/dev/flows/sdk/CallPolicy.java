@@ -13,9 +13,10 @@ import java.util.Optional;
 public record CallPolicy(
     Optional<Duration> timeout,
     Optional<RetryPolicy> retry,
-    Optional<UnknownOutcome> onUnknownOutcome) {
+    Optional<UnknownOutcome> onUnknownOutcome,
+    Optional<TaskUse> tasks) {
   public static final CallPolicy DEFAULT =
-      new CallPolicy(Optional.empty(), Optional.empty(), Optional.empty());
+      new CallPolicy(Optional.empty(), Optional.empty(), Optional.empty(), Optional.empty());
 
   /**
    * @throws FlowsException {@code invalid_input} for a timeout that is not positive
@@ -28,15 +29,19 @@ public record CallPolicy(
           "timeout",
           "pass a positive Duration");
     }
-    return new CallPolicy(Optional.of(d), retry, onUnknownOutcome);
+    return new CallPolicy(Optional.of(d), retry, onUnknownOutcome, tasks);
   }
 
   public CallPolicy withRetry(RetryPolicy p) {
-    return new CallPolicy(timeout, Optional.of(given(p, "retry")), onUnknownOutcome);
+    return new CallPolicy(timeout, Optional.of(given(p, "retry")), onUnknownOutcome, tasks);
   }
 
   public CallPolicy withOnUnknownOutcome(UnknownOutcome o) {
-    return new CallPolicy(timeout, retry, Optional.of(given(o, "onUnknownOutcome")));
+    return new CallPolicy(timeout, retry, Optional.of(given(o, "onUnknownOutcome")), tasks);
+  }
+
+  public CallPolicy withTasks(TaskUse use) {
+    return new CallPolicy(timeout, retry, onUnknownOutcome, Optional.of(given(use, "tasks")));
   }
 
   private static <T> T given(T value, String what) {

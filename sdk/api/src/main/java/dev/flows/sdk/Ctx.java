@@ -174,6 +174,12 @@ public interface Ctx {
     McpTool onUnknownOutcome(UnknownOutcome decision);
 
     /**
+     * Whether the call is made as a task (the server keeps it and flows polls it by id), overriding
+     * the server's flows.json {@code tasks}; {@link TaskUse#AUTOMATIC} when neither says.
+     */
+    McpTool tasks(TaskUse use);
+
+    /**
      * The body answers the server's requests for input itself, for inputs it can compute. A call
      * the server answers {@code input_required} parks its step (whichever worker made it); the
      * body, waiting on the call, asks {@code handler} once for each request of the round, journals

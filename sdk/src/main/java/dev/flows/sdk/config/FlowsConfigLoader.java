@@ -13,12 +13,14 @@ import dev.flows.kernel.mcp.McpAuth.OAuthGrant;
 import dev.flows.kernel.mcp.McpAuth.SecretSource;
 import dev.flows.kernel.mcp.McpProtocol;
 import dev.flows.kernel.mcp.McpServerConfig;
+import dev.flows.sdk.TaskUse;
 import java.io.IOException;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashSet;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
@@ -131,9 +133,27 @@ public final class FlowsConfigLoader {
                           "unknown MCP protocol revision '" + p + "'",
                           "use one of " + String.join(", ", McpProtocol.wires())));
     }
+    Optional<TaskUse> tasks = Optional.empty();
+    if (n.has("tasks")) {
+      String t = w.string(n, ptr, "tasks");
+      tasks =
+          Optional.of(
+              Arrays.stream(TaskUse.values())
+                  .filter(u -> u.wire().equals(t))
+                  .findFirst()
+                  .orElseThrow(
+                      () ->
+                          w.refuse(
+                              ptr + "/tasks",
+                              "unknown task use '" + t + "'",
+                              "use one of automatic, required, forbidden")));
+    }
     if (stdio) {
       w.onlyKeys(
-          n, ptr, Set.of("command", "args", "env", "setEnv", "cwd", "idempotencyKeys", "protocol"));
+          n,
+          ptr,
+          Set.of(
+              "command", "args", "env", "setEnv", "cwd", "idempotencyKeys", "protocol", "tasks"));
       String command = w.string(n, ptr, "command");
       if (command.isBlank()) {
         throw w.refuse(ptr + "/command", "is empty", "name the program to start");
@@ -173,13 +193,14 @@ public final class FlowsConfigLoader {
                       .toString())
               : Optional.empty();
       return new ServerEntry(
-          new McpServerConfig.Stdio(name, command, args, env, setEnv, cwd, protocol), idem);
+          new McpServerConfig.Stdio(name, command, args, env, setEnv, cwd, protocol), idem, tasks);
     }
-    w.onlyKeys(n, ptr, Set.of("url", "headers", "auth", "idempotencyKeys", "protocol"));
+    w.onlyKeys(n, ptr, Set.of("url", "headers", "auth", "idempotencyKeys", "protocol", "tasks"));
     URI url = url(w, w.string(n, ptr, "url"), ptr + "/url");
     Map<String, String> headers = w.optStringMap(n, ptr, "headers");
     McpAuth auth = n.has("auth") ? auth(w, n.get("auth"), ptr + "/auth") : new McpAuth.None();
-    return new ServerEntry(new McpServerConfig.Http(name, url, headers, auth, protocol), idem);
+    return new ServerEntry(
+        new McpServerConfig.Http(name, url, headers, auth, protocol), idem, tasks);
   }
 
   private static URI url(Walker w, String s, String ptr) {

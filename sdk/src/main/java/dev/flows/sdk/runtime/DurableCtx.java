@@ -223,7 +223,9 @@ final class DurableCtx implements Ctx {
         argsJson,
         inventory.connection(server).orElseThrow(),
         inventory.mayReperform(server, tool),
-        policy,
+        policy.tasks().isPresent()
+            ? policy
+            : inventory.tasks(server).map(policy::withTasks).orElse(policy),
         config);
   }
 

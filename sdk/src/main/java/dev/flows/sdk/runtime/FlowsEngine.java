@@ -21,6 +21,7 @@ import dev.flows.worker.WorkerLease;
 import dev.flows.worker.exec.DeterministicExecutor;
 import dev.flows.worker.mcp.InlineMcpCalls;
 import dev.flows.worker.mcp.McpToolExecutor;
+import dev.flows.worker.mcp.TaskCancels;
 import java.time.InstantSource;
 import java.util.List;
 import java.util.Optional;
@@ -78,7 +79,7 @@ public final class FlowsEngine implements AutoCloseable {
     this.config = config;
     this.credentials = credentials;
     this.sessions = new McpSessions(mcpLimits, credentials);
-    McpToolExecutor mcp = new McpToolExecutor(sessions, this.journal);
+    McpToolExecutor mcp = new McpToolExecutor(sessions, this.journal, clock);
     // A body's first MCP calls run on its own worker, through the same executor, under a lease
     // of this worker (see InlineMcpCalls): no claim, no worker slot, no polling.
     // One WorkerLease (one lease keeper) for the claimed attempts and the inline calls alike: all
@@ -99,6 +100,8 @@ public final class FlowsEngine implements AutoCloseable {
     this.worker.addRoutes(resolver::routes);
     this.worker.addRoutePrefixes(resolver::routePrefixes);
     this.worker.noteWhenUnaccepted(FlowResolver.SOURCE_ROUTES, UNACCEPTED_SOURCE);
+    // Tasks of runs that ended (canceled, failed) while the task still ran get tasks/cancel.
+    this.worker.addSweep(new TaskCancels(this.journal, sessions, workerId));
   }
 
   /** Why a single-file flow's body waits when no worker was given its source. */

@@ -32,10 +32,19 @@ public record Inventory(JsonNode json) {
       McpServerConfig config,
       boolean honoursIdempotencyKeys,
       List<ToolDescriptor> tools,
-      String protocolVersion) {
+      String protocolVersion,
+      Optional<dev.flows.sdk.TaskUse> tasks) {
     public Server(
         McpServerConfig config, boolean honoursIdempotencyKeys, List<ToolDescriptor> tools) {
       this(config, honoursIdempotencyKeys, tools, "");
+    }
+
+    public Server(
+        McpServerConfig config,
+        boolean honoursIdempotencyKeys,
+        List<ToolDescriptor> tools,
+        String protocolVersion) {
+      this(config, honoursIdempotencyKeys, tools, protocolVersion, Optional.empty());
     }
   }
 
@@ -48,6 +57,7 @@ public record Inventory(JsonNode json) {
       if (!s.protocolVersion().isEmpty()) {
         n.put("protocolVersion", s.protocolVersion());
       }
+      s.tasks().ifPresent(t -> n.put("tasks", t.wire()));
       ObjectNode tools = n.putObject("tools");
       for (ToolDescriptor t : s.tools()) {
         ObjectNode tn = tools.putObject(t.name());
@@ -62,6 +72,14 @@ public record Inventory(JsonNode json) {
   /** The MCP revision the server answered in at preflight, when known. */
   public Optional<String> protocolVersion(String server) {
     return Optional.ofNullable(json.path(server).get("protocolVersion")).map(JsonNode::asText);
+  }
+
+  /** The server's flows.json {@code tasks}, when it says (frozen in the spec). */
+  public Optional<dev.flows.sdk.TaskUse> tasks(String server) {
+    String wire = json.path(server).path("tasks").asText("");
+    return java.util.Arrays.stream(dev.flows.sdk.TaskUse.values())
+        .filter(u -> u.wire().equals(wire))
+        .findFirst();
   }
 
   public boolean hasServer(String server) {

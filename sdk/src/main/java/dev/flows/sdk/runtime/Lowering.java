@@ -85,8 +85,8 @@ public final class Lowering {
   /**
    * An MCP call with {@code policy}: its timeout lowers to the step's {@code timeoutMs}, its retry
    * policy to {@code maxIterations} and {@code retry} (and its {@code doNotRetry} to the
-   * instruction's), its {@code onUnknownOutcome} to the instruction's. A default policy writes
-   * exactly what a call without one does.
+   * instruction's), its {@code onUnknownOutcome} and {@code tasks} to the instruction's. A default
+   * policy writes exactly what a call without one does.
    */
   public static RunSpec mcpCall(
       String flowName,
@@ -107,7 +107,8 @@ public final class Lowering {
             policy
                 .onUnknownOutcome()
                 .map(o -> McpCallInstruction.OnUnknownOutcome.valueOf(o.name())),
-            policy.retry().map(dev.flows.sdk.RetryPolicy::notRetried));
+            policy.retry().map(dev.flows.sdk.RetryPolicy::notRetried),
+            policy.tasks().map(t -> McpCallInstruction.TaskUse.valueOf(t.name())));
     StepSpec call =
         new StepSpec(
             CALL_STEP,

@@ -70,6 +70,11 @@ final class PolicyHandles {
       }
       return new Tool(ctx, server, tool, policy, Optional.of(handler));
     }
+
+    @Override
+    public Ctx.McpTool tasks(dev.flows.sdk.TaskUse use) {
+      return new Tool(ctx, server, tool, policy.withTasks(use));
+    }
   }
 
   record Step(String name, CallPolicy policy, StepRunner runner) implements Ctx.StepCall {

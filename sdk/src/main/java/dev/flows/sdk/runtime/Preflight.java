@@ -166,7 +166,8 @@ public final class Preflight {
                   e.config(),
                   e.honoursIdempotencyKeys(),
                   connections.get(i).tools(),
-                  connections.get(i).protocolVersion()));
+                  connections.get(i).protocolVersion(),
+                  e.tasks()));
         } catch (ExecutionException x) {
           McpDiagnostic d =
               x.getCause() instanceof McpException m

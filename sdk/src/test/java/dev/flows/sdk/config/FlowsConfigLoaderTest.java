@@ -126,6 +126,10 @@ class FlowsConfigLoaderTest {
             "{\"mcp\": {\"a\": {\"url\": \"http://h/mcp\", \"auth\": {\"mode\": \"api-token\"}}}}",
             "/mcp/a/auth"),
         Arguments.of(
+            "unknown task use",
+            "{\"mcp\": {\"a\": {\"command\": \"x\", \"tasks\": \"sometimes\"}}}",
+            "/mcp/a/tasks"),
+        Arguments.of(
             "idempotencyKeys not boolean",
             "{\"mcp\": {\"a\": {\"command\": \"x\", \"idempotencyKeys\": \"yes\"}}}",
             "/mcp/a/idempotencyKeys"),
@@ -177,6 +181,23 @@ class FlowsConfigLoaderTest {
     assertThat(c.server("new").orElseThrow().config().protocol())
         .isEqualTo(McpProtocol.V2026_07_28);
     assertThat(c.server("any").orElseThrow().config().protocol()).isEqualTo(McpProtocol.AUTO);
+  }
+
+  @Test
+  void aServerMayRequireOrForbidTasksAndIsAutomaticWithoutAChoice() {
+    FlowsConfig c =
+        FlowsConfigLoader.parse(
+            FILE,
+            """
+            {"mcp": {
+              "jobs": {"command": "x", "tasks": "required"},
+              "web": {"url": "http://127.0.0.1:9/mcp", "tasks": "forbidden"},
+              "any": {"command": "y"}
+            }}
+            """);
+    assertThat(c.server("jobs").orElseThrow().tasks()).contains(dev.flows.sdk.TaskUse.REQUIRED);
+    assertThat(c.server("web").orElseThrow().tasks()).contains(dev.flows.sdk.TaskUse.FORBIDDEN);
+    assertThat(c.server("any").orElseThrow().tasks()).isEmpty();
   }
 
   @Test

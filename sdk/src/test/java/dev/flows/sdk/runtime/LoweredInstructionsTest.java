@@ -136,6 +136,51 @@ class LoweredInstructionsTest {
                     "billing", "payments", "charge", F.objectNode(), connection(), true, CONFIG)));
   }
 
+  /** The instruction of a charge call lowered with {@code policy}. */
+  private static dev.flows.kernel.instruction.McpCallInstruction charge(
+      dev.flows.sdk.CallPolicy policy) {
+    RunSpec lowered =
+        Lowering.mcpCall(
+            "billing", "payments", "charge", F.objectNode(), connection(), false, policy, CONFIG);
+    return dev.flows.kernel.instruction.McpCallInstruction.of(
+        (StepBody.Agent) lowered.steps().getFirst().body());
+  }
+
+  @Test
+  void anMcpCallsTaskUseLowersToItsInstructionAndDecidesItsTaskMode() {
+    var forbidden =
+        charge(dev.flows.sdk.CallPolicy.DEFAULT.withTasks(dev.flows.sdk.TaskUse.FORBIDDEN));
+
+    assertThat(forbidden.toJson().path("tasks").asText()).isEqualTo("forbidden");
+    assertThat(forbidden.taskMode()).isEqualTo(dev.flows.kernel.mcp.CallOptions.TaskMode.FORBIDDEN);
+    var plain = charge(dev.flows.sdk.CallPolicy.DEFAULT);
+    assertThat(plain.tasks()).isEmpty();
+    assertThat(plain.toJson().has("tasks")).isFalse();
+    assertThat(plain.taskMode()).isEqualTo(dev.flows.kernel.mcp.CallOptions.TaskMode.AUTOMATIC);
+  }
+
+  private static dev.flows.kernel.mcp.McpServerConfig.Stdio stdio(String name) {
+    return new dev.flows.kernel.mcp.McpServerConfig.Stdio(
+        name, "x", List.of(), List.of(), java.util.Map.of(), Optional.empty());
+  }
+
+  @Test
+  void aServersTaskUseIsFrozenInTheInventoryAndReadBack() {
+    Inventory inv =
+        Inventory.of(
+            List.of(
+                new Inventory.Server(
+                    stdio("jobs"),
+                    false,
+                    List.of(),
+                    "",
+                    Optional.of(dev.flows.sdk.TaskUse.REQUIRED)),
+                new Inventory.Server(stdio("web"), false, List.of())));
+    assertThat(inv.tasks("jobs")).contains(dev.flows.sdk.TaskUse.REQUIRED);
+    assertThat(inv.tasks("web")).isEmpty();
+    assertThat(inv.json().path("web").has("tasks")).isFalse();
+  }
+
   @Test
   void aCommandsPolicyLowersToItsStepAndADoNotRetryListIsRefused() {
     dev.flows.sdk.CallPolicy policy =

@@ -88,6 +88,11 @@ final class McpCallTelemetry {
     }
   }
 
+  /** The request was answered without the call's result: a task created, or polled. */
+  void answeredTask() {
+    end("");
+  }
+
   /** The call failed without an answer, as {@code errorType} (a flows diagnostic). */
   void failed(String errorType) {
     end(errorType);

@@ -10,8 +10,10 @@ import dev.flows.kernel.instruction.McpCallInstruction;
 import dev.flows.kernel.journal.ClaimedAttempt;
 import dev.flows.kernel.journal.CompletionReason;
 import dev.flows.kernel.journal.DurableInput;
+import dev.flows.kernel.journal.DurableTasks;
 import dev.flows.kernel.journal.EffectElection;
 import dev.flows.kernel.journal.Journal;
+import dev.flows.kernel.journal.JournalRecord;
 import dev.flows.kernel.journal.RunId;
 import dev.flows.kernel.journal.StepOutcome;
 import dev.flows.kernel.json.Jackson;
@@ -30,6 +32,7 @@ import dev.flows.worker.FaultPoint;
 import dev.flows.worker.StepExecution;
 import dev.flows.worker.telemetry.RunTraces;
 import java.nio.charset.StandardCharsets;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
@@ -60,9 +63,17 @@ public final class McpToolExecutor implements AgentInstructionExecutor {
   // Read to find a call's root run (for its trace context) when no body told it.
   private final Journal journal;
 
+  private final TaskCalls tasks;
+
   public McpToolExecutor(McpSessions sessions, Journal journal) {
+    this(sessions, journal, java.time.InstantSource.system());
+  }
+
+  /** {@code clock}: when a task's call timed out (counted from the task's journaled creation). */
+  public McpToolExecutor(McpSessions sessions, Journal journal, java.time.InstantSource clock) {
     this.sessions = sessions;
     this.journal = journal;
+    this.tasks = new TaskCalls(journal, sessions.limits(), clock);
   }
 
   @Override
@@ -121,7 +132,12 @@ public final class McpToolExecutor implements AgentInstructionExecutor {
               e.confirmedOutput()
                   .orElseGet(() -> McpReceipt.of(server, tool, input, JSON.nullNode(), key))));
     }
-    if (e.takenOver() && !in.reperforms()) {
+    ClaimedAttempt a = ex.attempt();
+    List<JournalRecord> entries =
+        a.lease().attempt() > 1 ? journal.entries(a.lease().runId()) : List.of();
+    // A journaled task proves the server has the call: it is polled, never sent again.
+    Optional<DurableTasks.StepTask> task = DurableTasks.of(entries, a.lease().stepId());
+    if (task.isEmpty() && e.takenOver() && !in.reperforms()) {
       return CompletableFuture.completedFuture(unknownOutcome(in, key));
     }
     FaultPoint.AFTER_RECORD.reached();
@@ -129,12 +145,18 @@ public final class McpToolExecutor implements AgentInstructionExecutor {
     McpCallTelemetry telemetry = McpCallTelemetry.start(server, tool, in.connection());
     // A 2025 server's elicitation/create during the call (see LiveInputs).
     LiveInputs.Recorder live = LiveInputs.forCall(ex.attempt().lease().runId());
+    OptionalLong own = ex.attempt().step().timeoutMs();
+    Call c = new Call(ex, in, path, key, telemetry, own, live, tasks);
     try {
       McpTransportPort session = sessions.session(in.connection());
+      if (task.isPresent()) {
+        return tasks
+            .resume(ex, in, path, task.get(), session, c, finisher)
+            .whenComplete((o, t) -> telemetry.answeredTask());
+      }
       @SuppressWarnings("unchecked")
       Map<String, Object> args = MAPPER.convertValue(input, Map.class);
       // The run's trace context, derived from the lease; with tracing on, the call span's own.
-      ClaimedAttempt a = ex.attempt();
       RunId root = RunTraces.root(journal, a.lease().runId(), a.parentRunId());
       Map<String, Object> meta = TraceContext.meta(root, a.lease(), key);
       meta.putAll(telemetry.meta(key));
@@ -142,11 +164,12 @@ public final class McpToolExecutor implements AgentInstructionExecutor {
       // that needs input answers input_required, and the step parks for it (DurableInput); once
       // answered, the call is re-issued with the journaled answers and requestState, same key.
       CallOptions options =
-          CallOptions.PLAIN.withReissue(in.reperforms()).withDurableInput().withLiveInput(live);
-      Optional<DurableInput.Pending> answered =
-          a.lease().attempt() > 1
-              ? DurableInput.pending(journal.entries(a.lease().runId()), a.lease().stepId())
-              : Optional.empty();
+          CallOptions.PLAIN
+              .withReissue(in.reperforms())
+              .withDurableInput()
+              .withLiveInput(live)
+              .withTasks(in.taskMode());
+      Optional<DurableInput.Pending> answered = DurableInput.pending(entries, a.lease().stepId());
       if (answered.isPresent()) {
         options = options.answering(answered.get().inputResponses(), answered.get().requestState());
       }
@@ -160,8 +183,6 @@ public final class McpToolExecutor implements AgentInstructionExecutor {
     FaultPoint.DURING_CALL.reached();
     // The call's own timeout, when it has one; past it the future times out, which cancels the
     // request on the wire (McpConnection).
-    OptionalLong own = ex.attempt().step().timeoutMs();
-    Call c = new Call(ex, in, path, key, telemetry, own, live);
     return call.orTimeout(
             own.orElse(sessions.limits().callTimeout().toMillis() * 2), TimeUnit.MILLISECONDS)
         .handleAsync(c::finish, finisher);
@@ -194,9 +215,12 @@ public final class McpToolExecutor implements AgentInstructionExecutor {
    * asked and the state to echo, for {@code flows runs answer} (or the embedding API).
    */
   private static StepOutcome inputRequired(
-      McpCallInstruction in, String key, ToolCallOutcome.InputRequired ir) {
+      McpCallInstruction in,
+      String key,
+      Map<String, InputRequest> requests,
+      Optional<String> requestState) {
     String asked =
-        ir.requests().values().stream()
+        requests.values().stream()
             .map(
                 r ->
                     switch (r) {
@@ -216,7 +240,7 @@ public final class McpToolExecutor implements AgentInstructionExecutor {
             "the server asks for "
                 + asked
                 + ". Answer with `flows runs answer RUN STEP RESPONSE_JSON` (or --decline).");
-    DurableInput.parkTail(t, ir.requests(), ir.requestState());
+    DurableInput.parkTail(t, requests, requestState);
     return new StepOutcome.Parked(CompletionReason.WORKER_ERROR, ErrorCode.INPUT_REQUIRED, t);
   }
 
@@ -235,7 +259,9 @@ public final class McpToolExecutor implements AgentInstructionExecutor {
       String key,
       McpCallTelemetry telemetry,
       OptionalLong ownTimeoutMs,
-      LiveInputs.Recorder live) {
+      LiveInputs.Recorder live,
+      TaskCalls tasks)
+      implements TaskCalls.Ends {
     StepOutcome finish(ToolCallOutcome outcome, Throwable failure) {
       if (failure == null) {
         switch (outcome) {
@@ -244,22 +270,44 @@ public final class McpToolExecutor implements AgentInstructionExecutor {
           }
           case ToolCallOutcome.InputRequired ir -> {
             telemetry.failed(DurableInput.DIAGNOSTIC);
-            return inputRequired(in, key, ir);
+            return McpToolExecutor.inputRequired(in, key, ir.requests(), ir.requestState());
           }
           case ToolCallOutcome.TaskCreated tc -> {
-            telemetry.failed(McpDiagnostic.MCP_TOOL_ERROR.wire());
-            return failed(
-                in,
-                key,
-                McpDiagnostic.MCP_TOOL_ERROR.wire(),
-                false,
-                "the server created task "
-                    + tc.task().taskId()
-                    + " for a call that did not allow one");
+            telemetry.answeredTask();
+            return tasks.created(ex, path, tc.task(), this);
           }
         }
       }
       return completed(null, failure);
+    }
+
+    @Override
+    public StepOutcome taskCompleted(ToolCallResult result, String taskId) {
+      return receipt(result, Optional.of(taskId));
+    }
+
+    @Override
+    public StepOutcome taskFailed(String diagnostic, String message) {
+      return McpToolExecutor.failed(in, key, diagnostic, false, message);
+    }
+
+    @Override
+    public StepOutcome taskRequestFailed(Throwable failure) {
+      Throwable x = failure;
+      while (x instanceof java.util.concurrent.CompletionException && x.getCause() != null) {
+        x = x.getCause();
+      }
+      if (x instanceof TimeoutException) {
+        McpDiagnostic d = McpDiagnostic.MCP_RESULT_UNAVAILABLE;
+        return McpToolExecutor.failed(
+            in, key, d.wire(), retried(d), "the server did not answer a task request in time");
+      }
+      return failedCall(failure);
+    }
+
+    @Override
+    public StepOutcome taskAsks(Map<String, InputRequest> requests) {
+      return McpToolExecutor.inputRequired(in, key, requests, Optional.empty());
     }
 
     private StepOutcome completed(ToolCallResult result, Throwable failure) {
@@ -278,12 +326,18 @@ public final class McpToolExecutor implements AgentInstructionExecutor {
         return failed;
       }
       telemetry.answered(result);
+      return receipt(result, Optional.empty());
+    }
+
+    /** Confirms the call's result and answers the step's outcome (the task id in the receipt). */
+    private StepOutcome receipt(ToolCallResult result, Optional<String> taskId) {
       FaultPoint.AFTER_CALL_BEFORE_CONFIRM.reached();
       ObjectNode output = McpReceipt.output(result);
       ObjectNode receipt =
           live.addTo(
               McpReceipt.withWire(
                   McpReceipt.of(in.server(), in.tool(), in.input(), output, key), result));
+      taskId.ifPresent(id -> receipt.put("taskId", id));
       // The tool ran either way: confirm, so a retry never sends it again.
       ex.effects().confirm(path, Optional.of(receipt));
       if (!ex.effects().confirmsAtCompletion()) {

@@ -100,7 +100,13 @@ final class Verbs {
           new Verb("until next claimable", 1, s -> Optional.of(untilNextClaimable(s))),
           new Verb("read run", 1, Verbs::readRun),
           new Verb("send signal", 3, Verbs::sendSignal),
-          new Verb("take signal", 3, Verbs::takeSignal));
+          new Verb("take signal", 3, Verbs::takeSignal),
+          new Verb("record task", 4, Verbs::recordTask),
+          new Verb("note task cancel", 2, Verbs::noteTaskCancel),
+          new Verb(
+              "tasks to cancel",
+              1,
+              s -> Optional.of(Call.of("tasksToCancel", j -> j.tasksToCancel(s.between(1, 4))))));
 
   // ---- admission
 
@@ -340,6 +346,36 @@ final class Verbs {
 
   private static Optional<Call> recordConfirmedEffect(Script s) {
     return effect(s, "recordConfirmedEffect", 0.9, Journal::recordConfirmedEffect);
+  }
+
+  // ---- task-backed calls
+
+  /** A task note on a held attempt's surface: mostly the one task id, a status, a message. */
+  private static Optional<Call> recordTask(Script s) {
+    dev.flows.kernel.journal.TaskNote note =
+        new dev.flows.kernel.journal.TaskNote(
+            s.chance(0.9) ? "task-1" : "task-2",
+            s.oneOf("working", "working", "input_required", "completed", "cancelled", "x"),
+            s.chance(0.8) ? Optional.of(s.oneOf("0%", "50%")) : Optional.empty(),
+            s.chance(0.5) ? Optional.of(s.oneOf(50L, 1_000L)) : Optional.empty(),
+            Optional.empty(),
+            "2026-07-28");
+    return effect(
+        s, "recordTask " + note, 0, (j, lease, surface, out) -> j.recordTask(lease, surface, note));
+  }
+
+  /** A cancel note for a run the script admitted, on one of its steps, mostly task-1. */
+  private static Optional<Call> noteTaskCancel(Script s) {
+    if (s.runs.isEmpty()) {
+      return Optional.empty();
+    }
+    RunId id = s.pick(List.copyOf(s.runs));
+    String step = s.oneOf("a", "b", "x");
+    String task = s.chance(0.9) ? "task-1" : "task-2";
+    return Optional.of(
+        Call.of(
+            "noteTaskCancel " + id + "/" + step + " " + task,
+            j -> j.noteTaskCancel(id, step, task, "run ended", "reconciler")));
   }
 
   // ---- attempt ends
