@@ -73,7 +73,7 @@ final class PolicyHandles {
 
     @Override
     public Ctx.McpTool tasks(dev.flows.sdk.TaskUse use) {
-      return new Tool(ctx, server, tool, policy.withTasks(use));
+      return new Tool(ctx, server, tool, policy.withTasks(use), onInput);
     }
   }
 
