@@ -3,6 +3,7 @@ package dev.flows.journalstore;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.flows.kernel.journal.EffectElection;
 import dev.flows.kernel.journal.LeaseToken;
+import dev.flows.kernel.journal.MemoEffect;
 import dev.flows.kernel.journal.RunId;
 import dev.flows.kernel.spec.StepBody;
 import java.util.ArrayList;
@@ -14,11 +15,12 @@ import java.util.Set;
 import java.util.function.Function;
 
 /**
- * {@code recordConfirmedEffect} (a body's memo) with group commit: the calls of concurrent bodies
- * whose step spec is cached and declares the surface are written together by one statement in
- * autocommit ({@code sql/memo_fast_path.sql}); every other case, and every call the statement did
- * not take, goes through {@link AttemptVerbs#recordConfirmedEffect}, which answers or refuses
- * exactly as a lone transaction would.
+ * {@code recordConfirmedEffect} and {@code recordConfirmedEffects} (a body's memos) with group
+ * commit: the memos of concurrent bodies whose step spec is cached and declares their surfaces are
+ * written together by one statement in autocommit ({@code sql/memo_fast_path.sql}), a body's batch
+ * as one unit of that statement (never split across two); every other case, and every memo the
+ * statement did not take, goes through {@link AttemptVerbs#recordConfirmedEffect} in order, which
+ * answers or refuses exactly as a lone transaction would.
  */
 final class MemoEffects {
   private static final PositionalSql MEMO_FAST_PATH = PositionalSql.of(Sql.text("memo_fast_path"));
@@ -26,7 +28,7 @@ final class MemoEffects {
   private final JournalDb db;
   private final StepSpecCache stepSpecs;
   private final AttemptVerbs verbs;
-  private final GroupCommit<MemoCall, Boolean> memoWrites;
+  private final GroupCommit<List<MemoCall>, List<Boolean>> memoWrites;
 
   MemoEffects(
       JournalDb db,
@@ -41,16 +43,39 @@ final class MemoEffects {
 
   EffectElection recordConfirmedEffect(
       LeaseToken lease, String surfacePath, Optional<JsonNode> output) {
+    return recordConfirmedEffects(lease, List.of(new MemoEffect(surfacePath, output))).getFirst();
+  }
+
+  /**
+   * The memos of one lease, in order. The statement takes all of a batch or none of it: it fences
+   * every memo by the same step row and clock, and leaves the whole batch out when one of its memos
+   * holds an election already; what it leaves out goes down the one-call path memo by memo, in
+   * order, so what is written keeps the memos' order.
+   */
+  List<EffectElection> recordConfirmedEffects(LeaseToken lease, List<MemoEffect> memos) {
+    List<Boolean> fast = List.of();
     Optional<StepSpecCache.Cached> cached = stepSpecs.get(lease.runId(), lease.stepId());
-    if (cached.isPresent()
+    if (!memos.isEmpty()
+        && cached.isPresent()
         && cached.get().spec().body() instanceof StepBody.Agent a
-        && a.declares(surfacePath)) {
-      MemoCall call = MemoCall.of(lease, surfacePath, cached.get().idempotencyKey(), output);
-      if (memoWrites.submit(call)) {
-        return new EffectElection(call.idempotencyKey(), false, false, Optional.empty());
-      }
+        && memos.stream().allMatch(m -> a.declares(m.surfacePath()))) {
+      String key = cached.get().idempotencyKey();
+      fast =
+          memoWrites.submit(
+              memos.stream()
+                  .map(m -> MemoCall.of(lease, m.surfacePath(), key, m.output()))
+                  .toList());
     }
-    return verbs.recordConfirmedEffect(lease, surfacePath, output);
+    List<EffectElection> answers = new ArrayList<>(memos.size());
+    for (int i = 0; i < memos.size(); i++) {
+      MemoEffect m = memos.get(i);
+      answers.add(
+          i < fast.size() && fast.get(i)
+              ? new EffectElection(
+                  cached.orElseThrow().idempotencyKey(), false, false, Optional.empty())
+              : verbs.recordConfirmedEffect(lease, m.surfacePath(), m.output()));
+    }
+    return answers;
   }
 
   /** One call as the fast path writes it, its entries already encoded. */
@@ -81,15 +106,17 @@ final class MemoEffects {
   }
 
   /**
-   * Writes a batch with one statement and answers, per call, whether it took the fast path. Of two
-   * calls for one election (run, step, surface) only the first is sent: the statement could not
-   * tell them apart (both would match the one election it inserts, and both would be journaled);
-   * the others go down the one-call path, which answers them exactly.
+   * Writes a batch of units (each one lease's memos) with one statement and answers, per memo of
+   * each unit, whether it took the fast path. Of two memos for one election (run, step, surface)
+   * only the first is sent: the statement could not tell them apart (both would match the one
+   * election it inserts, and both would be journaled); the others go down the one-call path, which
+   * answers them exactly.
    */
-  private List<Boolean> writeFast(List<MemoCall> calls) {
+  private List<List<Boolean>> writeFast(List<List<MemoCall>> units) {
+    List<MemoCall> calls = new ArrayList<>();
+    units.forEach(calls::addAll);
     int[] sentAt = firstPerElection(calls);
-    int n = sentAt.length;
-    List<MemoCall> sent = new ArrayList<>(n);
+    List<MemoCall> sent = new ArrayList<>(sentAt.length);
     for (int i : sentAt) {
       sent.add(calls.get(i));
     }
@@ -110,7 +137,13 @@ final class MemoEffects {
           sql.bind(ps, "now", db.clock());
         },
         rs -> fast[sentAt[rs.getInt(1) - 1]] = Boolean.TRUE);
-    return Arrays.asList(fast);
+    List<List<Boolean>> answers = new ArrayList<>(units.size());
+    int from = 0;
+    for (List<MemoCall> unit : units) {
+      answers.add(Arrays.asList(fast).subList(from, from + unit.size()));
+      from += unit.size();
+    }
+    return answers;
   }
 
   /**

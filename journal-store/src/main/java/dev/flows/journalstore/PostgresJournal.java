@@ -15,6 +15,7 @@ import dev.flows.kernel.journal.Journal;
 import dev.flows.kernel.journal.JournalRecord;
 import dev.flows.kernel.journal.LeaseRenewals;
 import dev.flows.kernel.journal.LeaseToken;
+import dev.flows.kernel.journal.MemoEffect;
 import dev.flows.kernel.journal.RunId;
 import dev.flows.kernel.journal.RunSnapshot;
 import dev.flows.kernel.journal.RunWatch;
@@ -238,6 +239,11 @@ public final class PostgresJournal implements Journal, AutoCloseable {
   public EffectElection recordConfirmedEffect(
       LeaseToken lease, String surfacePath, Optional<JsonNode> output) {
     return memos.recordConfirmedEffect(lease, surfacePath, output);
+  }
+
+  @Override
+  public List<EffectElection> recordConfirmedEffects(LeaseToken lease, List<MemoEffect> batch) {
+    return memos.recordConfirmedEffects(lease, batch);
   }
 
   @Override

@@ -14,6 +14,7 @@ import dev.flows.kernel.journal.EffectElection;
 import dev.flows.kernel.journal.JournalEntry;
 import dev.flows.kernel.journal.JournalRecord;
 import dev.flows.kernel.journal.LeaseToken;
+import dev.flows.kernel.journal.MemoEffect;
 import dev.flows.kernel.journal.RunId;
 import dev.flows.kernel.journal.StartRun;
 import dev.flows.kernel.journal.WorkerId;
@@ -233,6 +234,59 @@ class GroupCommitPostgresTest {
         pool.shutdownNow();
       }
     }
+  }
+
+  @Test
+  void aBatchOfOneLeasesMemosIsWrittenInOrderByOneTransaction() throws Exception {
+    try (PostgresFixture pg = PostgresFixture.create("gc_batch")) {
+      LeaseToken lease = start(pg, "batch").lease();
+      List<EffectElection> first = pg.journal().recordConfirmedEffects(lease, memos(1, 4, 0));
+
+      assertThat(first).extracting(EffectElection::deduped).containsOnly(false);
+      // The four memos' eight entries: one transaction (one xmin), in the batch's order.
+      assertThat(pg.count("SELECT count(DISTINCT xmin::text) FROM flows.journal_entries" + MEMOS))
+          .isEqualTo(1L);
+      assertThat(confirmedPaths(pg, lease.runId()))
+          .containsExactly("/memo/1", "/memo/2", "/memo/3", "/memo/4");
+    }
+  }
+
+  @Test
+  void aBatchWithAMemoConfirmedAlreadyAnswersItDedupedAndJournalsTheRestInOrder() throws Exception {
+    try (PostgresFixture pg = PostgresFixture.create("gc_batch_dedup")) {
+      LeaseToken lease = start(pg, "batch-dedup").lease();
+      pg.journal().recordConfirmedEffect(lease, "/memo/3", out(30));
+      List<EffectElection> answers = pg.journal().recordConfirmedEffects(lease, memos(1, 5, 0));
+
+      assertThat(answers)
+          .extracting(EffectElection::deduped)
+          .containsExactly(false, false, true, false, false);
+      assertThat(answers.get(2).confirmedOutput()).isEqualTo(out(30));
+      assertThat(confirmedPaths(pg, lease.runId()))
+          .containsExactly("/memo/3", "/memo/1", "/memo/2", "/memo/4", "/memo/5");
+    }
+  }
+
+  private static final String MEMOS =
+      " WHERE entry_type IN ('effect.recorded', 'effect.confirmed')";
+
+  /** Memos {@code /memo/from..to}, memo i with output {@code i + offset}. */
+  private static List<MemoEffect> memos(int from, int to, int offset) {
+    List<MemoEffect> memos = new ArrayList<>();
+    for (int i = from; i <= to; i++) {
+      memos.add(new MemoEffect("/memo/" + i, out(i + offset)));
+    }
+    return memos;
+  }
+
+  private static List<String> confirmedPaths(PostgresFixture pg, RunId run) throws Exception {
+    List<String> confirmed = new ArrayList<>();
+    for (JournalEntry e : effectEntries(pg, run)) {
+      if (e instanceof JournalEntry.EffectConfirmed c) {
+        confirmed.add(c.surfacePath());
+      }
+    }
+    return confirmed;
   }
 
   @Test

@@ -15,6 +15,7 @@ import dev.flows.kernel.journal.JournalEntry;
 import dev.flows.kernel.journal.JournalRecord;
 import dev.flows.kernel.journal.LeaseRenewals;
 import dev.flows.kernel.journal.LeaseToken;
+import dev.flows.kernel.journal.MemoEffect;
 import dev.flows.kernel.journal.RunId;
 import dev.flows.kernel.journal.RunSnapshot;
 import dev.flows.kernel.journal.RunWatch;
@@ -151,6 +152,12 @@ public final class ResilientJournal implements Journal {
   public EffectElection recordConfirmedEffect(
       LeaseToken lease, String surfacePath, Optional<JsonNode> output) {
     return call(() -> delegate.recordConfirmedEffect(lease, surfacePath, output));
+  }
+
+  /** Safe to retry as {@link #recordConfirmedEffect} is: a retry answers the memos deduped. */
+  @Override
+  public List<EffectElection> recordConfirmedEffects(LeaseToken lease, List<MemoEffect> memos) {
+    return call(() -> delegate.recordConfirmedEffects(lease, memos));
   }
 
   @Override

@@ -94,6 +94,18 @@ public final class InMemoryJournal implements Journal {
   }
 
   @Override
+  public List<EffectElection> recordConfirmedEffects(LeaseToken lease, List<MemoEffect> memos) {
+    return verb(
+        now -> {
+          List<EffectElection> answers = new java.util.ArrayList<>(memos.size());
+          for (MemoEffect m : memos) {
+            answers.add(attempts.recordConfirmedEffect(lease, m.surfacePath(), m.output(), now));
+          }
+          return answers;
+        });
+  }
+
+  @Override
   public void confirmEffect(LeaseToken lease, String surfacePath, Optional<JsonNode> output) {
     verb(
         now -> {

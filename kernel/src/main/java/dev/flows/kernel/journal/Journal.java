@@ -96,6 +96,22 @@ public interface Journal {
   List<TaskToCancel> tasksToCancel(int limit);
 
   /**
+   * Records and confirms {@code memos} in order, each as {@link #recordConfirmedEffect} would, and
+   * answers one election per memo, in order: one transaction for all of them where the journal can.
+   * A refusal stops at the refused memo, which and every memo after it write nothing (a refusal by
+   * the lease or the run's state is met by the first memo, so then nothing is written); it is
+   * refused as {@link #recordConfirmedEffect} would refuse that memo. The default calls {@link
+   * #recordConfirmedEffect} once per memo: correct, but one transaction each.
+   */
+  default List<EffectElection> recordConfirmedEffects(LeaseToken lease, List<MemoEffect> memos) {
+    List<EffectElection> answers = new java.util.ArrayList<>(memos.size());
+    for (MemoEffect m : memos) {
+      answers.add(recordConfirmedEffect(lease, m.surfacePath(), m.output()));
+    }
+    return answers;
+  }
+
+  /**
    * Ends the attempt. Refused with {@code lease_conflict} after the deadline; a success is refused
    * with {@code effect_unconfirmed} while this attempt holds an unconfirmed election.
    */

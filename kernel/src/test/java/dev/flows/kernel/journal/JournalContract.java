@@ -668,6 +668,69 @@ public abstract class JournalContract {
     assertThat(entriesOf(id, JournalEntry.EffectConfirmed.class)).hasSize(1);
   }
 
+  // ---- a batch of memos: in order, as one call each would, refused at the first refused memo
+
+  private static List<MemoEffect> memoBatch(int from, int to, String value) {
+    return java.util.stream.IntStream.rangeClosed(from, to)
+        .mapToObj(i -> new MemoEffect("/memo/" + i, Optional.of(json("v", value + i))))
+        .toList();
+  }
+
+  @Test
+  void aBatchOfMemosIsJournaledInOrderAndAnsweredAsEachMemoAlone() {
+    RunId id = start(run(agent("a", "/memo/*")));
+    ClaimedAttempt a = claimOne();
+    journal.recordConfirmedEffect(a.lease(), "/memo/1", Optional.of(json("v", "first")));
+    List<EffectElection> answers = journal.recordConfirmedEffects(a.lease(), memoBatch(1, 5, "b"));
+
+    assertThat(answers).hasSize(5);
+    assertThat(answers.getFirst().deduped()).isTrue();
+    assertThat(answers.getFirst().confirmedOutput()).contains(json("v", "first"));
+    assertThat(answers.subList(1, 5)).allMatch(e -> !e.deduped() && !e.takenOver());
+    assertThat(entriesOf(id, JournalEntry.EffectConfirmed.class))
+        .extracting(JournalEntry.EffectConfirmed::surfacePath)
+        .containsExactly("/memo/1", "/memo/2", "/memo/3", "/memo/4", "/memo/5");
+    assertThat(entriesOf(id, JournalEntry.EffectConfirmed.class).get(3).output())
+        .contains(json("v", "b4"));
+    journal.complete(a.lease(), ok());
+    assertThat(completedEffectPaths(id))
+        .containsExactly("/memo/1", "/memo/2", "/memo/3", "/memo/4", "/memo/5");
+  }
+
+  @Test
+  void aBatchOfMemosAfterExpiryOrOnACancelledRunIsRefusedAndWritesNothing() {
+    ClaimedAttempt a = expiringAttempt(1, "/memo/*");
+    elapse(pastShortLease());
+    List<JournalRecord> before = journal.entries(a.lease().runId());
+    assertRefused(
+        () -> journal.recordConfirmedEffects(a.lease(), memoBatch(1, 3, "x")),
+        ErrorCode.LEASE_CONFLICT);
+    assertThat(journal.entries(a.lease().runId())).isEqualTo(before);
+
+    RunId id = start(run(agent("b", "/memo/*")));
+    ClaimedAttempt b = claimOne();
+    journal.cancelRun(id, "test");
+    List<JournalRecord> cancelled = journal.entries(id);
+    assertRefused(
+        () -> journal.recordConfirmedEffects(b.lease(), memoBatch(1, 3, "x")),
+        ErrorCode.RUN_TERMINAL);
+    assertThat(journal.entries(id)).isEqualTo(cancelled);
+  }
+
+  @Test
+  void aBatchOfMemosStopsAtAnUndeclaredSurfaceWritingNothingFromThere() {
+    RunId id = start(run(agent("a", "/memo/*")));
+    ClaimedAttempt a = claimOne();
+    List<MemoEffect> batch = new java.util.ArrayList<>(memoBatch(1, 2, "x"));
+    batch.add(new MemoEffect("/undeclared", Optional.empty()));
+    batch.addAll(memoBatch(3, 4, "x"));
+    assertRefused(
+        () -> journal.recordConfirmedEffects(a.lease(), batch), ErrorCode.EFFECT_NOT_DECLARED);
+    assertThat(entriesOf(id, JournalEntry.EffectConfirmed.class))
+        .extracting(JournalEntry.EffectConfirmed::surfacePath)
+        .containsExactly("/memo/1", "/memo/2");
+  }
+
   @Test
   void anUndeclaredSurfaceIsRefused() {
     start(run(agent("a", "/mcp/s/t")));

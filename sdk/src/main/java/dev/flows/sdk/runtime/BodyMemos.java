@@ -4,7 +4,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.flows.kernel.journal.ClaimedAttempt;
-import dev.flows.kernel.journal.EffectElection;
 import dev.flows.kernel.journal.Journal;
 import dev.flows.kernel.journal.JournalEntry;
 import dev.flows.kernel.journal.JournalRecord;
@@ -24,7 +23,9 @@ import java.util.TreeMap;
  * /memo/<pos>/flow/<n>...}; for each round of input an {@code onInput} handler answered, at {@code
  * /memo/<pos>/input/<round>}). A step's memo is {@code {"name","value"}}; every other verb's names
  * it in {@code "verb"} ({@code f.sleep}, {@code f.awaitSignal}, {@code f.now}, ...), so a replay
- * that makes another call at a position is told so.
+ * that makes another call at a position is told so. A step's memo is written behind the body ({@link
+ * MemoWriter}); every other memo waits for the step memos before it and for its own write, and
+ * {@link #flush} is the barrier before anything that depends on the memos.
  */
 final class BodyMemos {
   private static final JsonNodeFactory JSON = JsonNodeFactory.instance;
@@ -35,6 +36,7 @@ final class BodyMemos {
 
   private final Journal journal;
   private final ClaimedAttempt attempt;
+  private final MemoWriter writer;
   private final String flow;
   private final Set<RunId> children;
   private final Map<Integer, JsonNode> memos = new HashMap<>();
@@ -47,9 +49,15 @@ final class BodyMemos {
    * Attempt 1 reads nothing: the attempt count never goes back, so no earlier attempt of the body
    * journaled a memo, and only the body's attempts write the run's memos.
    */
-  BodyMemos(Journal journal, ClaimedAttempt attempt, String flow, Set<RunId> children) {
+  BodyMemos(
+      Journal journal,
+      ClaimedAttempt attempt,
+      MemoWriter writer,
+      String flow,
+      Set<RunId> children) {
     this.journal = journal;
     this.attempt = attempt;
+    this.writer = writer;
     this.flow = flow;
     this.children = children;
     List<JournalRecord> earlier =
@@ -151,6 +159,21 @@ final class BodyMemos {
     return kept;
   }
 
+  /**
+   * Hands a step's memo at {@code pos} to the writer and answers it at once: the body goes on while
+   * it is written (a refusal surfaces at the next memo or barrier).
+   */
+  JsonNode keepBehind(int pos, ObjectNode memo) {
+    writer.writeBehind("/memo/" + pos, memo);
+    memos.put(pos, memo);
+    return memo;
+  }
+
+  /** The barrier: every memo handed over is journaled (or its refusal is thrown). */
+  void flush() {
+    writer.flush();
+  }
+
   /** A verb's memo: {@code {"verb": verb}} and its fields. */
   static ObjectNode verb(String verb) {
     return JSON.objectNode().put("verb", verb);
@@ -218,9 +241,8 @@ final class BodyMemos {
 
   private JsonNode record(String surface, JsonNode memo) {
     // The value is in-process and is made again on replay until its memo is confirmed, so nothing
-    // is gained by electing first: record and confirm together, one transaction.
-    EffectElection e = journal.recordConfirmedEffect(attempt.lease(), surface, Optional.of(memo));
-    return e.deduped() ? e.confirmedOutput().orElse(memo) : memo;
+    // is gained by electing first: record and confirm together, after the memos before it.
+    return writer.writeNow(surface, memo);
   }
 
   private RunId runId() {

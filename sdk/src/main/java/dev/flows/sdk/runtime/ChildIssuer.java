@@ -144,6 +144,8 @@ final class ChildIssuer {
       String surface,
       Optional<Duration> inlineWait,
       Predicate<RunSnapshot> sameCall) {
+    // The call's record is the first thing of it another party sees: the memos before it first.
+    memos.flush();
     try {
       return switch (inline
           .orElseThrow()
@@ -189,6 +191,7 @@ final class ChildIssuer {
   }
 
   private void admit(RunId child, RunSpec spec, String call, int pos) {
+    memos.flush();
     StartRun req = request(child, spec);
     CompletableFuture<Void> start =
         CompletableFuture.runAsync(

@@ -41,6 +41,9 @@ final class Children {
   private final ResidentWaits resident;
   private final UnaryOperator<SuspendSignal> suspend;
 
+  /** The memo barrier, before a cancel another party sees. */
+  private final Runnable memosWritten;
+
   /** Every child of the run (read at the start, or admitted since), in admission order. */
   private final Set<RunId> known;
 
@@ -60,7 +63,9 @@ final class Children {
       InstantSource clock,
       ResidentWaits resident,
       UnaryOperator<SuspendSignal> suspend,
-      boolean firstAttempt) {
+      boolean firstAttempt,
+      Runnable memosWritten) {
+    this.memosWritten = memosWritten;
     this.journal = journal;
     this.config = config;
     this.clock = clock;
@@ -277,6 +282,7 @@ final class Children {
     }
     if (step.attempts() == 0
         && clock.instant().isAfter(c.began().plus(config.dispatchDeadline()))) {
+      memosWritten.run();
       journal.cancelRun(c.run(), "dispatch deadline passed before a worker claimed it");
       undispatched.put(
           c.run(), ChildReports.dispatchTimeout(config.dispatchDeadline(), c.run(), c.call()));
@@ -315,6 +321,7 @@ final class Children {
   /** Cancels the children still open when the root ends: no orphan runs. */
   void cancelOpen(String why) {
     // Those seen ending need no look, so a body whose calls all returned reads nothing here.
+    // The body's end waited for its memos already.
     for (RunId c : known) {
       if (settled.contains(c)) {
         continue;

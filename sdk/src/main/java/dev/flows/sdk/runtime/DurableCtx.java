@@ -90,6 +90,7 @@ final class DurableCtx implements Ctx {
     this.inventory = inventory;
     this.config = config;
     this.starter = starter;
+    MemoWriter writer = new MemoWriter(journal, attempt.lease());
     this.children =
         new Children(
             journal,
@@ -98,11 +99,12 @@ final class DurableCtx implements Ctx {
             clock,
             resident,
             this::suspend,
-            attempt.lease().attempt() == 1);
+            attempt.lease().attempt() == 1,
+            writer::flush);
     // The calls this body makes find their trace's root without reading the journal.
     RunTraces.rootKnown(runId(), RunTraces.root(journal, runId(), attempt.parentRunId()));
     // What earlier attempts did, read once: replayed positions answer from here.
-    this.memos = new BodyMemos(journal, attempt, header.name(), children.known());
+    this.memos = new BodyMemos(journal, attempt, writer, header.name(), children.known());
     this.waits =
         new Waits(journal, attempt.lease(), memos, clock, this::nextPosition, this::suspend);
     this.deterministic = new Deterministic(memos, clock, this::nextPosition);
@@ -490,6 +492,11 @@ final class DurableCtx implements Ctx {
   private SuspendSignal suspend(SuspendSignal signal) {
     suspended = Optional.of(signal);
     return signal;
+  }
+
+  /** The barrier at the attempt's end: every memo of the body is journaled, or this throws. */
+  void flushMemos() {
+    memos.flush();
   }
 
   /** Cancels the children still open when the root ends: no orphan runs. */

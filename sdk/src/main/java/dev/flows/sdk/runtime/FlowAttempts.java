@@ -133,6 +133,7 @@ final class FlowAttempts implements Children.Awaited {
           return false;
         }
         // Idempotent, and harmless when the child ended meanwhile: the next look reads its end.
+        d.memos().flush();
         d.journal().cancelRun(c.run(), timeoutReason());
         continue;
       }

@@ -115,11 +115,13 @@ public final class FlowBodyRunner {
     StepOutcome outcome;
     try {
       JsonNode result = flow.run(ctx, attempt.step().input());
+      // The run's result is seen by others only after every memo the body made.
+      ctx.flushMemos();
       outcome = new StepOutcome.Succeeded(result == null ? JSON.nullNode() : result);
     } catch (SuspendSignal w) {
       // What the body waits for goes on (a child's end, a signal or the due time readies this
       // step again): nothing to cancel.
-      return w.outcome;
+      return afterMemos(ctx, flow, attempt, w.outcome);
     } catch (ParkSignal p) {
       ObjectNode t =
           JSON.objectNode()
@@ -131,32 +133,55 @@ public final class FlowBodyRunner {
       }
       t.put("diagnostic", ErrorCode.EFFECT_OUTCOME_UNKNOWN.wire())
           .put("message", "child run " + p.child + " is parked until an operator resolves it");
-      return new StepOutcome.Parked(
-          CompletionReason.WORKER_ERROR, ErrorCode.EFFECT_OUTCOME_UNKNOWN, t);
-    } catch (FlowsException e) {
-      if (Thread.currentThread().isInterrupted()) {
-        throw new InterruptedException("lease lost during the body");
-      }
-      outcome = new StepOutcome.Failed(CompletionReason.WORKER_ERROR, tail(e), false);
+      return afterMemos(
+          ctx,
+          flow,
+          attempt,
+          new StepOutcome.Parked(
+              CompletionReason.WORKER_ERROR, ErrorCode.EFFECT_OUTCOME_UNKNOWN, t));
     } catch (InterruptedException e) {
       throw e;
     } catch (Exception e) {
-      if (Thread.currentThread().isInterrupted()) {
-        throw new InterruptedException("lease lost during the body");
-      }
-      FlowsException wrapped =
-          new FlowsException(
-              ErrorCode.FLOW_FAILED,
-              "the body threw " + e,
-              "flow " + flow.header().name(),
-              // Resume replays the source the run started with: a fixed flow needs a new run.
-              "fix the flow, then `flows runs rerun " + attempt.lease().runId().value() + "`",
-              false,
-              e);
-      outcome = new StepOutcome.Failed(CompletionReason.WORKER_ERROR, tail(wrapped), false);
+      outcome = afterMemos(ctx, flow, attempt, failed(e, flow, attempt));
     }
     ctx.cancelOpenChildren("the flow body ended");
     return outcome;
+  }
+
+  /**
+   * {@code outcome} once the body's memos are journaled; if they are refused, the failure of the
+   * refusal, as when a step's own memo is refused in the body.
+   */
+  private static StepOutcome afterMemos(
+      DurableCtx ctx, Flow flow, ClaimedAttempt attempt, StepOutcome outcome)
+      throws InterruptedException {
+    try {
+      ctx.flushMemos();
+      return outcome;
+    } catch (RuntimeException e) {
+      return failed(e, flow, attempt);
+    }
+  }
+
+  /** How an attempt whose body (or its memos) threw {@code e} ends; a lost lease propagates. */
+  private static StepOutcome failed(Exception e, Flow flow, ClaimedAttempt attempt)
+      throws InterruptedException {
+    if (Thread.currentThread().isInterrupted()) {
+      throw new InterruptedException("lease lost during the body");
+    }
+    if (e instanceof FlowsException fe) {
+      return new StepOutcome.Failed(CompletionReason.WORKER_ERROR, tail(fe), false);
+    }
+    FlowsException wrapped =
+        new FlowsException(
+            ErrorCode.FLOW_FAILED,
+            "the body threw " + e,
+            "flow " + flow.header().name(),
+            // Resume replays the source the run started with: a fixed flow needs a new run.
+            "fix the flow, then `flows runs rerun " + attempt.lease().runId().value() + "`",
+            false,
+            e);
+    return new StepOutcome.Failed(CompletionReason.WORKER_ERROR, tail(wrapped), false);
   }
 
   static ObjectNode tail(FlowsException e) {

@@ -24,12 +24,12 @@ import java.util.function.UnaryOperator;
 
 /**
  * {@code f.step}: the body runs in-process and its result is journaled at {@code /memo/<pos>} as
- * {@code {name, value}}. With a policy ({@code f.step(name).retry(p).timeout(d)}) each failed
- * attempt is journaled at {@code /memo/<pos>/attempt/<n>} ({@code {name, attempt, at, error,
- * retryAt?, policy?}}), so a replay after a crash goes on with the attempts left and waits out the
- * backoff journaled; a short backoff is waited in memory, a longer one (past {@code
- * SdkConfig.suspendAfter}) gives the attempt back until it is due. The success memo adds {@code
- * attempts} and {@code policy}.
+ * {@code {name, value}}, written behind the body ({@link MemoWriter}). With a policy ({@code
+ * f.step(name).retry(p).timeout(d)}) each failed attempt is journaled at {@code
+ * /memo/<pos>/attempt/<n>} ({@code {name, attempt, at, error, retryAt?, policy?}}), so a replay
+ * after a crash goes on with the attempts left and waits out the backoff journaled; a short backoff
+ * is waited in memory, a longer one (past {@code SdkConfig.suspendAfter}) gives the attempt back
+ * until it is due. The success memo adds {@code attempts} and {@code policy}.
  */
 final class StepCalls implements PolicyHandles.StepRunner {
   private static final JsonNodeFactory JSON = JsonNodeFactory.instance;
@@ -76,7 +76,7 @@ final class StepCalls implements PolicyHandles.StepRunner {
       } catch (Exception ex) {
         throw threw(name, ex);
       }
-      return memos.keep(pos, memo(name, value)).path("value");
+      return memos.keepBehind(pos, memo(name, value)).path("value");
     }
     return withPolicy(pos, name, call, policy, body);
   }
@@ -120,7 +120,7 @@ final class StepCalls implements PolicyHandles.StepRunner {
         ObjectNode memo = memo(name, once(name, policy.timeout(), body));
         memo.put("attempts", attempt);
         memo.set("policy", json(policy));
-        return memos.keep(pos, memo).path("value");
+        return memos.keepBehind(pos, memo).path("value");
       } catch (Exception ex) {
         failure = ex;
       }

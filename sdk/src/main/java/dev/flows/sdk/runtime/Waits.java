@@ -88,6 +88,7 @@ final class Waits {
                 });
     Optional<JsonNode> decided = memos.outcome(pos);
     if (decided.isEmpty()) {
+      memos.flush();
       decided = journal.takeSignal(lease, name, BodyMemos.outcomeSurface(pos));
       decided.ifPresent(o -> memos.delivered(pos, o));
     }

@@ -84,6 +84,7 @@ final class Verbs {
           new Verb("record effect", 5, Verbs::recordEffect),
           new Verb("confirm effect", 4, Verbs::confirmEffect),
           new Verb("record confirmed effect", 6, Verbs::recordConfirmedEffect),
+          new Verb("record confirmed effects", 4, Verbs::recordConfirmedEffects),
           new Verb("complete", 12, Verbs::complete),
           new Verb("confirm and complete", 3, Verbs::confirmAndComplete),
           new Verb("cancel", 2, Verbs::cancel),
@@ -376,6 +377,22 @@ final class Verbs {
         Call.of(
             "noteTaskCancel " + id + "/" + step + " " + task,
             j -> j.noteTaskCancel(id, step, task, "run ended", "reconciler")));
+  }
+
+  /** A batch of one to four memos of one held attempt, its surfaces mostly declared. */
+  private static Optional<Call> recordConfirmedEffects(Script s) {
+    return s.attempt()
+        .map(
+            h -> {
+              List<dev.flows.kernel.journal.MemoEffect> memos = new java.util.ArrayList<>();
+              for (int i = s.between(1, 4); i > 0; i--) {
+                Optional<JsonNode> out = s.chance(0.9) ? Optional.of(output(s)) : Optional.empty();
+                memos.add(new dev.flows.kernel.journal.MemoEffect(s.surface(h), out));
+              }
+              return Call.of(
+                  "recordConfirmedEffects " + h.lease() + " " + Normal.of(memos),
+                  j -> j.recordConfirmedEffects(h.lease(), memos));
+            });
   }
 
   // ---- attempt ends

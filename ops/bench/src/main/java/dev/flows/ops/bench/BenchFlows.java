@@ -74,7 +74,9 @@ public final class BenchFlows {
       int n = input.path("n").asInt();
       for (int i = 0; i < n; i++) {
         long t0 = System.nanoTime();
+        McpStages.callStarted();
         f.mcp(server).tool("noop").call(Map.of());
+        McpStages.callEnded();
         MCP_CALL_NANOS.add(System.nanoTime() - t0);
       }
       return JSON.numberNode(n);

@@ -69,7 +69,8 @@ record McpBench(Bench.Plan plan, Pg pg, Report report) implements Section {
     int maxC = plan.concurrencies().getLast();
     try (McpServers servers = McpServers.start();
         PostgresJournal journal = PostgresJournal.connect(JournalStoreConfig.forUrl(url));
-        FlowsEngine engine = Engines.engine(journal, 2 * maxC + 2, DEFAULT_LEASE);
+        // The two statements of an inline call are timed for the per-stage breakdown at c=1.
+        FlowsEngine engine = Engines.engine(McpStages.timed(journal), 2 * maxC + 2, DEFAULT_LEASE);
         McpSessions bare =
             new McpSessions(McpClientConfig.DEFAULTS, McpCredentials.fromEnvironment())) {
       engine.startWorker();
@@ -91,9 +92,15 @@ record McpBench(Bench.Plan plan, Pg pg, Report report) implements Section {
         for (int c : plan.concurrencies()) {
           int n = c == 1 ? plan.mcpCallsPerFlow() * 3 : plan.mcpCallsPerFlow();
           BenchFlows.MCP_CALL_NANOS.clear();
+          if (c == 1) {
+            McpStages.start();
+          }
           double secs =
               admitAndWait(
                   url, engine, BenchFlows.MCP, c, i -> mcpInput(server, n), servers.inventory());
+          if (c == 1) {
+            report.mcpStages(server, McpStages.stop());
+          }
           Stats durable = Stats.of(BenchFlows.MCP_CALL_NANOS);
           long lostBefore = LOST_BARE_CALLS.sum();
           Baseline.Result b = bareCalls(session, c, plan.bareSeconds());

@@ -15,34 +15,20 @@ final class Notes {
       engine's steps cost CPU on both sides. Compare the commits per call, which do not depend on
       load, before the throughput ratios.
 
-      - **f.step throughput.** Read "The journal alone" first: at c=1 the engine reaches 0.8-1.0x
-        of the memo statement sent bare by JDBC, and that statement alone misses 0.5x too:
-        the c=1 miss is the statement's before it is the engine's. Built: the memo's success path is one statement (fence by the database
-        clock, election inserted confirmed, both entries; `memo_fast_path.sql`), and concurrent
-        runs' memos are group-committed, one statement and one transaction per batch
-        (`GroupCommit`; a lone caller writes its own batch on its own thread, no hand-off), with
-        the payloads written as text once. Counted with a batch counter (2026-11-30): batches
-        average 1.0 memos at c=1, 2.0 at c=4 and 7.7 at c=16 (c flows settle into two cohorts
-        that take turns). What the statement's parts cost (pgbench -M prepared on this machine,
-        2026-11-30, each client on its own run; baseline INSERT+COMMIT 7,400-7,800/s at c=1):
-        the memo statement 2,700-3,100/s (0.35-0.40x); the step-row lock alone (SELECT ... FOR
-        NO KEY UPDATE, a write transaction) 6,100/s (0.81x); one journal row alone with its
-        foreign key and CHECKs, unfenced, 4,500/s (0.60x), 5,800/s (0.78x) without the foreign
-        key (its KEY SHARE lock writes to the run row), 6,800/s (0.92x) without the CHECKs too.
-        Leaving out the `effect.recorded` entry gained nothing at c=1 (+12% at c=4); leaving out
-        both foreign keys too reached 0.42x / 0.50x / 0.45x at c=1 / 4 / 16. So a memo that is
-        fenced under the step row's lock and writes one foreign-key-checked row already costs
-        about half the baseline's rate here: 0.5x at c=1 is out of reach for a fenced memo on
-        this machine, whose commit (~0.13 ms) is so cheap that per-statement CPU dominates. On
-        a disk where a commit costs a millisecond the same statement would be ~0.8x, by the
-        same arithmetic. At c=4 and c=16 the engine is CPU-bound on the two shared cores: the
-        journal verb alone (group commit on, no body) reaches 0.3-0.4x / ~0.5x, and the bodies'
-        JVM work takes the rest. Batches of 16 memos in one statement reach 16,900 memos/s on
-        one Postgres backend and 31,500 on two, above the c=16 baseline, so 1.0x at c=16 needs
-        Postgres's cores not shared with the engine (a separate database host, as deployed).
-        Closing it on this machine would take an unfenced or foreign-key-free memo, which gives
-        up guarantees the journal exists for (no memo accepted after its lease was lost; no
-        entry for a run that does not exist); we keep them.
+      - **f.step throughput.** Built: a step's memo is written behind the body (`MemoWriter`):
+        the body goes on while its attempt's writer journals the memos handed over meanwhile as one
+        batch, one statement and one commit (`recordConfirmedEffects`, `memo_fast_path.sql`: fenced
+        by the database clock under the step row's lock, elections inserted confirmed, both entries
+        per memo), batch k+1 after batch k is acknowledged; concurrent bodies' batches are
+        group-committed too (`GroupCommit`). A flow's steps cost a commit per batch, not per step,
+        so the rate is bound by the statement's CPU per memo on the two shared cores, not by one
+        fenced statement per step, which alone reached only 0.35-0.40x of a bare INSERT at c=1
+        (pgbench, 2026-11-30): read "The journal alone" for that one-memo statement. A miss at c=16
+        means the two cores are saturated by Postgres and the bodies' JVM together: batches of 16
+        memos in one statement reached 16,900 memos/s on one Postgres backend and 31,500 on two
+        (2026-11-30), so a database host of its own, as deployed, lifts it. The memo stays fenced
+        and foreign-key checked (no memo accepted after its lease was lost; no entry for a run that
+        does not exist).
       - **Added latency of durable f.mcp.** Built: a first call runs inline in the body's worker
         as two one-round-trip statements (`flows.start_claimed`, `flows.confirm_and_succeed`), with
         no claim, no worker slot and no polling; since V9 they write the same rows with fewer

@@ -31,6 +31,10 @@ final class Report {
   Baseline.Result callFloor;
   final Map<String, Map<Integer, double[]>> mcp = new LinkedHashMap<>();
   final Map<String, Stats[]> mcpLatency = new LinkedHashMap<>();
+
+  /** Per transport, a durable f.mcp call's stages at c=1 ({@link McpStages#STAGES}). */
+  final Map<String, List<Stats>> mcpStages = new LinkedHashMap<>();
+
   Stats dispatch = Stats.of(List.of());
 
   /** Per call kind: N, then {@link CommitsBench.Spent#marginal}'s six numbers. */
@@ -166,6 +170,10 @@ final class Report {
     if (c == 1) {
       mcpLatency.put(server, new Stats[] {durableLat, bareLat});
     }
+  }
+
+  void mcpStages(String server, List<Stats> stages) {
+    mcpStages.put(server, stages);
   }
 
   void lostBareCalls(String server, int c, long lost) {
