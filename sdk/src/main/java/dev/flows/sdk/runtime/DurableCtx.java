@@ -106,7 +106,7 @@ final class DurableCtx implements Ctx {
     this.waits =
         new Waits(journal, attempt.lease(), memos, clock, this::nextPosition, this::suspend);
     this.deterministic = new Deterministic(memos, clock, this::nextPosition);
-    this.inputs = new InputAnswers(journal, memos);
+    this.inputs = new InputAnswers(journal, memos, runId());
     this.fanout =
         new Fanout(
             children, memos, inputs, this::nextPosition, this::checkNotSuspended, header.name());
@@ -434,7 +434,6 @@ final class DurableCtx implements Ctx {
         patience ->
             inputs.live(
                 pos,
-                Lowering.childId(runId(), pos),
                 call,
                 onInput,
                 () -> {
