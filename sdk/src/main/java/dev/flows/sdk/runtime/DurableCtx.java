@@ -108,7 +108,7 @@ final class DurableCtx implements Ctx {
     this.waits =
         new Waits(journal, attempt.lease(), memos, clock, this::nextPosition, this::suspend);
     this.deterministic = new Deterministic(memos, clock, this::nextPosition);
-    this.inputs = new InputAnswers(journal, memos);
+    this.inputs = new InputAnswers(journal, memos, runId());
     this.fanout =
         new Fanout(
             children, memos, inputs, this::nextPosition, this::checkNotSuspended, header.name());
@@ -438,7 +438,6 @@ final class DurableCtx implements Ctx {
         patience ->
             inputs.live(
                 pos,
-                Lowering.childId(runId(), pos),
                 call,
                 onInput,
                 () -> {

@@ -42,10 +42,12 @@ final class InputAnswers {
 
   private final Journal journal;
   private final BodyMemos memos;
+  private final RunId root;
 
-  InputAnswers(Journal journal, BodyMemos memos) {
+  InputAnswers(Journal journal, BodyMemos memos, RunId root) {
     this.journal = journal;
     this.memos = memos;
+    this.root = root;
   }
 
   /**
@@ -74,18 +76,13 @@ final class InputAnswers {
   }
 
   /**
-   * {@code body} (which issues and awaits the call at {@code pos}, child run {@code child}) with
-   * {@code handler}, if any, answering the live requests of a 2025 server during the call while the
-   * body waits on it: each is round {@code live-<n>} of the call, journaled like a parked round, so
-   * a replay whose re-sent call is asked again answers from the memo. A handler that fails, or
-   * answers what the schema refuses, declines (the receipt notes it).
+   * {@code body} (which issues and awaits the call at {@code pos}) with {@code handler}, if any,
+   * answering the live requests of a 2025 server during the call while the body waits on it: each
+   * is round {@code live-<n>} of the call, journaled like a parked round, so a replay whose re-sent
+   * call is asked again answers from the memo. A handler that fails, or answers what the schema
+   * refuses, declines (the receipt notes it).
    */
-  JsonNode live(
-      int pos,
-      RunId child,
-      String call,
-      Optional<Ctx.InputHandler> handler,
-      Supplier<JsonNode> body) {
+  JsonNode live(int pos, String call, Optional<Ctx.InputHandler> handler, Supplier<JsonNode> body) {
     if (handler.isEmpty()) {
       return body.get();
     }
@@ -106,7 +103,7 @@ final class InputAnswers {
           return DurableInput.responses(call, park, new InputAnswer.Accept(memo.path("answer")))
               .get(LIVE);
         };
-    try (AutoCloseable answering = LiveInputs.answerBy(child, live)) {
+    try (AutoCloseable answering = LiveInputs.answerBy(Lowering.childId(root, pos), live)) {
       return body.get();
     } catch (RuntimeException | Error e) {
       throw e;
