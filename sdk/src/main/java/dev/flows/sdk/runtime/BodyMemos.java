@@ -23,9 +23,9 @@ import java.util.TreeMap;
  * /memo/<pos>/flow/<n>...}; for each round of input an {@code onInput} handler answered, at {@code
  * /memo/<pos>/input/<round>}). A step's memo is {@code {"name","value"}}; every other verb's names
  * it in {@code "verb"} ({@code f.sleep}, {@code f.awaitSignal}, {@code f.now}, ...), so a replay
- * that makes another call at a position is told so. A step's memo is written behind the body ({@link
- * MemoWriter}); every other memo waits for the step memos before it and for its own write, and
- * {@link #flush} is the barrier before anything that depends on the memos.
+ * that makes another call at a position is told so. A step's memo is written behind the body
+ * ({@link MemoWriter}); every other memo waits for the step memos before it and for its own write,
+ * and {@link #flush} is the barrier before anything that depends on the memos.
  */
 final class BodyMemos {
   private static final JsonNodeFactory JSON = JsonNodeFactory.instance;

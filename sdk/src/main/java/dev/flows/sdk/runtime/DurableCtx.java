@@ -200,13 +200,8 @@ final class DurableCtx implements Ctx {
     if (!inventory.hasTool(server, tool)) {
       throw new FlowsException(
           ErrorCode.MCP_UNKNOWN_TOOL,
-          "server '"
-              + server
-              + "' has no tool '"
-              + tool
-              + "' (tools: "
-              + inventory.tools(server)
-              + ")",
+          "server '%s' has no tool '%s' (tools: %s)"
+              .formatted(server, tool, inventory.tools(server)),
           "flow " + header.name(),
           "call one of the server's tools; `flows mcp tools " + server + "` lists them");
     }
