@@ -76,7 +76,7 @@ public final class Worker implements AutoCloseable {
   private final CountDownLatch stopping = new CountDownLatch(1);
   private final AtomicLong congested = new AtomicLong();
   private final ClaimScope scope = new ClaimScope();
-  private final List<Runnable> sweeps = new java.util.concurrent.CopyOnWriteArrayList<>();
+  private final Sweeps sweeps = new Sweeps();
   private Thread claimLoop;
   private Thread reconciler;
 
@@ -386,13 +386,7 @@ public final class Worker implements AutoCloseable {
         if (scope.notes()) {
           noteUnaccepted();
         }
-        for (Runnable sweep : sweeps) {
-          try {
-            sweep.run();
-          } catch (RuntimeException e) {
-            TransientFaults.log(LOG, "a reconciler sweep failed; trying again next interval", e);
-          }
-        }
+        sweeps.runAll();
       }
       Duration sleep;
       try {

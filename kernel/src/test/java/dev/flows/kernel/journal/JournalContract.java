@@ -2496,6 +2496,21 @@ public abstract class JournalContract {
   }
 
   @Test
+  void pruningARunWhoseCallWasATaskRemovesTheTaskWithIt() {
+    ClaimedAttempt a = callingAttempt();
+    RunId id = a.lease().runId();
+    journal.recordTask(a.lease(), TASK_SURFACE, task("t-pruned", "working", "0%"));
+    journal.cancelRun(id, "operator");
+    elapse(Duration.ofHours(2));
+
+    assertThat(prune(Duration.ofHours(1), java.util.OptionalInt.empty(), false).runs())
+        .isEqualTo(1);
+
+    assertThat(journal.run(id)).isEmpty();
+    assertThat(journal.tasksToCancel(10)).isEmpty();
+  }
+
+  @Test
   void aRunEndedWithinThePeriodIsNotPruned() {
     RunId recent = start(run(command("a", "true")));
     succeedEverythingClaimable();

@@ -22,4 +22,9 @@ public enum TaskUse {
   public String wire() {
     return wire;
   }
+
+  /** The use named {@code wire}; empty for another name. */
+  public static java.util.Optional<TaskUse> fromWire(String wire) {
+    return java.util.Arrays.stream(values()).filter(u -> u.wire.equals(wire)).findFirst();
+  }
 }

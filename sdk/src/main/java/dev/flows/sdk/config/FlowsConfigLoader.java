@@ -20,7 +20,6 @@ import java.net.URISyntaxException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.HashSet;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
@@ -133,20 +132,14 @@ public final class FlowsConfigLoader {
                           "unknown MCP protocol revision '" + p + "'",
                           "use one of " + String.join(", ", McpProtocol.wires())));
     }
-    Optional<TaskUse> tasks = Optional.empty();
-    if (n.has("tasks")) {
-      String t = w.string(n, ptr, "tasks");
-      tasks =
-          Optional.of(
-              Arrays.stream(TaskUse.values())
-                  .filter(u -> u.wire().equals(t))
-                  .findFirst()
-                  .orElseThrow(
-                      () ->
-                          w.refuse(
-                              ptr + "/tasks",
-                              "unknown task use '" + t + "'",
-                              "use one of automatic, required, forbidden")));
+    Optional<String> use =
+        n.has("tasks") ? Optional.of(w.string(n, ptr, "tasks")) : Optional.empty();
+    Optional<TaskUse> tasks = use.flatMap(TaskUse::fromWire);
+    if (use.isPresent() && tasks.isEmpty()) {
+      throw w.refuse(
+          ptr + "/tasks",
+          "unknown task use '" + use.get() + "'",
+          "use one of automatic, required, forbidden");
     }
     if (stdio) {
       w.onlyKeys(

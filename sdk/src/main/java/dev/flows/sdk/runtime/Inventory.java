@@ -76,10 +76,7 @@ public record Inventory(JsonNode json) {
 
   /** The server's flows.json {@code tasks}, when it says (frozen in the spec). */
   public Optional<dev.flows.sdk.TaskUse> tasks(String server) {
-    String wire = json.path(server).path("tasks").asText("");
-    return java.util.Arrays.stream(dev.flows.sdk.TaskUse.values())
-        .filter(u -> u.wire().equals(wire))
-        .findFirst();
+    return dev.flows.sdk.TaskUse.fromWire(json.path(server).path("tasks").asText(""));
   }
 
   public boolean hasServer(String server) {

@@ -64,12 +64,11 @@ final class TaskCalls {
   }
 
   /**
-   * The server answered the attempt's call with {@code task}: journaled before anything else, then
-   * settled as a poll's answer would be.
+   * The server answered the attempt's call with {@code task}: settled as a poll's answer is, which
+   * journals the task before anything else.
    */
   StepOutcome created(StepExecution ex, String path, McpTask task, Ends ends) {
     LeaseToken lease = ex.attempt().lease();
-    journal.recordTask(lease, path, note(task, Optional.empty()));
     return settle(lease, path, task, lease.attempt(), Optional.empty(), ends);
   }
 
