@@ -2,12 +2,19 @@ package dev.flows.mcp.testkit;
 
 import dev.flows.kernel.mcp.McpProtocol;
 import dev.flows.kernel.mcp.McpServerConfig;
+import java.io.BufferedReader;
 import java.io.File;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.TimeUnit;
 
 /**
  * Finds node and the third-party servers {@code ops/ci/install-node-peers} installs (in {@code
@@ -73,6 +80,53 @@ public final class NodePeers {
    * #SKIP_TASK_SERVER}).
    */
   public static Optional<McpServerConfig.Stdio> tsTaskServer(String name, Path events) {
+    return tsTaskServerCommand(events)
+        .map(
+            cmd ->
+                new McpServerConfig.Stdio(
+                    name,
+                    cmd.getFirst(),
+                    cmd.subList(1, cmd.size()),
+                    List.of(),
+                    Map.of(),
+                    Optional.empty(),
+                    McpProtocol.V2025_11_25));
+  }
+
+  /**
+   * The same server over stateless Streamable HTTP on a free port of 127.0.0.1, as a process this
+   * test owns (so it outlives the workers that call it and keeps its in-memory tasks); empty when
+   * the peer is absent (skip with {@link #SKIP_TASK_SERVER}).
+   */
+  public static Optional<TsTaskHttpServer> tsTaskServerHttp(Path events) throws IOException {
+    Optional<List<String>> cmd = tsTaskServerCommand(events);
+    if (cmd.isEmpty()) {
+      return Optional.empty();
+    }
+    List<String> args = new ArrayList<>(cmd.get());
+    args.add("--http=0");
+    Process p = new ProcessBuilder(args).redirectError(ProcessBuilder.Redirect.INHERIT).start();
+    BufferedReader out =
+        new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
+    String url = out.readLine();
+    if (url == null || !url.startsWith("http://")) {
+      p.destroyForcibly();
+      throw new IOException("the TypeScript task server printed no URL: " + url);
+    }
+    return Optional.of(new TsTaskHttpServer(p, URI.create(url.strip())));
+  }
+
+  /** The TypeScript task server over HTTP at {@code url}; closing it stops the process. */
+  public record TsTaskHttpServer(Process process, URI url) implements AutoCloseable {
+    @Override
+    public void close() throws InterruptedException {
+      process.destroy();
+      process.waitFor(30, TimeUnit.SECONDS);
+    }
+  }
+
+  /** node, the script and its flags, when node, the SDK and the script are all present. */
+  private static Optional<List<String>> tsTaskServerCommand(Path events) {
     Optional<Path> sdk =
         root()
             .filter(
@@ -85,16 +139,10 @@ public final class NodePeers {
       return Optional.empty();
     }
     return Optional.of(
-        new McpServerConfig.Stdio(
-            name,
+        List.of(
             node.get(),
-            List.of(
-                script.get().toString(),
-                "--peers=" + sdk.get().toAbsolutePath(),
-                "--events=" + events.toAbsolutePath()),
-            List.of(),
-            Map.of(),
-            Optional.empty(),
-            McpProtocol.V2025_11_25));
+            script.get().toString(),
+            "--peers=" + sdk.get().toAbsolutePath(),
+            "--events=" + events.toAbsolutePath()));
   }
 }
