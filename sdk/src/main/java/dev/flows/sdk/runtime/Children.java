@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import dev.flows.kernel.ErrorCode;
 import dev.flows.kernel.FlowsException;
+import dev.flows.kernel.journal.CompletionReason;
 import dev.flows.kernel.journal.Journal;
 import dev.flows.kernel.journal.RunId;
 import dev.flows.kernel.journal.RunSnapshot;
@@ -11,6 +12,7 @@ import dev.flows.kernel.journal.RunWatch;
 import dev.flows.kernel.journal.StepOutcome;
 import dev.flows.kernel.journal.StepSnapshot;
 import dev.flows.kernel.lifecycle.RunStatus;
+import dev.flows.kernel.lifecycle.StepStatus;
 import dev.flows.sdk.ChildFailedException;
 import java.time.Duration;
 import java.time.Instant;
@@ -106,6 +108,14 @@ final class Children {
     /** Whether a run it waits on was not claimed yet: bounded by the dispatch deadline. */
     boolean unclaimed(Children children);
 
+    /**
+     * Whether what it waits on gave its own attempt back (a call's task polled by durable timers):
+     * nothing will end soon, so waiting in memory would only hold the body's slot and thread.
+     */
+    default boolean dormant(Children children) {
+      return false;
+    }
+
     /** Its result once it ended: the child's output, or its failure thrown. */
     JsonNode result(Children children);
   }
@@ -130,6 +140,11 @@ final class Children {
     @Override
     public boolean unclaimed(Children children) {
       return children.attempts(run) == 0;
+    }
+
+    @Override
+    public boolean dormant(Children children) {
+      return children.dormant.contains(run);
     }
 
     @Override
@@ -187,6 +202,7 @@ final class Children {
         List<Awaited> done = new ArrayList<>();
         Set<RunId> open = new LinkedHashSet<>();
         boolean unclaimed = false;
+        boolean dormant = true;
         Optional<Instant> wake = Optional.empty();
         for (Awaited c : distinct) {
           if (c.ended(this)) {
@@ -194,6 +210,7 @@ final class Children {
           } else {
             open.addAll(c.runs());
             unclaimed |= c.unclaimed(this);
+            dormant &= c.dormant(this);
             wake = earliest(wake, c.wakeAt());
           }
         }
@@ -204,8 +221,9 @@ final class Children {
           continue; // a call started another run: watch it too before waiting
         }
         // Only once every open child was claimed: an unclaimed one is bounded by the dispatch
-        // deadline, which a suspended body could not enforce.
-        if (!unclaimed && !clock.instant().isBefore(suspendAt)) {
+        // deadline, which a suspended body could not enforce. Children that all gave their
+        // attempts back are not waited for in memory at all.
+        if (!unclaimed && (dormant || !clock.instant().isBefore(suspendAt))) {
           Duration recheck = config.suspendRecheck();
           if (wake.isPresent() && remaining(wake.get()).compareTo(recheck) < 0) {
             recheck = atLeastOneMs(remaining(wake.get()));
@@ -263,6 +281,9 @@ final class Children {
 
   private final Map<RunId, Integer> attempts = new HashMap<>();
 
+  /** Children whose step was last seen given back ({@code suspended}) and ready again later. */
+  private final Set<RunId> dormant = new HashSet<>();
+
   int attempts(RunId run) {
     return attempts.getOrDefault(run, 0);
   }
@@ -272,6 +293,12 @@ final class Children {
     RunSnapshot s = journal.run(c.run()).orElseThrow();
     StepSnapshot step = s.steps().getFirst();
     attempts.put(c.run(), step.attempts());
+    if (step.status() == StepStatus.READY
+        && step.lastReason().equals(Optional.of(CompletionReason.SUSPENDED))) {
+      dormant.add(c.run());
+    } else {
+      dormant.remove(c.run());
+    }
     if (s.status().terminal()) {
       settled.add(c.run());
       ended.put(c.run(), s);

@@ -141,6 +141,7 @@ public final class Bench {
     s.put("recovery", RecoveryBench::new);
     s.put("waiting", WaitingBench::new);
     s.put("sleepers", SleepersBench::new);
+    s.put("tasks", TasksBench::new);
     s.put("scaling", ScalingBench::new);
     s.put("prune", PruneBench::section);
     s.put("tracing", TracingBench::new);

@@ -18,6 +18,9 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 public final class BenchFlows {
   public static final String STDIO = "stdio";
   public static final String HTTP = "http";
+
+  /** The task test server (Streamable HTTP) of the tasks section. */
+  public static final String TASKS = "tasks";
   private static final JsonNodeFactory JSON = JsonNodeFactory.instance;
 
   /** Body entry time (System.nanoTime) by the input's {@code id}: the first dispatch. */
@@ -34,9 +37,10 @@ public final class BenchFlows {
   static final Slow SLOW = new Slow();
   static final Hold HOLD = new Hold();
   static final Sleeper SLEEPER = new Sleeper();
+  static final Task TASK = new Task();
 
   public static List<Flow> all() {
-    return List.of(STEPS, MCP, SLOW, HOLD, SLEEPER);
+    return List.of(STEPS, MCP, SLOW, HOLD, SLEEPER, TASK);
   }
 
   /** {@code n} no-op {@code f.step}s. */
@@ -122,6 +126,28 @@ public final class BenchFlows {
     public JsonNode run(Ctx f, JsonNode input) {
       f.sleepUntil(java.time.Instant.parse(input.path("until").asText()));
       return JSON.nullNode();
+    }
+  }
+
+  /**
+   * One durable call of the task server's {@code slow} tool, made as a task that works {@code ms}
+   * and hints polls every {@code pollMs}.
+   */
+  public static final class Task implements Flow {
+    @Override
+    public FlowHeader header() {
+      return FlowHeader.named("bench-task").version("1").mcp(TASKS).build();
+    }
+
+    @Override
+    public JsonNode run(Ctx f, JsonNode input) {
+      return JSON.textNode(
+          f.mcp(TASKS)
+              .tool("slow")
+              .call(
+                  Map.of(
+                      "ms", input.path("ms").asLong(), "pollMs", input.path("pollMs").asLong()))
+              .text());
     }
   }
 }

@@ -111,6 +111,16 @@ final class Engines {
     return Inventory.of(servers);
   }
 
+  /** What preflight would freeze for the task test server at {@code url}: its {@code slow} tool. */
+  static Inventory taskInventory(URI url) {
+    return Inventory.of(
+        List.of(
+            new Inventory.Server(
+                new McpServerConfig.Http(BenchFlows.TASKS, url, Map.of(), new McpAuth.None()),
+                true,
+                List.of(tool(BenchFlows.TASKS, "slow")))));
+  }
+
   private static final String STDIO_NAME = BenchFlows.STDIO;
 
   private static ToolDescriptor tool(String server, String name) {

@@ -58,6 +58,56 @@ final class Report {
 
   Optional<Sleepers> sleepers = Optional.empty();
 
+  /**
+   * The tasks section's numbers: {@code working} tasks at once after {@code rampSeconds}, the
+   * worker idle and at that plateau, the most attempts running and OS threads seen until the first
+   * task ended, then the drain and the server's polls.
+   */
+  record Tasks(
+      int runs,
+      int capacity,
+      long hintMs,
+      long taskMs,
+      long working,
+      double rampSeconds,
+      TasksBench.Sample idle,
+      TasksBench.Sample plateau,
+      long maxRunning,
+      long maxProcThreads,
+      double drainSeconds,
+      long succeeded,
+      TaskPolls polls) {
+    /** Threads (platform and virtual, from the dumps) the plateau added to the idle worker. */
+    long addedThreads() {
+      return plateau.dump().platform()
+          + plateau.dump().virtual()
+          - idle.dump().platform()
+          - idle.dump().virtual();
+    }
+
+    /** The most threads the tasks may add: one per slot for its attempt and one for its call. */
+    long threadBound() {
+      return 2L * capacity;
+    }
+
+    /** Heap after GC the plateau added, per task working (NaN when unknown). */
+    double liveHeapPerTask() {
+      return idle.liveHeap() < 0 || plateau.liveHeap() < 0 || working == 0
+          ? Double.NaN
+          : (plateau.liveHeap() - idle.liveHeap()) / (double) working;
+    }
+
+    double rssPerTask() {
+      return working == 0 ? Double.NaN : (plateau.rss() - idle.rss()) / (double) working;
+    }
+  }
+
+  Optional<Tasks> tasks = Optional.empty();
+
+  void tasks(Tasks t) {
+    tasks = Optional.of(t);
+  }
+
   /** The tracing section's medians off and on, and what the collector stand-in received. */
   record Tracing(TracingBench.Mode off, TracingBench.Mode on, long exports, long exportedBytes) {}
 
@@ -231,6 +281,7 @@ final class Report {
     RecoveryMarkdown.render(this, md);
     SleepersMarkdown.render(this, md);
     WaitingMarkdown.render(this, md);
+    TasksMarkdown.render(this, md);
     ScalingMarkdown.render(this, md);
     PruneMarkdown.render(this, md);
     TracingMarkdown.render(this, md);

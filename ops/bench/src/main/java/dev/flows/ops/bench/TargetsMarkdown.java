@@ -132,6 +132,7 @@ final class TargetsMarkdown {
                   w.commitsPerRenewal() <= 1.0,
                   f1(w.commitsPerRenewal()) + "× over"));
         });
+    results.tasks.ifPresent(t -> out.addAll(taskTargets(t)));
     results.prune.ifPresent(
         r ->
             out.add(
@@ -142,5 +143,43 @@ final class TargetsMarkdown {
                     r.p99Ratio() <= 2.0,
                     f2(r.p99Ratio() / 2.0) + "× over")));
     return out;
+  }
+
+  /**
+   * Task-backed calls: every task in flight at once, run to success, with threads bounded by the
+   * slots rather than the tasks, and the server polled no sooner and no more often than it hinted.
+   */
+  static List<Target> taskTargets(Report.Tasks t) {
+    TaskPolls p = t.polls();
+    long floor = (long) Math.floor(t.hintMs() * (1 - TaskPolls.TOLERANCE));
+    double hinted = p.hintedRate(t.hintMs());
+    return List.of(
+        new Target(
+            t.runs() + " tasks in flight at once on one worker of " + t.capacity() + " slots",
+            t.working() + " working at once; " + t.succeeded() + " runs succeeded",
+            "all " + t.runs() + ", then all succeeded",
+            t.working() == t.runs() && t.succeeded() == t.runs(),
+            Math.min(t.working(), t.succeeded()) + " of " + t.runs()),
+        new Target(
+            "no thread per task (" + t.working() + " tasks working)",
+            t.addedThreads()
+                + " threads more than idle (platform + virtual); "
+                + t.plateau().running()
+                + " attempts running",
+            "≤ " + t.threadBound() + " (2 × slots)",
+            t.working() > 0 && t.addedThreads() <= t.threadBound(),
+            (t.addedThreads() - t.threadBound()) + " threads over"),
+        new Target(
+            "no task polled sooner than its hint (" + t.hintMs() + " ms)",
+            f0(p.minGapMs()) + " ms shortest gap; " + p.belowHint() + " of " + p.gaps() + " short",
+            "every gap ≥ " + floor + " ms (hint − 5 %)",
+            p.gaps() > 0 && p.belowHint() == 0,
+            p.belowHint() + " gaps short"),
+        new Target(
+            "poll rate with every task working",
+            f1(p.plateauRate()) + " tasks/get per s",
+            "≤ " + f1(hinted) + " (tasks / hint)",
+            p.plateauSeconds() > 0 && p.plateauRate() <= hinted,
+            p.plateauSeconds() > 0 ? f2(p.plateauRate() / hinted) + "× over" : "no plateau"));
   }
 }

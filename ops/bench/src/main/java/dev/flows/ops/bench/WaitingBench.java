@@ -7,6 +7,7 @@ import static dev.flows.ops.bench.Runs.running;
 import static dev.flows.ops.bench.Runs.suspended;
 import static dev.flows.ops.bench.WorkerProcesses.awaitReady;
 import static dev.flows.ops.bench.WorkerProcesses.heapUsed;
+import static dev.flows.ops.bench.WorkerProcesses.liveHeap;
 import static dev.flows.ops.bench.WorkerProcesses.rssBytes;
 import static dev.flows.ops.bench.WorkerProcesses.worker;
 
@@ -107,16 +108,7 @@ record WaitingBench(Bench.Plan plan, Pg pg, Report report) implements Section {
       long rss = rssBytes(w.pid());
       long heap = heapUsed(wlog);
       // Heap in use counts garbage not yet collected; after a full GC it is the live set.
-      new ProcessBuilder(
-              Path.of(System.getProperty("java.home"), "bin", "jcmd").toString(),
-              String.valueOf(w.pid()),
-              "GC.run")
-          .redirectErrorStream(true)
-          .redirectOutput(ProcessBuilder.Redirect.DISCARD)
-          .start()
-          .waitFor(60, TimeUnit.SECONDS);
-      Thread.sleep(2_500);
-      long live = heapUsed(wlog);
+      long live = liveHeap(w.pid(), wlog);
       report.waiting(
           new Report.Waiting(
               n,

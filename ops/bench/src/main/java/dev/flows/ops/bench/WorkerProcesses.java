@@ -3,6 +3,8 @@ package dev.flows.ops.bench;
 import static dev.flows.ops.bench.Bench.log;
 import static dev.flows.ops.bench.WorkerProcesses.worker;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.flows.mcp.testkit.Jvm;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -10,6 +12,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.TimeUnit;
 
 /**
  * Worker JVMs of their own ({@link BenchWorkerMain}) for the sections that kill, count or measure a
@@ -88,6 +91,62 @@ final class WorkerProcesses {
       }
     }
     throw new IllegalStateException("no Threads for " + pid);
+  }
+
+  /** The platform and virtual threads of a JVM, as its thread dump lists them. */
+  record Threads(long platform, long virtual) {
+    /** Counts the threads of a {@code jcmd PID Thread.dump_to_file -format=json} dump. */
+    static Threads of(JsonNode dump) {
+      long platform = 0;
+      long virtual = 0;
+      for (JsonNode container : dump.path("threadDump").path("threadContainers")) {
+        for (JsonNode t : container.path("threads")) {
+          if (t.path("virtual").asBoolean(false)) {
+            virtual++;
+          } else {
+            platform++;
+          }
+        }
+      }
+      return new Threads(platform, virtual);
+    }
+  }
+
+  /**
+   * The threads of JVM {@code pid}, virtual ones included ({@code jdk.trackAllThreads} is on by
+   * default, so every virtual thread started is in the dump).
+   */
+  static Threads threadDump(long pid) throws Exception {
+    Path file = Files.createTempFile("bench-threads", ".json");
+    Files.delete(file);
+    try {
+      jcmd(pid, "Thread.dump_to_file", "-format=json", file.toString());
+      return Threads.of(new ObjectMapper().readTree(file.toFile()));
+    } finally {
+      Files.deleteIfExists(file);
+    }
+  }
+
+  /**
+   * The worker's heap after a full GC (the live set), from the line it prints once a second after
+   * the collection; -1 when unknown.
+   */
+  static long liveHeap(long pid, Path log) throws Exception {
+    jcmd(pid, "GC.run");
+    Thread.sleep(2_500);
+    return heapUsed(log);
+  }
+
+  private static void jcmd(long pid, String... command) throws Exception {
+    List<String> cmd = new ArrayList<>();
+    cmd.add(Path.of(System.getProperty("java.home"), "bin", "jcmd").toString());
+    cmd.add(String.valueOf(pid));
+    cmd.addAll(List.of(command));
+    new ProcessBuilder(cmd)
+        .redirectErrorStream(true)
+        .redirectOutput(ProcessBuilder.Redirect.DISCARD)
+        .start()
+        .waitFor(60, TimeUnit.SECONDS);
   }
 
   static long heapUsed(Path log) throws Exception {

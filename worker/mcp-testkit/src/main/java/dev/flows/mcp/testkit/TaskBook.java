@@ -28,10 +28,10 @@ import java.util.UUID;
  * same id. A task's progress is computed from its creation time, so nothing runs between polls.
  * Every {@code tools/call}, task creation, {@code tasks/get}, {@code tasks/update}, {@code
  * tasks/result} and {@code tasks/cancel} is appended to the event log as one JSON line, with the
- * call's idempotency key.
+ * call's idempotency key and the server's clock ({@code at}, epoch ms).
  *
  * <p>Tools: {@code slow} ({@code ms}; a task when the client allows one, else it sleeps and
- * answers), {@code ask_task} (a task that asks for an approval form after {@code ms} and completes
+ * answers; {@code pollMs}: the poll interval the task hints, else {@link #POLL_MS}), {@code ask_task} (a task that asks for an approval form after {@code ms} and completes
  * once it is answered with {@code tasks/update}), {@code ask_form} and {@code ask_url} (a plain
  * call answered {@code input_required}, a form with a JSON schema or a URL to visit, completed when
  * re-issued with valid {@code inputResponses} and the {@code requestState} it was given), {@code
@@ -65,7 +65,11 @@ final class TaskBook {
   /** The tools/list entries: name, input schema, and the 2025-11-25 {@code taskSupport}. */
   static List<ToolDef> tools() {
     return List.of(
-        new ToolDef("slow", props("ms", "number"), List.of("ms"), Optional.of("optional")),
+        new ToolDef(
+            "slow",
+            Map.of("ms", Map.of("type", "number"), "pollMs", Map.of("type", "number")),
+            List.of("ms"),
+            Optional.of("optional")),
         new ToolDef("ask_task", props("ms", "number"), List.of(), Optional.of("required")),
         new ToolDef("ask_form", Map.of(), List.of(), Optional.empty()),
         new ToolDef("ask_url", Map.of(), List.of(), Optional.empty()),
@@ -260,7 +264,8 @@ final class TaskBook {
     v.put("createdAt", Instant.ofEpochMilli(created).toString());
     v.put("lastUpdatedAt", Instant.ofEpochMilli(now).toString());
     v.put(modern ? "ttlMs" : "ttl", TTL_MS);
-    v.put(modern ? "pollIntervalMs" : "pollInterval", POLL_MS);
+    v.put(
+        modern ? "pollIntervalMs" : "pollInterval", t.path("args").path("pollMs").asLong(POLL_MS));
     if (modern && status.equals("completed")) {
       v.set("result", completion(t));
     }
@@ -389,7 +394,7 @@ final class TaskBook {
   }
 
   private static ObjectNode event(String name) {
-    return F.objectNode().put("event", name);
+    return F.objectNode().put("event", name).put("at", System.currentTimeMillis());
   }
 
   private static synchronized void append(Path log, JsonNode event) throws IOException {

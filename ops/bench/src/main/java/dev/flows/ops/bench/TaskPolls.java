@@ -1,0 +1,114 @@
+package dev.flows.ops.bench;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * How the tasks of the task test server were polled, from its events log (one JSON object per
+ * {@code tools/call}, {@code task.created} and {@code tasks/get}, each with the server's clock
+ * {@code at} in epoch ms): polls per task, the gaps between a task's creation and its first poll
+ * and between consecutive polls, and the poll rate while every task was working at once.
+ *
+ * @param tasks tasks created
+ * @param polls {@code tasks/get} requests for them
+ * @param completed tasks some poll saw {@code completed}
+ * @param gaps creation → first poll and poll → next poll gaps, all tasks
+ * @param minGapMs the shortest gap (NaN without one)
+ * @param medianGapMs the median gap (NaN without one)
+ * @param belowHint gaps shorter than the hint less the tolerance
+ * @param plateauSeconds from the last task's creation to the first poll that saw a task end (0 when
+ *     a task ended before the last was created)
+ * @param plateauPolls polls within the plateau
+ */
+record TaskPolls(
+    int tasks,
+    long polls,
+    long completed,
+    int gaps,
+    double minGapMs,
+    double medianGapMs,
+    long belowHint,
+    double plateauSeconds,
+    long plateauPolls) {
+
+  /** The share of the hint a gap may fall short by: the clocks' granularity. */
+  static final double TOLERANCE = 0.05;
+
+  static TaskPolls of(List<JsonNode> events, long hintMs) {
+    Map<String, List<Long>> times = new HashMap<>();
+    long lastCreated = Long.MIN_VALUE;
+    long firstEnded = Long.MAX_VALUE;
+    long polls = 0;
+    java.util.Set<String> completed = new java.util.HashSet<>();
+    List<Long> pollTimes = new ArrayList<>();
+    for (JsonNode e : events) {
+      long at = e.path("at").asLong();
+      String task = e.path("taskId").asText();
+      switch (e.path("event").asText()) {
+        case "task.created" -> {
+          times.computeIfAbsent(task, t -> new ArrayList<>()).add(at);
+          lastCreated = Math.max(lastCreated, at);
+        }
+        case "tasks/get" -> {
+          if (!times.containsKey(task)) {
+            continue;
+          }
+          times.get(task).add(at);
+          pollTimes.add(at);
+          polls++;
+          if (!e.path("status").asText().equals("working")) {
+            firstEnded = Math.min(firstEnded, at);
+          }
+          if (e.path("status").asText().equals("completed")) {
+            completed.add(task);
+          }
+        }
+        default -> {}
+      }
+    }
+    List<Long> gaps = new ArrayList<>();
+    for (List<Long> t : times.values()) {
+      // The events are appended in order, but two threads may log out of step by a millisecond.
+      Collections.sort(t);
+      for (int i = 1; i < t.size(); i++) {
+        gaps.add(t.get(i) - t.get(i - 1));
+      }
+    }
+    Collections.sort(gaps);
+    long floor = (long) Math.floor(hintMs * (1 - TOLERANCE));
+    long below = gaps.stream().filter(g -> g < floor).count();
+    double plateau = firstEnded > lastCreated ? (firstEnded - lastCreated) / 1000.0 : 0;
+    long from = lastCreated;
+    long to = firstEnded;
+    long plateauPolls = pollTimes.stream().filter(t -> t >= from && t < to).count();
+    return new TaskPolls(
+        times.size(),
+        polls,
+        completed.size(),
+        gaps.size(),
+        gaps.isEmpty() ? Double.NaN : gaps.getFirst(),
+        gaps.isEmpty() ? Double.NaN : gaps.get((gaps.size() - 1) / 2),
+        below,
+        plateau,
+        plateau > 0 ? plateauPolls : 0);
+  }
+
+  /** Polls per task created (NaN without tasks). */
+  double pollsPerTask() {
+    return tasks == 0 ? Double.NaN : (double) polls / tasks;
+  }
+
+  /** Polls per second while every task worked (NaN without a plateau). */
+  double plateauRate() {
+    return plateauSeconds > 0 ? plateauPolls / plateauSeconds : Double.NaN;
+  }
+
+  /** The most polls per second the hint allows with every task in flight: tasks / hint. */
+  double hintedRate(long hintMs) {
+    return tasks * 1000.0 / hintMs;
+  }
+}

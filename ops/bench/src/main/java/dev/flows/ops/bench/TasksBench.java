@@ -1,0 +1,191 @@
+package dev.flows.ops.bench;
+
+import static dev.flows.ops.bench.Bench.log;
+import static dev.flows.ops.bench.Runs.admitAll;
+import static dev.flows.ops.bench.Runs.count;
+import static dev.flows.ops.bench.Runs.running;
+import static dev.flows.ops.bench.WorkerProcesses.awaitReady;
+import static dev.flows.ops.bench.WorkerProcesses.rssBytes;
+import static dev.flows.ops.bench.WorkerProcesses.threadDump;
+import static dev.flows.ops.bench.WorkerProcesses.threads;
+import static dev.flows.ops.bench.WorkerProcesses.worker;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import dev.flows.mcp.testkit.TaskTestServer;
+import dev.flows.worker.WorkerConfig;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Task-backed calls in flight on one worker JVM of few slots: its threads, slots and memory while
+ * every task works at once, and how the server's tasks were polled against the interval they hint.
+ */
+record TasksBench(Bench.Plan plan, Pg pg, Report report) implements Section {
+  private static final JsonNodeFactory JSON = JsonNodeFactory.instance;
+
+  /** The worker's slots: far fewer than the tasks, which must not take one each. */
+  static final int CAPACITY = 16;
+
+  /** The poll interval every task hints. */
+  static final Duration HINT = Duration.ofSeconds(2);
+
+  /** Tasks in flight at once: 1,000 (250 quick, none in the smoke test). */
+  static int tasks(String mode) {
+    return switch (mode) {
+      case "smoke" -> 0;
+      case "quick" -> 250;
+      default -> 1_000;
+    };
+  }
+
+  /** How long each task works: past the ramp of admitting and creating them all, and a window. */
+  static Duration taskLength(String mode) {
+    return mode.equals("quick") ? Duration.ofSeconds(40) : Duration.ofSeconds(60);
+  }
+
+  /** How long the runs may take to end after the first task completed. */
+  private static final Duration DRAIN_TIMEOUT = Duration.ofMinutes(5);
+
+  @Override
+  public void run() throws Exception {
+    int n = tasks(plan.mode());
+    if (n == 0) {
+      return;
+    }
+    Duration length = taskLength(plan.mode());
+    log(n + " task-backed calls in flight on one worker of " + CAPACITY + " slots");
+    String url = pg.fresh("bench_tasks", true);
+    Path dir = Files.createTempDirectory("bench-tasks");
+    Path events = dir.resolve("events.jsonl");
+    Path wlog = dir.resolve("worker.log");
+    try (TaskTestServer server = TaskTestServer.http(dir.resolve("tasks.jsonl"), events)) {
+      Process w = worker(url, WorkerConfig.DEFAULT_LEASE, CAPACITY, wlog, WorkerProcesses.WAITING_WORKER_JVM);
+      try {
+        awaitReady(w, wlog);
+        Thread.sleep(2_000);
+        Sample idle = Sample.of(w.pid(), wlog, url);
+        long t0 = System.nanoTime();
+        admitAll(
+            url,
+            n,
+            Engines.loaded(BenchFlows.TASK),
+            JSON.objectNode().put("ms", length.toMillis()).put("pollMs", HINT.toMillis()),
+            Engines.taskInventory(server.url()));
+        long working = 0;
+        long until = t0 + length.toNanos();
+        while (System.nanoTime() < until && (working = working(url)) < n && ended(url) == 0) {
+          Thread.sleep(200);
+        }
+        double ramp = (System.nanoTime() - t0) / 1e9;
+        log("  " + working + " tasks working at once after " + (int) ramp + " s");
+        Sample plateau = Sample.of(w.pid(), wlog, url);
+        // Attempts running and threads sampled until the first task ends: their most.
+        long maxRunning = plateau.running();
+        long maxThreads = plateau.procThreads();
+        while (ended(url) == 0 && System.nanoTime() < until + HINT.toNanos() * 2) {
+          maxRunning = Math.max(maxRunning, running(url));
+          maxThreads = Math.max(maxThreads, threads(w.pid()));
+          Thread.sleep(200);
+        }
+        long drainStart = System.nanoTime();
+        long drainBy = drainStart + DRAIN_TIMEOUT.toNanos();
+        while (System.nanoTime() < drainBy && rootsEnded(url) < n) {
+          Thread.sleep(200);
+        }
+        double drain = (System.nanoTime() - drainStart) / 1e9;
+        long succeeded =
+            count(
+                url,
+                "SELECT count(*) FROM flows.runs WHERE parent_run_id IS NULL"
+                    + " AND status = 'succeeded'");
+        TaskPolls polls = TaskPolls.of(read(events), HINT.toMillis());
+        log(
+            "  threads "
+                + idle.dump()
+                + " → "
+                + plateau.dump()
+                + ", polls/task "
+                + polls.pollsPerTask()
+                + ", min gap "
+                + polls.minGapMs()
+                + " ms, drained in "
+                + (int) drain
+                + " s, "
+                + succeeded
+                + " succeeded");
+        report.tasks(
+            new Report.Tasks(
+                n,
+                CAPACITY,
+                HINT.toMillis(),
+                length.toMillis(),
+                working,
+                ramp,
+                idle,
+                plateau,
+                maxRunning,
+                maxThreads,
+                drain,
+                succeeded,
+                polls));
+      } finally {
+        w.destroyForcibly();
+        w.waitFor(30, TimeUnit.SECONDS);
+      }
+    }
+    pg.drop("bench_tasks");
+  }
+
+  /**
+   * The worker at one moment: its OS threads ({@code /proc}), its thread dump (platform and
+   * virtual), attempts running, bodies suspended, RSS and heap after a full GC.
+   */
+  record Sample(
+      long procThreads,
+      WorkerProcesses.Threads dump,
+      long running,
+      long suspended,
+      long rss,
+      long liveHeap) {
+    static Sample of(long pid, Path log, String url) throws Exception {
+      return new Sample(
+          threads(pid),
+          threadDump(pid),
+          Runs.running(url),
+          Runs.suspended(url),
+          rssBytes(pid),
+          WorkerProcesses.liveHeap(pid, log));
+    }
+  }
+
+  private static long working(String url) throws Exception {
+    return count(url, "SELECT count(*) FROM flows.mcp_tasks WHERE status = 'working'");
+  }
+
+  private static long ended(String url) throws Exception {
+    return count(url, "SELECT count(*) FROM flows.mcp_tasks WHERE status <> 'working'");
+  }
+
+  private static long rootsEnded(String url) throws Exception {
+    return count(
+        url,
+        "SELECT count(*) FROM flows.runs WHERE parent_run_id IS NULL AND status <> 'running'");
+  }
+
+  private static List<JsonNode> read(Path events) throws Exception {
+    ObjectMapper json = new ObjectMapper();
+    List<JsonNode> out = new ArrayList<>();
+    for (String line : Files.readAllLines(events)) {
+      if (!line.isBlank()) {
+        out.add(json.readTree(line));
+      }
+    }
+    return out;
+  }
+}
