@@ -84,7 +84,8 @@ class TaskCallSuspendTest {
       engine.startWorker();
       RunId root =
           engine
-              .start(flow, JsonNodeFactory.instance.objectNode().put("ms", taskMs), Optional.empty())
+              .start(
+                  flow, JsonNodeFactory.instance.objectNode().put("ms", taskMs), Optional.empty())
               .runId();
       RunSnapshot done = EngineEndToEndTest.awaitTerminal(journal, root);
 

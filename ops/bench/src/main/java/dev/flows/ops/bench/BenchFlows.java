@@ -21,6 +21,7 @@ public final class BenchFlows {
 
   /** The task test server (Streamable HTTP) of the tasks section. */
   public static final String TASKS = "tasks";
+
   private static final JsonNodeFactory JSON = JsonNodeFactory.instance;
 
   /** Body entry time (System.nanoTime) by the input's {@code id}: the first dispatch. */
@@ -145,8 +146,7 @@ public final class BenchFlows {
           f.mcp(TASKS)
               .tool("slow")
               .call(
-                  Map.of(
-                      "ms", input.path("ms").asLong(), "pollMs", input.path("pollMs").asLong()))
+                  Map.of("ms", input.path("ms").asLong(), "pollMs", input.path("pollMs").asLong()))
               .text());
     }
   }

@@ -85,9 +85,13 @@ final class Report {
           - idle.dump().virtual();
     }
 
-    /** The most threads the tasks may add: one per slot for its attempt and one for its call. */
+    /**
+     * The most threads the tasks may add: far fewer than one per task. A worker adds threads per
+     * slot (its attempt, its call's sending or answering thread, HTTP client and Reactor pool
+     * threads), a number that does not grow with the tasks.
+     */
     long threadBound() {
-      return 2L * capacity;
+      return runs / 4;
     }
 
     /** Heap after GC the plateau added, per task working (NaN when unknown). */

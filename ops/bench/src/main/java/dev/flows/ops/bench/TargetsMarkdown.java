@@ -163,10 +163,12 @@ final class TargetsMarkdown {
         new Target(
             "no thread per task (" + t.working() + " tasks working)",
             t.addedThreads()
-                + " threads more than idle (platform + virtual); "
+                + " threads more than idle (platform + virtual), "
+                + f2(t.addedThreads() / (double) Math.max(1, t.working()))
+                + " per task; "
                 + t.plateau().running()
                 + " attempts running",
-            "≤ " + t.threadBound() + " (2 × slots)",
+            "≤ " + t.threadBound() + " (a quarter of the tasks)",
             t.working() > 0 && t.addedThreads() <= t.threadBound(),
             (t.addedThreads() - t.threadBound()) + " threads over"),
         new Target(

@@ -23,6 +23,9 @@ import java.util.Map;
  * @param plateauSeconds from the last task's creation to the first poll that saw a task end (0 when
  *     a task ended before the last was created)
  * @param plateauPolls polls within the plateau
+ * @param endLagMedianMs from a task's end (its creation + its length) to the poll that saw it
+ *     completed, median over the completed tasks (NaN without one)
+ * @param endLagMaxMs the same, the longest
  */
 record TaskPolls(
     int tasks,
@@ -33,17 +36,20 @@ record TaskPolls(
     double medianGapMs,
     long belowHint,
     double plateauSeconds,
-    long plateauPolls) {
+    long plateauPolls,
+    double endLagMedianMs,
+    double endLagMaxMs) {
 
   /** The share of the hint a gap may fall short by: the clocks' granularity. */
   static final double TOLERANCE = 0.05;
 
-  static TaskPolls of(List<JsonNode> events, long hintMs) {
+  /** Reads {@code events} of tasks that each work {@code taskMs} and hint {@code hintMs}. */
+  static TaskPolls of(List<JsonNode> events, long hintMs, long taskMs) {
     Map<String, List<Long>> times = new HashMap<>();
     long lastCreated = Long.MIN_VALUE;
     long firstEnded = Long.MAX_VALUE;
     long polls = 0;
-    java.util.Set<String> completed = new java.util.HashSet<>();
+    Map<String, Long> completed = new HashMap<>();
     List<Long> pollTimes = new ArrayList<>();
     for (JsonNode e : events) {
       long at = e.path("at").asLong();
@@ -64,7 +70,7 @@ record TaskPolls(
             firstEnded = Math.min(firstEnded, at);
           }
           if (e.path("status").asText().equals("completed")) {
-            completed.add(task);
+            completed.merge(task, at, Math::min);
           }
         }
         default -> {}
@@ -79,6 +85,9 @@ record TaskPolls(
       }
     }
     Collections.sort(gaps);
+    List<Long> lags = new ArrayList<>();
+    completed.forEach((task, at) -> lags.add(at - (times.get(task).getFirst() + taskMs)));
+    Collections.sort(lags);
     long floor = (long) Math.floor(hintMs * (1 - TOLERANCE));
     long below = gaps.stream().filter(g -> g < floor).count();
     double plateau = firstEnded > lastCreated ? (firstEnded - lastCreated) / 1000.0 : 0;
@@ -94,7 +103,9 @@ record TaskPolls(
         gaps.isEmpty() ? Double.NaN : gaps.get((gaps.size() - 1) / 2),
         below,
         plateau,
-        plateau > 0 ? plateauPolls : 0);
+        plateau > 0 ? plateauPolls : 0,
+        lags.isEmpty() ? Double.NaN : lags.get((lags.size() - 1) / 2),
+        lags.isEmpty() ? Double.NaN : lags.getLast());
   }
 
   /** Polls per task created (NaN without tasks). */

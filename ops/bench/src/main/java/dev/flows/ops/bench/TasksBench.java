@@ -44,9 +44,12 @@ record TasksBench(Bench.Plan plan, Pg pg, Report report) implements Section {
     };
   }
 
-  /** How long each task works: past the ramp of admitting and creating them all, and a window. */
+  /**
+   * How long each task works: past the ramp of admitting the runs and creating every task (a few to
+   * a hundred tasks a second on a shared two-core machine), then a window with all of them working.
+   */
   static Duration taskLength(String mode) {
-    return mode.equals("quick") ? Duration.ofSeconds(40) : Duration.ofSeconds(60);
+    return mode.equals("quick") ? Duration.ofSeconds(120) : Duration.ofSeconds(240);
   }
 
   /** How long the runs may take to end after the first task completed. */
@@ -65,7 +68,9 @@ record TasksBench(Bench.Plan plan, Pg pg, Report report) implements Section {
     Path events = dir.resolve("events.jsonl");
     Path wlog = dir.resolve("worker.log");
     try (TaskTestServer server = TaskTestServer.http(dir.resolve("tasks.jsonl"), events)) {
-      Process w = worker(url, WorkerConfig.DEFAULT_LEASE, CAPACITY, wlog, WorkerProcesses.WAITING_WORKER_JVM);
+      Process w =
+          worker(
+              url, WorkerConfig.DEFAULT_LEASE, CAPACITY, wlog, WorkerProcesses.WAITING_WORKER_JVM);
       try {
         awaitReady(w, wlog);
         Thread.sleep(2_000);
@@ -79,7 +84,10 @@ record TasksBench(Bench.Plan plan, Pg pg, Report report) implements Section {
             Engines.taskInventory(server.url()));
         long working = 0;
         long until = t0 + length.toNanos();
-        while (System.nanoTime() < until && (working = working(url)) < n && ended(url) == 0) {
+        // The plateau: every task working and every body given back (suspended on its call).
+        while (System.nanoTime() < until
+            && ((working = working(url)) < n || bodiesSuspended(url) < n)
+            && ended(url) == 0) {
           Thread.sleep(200);
         }
         double ramp = (System.nanoTime() - t0) / 1e9;
@@ -104,7 +112,7 @@ record TasksBench(Bench.Plan plan, Pg pg, Report report) implements Section {
                 url,
                 "SELECT count(*) FROM flows.runs WHERE parent_run_id IS NULL"
                     + " AND status = 'succeeded'");
-        TaskPolls polls = TaskPolls.of(read(events), HINT.toMillis());
+        TaskPolls polls = TaskPolls.of(read(events), HINT.toMillis(), length.toMillis());
         log(
             "  threads "
                 + idle.dump()
@@ -140,6 +148,12 @@ record TasksBench(Bench.Plan plan, Pg pg, Report report) implements Section {
       }
     }
     pg.drop("bench_tasks");
+    try (var files = Files.list(dir)) {
+      for (Path f : files.toList()) {
+        Files.delete(f);
+      }
+    }
+    Files.delete(dir);
   }
 
   /**
@@ -158,10 +172,19 @@ record TasksBench(Bench.Plan plan, Pg pg, Report report) implements Section {
           threads(pid),
           threadDump(pid),
           Runs.running(url),
-          Runs.suspended(url),
+          bodiesSuspended(url),
           rssBytes(pid),
           WorkerProcesses.liveHeap(pid, log));
     }
+  }
+
+  /** Flow bodies (root runs' steps) that gave their attempt back. */
+  static long bodiesSuspended(String url) throws Exception {
+    return count(
+        url,
+        "SELECT count(*) FROM flows.steps s JOIN flows.runs r ON r.run_id = s.run_id"
+            + " WHERE r.parent_run_id IS NULL AND s.status = 'ready'"
+            + " AND s.last_reason = 'suspended'");
   }
 
   private static long working(String url) throws Exception {
@@ -174,8 +197,7 @@ record TasksBench(Bench.Plan plan, Pg pg, Report report) implements Section {
 
   private static long rootsEnded(String url) throws Exception {
     return count(
-        url,
-        "SELECT count(*) FROM flows.runs WHERE parent_run_id IS NULL AND status <> 'running'");
+        url, "SELECT count(*) FROM flows.runs WHERE parent_run_id IS NULL AND status <> 'running'");
   }
 
   private static List<JsonNode> read(Path events) throws Exception {

@@ -77,7 +77,8 @@ final class TasksMarkdown {
                 "plateau s",
                 "polls/s on the plateau",
                 "tasks / hint (/s)",
-                "completed"))
+                "completed",
+                "task end → seen completed p50 / max s"))
         .append(
             row(
                 String.valueOf(p.tasks()),
@@ -90,7 +91,8 @@ final class TasksMarkdown {
                 f1(p.plateauSeconds()),
                 f1(p.plateauRate()),
                 f1(p.hintedRate(t.hintMs())),
-                String.valueOf(p.completed())));
+                String.valueOf(p.completed()),
+                f1(p.endLagMedianMs() / 1000) + " / " + f1(p.endLagMaxMs() / 1000)));
   }
 
   private static String mib(long bytes) {

@@ -61,6 +61,23 @@ class ReportRenderingTest {
             -1,
             2,
             WaitingBench.renewalPeriodSeconds()));
+    r.tasks(
+        new Report.Tasks(
+            1000,
+            16,
+            2000,
+            240_000,
+            1000,
+            95.5,
+            new TasksBench.Sample(
+                27, new WorkerProcesses.Threads(15, 0), 0, 0, 110L << 20, 10L << 20),
+            new TasksBench.Sample(
+                54, new WorkerProcesses.Threads(41, 20), 15, 1000, 190L << 20, 40L << 20),
+            16,
+            58,
+            120.25,
+            1000,
+            new TaskPolls(1000, 60_000, 1000, 60_000, 2035, 3296, 0, 140.5, 25_000, 1200, 9800)));
     r.scalingSteps(100);
     r.scaling(1, new ScalingBench.Result(1000, 40, 40));
     r.scaling(2, new ScalingBench.Result(1700, 35, 45));

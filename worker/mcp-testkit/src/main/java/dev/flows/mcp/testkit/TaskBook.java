@@ -31,11 +31,11 @@ import java.util.UUID;
  * call's idempotency key and the server's clock ({@code at}, epoch ms).
  *
  * <p>Tools: {@code slow} ({@code ms}; a task when the client allows one, else it sleeps and
- * answers; {@code pollMs}: the poll interval the task hints, else {@link #POLL_MS}), {@code ask_task} (a task that asks for an approval form after {@code ms} and completes
- * once it is answered with {@code tasks/update}), {@code ask_form} and {@code ask_url} (a plain
- * call answered {@code input_required}, a form with a JSON schema or a URL to visit, completed when
- * re-issued with valid {@code inputResponses} and the {@code requestState} it was given), {@code
- * echo}.
+ * answers; {@code pollMs}: the poll interval the task hints, else {@link #POLL_MS}), {@code
+ * ask_task} (a task that asks for an approval form after {@code ms} and completes once it is
+ * answered with {@code tasks/update}), {@code ask_form} and {@code ask_url} (a plain call answered
+ * {@code input_required}, a form with a JSON schema or a URL to visit, completed when re-issued
+ * with valid {@code inputResponses} and the {@code requestState} it was given), {@code echo}.
  */
 final class TaskBook {
   static final String KEY = "dev.flows/idempotency-key";
