@@ -1526,6 +1526,29 @@ public abstract class JournalContract {
   }
 
   @Test
+  void aRunAdmittedClaimedAndItsSuccessWakeNoClaimer() throws Exception {
+    CompletableFuture<Boolean> woke =
+        CompletableFuture.supplyAsync(
+            () -> {
+              try {
+                return journal.awaitWork(Duration.ofSeconds(1));
+              } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return true;
+              }
+            });
+    Thread.sleep(300);
+    ClaimedStart s =
+        journal.startRunClaimed(bodyRequest("quiet-1", run(agent("body"))), WORKER, LONG_LEASE);
+    journal.complete(s.attempt().orElseThrow().lease(), ok());
+    assertThat(journal.run(s.started().runId()).orElseThrow().status())
+        .isEqualTo(RunStatus.SUCCEEDED);
+    // Nothing became claimable: the process that admitted the run runs it, and its end is for
+    // the run's watchers.
+    assertThat(woke.get(15, TimeUnit.SECONDS)).isFalse();
+  }
+
+  @Test
   void awaitWorkTimesOutWhenNothingHappens() throws Exception {
     assertThat(journal.awaitWork(Duration.ofMillis(50))).isFalse();
   }
