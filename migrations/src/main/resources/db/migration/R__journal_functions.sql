@@ -8,6 +8,7 @@
 --   flows.lock_live_attempt  <-> MemoryState.live: the fence of a worker's verb
 --   flows.after_success      <-> AfterSuccess.of: what a success readies, whether the run ends
 --   flows.succeed_attempt    <-> AttemptEnd.reported for StepOutcome.Succeeded, then after_success
+--   flows.succeed_after_memos <-> InMemoryJournal.complete: a success's memos, then its end
 -- The transitions they take are the kernel's tables (flows.step_transitions, run_transitions),
 -- enforced by the triggers below; the Java caller checks each one against Lifecycle.
 
@@ -437,6 +438,60 @@ BEGIN
       FROM flows.succeed_attempt(p_run_id, p_step_id, p_attempt, p_lease_id, p_step_output,
                                  p_succeeded_status, p_completed, p_run_completed,
                                  v_now, false) s;
+END
+$$;
+
+-- A body's success with its last memos, in one round trip: the fence, then each memo as the memo
+-- fast path writes it (the election inserted confirmed, effect.recorded then effect.confirmed, in
+-- the memos' order), then flows.succeed_attempt, all at one instant; so the memos cost no
+-- transaction of their own and step.completed lists them among its effects. The memos are the
+-- caller's, for distinct surfaces its step declares, all of one idempotency key. When one of
+-- their elections holds already nothing is written and the outcome is 'memos_held': the caller
+-- then journals the memos one by one (which answers each exactly) and succeeds after. A refusal
+-- of the success itself after the memos keeps them, as two transactions in a row would.
+-- Otherwise outcome and columns are flows.succeed_attempt's.
+CREATE OR REPLACE FUNCTION flows.succeed_after_memos(
+    p_run_id text, p_step_id text, p_attempt integer, p_lease_id text,
+    p_surfaces text[], p_idempotency_key text, p_outputs text[], p_recorded text[],
+    p_confirmed text[], p_step_output jsonb, p_succeeded_status text, p_completed jsonb,
+    p_run_completed jsonb, p_now timestamptz)
+  RETURNS TABLE (outcome text, run_status text, unconfirmed text, unblocked integer,
+                 step_status text)
+  LANGUAGE plpgsql AS $$
+DECLARE
+  v_now  timestamptz := coalesce(p_now, clock_timestamp());
+  v_live record;
+BEGIN
+  SELECT * INTO v_live
+    FROM flows.lock_live_attempt(p_run_id, p_step_id, p_attempt, p_lease_id, v_now);
+  IF v_live.outcome <> 'ok' THEN
+    RETURN QUERY SELECT v_live.outcome, v_live.run_status, NULL::text, 0, NULL::text;
+    RETURN;
+  END IF;
+  IF EXISTS (SELECT 1 FROM flows.effect_elections
+              WHERE run_id = p_run_id AND step_id = p_step_id
+                AND surface_path = ANY (p_surfaces)) THEN
+    RETURN QUERY SELECT 'memos_held'::text, v_live.run_status, NULL::text, 0, NULL::text;
+    RETURN;
+  END IF;
+  INSERT INTO flows.effect_elections (run_id, step_id, surface_path, attempt, idempotency_key,
+                                      confirmed, output, recorded_at, confirmed_at)
+  SELECT p_run_id, p_step_id, m.surface, p_attempt, p_idempotency_key, true,
+         CAST(m.output AS jsonb), v_now, v_now
+    FROM unnest(p_surfaces, p_outputs) WITH ORDINALITY AS m(surface, output, ord)
+   ORDER BY m.ord;
+  INSERT INTO flows.journal_entries (at, run_id, entry_type, step_id, attempt, payload)
+  SELECT v_now, p_run_id, x.entry_type, p_step_id, p_attempt, x.payload
+    FROM unnest(p_recorded, p_confirmed) WITH ORDINALITY AS m(recorded, confirmed, ord)
+   CROSS JOIN LATERAL (VALUES (1, CAST('effect.recorded' AS flows.entry_type),
+                               CAST(m.recorded AS jsonb)),
+                              (2, CAST('effect.confirmed' AS flows.entry_type),
+                               CAST(m.confirmed AS jsonb))) AS x(n, entry_type, payload)
+   ORDER BY m.ord, x.n;
+  RETURN QUERY
+    SELECT s.outcome, s.run_status, s.unconfirmed, s.unblocked, s.step_status
+      FROM flows.succeed_attempt(p_run_id, p_step_id, p_attempt, p_lease_id, p_step_output,
+                                 p_succeeded_status, p_completed, p_run_completed, v_now) s;
 END
 $$;
 

@@ -1,10 +1,12 @@
 package dev.flows.journalstore;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.flows.kernel.journal.CompletionAck;
 import dev.flows.kernel.journal.EffectElection;
 import dev.flows.kernel.journal.LeaseToken;
 import dev.flows.kernel.journal.MemoEffect;
 import dev.flows.kernel.journal.RunId;
+import dev.flows.kernel.journal.StepOutcome;
 import dev.flows.kernel.spec.StepBody;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -76,6 +78,41 @@ final class MemoEffects {
               : verbs.recordConfirmedEffect(lease, m.surfacePath(), m.output()));
     }
     return answers;
+  }
+
+  /**
+   * A success with the attempt's last memos ({@link StepOutcome.Succeeded#memos}): one statement
+   * when the step spec is cached and declares every memo's surface, the surfaces are distinct and
+   * no election of theirs holds yet; else the memos go down {@link #recordConfirmedEffects} and the
+   * success follows, as two transactions.
+   */
+  CompletionAck succeedAfter(LeaseToken lease, StepOutcome.Succeeded ok, OneTripVerbs oneTrip) {
+    List<MemoEffect> memos = ok.memos();
+    Optional<StepSpecCache.Cached> cached = stepSpecs.get(lease.runId(), lease.stepId());
+    if (cached.isPresent()
+        && cached.get().spec().body() instanceof StepBody.Agent a
+        && memos.stream().allMatch(m -> a.declares(m.surfacePath()))
+        && memos.stream().map(MemoEffect::surfacePath).distinct().count() == memos.size()) {
+      String key = cached.get().idempotencyKey();
+      List<MemoCall> calls =
+          memos.stream().map(m -> MemoCall.of(lease, m.surfacePath(), key, m.output())).toList();
+      Optional<CompletionAck> ack =
+          oneTrip.succeedAfterMemos(
+              lease,
+              ok,
+              (sql, ps) -> {
+                sql.bind(ps, "surfacePaths", textArray(calls, MemoCall::surfacePath));
+                sql.bind(ps, "idempotencyKey", key);
+                sql.bind(ps, "outputs", textArray(calls, m -> m.output().orElse(null)));
+                sql.bind(ps, "recordedPayloads", textArray(calls, MemoCall::recordedPayload));
+                sql.bind(ps, "confirmedPayloads", textArray(calls, MemoCall::confirmedPayload));
+              });
+      if (ack.isPresent()) {
+        return ack.get();
+      }
+    }
+    recordConfirmedEffects(lease, memos);
+    return oneTrip.succeed(lease, ok);
   }
 
   /** One call as the fast path writes it, its entries already encoded. */

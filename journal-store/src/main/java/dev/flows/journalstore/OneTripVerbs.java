@@ -47,6 +47,8 @@ final class OneTripVerbs {
   private static final PositionalSql START_CLAIMED = PositionalSql.of(Sql.text("start_claimed"));
   private static final PositionalSql CONFIRM_AND_SUCCEED =
       PositionalSql.of(Sql.text("confirm_and_succeed"));
+  private static final PositionalSql SUCCEED_AFTER_MEMOS =
+      PositionalSql.of(Sql.text("succeed_after_memos"));
 
   private final JournalDb db;
 
@@ -83,6 +85,31 @@ final class OneTripVerbs {
             rs -> SuccessEnd.read(rs, Optional.ofNullable(rs.getString("unconfirmed"))));
     return switch (row.outcome()) {
       case "ok" -> succeeded(row);
+      case "effect_unconfirmed" ->
+          throw Refusals.unconfirmed(lease, row.unconfirmed().orElseThrow());
+      default -> throw Refusals.fromOutcome(row.outcome(), lease, row.runStatus());
+    };
+  }
+
+  /**
+   * As {@link #succeed}, journaling the attempt's last memos first in the same statement ({@code
+   * flows.succeed_after_memos}); {@code memos} binds them. Empty, having written nothing, when an
+   * election of one of them holds already.
+   */
+  Optional<CompletionAck> succeedAfterMemos(
+      LeaseToken lease, StepOutcome.Succeeded ok, JournalDb.Binder memos) {
+    JsonNode output = ok.output() == null ? NullNode.getInstance() : ok.output();
+    SuccessEnd row =
+        db.autocommitRow(
+            SUCCEED_AFTER_MEMOS,
+            (sql, ps) -> {
+              memos.bind(sql, ps);
+              bindSuccess(sql, ps, lease, output);
+            },
+            rs -> SuccessEnd.read(rs, Optional.ofNullable(rs.getString("unconfirmed"))));
+    return switch (row.outcome()) {
+      case "ok" -> Optional.of(succeeded(row));
+      case "memos_held" -> Optional.empty();
       case "effect_unconfirmed" ->
           throw Refusals.unconfirmed(lease, row.unconfirmed().orElseThrow());
       default -> throw Refusals.fromOutcome(row.outcome(), lease, row.runStatus());

@@ -256,7 +256,9 @@ public final class PostgresJournal implements Journal, AutoCloseable {
     try {
       CompletionAck ack =
           outcome instanceof StepOutcome.Succeeded ok
-              ? oneTrip.succeed(lease, ok)
+              ? ok.memos().isEmpty()
+                  ? oneTrip.succeed(lease, ok)
+                  : memos.succeedAfter(lease, ok, oneTrip)
               : ends.complete(lease, outcome);
       return signalled(lease.runId(), ack);
     } finally {

@@ -17,7 +17,9 @@ import dev.flows.kernel.journal.LeaseToken;
 import dev.flows.kernel.journal.MemoEffect;
 import dev.flows.kernel.journal.RunId;
 import dev.flows.kernel.journal.StartRun;
+import dev.flows.kernel.journal.StepOutcome;
 import dev.flows.kernel.journal.WorkerId;
+import dev.flows.kernel.lifecycle.RunStatus;
 import dev.flows.kernel.spec.StepKind;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -264,6 +266,29 @@ class GroupCommitPostgresTest {
       assertThat(answers.get(2).confirmedOutput()).isEqualTo(out(30));
       assertThat(confirmedPaths(pg, lease.runId()))
           .containsExactly("/memo/3", "/memo/1", "/memo/2", "/memo/4", "/memo/5");
+    }
+  }
+
+  @Test
+  void aSuccessCarryingMemosJournalsThemAndEndsTheRunInOneTransaction() throws Exception {
+    try (PostgresFixture pg = PostgresFixture.create("gc_success_memos")) {
+      LeaseToken lease = start(pg, "success-memos").lease();
+      pg.journal()
+          .complete(
+              lease,
+              new StepOutcome.Succeeded(JsonNodeFactory.instance.textNode("done"), memos(1, 3, 0)));
+
+      // The memos' entries, the step's end and the run's end: one transaction (one xmin).
+      assertThat(
+              pg.count(
+                  "SELECT count(DISTINCT xmin::text) FROM flows.journal_entries WHERE entry_type"
+                      + " IN ('effect.recorded', 'effect.confirmed', 'step.completed',"
+                      + " 'run.completed')"))
+          .isEqualTo(1L);
+      assertThat(confirmedPaths(pg, lease.runId()))
+          .containsExactly("/memo/1", "/memo/2", "/memo/3");
+      assertThat(pg.journal().run(lease.runId()).orElseThrow().status())
+          .isEqualTo(RunStatus.SUCCEEDED);
     }
   }
 

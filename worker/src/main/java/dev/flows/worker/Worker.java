@@ -231,13 +231,23 @@ public final class Worker implements AutoCloseable {
     // Idle: the last wait ran its whole poll interval without a wake-up. Only then is the backoff
     // query skipped, so an idle worker costs one claim per poll interval, as before.
     boolean idle = false;
+    // Whether work may be waiting. Else a poll takes only a slot free now: a slot an attempt frees
+    // goes to this process's next start (startClaimed), not to a claim that would find nothing.
+    boolean expectWork = true;
     while (!stopped()) {
       try {
-        if (!slots.tryAcquire(config.pollInterval().toNanos(), TimeUnit.NANOSECONDS)) {
+        if (expectWork
+            ? !slots.tryAcquire(config.pollInterval().toNanos(), TimeUnit.NANOSECONDS)
+            : !slots.tryAcquire()) {
+          expectWork = expectWork || journal.awaitWork(config.pollInterval());
           continue;
         }
       } catch (InterruptedException e) {
         return;
+      } catch (RuntimeException e) {
+        TransientFaults.log(LOG, "waiting for work failed", e);
+        pause(config.pollInterval());
+        continue;
       }
       int free = 1 + slots.drainPermits();
       int want = Math.min(free, config.claimBatch());
@@ -276,8 +286,10 @@ public final class Worker implements AutoCloseable {
           TransientFaults.log(LOG, "waiting for work failed", e);
           pause(config.pollInterval());
         }
+        expectWork = !idle;
       } else {
         idle = false;
+        expectWork = true;
       }
     }
   }

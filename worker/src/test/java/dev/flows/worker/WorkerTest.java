@@ -272,7 +272,7 @@ class WorkerTest {
   }
 
   /** Records what each claim asked for, and answers the connection gauge from {@link #waiting}. */
-  private static final class GaugedJournal extends ForwardingJournal {
+  private static class GaugedJournal extends ForwardingJournal {
     final java.util.concurrent.atomic.AtomicInteger waiting =
         new java.util.concurrent.atomic.AtomicInteger();
     final List<Integer> asked = new java.util.concurrent.CopyOnWriteArrayList<>();
@@ -304,6 +304,52 @@ class WorkerTest {
     workers.add(w);
     w.start();
     return w;
+  }
+
+  @Test
+  void aFullWorkersPollLeavesASlotAnEndingAttemptFreesToTheNextStartInThisProcess()
+      throws Exception {
+    // Claims that find nothing take a while, as a query does: a slot a poll takes is held.
+    GaugedJournal slowClaims =
+        new GaugedJournal(journal) {
+          @Override
+          public List<dev.flows.kernel.journal.ClaimedAttempt> claim(ClaimRequest request) {
+            try {
+              Thread.sleep(5);
+            } catch (InterruptedException e) {
+              Thread.currentThread().interrupt();
+            }
+            return super.claim(request);
+          }
+        };
+    WorkerConfig c = config.toBuilder().capacity(1).pollInterval(Duration.ofMillis(10)).build();
+    Worker w =
+        new Worker(
+            slowClaims,
+            ExecutorRegistry.of(new InProcessExecutor(Duration.ofMillis(5))),
+            c,
+            clock,
+            new WorkerId("w-" + UUID.randomUUID()));
+    workers.add(w);
+    w.start();
+    int runs = 100;
+    int startedElsewhere = 0;
+    for (int i = 0; i < runs; i++) {
+      StartRun request =
+          StartRun.of(UUID.randomUUID().toString(), Specs.run(Specs.command("s", "true")));
+      Optional<Worker.ClaimedHere> here = w.startClaimed(request);
+      if (here.isEmpty()) {
+        startedElsewhere++;
+        RunId run = slowClaims.startRun(request).runId();
+        await().atMost(WAIT).until(() -> status(run) == RunStatus.SUCCEEDED);
+      } else {
+        here.get().end().orElseThrow().get(WAIT.toSeconds(), TimeUnit.SECONDS);
+      }
+    }
+
+    // Each poll while the one slot was busy would take it as the attempt ended, so the start
+    // right after found none: about every other run with a poll every 10 ms.
+    assertThat(startedElsewhere).isLessThan(runs / 10);
   }
 
   @Test

@@ -116,7 +116,15 @@ public final class InMemoryJournal implements Journal {
 
   @Override
   public CompletionAck complete(LeaseToken lease, StepOutcome outcome) {
-    return verb(now -> ends.complete(lease, outcome, now));
+    return verb(
+        now -> {
+          if (outcome instanceof StepOutcome.Succeeded ok) {
+            for (MemoEffect m : ok.memos()) {
+              attempts.recordConfirmedEffect(lease, m.surfacePath(), m.output(), now);
+            }
+          }
+          return ends.complete(lease, outcome, now);
+        });
   }
 
   @Override

@@ -113,7 +113,9 @@ public interface Journal {
 
   /**
    * Ends the attempt. Refused with {@code lease_conflict} after the deadline; a success is refused
-   * with {@code effect_unconfirmed} while this attempt holds an unconfirmed election.
+   * with {@code effect_unconfirmed} while this attempt holds an unconfirmed election. A success's
+   * {@link StepOutcome.Succeeded#memos} are journaled first, as {@link #recordConfirmedEffects}
+   * journals them, in the completion's transaction: the step's end lists them among its effects.
    */
   CompletionAck complete(LeaseToken lease, StepOutcome outcome);
 

@@ -24,6 +24,14 @@ final class MemoryAdmission {
   }
 
   StartedRun startRun(StartRun r, Instant now) {
+    return admit(r, now, true);
+  }
+
+  /**
+   * Admits {@code r}; {@code wakeClaimers}: whether a run it creates wakes waiting claimers (not
+   * when its caller opens the attempt itself, as flows.start_claimed sends no flows_work NOTIFY).
+   */
+  private StartedRun admit(StartRun r, Instant now, boolean wakeClaimers) {
     String hash = RunSpecJson.hash(r.spec());
     RunId existingByKey = state.byAdmissionKey.get(r.admissionKey());
     if (r.runId().isPresent()) {
@@ -71,13 +79,15 @@ final class MemoryAdmission {
             r.admissionKey(),
             r.createdBy(),
             r.rerunOf()));
-    wakeups.wake();
+    if (wakeClaimers) {
+      wakeups.wake();
+    }
     return new StartedRun(run.id, true, run.status);
   }
 
   ClaimedStart startRunClaimed(StartRun r, WorkerId worker, Duration lease, Instant now) {
     StepSpec only = ClaimedStart.onlyStep(r);
-    StartedRun started = startRun(r, now);
+    StartedRun started = admit(r, now, false);
     if (!started.created()) {
       return new ClaimedStart(started, Optional.empty());
     }
@@ -105,7 +115,7 @@ final class MemoryAdmission {
       throw new RunAdmissionConflictException(
           r.admissionKey(), existing.value(), "the admission key was already used");
     }
-    StartedRun started = startRun(r, now);
+    StartedRun started = admit(r, now, false);
     RunRow run = state.runs.get(started.runId());
     StepRow step = run.steps.get(only.id());
     ClaimedAttempt attempt = attempts.open(run, step, worker, lease, now);

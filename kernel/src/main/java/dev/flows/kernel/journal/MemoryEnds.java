@@ -314,9 +314,10 @@ final class MemoryEnds {
     wakeParent(run, now);
     run.completedAt = now;
     run.completionReason = reason;
+    // No claimer wakes for a run's end (flows.succeed_attempt notifies its watchers only): a
+    // suspended parent it readies wakes them (wakeParent).
     state.append(
         now, new JournalEntry.RunCompleted(run.id, reason, Optional.ofNullable(failedStepId)));
-    wakeups.wake();
   }
 
   /**

@@ -7,8 +7,23 @@ import java.util.Set;
 
 /** What a worker reports when an attempt ends. The journal decides the disposition. */
 public sealed interface StepOutcome {
-  /** The step did its work; {@code output} becomes the step's journaled result. */
-  record Succeeded(JsonNode output) implements StepOutcome {}
+  /**
+   * The step did its work; {@code output} becomes the step's journaled result. {@code memos}: the
+   * attempt's confirmed effects not journaled yet (a body's last {@code f.step} memos), journaled
+   * by the completion before the step's end, in the same transaction, as {@link
+   * Journal#recordConfirmedEffects} would journal them: a memo refused refuses the completion too,
+   * and a memo whose election holds already writes nothing.
+   */
+  record Succeeded(JsonNode output, java.util.List<MemoEffect> memos) implements StepOutcome {
+    public Succeeded {
+      memos = java.util.List.copyOf(memos);
+    }
+
+    /** A success with nothing left to journal but its output. */
+    public Succeeded(JsonNode output) {
+      this(output, java.util.List.of());
+    }
+  }
 
   /**
    * The attempt failed. When {@code retryable} and iterations remain, the step is retried after a

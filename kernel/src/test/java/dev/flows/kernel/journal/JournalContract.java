@@ -732,6 +732,82 @@ public abstract class JournalContract {
   }
 
   @Test
+  void aSuccessJournalsTheMemosItCarriesBeforeItsEndAndListsThemAmongItsEffects() {
+    RunId id = start(run(agent("a", "/memo/*")));
+    ClaimedAttempt a = claimOne();
+    journal.recordConfirmedEffects(a.lease(), memoBatch(1, 2, "sent"));
+    CompletionAck ack =
+        journal.complete(
+            a.lease(), new StepOutcome.Succeeded(json("ok", "yes"), memoBatch(3, 5, "carried")));
+
+    assertThat(ack.runStatus()).isEqualTo(RunStatus.SUCCEEDED);
+    List<String> types =
+        journal.entries(id).stream()
+            .map(r -> r.entry().type())
+            .filter(t -> t.startsWith("effect.") || t.equals("step.completed"))
+            .toList();
+    assertThat(types)
+        .containsExactly(
+            "effect.recorded",
+            "effect.confirmed",
+            "effect.recorded",
+            "effect.confirmed",
+            "effect.recorded",
+            "effect.confirmed",
+            "effect.recorded",
+            "effect.confirmed",
+            "effect.recorded",
+            "effect.confirmed",
+            "step.completed");
+    assertThat(entriesOf(id, JournalEntry.EffectConfirmed.class).get(4).output())
+        .contains(json("v", "carried5"));
+    assertThat(completedEffectPaths(id))
+        .containsExactly("/memo/1", "/memo/2", "/memo/3", "/memo/4", "/memo/5");
+  }
+
+  @Test
+  void aSuccessCarryingAMemoWhoseElectionHoldsKeepsTheConfirmedOneAndJournalsTheRest() {
+    RunId id = start(run(agent("a", "/memo/*")));
+    ClaimedAttempt a = claimOne();
+    journal.recordConfirmedEffect(a.lease(), "/memo/1", Optional.of(json("v", "first")));
+    journal.complete(
+        a.lease(), new StepOutcome.Succeeded(json("ok", "yes"), memoBatch(1, 2, "again")));
+
+    assertThat(entriesOf(id, JournalEntry.EffectConfirmed.class))
+        .extracting(JournalEntry.EffectConfirmed::surfacePath, JournalEntry.EffectConfirmed::output)
+        .containsExactly(
+            org.assertj.core.groups.Tuple.tuple("/memo/1", Optional.of(json("v", "first"))),
+            org.assertj.core.groups.Tuple.tuple("/memo/2", Optional.of(json("v", "again2"))));
+    assertThat(journal.run(id).orElseThrow().status()).isEqualTo(RunStatus.SUCCEEDED);
+  }
+
+  @Test
+  void aSuccessCarryingMemosAfterExpiryIsRefusedAndWritesNothing() {
+    ClaimedAttempt a = expiringAttempt(1, "/memo/*");
+    elapse(pastShortLease());
+    List<JournalRecord> before = journal.entries(a.lease().runId());
+    assertRefused(
+        () ->
+            journal.complete(
+                a.lease(), new StepOutcome.Succeeded(json("ok", "yes"), memoBatch(1, 3, "x"))),
+        ErrorCode.LEASE_CONFLICT);
+    assertThat(journal.entries(a.lease().runId())).isEqualTo(before);
+  }
+
+  @Test
+  void aSuccessCarryingAnUndeclaredMemoIsRefusedAndTheStepStaysRunning() {
+    RunId id = start(run(agent("a", "/memo/*")));
+    ClaimedAttempt a = claimOne();
+    List<MemoEffect> memos = new java.util.ArrayList<>(memoBatch(1, 1, "x"));
+    memos.add(new MemoEffect("/undeclared", Optional.empty()));
+    assertRefused(
+        () -> journal.complete(a.lease(), new StepOutcome.Succeeded(json("ok", "yes"), memos)),
+        ErrorCode.EFFECT_NOT_DECLARED);
+    assertThat(journal.run(id).orElseThrow().status()).isEqualTo(RunStatus.RUNNING);
+    assertThat(entriesOf(id, JournalEntry.StepCompleted.class)).isEmpty();
+  }
+
+  @Test
   void anUndeclaredSurfaceIsRefused() {
     start(run(agent("a", "/mcp/s/t")));
     ClaimedAttempt a = claimOne();
@@ -1447,6 +1523,29 @@ public abstract class JournalContract {
     Thread.sleep(300);
     start(run(agent("a")));
     assertThat(woke.get(15, TimeUnit.SECONDS)).isTrue();
+  }
+
+  @Test
+  void aRunAdmittedClaimedAndItsSuccessWakeNoClaimer() throws Exception {
+    CompletableFuture<Boolean> woke =
+        CompletableFuture.supplyAsync(
+            () -> {
+              try {
+                return journal.awaitWork(Duration.ofSeconds(1));
+              } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return true;
+              }
+            });
+    Thread.sleep(300);
+    ClaimedStart s =
+        journal.startRunClaimed(bodyRequest("quiet-1", run(agent("body"))), WORKER, LONG_LEASE);
+    journal.complete(s.attempt().orElseThrow().lease(), ok());
+    assertThat(journal.run(s.started().runId()).orElseThrow().status())
+        .isEqualTo(RunStatus.SUCCEEDED);
+    // Nothing became claimable: the process that admitted the run runs it, and its end is for
+    // the run's watchers.
+    assertThat(woke.get(15, TimeUnit.SECONDS)).isFalse();
   }
 
   @Test

@@ -174,6 +174,11 @@ final class BodyMemos {
     writer.flush();
   }
 
+  /** At a successful end: the memos never sent, for the completion to journal. */
+  List<dev.flows.kernel.journal.MemoEffect> takeUnsent() {
+    return writer.takeUnsent();
+  }
+
   /** A verb's memo: {@code {"verb": verb}} and its fields. */
   static ObjectNode verb(String verb) {
     return JSON.objectNode().put("verb", verb);

@@ -90,7 +90,7 @@ final class DurableCtx implements Ctx {
     this.inventory = inventory;
     this.config = config;
     this.starter = starter;
-    MemoWriter writer = new MemoWriter(journal, attempt.lease());
+    MemoWriter writer = new MemoWriter(journal, attempt.lease(), config.memoDelay());
     this.children =
         new Children(
             journal,
@@ -488,9 +488,9 @@ final class DurableCtx implements Ctx {
     return signal;
   }
 
-  /** The barrier at the attempt's end: every memo of the body is journaled, or this throws. */
-  void flushMemos() {
-    memos.flush();
+  /** The body's memos: the barrier at the attempt's end, and what a success hands over. */
+  BodyMemos memos() {
+    return memos;
   }
 
   /** Cancels the children still open when the root ends: no orphan runs. */

@@ -9,12 +9,14 @@ import dev.flows.kernel.instruction.FlowBodyInstruction;
 import dev.flows.kernel.journal.ClaimedAttempt;
 import dev.flows.kernel.journal.CompletionReason;
 import dev.flows.kernel.journal.Journal;
+import dev.flows.kernel.journal.MemoEffect;
 import dev.flows.kernel.journal.StepOutcome;
 import dev.flows.kernel.spec.StepBody;
 import dev.flows.sdk.ChildFailedException;
 import dev.flows.sdk.Flow;
 import dev.flows.worker.mcp.InlineMcpCalls;
 import java.time.InstantSource;
+import java.util.List;
 import java.util.Optional;
 
 /**
@@ -115,9 +117,10 @@ public final class FlowBodyRunner {
     StepOutcome outcome;
     try {
       JsonNode result = flow.run(ctx, attempt.step().input());
-      // The run's result is seen by others only after every memo the body made.
-      ctx.flushMemos();
-      outcome = new StepOutcome.Succeeded(result == null ? JSON.nullNode() : result);
+      // The run's result is seen by others only with every memo the body made: those not sent
+      // yet are journaled by the completion, in its transaction.
+      List<MemoEffect> unsent = ctx.memos().takeUnsent();
+      outcome = new StepOutcome.Succeeded(result == null ? JSON.nullNode() : result, unsent);
     } catch (SuspendSignal w) {
       // What the body waits for goes on (a child's end, a signal or the due time readies this
       // step again): nothing to cancel.
@@ -156,7 +159,7 @@ public final class FlowBodyRunner {
       DurableCtx ctx, Flow flow, ClaimedAttempt attempt, StepOutcome outcome)
       throws InterruptedException {
     try {
-      ctx.flushMemos();
+      ctx.memos().flush();
       return outcome;
     } catch (RuntimeException e) {
       return failed(e, flow, attempt);

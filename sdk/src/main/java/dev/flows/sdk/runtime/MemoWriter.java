@@ -45,12 +45,17 @@ final class MemoWriter {
   private final ReentrantLock lock = new ReentrantLock();
   private final Condition settled = lock.newCondition();
   private final ArrayDeque<Pending> queued = new ArrayDeque<>();
+  private final long delayNanos;
   private boolean writing;
+  private boolean sending;
+  private boolean hurry;
+  private boolean ending;
   private Optional<RuntimeException> refused = Optional.empty();
 
-  MemoWriter(Journal journal, LeaseToken lease) {
+  MemoWriter(Journal journal, LeaseToken lease, java.time.Duration delay) {
     this.journal = journal;
     this.lease = lease;
+    this.delayNanos = delay.toNanos();
   }
 
   /** Hands {@code memo} at {@code surface} to the writer; refused by an earlier refused batch. */
@@ -77,19 +82,60 @@ final class MemoWriter {
   void flush() {
     lock.lock();
     try {
+      hurry();
       while (refused.isEmpty() && writing) {
         settled.await();
       }
       throwIfRefused();
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      throw new FlowsException(
-          ErrorCode.LEASE_CONFLICT,
-          "attempt interrupted while its memos were written",
-          lease.place(),
-          "the journal re-drives the run");
+      throw interrupted();
     } finally {
       lock.unlock();
+    }
+  }
+
+  private FlowsException interrupted() {
+    return new FlowsException(
+        ErrorCode.LEASE_CONFLICT,
+        "attempt interrupted while its memos were written",
+        lease.place(),
+        "the journal re-drives the run");
+  }
+
+  /**
+   * At the end of a body that succeeded: waits for a batch being sent, then answers every memo
+   * handed over that was never sent, in order, for the completion to journal; throws the refusal of
+   * a refused batch. Nothing may be handed over after it.
+   */
+  List<MemoEffect> takeUnsent() {
+    lock.lock();
+    try {
+      hurry = true;
+      // The writer sends no batch after the one on its way: the completion takes the rest.
+      ending = true;
+      while (refused.isEmpty() && sending) {
+        settled.await();
+      }
+      throwIfRefused();
+      List<MemoEffect> unsent = new ArrayList<>(queued.size());
+      queued.forEach(p -> unsent.add(p.memo));
+      queued.clear();
+      settled.signalAll();
+      return unsent;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw interrupted();
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** Ends a first batch's delay (the lock is held). */
+  private void hurry() {
+    if (!hurry) {
+      hurry = true;
+      settled.signalAll();
     }
   }
 
@@ -101,7 +147,11 @@ final class MemoWriter {
       queued.addLast(p);
       if (!writing) {
         writing = true;
+        hurry = false;
         Thread.ofVirtual().name("flows-memos-" + lease.runId().value()).start(this::drain);
+      }
+      if (queued.size() >= MAX_BATCH) {
+        hurry();
       }
     } finally {
       lock.unlock();
@@ -115,13 +165,27 @@ final class MemoWriter {
     }
   }
 
-  /** The writer thread: one batch at a time until nothing is pending or a batch is refused. */
+  /**
+   * The writer thread: after the first batch's delay (unless hurried), one batch at a time until
+   * nothing is pending or a batch is refused.
+   */
   private void drain() {
+    lock.lock();
+    try {
+      long left = delayNanos;
+      while (!hurry && left > 0) {
+        left = settled.awaitNanos(left);
+      }
+    } catch (InterruptedException e) {
+      // The attempt is being stopped: what is pending is sent, or refused, as without a delay.
+    } finally {
+      lock.unlock();
+    }
     while (true) {
       List<Pending> batch = new ArrayList<>();
       lock.lock();
       try {
-        while (batch.size() < MAX_BATCH && !queued.isEmpty()) {
+        while (!ending && batch.size() < MAX_BATCH && !queued.isEmpty()) {
           batch.add(queued.pollFirst());
         }
         if (batch.isEmpty()) {
@@ -129,6 +193,7 @@ final class MemoWriter {
           settled.signalAll();
           return;
         }
+        sending = true;
       } finally {
         lock.unlock();
       }
@@ -143,6 +208,8 @@ final class MemoWriter {
       }
       lock.lock();
       try {
+        sending = false;
+        settled.signalAll();
         if (failure.isPresent()) {
           refused = failure;
           queued.clear();

@@ -21,6 +21,11 @@ import java.time.Duration;
  *     child woke it (a fallback: the child's end readies it at once)
  * @param maxResidentWaits how many bodies of one runner wait on a child in memory at once; past it
  *     a body gives its attempt back as soon as it would wait (0: every wait suspends at once)
+ * @param memoDelay how long a body's {@code f.step} memo may wait, while the body runs on, for the
+ *     memos after it before their batch is sent: a body that ends (or reaches anything that depends
+ *     on its memos) within it sends them with that, so a short run's memos cost no transaction of
+ *     their own; a worker that dies loses at most this much more of a body's steps, which run again
+ *     (0: each batch is sent as soon as the one before it is acknowledged)
  */
 public record SdkConfig(
     Duration dispatchDeadline,
@@ -31,7 +36,8 @@ public record SdkConfig(
     Duration preflightTimeout,
     Duration suspendAfter,
     Duration suspendRecheck,
-    int maxResidentWaits) {
+    int maxResidentWaits,
+    Duration memoDelay) {
   public static final Duration DEFAULT_DISPATCH_DEADLINE = Duration.ofSeconds(30);
   public static final Duration DEFAULT_CHILD_POLL = Duration.ofSeconds(1);
   public static final int DEFAULT_ROOT_MAX_ITERATIONS = 10;
@@ -41,6 +47,7 @@ public record SdkConfig(
   public static final Duration DEFAULT_SUSPEND_AFTER = Duration.ofSeconds(10);
   public static final Duration DEFAULT_SUSPEND_RECHECK = Duration.ofMinutes(5);
   public static final int DEFAULT_MAX_RESIDENT_WAITS = 1_000;
+  public static final Duration DEFAULT_MEMO_DELAY = Duration.ofMillis(5);
 
   public static final SdkConfig DEFAULTS =
       new SdkConfig(
@@ -52,7 +59,8 @@ public record SdkConfig(
           DEFAULT_PREFLIGHT_TIMEOUT,
           DEFAULT_SUSPEND_AFTER,
           DEFAULT_SUSPEND_RECHECK,
-          DEFAULT_MAX_RESIDENT_WAITS);
+          DEFAULT_MAX_RESIDENT_WAITS,
+          DEFAULT_MEMO_DELAY);
 
   public SdkConfig {
     if (!suspendAfter.isPositive() || !suspendRecheck.isPositive()) {
@@ -60,6 +68,9 @@ public record SdkConfig(
     }
     if (maxResidentWaits < 0) {
       throw new IllegalArgumentException("maxResidentWaits must be >= 0");
+    }
+    if (memoDelay.isNegative()) {
+      throw new IllegalArgumentException("memoDelay must be zero or more");
     }
   }
 
@@ -79,6 +90,7 @@ public record SdkConfig(
     private Duration suspendAfter;
     private Duration suspendRecheck;
     private int maxResidentWaits;
+    private Duration memoDelay;
 
     private Builder(SdkConfig c) {
       dispatchDeadline = c.dispatchDeadline;
@@ -90,6 +102,7 @@ public record SdkConfig(
       suspendAfter = c.suspendAfter;
       suspendRecheck = c.suspendRecheck;
       maxResidentWaits = c.maxResidentWaits;
+      memoDelay = c.memoDelay;
     }
 
     public Builder dispatchDeadline(Duration v) {
@@ -137,6 +150,11 @@ public record SdkConfig(
       return this;
     }
 
+    public Builder memoDelay(Duration v) {
+      memoDelay = v;
+      return this;
+    }
+
     public SdkConfig build() {
       return new SdkConfig(
           dispatchDeadline,
@@ -147,7 +165,8 @@ public record SdkConfig(
           preflightTimeout,
           suspendAfter,
           suspendRecheck,
-          maxResidentWaits);
+          maxResidentWaits,
+          memoDelay);
     }
   }
 }

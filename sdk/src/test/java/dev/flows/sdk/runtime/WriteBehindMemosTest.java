@@ -135,6 +135,11 @@ class WriteBehindMemosTest {
     };
   }
 
+  /** The surfaces of the memos a success hands to its completion. */
+  private static List<String> carried(Object outcome) {
+    return ((StepOutcome.Succeeded) outcome).memos().stream().map(MemoEffect::surfacePath).toList();
+  }
+
   private List<String> journaledMemos(RunId run) {
     return journal.entries(run).stream()
         .map(r -> r.entry())
@@ -160,17 +165,19 @@ class WriteBehindMemosTest {
   }
 
   @Test
-  void aBodyGoesOnWhileItsMemosAreWrittenAndThoseHandedOverMeanwhileGoInOrderInOneBatch()
+  void aBodyGoesOnWhileItsMemosAreWrittenAndThoseHandedOverMeanwhileGoInOrderWithItsEnd()
       throws Exception {
     CountDownLatch firstBatchSent = new CountDownLatch(1);
     CountDownLatch bodyReturned = new CountDownLatch(1);
     // Not acknowledged until the body has made all its steps: it does not wait for it.
     batchHook = holdFirstBatch(firstBatchSent, bodyReturned, () -> {});
     AtomicReference<List<String>> journaledAtEnd = new AtomicReference<>();
+    AtomicReference<List<String>> carriedByEnd = new AtomicReference<>();
     verbHook =
         (verb, args) -> {
           if (verb.equals("complete") && args[1] instanceof StepOutcome.Succeeded) {
             journaledAtEnd.set(journaledMemos(((LeaseToken) args[0]).runId()));
+            carriedByEnd.set(carried(args[1]));
           }
         };
     RunId root =
@@ -195,13 +202,78 @@ class WriteBehindMemosTest {
     MiniWorker w = new MiniWorker(observed, new FlowBodyRunner(observed, resolver, config));
 
     assertThat(drive(w, root, () -> false).status()).isEqualTo(RunStatus.SUCCEEDED);
-    assertThat(batches)
-        .containsExactly(List.of("/memo/1"), List.of("/memo/2", "/memo/3", "/memo/4", "/memo/5"));
+    // The memos handed over while the first batch was on its way follow it in order: as the next
+    // batch, or with the end when the body ended first.
+    assertThat(batches.getFirst()).containsExactly("/memo/1");
+    List<String> after = new ArrayList<>();
+    batches.subList(1, batches.size()).forEach(after::addAll);
+    after.addAll(carriedByEnd.get());
+    assertThat(batches).hasSizeLessThanOrEqualTo(2);
+    assertThat(after).containsExactly("/memo/2", "/memo/3", "/memo/4", "/memo/5");
+    assertThat(journaledAtEnd.get())
+        .as("every memo not carried by the end is journaled before it")
+        .containsExactlyElementsOf(
+            List.of("/memo/1", "/memo/2", "/memo/3", "/memo/4", "/memo/5")
+                .subList(0, 5 - carriedByEnd.get().size()));
     assertThat(journaledMemos(root))
         .containsExactly("/memo/1", "/memo/2", "/memo/3", "/memo/4", "/memo/5");
-    assertThat(journaledAtEnd.get())
-        .as("every memo is journaled before the run's success")
-        .containsExactly("/memo/1", "/memo/2", "/memo/3", "/memo/4", "/memo/5");
+  }
+
+  @Test
+  void aShortBodysMemosAreJournaledByItsCompletionWithNoTransactionOfTheirOwn() throws Exception {
+    AtomicReference<List<String>> carriedByEnd = new AtomicReference<>();
+    verbHook =
+        (verb, args) -> {
+          if (verb.equals("complete") && args[1] instanceof StepOutcome.Succeeded) {
+            carriedByEnd.set(carried(args[1]));
+          }
+        };
+    Map<Integer, AtomicInteger> runs = new ConcurrentHashMap<>();
+    RunId root =
+        start(
+            flow(
+                (f, in) -> {
+                  for (int i = 1; i <= 3; i++) {
+                    step(f, i, runs);
+                  }
+                  return JSON.textNode("done");
+                }));
+    // However slow this machine, the body ends within the delay.
+    SdkConfig patient = config.toBuilder().memoDelay(Duration.ofMinutes(1)).build();
+    MiniWorker w = new MiniWorker(observed, new FlowBodyRunner(observed, resolver, patient));
+
+    assertThat(drive(w, root, () -> false).status()).isEqualTo(RunStatus.SUCCEEDED);
+    assertThat(batches).as("no memo batch of their own").isEmpty();
+    assertThat(carriedByEnd.get()).containsExactly("/memo/1", "/memo/2", "/memo/3");
+    assertThat(journaledMemos(root)).containsExactly("/memo/1", "/memo/2", "/memo/3");
+  }
+
+  @Test
+  void aMemoIsSentOnceTheDelayPassesWhileTheBodyStillRuns() throws Exception {
+    AtomicReference<List<String>> seenWhileRunning = new AtomicReference<>();
+    RunId root =
+        start(
+            flow(
+                (f, in) -> {
+                  f.step("s1", () -> 1);
+                  f.step(
+                      "s2",
+                      () -> {
+                        // A long step: the memo before it does not wait for the body's end.
+                        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(WAIT_S);
+                        while (batches.isEmpty() && System.nanoTime() < deadline) {
+                          Thread.sleep(1);
+                        }
+                        seenWhileRunning.set(List.copyOf(batches.getFirst()));
+                        return 2;
+                      });
+                  return JSON.textNode("done");
+                }));
+    MiniWorker w = new MiniWorker(observed, new FlowBodyRunner(observed, resolver, config));
+
+    assertThat(drive(w, root, () -> false).status()).isEqualTo(RunStatus.SUCCEEDED);
+    assertThat(seenWhileRunning.get()).containsExactly("/memo/1");
+    assertThat(journaledMemos(root)).containsExactly("/memo/1", "/memo/2");
   }
 
   @Test
@@ -219,7 +291,9 @@ class WriteBehindMemosTest {
           if (verb.equals("complete")
               && ((LeaseToken) args[0]).runId().equals(rootId.get())
               && args[1] instanceof StepOutcome.Succeeded) {
-            journaledAtEnd.set(journaledMemos(rootId.get()));
+            List<String> withEnd = new ArrayList<>(journaledMemos(rootId.get()));
+            withEnd.addAll(carried(args[1]));
+            journaledAtEnd.set(withEnd);
           }
         };
     Map<Integer, AtomicInteger> runs = new ConcurrentHashMap<>();
@@ -351,6 +425,21 @@ class WriteBehindMemosTest {
             // The worker dies with this batch unacknowledged: it never reaches the journal.
             secondBatchStuck.countDown();
             dead.await();
+            throw new IllegalStateException("the worker is dead");
+          }
+        };
+    verbHook =
+        (verb, args) -> {
+          if (verb.equals("complete")
+              && args[1] instanceof StepOutcome.Succeeded
+              && ((LeaseToken) args[0]).attempt() == 1) {
+            // The worker dies with the end (and the memos it carries) unacknowledged.
+            secondBatchStuck.countDown();
+            try {
+              dead.await();
+            } catch (InterruptedException e) {
+              Thread.currentThread().interrupt();
+            }
             throw new IllegalStateException("the worker is dead");
           }
         };

@@ -379,16 +379,22 @@ final class Verbs {
             j -> j.noteTaskCancel(id, step, task, "run ended", "reconciler")));
   }
 
+  /** One to four memos of one held attempt, its surfaces mostly declared. */
+  private static List<dev.flows.kernel.journal.MemoEffect> memos(Script s, Script.Held h) {
+    List<dev.flows.kernel.journal.MemoEffect> memos = new java.util.ArrayList<>();
+    for (int i = s.between(1, 4); i > 0; i--) {
+      Optional<JsonNode> out = s.chance(0.9) ? Optional.of(output(s)) : Optional.empty();
+      memos.add(new dev.flows.kernel.journal.MemoEffect(s.surface(h), out));
+    }
+    return memos;
+  }
+
   /** A batch of one to four memos of one held attempt, its surfaces mostly declared. */
   private static Optional<Call> recordConfirmedEffects(Script s) {
     return s.attempt()
         .map(
             h -> {
-              List<dev.flows.kernel.journal.MemoEffect> memos = new java.util.ArrayList<>();
-              for (int i = s.between(1, 4); i > 0; i--) {
-                Optional<JsonNode> out = s.chance(0.9) ? Optional.of(output(s)) : Optional.empty();
-                memos.add(new dev.flows.kernel.journal.MemoEffect(s.surface(h), out));
-              }
+              List<dev.flows.kernel.journal.MemoEffect> memos = memos(s, h);
               return Call.of(
                   "recordConfirmedEffects " + h.lease() + " " + Normal.of(memos),
                   j -> j.recordConfirmedEffects(h.lease(), memos));
@@ -399,7 +405,8 @@ final class Verbs {
 
   private static StepOutcome outcome(Script s, Script.Held h) {
     return switch (s.between(0, 6)) {
-      case 0, 1 -> new StepOutcome.Succeeded(output(s));
+      case 0 -> new StepOutcome.Succeeded(output(s));
+      case 1 -> new StepOutcome.Succeeded(output(s), memos(s, h));
       case 2 ->
           new StepOutcome.Failed(
               s.oneOf(CompletionReason.WORKER_ERROR, CompletionReason.CRASHED),
