@@ -2,6 +2,8 @@ package dev.flows.ops.chaos;
 
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.EnumSet;
+import java.util.Set;
 
 /**
  * Every knob of a chaos run, with named defaults. Bounded by construction: {@link #iterations}
@@ -23,7 +25,15 @@ public record ChaosConfig(
     int snapshots,
     Path postgresBin,
     String postgresUser,
-    Path workDir) {
+    Path workDir,
+    Set<Fault> faults) {
+
+  public ChaosConfig {
+    faults = Set.copyOf(faults);
+    if (faults.isEmpty()) {
+      throw new IllegalArgumentException("a chaos run needs at least one fault kind");
+    }
+  }
 
   public static final int DEFAULT_ITERATIONS = 20;
   public static final int DEFAULT_WORKERS = 3;
@@ -55,7 +65,8 @@ public record ChaosConfig(
         DEFAULT_SNAPSHOTS,
         DEFAULT_POSTGRES_BIN,
         DEFAULT_POSTGRES_USER,
-        workDir);
+        workDir,
+        EnumSet.allOf(Fault.class));
   }
 
   public ChaosConfig withIterations(int n) {
@@ -72,6 +83,27 @@ public record ChaosConfig(
 
   public ChaosConfig withLease(Duration l) {
     return with(iterations, seed, workers, l);
+  }
+
+  /** The fault kinds a run draws from (each equally likely). */
+  public ChaosConfig withFaults(Set<Fault> f) {
+    return new ChaosConfig(
+        iterations,
+        seed,
+        workers,
+        inFlight,
+        lease,
+        minFaultGap,
+        maxFaultGap,
+        warmUp,
+        drainTimeout,
+        processTimeout,
+        loadPollInterval,
+        snapshots,
+        postgresBin,
+        postgresUser,
+        workDir,
+        f);
   }
 
   private ChaosConfig with(int n, long s, int w) {
@@ -94,6 +126,7 @@ public record ChaosConfig(
         snapshots,
         postgresBin,
         postgresUser,
-        workDir);
+        workDir,
+        faults);
   }
 }

@@ -6,6 +6,7 @@ import dev.flows.journalstore.PostgresJournal;
 import dev.flows.kernel.mcp.McpClientConfig;
 import dev.flows.mcp.client.McpCredentials;
 import dev.flows.mcp.testkit.Jvm;
+import dev.flows.mcp.testkit.TaskTestServer;
 import dev.flows.migrations.Migrations;
 import dev.flows.sdk.config.FlowsConfigLoader;
 import dev.flows.sdk.runtime.FlowsEngine;
@@ -38,9 +39,10 @@ import org.postgresql.ds.PGSimpleDataSource;
 /**
  * The load every fault harness runs under (the chaos suite and the HA drill): a steady mix of flows
  * ({@code f.step}, {@code f.mcp} calls and a fan-out of three {@code callAsync} calls to an
- * idempotency-aware server and to one without idempotency keys, a durable timer and a signal) on
- * several worker JVMs over one database URL; then the drain, and the invariants of {@link
- * ChaosChecks}. The harness decides what faults to inject meanwhile.
+ * idempotency-aware server and to one without idempotency keys, a durable timer and a signal; and
+ * a call made as a task of a few seconds on a task server) on several worker JVMs over one database
+ * URL; then the drain, and the invariants of {@link ChaosChecks}. The harness decides what faults
+ * to inject meanwhile.
  */
 final class ChaosLoad {
   /** How long a body waits on a call in memory before it suspends, in the chaos workers. */
@@ -53,6 +55,45 @@ final class ChaosLoad {
 
   /** One in this many runs calls the server without idempotency keys. */
   private static final int PLAIN_EVERY = 4;
+
+  /** Of the other runs, one in this many is a task-backed call. */
+  private static final int TASK_EVERY = 3;
+
+  private static final String TASKS = "jobs";
+
+  /**
+   * One {@code slow} call made as a task (required, so a call never runs as a plain one): the
+   * server's task works {@code ms} and completes with {@code slow done after MS ms}. A task's
+   * length differs from run to run, so a result handed to the wrong run shows in its output.
+   */
+  static final String TASK_FLOW =
+      """
+      import com.fasterxml.jackson.databind.JsonNode;
+      import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+      import dev.flows.sdk.*;
+      import java.util.Map;
+
+      public class ChaosTask implements Flow {
+        public FlowHeader header() {
+          return FlowHeader.named("chaos-task").version("1").mcp("SERVER").build();
+        }
+
+        public JsonNode run(Ctx f, JsonNode input) {
+          long ms = input.path("ms").asLong();
+          String said = f.mcp("SERVER").tool("slow").call(Map.of("ms", ms)).text();
+          return JsonNodeFactory.instance
+              .objectNode()
+              .put("task", input.path("task").asLong())
+              .put("said", said);
+        }
+      }
+      """
+          .replace("SERVER", TASKS);
+
+  /** The length of run {@code n}'s task: 2 to 4 s, so a kill finds tasks in flight. */
+  static long taskMs(long n) {
+    return 2_000 + (n % 11) * 200;
+  }
 
   static final String FLOW =
       """
@@ -116,6 +157,8 @@ final class ChaosLoad {
   private int workerSerial;
   private Path idemLedger;
   private Path plainLedger;
+  private Path taskEvents;
+  private TaskTestServer taskServer;
   private PostgresJournal journal;
   private FlowsEngine admission;
   private Thread load;
@@ -162,15 +205,41 @@ final class ChaosLoad {
             McpCredentials.fromEnvironment());
     LoadedFlow idem = flow(flows, IDEMPOTENT, true, idemLedger);
     LoadedFlow plain = flow(flows, PLAIN, false, plainLedger);
-    Inventory idemInventory = preflight(idem);
-    Inventory plainInventory = preflight(plain);
+    LoadedFlow task = taskFlow(flows.resolve(TASKS));
+    List<Admittable> mix =
+        List.of(
+            new Admittable(idem, preflight(idem)),
+            new Admittable(plain, preflight(plain)),
+            new Admittable(task, preflight(task)));
     for (int i = 0; i < config.workers(); i++) {
       workers.add(startWorker());
     }
-    load =
-        Thread.ofPlatform()
-            .name("chaos-load")
-            .start(() -> load(idem, idemInventory, plain, plainInventory));
+    load = Thread.ofPlatform().name("chaos-load").start(() -> load(mix));
+  }
+
+  /** A flow and the inventory its preflight gave, ready for admission. */
+  private record Admittable(LoadedFlow flow, Inventory inventory) {}
+
+  /**
+   * The task server: one process for every worker (Streamable HTTP, 2026-07-28, in this JVM), so a
+   * task one worker's call created is known to the worker that polls it next; tasks kept in a file
+   * and every call and task operation logged to {@link #taskEvents}. The server is declared without
+   * idempotency keys: flows must then never send a call twice, whatever a fault cuts short (an
+   * outcome it cannot know parks instead).
+   */
+  private LoadedFlow taskFlow(Path dir) throws Exception {
+    Files.createDirectories(dir);
+    taskEvents = dir.resolve("events.jsonl");
+    taskServer = TaskTestServer.http(dir.resolve("tasks.json"), taskEvents);
+    Files.writeString(dir.resolve("chaos-task.flow.java"), TASK_FLOW);
+    Files.writeString(
+        dir.resolve("flows.json"),
+        "{\"mcp\": {\""
+            + TASKS
+            + "\": {\"url\": \""
+            + taskServer.url()
+            + "\", \"protocol\": \"2026-07-28\", \"tasks\": \"required\"}}}");
+    return LoadedFlow.load(dir.resolve("chaos-task.flow.java").toString(), dir);
   }
 
   /**
@@ -206,6 +275,7 @@ final class ChaosLoad {
     stopWorkers();
     admission.close();
     journal.close();
+    taskServer.close();
     ChaosChecks checks;
     try (Connection c = DriverManager.getConnection(url)) {
       checks =
@@ -215,7 +285,8 @@ final class ChaosLoad {
                       idemLedger,
                       plainLedger,
                       "/mcp/" + IDEMPOTENT + "/ledger",
-                      "/mcp/" + PLAIN + "/ledger"),
+                      "/mcp/" + PLAIN + "/ledger",
+                      taskEvents),
                   snapshots);
       more.run(checks);
     }
@@ -252,28 +323,39 @@ final class ChaosLoad {
         ledger);
   }
 
-  /** Keeps {@link ChaosConfig#inFlight} root runs going until told to stop. */
-  private void load(
-      LoadedFlow idem, Inventory idemInventory, LoadedFlow plain, Inventory plainInventory) {
+  /**
+   * Keeps {@link ChaosConfig#inFlight} root runs going until told to stop: {@code mix} is the
+   * idempotent, the plain and the task flow.
+   */
+  private void load(List<Admittable> mix) {
     long next = 0;
     while (loading.get()) {
       try {
         long running = countRunningRoots();
         for (long k = running; k < config.inFlight() && loading.get(); k++) {
           boolean usePlain = next % PLAIN_EVERY == PLAIN_EVERY - 1;
+          boolean useTask = !usePlain && next % TASK_EVERY == TASK_EVERY - 1;
+          Admittable a = mix.get(usePlain ? 1 : useTask ? 2 : 0);
           // A fixed key per run: an admission interrupted by a fault is retried as the same run.
           var started =
               admission.admit(
-                  usePlain ? plain : idem,
-                  JsonNodeFactory.instance.objectNode().put("n", next),
+                  a.flow(),
+                  useTask
+                      ? JsonNodeFactory.instance
+                          .objectNode()
+                          .put("task", next)
+                          .put("ms", taskMs(next))
+                      : JsonNodeFactory.instance.objectNode().put("n", next),
                   Optional.of(config.seed() + "-" + next),
-                  usePlain ? plainInventory : idemInventory);
-          // Keyed: a send whose answer a fault lost is sent again with the same key, once.
-          journal.sendSignal(
-              started.runId(),
-              "go",
-              JsonNodeFactory.instance.objectNode().put("n", next),
-              Optional.of("go-" + next));
+                  a.inventory());
+          if (!useTask) {
+            // Keyed: a send whose answer a fault lost is sent again with the same key, once.
+            journal.sendSignal(
+                started.runId(),
+                "go",
+                JsonNodeFactory.instance.objectNode().put("n", next),
+                Optional.of("go-" + next));
+          }
           next++;
           admitted.set(next);
         }
@@ -334,6 +416,62 @@ final class ChaosLoad {
     victim.destroyForcibly();
     victim.waitFor(config.processTimeout().toSeconds(), TimeUnit.SECONDS);
     workers.set(i, startWorker());
+  }
+
+  /** A worker to kill: its index, the task it owns and whether an attempt of the call is open. */
+  record TaskOwner(int worker, String taskId, boolean open) {}
+
+  /**
+   * A live worker that owns a task-backed call in flight (task journaled {@code working}, its run
+   * running), read from {@code flows.mcp_tasks}: the worker holding the call's open attempt when
+   * there is one (waiting up to {@code preferOpen} for one to show), else the worker of the latest
+   * attempt of the newest task's call (most often the worker that just created it); waits at most
+   * {@code within} for any. Empty when none showed.
+   */
+  Optional<TaskOwner> taskOwner(Duration within, Duration preferOpen) throws InterruptedException {
+    long start = System.nanoTime();
+    while (System.nanoTime() - start < within.toNanos()) {
+      List<TaskOwner> found = taskOwners();
+      Optional<TaskOwner> open = found.stream().filter(TaskOwner::open).findFirst();
+      if (open.isPresent()) {
+        return open;
+      }
+      if (!found.isEmpty() && System.nanoTime() - start >= preferOpen.toNanos()) {
+        return Optional.of(found.getFirst());
+      }
+      Thread.sleep(50);
+    }
+    return Optional.empty();
+  }
+
+  private List<TaskOwner> taskOwners() {
+    List<TaskOwner> out = new ArrayList<>();
+    try (Connection c = DriverManager.getConnection(url);
+        Statement st = c.createStatement();
+        ResultSet rs =
+            st.executeQuery(
+                "SELECT t.task_id, s.status = 'running', coalesce(s.worker_id,"
+                    + " (SELECT a.payload->>'workerId' FROM flows.journal_entries a"
+                    + " WHERE a.run_id = t.run_id AND a.step_id = t.step_id"
+                    + " AND a.entry_type = 'step.attempt.started' ORDER BY a.seq DESC LIMIT 1))"
+                    + " FROM flows.mcp_tasks t JOIN flows.steps s"
+                    + " ON s.run_id = t.run_id AND s.step_id = t.step_id"
+                    + " WHERE t.status = 'working' AND t.run_status = 'running'"
+                    + " ORDER BY t.created_at DESC")) {
+      while (rs.next()) {
+        // A worker id is host/pid/random.
+        String[] id = String.valueOf(rs.getString(3)).split("/");
+        for (int i = 0; i < workers.size() && id.length == 3; i++) {
+          Process w = workers.get(i);
+          if (w.isAlive() && String.valueOf(w.pid()).equals(id[1])) {
+            out.add(new TaskOwner(i, rs.getString(1), rs.getBoolean(2)));
+          }
+        }
+      }
+    } catch (SQLException e) {
+      // Read again on the next pass.
+    }
+    return out;
   }
 
   /** The MCP servers (stdio child JVMs) of the live workers. */
