@@ -267,6 +267,21 @@ final class ChaosChecks {
     }
   }
 
+  /**
+   * How the tasks a fault hit (their owner killed while they worked) ended, by the task's last
+   * journaled status and its call's run status.
+   */
+  void tasksHit(Set<String> taskIds) throws SQLException {
+    facts.put("tasks hit by a kill", (long) taskIds.size());
+    for (List<String> r :
+        rows("SELECT status, run_status::text, task_id FROM flows.mcp_tasks ORDER BY task_id")) {
+      if (taskIds.contains(r.get(2))) {
+        facts.merge(
+            "tasks hit by a kill, then task " + r.get(0) + ", call run " + r.get(1), 1L, Long::sum);
+      }
+    }
+  }
+
   private List<List<String>> confirmedKeys(String surfacePath) throws SQLException {
     return rows(
         "SELECT DISTINCT payload->>'idempotencyKey' FROM flows.journal_entries"

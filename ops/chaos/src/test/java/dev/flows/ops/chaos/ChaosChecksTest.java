@@ -269,7 +269,8 @@ class ChaosChecksTest {
 
   /** A one-step run with {@code input} that succeeds with {@code output}. */
   private RunId succeededWithInput(
-      com.fasterxml.jackson.databind.JsonNode input, com.fasterxml.jackson.databind.JsonNode output) {
+      com.fasterxml.jackson.databind.JsonNode input,
+      com.fasterxml.jackson.databind.JsonNode output) {
     dev.flows.kernel.spec.StepSpec one = Specs.command("one", "true");
     dev.flows.kernel.spec.StepSpec withInput =
         new dev.flows.kernel.spec.StepSpec(

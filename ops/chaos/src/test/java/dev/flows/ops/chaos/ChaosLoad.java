@@ -39,8 +39,8 @@ import org.postgresql.ds.PGSimpleDataSource;
 /**
  * The load every fault harness runs under (the chaos suite and the HA drill): a steady mix of flows
  * ({@code f.step}, {@code f.mcp} calls and a fan-out of three {@code callAsync} calls to an
- * idempotency-aware server and to one without idempotency keys, a durable timer and a signal; and
- * a call made as a task of a few seconds on a task server) on several worker JVMs over one database
+ * idempotency-aware server and to one without idempotency keys, a durable timer and a signal; and a
+ * call made as a task of a few seconds on a task server) on several worker JVMs over one database
  * URL; then the drain, and the invariants of {@link ChaosChecks}. The harness decides what faults
  * to inject meanwhile.
  */
@@ -56,8 +56,11 @@ final class ChaosLoad {
   /** One in this many runs calls the server without idempotency keys. */
   private static final int PLAIN_EVERY = 4;
 
-  /** Of the other runs, one in this many is a task-backed call. */
-  private static final int TASK_EVERY = 3;
+  /**
+   * Task runs kept in flight besides {@link ChaosConfig#inFlight} runs of the mix: a fault that
+   * kills a task's owner then finds a task working, whatever the mix is doing.
+   */
+  private static final int TASKS_IN_FLIGHT = 3;
 
   private static final String TASKS = "jobs";
 
@@ -150,6 +153,9 @@ final class ChaosLoad {
   private final ChaosConfig config;
   private final String url;
   private final List<Process> workers = new CopyOnWriteArrayList<>();
+  private final java.util.Map<Process, Path> workerLogs =
+      new java.util.concurrent.ConcurrentHashMap<>();
+  private final java.util.Set<String> tasksHit = new java.util.HashSet<>();
   private final AtomicLong admitted = new AtomicLong();
   private final AtomicLong admissionErrors = new AtomicLong();
   private final AtomicBoolean loading = new AtomicBoolean(true);
@@ -324,40 +330,39 @@ final class ChaosLoad {
   }
 
   /**
-   * Keeps {@link ChaosConfig#inFlight} root runs going until told to stop: {@code mix} is the
-   * idempotent, the plain and the task flow.
+   * Keeps {@link ChaosConfig#inFlight} root runs of the idempotent and plain flows and {@link
+   * #TASKS_IN_FLIGHT} of the task flow going until told to stop; {@code mix} is those three.
    */
   private void load(List<Admittable> mix) {
     long next = 0;
     while (loading.get()) {
       try {
-        long running = countRunningRoots();
-        for (long k = running; k < config.inFlight() && loading.get(); k++) {
+        long[] running = countRunningRoots();
+        for (long k = running[0]; k < config.inFlight() && loading.get(); k++) {
           boolean usePlain = next % PLAIN_EVERY == PLAIN_EVERY - 1;
-          boolean useTask = !usePlain && next % TASK_EVERY == TASK_EVERY - 1;
-          Admittable a = mix.get(usePlain ? 1 : useTask ? 2 : 0);
+          Admittable a = mix.get(usePlain ? 1 : 0);
           // A fixed key per run: an admission interrupted by a fault is retried as the same run.
           var started =
               admission.admit(
                   a.flow(),
-                  useTask
-                      ? JsonNodeFactory.instance
-                          .objectNode()
-                          .put("task", next)
-                          .put("ms", taskMs(next))
-                      : JsonNodeFactory.instance.objectNode().put("n", next),
+                  JsonNodeFactory.instance.objectNode().put("n", next),
                   Optional.of(config.seed() + "-" + next),
                   a.inventory());
-          if (!useTask) {
-            // Keyed: a send whose answer a fault lost is sent again with the same key, once.
-            journal.sendSignal(
-                started.runId(),
-                "go",
-                JsonNodeFactory.instance.objectNode().put("n", next),
-                Optional.of("go-" + next));
-          }
-          next++;
-          admitted.set(next);
+          // Keyed: a send whose answer a fault lost is sent again with the same key, once.
+          journal.sendSignal(
+              started.runId(),
+              "go",
+              JsonNodeFactory.instance.objectNode().put("n", next),
+              Optional.of("go-" + next));
+          admitted.set(++next);
+        }
+        for (long k = running[1]; k < TASKS_IN_FLIGHT && loading.get(); k++) {
+          admission.admit(
+              mix.get(2).flow(),
+              JsonNodeFactory.instance.objectNode().put("task", next).put("ms", taskMs(next)),
+              Optional.of(config.seed() + "-" + next),
+              mix.get(2).inventory());
+          admitted.set(++next);
         }
       } catch (RuntimeException | SQLException e) {
         admissionErrors.incrementAndGet();
@@ -369,14 +374,17 @@ final class ChaosLoad {
     }
   }
 
-  private long countRunningRoots() throws SQLException {
+  /** The running root runs: of the mix, and of the task flow. */
+  private long[] countRunningRoots() throws SQLException {
     try (Connection c = DriverManager.getConnection(url);
         Statement st = c.createStatement();
         ResultSet rs =
             st.executeQuery(
-                "SELECT count(*) FROM flows.runs WHERE parent_run_id IS NULL AND status = 'running'")) {
+                "SELECT count(*) FILTER (WHERE NOT spec->'steps'->0->'input' ? 'task'),"
+                    + " count(*) FILTER (WHERE spec->'steps'->0->'input' ? 'task')"
+                    + " FROM flows.runs WHERE parent_run_id IS NULL AND status = 'running'")) {
       rs.next();
-      return rs.getLong(1);
+      return new long[] {rs.getLong(1), rs.getLong(2)};
     }
   }
 
@@ -392,7 +400,38 @@ final class ChaosLoad {
     cmd.add(url);
     cmd.add(String.valueOf(config.lease().toMillis()));
     Path log = config.workDir().resolve("worker-" + (++workerSerial) + ".log");
-    return new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+    Process p =
+        new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+    workerLogs.put(p, log);
+    return p;
+  }
+
+  /**
+   * Waits, bounded by {@code within}, until at least {@code ready} workers have said they are ready
+   * (a log holding TestWorkerMain's {@code worker ready}); answers whether they did. A fault that
+   * kills the worker owning a task paces itself by this, so kills never outrun the replacements and
+   * the task's next attempt has a live worker to take it.
+   */
+  boolean awaitWorkersReady(int ready, Duration within) throws IOException {
+    long until = System.nanoTime() + within.toNanos();
+    while (System.nanoTime() < until) {
+      replaceDeadWorkers();
+      int n = 0;
+      for (Process w : workers) {
+        Path log = workerLogs.get(w);
+        n += Files.exists(log) && Files.readString(log).contains("worker ready") ? 1 : 0;
+      }
+      if (n >= ready) {
+        return true;
+      }
+      sleepQuietly(Duration.ofMillis(100));
+    }
+    return false;
+  }
+
+  /** The tasks whose owner a fault killed, each once. */
+  java.util.Set<String> tasksHit() {
+    return java.util.Set.copyOf(tasksHit);
   }
 
   void replaceDeadWorkers() throws IOException {
@@ -423,21 +462,24 @@ final class ChaosLoad {
 
   /**
    * A live worker that owns a task-backed call in flight (task journaled {@code working}, its run
-   * running), read from {@code flows.mcp_tasks}: the worker holding the call's open attempt when
-   * there is one (waiting up to {@code preferOpen} for one to show), else the worker of the latest
-   * attempt of the newest task's call (most often the worker that just created it); waits at most
-   * {@code within} for any. Empty when none showed.
+   * running, not hit before), read from {@code flows.mcp_tasks}: the worker holding the call's open
+   * attempt when there is one (waiting up to {@code preferOpen} for one to show), else the worker
+   * of the latest attempt of the newest task's call (most often the worker that just created it);
+   * waits at most {@code within} for any. Empty when none showed. The task answered is counted as
+   * hit: each task is hit once, so the call's retries are never spent by this fault alone.
    */
   Optional<TaskOwner> taskOwner(Duration within, Duration preferOpen) throws InterruptedException {
     long start = System.nanoTime();
     while (System.nanoTime() - start < within.toNanos()) {
-      List<TaskOwner> found = taskOwners();
-      Optional<TaskOwner> open = found.stream().filter(TaskOwner::open).findFirst();
-      if (open.isPresent()) {
-        return open;
+      List<TaskOwner> found =
+          taskOwners().stream().filter(o -> !tasksHit.contains(o.taskId())).toList();
+      Optional<TaskOwner> pick = found.stream().filter(TaskOwner::open).findFirst();
+      if (pick.isEmpty() && !found.isEmpty() && System.nanoTime() - start >= preferOpen.toNanos()) {
+        pick = Optional.of(found.getFirst());
       }
-      if (!found.isEmpty() && System.nanoTime() - start >= preferOpen.toNanos()) {
-        return Optional.of(found.getFirst());
+      if (pick.isPresent()) {
+        tasksHit.add(pick.get().taskId());
+        return pick;
       }
       Thread.sleep(50);
     }

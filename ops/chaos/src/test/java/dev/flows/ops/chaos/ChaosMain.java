@@ -132,7 +132,7 @@ public final class ChaosMain {
             i, config.iterations(), injected, load.admitted());
       }
     }
-    ChaosLoad.Outcome o = load.finish(snapshots, checks -> {});
+    ChaosLoad.Outcome o = load.finish(snapshots, checks -> checks.tasksHit(load.tasksHit()));
     int faults = injected.values().stream().mapToInt(Integer::intValue).sum();
     System.out.println("chaos: results");
     System.out.printf("  iterations: %d%n", config.iterations());
@@ -154,8 +154,9 @@ public final class ChaosMain {
   private Optional<Fault> inject() throws Exception {
     Fault f = kinds.get(random.nextInt(kinds.size()));
     if (f == Fault.TASK_CALL_WORKER_SIGKILL) {
-      Optional<ChaosLoad.TaskOwner> owner =
-          load.taskOwner(TASK_OWNER_WAIT, TASK_OWNER_PREFER_OPEN);
+      // All but one ready: the replacement of the last victim may still be starting.
+      load.awaitWorkersReady(Math.max(1, load.workerCount() - 1), config.processTimeout());
+      Optional<ChaosLoad.TaskOwner> owner = load.taskOwner(TASK_OWNER_WAIT, TASK_OWNER_PREFER_OPEN);
       if (owner.isEmpty()) {
         taskKillsMissed++;
         return Optional.empty();
