@@ -3,6 +3,7 @@ package dev.flows.ops.chaos;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.EnumSet;
+import java.util.Optional;
 import java.util.Set;
 
 /**
@@ -26,7 +27,8 @@ public record ChaosConfig(
     Path postgresBin,
     String postgresUser,
     Path workDir,
-    Set<Fault> faults) {
+    Set<Fault> faults,
+    Optional<Duration> faultsWithin) {
 
   public ChaosConfig {
     faults = Set.copyOf(faults);
@@ -66,7 +68,8 @@ public record ChaosConfig(
         DEFAULT_POSTGRES_BIN,
         DEFAULT_POSTGRES_USER,
         workDir,
-        EnumSet.allOf(Fault.class));
+        EnumSet.allOf(Fault.class),
+        Optional.empty());
   }
 
   public ChaosConfig withIterations(int n) {
@@ -103,7 +106,33 @@ public record ChaosConfig(
         postgresBin,
         postgresUser,
         workDir,
-        f);
+        f,
+        faultsWithin);
+  }
+
+  /**
+   * A bound on the time spent injecting faults: the run stops injecting when it passes, fewer than
+   * {@link #iterations} faults in, and drains and checks as always.
+   */
+  public ChaosConfig withFaultsWithin(Duration d) {
+    return new ChaosConfig(
+        iterations,
+        seed,
+        workers,
+        inFlight,
+        lease,
+        minFaultGap,
+        maxFaultGap,
+        warmUp,
+        drainTimeout,
+        processTimeout,
+        loadPollInterval,
+        snapshots,
+        postgresBin,
+        postgresUser,
+        workDir,
+        faults,
+        Optional.of(d));
   }
 
   private ChaosConfig with(int n, long s, int w) {
@@ -127,6 +156,7 @@ public record ChaosConfig(
         postgresBin,
         postgresUser,
         workDir,
-        faults);
+        faults,
+        faultsWithin);
   }
 }

@@ -91,11 +91,13 @@ public final class ChaosMain {
         case "--seed" -> c = c.withSeed(Long.parseLong(value));
         case "--workers" -> c = c.withWorkers(Integer.parseInt(value));
         case "--faults" -> c = c.withFaults(Fault.parse(value));
+        case "--minutes" ->
+            c = c.withFaultsWithin(java.time.Duration.ofMinutes(Long.parseLong(value)));
         default ->
             throw new IllegalArgumentException(
                 "usage: ops/chaos/run [--iterations N] [--seed S] [--workers W] [--faults "
                     + Fault.flags()
-                    + "]; got "
+                    + "] [--minutes M]; got "
                     + args[i]);
       }
       i++;
@@ -114,7 +116,13 @@ public final class ChaosMain {
     List<JournalSnapshot> snapshots = new ArrayList<>();
     Thread.sleep(config.warmUp().toMillis());
     int every = Math.max(1, config.iterations() / config.snapshots());
+    int done = 0;
     for (int i = 1; i <= config.iterations(); i++) {
+      if (config.faultsWithin().filter(d -> System.nanoTime() - t0 >= d.toNanos()).isPresent()) {
+        System.out.printf("  --minutes passed after %d iterations%n", done);
+        break;
+      }
+      done = i;
       long gap =
           config.minFaultGap().toMillis()
               + (long)
@@ -135,7 +143,7 @@ public final class ChaosMain {
     ChaosLoad.Outcome o = load.finish(snapshots, checks -> checks.tasksHit(load.tasksHit()));
     int faults = injected.values().stream().mapToInt(Integer::intValue).sum();
     System.out.println("chaos: results");
-    System.out.printf("  iterations: %d%n", config.iterations());
+    System.out.printf("  iterations: %d of %d%n", done, config.iterations());
     for (Fault f : Fault.values()) {
       System.out.printf("  faults injected, %s: %d%n", f.label(), injected.getOrDefault(f, 0));
     }
