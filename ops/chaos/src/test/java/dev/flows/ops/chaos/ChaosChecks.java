@@ -1,5 +1,7 @@
 package dev.flows.ops.chaos;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -21,8 +23,14 @@ import java.util.Set;
  * worth printing besides.
  */
 final class ChaosChecks {
-  /** Where the idempotency-aware and the plain server write what they did. */
-  record Ledgers(Path idempotent, Path plain, String idempotentPath, String plainPath) {}
+  /**
+   * Where the idempotency-aware and the plain server write what they did, and the task server's
+   * events log (one JSON line per call and task operation).
+   */
+  record Ledgers(
+      Path idempotent, Path plain, String idempotentPath, String plainPath, Path taskEvents) {}
+
+  private static final ObjectMapper JSON = new ObjectMapper();
 
   final List<String> violations = new ArrayList<>();
   final Map<String, Long> facts = new LinkedHashMap<>();
@@ -39,6 +47,7 @@ final class ChaosChecks {
     everySignalDeliveredOnce();
     noEffectConfirmedTwice();
     serversPerformedEachKeyOnce(ledgers);
+    tasksCalledOnce(ledgers.taskEvents());
     noCompletionAfterItsLease();
     journalNeverChanged(snapshots);
     journalRefusesChange();
@@ -173,6 +182,102 @@ final class ChaosChecks {
     for (List<String> r : confirmedKeys(l.plainPath())) {
       if (!plainSet.contains(r.get(0))) {
         violation("key " + r.get(0) + " confirmed in the journal but never received by the server");
+      }
+    }
+  }
+
+  /**
+   * Task-backed calls, from the task server's own events log: each idempotency key came in at most
+   * one {@code tools/call} and got at most one task (a call is never sent twice: a worker that dies
+   * during a task leaves the next attempt to poll it); each task the journal holds is the one the
+   * server created for that call's key; each task run that succeeded answers its own task's result
+   * and had its task journaled. Task runs that did not succeed are counted by status and by the
+   * reasons their call's attempts last ended with.
+   */
+  void tasksCalledOnce(Path events) throws SQLException, IOException {
+    Map<String, Integer> calls = new HashMap<>();
+    Map<String, Integer> created = new HashMap<>();
+    Map<String, String> taskOfKey = new HashMap<>();
+    long polls = 0;
+    for (String line : lines(events)) {
+      JsonNode e = JSON.readTree(line);
+      String key = e.path("key").asText();
+      switch (e.path("event").asText()) {
+        case "tools/call" -> {
+          if (calls.merge(key, 1, Integer::sum) == 2) {
+            violation("the task server received key " + key + " in more than one tools/call");
+          }
+        }
+        case "task.created" -> {
+          if (created.merge(key, 1, Integer::sum) == 2) {
+            violation("the task server created more than one task for key " + key);
+          }
+          taskOfKey.putIfAbsent(key, e.path("taskId").asText());
+        }
+        case "tasks/get" -> polls++;
+        default -> {}
+      }
+    }
+    facts.put(
+        "task server: tools/call received",
+        calls.values().stream().mapToLong(Integer::longValue).sum());
+    facts.put("task server: keys called", (long) calls.size());
+    facts.put("task server: tasks created", (long) taskOfKey.size());
+    facts.put("task server: tasks/get polls", polls);
+    List<List<String>> journaled =
+        rows("SELECT run_id, idempotency_key, task_id FROM flows.mcp_tasks ORDER BY run_id");
+    facts.put("tasks journaled", (long) journaled.size());
+    for (List<String> r : journaled) {
+      String theirs = taskOfKey.getOrDefault(r.get(1), "none");
+      if (!theirs.equals(r.get(2))) {
+        violation(
+            "run "
+                + r.get(0)
+                + " journaled task "
+                + r.get(2)
+                + " for key "
+                + r.get(1)
+                + "; the task server created "
+                + theirs);
+      }
+    }
+    for (List<String> r :
+        rows(
+            "SELECT r.run_id, r.status::text, r.spec->'steps'->0->'input'->>'ms',"
+                + " coalesce(s.output->>'said', ''),"
+                + " (SELECT count(*) FROM flows.mcp_tasks t JOIN flows.runs c"
+                + " ON c.run_id = t.run_id WHERE c.parent_run_id = r.run_id)::text,"
+                + " coalesce((SELECT string_agg(DISTINCT cs.last_reason::text, ',')"
+                + " FROM flows.runs c JOIN flows.steps cs ON cs.run_id = c.run_id"
+                + " WHERE c.parent_run_id = r.run_id), 'none')"
+                + " FROM flows.runs r JOIN flows.steps s ON s.run_id = r.run_id"
+                + " WHERE r.parent_run_id IS NULL AND r.spec->'steps'->0->'input' ? 'task'")) {
+      facts.merge("task runs." + r.get(1), 1L, Long::sum);
+      if (!r.get(1).equals("succeeded")) {
+        facts.merge("task runs." + r.get(1) + " (call ended " + r.get(5) + ")", 1L, Long::sum);
+        continue;
+      }
+      String expected = "slow done after " + r.get(2) + " ms";
+      if (!expected.equals(r.get(3))) {
+        violation("task run " + r.get(0) + " answered '" + r.get(3) + "', not '" + expected + "'");
+      }
+      if (r.get(4).equals("0")) {
+        violation("task run " + r.get(0) + " succeeded with no task journaled for its call");
+      }
+    }
+  }
+
+  /**
+   * How the tasks a fault hit (their owner killed while they worked) ended, by the task's last
+   * journaled status and its call's run status.
+   */
+  void tasksHit(Set<String> taskIds) throws SQLException {
+    facts.put("tasks hit by a kill", (long) taskIds.size());
+    for (List<String> r :
+        rows("SELECT status, run_status::text, task_id FROM flows.mcp_tasks ORDER BY task_id")) {
+      if (taskIds.contains(r.get(2))) {
+        facts.merge(
+            "tasks hit by a kill, then task " + r.get(0) + ", call run " + r.get(1), 1L, Long::sum);
       }
     }
   }

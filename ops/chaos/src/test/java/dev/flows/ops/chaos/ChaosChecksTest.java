@@ -51,7 +51,11 @@ class ChaosChecksTest {
     ChaosLoad.instrument(c);
     ledgers =
         new ChaosChecks.Ledgers(
-            dir.resolve("idem.ledger"), dir.resolve("plain.ledger"), "/mcp/idem/x", "/mcp/plain/x");
+            dir.resolve("idem.ledger"),
+            dir.resolve("plain.ledger"),
+            "/mcp/idem/x",
+            "/mcp/plain/x",
+            dir.resolve("tasks.events.jsonl"));
   }
 
   @AfterEach
@@ -260,12 +264,19 @@ class ChaosChecksTest {
 
   /** A one-step run with input {@code {"n": n}} that succeeds with {@code output}. */
   private RunId succeededWithInput(long n, com.fasterxml.jackson.databind.JsonNode output) {
+    return succeededWithInput(JsonNodeFactory.instance.objectNode().put("n", n), output);
+  }
+
+  /** A one-step run with {@code input} that succeeds with {@code output}. */
+  private RunId succeededWithInput(
+      com.fasterxml.jackson.databind.JsonNode input,
+      com.fasterxml.jackson.databind.JsonNode output) {
     dev.flows.kernel.spec.StepSpec one = Specs.command("one", "true");
     dev.flows.kernel.spec.StepSpec withInput =
         new dev.flows.kernel.spec.StepSpec(
             one.id(),
             one.dependsOn(),
-            JsonNodeFactory.instance.objectNode().put("n", n),
+            input,
             one.maxIterations(),
             one.retry(),
             one.leaseMs(),
@@ -292,6 +303,66 @@ class ChaosChecksTest {
     assertThat(check())
         .anySatisfy(v -> assertThat(v).contains(lost.value(), "took signal -1, was sent 8"))
         .anySatisfy(v -> assertThat(v).contains(other.value(), "took signal 3, was sent 9"))
+        .hasSize(2);
+  }
+
+  /** One line of the task server's events log. */
+  private static String event(String name, String key, String taskId) {
+    return JsonNodeFactory.instance
+            .objectNode()
+            .put("event", name)
+            .put("key", key)
+            .put("taskId", taskId)
+            .toString()
+        + "\n";
+  }
+
+  @Test
+  void aKeyTheTaskServerReceivedInTwoCallsOrGaveTwoTasksIsAViolation() throws Exception {
+    completedRun();
+    Files.writeString(
+        ledgers.taskEvents(),
+        event("tools/call", "k1", "")
+            + event("task.created", "k1", "t1")
+            + event("tasks/get", "", "t1")
+            + event("tools/call", "k2", "")
+            + event("task.created", "k2", "t2"));
+    ChaosChecks clean = new ChaosChecks(c).runAll(ledgers, List.of(JournalSnapshot.take(c)));
+    assertThat(clean.violations).isEmpty();
+    assertThat(clean.facts)
+        .containsEntry("task server: tools/call received", 2L)
+        .containsEntry("task server: tasks created", 2L)
+        .containsEntry("task server: tasks/get polls", 1L);
+
+    // k1 sent again (a call sent twice), k2 given a second task.
+    Files.writeString(
+        ledgers.taskEvents(),
+        event("tools/call", "k1", "") + event("task.created", "k2", "t3"),
+        java.nio.file.StandardOpenOption.APPEND);
+
+    assertThat(check())
+        .anySatisfy(v -> assertThat(v).contains("received key k1 in more than one tools/call"))
+        .anySatisfy(v -> assertThat(v).contains("more than one task for key k2"))
+        .hasSize(2);
+  }
+
+  @Test
+  void aTaskRunThatAnswersAnotherResultOrHadNoTaskIsAViolation() throws Exception {
+    RunId wrong =
+        succeededWithInput(
+            JsonNodeFactory.instance.objectNode().put("task", 1).put("ms", 2000),
+            JsonNodeFactory.instance.objectNode().put("said", "slow done after 2400 ms"));
+
+    List<String> violations = check();
+
+    assertThat(violations)
+        .anySatisfy(
+            v ->
+                assertThat(v)
+                    .contains(
+                        wrong.value(),
+                        "answered 'slow done after 2400 ms', not 'slow done after 2000 ms'"))
+        .anySatisfy(v -> assertThat(v).contains(wrong.value(), "no task journaled"))
         .hasSize(2);
   }
 }

@@ -2,6 +2,9 @@ package dev.flows.ops.chaos;
 
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.EnumSet;
+import java.util.Optional;
+import java.util.Set;
 
 /**
  * Every knob of a chaos run, with named defaults. Bounded by construction: {@link #iterations}
@@ -23,7 +26,16 @@ public record ChaosConfig(
     int snapshots,
     Path postgresBin,
     String postgresUser,
-    Path workDir) {
+    Path workDir,
+    Set<Fault> faults,
+    Optional<Duration> faultsWithin) {
+
+  public ChaosConfig {
+    faults = Set.copyOf(faults);
+    if (faults.isEmpty()) {
+      throw new IllegalArgumentException("a chaos run needs at least one fault kind");
+    }
+  }
 
   public static final int DEFAULT_ITERATIONS = 20;
   public static final int DEFAULT_WORKERS = 3;
@@ -55,7 +67,9 @@ public record ChaosConfig(
         DEFAULT_SNAPSHOTS,
         DEFAULT_POSTGRES_BIN,
         DEFAULT_POSTGRES_USER,
-        workDir);
+        workDir,
+        EnumSet.allOf(Fault.class),
+        Optional.empty());
   }
 
   public ChaosConfig withIterations(int n) {
@@ -72,6 +86,53 @@ public record ChaosConfig(
 
   public ChaosConfig withLease(Duration l) {
     return with(iterations, seed, workers, l);
+  }
+
+  /** The fault kinds a run draws from (each equally likely). */
+  public ChaosConfig withFaults(Set<Fault> f) {
+    return new ChaosConfig(
+        iterations,
+        seed,
+        workers,
+        inFlight,
+        lease,
+        minFaultGap,
+        maxFaultGap,
+        warmUp,
+        drainTimeout,
+        processTimeout,
+        loadPollInterval,
+        snapshots,
+        postgresBin,
+        postgresUser,
+        workDir,
+        f,
+        faultsWithin);
+  }
+
+  /**
+   * A bound on the time spent injecting faults: the run stops injecting when it passes, fewer than
+   * {@link #iterations} faults in, and drains and checks as always.
+   */
+  public ChaosConfig withFaultsWithin(Duration d) {
+    return new ChaosConfig(
+        iterations,
+        seed,
+        workers,
+        inFlight,
+        lease,
+        minFaultGap,
+        maxFaultGap,
+        warmUp,
+        drainTimeout,
+        processTimeout,
+        loadPollInterval,
+        snapshots,
+        postgresBin,
+        postgresUser,
+        workDir,
+        faults,
+        Optional.of(d));
   }
 
   private ChaosConfig with(int n, long s, int w) {
@@ -94,6 +155,8 @@ public record ChaosConfig(
         snapshots,
         postgresBin,
         postgresUser,
-        workDir);
+        workDir,
+        faults,
+        faultsWithin);
   }
 }

@@ -6,6 +6,7 @@ import dev.flows.journalstore.PostgresJournal;
 import dev.flows.kernel.mcp.McpClientConfig;
 import dev.flows.mcp.client.McpCredentials;
 import dev.flows.mcp.testkit.Jvm;
+import dev.flows.mcp.testkit.TaskTestServer;
 import dev.flows.migrations.Migrations;
 import dev.flows.sdk.config.FlowsConfigLoader;
 import dev.flows.sdk.runtime.FlowsEngine;
@@ -38,9 +39,10 @@ import org.postgresql.ds.PGSimpleDataSource;
 /**
  * The load every fault harness runs under (the chaos suite and the HA drill): a steady mix of flows
  * ({@code f.step}, {@code f.mcp} calls and a fan-out of three {@code callAsync} calls to an
- * idempotency-aware server and to one without idempotency keys, a durable timer and a signal) on
- * several worker JVMs over one database URL; then the drain, and the invariants of {@link
- * ChaosChecks}. The harness decides what faults to inject meanwhile.
+ * idempotency-aware server and to one without idempotency keys, a durable timer and a signal; and a
+ * call made as a task of a few seconds on a task server) on several worker JVMs over one database
+ * URL; then the drain, and the invariants of {@link ChaosChecks}. The harness decides what faults
+ * to inject meanwhile.
  */
 final class ChaosLoad {
   /** How long a body waits on a call in memory before it suspends, in the chaos workers. */
@@ -53,6 +55,48 @@ final class ChaosLoad {
 
   /** One in this many runs calls the server without idempotency keys. */
   private static final int PLAIN_EVERY = 4;
+
+  /**
+   * Task runs kept in flight besides {@link ChaosConfig#inFlight} runs of the mix: a fault that
+   * kills a task's owner then finds a task working, whatever the mix is doing.
+   */
+  private static final int TASKS_IN_FLIGHT = 3;
+
+  private static final String TASKS = "jobs";
+
+  /**
+   * One {@code slow} call made as a task (required, so a call never runs as a plain one): the
+   * server's task works {@code ms} and completes with {@code slow done after MS ms}. A task's
+   * length differs from run to run, so a result handed to the wrong run shows in its output.
+   */
+  static final String TASK_FLOW =
+      """
+      import com.fasterxml.jackson.databind.JsonNode;
+      import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+      import dev.flows.sdk.*;
+      import java.util.Map;
+
+      public class ChaosTask implements Flow {
+        public FlowHeader header() {
+          return FlowHeader.named("chaos-task").version("1").mcp("SERVER").build();
+        }
+
+        public JsonNode run(Ctx f, JsonNode input) {
+          long ms = input.path("ms").asLong();
+          String said = f.mcp("SERVER").tool("slow").call(Map.of("ms", ms)).text();
+          return JsonNodeFactory.instance
+              .objectNode()
+              .put("task", input.path("task").asLong())
+              .put("said", said);
+        }
+      }
+      """
+          .replace("SERVER", TASKS);
+
+  /** The length of run {@code n}'s task: 2 to 4 s, so a kill finds tasks in flight. */
+  static long taskMs(long n) {
+    return 2_000 + (n % 11) * 200;
+  }
 
   static final String FLOW =
       """
@@ -109,6 +153,9 @@ final class ChaosLoad {
   private final ChaosConfig config;
   private final String url;
   private final List<Process> workers = new CopyOnWriteArrayList<>();
+  private final java.util.Map<Process, Path> workerLogs =
+      new java.util.concurrent.ConcurrentHashMap<>();
+  private final java.util.Set<String> tasksHit = new java.util.HashSet<>();
   private final AtomicLong admitted = new AtomicLong();
   private final AtomicLong admissionErrors = new AtomicLong();
   private final AtomicBoolean loading = new AtomicBoolean(true);
@@ -116,6 +163,8 @@ final class ChaosLoad {
   private int workerSerial;
   private Path idemLedger;
   private Path plainLedger;
+  private Path taskEvents;
+  private TaskTestServer taskServer;
   private PostgresJournal journal;
   private FlowsEngine admission;
   private Thread load;
@@ -162,15 +211,41 @@ final class ChaosLoad {
             McpCredentials.fromEnvironment());
     LoadedFlow idem = flow(flows, IDEMPOTENT, true, idemLedger);
     LoadedFlow plain = flow(flows, PLAIN, false, plainLedger);
-    Inventory idemInventory = preflight(idem);
-    Inventory plainInventory = preflight(plain);
+    LoadedFlow task = taskFlow(flows.resolve(TASKS));
+    List<Admittable> mix =
+        List.of(
+            new Admittable(idem, preflight(idem)),
+            new Admittable(plain, preflight(plain)),
+            new Admittable(task, preflight(task)));
     for (int i = 0; i < config.workers(); i++) {
       workers.add(startWorker());
     }
-    load =
-        Thread.ofPlatform()
-            .name("chaos-load")
-            .start(() -> load(idem, idemInventory, plain, plainInventory));
+    load = Thread.ofPlatform().name("chaos-load").start(() -> load(mix));
+  }
+
+  /** A flow and the inventory its preflight gave, ready for admission. */
+  private record Admittable(LoadedFlow flow, Inventory inventory) {}
+
+  /**
+   * The task server: one process for every worker (Streamable HTTP, 2026-07-28, in this JVM), so a
+   * task one worker's call created is known to the worker that polls it next; tasks kept in a file
+   * and every call and task operation logged to {@link #taskEvents}. The server is declared without
+   * idempotency keys: flows must then never send a call twice, whatever a fault cuts short (an
+   * outcome it cannot know parks instead).
+   */
+  private LoadedFlow taskFlow(Path dir) throws Exception {
+    Files.createDirectories(dir);
+    taskEvents = dir.resolve("events.jsonl");
+    taskServer = TaskTestServer.http(dir.resolve("tasks.json"), taskEvents);
+    Files.writeString(dir.resolve("chaos-task.flow.java"), TASK_FLOW);
+    Files.writeString(
+        dir.resolve("flows.json"),
+        "{\"mcp\": {\""
+            + TASKS
+            + "\": {\"url\": \""
+            + taskServer.url()
+            + "\", \"protocol\": \"2026-07-28\", \"tasks\": \"required\"}}}");
+    return LoadedFlow.load(dir.resolve("chaos-task.flow.java").toString(), dir);
   }
 
   /**
@@ -206,6 +281,7 @@ final class ChaosLoad {
     stopWorkers();
     admission.close();
     journal.close();
+    taskServer.close();
     ChaosChecks checks;
     try (Connection c = DriverManager.getConnection(url)) {
       checks =
@@ -215,7 +291,8 @@ final class ChaosLoad {
                       idemLedger,
                       plainLedger,
                       "/mcp/" + IDEMPOTENT + "/ledger",
-                      "/mcp/" + PLAIN + "/ledger"),
+                      "/mcp/" + PLAIN + "/ledger",
+                      taskEvents),
                   snapshots);
       more.run(checks);
     }
@@ -252,30 +329,40 @@ final class ChaosLoad {
         ledger);
   }
 
-  /** Keeps {@link ChaosConfig#inFlight} root runs going until told to stop. */
-  private void load(
-      LoadedFlow idem, Inventory idemInventory, LoadedFlow plain, Inventory plainInventory) {
+  /**
+   * Keeps {@link ChaosConfig#inFlight} root runs of the idempotent and plain flows and {@link
+   * #TASKS_IN_FLIGHT} of the task flow going until told to stop; {@code mix} is those three.
+   */
+  private void load(List<Admittable> mix) {
     long next = 0;
     while (loading.get()) {
       try {
-        long running = countRunningRoots();
-        for (long k = running; k < config.inFlight() && loading.get(); k++) {
+        long[] running = countRunningRoots();
+        for (long k = running[0]; k < config.inFlight() && loading.get(); k++) {
           boolean usePlain = next % PLAIN_EVERY == PLAIN_EVERY - 1;
+          Admittable a = mix.get(usePlain ? 1 : 0);
           // A fixed key per run: an admission interrupted by a fault is retried as the same run.
           var started =
               admission.admit(
-                  usePlain ? plain : idem,
+                  a.flow(),
                   JsonNodeFactory.instance.objectNode().put("n", next),
                   Optional.of(config.seed() + "-" + next),
-                  usePlain ? plainInventory : idemInventory);
+                  a.inventory());
           // Keyed: a send whose answer a fault lost is sent again with the same key, once.
           journal.sendSignal(
               started.runId(),
               "go",
               JsonNodeFactory.instance.objectNode().put("n", next),
               Optional.of("go-" + next));
-          next++;
-          admitted.set(next);
+          admitted.set(++next);
+        }
+        for (long k = running[1]; k < TASKS_IN_FLIGHT && loading.get(); k++) {
+          admission.admit(
+              mix.get(2).flow(),
+              JsonNodeFactory.instance.objectNode().put("task", next).put("ms", taskMs(next)),
+              Optional.of(config.seed() + "-" + next),
+              mix.get(2).inventory());
+          admitted.set(++next);
         }
       } catch (RuntimeException | SQLException e) {
         admissionErrors.incrementAndGet();
@@ -287,14 +374,17 @@ final class ChaosLoad {
     }
   }
 
-  private long countRunningRoots() throws SQLException {
+  /** The running root runs: of the mix, and of the task flow. */
+  private long[] countRunningRoots() throws SQLException {
     try (Connection c = DriverManager.getConnection(url);
         Statement st = c.createStatement();
         ResultSet rs =
             st.executeQuery(
-                "SELECT count(*) FROM flows.runs WHERE parent_run_id IS NULL AND status = 'running'")) {
+                "SELECT count(*) FILTER (WHERE NOT spec->'steps'->0->'input' ? 'task'),"
+                    + " count(*) FILTER (WHERE spec->'steps'->0->'input' ? 'task')"
+                    + " FROM flows.runs WHERE parent_run_id IS NULL AND status = 'running'")) {
       rs.next();
-      return rs.getLong(1);
+      return new long[] {rs.getLong(1), rs.getLong(2)};
     }
   }
 
@@ -310,7 +400,38 @@ final class ChaosLoad {
     cmd.add(url);
     cmd.add(String.valueOf(config.lease().toMillis()));
     Path log = config.workDir().resolve("worker-" + (++workerSerial) + ".log");
-    return new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+    Process p =
+        new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+    workerLogs.put(p, log);
+    return p;
+  }
+
+  /**
+   * Waits, bounded by {@code within}, until at least {@code ready} workers have said they are ready
+   * (a log holding TestWorkerMain's {@code worker ready}); answers whether they did. A fault that
+   * kills the worker owning a task paces itself by this, so kills never outrun the replacements and
+   * the task's next attempt has a live worker to take it.
+   */
+  boolean awaitWorkersReady(int ready, Duration within) throws IOException {
+    long until = System.nanoTime() + within.toNanos();
+    while (System.nanoTime() < until) {
+      replaceDeadWorkers();
+      int n = 0;
+      for (Process w : workers) {
+        Path log = workerLogs.get(w);
+        n += Files.exists(log) && Files.readString(log).contains("worker ready") ? 1 : 0;
+      }
+      if (n >= ready) {
+        return true;
+      }
+      sleepQuietly(Duration.ofMillis(100));
+    }
+    return false;
+  }
+
+  /** The tasks whose owner a fault killed, each once. */
+  java.util.Set<String> tasksHit() {
+    return java.util.Set.copyOf(tasksHit);
   }
 
   void replaceDeadWorkers() throws IOException {
@@ -334,6 +455,65 @@ final class ChaosLoad {
     victim.destroyForcibly();
     victim.waitFor(config.processTimeout().toSeconds(), TimeUnit.SECONDS);
     workers.set(i, startWorker());
+  }
+
+  /** A worker to kill: its index, the task it owns and whether an attempt of the call is open. */
+  record TaskOwner(int worker, String taskId, boolean open) {}
+
+  /**
+   * A live worker that owns a task-backed call in flight (task journaled {@code working}, its run
+   * running, not hit before), read from {@code flows.mcp_tasks}: the worker holding the call's open
+   * attempt when there is one (waiting up to {@code preferOpen} for one to show), else the worker
+   * of the latest attempt of the newest task's call (most often the worker that just created it);
+   * waits at most {@code within} for any. Empty when none showed. The task answered is counted as
+   * hit: each task is hit once, so the call's retries are never spent by this fault alone.
+   */
+  Optional<TaskOwner> taskOwner(Duration within, Duration preferOpen) throws InterruptedException {
+    long start = System.nanoTime();
+    while (System.nanoTime() - start < within.toNanos()) {
+      List<TaskOwner> found =
+          taskOwners().stream().filter(o -> !tasksHit.contains(o.taskId())).toList();
+      Optional<TaskOwner> pick = found.stream().filter(TaskOwner::open).findFirst();
+      if (pick.isEmpty() && !found.isEmpty() && System.nanoTime() - start >= preferOpen.toNanos()) {
+        pick = Optional.of(found.getFirst());
+      }
+      if (pick.isPresent()) {
+        tasksHit.add(pick.get().taskId());
+        return pick;
+      }
+      Thread.sleep(50);
+    }
+    return Optional.empty();
+  }
+
+  private List<TaskOwner> taskOwners() {
+    List<TaskOwner> out = new ArrayList<>();
+    try (Connection c = DriverManager.getConnection(url);
+        Statement st = c.createStatement();
+        ResultSet rs =
+            st.executeQuery(
+                "SELECT t.task_id, s.status = 'running', coalesce(s.worker_id,"
+                    + " (SELECT a.payload->>'workerId' FROM flows.journal_entries a"
+                    + " WHERE a.run_id = t.run_id AND a.step_id = t.step_id"
+                    + " AND a.entry_type = 'step.attempt.started' ORDER BY a.seq DESC LIMIT 1))"
+                    + " FROM flows.mcp_tasks t JOIN flows.steps s"
+                    + " ON s.run_id = t.run_id AND s.step_id = t.step_id"
+                    + " WHERE t.status = 'working' AND t.run_status = 'running'"
+                    + " ORDER BY t.created_at DESC")) {
+      while (rs.next()) {
+        // A worker id is host/pid/random.
+        String[] id = String.valueOf(rs.getString(3)).split("/");
+        for (int i = 0; i < workers.size() && id.length == 3; i++) {
+          Process w = workers.get(i);
+          if (w.isAlive() && String.valueOf(w.pid()).equals(id[1])) {
+            out.add(new TaskOwner(i, rs.getString(1), rs.getBoolean(2)));
+          }
+        }
+      }
+    } catch (SQLException e) {
+      // Read again on the next pass.
+    }
+    return out;
   }
 
   /** The MCP servers (stdio child JVMs) of the live workers. */

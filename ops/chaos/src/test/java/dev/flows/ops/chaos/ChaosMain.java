@@ -9,6 +9,7 @@ import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Random;
 import java.util.concurrent.TimeUnit;
 
@@ -21,12 +22,21 @@ import java.util.concurrent.TimeUnit;
 public final class ChaosMain {
   private static final String DATABASE = "chaos";
 
+  /** How long a task-call kill waits for a task in flight with a live owner. */
+  private static final java.time.Duration TASK_OWNER_WAIT = java.time.Duration.ofSeconds(15);
+
+  /** How long it waits for an open attempt of a task's call before taking any owner. */
+  private static final java.time.Duration TASK_OWNER_PREFER_OPEN = java.time.Duration.ofMillis(500);
+
   private final ChaosConfig config;
   private final Random random;
   private final LocalPostgres pg;
   private final String url;
   private final ChaosLoad load;
   private final Map<Fault, Integer> injected = new EnumMap<>(Fault.class);
+  private final List<Fault> kinds;
+  private int taskKillsOpen;
+  private int taskKillsMissed;
 
   private ChaosMain(ChaosConfig config, LocalPostgres pg) {
     this.config = config;
@@ -34,16 +44,25 @@ public final class ChaosMain {
     this.pg = pg;
     this.url = pg.jdbcUrl(DATABASE);
     this.load = new ChaosLoad(config, url);
+    this.kinds = List.copyOf(java.util.EnumSet.copyOf(config.faults()));
   }
 
   public static void main(String[] args) throws Exception {
-    ChaosConfig config = parse(args);
+    ChaosConfig config;
+    try {
+      config = parse(args);
+    } catch (IllegalArgumentException e) {
+      System.out.println("chaos: " + e.getMessage());
+      System.exit(2);
+      return;
+    }
     System.out.printf(
-        "chaos: %d iterations, seed %d, %d workers, lease %d ms, work dir %s%n",
+        "chaos: %d iterations, seed %d, %d workers, lease %d ms, faults %s, work dir %s%n",
         config.iterations(),
         config.seed(),
         config.workers(),
         config.lease().toMillis(),
+        config.faults().stream().map(Fault::flag).sorted().toList(),
         config.workDir());
     int status;
     try (LocalPostgres pg = LocalPostgres.initAndStart(config)) {
@@ -71,9 +90,15 @@ public final class ChaosMain {
         case "--iterations" -> c = c.withIterations(Integer.parseInt(value));
         case "--seed" -> c = c.withSeed(Long.parseLong(value));
         case "--workers" -> c = c.withWorkers(Integer.parseInt(value));
+        case "--faults" -> c = c.withFaults(Fault.parse(value));
+        case "--minutes" ->
+            c = c.withFaultsWithin(java.time.Duration.ofMinutes(Long.parseLong(value)));
         default ->
             throw new IllegalArgumentException(
-                "usage: ops/chaos/run [--iterations N] [--seed S] [--workers W]; got " + args[i]);
+                "usage: ops/chaos/run [--iterations N] [--seed S] [--workers W] [--faults "
+                    + Fault.flags()
+                    + "] [--minutes M]; got "
+                    + args[i]);
       }
       i++;
     }
@@ -91,7 +116,13 @@ public final class ChaosMain {
     List<JournalSnapshot> snapshots = new ArrayList<>();
     Thread.sleep(config.warmUp().toMillis());
     int every = Math.max(1, config.iterations() / config.snapshots());
+    int done = 0;
     for (int i = 1; i <= config.iterations(); i++) {
+      if (config.faultsWithin().filter(d -> System.nanoTime() - t0 >= d.toNanos()).isPresent()) {
+        System.out.printf("  --minutes passed after %d iterations%n", done);
+        break;
+      }
+      done = i;
       long gap =
           config.minFaultGap().toMillis()
               + (long)
@@ -99,8 +130,7 @@ public final class ChaosMain {
                       * (config.maxFaultGap().toMillis() - config.minFaultGap().toMillis()));
       Thread.sleep(gap);
       load.replaceDeadWorkers();
-      Fault f = inject();
-      injected.merge(f, 1, Integer::sum);
+      inject().ifPresent(f -> injected.merge(f, 1, Integer::sum));
       if (i % every == 0) {
         load.snapshot().ifPresent(snapshots::add);
       }
@@ -110,13 +140,17 @@ public final class ChaosMain {
             i, config.iterations(), injected, load.admitted());
       }
     }
-    ChaosLoad.Outcome o = load.finish(snapshots, checks -> {});
+    ChaosLoad.Outcome o = load.finish(snapshots, checks -> checks.tasksHit(load.tasksHit()));
     int faults = injected.values().stream().mapToInt(Integer::intValue).sum();
     System.out.println("chaos: results");
-    System.out.printf("  iterations: %d%n", config.iterations());
+    System.out.printf("  iterations: %d of %d%n", done, config.iterations());
     for (Fault f : Fault.values()) {
       System.out.printf("  faults injected, %s: %d%n", f.label(), injected.getOrDefault(f, 0));
     }
+    System.out.printf(
+        "  task-call kills with an attempt of the call open: %d (others between its polls)%n",
+        taskKillsOpen);
+    System.out.printf("  task-call kills that found no task in flight: %d%n", taskKillsMissed);
     load.printOutcome(o, t0);
     int violations = o.checks().violations.size();
     System.out.printf(
@@ -124,8 +158,23 @@ public final class ChaosMain {
     return violations == 0 ? 0 : 1;
   }
 
-  private Fault inject() throws Exception {
-    Fault f = Fault.values()[random.nextInt(Fault.values().length)];
+  /** Injects a fault of a kind drawn from the run's; empty when it found nothing to hit. */
+  private Optional<Fault> inject() throws Exception {
+    Fault f = kinds.get(random.nextInt(kinds.size()));
+    if (f == Fault.TASK_CALL_WORKER_SIGKILL) {
+      // All but one ready: the replacement of the last victim may still be starting.
+      load.awaitWorkersReady(Math.max(1, load.workerCount() - 1), config.processTimeout());
+      Optional<ChaosLoad.TaskOwner> owner = load.taskOwner(TASK_OWNER_WAIT, TASK_OWNER_PREFER_OPEN);
+      if (owner.isEmpty()) {
+        taskKillsMissed++;
+        return Optional.empty();
+      }
+      if (owner.get().open()) {
+        taskKillsOpen++;
+      }
+      load.killWorker(owner.get().worker());
+      return Optional.of(f);
+    }
     if (f == Fault.MCP_SERVER_SIGKILL) {
       List<ProcessHandle> servers = load.mcpServers();
       if (servers.isEmpty()) {
@@ -135,7 +184,7 @@ public final class ChaosMain {
         ProcessHandle victim = servers.get(random.nextInt(servers.size()));
         victim.destroyForcibly();
         victim.onExit().get(config.processTimeout().toSeconds(), TimeUnit.SECONDS);
-        return f;
+        return Optional.of(f);
       }
     }
     switch (f) {
@@ -149,8 +198,9 @@ public final class ChaosMain {
         }
       }
       case POSTGRES_RESTART -> pg.restart();
-      case MCP_SERVER_SIGKILL -> throw new IllegalStateException("handled above");
+      case MCP_SERVER_SIGKILL, TASK_CALL_WORKER_SIGKILL ->
+          throw new IllegalStateException("handled above");
     }
-    return f;
+    return Optional.of(f);
   }
 }
