@@ -9,6 +9,7 @@
 --   flows.after_success      <-> AfterSuccess.of: what a success readies, whether the run ends
 --   flows.succeed_attempt    <-> AttemptEnd.reported for StepOutcome.Succeeded, then after_success
 --   flows.succeed_after_memos <-> InMemoryJournal.complete: a success's memos, then its end
+--   flows.start_succeeded    <-> Journal.startRunSucceeded: startRunClaimed, then complete
 -- The transitions they take are the kernel's tables (flows.step_transitions, run_transitions),
 -- enforced by the triggers below; the Java caller checks each one against Lifecycle.
 
@@ -454,7 +455,7 @@ CREATE OR REPLACE FUNCTION flows.succeed_after_memos(
     p_run_id text, p_step_id text, p_attempt integer, p_lease_id text,
     p_surfaces text[], p_idempotency_key text, p_outputs text[], p_recorded text[],
     p_confirmed text[], p_step_output jsonb, p_succeeded_status text, p_completed jsonb,
-    p_run_completed jsonb, p_now timestamptz)
+    p_run_completed jsonb, p_now timestamptz, p_notify_run_end boolean DEFAULT true)
   RETURNS TABLE (outcome text, run_status text, unconfirmed text, unblocked integer,
                  step_status text)
   LANGUAGE plpgsql AS $$
@@ -491,7 +492,59 @@ BEGIN
   RETURN QUERY
     SELECT s.outcome, s.run_status, s.unconfirmed, s.unblocked, s.step_status
       FROM flows.succeed_attempt(p_run_id, p_step_id, p_attempt, p_lease_id, p_step_output,
-                                 p_succeeded_status, p_completed, p_run_completed, v_now) s;
+                                 p_succeeded_status, p_completed, p_run_completed, v_now,
+                                 p_notify_run_end) s;
+END
+$$;
+
+-- A run admitted already claimed and its attempt ended in success, in one statement: exactly
+-- flows.start_claimed (no election) then flows.succeed_after_memos, for a process that ran the
+-- body before admitting its run and saw it end before anyone could know the run id. The run's
+-- end is not notified: a run nobody has seen has no watcher in another process. outcome: 'ok'
+-- (with what both answered: the statuses admitted, then the run's status after, the step status
+-- written and the count of readied steps), or start_claimed's 'exists' / 'terminal' having
+-- written nothing. A refused completion (which a run just admitted cannot meet) raises, so
+-- nothing of the admission stays.
+CREATE OR REPLACE FUNCTION flows.start_succeeded(
+    p_run_id text, p_name text, p_run_status text, p_parent_run_id text, p_admission_key text,
+    p_spec jsonb, p_spec_hash text, p_created_by text, p_rerun_of text, p_queue text,
+    p_step_id text, p_kind text, p_route text, p_running_status text,
+    p_max_iterations integer, p_step_spec jsonb,
+    p_lease_id text, p_lease_ms bigint, p_worker_id text, p_key text,
+    p_spawned jsonb, p_started jsonb, p_attempt integer,
+    p_surfaces text[], p_outputs text[], p_recorded text[], p_confirmed text[],
+    p_step_output jsonb, p_succeeded_status text, p_completed jsonb, p_run_completed jsonb,
+    p_now timestamptz)
+  RETURNS TABLE (outcome text, existing_run_id text, admitted_run_status text,
+                 admitted_step_status text, run_status text, unconfirmed text,
+                 unblocked integer, step_status text)
+  LANGUAGE plpgsql AS $$
+DECLARE
+  v_start record;
+  v_end   record;
+BEGIN
+  SELECT * INTO v_start
+    FROM flows.start_claimed(p_run_id, p_name, p_run_status, p_parent_run_id, p_admission_key,
+                             p_spec, p_spec_hash, p_created_by, p_rerun_of, p_queue, p_step_id,
+                             p_kind, p_route, p_running_status, p_max_iterations, p_step_spec,
+                             p_lease_id, p_lease_ms, p_worker_id, NULL, p_key, p_spawned,
+                             p_started, NULL, p_now);
+  IF v_start.outcome <> 'claimed' THEN
+    RETURN QUERY SELECT v_start.outcome, v_start.existing_run_id, NULL::text, NULL::text,
+                        NULL::text, NULL::text, 0, NULL::text;
+    RETURN;
+  END IF;
+  SELECT * INTO v_end
+    FROM flows.succeed_after_memos(p_run_id, p_step_id, p_attempt, p_lease_id, p_surfaces, p_key,
+                                   p_outputs, p_recorded, p_confirmed, p_step_output,
+                                   p_succeeded_status, p_completed, p_run_completed, p_now,
+                                   false);
+  IF v_end.outcome <> 'ok' THEN
+    RAISE EXCEPTION 'flows.start_succeeded: the end of run % it admitted was refused: %',
+      p_run_id, v_end.outcome;
+  END IF;
+  RETURN QUERY SELECT 'ok'::text, p_run_id, v_start.run_status, v_start.step_status,
+                      v_end.run_status, v_end.unconfirmed, v_end.unblocked, v_end.step_status;
 END
 $$;
 

@@ -8,6 +8,7 @@ import dev.flows.kernel.journal.MemoEffect;
 import dev.flows.kernel.journal.RunId;
 import dev.flows.kernel.journal.StepOutcome;
 import dev.flows.kernel.spec.StepBody;
+import dev.flows.kernel.spec.StepSpec;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashSet;
@@ -89,30 +90,38 @@ final class MemoEffects {
   CompletionAck succeedAfter(LeaseToken lease, StepOutcome.Succeeded ok, OneTripVerbs oneTrip) {
     List<MemoEffect> memos = ok.memos();
     Optional<StepSpecCache.Cached> cached = stepSpecs.get(lease.runId(), lease.stepId());
-    if (cached.isPresent()
-        && cached.get().spec().body() instanceof StepBody.Agent a
-        && memos.stream().allMatch(m -> a.declares(m.surfacePath()))
-        && memos.stream().map(MemoEffect::surfacePath).distinct().count() == memos.size()) {
-      String key = cached.get().idempotencyKey();
-      List<MemoCall> calls =
-          memos.stream().map(m -> MemoCall.of(lease, m.surfacePath(), key, m.output())).toList();
+    if (cached.isPresent() && carriable(cached.get().spec(), memos)) {
       Optional<CompletionAck> ack =
-          oneTrip.succeedAfterMemos(
-              lease,
-              ok,
-              (sql, ps) -> {
-                sql.bind(ps, "surfacePaths", textArray(calls, MemoCall::surfacePath));
-                sql.bind(ps, "idempotencyKey", key);
-                sql.bind(ps, "outputs", textArray(calls, m -> m.output().orElse(null)));
-                sql.bind(ps, "recordedPayloads", textArray(calls, MemoCall::recordedPayload));
-                sql.bind(ps, "confirmedPayloads", textArray(calls, MemoCall::confirmedPayload));
-              });
+          oneTrip.succeedAfterMemos(lease, ok, binds(lease, cached.get().idempotencyKey(), memos));
       if (ack.isPresent()) {
         return ack.get();
       }
     }
     recordConfirmedEffects(lease, memos);
     return oneTrip.succeed(lease, ok);
+  }
+
+  /**
+   * Whether one statement can journal {@code memos} for {@code step}: it declares each surface, and
+   * no two memos are for one election.
+   */
+  static boolean carriable(StepSpec step, List<MemoEffect> memos) {
+    return step.body() instanceof StepBody.Agent a
+        && memos.stream().allMatch(m -> a.declares(m.surfacePath()))
+        && memos.stream().map(MemoEffect::surfacePath).distinct().count() == memos.size();
+  }
+
+  /** Binds {@code memos} of {@code lease}'s attempt, their entries encoded, as arrays. */
+  static JournalDb.Binder binds(LeaseToken lease, String key, List<MemoEffect> memos) {
+    List<MemoCall> calls =
+        memos.stream().map(m -> MemoCall.of(lease, m.surfacePath(), key, m.output())).toList();
+    return (sql, ps) -> {
+      sql.bind(ps, "surfacePaths", textArray(calls, MemoCall::surfacePath));
+      sql.bind(ps, "idempotencyKey", key);
+      sql.bind(ps, "outputs", textArray(calls, m -> m.output().orElse(null)));
+      sql.bind(ps, "recordedPayloads", textArray(calls, MemoCall::recordedPayload));
+      sql.bind(ps, "confirmedPayloads", textArray(calls, MemoCall::confirmedPayload));
+    };
   }
 
   /** One call as the fast path writes it, its entries already encoded. */

@@ -14,7 +14,6 @@ import dev.flows.kernel.journal.EffectElection;
 import dev.flows.kernel.journal.JournalEntry;
 import dev.flows.kernel.journal.LeaseToken;
 import dev.flows.kernel.journal.RunCompletionReason;
-import dev.flows.kernel.journal.RunId;
 import dev.flows.kernel.journal.StartRun;
 import dev.flows.kernel.journal.StepOutcome;
 import dev.flows.kernel.journal.WorkerId;
@@ -24,8 +23,6 @@ import dev.flows.kernel.lifecycle.RunStatus;
 import dev.flows.kernel.lifecycle.RunTransition;
 import dev.flows.kernel.lifecycle.StepStatus;
 import dev.flows.kernel.lifecycle.StepTransition;
-import dev.flows.kernel.spec.Routes;
-import dev.flows.kernel.spec.RunSpecJson;
 import dev.flows.kernel.spec.StepSpec;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -49,6 +46,8 @@ final class OneTripVerbs {
       PositionalSql.of(Sql.text("confirm_and_succeed"));
   private static final PositionalSql SUCCEED_AFTER_MEMOS =
       PositionalSql.of(Sql.text("succeed_after_memos"));
+  private static final PositionalSql START_SUCCEEDED =
+      PositionalSql.of(Sql.text("start_succeeded"));
 
   private final JournalDb db;
 
@@ -251,51 +250,15 @@ final class OneTripVerbs {
    */
   private ClaimedAttempt admitClaimed(
       StartRun r, StepSpec step, WorkerId worker, Duration lease, Optional<String> surfacePath) {
-    RunId runId = r.runId().orElseGet(RunId::random);
-    JsonNode specJson = RunSpecJson.write(r.spec());
-    // RunSpecJson.hash(spec) of the tree already written, instead of writing the spec twice.
-    String hash = Keys.sha256Hex(RunSpecJson.canonicalText(specJson));
-    LeaseToken token = new LeaseToken(runId, step.id(), 1, Keys.leaseId(runId, step.id(), 1));
-    long leaseMs = step.leaseMs().orElse(lease.toMillis());
-    String key = Keys.idempotencyKey(runId, step.id());
-    RunStatus spawned = RunTransition.SPAWNED.to();
-    StepStatus ready = Lifecycle.created(step);
-    StepStatus running = StepTransition.CLAIMED.to();
-    // The function sets the real deadline (from the journal's clock) over this placeholder.
-    JournalEntry started =
-        new JournalEntry.StepAttemptStarted(
-            runId, step.id(), 1, step.kind(), key, token.leaseId(), Instant.EPOCH, worker);
-    JournalEntry spawnedEntry =
-        new JournalEntry.RunSpawned(
-            runId, specJson, hash, r.parentRunId(), r.admissionKey(), r.createdBy(), r.rerunOf());
+    ClaimedAdmission admission = ClaimedAdmission.of(r, worker, lease);
+    LeaseToken token = admission.attempt().lease();
+    String key = admission.attempt().idempotencyKey();
     InlineStart row =
         db.autocommitRow(
             START_CLAIMED,
             (sql, ps) -> {
-              sql.bind(ps, "runId", runId.value());
-              sql.bind(ps, "name", r.spec().name());
-              sql.bind(ps, "runStatus", spawned.wire());
-              sql.bind(ps, "parentRunId", r.parentRunId().map(RunId::value).orElse(null));
-              sql.bind(ps, "admissionKey", r.admissionKey());
-              sql.bind(ps, "spec", EntryCodec.text(specJson));
-              sql.bind(ps, "specHash", hash);
-              sql.bind(ps, "createdBy", r.createdBy());
-              sql.bind(ps, "rerunOf", r.rerunOf().map(RunId::value).orElse(null));
-              sql.bind(ps, "queue", r.queue());
-              sql.bind(ps, "stepId", step.id());
-              sql.bind(ps, "kind", step.kind().wire());
-              sql.bind(ps, "route", Routes.of(step));
-              sql.bind(ps, "runningStatus", running.wire());
-              sql.bind(ps, "maxIterations", step.maxIterations());
-              sql.bind(ps, "stepSpec", EntryCodec.text(RunSpecJson.writeStep(step)));
-              sql.bind(ps, "leaseId", token.leaseId());
-              sql.bind(ps, "leaseMs", leaseMs);
-              sql.bind(ps, "workerId", worker.value());
+              admission.bind(sql, ps, db);
               sql.bind(ps, "surfacePath", surfacePath.orElse(null));
-              sql.bind(ps, "idempotencyKey", key);
-              sql.bind(ps, "now", db.clock());
-              sql.bind(ps, "spawned", EntryCodec.encode(spawnedEntry).payload());
-              sql.bind(ps, "started", EntryCodec.encode(started).payload());
               sql.bind(
                   ps,
                   "recorded",
@@ -315,23 +278,76 @@ final class OneTripVerbs {
                     Optional.ofNullable(rs.getString("step_status")).map(StepStatus::fromWire)));
     return switch (row.outcome()) {
       case "claimed" -> {
-        // What the function made: a run spawned, and its step inserted claimed.
-        db.transitions()
-            .runMade(RunTransition.SPAWNED, Optional.empty(), row.runStatus().orElseThrow());
-        db.transitions()
-            .stepsMade(StepTransition.CLAIMED, ready, row.stepStatus().orElseThrow(), 1);
-        yield new ClaimedAttempt(token, row.leaseDeadline(), leaseMs, step, key, r.parentRunId());
+        admitted(step, row.runStatus(), row.stepStatus());
+        ClaimedAttempt a = admission.attempt();
+        yield new ClaimedAttempt(
+            token, row.leaseDeadline(), a.leaseMs(), step, key, r.parentRunId());
       }
+      default -> throw notAdmitted(r, row.outcome(), row.existingRunId());
+    };
+  }
+
+  /** What start_claimed made: a run spawned, and its step inserted claimed. */
+  private void admitted(StepSpec step, Optional<RunStatus> run, Optional<StepStatus> claimed) {
+    db.transitions().runMade(RunTransition.SPAWNED, Optional.empty(), run.orElseThrow());
+    db.transitions()
+        .stepsMade(StepTransition.CLAIMED, Lifecycle.created(step), claimed.orElseThrow(), 1);
+  }
+
+  private static RuntimeException notAdmitted(StartRun r, String outcome, String existingRunId) {
+    return switch (outcome) {
       case "terminal" ->
-          throw new RunTerminalException(
-              "run " + row.existingRunId() + " was canceled or ended and cannot be started",
-              row.existingRunId());
+          new RunTerminalException(
+              "run " + existingRunId + " was canceled or ended and cannot be started",
+              existingRunId);
       case "exists" ->
-          throw new RunAdmissionConflictException(
-              r.admissionKey(),
-              row.existingRunId(),
-              "the run id or admission key was already admitted");
-      default -> throw new IllegalStateException("flows.start_claimed answered " + row.outcome());
+          new RunAdmissionConflictException(
+              r.admissionKey(), existingRunId, "the run id or admission key was already admitted");
+      default -> new IllegalStateException("flows.start_claimed answered " + outcome);
+    };
+  }
+
+  /**
+   * flows.start_succeeded: the run admitted already claimed by {@code worker} and its attempt ended
+   * with {@code ok}, whose memos {@code memos} binds (their entries encoded for {@code admission}'s
+   * attempt); empty, having written nothing, when the run id or admission key had admitted a run
+   * already. Refused as {@link #startRunClaimed} is.
+   */
+  Optional<CompletionAck> startRunSucceeded(
+      ClaimedAdmission admission, StepOutcome.Succeeded ok, JournalDb.Binder memos) {
+    JsonNode output = ok.output() == null ? NullNode.getInstance() : ok.output();
+    LeaseToken lease = admission.attempt().lease();
+    record Row(
+        String outcome,
+        String existingRunId,
+        Optional<RunStatus> admittedRun,
+        Optional<StepStatus> admittedStep,
+        Optional<SuccessEnd> end) {}
+    Row row =
+        db.autocommitRow(
+            START_SUCCEEDED,
+            (sql, ps) -> {
+              admission.bind(sql, ps, db);
+              memos.bind(sql, ps);
+              bindSuccess(sql, ps, lease, output);
+            },
+            rs ->
+                new Row(
+                    rs.getString("outcome"),
+                    rs.getString("existing_run_id"),
+                    Rows.runStatus(rs, "admitted_run_status"),
+                    Optional.ofNullable(rs.getString("admitted_step_status"))
+                        .map(StepStatus::fromWire),
+                    rs.getString("outcome").equals("ok")
+                        ? Optional.of(SuccessEnd.read(rs, Optional.empty()))
+                        : Optional.empty()));
+    return switch (row.outcome()) {
+      case "ok" -> {
+        admitted(admission.attempt().step(), row.admittedRun(), row.admittedStep());
+        yield Optional.of(succeeded(row.end().orElseThrow()));
+      }
+      case "exists" -> Optional.empty();
+      default -> throw notAdmitted(admission.request(), row.outcome(), row.existingRunId());
     };
   }
 }

@@ -215,6 +215,23 @@ public final class PostgresJournal implements Journal, AutoCloseable {
     return new ClaimedStart(new StartedRun(a.lease().runId(), true, RunStatus.RUNNING), attempt);
   }
 
+  /**
+   * One statement, {@code flows.start_succeeded}, when it can carry the memos (see {@link
+   * MemoEffects#carriable}); else {@link #startRunClaimed} then {@link #complete}.
+   */
+  @Override
+  public Optional<CompletionAck> startRunSucceeded(
+      StartRun r, WorkerId worker, Duration lease, StepOutcome.Succeeded ok) {
+    StartRun named = r.runId().isPresent() ? r : r.withRunId(RunId.random());
+    ClaimedAdmission admission = ClaimedAdmission.of(named, worker, lease);
+    ClaimedAttempt a = admission.attempt();
+    if (!MemoEffects.carriable(a.step(), ok.memos())) {
+      return Journal.super.startRunSucceeded(named, worker, lease, ok);
+    }
+    return oneTrip.startRunSucceeded(
+        admission, ok, MemoEffects.binds(a.lease(), a.idempotencyKey(), ok.memos()));
+  }
+
   @Override
   public List<ClaimedAttempt> claim(ClaimRequest request) {
     return claims.claim(request);

@@ -130,6 +130,16 @@ public final class ResilientJournal implements Journal {
     return call(() -> delegate.startRunClaimed(request, worker, lease));
   }
 
+  /**
+   * Retried like {@link #startRun}. A retry after an unseen commit finds the run admitted and
+   * answers empty: the caller, who chose the run id, reads the run to learn how it ended.
+   */
+  @Override
+  public Optional<CompletionAck> startRunSucceeded(
+      StartRun request, WorkerId worker, Duration lease, StepOutcome.Succeeded outcome) {
+    return call(() -> delegate.startRunSucceeded(request, worker, lease, outcome));
+  }
+
   @Override
   public List<ClaimedAttempt> claim(ClaimRequest request) {
     return call(() -> delegate.claim(request));

@@ -3,7 +3,6 @@ package dev.flows.worker;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.flows.kernel.journal.ClaimRequest;
 import dev.flows.kernel.journal.ClaimedAttempt;
-import dev.flows.kernel.journal.ClaimedStart;
 import dev.flows.kernel.journal.CompletionReason;
 import dev.flows.kernel.journal.ExpiredAttempt;
 import dev.flows.kernel.journal.Journal;
@@ -73,6 +72,7 @@ public final class Worker implements AutoCloseable {
   private final WorkerId id;
   private final Semaphore slots;
   private final RunningAttempts attempts;
+  private final LocalStarts starts;
   private final CountDownLatch stopping = new CountDownLatch(1);
   private final AtomicLong congested = new AtomicLong();
   private final ClaimScope scope = new ClaimScope();
@@ -109,7 +109,9 @@ public final class Worker implements AutoCloseable {
       WorkerId id,
       Optional<WorkerLease> lease) {
     this.journal =
-        journal instanceof ResilientJournal ? journal : new ResilientJournal(journal, config);
+        journal instanceof ResilientJournal || journal instanceof DeferredAdmissions
+            ? journal
+            : new ResilientJournal(journal, config);
     this.executors = executors;
     this.config = config;
     this.clock = clock;
@@ -117,6 +119,7 @@ public final class Worker implements AutoCloseable {
     this.slots = new Semaphore(config.capacity());
     WorkerLease workerLease = lease.orElseGet(() -> new WorkerLease(this.journal, config, clock));
     this.attempts = new RunningAttempts(this.journal, executors, workerLease, id, slots);
+    this.starts = new LocalStarts(this.journal, attempts, slots, id, config, clock);
   }
 
   /** {@code host/pid/random}: unique per process, and says where to look when an attempt hangs. */
@@ -326,39 +329,25 @@ public final class Worker implements AutoCloseable {
   /**
    * Admits {@code request} already claimed by this worker and starts its attempt at once, when the
    * worker runs (started, not stopping), has a free slot, and would claim the run's step itself: a
-   * root run of one step ready at creation, of a kind, route and queue it serves. The admission is
-   * one journal call ({@link Journal#startRunClaimed}): no work notification, no claim, no renewal
-   * before the work (the lease was granted by the journal's clock in that same call). The attempt
-   * is leased, renewed and handed back exactly like a claimed one; if this process dies, the lease
-   * expires and another worker takes the run over.
-   *
-   * <p>Empty when the worker cannot take it now: the caller admits the run with {@link
-   * Journal#startRun} and a claimer takes it. When the admission key had admitted the run already,
-   * answers it as startRun does, with no attempt and no {@link ClaimedHere#end}.
+   * root run of one step ready at creation, of a kind, route and queue it serves ({@link
+   * LocalStarts}). Empty when the worker cannot take it now: the caller admits the run with {@link
+   * Journal#startRun} and a claimer takes it.
    */
   public Optional<ClaimedHere> startClaimed(StartRun request) {
+    return startClaimed(request, Duration.ZERO);
+  }
+
+  /**
+   * As {@link #startClaimed(StartRun)}; with {@code deferFor} positive, a request without a run id
+   * and a {@link DeferredAdmissions} journal, the body starts before its run is admitted and the
+   * run is admitted with its success when the body ends within {@code deferFor}, else when it first
+   * needs the journal or {@code deferFor} passes; this answers once the run is admitted.
+   */
+  public Optional<ClaimedHere> startClaimed(StartRun request, Duration deferFor) {
     if (claimLoop == null || stopped() || !wouldClaim(request)) {
       return Optional.empty();
     }
-    if (!slots.tryAcquire()) {
-      return Optional.empty();
-    }
-    Instant sent = clock.instant();
-    ClaimedStart c;
-    try {
-      c = journal.startRunClaimed(request, id, config.defaultLease());
-    } catch (RuntimeException e) {
-      slots.release();
-      throw e;
-    }
-    if (c.attempt().isEmpty()) {
-      slots.release();
-      return Optional.of(new ClaimedHere(c.started(), Optional.empty()));
-    }
-    CompletableFuture<Optional<JsonNode>> end = new CompletableFuture<>();
-    attempts.launch(
-        c.attempt().get(), sent, LeaseOptions.defaults().skipFirstRenewal(), Optional.of(end));
-    return Optional.of(new ClaimedHere(c.started(), Optional.of(end)));
+    return starts.start(request, deferFor);
   }
 
   /**

@@ -2,6 +2,7 @@ package dev.flows.kernel.journal;
 
 import dev.flows.kernel.ErrorCode;
 import dev.flows.kernel.FlowsException;
+import dev.flows.kernel.keys.Keys;
 import dev.flows.kernel.lifecycle.Lifecycle;
 import dev.flows.kernel.lifecycle.StepStatus;
 import dev.flows.kernel.spec.StepSpec;
@@ -30,5 +31,23 @@ public record ClaimedStart(StartedRun started, Optional<ClaimedAttempt> attempt)
           "admit the run with startRun and let a worker claim it");
     }
     return r.spec().steps().getFirst();
+  }
+
+  /**
+   * The attempt {@link Journal#startRunClaimed} opens when it admits {@code r} as {@code runId}:
+   * attempt 1 of its only step, its lease the step's {@code leaseMs}, else {@code lease}. {@code
+   * deadline} stands for the deadline the journal's clock sets at admission.
+   */
+  public static ClaimedAttempt firstAttempt(
+      StartRun r, RunId runId, java.time.Duration lease, java.time.Instant deadline) {
+    StepSpec step = onlyStep(r);
+    LeaseToken token = new LeaseToken(runId, step.id(), 1, Keys.leaseId(runId, step.id(), 1));
+    return new ClaimedAttempt(
+        token,
+        deadline,
+        step.leaseMs().orElse(lease.toMillis()),
+        step,
+        Keys.idempotencyKey(runId, step.id()),
+        r.parentRunId());
   }
 }

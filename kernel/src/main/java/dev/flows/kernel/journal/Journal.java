@@ -259,6 +259,21 @@ public interface Journal {
    */
   ClaimedStart startRunClaimed(StartRun request, WorkerId worker, java.time.Duration lease);
 
+  /**
+   * Admits a run already claimed by {@code worker} and completes that attempt with {@code outcome},
+   * as {@link #startRunClaimed} then {@link #complete} would, journaling exactly their entries (the
+   * outcome's memos before the step's end), in one transaction on Postgres (one statement, with no
+   * run-end NOTIFY: a run id nobody has seen yet has no watcher elsewhere). For a process that ran
+   * the body of a run it had not admitted yet and saw it end in success before anyone could know
+   * the run. Empty, having completed nothing, when the run id or admission key had admitted a run
+   * already; refused as those two verbs are.
+   */
+  default Optional<CompletionAck> startRunSucceeded(
+      StartRun request, WorkerId worker, java.time.Duration lease, StepOutcome.Succeeded outcome) {
+    ClaimedStart c = startRunClaimed(request, worker, lease);
+    return c.attempt().map(a -> complete(a.lease(), outcome));
+  }
+
   // ---------------------------------------------------------------- inline effects
 
   /**

@@ -61,4 +61,10 @@ public record StartRun(
   public StartRun inQueue(String q) {
     return new StartRun(runId, admissionKey, spec, parentRunId, createdBy, rerunOf, q);
   }
+
+  /** This admission under run id {@code id}. */
+  public StartRun withRunId(RunId id) {
+    return new StartRun(
+        Optional.of(id), admissionKey, spec, parentRunId, createdBy, rerunOf, queue);
+  }
 }

@@ -1655,6 +1655,73 @@ public abstract class JournalContract {
         () -> journal.complete(s.attempt().get().lease(), ok()), ErrorCode.LEASE_CONFLICT);
   }
 
+  // ---- a run admitted with its end: startRunSucceeded
+
+  private static StepOutcome.Succeeded succeeded() {
+    return new StepOutcome.Succeeded(json("out", "x"));
+  }
+
+  @Test
+  void startRunSucceededJournalsWhatAClaimedAdmissionThenTheCompletionWould() {
+    RunId id = RunId.random();
+    StartRun r = bodyRequest("ended-1", run(agent("body", "/memo/0", "/memo/1"))).withRunId(id);
+    StepOutcome.Succeeded end =
+        new StepOutcome.Succeeded(
+            json("out", "x"),
+            List.of(
+                new MemoEffect("/memo/0", Optional.of(json("v", "0"))),
+                new MemoEffect("/memo/1", Optional.of(json("v", "1")))));
+    CompletionAck ack = journal.startRunSucceeded(r, WORKER, LONG_LEASE, end).orElseThrow();
+    assertThat(ack.runStatus()).isEqualTo(RunStatus.SUCCEEDED);
+    assertThat(ack.reason()).isEqualTo(CompletionReason.SUCCESS);
+    assertThat(types(id))
+        .containsExactly(
+            "run.spawned",
+            "step.attempt.started",
+            "effect.recorded",
+            "effect.confirmed",
+            "effect.recorded",
+            "effect.confirmed",
+            "step.completed",
+            "run.completed");
+    JournalEntry.StepAttemptStarted started =
+        entriesOf(id, JournalEntry.StepAttemptStarted.class).getFirst();
+    assertThat(started.workerId()).isEqualTo(WORKER);
+    assertThat(started.leaseId()).isEqualTo(Keys.leaseId(id, "body", 1));
+    assertThat(snapshot(id).status()).isEqualTo(RunStatus.SUCCEEDED);
+    assertThat(snapshot(id).admissionKey()).isEqualTo("ended-1");
+    assertThat(snapshot(id).queue()).isEqualTo("fast-lane");
+    assertThat(stepStatus(id, "body")).isEqualTo(StepStatus.SUCCEEDED);
+    assertThat(entriesOf(id, JournalEntry.EffectConfirmed.class))
+        .extracting(JournalEntry.EffectConfirmed::output)
+        .containsExactly(Optional.of(json("v", "0")), Optional.of(json("v", "1")));
+    assertThat(entriesOf(id, JournalEntry.StepCompleted.class).getFirst().output())
+        .contains(json("out", "x"));
+    assertThat(claim(5)).isEmpty();
+  }
+
+  @Test
+  void startRunSucceededOfAnAdmittedKeyWritesNothingAndAnswersEmpty() {
+    StartRun r = bodyRequest("ended-dup", run(agent("body")));
+    RunId id = journal.startRun(r).runId();
+    int n = journal.entries(id).size();
+    assertThat(journal.startRunSucceeded(r, WORKER, LONG_LEASE, succeeded())).isEmpty();
+    assertThat(journal.entries(id)).hasSize(n);
+    assertThat(stepStatus(id, "body")).isEqualTo(StepStatus.READY);
+  }
+
+  @Test
+  void startRunSucceededWithAnUndeclaredMemoEndsAsTheCompletionWouldAndKeepsTheAdmission() {
+    RunId id = RunId.random();
+    StartRun r = bodyRequest("ended-undeclared", run(agent("body"))).withRunId(id);
+    StepOutcome.Succeeded end =
+        new StepOutcome.Succeeded(
+            json("out", "x"), List.of(new MemoEffect("/undeclared", Optional.empty())));
+    assertRefused(
+        () -> journal.startRunSucceeded(r, WORKER, LONG_LEASE, end), ErrorCode.EFFECT_NOT_DECLARED);
+    assertThat(types(id)).containsExactly("run.spawned", "step.attempt.started");
+  }
+
   // ---- inline effects: startClaimed, confirmAndComplete, watchRun (perf-mcp)
 
   private static final String INLINE_SURFACE = "/mcp/s/t";

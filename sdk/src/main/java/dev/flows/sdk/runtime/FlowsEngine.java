@@ -13,8 +13,8 @@ import dev.flows.mcp.client.McpSessions;
 import dev.flows.sdk.config.FlowsConfig;
 import dev.flows.sdk.config.FlowsConfigLoader;
 import dev.flows.worker.AgentExecutor;
+import dev.flows.worker.DeferredAdmissions;
 import dev.flows.worker.ExecutorRegistry;
-import dev.flows.worker.ResilientJournal;
 import dev.flows.worker.Worker;
 import dev.flows.worker.WorkerConfig;
 import dev.flows.worker.WorkerLease;
@@ -22,6 +22,7 @@ import dev.flows.worker.exec.DeterministicExecutor;
 import dev.flows.worker.mcp.InlineMcpCalls;
 import dev.flows.worker.mcp.McpToolExecutor;
 import dev.flows.worker.mcp.TaskCancels;
+import java.time.Duration;
 import java.time.InstantSource;
 import java.util.List;
 import java.util.Optional;
@@ -74,8 +75,11 @@ public final class FlowsEngine implements AutoCloseable {
       McpCredentials credentials,
       InstantSource clock,
       WorkerId workerId) {
+    // Every part of the engine writes through the one journal that may hold an admission back.
     this.journal =
-        journal instanceof ResilientJournal ? journal : new ResilientJournal(journal, workerConfig);
+        journal instanceof DeferredAdmissions
+            ? journal
+            : new DeferredAdmissions(journal, workerConfig);
     this.config = config;
     this.credentials = credentials;
     this.sessions = new McpSessions(mcpLimits, credentials);
@@ -177,7 +181,10 @@ public final class FlowsEngine implements AutoCloseable {
    * As {@link #admit}; when this engine's worker runs and has a free slot the run is admitted
    * already claimed by it and its body starts at once ({@link Worker#startClaimed}), and the answer
    * carries the end of that attempt, so a waiter in this process gets the output without reading
-   * the run. Otherwise the run is admitted for any worker to claim.
+   * the run. A start without a key runs its body before admitting the run, for up to {@link
+   * SdkConfig#memoDelay}: a body that ends in success by then is admitted with its end in one
+   * transaction ({@link dev.flows.kernel.journal.Journal#startRunSucceeded}); this answers once the
+   * run is admitted. Otherwise the run is admitted for any worker to claim.
    */
   public Worker.ClaimedHere admitHere(
       LoadedFlow flow, JsonNode input, Optional<String> key, Inventory inventory) {
@@ -206,7 +213,7 @@ public final class FlowsEngine implements AutoCloseable {
             flow.flow().header().queue());
     Worker.ClaimedHere admitted =
         worker
-            .startClaimed(request)
+            .startClaimed(request, key.isEmpty() ? config.memoDelay() : Duration.ZERO)
             .orElseGet(() -> new Worker.ClaimedHere(journal.startRun(request), Optional.empty()));
     if (admitted.started().created()) {
       dev.flows.worker.telemetry.FlowsTelemetry.metrics().runStarted(spec.name());

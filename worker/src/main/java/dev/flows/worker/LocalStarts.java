@@ -1,0 +1,98 @@
+package dev.flows.worker;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.flows.kernel.journal.ClaimedAttempt;
+import dev.flows.kernel.journal.ClaimedStart;
+import dev.flows.kernel.journal.Journal;
+import dev.flows.kernel.journal.RunId;
+import dev.flows.kernel.journal.StartRun;
+import dev.flows.kernel.journal.WorkerId;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.InstantSource;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Semaphore;
+
+/**
+ * Runs a worker starts itself ({@link Worker#startClaimed}): admitted already claimed by it, with
+ * no work notification, no claim and no renewal before the work (the lease was granted by the
+ * journal's clock in the admission), or, deferred, admitted once the body ends or needs the journal
+ * ({@link DeferredAdmissions}). The attempt is leased, renewed and handed back exactly like a
+ * claimed one; if this process dies, the lease expires and another worker takes the run over.
+ */
+final class LocalStarts {
+  private final Journal journal;
+  private final RunningAttempts attempts;
+  private final Semaphore slots;
+  private final WorkerId id;
+  private final WorkerConfig config;
+  private final InstantSource clock;
+
+  LocalStarts(
+      Journal journal,
+      RunningAttempts attempts,
+      Semaphore slots,
+      WorkerId id,
+      WorkerConfig config,
+      InstantSource clock) {
+    this.journal = journal;
+    this.attempts = attempts;
+    this.slots = slots;
+    this.id = id;
+    this.config = config;
+    this.clock = clock;
+  }
+
+  /**
+   * Starts {@code request}'s attempt on a free slot; empty when none is free. When the admission
+   * key had admitted the run already, answers it as startRun does, with no attempt and no end.
+   */
+  Optional<Worker.ClaimedHere> start(StartRun request, Duration deferFor) {
+    if (!slots.tryAcquire()) {
+      return Optional.empty();
+    }
+    if (deferFor.isPositive()
+        && request.runId().isEmpty()
+        && journal instanceof DeferredAdmissions deferred) {
+      return Optional.of(deferred(deferred, request, deferFor));
+    }
+    Instant sent = clock.instant();
+    ClaimedStart c;
+    try {
+      c = journal.startRunClaimed(request, id, config.defaultLease());
+    } catch (RuntimeException e) {
+      slots.release();
+      throw e;
+    }
+    if (c.attempt().isEmpty()) {
+      slots.release();
+      return Optional.of(new Worker.ClaimedHere(c.started(), Optional.empty()));
+    }
+    CompletableFuture<Optional<JsonNode>> end = new CompletableFuture<>();
+    attempts.launch(
+        c.attempt().get(), sent, LeaseOptions.defaults().skipFirstRenewal(), Optional.of(end));
+    return Optional.of(new Worker.ClaimedHere(c.started(), Optional.of(end)));
+  }
+
+  /**
+   * The body starts under a new run id before its run is admitted; answers once the run is. The
+   * attempt's lease is timed from before the admission, as a claim's is from before the claim.
+   */
+  private Worker.ClaimedHere deferred(
+      DeferredAdmissions journal, StartRun request, Duration deferFor) {
+    StartRun named = request.withRunId(RunId.random());
+    Instant sent = clock.instant();
+    Duration lease = config.defaultLease();
+    ClaimedAttempt attempt =
+        ClaimedStart.firstAttempt(named, named.runId().orElseThrow(), lease, sent.plus(lease));
+    DeferredAdmissions.Deferred admission = journal.defer(named, attempt, id, lease);
+    CompletableFuture<Optional<JsonNode>> attemptEnd = new CompletableFuture<>();
+    // The run exists before anyone waiting for the attempt's end hears of it.
+    CompletableFuture<Optional<JsonNode>> end =
+        attemptEnd.whenComplete((output, failure) -> admission.attemptEnded());
+    attempts.launch(
+        attempt, sent, LeaseOptions.defaults().skipFirstRenewal(), Optional.of(attemptEnd));
+    return new Worker.ClaimedHere(admission.await(deferFor), Optional.of(end));
+  }
+}

@@ -1,0 +1,168 @@
+package dev.flows.worker;
+
+import static dev.flows.kernel.journal.Specs.agent;
+import static dev.flows.kernel.journal.Specs.run;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.fasterxml.jackson.databind.node.TextNode;
+import dev.flows.kernel.journal.ClaimedAttempt;
+import dev.flows.kernel.journal.ClaimedStart;
+import dev.flows.kernel.journal.InMemoryJournal;
+import dev.flows.kernel.journal.Journal;
+import dev.flows.kernel.journal.JournalRecord;
+import dev.flows.kernel.journal.MemoEffect;
+import dev.flows.kernel.journal.RunId;
+import dev.flows.kernel.journal.StartRun;
+import dev.flows.kernel.journal.StartedRun;
+import dev.flows.kernel.journal.StepOutcome;
+import dev.flows.kernel.journal.WorkerId;
+import dev.flows.kernel.lifecycle.RunStatus;
+import dev.flows.kernel.lifecycle.StepStatus;
+import java.lang.reflect.Method;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+
+class DeferredAdmissionsTest {
+  private static final WorkerId WORKER = new WorkerId("deferring");
+  private static final Duration LEASE = Duration.ofSeconds(30);
+
+  private final InMemoryJournal memory = new InMemoryJournal(Clock.systemUTC());
+  private final DeferredAdmissions journal =
+      new DeferredAdmissions(memory, WorkerConfig.defaults());
+
+  private record Held(RunId run, ClaimedAttempt attempt, DeferredAdmissions.Deferred admission) {}
+
+  private Held defer(String... surfaces) {
+    RunId id = RunId.random();
+    StartRun r = StartRun.of("flow:" + id.value(), run(agent("body", surfaces))).withRunId(id);
+    ClaimedAttempt a = ClaimedStart.firstAttempt(r, id, LEASE, java.time.Instant.now());
+    return new Held(id, a, journal.defer(r, a, WORKER, LEASE));
+  }
+
+  private List<String> types(RunId id) {
+    return memory.entries(id).stream().map(JournalRecord::entry).map(e -> e.type()).toList();
+  }
+
+  @Test
+  void aHeldRunIsNotInTheJournalUntilItsBodyEndsAndThenArrivesWithItsEnd() throws Exception {
+    Held h = defer("/memo/0");
+    assertThat(memory.run(h.run())).isEmpty();
+    CompletableFuture<StartedRun> started =
+        CompletableFuture.supplyAsync(() -> h.admission().await(Duration.ofSeconds(30)));
+    var ack =
+        journal.complete(
+            h.attempt().lease(),
+            new StepOutcome.Succeeded(
+                TextNode.valueOf("done"),
+                List.of(new MemoEffect("/memo/0", Optional.of(TextNode.valueOf("m"))))));
+    assertThat(ack.runStatus()).isEqualTo(RunStatus.SUCCEEDED);
+    StartedRun s = started.get(10, TimeUnit.SECONDS);
+    assertThat(s.runId()).isEqualTo(h.run());
+    assertThat(s.created()).isTrue();
+    assertThat(s.status()).isEqualTo(RunStatus.SUCCEEDED);
+    assertThat(types(h.run()))
+        .containsExactly(
+            "run.spawned",
+            "step.attempt.started",
+            "effect.recorded",
+            "effect.confirmed",
+            "step.completed",
+            "run.completed");
+  }
+
+  @Test
+  void anyOtherCallNamingTheRunAdmitsItClaimedFirst() {
+    Held h = defer("/memo/0");
+    journal.recordConfirmedEffects(
+        h.attempt().lease(), List.of(new MemoEffect("/memo/0", Optional.empty())));
+    assertThat(types(h.run()))
+        .containsExactly(
+            "run.spawned", "step.attempt.started", "effect.recorded", "effect.confirmed");
+    assertThat(h.admission().await(Duration.ZERO).status()).isEqualTo(RunStatus.RUNNING);
+    // The success then completes the attempt the admission opened, as any completion does.
+    journal.complete(h.attempt().lease(), new StepOutcome.Succeeded(TextNode.valueOf("x")));
+    assertThat(memory.run(h.run()).orElseThrow().status()).isEqualTo(RunStatus.SUCCEEDED);
+  }
+
+  @Test
+  void aChildStartedByAHeldBodyFindsItsParentAdmitted() {
+    Held h = defer();
+    StartRun child =
+        new StartRun(
+            Optional.empty(),
+            "child-of-" + h.run().value(),
+            run(agent("c")),
+            Optional.of(h.run()),
+            "test");
+    RunId c = journal.startRun(child).runId();
+    assertThat(memory.run(c).orElseThrow().parentRunId()).contains(h.run());
+    assertThat(memory.run(h.run()).orElseThrow().status()).isEqualTo(RunStatus.RUNNING);
+  }
+
+  @Test
+  void aStarterWhoseWaitRunsOutAdmitsTheRunClaimedItself() {
+    Held h = defer();
+    StartedRun s = h.admission().await(Duration.ofMillis(1));
+    assertThat(s.status()).isEqualTo(RunStatus.RUNNING);
+    assertThat(memory.run(h.run()).orElseThrow().steps().getFirst().status())
+        .isEqualTo(StepStatus.RUNNING);
+    assertThat(journal.heartbeat(h.attempt().lease())).isNotNull();
+  }
+
+  @Test
+  void anAttemptThatEndsWithoutAdmittingLeavesTheRunForAnyWorkerToClaim() {
+    Held h = defer();
+    h.admission().attemptEnded();
+    assertThat(h.admission().await(Duration.ZERO).created()).isTrue();
+    assertThat(memory.run(h.run()).orElseThrow().steps().getFirst().status())
+        .isEqualTo(StepStatus.READY);
+  }
+
+  @Test
+  void aFailedAdmissionReachesTheStarterAndAdmitsNothingLater() {
+    RunId taken = memory.startRun(StartRun.of("taken", run(agent("body")))).runId();
+    StartRun r = StartRun.of("other", run(agent("body"))).withRunId(taken);
+    ClaimedAttempt a = ClaimedStart.firstAttempt(r, taken, LEASE, java.time.Instant.now());
+    Journal failing =
+        new DeferredAdmissions(
+            new ForwardingJournal(memory) {
+              @Override
+              public ClaimedStart startRunClaimed(StartRun request, WorkerId w, Duration l) {
+                throw new IllegalStateException("admission refused");
+              }
+            },
+            WorkerConfig.defaults());
+    DeferredAdmissions.Deferred d = ((DeferredAdmissions) failing).defer(r, a, WORKER, LEASE);
+    assertThatThrownBy(() -> d.await(Duration.ofMillis(1))).hasMessage("admission refused");
+    d.attemptEnded();
+    assertThat(memory.run(taken).orElseThrow().admissionKey()).isEqualTo("taken");
+  }
+
+  @Test
+  void everyJournalVerbIsOverriddenSoNoneReachesTheJournalAroundAHeldAdmission() {
+    List<String> missing =
+        Arrays.stream(Journal.class.getMethods())
+            .filter(m -> !overrides(m))
+            .map(Method::getName)
+            .toList();
+    assertThat(missing).isEmpty();
+  }
+
+  private static boolean overrides(Method m) {
+    try {
+      return DeferredAdmissions.class
+              .getDeclaredMethod(m.getName(), m.getParameterTypes())
+              .getDeclaringClass()
+          == DeferredAdmissions.class;
+    } catch (NoSuchMethodException e) {
+      return false;
+    }
+  }
+}
