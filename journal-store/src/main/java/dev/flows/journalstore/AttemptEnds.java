@@ -132,8 +132,7 @@ final class AttemptEnds {
       List<EffectRef> confirmed,
       boolean readyNow,
       Instant now) {
-    if (!TxStatements.endFenced(
-        db.transitions(), h, s, lease, end.transition(), end.reason(), next, now)) {
+    if (!TxStatements.endFenced(db.transitions(), h, s, lease, end, next, now)) {
       throw Refusals.lost(lease);
     }
     TxStatements.append(

@@ -4,6 +4,7 @@ import dev.flows.journalstore.Rows.RunRow;
 import dev.flows.journalstore.Rows.StepRow;
 import dev.flows.kernel.journal.AttemptEnd;
 import dev.flows.kernel.journal.Disposition;
+import dev.flows.kernel.journal.DurableTasks;
 import dev.flows.kernel.journal.ExpiredAttempt;
 import dev.flows.kernel.journal.LeaseToken;
 import dev.flows.kernel.journal.RunId;
@@ -16,9 +17,10 @@ import java.util.Optional;
 import org.jdbi.v3.core.Handle;
 
 /**
- * Lease expiry: attempts past their deadline end as the kernel decides ({@link
- * AttemptEnd#expired}), one transaction per attempt, so a concurrent expirer or a late completion
- * decides each attempt under its own locks and every expired attempt is journaled exactly once.
+ * Lease expiry: attempts past their deadline end as the kernel decides ({@link AttemptEnd#expired},
+ * from the step row and its task's row in {@code flows.mcp_task_state}), one transaction per
+ * attempt, so a concurrent expirer or a late completion decides each attempt under its own locks
+ * and every expired attempt is journaled exactly once.
  */
 final class Expiry {
   private final JournalDb db;
@@ -66,12 +68,10 @@ final class Expiry {
       return Optional.empty();
     }
     LeaseToken token = new LeaseToken(s.runId(), s.stepId(), s.attempts(), s.leaseId());
-    AttemptEnd end = AttemptEnd.expired(s.attempts(), s.suspensions(), s.spec().maxIterations());
+    Optional<DurableTasks.StepTask> task = TaskVerbs.read(h, s.runId(), s.stepId());
+    AttemptEnd end = AttemptEnd.expired(s.attempts(), s.suspensions(), s.spec(), task, now);
     boolean retry = end.disposition() == Disposition.RETRY;
-    Optional<Instant> next =
-        retry
-            ? Optional.of(AttemptEnd.retryAt(now, s.spec(), s.runId(), s.stepId(), s.attempts()))
-            : Optional.empty();
+    Optional<Instant> next = end.afterExpiry(now, s.spec(), s.runId(), s.stepId(), s.attempts());
     TxStatements.endUnreported(db.transitions(), h, s, end, next, now);
     if (retry) {
       TxStatements.notifyWork(h, s.runId());

@@ -111,9 +111,22 @@ final class TaskVerbs {
 
   /** The step's task row, locked until commit; empty when the step has no task. */
   private static Optional<DurableTasks.StepTask> lock(Handle h, RunId runId, String stepId) {
+    return taskRow(h, "task_state_lock", runId, stepId);
+  }
+
+  /**
+   * The step's task row, not locked (an expiry reads it under the step's lock, which a new note
+   * needs too); empty when the step has no task.
+   */
+  static Optional<DurableTasks.StepTask> read(Handle h, RunId runId, String stepId) {
+    return taskRow(h, "task_state_read", runId, stepId);
+  }
+
+  private static Optional<DurableTasks.StepTask> taskRow(
+      Handle h, String statement, RunId runId, String stepId) {
     return TxStatements.query(
             h,
-            "task_state_lock",
+            statement,
             q -> q.bind("runId", runId.value()).bind("stepId", stepId),
             (rs, ctx) -> row(rs))
         .stream()

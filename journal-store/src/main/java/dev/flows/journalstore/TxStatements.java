@@ -7,7 +7,6 @@ import dev.flows.journalstore.Rows.ElectionRow;
 import dev.flows.journalstore.Rows.RunRow;
 import dev.flows.journalstore.Rows.StepRow;
 import dev.flows.kernel.journal.AttemptEnd;
-import dev.flows.kernel.journal.CompletionReason;
 import dev.flows.kernel.journal.JournalEntry;
 import dev.flows.kernel.journal.LeaseToken;
 import dev.flows.kernel.journal.RunId;
@@ -115,15 +114,15 @@ final class TxStatements {
       Handle h,
       StepRow s,
       LeaseToken lease,
-      StepTransition t,
-      CompletionReason reason,
+      AttemptEnd end,
       Optional<Instant> notBefore,
       Instant now) {
-    StepStatus to = log.step(t, s.status());
+    StepStatus to = log.step(end.transition(), s.status());
     return fence(h.createUpdate(Sql.text("step_end_fenced")), lease)
             .bind("from", s.status().wire())
             .bind("to", to.wire())
-            .bind("reason", reason.wire())
+            .bind("reason", end.reason().wire())
+            .bind("givenBack", !end.usesIteration())
             .bind("output", (String) null)
             .bind("notBefore", notBefore.map(Instant::toString).orElse(null))
             .bind("now", now.toString())
@@ -149,6 +148,7 @@ final class TxStatements {
             .bind("to", to.wire())
             .bind("attempt", s.attempts())
             .bind("reason", end.reason().wire())
+            .bind("givenBack", !end.usesIteration())
             .bind("notBefore", notBefore.map(Instant::toString).orElse(null))
             .bind("now", now.toString())
             .execute(),

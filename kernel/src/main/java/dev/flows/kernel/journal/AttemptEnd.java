@@ -11,17 +11,31 @@ import java.time.Instant;
 import java.util.Optional;
 
 /**
- * How an ended attempt leaves its step: the step transition, and the reason and disposition its
- * {@code step.completed} entry carries. Both journals decide every end of an attempt here (what a
- * success readies next is {@link AfterSuccess}); the Postgres journal's one-trip success functions
- * write the success row of this table in SQL.
+ * How an ended attempt leaves its step: the step transition, the reason and disposition its {@code
+ * step.completed} entry carries, and whether it used up one of the step's {@code maxIterations}.
+ * Both journals decide every end of an attempt here (what a success readies next is {@link
+ * AfterSuccess}); the Postgres journal's one-trip success functions write the success row of this
+ * table in SQL.
+ *
+ * <p>An attempt that uses no iteration gave its attempt back: it ended suspended, or its lease ran
+ * out while the step's call waited on a live task (see {@link #expired}). Each journal counts such
+ * attempts in the step's {@code suspensions}, so the retry budget is {@code attempts -
+ * suspensions}.
  */
 public record AttemptEnd(
-    StepTransition transition, CompletionReason reason, Disposition disposition) {
+    StepTransition transition,
+    CompletionReason reason,
+    Disposition disposition,
+    boolean usesIteration) {
+
+  /** An end that uses up an iteration (every end but a given-back one). */
+  public AttemptEnd(StepTransition transition, CompletionReason reason, Disposition disposition) {
+    this(transition, reason, disposition, true);
+  }
 
   /**
-   * Whether a step may try again after attempt {@code attempt}: attempts that ended suspended gave
-   * their attempt back and do not use up an iteration.
+   * Whether a step may try again after attempt {@code attempt}: attempts given back (suspended, or
+   * expired while a live task was awaited) do not use up an iteration.
    */
   public static boolean iterationsLeft(int attempt, int suspensions, int maxIterations) {
     return attempt - suspensions < maxIterations;
@@ -45,19 +59,55 @@ public record AttemptEnd(
       case StepOutcome.Parked p ->
           new AttemptEnd(StepTransition.COMPLETED_PARKED, p.reason(), Disposition.PARK);
       case StepOutcome.Suspended w ->
-          new AttemptEnd(StepTransition.SUSPENDED, CompletionReason.SUSPENDED, Disposition.RETRY);
+          new AttemptEnd(
+              StepTransition.SUSPENDED, CompletionReason.SUSPENDED, Disposition.RETRY, false);
     };
   }
 
-  /** The end of attempt {@code attempt} whose lease ran out before its worker reported. */
-  public static AttemptEnd expired(int attempt, int suspensions, int maxIterations) {
-    return iterationsLeft(attempt, suspensions, maxIterations)
+  /**
+   * The end of attempt {@code attempt} whose lease ran out before its worker reported, at {@code
+   * now}. While the step's journaled task ({@code task}) is awaited (still running on the server,
+   * no cancel sent, its deadline not reached: {@link DurableTasks.StepTask#awaitedAt}) the attempt
+   * was polling a call the server still has: it is given back, uses no iteration, and the step
+   * polls again; a worker dying during a long task is no reason to fail the call. Past the task's
+   * deadline, or for any other step, an expiry uses up an iteration, so a step whose workers keep
+   * dying still ends.
+   */
+  public static AttemptEnd expired(
+      int attempt,
+      int suspensions,
+      StepSpec spec,
+      Optional<DurableTasks.StepTask> task,
+      Instant now) {
+    if (task.filter(t -> t.awaitedAt(now, spec.timeoutMs())).isPresent()) {
+      return new AttemptEnd(
+          StepTransition.LEASE_EXPIRED_RETRY,
+          CompletionReason.LEASE_EXPIRED,
+          Disposition.RETRY,
+          false);
+    }
+    return iterationsLeft(attempt, suspensions, spec.maxIterations())
         ? new AttemptEnd(
             StepTransition.LEASE_EXPIRED_RETRY, CompletionReason.LEASE_EXPIRED, Disposition.RETRY)
         : new AttemptEnd(
             StepTransition.LEASE_EXPIRED_EXHAUSTED,
             CompletionReason.RETRIES_EXHAUSTED,
             Disposition.STEP_DONE);
+  }
+
+  /**
+   * When the step of this expired attempt may be claimed again: at once when the attempt was given
+   * back (the task is polled again, as after a suspension), after the durable backoff for a retry,
+   * never when the step is done.
+   */
+  public Optional<Instant> afterExpiry(
+      Instant now, StepSpec spec, RunId runId, String stepId, int attempt) {
+    if (!usesIteration) {
+      return Optional.of(now);
+    }
+    return disposition == Disposition.RETRY
+        ? Optional.of(retryAt(now, spec, runId, stepId, attempt))
+        : Optional.empty();
   }
 
   /** The end of a running attempt of a run being canceled. */

@@ -5,7 +5,9 @@ import dev.flows.kernel.FlowsException;
 import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.Set;
+import java.util.stream.LongStream;
 
 /**
  * Task-backed calls, the same for every journal: the task a server created for a step's call is
@@ -42,6 +44,30 @@ public final class DurableTasks {
     /** Still running on the server, as last seen, and no cancel was sent. */
     public boolean liveUncancelled() {
       return !latest.terminal() && cancelSentAt.isEmpty();
+    }
+
+    /**
+     * When the task is no longer waited for: its creation plus the shorter of the server's {@code
+     * ttlMs} (after which it may forget the task) and the call's own timeout ({@code
+     * callTimeoutMs}, the step's {@code timeoutMs}, counted from the task's creation as the worker
+     * counts it); empty when neither is known.
+     */
+    public Optional<Instant> deadline(OptionalLong callTimeoutMs) {
+      OptionalLong bound =
+          LongStream.concat(
+                  latest.ttlMs().stream().mapToLong(Long::longValue), callTimeoutMs.stream())
+              .min();
+      return bound.isPresent()
+          ? Optional.of(createdAt.plusMillis(bound.getAsLong()))
+          : Optional.empty();
+    }
+
+    /**
+     * Whether the call still waits on this task at {@code now}: live and uncancelled, and before
+     * its {@link #deadline}. A task with no deadline is not waited on without end.
+     */
+    public boolean awaitedAt(Instant now, OptionalLong callTimeoutMs) {
+      return liveUncancelled() && deadline(callTimeoutMs).filter(now::isBefore).isPresent();
     }
   }
 

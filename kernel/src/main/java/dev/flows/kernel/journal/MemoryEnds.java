@@ -74,7 +74,6 @@ final class MemoryEnds {
       case StepOutcome.Parked p -> tail = Optional.ofNullable(p.trajectoryTail());
       case StepOutcome.Suspended w -> {
         awaited.forEach(a -> a.wakesParent = true);
-        step.suspensions++;
         // Settled already (a child ended, or a signal came, while the body decided to wait):
         // ready at once.
         boolean settled =
@@ -174,11 +173,9 @@ final class MemoryEnds {
         continue;
       }
       LeaseToken token = new LeaseToken(run.id, s.spec.id(), s.attempts, s.leaseId);
-      AttemptEnd end = AttemptEnd.expired(s.attempts, s.suspensions, s.spec.maxIterations());
-      Optional<Instant> next =
-          end.disposition() == Disposition.RETRY
-              ? Optional.of(AttemptEnd.retryAt(now, s.spec, run.id, s.spec.id(), s.attempts))
-              : Optional.empty();
+      Optional<DurableTasks.StepTask> task = DurableTasks.of(state.entries(run.id), s.spec.id());
+      AttemptEnd end = AttemptEnd.expired(s.attempts, s.suspensions, s.spec, task, now);
+      Optional<Instant> next = end.afterExpiry(now, s.spec, run.id, s.spec.id(), s.attempts);
       // An expiry names no effects: the dead attempt never reported.
       endAttempt(run, s, s.attempts, end, next, Optional.empty(), List.of(), Optional.empty(), now);
       expired.add(new ExpiredAttempt(token, end.disposition()));
@@ -259,6 +256,9 @@ final class MemoryEnds {
       Instant now) {
     step.clearLease();
     step.status = state.transitions.step(end.transition(), step.status);
+    if (!end.usesIteration()) {
+      step.suspensions++;
+    }
     step.lastReason = end.reason();
     next.ifPresent(t -> step.notBefore = t);
     state.append(

@@ -67,7 +67,8 @@ final class MemoryState {
     WorkerId worker;
     Instant notBefore;
     CompletionReason lastReason;
-    // Attempts that ended suspended: they do not count against maxIterations.
+    // Attempts given back (AttemptEnd.usesIteration false): they do not count against
+    // maxIterations.
     int suspensions;
     JsonNode output;
     long order;

@@ -8,7 +8,9 @@ import dev.flows.kernel.lifecycle.RunStatus;
 import dev.flows.kernel.lifecycle.RunTransition;
 import dev.flows.kernel.lifecycle.StepStatus;
 import dev.flows.kernel.lifecycle.StepTransition;
+import dev.flows.kernel.spec.StepSpec;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
@@ -65,11 +67,135 @@ class AttemptEndTest {
 
   @Test
   void anExpiredLeaseRetriesUntilTheIterationsAreUsedUp() {
-    assertThat(AttemptEnd.expired(1, 0, 2).transition())
+    StepSpec two = Specs.iterations(Specs.agent("a"), 2);
+    assertThat(AttemptEnd.expired(1, 0, two, Optional.empty(), T0).transition())
         .isEqualTo(StepTransition.LEASE_EXPIRED_RETRY);
-    assertThat(AttemptEnd.expired(2, 0, 2).reason()).isEqualTo(CompletionReason.RETRIES_EXHAUSTED);
-    assertThat(AttemptEnd.expired(2, 0, 2).runTransition(RunStatus.RUNNING))
-        .contains(RunTransition.STEP_FAILED);
+    AttemptEnd last = AttemptEnd.expired(2, 0, two, Optional.empty(), T0);
+    assertThat(last.reason()).isEqualTo(CompletionReason.RETRIES_EXHAUSTED);
+    assertThat(last.runTransition(RunStatus.RUNNING)).contains(RunTransition.STEP_FAILED);
+    assertThat(AttemptEnd.expired(2, 1, two, Optional.empty(), T0).disposition())
+        .as("a given-back attempt does not count")
+        .isEqualTo(Disposition.RETRY);
+  }
+
+  // ---- an expiry while the step's call waits on a task
+
+  private static final Instant T0 = Instant.parse("2026-07-28T00:00:00Z");
+  private static final StepSpec CALL =
+      Specs.mcpCall("call", "jobs", "slow", NullNode.getInstance());
+
+  private static DurableTasks.StepTask task(String status, Optional<Long> ttlMs) {
+    return new DurableTasks.StepTask(
+        "/mcp/jobs/slow",
+        "key",
+        new TaskNote("t-1", status, Optional.empty(), Optional.empty(), ttlMs, "2026-07-28"),
+        T0,
+        1,
+        T0,
+        Optional.empty(),
+        Optional.empty());
+  }
+
+  private static AttemptEnd expiredAt(
+      StepSpec spec, DurableTasks.StepTask task, Duration sinceCreation) {
+    return AttemptEnd.expired(
+        5, 0, spec, Optional.of(task), T0.plus(sinceCreation)); // iterations long used up
+  }
+
+  @Test
+  void anAttemptThatExpiresWhileItsTaskWorksWithinItsTtlIsGivenBackAndReadyAtOnce() {
+    AttemptEnd end = expiredAt(CALL, task("working", Optional.of(60_000L)), Duration.ofSeconds(59));
+    assertThat(end)
+        .isEqualTo(
+            new AttemptEnd(
+                StepTransition.LEASE_EXPIRED_RETRY,
+                CompletionReason.LEASE_EXPIRED,
+                Disposition.RETRY,
+                false));
+    Instant now = T0.plusSeconds(59);
+    assertThat(end.afterExpiry(now, CALL, new RunId("r"), "call", 5)).contains(now);
+  }
+
+  @Test
+  void aTaskThatAsksForInputIsStillLiveForAnExpiry() {
+    assertThat(
+            expiredAt(CALL, task("input_required", Optional.of(60_000L)), Duration.ofSeconds(1))
+                .usesIteration())
+        .isFalse();
+  }
+
+  @Test
+  void anExpiryAtOrPastTheTasksTtlUsesAnIterationAsAnyExpiryDoes() {
+    AttemptEnd end = expiredAt(CALL, task("working", Optional.of(60_000L)), Duration.ofSeconds(60));
+    assertThat(end.usesIteration()).isTrue();
+    assertThat(end.reason()).isEqualTo(CompletionReason.RETRIES_EXHAUSTED);
+  }
+
+  @Test
+  void theCallsTimeoutBoundsTheTaskWhenItIsShorterThanTheTtlOrTheTaskHasNone() {
+    StepSpec timed = Specs.timeout(CALL, Duration.ofSeconds(10));
+    assertThat(
+            expiredAt(timed, task("working", Optional.of(60_000L)), Duration.ofSeconds(9))
+                .usesIteration())
+        .isFalse();
+    assertThat(
+            expiredAt(timed, task("working", Optional.of(60_000L)), Duration.ofSeconds(10))
+                .usesIteration())
+        .isTrue();
+    assertThat(
+            expiredAt(timed, task("working", Optional.empty()), Duration.ofSeconds(9))
+                .usesIteration())
+        .as("no ttl: the call's timeout")
+        .isFalse();
+    assertThat(
+            expiredAt(
+                    Specs.timeout(CALL, Duration.ofMinutes(5)),
+                    task("working", Optional.of(60_000L)),
+                    Duration.ofSeconds(61))
+                .usesIteration())
+        .as("the ttl is the shorter")
+        .isTrue();
+  }
+
+  @Test
+  void aTaskWithNeitherTtlNorCallTimeoutGivesNoExpiryBackSoAStepAlwaysEnds() {
+    assertThat(
+            expiredAt(CALL, task("working", Optional.empty()), Duration.ofMillis(1))
+                .usesIteration())
+        .isTrue();
+  }
+
+  @Test
+  void anExpiryAfterTheTasksEndOrACancelWasJournaledUsesAnIteration() {
+    for (String ended : List.of("completed", "failed", "cancelled")) {
+      assertThat(
+              expiredAt(CALL, task(ended, Optional.of(60_000L)), Duration.ofSeconds(1))
+                  .usesIteration())
+          .as(ended)
+          .isTrue();
+    }
+    DurableTasks.StepTask working = task("working", Optional.of(60_000L));
+    DurableTasks.StepTask cancelSent =
+        new DurableTasks.StepTask(
+            working.surfacePath(),
+            working.idempotencyKey(),
+            working.latest(),
+            T0,
+            1,
+            T0,
+            Optional.of(T0),
+            Optional.of("the call's timeout passed"));
+    assertThat(expiredAt(CALL, cancelSent, Duration.ofSeconds(1)).usesIteration()).isTrue();
+  }
+
+  @Test
+  void aSuspensionIsGivenBackAndEveryOtherReportedEndUsesAnIteration() {
+    assertThat(
+            AttemptEnd.reported(StepOutcome.Suspended.timer(Duration.ofSeconds(1)), 1, 0, 1)
+                .usesIteration())
+        .isFalse();
+    assertThat(AttemptEnd.reported(RETRYABLE, 1, 0, 3).usesIteration()).isTrue();
+    assertThat(AttemptEnd.canceled().usesIteration()).isTrue();
   }
 
   @Test

@@ -2343,6 +2343,88 @@ public abstract class JournalContract {
         .containsExactly("t-older");
   }
 
+  /**
+   * A call run whose step has {@code maxIterations} and a short lease, claimed, its effect recorded
+   * and its task journaled as {@code note}: the attempt that made the call.
+   */
+  private ClaimedAttempt taskCallAttempt(StepSpec call, TaskNote note) {
+    start(run(lease(call, shortLease())));
+    ClaimedAttempt a = claimOne();
+    journal.recordEffect(a.lease(), TASK_SURFACE);
+    journal.recordTask(a.lease(), TASK_SURFACE, note);
+    return a;
+  }
+
+  /** The task call's next attempt, claimed and left to expire; answers what the expiry decided. */
+  private Disposition nextAttemptExpires() {
+    elapse(Duration.ofMillis(5));
+    ClaimedAttempt a = claimOne();
+    elapse(pastShortLease());
+    List<ExpiredAttempt> expired = journal.expireLeases();
+    assertThat(expired).extracting(ExpiredAttempt::lease).containsExactly(a.lease());
+    return expired.getFirst().disposition();
+  }
+
+  private static TaskNote taskNote(String status, Optional<Long> ttlMs) {
+    return new TaskNote("t-1", status, Optional.empty(), Optional.of(1000L), ttlMs, "2026-07-28");
+  }
+
+  @Test
+  void anAttemptThatExpiresWhileItsTaskIsLiveUsesNoIterationUntilTheTasksTtlHasPassed() {
+    StepSpec call = iterations(Specs.mcpCall("call", "jobs", "slow", JSON.objectNode()), 2);
+    ClaimedAttempt first = taskCallAttempt(call, taskNote("working", Optional.of(10_000L)));
+    RunId id = first.lease().runId();
+    elapse(pastShortLease());
+    assertThat(journal.expireLeases())
+        .containsExactly(new ExpiredAttempt(first.lease(), Disposition.RETRY));
+    for (int i = 2; i <= 4; i++) {
+      assertThat(nextAttemptExpires()).as("expiry of attempt %d", i).isEqualTo(Disposition.RETRY);
+      assertThat(stepStatus(id, "call")).isEqualTo(StepStatus.READY);
+    }
+    assertThat(snapshot(id).status()).isEqualTo(RunStatus.RUNNING);
+    assertThat(entriesOf(id, JournalEntry.StepCompleted.class))
+        .extracting(JournalEntry.StepCompleted::reason)
+        .containsOnly(CompletionReason.LEASE_EXPIRED);
+
+    elapse(Duration.ofSeconds(10));
+    assertThat(nextAttemptExpires())
+        .as("past the ttl, the first counted")
+        .isEqualTo(Disposition.RETRY);
+    assertThat(nextAttemptExpires()).as("the second counted").isEqualTo(Disposition.STEP_DONE);
+    assertThat(snapshot(id).status()).isEqualTo(RunStatus.FAILED);
+    assertThat(snapshot(id).step("call").orElseThrow().lastReason())
+        .contains(CompletionReason.RETRIES_EXHAUSTED);
+  }
+
+  @Test
+  void aLiveTaskWithoutATtlGivesExpiredAttemptsBackUntilTheCallsTimeoutHasPassed() {
+    StepSpec call =
+        Specs.timeout(
+            iterations(Specs.mcpCall("call", "jobs", "slow", JSON.objectNode()), 1),
+            Duration.ofSeconds(5));
+    ClaimedAttempt first = taskCallAttempt(call, taskNote("input_required", Optional.empty()));
+    RunId id = first.lease().runId();
+    elapse(pastShortLease());
+    assertThat(journal.expireLeases())
+        .containsExactly(new ExpiredAttempt(first.lease(), Disposition.RETRY));
+    assertThat(nextAttemptExpires()).isEqualTo(Disposition.RETRY);
+
+    elapse(Duration.ofSeconds(5));
+    assertThat(nextAttemptExpires()).isEqualTo(Disposition.STEP_DONE);
+    assertThat(snapshot(id).status()).isEqualTo(RunStatus.FAILED);
+  }
+
+  @Test
+  void anAttemptThatExpiresAfterItsTasksEndWasJournaledUsesAnIteration() {
+    StepSpec call = iterations(Specs.mcpCall("call", "jobs", "slow", JSON.objectNode()), 1);
+    ClaimedAttempt first = taskCallAttempt(call, taskNote("working", Optional.of(60_000L)));
+    journal.recordTask(first.lease(), TASK_SURFACE, taskNote("completed", Optional.of(60_000L)));
+    elapse(pastShortLease());
+    assertThat(journal.expireLeases())
+        .containsExactly(new ExpiredAttempt(first.lease(), Disposition.STEP_DONE));
+    assertThat(snapshot(first.lease().runId()).status()).isEqualTo(RunStatus.FAILED);
+  }
+
   // ---- signals (a mailbox per run and name)
 
   @Test

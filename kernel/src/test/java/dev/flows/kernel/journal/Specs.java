@@ -114,6 +114,18 @@ public final class Specs {
         s.body());
   }
 
+  public static StepSpec timeout(StepSpec s, Duration timeout) {
+    return new StepSpec(
+        s.id(),
+        s.dependsOn(),
+        s.input(),
+        s.maxIterations(),
+        s.retry(),
+        s.leaseMs(),
+        OptionalLong.of(timeout.toMillis()),
+        s.body());
+  }
+
   public static StepSpec retry(StepSpec s, RetryPolicy retry) {
     return new StepSpec(
         s.id(),

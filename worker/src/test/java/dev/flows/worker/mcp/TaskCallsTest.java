@@ -8,8 +8,10 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.flows.kernel.ErrorCode;
 import dev.flows.kernel.journal.ClaimRequest;
 import dev.flows.kernel.journal.ClaimedAttempt;
+import dev.flows.kernel.journal.Disposition;
 import dev.flows.kernel.journal.DurableTasks;
 import dev.flows.kernel.journal.EffectElection;
+import dev.flows.kernel.journal.ExpiredAttempt;
 import dev.flows.kernel.journal.InMemoryJournal;
 import dev.flows.kernel.journal.InputAnswer;
 import dev.flows.kernel.journal.JournalEntry;
@@ -296,6 +298,56 @@ class TaskCallsTest {
         .isInstanceOf(StepOutcome.Succeeded.class);
     assertThat(events("tools/call", first.idempotencyKey())).hasSize(1);
     assertThat(events("task.created", first.idempotencyKey())).hasSize(1);
+    assertThat(journal.run(run).orElseThrow().status().wire()).isEqualTo("succeeded");
+  }
+
+  /** The worker running {@code a} dies after its attempt ran: the attempt's lease expires. */
+  private Disposition dies(ClaimedAttempt a) throws InterruptedException {
+    executor.execute(exec(a));
+    clock.advance(Duration.ofSeconds(31));
+    List<ExpiredAttempt> expired = journal.expireLeases();
+    assertThat(expired).extracting(ExpiredAttempt::lease).containsExactly(a.lease());
+    clock.advance(Duration.ofSeconds(1));
+    return expired.getFirst().disposition();
+  }
+
+  @Test
+  void workersDyingMoreOftenThanTheCallsIterationsWhileItsTaskWorksLeaveItToFinishWithOneCall()
+      throws Exception {
+    ClaimedAttempt first =
+        callStep("slow", JSON.objectNode().put("ms", 2_000), modern, JSON.objectNode(), 600_000);
+    RunId run = first.lease().runId();
+    ClaimedAttempt a = first;
+    for (int i = 1; i <= 4; i++) {
+      assertThat(dies(a))
+          .as("the death of attempt %d (3 iterations)", i)
+          .isEqualTo(Disposition.RETRY);
+      a = claim();
+    }
+
+    StepOutcome done = untilNotSuspended(a);
+
+    assertThat(done).isInstanceOf(StepOutcome.Succeeded.class);
+    assertThat(events("tools/call", first.idempotencyKey())).hasSize(1);
+    assertThat(events("task.created", first.idempotencyKey())).hasSize(1);
+    assertThat(journal.run(run).orElseThrow().status().wire()).isEqualTo("succeeded");
+  }
+
+  @Test
+  void aWorkerDyingAfterItJournaledTheTasksEndLeavesTheNextAttemptToFinishWithoutCallingAgain()
+      throws Exception {
+    ClaimedAttempt first = slow(200, modern);
+    RunId run = first.lease().runId();
+    StepOutcome waiting = attempt(first);
+    Thread.sleep(400);
+    clock.advance(((StepOutcome.Suspended) waiting).recheckAfter());
+    ClaimedAttempt second = claim();
+
+    assertThat(dies(second)).isEqualTo(Disposition.RETRY);
+    assertThat(task(run).latest().status()).isEqualTo("completed");
+
+    assertThat(attempt(claim())).isInstanceOf(StepOutcome.Succeeded.class);
+    assertThat(events("tools/call", first.idempotencyKey())).hasSize(1);
     assertThat(journal.run(run).orElseThrow().status().wire()).isEqualTo("succeeded");
   }
 

@@ -9,6 +9,7 @@ import static dev.flows.kernel.journal.Specs.lease;
 import static dev.flows.kernel.journal.Specs.llm;
 import static dev.flows.kernel.journal.Specs.retry;
 import static dev.flows.kernel.journal.Specs.run;
+import static dev.flows.kernel.journal.Specs.timeout;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
@@ -103,6 +104,7 @@ final class Verbs {
           new Verb("send signal", 3, Verbs::sendSignal),
           new Verb("take signal", 3, Verbs::takeSignal),
           new Verb("record task", 4, Verbs::recordTask),
+          new Verb("start task call", 3, s -> Optional.of(startTaskCall(s))),
           new Verb("note task cancel", 2, Verbs::noteTaskCancel),
           new Verb(
               "tasks to cancel",
@@ -132,6 +134,8 @@ final class Verbs {
 
   private static StepSpec step(Script s, StepSpec base, RetryPolicy backoff) {
     StepSpec st = retry(iterations(base, s.between(1, 3)), backoff);
+    // A call's own timeout bounds how long an expiry waiting on its task is given back.
+    st = s.chance(0.3) ? timeout(st, Duration.ofMillis(s.oneOf(2_000L, 20_000L))) : st;
     return s.chance(0.4) ? lease(st, Duration.ofMillis(s.oneOf(300L, 1_000L, 2_000L))) : st;
   }
 
@@ -359,10 +363,41 @@ final class Verbs {
             s.oneOf("working", "working", "input_required", "completed", "cancelled", "x"),
             s.chance(0.8) ? Optional.of(s.oneOf("0%", "50%")) : Optional.empty(),
             s.chance(0.5) ? Optional.of(s.oneOf(50L, 1_000L)) : Optional.empty(),
-            Optional.empty(),
+            s.chance(0.5) ? Optional.of(s.oneOf(3_000L, 30_000L)) : Optional.empty(),
             "2026-07-28");
     return effect(
         s, "recordTask " + note, 0, (j, lease, surface, out) -> j.recordTask(lease, surface, note));
+  }
+
+  /**
+   * A call run started claimed whose server answered with a task still running: its attempt holds
+   * the task, so the attempt's expiry meets the rule for expiries while a task is awaited.
+   */
+  private static Call startTaskCall(Script s) {
+    RunId id = new RunId(s.fresh("t"));
+    StepSpec only = step(s, agent("call", INLINE_SURFACE), FAST_RETRY);
+    StartRun r = new StartRun(Optional.of(id), s.fresh("key"), run(only), Optional.empty(), "task");
+    Duration lease = s.oneOf(Duration.ofMillis(400), Duration.ofSeconds(1));
+    dev.flows.kernel.journal.TaskNote note =
+        new dev.flows.kernel.journal.TaskNote(
+            "task-1",
+            s.oneOf("working", "input_required"),
+            Optional.empty(),
+            Optional.empty(),
+            s.chance(0.7) ? Optional.of(s.oneOf(3_000L, 30_000L)) : Optional.empty(),
+            "2026-07-28");
+    return Call.of(
+            "start task call " + id + " " + note,
+            j -> {
+              ClaimedEffect c = j.startClaimed(r, WORKER, lease, INLINE_SURFACE);
+              return List.of(c, j.recordTask(c.attempt().lease(), INLINE_SURFACE, note));
+            })
+        .learning(
+            answer -> {
+              s.admit(r);
+              ClaimedAttempt a = ((ClaimedEffect) ((List<?>) answer).getFirst()).attempt();
+              s.held.add(new Script.Held(a.lease(), a.step()));
+            });
   }
 
   /** A cancel note for a run the script admitted, on one of its steps, mostly task-1. */
