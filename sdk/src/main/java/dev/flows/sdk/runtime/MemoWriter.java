@@ -144,6 +144,10 @@ final class MemoWriter {
     lock.lock();
     try {
       throwIfRefused();
+      if (ending) {
+        // The completion took the unsent memos already: this one would be journaled by nobody.
+        throw new IllegalStateException("a memo at " + surface + " after the body's end");
+      }
       queued.addLast(p);
       if (!writing) {
         writing = true;
