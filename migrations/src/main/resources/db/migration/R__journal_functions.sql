@@ -9,7 +9,8 @@
 --   flows.after_success      <-> AfterSuccess.of: what a success readies, whether the run ends
 --   flows.succeed_attempt    <-> AttemptEnd.reported for StepOutcome.Succeeded, then after_success
 --   flows.succeed_after_memos <-> InMemoryJournal.complete: a success's memos, then its end
---   flows.start_succeeded    <-> Journal.startRunSucceeded: startRunClaimed, then complete
+--   flows.start_succeeded    <-> Journal.startRunSucceeded: startRunClaimed, then complete,
+--                                as the rows and entries they leave
 -- The transitions they take are the kernel's tables (flows.step_transitions, run_transitions),
 -- enforced by the triggers below; the Java caller checks each one against Lifecycle.
 
@@ -24,15 +25,16 @@ $$;
 -- A step is created waiting or ready with no attempt, or running with its first attempt open by
 -- the transaction that inserted its run (the inline admission of start_claimed: exactly the
 -- ready -> running claim, with nothing in between that another transaction could see; xmin names
--- the inserting top-level transaction, and start_claimed runs no subtransaction). Attempts never
--- decrease, and every status change is a declared transition.
+-- the inserting top-level transaction, and start_claimed runs no subtransaction), or succeeded at
+-- its first attempt by that transaction (start_succeeded: the claim, then the success). Attempts
+-- never decrease, and every status change is a declared transition.
 CREATE OR REPLACE FUNCTION flows.check_step_change() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
   IF TG_OP = 'INSERT' THEN
     IF NEW.status IN ('waiting', 'ready') AND NEW.attempts = 0 THEN
       RETURN NEW;
     END IF;
-    IF NEW.status = 'running' AND NEW.attempts = 1 AND EXISTS (
+    IF NEW.status IN ('running', 'succeeded') AND NEW.attempts = 1 AND EXISTS (
          SELECT 1 FROM flows.runs r
           WHERE r.run_id = NEW.run_id AND r.xmin = pg_current_xact_id()::xid) THEN
       RETURN NEW;
@@ -67,13 +69,20 @@ BEGIN
 END
 $$;
 
--- A run is created as a declared creation (spawned or tombstoned); its identity, admission and
--- spec never change; every status change is a declared transition.
+-- A run is created as a declared creation (spawned or tombstoned), or succeeded: spawned, then
+-- ended by all its steps succeeding, both declared, in the transaction that inserts it
+-- (start_succeeded); its identity, admission and spec never change; every status change is a
+-- declared transition.
 CREATE OR REPLACE FUNCTION flows.check_run_change() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
   IF TG_OP = 'INSERT' THEN
     IF NOT EXISTS (SELECT 1 FROM flows.run_transitions t
-                    WHERE t.from_status IS NULL AND t.to_status = NEW.status) THEN
+                    WHERE t.from_status IS NULL AND t.to_status = NEW.status)
+       AND NOT (NEW.status = 'succeeded' AND EXISTS (
+                  SELECT 1 FROM flows.run_transitions spawned
+                    JOIN flows.run_transitions ended ON ended.from_status = spawned.to_status
+                   WHERE spawned.name = 'SPAWNED' AND ended.name = 'ALL_STEPS_SUCCEEDED'
+                     AND ended.to_status = NEW.status)) THEN
       RAISE EXCEPTION 'flows.runs: a run cannot be created %', NEW.status
         USING ERRCODE = 'check_violation';
     END IF;
@@ -165,6 +174,30 @@ CREATE OR REPLACE FUNCTION flows.iso_instant(t timestamptz) RETURNS text LANGUAG
   SELECT to_char(t AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')
 $$;
 
+-- Why an admission's insert of run p_run_id under p_admission_key found a run already: 'terminal'
+-- (the run id is tombstoned or ended under another key) or 'exists' (the run id or the key admitted
+-- a run; existing_run_id names it).
+CREATE OR REPLACE FUNCTION flows.admission_conflict(p_run_id text, p_admission_key text)
+  RETURNS TABLE (outcome text, existing_run_id text)
+  LANGUAGE plpgsql AS $$
+DECLARE
+  v_existing flows.runs%ROWTYPE;
+BEGIN
+  SELECT * INTO v_existing FROM flows.runs WHERE run_id = p_run_id;
+  IF FOUND THEN
+    IF v_existing.admission_key <> p_admission_key
+       AND (v_existing.tombstone OR v_existing.status IN ('succeeded', 'failed', 'canceled')) THEN
+      RETURN QUERY SELECT 'terminal'::text, v_existing.run_id;
+      RETURN;
+    END IF;
+    RETURN QUERY SELECT 'exists'::text, v_existing.run_id;
+    RETURN;
+  END IF;
+  SELECT * INTO v_existing FROM flows.runs WHERE admission_key = p_admission_key;
+  RETURN QUERY SELECT 'exists'::text, coalesce(v_existing.run_id, p_run_id);
+END
+$$;
+
 -- Admits a one-step run and opens attempt 1 leased to p_worker_id, in one round trip; with
 -- p_surface (an inline f.mcp call) it also elects that attempt for the effect there, without (a
 -- root run admitted already claimed by the starting process's worker) it elects nothing. The
@@ -188,7 +221,6 @@ CREATE OR REPLACE FUNCTION flows.start_claimed(
 DECLARE
   v_now         timestamptz := coalesce(p_now, clock_timestamp());
   v_deadline    timestamptz := v_now + p_lease_ms * interval '1 millisecond';
-  v_existing    flows.runs%ROWTYPE;
   v_run_status  text;
   v_step_status text;
 BEGIN
@@ -199,21 +231,8 @@ BEGIN
   ON CONFLICT DO NOTHING
   RETURNING CAST(status AS text) INTO v_run_status;
   IF NOT FOUND THEN
-    SELECT * INTO v_existing FROM flows.runs WHERE run_id = p_run_id;
-    IF FOUND THEN
-      IF v_existing.admission_key <> p_admission_key
-         AND (v_existing.tombstone OR v_existing.status IN ('succeeded', 'failed', 'canceled')) THEN
-        RETURN QUERY SELECT 'terminal'::text, v_existing.run_id, NULL::timestamptz, NULL::text,
-                            NULL::text;
-        RETURN;
-      END IF;
-      RETURN QUERY SELECT 'exists'::text, v_existing.run_id, NULL::timestamptz, NULL::text,
-                          NULL::text;
-      RETURN;
-    END IF;
-    SELECT * INTO v_existing FROM flows.runs WHERE admission_key = p_admission_key;
-    RETURN QUERY SELECT 'exists'::text, coalesce(v_existing.run_id, p_run_id), NULL::timestamptz,
-                        NULL::text, NULL::text;
+    RETURN QUERY SELECT c.outcome, c.existing_run_id, NULL::timestamptz, NULL::text, NULL::text
+                   FROM flows.admission_conflict(p_run_id, p_admission_key) c;
     RETURN;
   END IF;
   INSERT INTO flows.steps (run_id, step_id, position, kind, status, depends_on, max_iterations,
@@ -241,6 +260,80 @@ BEGIN
    WHERE e.ord < 3 OR p_surface IS NOT NULL
    ORDER BY e.ord;
   RETURN QUERY SELECT 'claimed'::text, p_run_id, v_deadline, v_run_status, v_step_status;
+END
+$$;
+
+-- A run admitted already claimed by p_worker_id and its attempt 1 ended in success with its memos,
+-- in one round trip: the rows and entries flows.start_claimed then flows.succeed_after_memos would
+-- leave, each row written once in its final state (the run inserted succeeded, as spawned then
+-- ended with its one step; the step succeeded at attempt 1, as claimed then completed), for a
+-- process that ran the body before admitting its run and saw it end before anyone could know the
+-- run id. So nothing is notified: a run nobody has seen has no watcher in another process, and
+-- readies nothing. The caller encodes the entries' payloads (step.completed without its effects,
+-- listed here from the memos in order); this adds what depends on the journal's clock (p_now,
+-- NULL: the database clock). outcome: 'ok', or flows.admission_conflict's 'exists' / 'terminal'
+-- having written nothing.
+CREATE OR REPLACE FUNCTION flows.start_succeeded(
+    p_run_id text, p_name text, p_parent_run_id text, p_admission_key text,
+    p_spec jsonb, p_spec_hash text, p_created_by text, p_rerun_of text, p_queue text,
+    p_step_id text, p_kind text, p_route text, p_max_iterations integer, p_step_spec jsonb,
+    p_lease_id text, p_lease_ms bigint, p_key text, p_spawned jsonb, p_started jsonb,
+    p_surfaces text[], p_outputs text[], p_recorded text[], p_confirmed text[],
+    p_step_output jsonb, p_completed jsonb, p_run_completed jsonb, p_now timestamptz)
+  RETURNS TABLE (outcome text, existing_run_id text)
+  LANGUAGE plpgsql AS $$
+DECLARE
+  v_now      timestamptz := coalesce(p_now, clock_timestamp());
+  v_deadline timestamptz := v_now + p_lease_ms * interval '1 millisecond';
+BEGIN
+  INSERT INTO flows.runs (run_id, name, status, parent_run_id, admission_key, spec, spec_hash,
+                          created_by, rerun_of, queue, created_at, completed_at,
+                          completion_reason)
+  VALUES (p_run_id, p_name, 'succeeded', p_parent_run_id, p_admission_key, p_spec, p_spec_hash,
+          p_created_by, p_rerun_of, p_queue, v_now, v_now, 'success')
+  ON CONFLICT DO NOTHING;
+  IF NOT FOUND THEN
+    RETURN QUERY SELECT c.outcome, c.existing_run_id
+                   FROM flows.admission_conflict(p_run_id, p_admission_key) c;
+    RETURN;
+  END IF;
+  INSERT INTO flows.steps (run_id, step_id, position, kind, status, depends_on, max_iterations,
+                           spec, route, not_before, updated_at, attempts, last_reason, output)
+  VALUES (p_run_id, p_step_id, 0, CAST(p_kind AS flows.step_kind), 'succeeded', '{}',
+          p_max_iterations, p_step_spec, p_route, v_now, v_now, 1, 'success', p_step_output);
+  INSERT INTO flows.effect_elections (run_id, step_id, surface_path, attempt, idempotency_key,
+                                      confirmed, output, recorded_at, confirmed_at)
+  SELECT p_run_id, p_step_id, m.surface, 1, p_key, true, CAST(m.output AS jsonb), v_now, v_now
+    FROM unnest(p_surfaces, p_outputs) WITH ORDINALITY AS m(surface, output, ord)
+   ORDER BY m.ord;
+  -- Every entry in one statement, in journal order.
+  INSERT INTO flows.journal_entries (at, run_id, entry_type, step_id, attempt, payload)
+  SELECT v_now, p_run_id, e.entry_type, e.step_id, e.attempt, e.payload
+    FROM (SELECT 0 AS ord, 0 AS n, CAST('run.spawned' AS flows.entry_type) AS entry_type,
+                 NULL::text AS step_id, NULL::integer AS attempt, p_spawned AS payload
+          UNION ALL
+          SELECT 1, 0, 'step.attempt.started', p_step_id, 1,
+                 p_started || jsonb_build_object('leaseDeadline', flows.iso_instant(v_deadline))
+          UNION ALL
+          SELECT 2 + m.ord, x.n, x.entry_type, p_step_id, 1, x.payload
+            FROM unnest(p_recorded, p_confirmed) WITH ORDINALITY AS m(recorded, confirmed, ord)
+           CROSS JOIN LATERAL (VALUES (1, CAST('effect.recorded' AS flows.entry_type),
+                                       CAST(m.recorded AS jsonb)),
+                                      (2, CAST('effect.confirmed' AS flows.entry_type),
+                                       CAST(m.confirmed AS jsonb))) AS x(n, entry_type, payload)
+          UNION ALL
+          SELECT 2 + coalesce(cardinality(p_surfaces), 0) + 1, 0, 'step.completed', p_step_id, 1,
+                 p_completed || jsonb_build_object(
+                   'effects',
+                   (SELECT coalesce(jsonb_agg(jsonb_build_object('surfacePath', m.surface,
+                                                                 'idempotencyKey', p_key)
+                                              ORDER BY m.ord), '[]'::jsonb)
+                      FROM unnest(p_surfaces) WITH ORDINALITY AS m(surface, ord)))
+          UNION ALL
+          SELECT 2 + coalesce(cardinality(p_surfaces), 0) + 2, 0, 'run.completed', NULL, NULL,
+                 p_run_completed) AS e
+   ORDER BY e.ord, e.n;
+  RETURN QUERY SELECT 'ok'::text, p_run_id;
 END
 $$;
 
@@ -455,7 +548,7 @@ CREATE OR REPLACE FUNCTION flows.succeed_after_memos(
     p_run_id text, p_step_id text, p_attempt integer, p_lease_id text,
     p_surfaces text[], p_idempotency_key text, p_outputs text[], p_recorded text[],
     p_confirmed text[], p_step_output jsonb, p_succeeded_status text, p_completed jsonb,
-    p_run_completed jsonb, p_now timestamptz, p_notify_run_end boolean DEFAULT true)
+    p_run_completed jsonb, p_now timestamptz)
   RETURNS TABLE (outcome text, run_status text, unconfirmed text, unblocked integer,
                  step_status text)
   LANGUAGE plpgsql AS $$
@@ -492,61 +585,10 @@ BEGIN
   RETURN QUERY
     SELECT s.outcome, s.run_status, s.unconfirmed, s.unblocked, s.step_status
       FROM flows.succeed_attempt(p_run_id, p_step_id, p_attempt, p_lease_id, p_step_output,
-                                 p_succeeded_status, p_completed, p_run_completed, v_now,
-                                 p_notify_run_end) s;
+                                 p_succeeded_status, p_completed, p_run_completed, v_now) s;
 END
 $$;
 
--- A run admitted already claimed and its attempt ended in success, in one statement: exactly
--- flows.start_claimed (no election) then flows.succeed_after_memos, for a process that ran the
--- body before admitting its run and saw it end before anyone could know the run id. The run's
--- end is not notified: a run nobody has seen has no watcher in another process. outcome: 'ok'
--- (with what both answered: the statuses admitted, then the run's status after, the step status
--- written and the count of readied steps), or start_claimed's 'exists' / 'terminal' having
--- written nothing. A refused completion (which a run just admitted cannot meet) raises, so
--- nothing of the admission stays.
-CREATE OR REPLACE FUNCTION flows.start_succeeded(
-    p_run_id text, p_name text, p_run_status text, p_parent_run_id text, p_admission_key text,
-    p_spec jsonb, p_spec_hash text, p_created_by text, p_rerun_of text, p_queue text,
-    p_step_id text, p_kind text, p_route text, p_running_status text,
-    p_max_iterations integer, p_step_spec jsonb,
-    p_lease_id text, p_lease_ms bigint, p_worker_id text, p_key text,
-    p_spawned jsonb, p_started jsonb, p_attempt integer,
-    p_surfaces text[], p_outputs text[], p_recorded text[], p_confirmed text[],
-    p_step_output jsonb, p_succeeded_status text, p_completed jsonb, p_run_completed jsonb,
-    p_now timestamptz)
-  RETURNS TABLE (outcome text, existing_run_id text, admitted_run_status text,
-                 admitted_step_status text, run_status text, unconfirmed text,
-                 unblocked integer, step_status text)
-  LANGUAGE plpgsql AS $$
-DECLARE
-  v_start record;
-  v_end   record;
-BEGIN
-  SELECT * INTO v_start
-    FROM flows.start_claimed(p_run_id, p_name, p_run_status, p_parent_run_id, p_admission_key,
-                             p_spec, p_spec_hash, p_created_by, p_rerun_of, p_queue, p_step_id,
-                             p_kind, p_route, p_running_status, p_max_iterations, p_step_spec,
-                             p_lease_id, p_lease_ms, p_worker_id, NULL, p_key, p_spawned,
-                             p_started, NULL, p_now);
-  IF v_start.outcome <> 'claimed' THEN
-    RETURN QUERY SELECT v_start.outcome, v_start.existing_run_id, NULL::text, NULL::text,
-                        NULL::text, NULL::text, 0, NULL::text;
-    RETURN;
-  END IF;
-  SELECT * INTO v_end
-    FROM flows.succeed_after_memos(p_run_id, p_step_id, p_attempt, p_lease_id, p_surfaces, p_key,
-                                   p_outputs, p_recorded, p_confirmed, p_step_output,
-                                   p_succeeded_status, p_completed, p_run_completed, p_now,
-                                   false);
-  IF v_end.outcome <> 'ok' THEN
-    RAISE EXCEPTION 'flows.start_succeeded: the end of run % it admitted was refused: %',
-      p_run_id, v_end.outcome;
-  END IF;
-  RETURN QUERY SELECT 'ok'::text, p_run_id, v_start.run_status, v_start.step_status,
-                      v_end.run_status, v_end.unconfirmed, v_end.unblocked, v_end.step_status;
-END
-$$;
 
 -- A child run is in its parent's queue whatever its admission says (V14: runs.queue), so a flow's
 -- whole tree is served by the root's queue; the WHEN keeps root inserts free of it.

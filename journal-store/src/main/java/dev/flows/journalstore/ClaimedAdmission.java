@@ -73,12 +73,14 @@ record ClaimedAdmission(
     return attempt.lease().runId();
   }
 
-  /** Binds the run, the step and their entries; not the election, which only start_claimed has. */
+  /**
+   * Binds the run, the step and their first entries, as both functions take them; start_claimed
+   * also takes the statuses it writes, the worker and its election ({@link #bindClaim}).
+   */
   void bind(PositionalSql sql, PreparedStatement ps, JournalDb db) throws SQLException {
     StepSpec step = attempt.step();
     sql.bind(ps, "runId", runId().value());
     sql.bind(ps, "name", request.spec().name());
-    sql.bind(ps, "runStatus", RunTransition.SPAWNED.to().wire());
     sql.bind(ps, "parentRunId", request.parentRunId().map(RunId::value).orElse(null));
     sql.bind(ps, "admissionKey", request.admissionKey());
     sql.bind(ps, "spec", spec);
@@ -89,15 +91,20 @@ record ClaimedAdmission(
     sql.bind(ps, "stepId", step.id());
     sql.bind(ps, "kind", step.kind().wire());
     sql.bind(ps, "route", Routes.of(step));
-    sql.bind(ps, "runningStatus", StepTransition.CLAIMED.to().wire());
     sql.bind(ps, "maxIterations", step.maxIterations());
     sql.bind(ps, "stepSpec", EntryCodec.text(RunSpecJson.writeStep(step)));
     sql.bind(ps, "leaseId", attempt.lease().leaseId());
     sql.bind(ps, "leaseMs", attempt.leaseMs());
-    sql.bind(ps, "workerId", worker.value());
     sql.bind(ps, "idempotencyKey", attempt.idempotencyKey());
     sql.bind(ps, "now", db.clock());
     sql.bind(ps, "spawned", spawned);
     sql.bind(ps, "started", started);
+  }
+
+  /** What only start_claimed takes: the statuses it writes and the worker holding the lease. */
+  void bindClaim(PositionalSql sql, PreparedStatement ps) throws SQLException {
+    sql.bind(ps, "runStatus", RunTransition.SPAWNED.to().wire());
+    sql.bind(ps, "runningStatus", StepTransition.CLAIMED.to().wire());
+    sql.bind(ps, "workerId", worker.value());
   }
 }

@@ -162,8 +162,15 @@ final class OneTripVerbs {
     sql.bind(ps, "stepId", lease.stepId());
     sql.bind(ps, "attempt", lease.attempt());
     sql.bind(ps, "leaseId", lease.leaseId());
-    sql.bind(ps, "stepOutput", EntryCodec.text(stepOutput));
     sql.bind(ps, "succeededStatus", succeeded.wire());
+    bindEnd(sql, ps, lease, stepOutput);
+  }
+
+  /** The step's output and the entries of the success (step.completed without its effects). */
+  private static void bindEnd(
+      PositionalSql sql, PreparedStatement ps, LeaseToken lease, JsonNode stepOutput)
+      throws SQLException {
+    sql.bind(ps, "stepOutput", EntryCodec.text(stepOutput));
     sql.bind(
         ps,
         "completed",
@@ -258,6 +265,7 @@ final class OneTripVerbs {
             START_CLAIMED,
             (sql, ps) -> {
               admission.bind(sql, ps, db);
+              admission.bindClaim(sql, ps);
               sql.bind(ps, "surfacePath", surfacePath.orElse(null));
               sql.bind(
                   ps,
@@ -308,46 +316,51 @@ final class OneTripVerbs {
   }
 
   /**
-   * flows.start_succeeded: the run admitted already claimed by {@code worker} and its attempt ended
-   * with {@code ok}, whose memos {@code memos} binds (their entries encoded for {@code admission}'s
-   * attempt); empty, having written nothing, when the run id or admission key had admitted a run
-   * already. Refused as {@link #startRunClaimed} is.
+   * flows.start_succeeded: the run admitted already claimed by the admission's worker and its
+   * attempt ended with {@code ok}, whose memos {@code memos} binds (their entries encoded for the
+   * admission's attempt), each row written once in its final state; empty, having written nothing,
+   * when the run id or admission key had admitted a run already. Refused as {@link
+   * #startRunClaimed} is.
    */
   Optional<CompletionAck> startRunSucceeded(
       ClaimedAdmission admission, StepOutcome.Succeeded ok, JournalDb.Binder memos) {
     JsonNode output = ok.output() == null ? NullNode.getInstance() : ok.output();
     LeaseToken lease = admission.attempt().lease();
-    record Row(
-        String outcome,
-        String existingRunId,
-        Optional<RunStatus> admittedRun,
-        Optional<StepStatus> admittedStep,
-        Optional<SuccessEnd> end) {}
-    Row row =
-        db.autocommitRow(
-            START_SUCCEEDED,
-            (sql, ps) -> {
-              admission.bind(sql, ps, db);
-              memos.bind(sql, ps);
-              bindSuccess(sql, ps, lease, output);
-            },
-            rs ->
-                new Row(
-                    rs.getString("outcome"),
-                    rs.getString("existing_run_id"),
-                    Rows.runStatus(rs, "admitted_run_status"),
-                    Optional.ofNullable(rs.getString("admitted_step_status"))
-                        .map(StepStatus::fromWire),
-                    rs.getString("outcome").equals("ok")
-                        ? Optional.of(SuccessEnd.read(rs, Optional.empty()))
-                        : Optional.empty()));
-    return switch (row.outcome()) {
+    String[] row = new String[2];
+    db.autocommitRows(
+        START_SUCCEEDED,
+        (sql, ps) -> {
+          admission.bind(sql, ps, db);
+          memos.bind(sql, ps);
+          bindEnd(sql, ps, lease, output);
+        },
+        rs -> {
+          row[0] = rs.getString("outcome");
+          row[1] = rs.getString("existing_run_id");
+        });
+    return switch (row[0]) {
       case "ok" -> {
-        admitted(admission.attempt().step(), row.admittedRun(), row.admittedStep());
-        yield Optional.of(succeeded(row.end().orElseThrow()));
+        // The rows were written once, in their final state: the transitions they stand for.
+        StepStatus ready = Lifecycle.created(admission.attempt().step());
+        db.transitions().stepsMade(StepTransition.CLAIMED, ready, StepStatus.RUNNING, 1);
+        db.transitions()
+            .stepsMade(
+                StepTransition.COMPLETED_SUCCESS, StepStatus.RUNNING, StepStatus.SUCCEEDED, 1);
+        db.transitions().runMade(RunTransition.SPAWNED, Optional.empty(), RunStatus.RUNNING);
+        db.transitions()
+            .runMade(
+                RunTransition.ALL_STEPS_SUCCEEDED,
+                Optional.of(RunStatus.RUNNING),
+                RunStatus.SUCCEEDED);
+        yield Optional.of(
+            new CompletionAck(
+                CompletionReason.SUCCESS,
+                Disposition.STEP_DONE,
+                Optional.empty(),
+                RunStatus.SUCCEEDED));
       }
       case "exists" -> Optional.empty();
-      default -> throw notAdmitted(admission.request(), row.outcome(), row.existingRunId());
+      default -> throw notAdmitted(admission.request(), row[0], row[1]);
     };
   }
 }

@@ -122,9 +122,8 @@ class SchemaTest {
             "17 claimed admission",
             "18 durable input",
             "19 task backed calls",
-            "20 run end in its admission",
             "journal functions (repeatable)");
-    assertThat(m.migrate()).isEqualTo(20);
+    assertThat(m.migrate()).isEqualTo(19);
     assertThat(m.pending()).isEmpty();
     assertThat(m.migrate()).isZero();
   }
