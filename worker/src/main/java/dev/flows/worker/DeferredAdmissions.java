@@ -56,6 +56,12 @@ public final class DeferredAdmissions implements Journal {
   private final Journal journal;
   private final Map<RunId, Deferred> pending = new ConcurrentHashMap<>();
 
+  /**
+   * The longest a starter waits for a deferred body's thread to be scheduled before the body's own
+   * time ({@code deferFor}) starts counting; past it the starter admits the run itself.
+   */
+  static final Duration START_WAIT = Duration.ofSeconds(1);
+
   /** Over {@code journal}, its outages retried as a worker's are ({@link ResilientJournal}). */
   public DeferredAdmissions(Journal journal, WorkerConfig config) {
     this.journal =
@@ -84,6 +90,8 @@ public final class DeferredAdmissions implements Journal {
     private final WorkerId worker;
     private final Duration lease;
     private final CompletableFuture<StartedRun> admitted = new CompletableFuture<>();
+    private final java.util.concurrent.CountDownLatch started =
+        new java.util.concurrent.CountDownLatch(1);
     private boolean settled;
 
     private Deferred(StartRun request, ClaimedAttempt attempt, WorkerId worker, Duration lease) {
@@ -97,12 +105,19 @@ public final class DeferredAdmissions implements Journal {
       return attempt.lease().runId();
     }
 
+    /** The attempt's thread runs: the body's time starts now. */
+    void bodyStarted() {
+      started.countDown();
+    }
+
     /**
-     * The admission, once made: waits up to {@code within} for the body to make it, then admits the
-     * run claimed on this thread. Throws what the admission threw.
+     * The admission, once made: waits up to {@code within} from the body's start (up to {@link
+     * #START_WAIT} for its thread to be scheduled, which a busy machine delays) for the body to
+     * make it, then admits the run claimed on this thread. Throws what the admission threw.
      */
     StartedRun await(Duration within) {
       try {
+        started.await(START_WAIT.toNanos(), TimeUnit.NANOSECONDS);
         return admitted.get(within.toNanos(), TimeUnit.NANOSECONDS);
       } catch (TimeoutException e) {
         admitClaimed();

@@ -92,7 +92,11 @@ final class LocalStarts {
     CompletableFuture<Optional<JsonNode>> end =
         attemptEnd.whenComplete((output, failure) -> admission.attemptEnded());
     attempts.launch(
-        attempt, sent, LeaseOptions.defaults().skipFirstRenewal(), Optional.of(attemptEnd));
+        attempt,
+        sent,
+        LeaseOptions.defaults().skipFirstRenewal(),
+        Optional.of(attemptEnd),
+        admission::bodyStarted);
     return new Worker.ClaimedHere(admission.await(deferFor), Optional.of(end));
   }
 }

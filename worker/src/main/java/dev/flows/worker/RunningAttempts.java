@@ -85,12 +85,26 @@ final class RunningAttempts {
       Instant claimSentAt,
       LeaseOptions options,
       Optional<CompletableFuture<Optional<JsonNode>>> end) {
+    launch(attempt, claimSentAt, options, end, () -> {});
+  }
+
+  /** As above; {@code onStart} runs first on the attempt's thread. */
+  void launch(
+      ClaimedAttempt attempt,
+      Instant claimSentAt,
+      LeaseOptions options,
+      Optional<CompletableFuture<Optional<JsonNode>>> end,
+      Runnable onStart) {
     claimed.incrementAndGet();
     CancellationToken token = new CancellationToken();
     Thread t =
         Thread.ofVirtual()
             .name("flows-attempt-" + attempt.lease().place())
-            .unstarted(() -> runAttempt(attempt, claimSentAt, token, options, end));
+            .unstarted(
+                () -> {
+                  onStart.run();
+                  runAttempt(attempt, claimSentAt, token, options, end);
+                });
     inFlight.put(token, t);
     t.start();
   }

@@ -43,7 +43,9 @@ class DeferredAdmissionsTest {
     RunId id = RunId.random();
     StartRun r = StartRun.of("flow:" + id.value(), run(agent("body", surfaces))).withRunId(id);
     ClaimedAttempt a = ClaimedStart.firstAttempt(r, id, LEASE, java.time.Instant.now());
-    return new Held(id, a, journal.defer(r, a, WORKER, LEASE));
+    DeferredAdmissions.Deferred d = journal.defer(r, a, WORKER, LEASE);
+    d.bodyStarted();
+    return new Held(id, a, d);
   }
 
   private List<String> types(RunId id) {
@@ -140,6 +142,7 @@ class DeferredAdmissionsTest {
             },
             WorkerConfig.defaults());
     DeferredAdmissions.Deferred d = ((DeferredAdmissions) failing).defer(r, a, WORKER, LEASE);
+    d.bodyStarted();
     assertThatThrownBy(() -> d.await(Duration.ofMillis(1))).hasMessage("admission refused");
     d.attemptEnded();
     assertThat(memory.run(taken).orElseThrow().admissionKey()).isEqualTo("taken");
