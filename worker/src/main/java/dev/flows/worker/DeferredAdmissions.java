@@ -92,7 +92,10 @@ public final class DeferredAdmissions implements Journal {
     private final CompletableFuture<StartedRun> admitted = new CompletableFuture<>();
     private final java.util.concurrent.CountDownLatch started =
         new java.util.concurrent.CountDownLatch(1);
-    private boolean settled;
+    // Whoever sets it admits the run; the others wait for that admission, parked (a monitor held
+    // across the admission's round trip would have them spin on a busy machine's cores).
+    private final java.util.concurrent.atomic.AtomicBoolean taken =
+        new java.util.concurrent.atomic.AtomicBoolean();
 
     private Deferred(StartRun request, ClaimedAttempt attempt, WorkerId worker, Duration lease) {
       this.request = request;
@@ -142,9 +145,13 @@ public final class DeferredAdmissions implements Journal {
       }
     }
 
-    /** Admits the run claimed by the attempt, unless it is admitted (or failed to be) already. */
-    synchronized void admitClaimed() {
-      if (settled) {
+    /**
+     * Admits the run claimed by the attempt, unless it is admitted (or failed to be) already; when
+     * another thread is admitting it, waits until it has.
+     */
+    void admitClaimed() {
+      if (!taken.compareAndSet(false, true)) {
+        awaitSettled();
         return;
       }
       settle(
@@ -158,11 +165,11 @@ public final class DeferredAdmissions implements Journal {
      * Admits the run with the attempt's success, in one transaction; empty when the run was
      * admitted already (the completion then goes to the journal as any other).
      */
-    synchronized Optional<CompletionAck> admitWithEnd(StepOutcome.Succeeded ok) {
-      if (settled) {
+    Optional<CompletionAck> admitWithEnd(StepOutcome.Succeeded ok) {
+      if (!taken.compareAndSet(false, true)) {
+        awaitSettled();
         return Optional.empty();
       }
-      settled = true;
       try {
         CompletionAck ack =
             journal.startRunSucceeded(request, worker, lease, ok).orElseGet(this::endSeenByRetry);
@@ -186,14 +193,18 @@ public final class DeferredAdmissions implements Journal {
     }
 
     /** After the attempt ended: a run still not admitted is admitted for any worker to claim. */
-    synchronized void attemptEnded() {
-      if (!settled) {
+    void attemptEnded() {
+      if (taken.compareAndSet(false, true)) {
         settle(() -> journal.startRun(request));
       }
     }
 
+    /** Until the admission another thread makes has ended, however it ended. */
+    private void awaitSettled() {
+      admitted.handle((run, failure) -> run).join();
+    }
+
     private void settle(java.util.function.Supplier<StartedRun> admission) {
-      settled = true;
       try {
         admitted.complete(admission.get());
       } catch (RuntimeException e) {

@@ -79,6 +79,7 @@ final class Verbs {
           new Verb("start child", 3, Verbs::startChild),
           new Verb("start claimed", 2, s -> Optional.of(startClaimed(s))),
           new Verb("start run claimed", 3, s -> Optional.of(startRunClaimed(s))),
+          new Verb("start run succeeded", 3, s -> Optional.of(startRunSucceeded(s))),
           new Verb("claim", 10, s -> Optional.of(claim(s))),
           new Verb("heartbeat", 3, s -> fenced(s, "heartbeat", (j, a) -> j.heartbeat(a.lease()))),
           new Verb("renew leases", 2, Verbs::renewLeases),
@@ -243,6 +244,39 @@ final class Verbs {
                 s.admit(request);
               }
               c.attempt().ifPresent(a -> s.held.add(new Script.Held(a.lease(), a.step())));
+            });
+  }
+
+  /**
+   * A root run admitted with its attempt's success: mostly a fresh one-step run with up to three
+   * memos (now and then undeclared or repeated), else an admission made before.
+   */
+  private static Call startRunSucceeded(Script s) {
+    StartRun request =
+        s.chance(0.2) && !s.admitted.isEmpty()
+            ? s.pick(List.copyOf(s.admitted.values()))
+            : new StartRun(
+                Optional.of(new RunId(s.fresh("e"))),
+                s.fresh("key"),
+                run(step(s, agent("body", "/memo/*"), FAST_RETRY)),
+                Optional.empty(),
+                "body");
+    List<dev.flows.kernel.journal.MemoEffect> memos = new java.util.ArrayList<>();
+    for (int i = s.between(0, 3); i > 0; i--) {
+      String surface = s.chance(0.9) ? "/memo/" + s.between(0, 4) : "/undeclared";
+      Optional<JsonNode> out = s.chance(0.9) ? Optional.of(output(s)) : Optional.empty();
+      memos.add(new dev.flows.kernel.journal.MemoEffect(surface, out));
+    }
+    StepOutcome.Succeeded ok = new StepOutcome.Succeeded(output(s), memos);
+    Duration lease = s.oneOf(Duration.ofSeconds(1), Duration.ofSeconds(5));
+    return Call.of(
+            "start run succeeded " + request.runId().orElseThrow() + " " + memos,
+            j -> j.startRunSucceeded(request, WORKER, lease, ok))
+        .learning(
+            answer -> {
+              if (((Optional<?>) answer).isPresent()) {
+                s.admit(request);
+              }
             });
   }
 

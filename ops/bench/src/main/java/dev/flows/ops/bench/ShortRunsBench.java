@@ -69,8 +69,19 @@ record ShortRunsBench(Bench.Plan plan, Pg pg, Report report) implements Section 
           "run ended → result seen");
 
   /**
-   * One workload at one concurrency: {@code stages} is start → result seen, then each of {@link
-   * #STAGES} (empty when the engine journals no such times).
+   * Where the time goes of a run whose body ran before its admission and ended first, admitted with
+   * its end in one statement ({@code created_at} = {@code completed_at}); {@link Cell#bodyFirst}
+   * holds them.
+   */
+  static final List<String> BODY_FIRST_STAGES =
+      List.of(
+          "start → body entered", "body entered → admitted with its end", "admitted → result seen");
+
+  /**
+   * One workload at one concurrency: {@code stages} is start → result seen (every run), then each
+   * of {@link #STAGES} over the runs admitted before their body ran (empty when the engine journals
+   * no such times); {@code bodyFirst} each of {@link #BODY_FIRST_STAGES} over the runs admitted
+   * with their end, {@code admittedFirst} and {@code admittedWithEnd} count those runs.
    */
   record Cell(
       String shape,
@@ -80,7 +91,23 @@ record ShortRunsBench(Bench.Plan plan, Pg pg, Report report) implements Section 
       long unanswered,
       double seconds,
       double commitsPerRun,
-      List<Stats> stages) {
+      List<Stats> stages,
+      long admittedFirst,
+      long admittedWithEnd,
+      List<Stats> bodyFirst) {
+    /** A cell without the per-path breakdown (DBOS's). */
+    Cell(
+        String shape,
+        int calls,
+        int c,
+        int runs,
+        long unanswered,
+        double seconds,
+        double commitsPerRun,
+        List<Stats> stages) {
+      this(shape, calls, c, runs, unanswered, seconds, commitsPerRun, stages, 0, 0, List.of());
+    }
+
     double runsPerSecond() {
       return runs / seconds;
     }
@@ -186,10 +213,10 @@ record ShortRunsBench(Bench.Plan plan, Pg pg, Report report) implements Section 
       double commitsPerRun,
       Map<String, Long> bodyEntered) {
     Cell cell(Map<String, long[]> times) {
-      List<List<Long>> stages = new ArrayList<>();
-      for (int i = 0; i <= STAGES.size(); i++) {
-        stages.add(new ArrayList<>());
-      }
+      List<List<Long>> stages = lists(STAGES.size() + 1);
+      List<List<Long>> bodyFirst = lists(BODY_FIRST_STAGES.size());
+      long admittedFirst = 0;
+      long admittedWithEnd = 0;
       for (ClientLoad.Sample s : load.samples()) {
         stages.get(0).add(s.totalNanos());
         long[] t = times.get(s.runId());
@@ -198,11 +225,25 @@ record ShortRunsBench(Bench.Plan plan, Pg pg, Report report) implements Section 
           continue;
         }
         // Caller, body and journal times on one clock (the database's is this machine's).
-        long[] at = {
-          WALL.of(s.startNanos()), t[0], t[1], WALL.of(body), t[2], t[3], WALL.of(s.resultNanos())
-        };
-        for (int i = 1; i < at.length; i++) {
-          stages.get(i).add(at[i] - at[i - 1]);
+        long entered = WALL.of(body);
+        long[] at;
+        List<List<Long>> into;
+        if (t[0] < entered) {
+          admittedFirst++;
+          at = new long[] {WALL.of(s.startNanos()), t[0], t[1], entered, t[2], t[3]};
+          into = stages.subList(1, stages.size());
+        } else if (t[0] == t[3]) {
+          admittedWithEnd++;
+          at = new long[] {WALL.of(s.startNanos()), entered, t[0]};
+          into = bodyFirst;
+        } else {
+          // Body first, admitted before its end (it outlasted the delay): neither table's path.
+          continue;
+        }
+        long[] path = java.util.Arrays.copyOf(at, at.length + 1);
+        path[at.length] = WALL.of(s.resultNanos());
+        for (int i = 1; i < path.length; i++) {
+          into.get(i - 1).add(path[i] - path[i - 1]);
         }
       }
       return new Cell(
@@ -213,7 +254,18 @@ record ShortRunsBench(Bench.Plan plan, Pg pg, Report report) implements Section 
           load.unanswered(),
           load.seconds(),
           commitsPerRun,
-          stages.stream().map(Stats::of).toList());
+          stages.stream().map(Stats::of).toList(),
+          admittedFirst,
+          admittedWithEnd,
+          bodyFirst.stream().map(Stats::of).toList());
+    }
+
+    private static List<List<Long>> lists(int n) {
+      List<List<Long>> l = new ArrayList<>();
+      for (int i = 0; i < n; i++) {
+        l.add(new ArrayList<>());
+      }
+      return l;
     }
   }
 

@@ -95,7 +95,10 @@ class ReportRenderingTest {
             0,
             2.0,
             22.5,
-            List.of(ms(20, 21, 30), ms(1, 2), ms(8, 9), ms(1), ms(5, 6), ms(1), ms(2))));
+            List.of(ms(20, 21, 30), ms(1, 2), ms(8, 9), ms(1), ms(5, 6), ms(1), ms(2)),
+            60,
+            38,
+            List.of(ms(1), ms(2, 3), ms(1, 4))));
     r.shortRun(
         new ShortRunsBench.Cell(
             "3 f.mcp (stdio)",
@@ -105,7 +108,10 @@ class ReportRenderingTest {
             2,
             1.0,
             30.25,
-            List.of(ms(12, 14), ms(1), ms(2), ms(1), ms(6, 7), ms(1), ms(1))));
+            List.of(ms(12, 14), ms(1), ms(2), ms(1), ms(6, 7), ms(1), ms(1)),
+            48,
+            0,
+            List.of(ms(), ms(), ms())));
     r.dbos(new ShortRunsBench.Cell("1 f.step", 1, 1, 300, 0, 2.0, 9.5, List.of(ms(5, 6))));
     r.dbos(new ShortRunsBench.Cell("10 f.step", 10, 1, 200, 0, 2.0, 43.1, List.of(ms(10, 11))));
     r.runtime(Duration.ofSeconds(187));
