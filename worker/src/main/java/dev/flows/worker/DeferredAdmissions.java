@@ -48,9 +48,10 @@ import java.util.concurrent.TimeoutException;
  * it in one transaction ({@link Journal#startRunSucceeded}); any other journal call naming the run
  * (a memo batch, a child, an effect, a renewal, a read, a failure's completion), admitted claimed
  * first ({@link Journal#startRunClaimed}); the starter's wait running out ({@link Deferred#await});
- * or its attempt ending without either, admitted for any worker to claim. Nobody outside this
- * process can name the run before that: its id is new and unseen. Every other call goes to the
- * journal as it is.
+ * or its attempt ending without either, admitted for any worker to claim. A success carrying more
+ * than {@link #MOST_MEMOS_WITH_ADMISSION} memos is completed after a claimed admission, so its
+ * starter does not wait for that long statement. Nobody outside this process can name the run
+ * before its admission: its id is new and unseen. Every other call goes to the journal as it is.
  */
 public final class DeferredAdmissions implements Journal {
   private final Journal journal;
@@ -61,6 +62,13 @@ public final class DeferredAdmissions implements Journal {
    * time ({@code deferFor}) starts counting; past it the starter admits the run itself.
    */
   static final Duration START_WAIT = Duration.ofSeconds(1);
+
+  /**
+   * The most memos a success carries into its run's admission. The starter waits for that
+   * statement, which grows with the memos: a body that made more is admitted claimed first, so its
+   * starter goes on while the long completion is written.
+   */
+  static final int MOST_MEMOS_WITH_ADMISSION = 64;
 
   /** Over {@code journal}, its outages retried as a worker's are ({@link ResilientJournal}). */
   public DeferredAdmissions(Journal journal, WorkerConfig config) {
@@ -255,7 +263,9 @@ public final class DeferredAdmissions implements Journal {
 
   @Override
   public CompletionAck complete(LeaseToken lease, StepOutcome outcome) {
-    if (outcome instanceof StepOutcome.Succeeded ok && !pending.isEmpty()) {
+    if (outcome instanceof StepOutcome.Succeeded ok
+        && ok.memos().size() <= MOST_MEMOS_WITH_ADMISSION
+        && !pending.isEmpty()) {
       Deferred d = pending.get(lease.runId());
       if (d != null && d.attempt.lease().equals(lease)) {
         Optional<CompletionAck> ack = d.admitWithEnd(ok);

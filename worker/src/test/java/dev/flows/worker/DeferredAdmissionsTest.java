@@ -94,6 +94,20 @@ class DeferredAdmissionsTest {
   }
 
   @Test
+  void aSuccessWithMoreMemosThanTheAdmissionCarriesIsCompletedAfterAClaimedAdmission() {
+    Held h = defer("/memo/*");
+    List<MemoEffect> memos = new java.util.ArrayList<>();
+    for (int i = 0; i <= DeferredAdmissions.MOST_MEMOS_WITH_ADMISSION; i++) {
+      memos.add(new MemoEffect("/memo/" + i, Optional.empty()));
+    }
+    // Admitted claimed first: the starter saw the run running, not already ended.
+    journal.complete(h.attempt().lease(), new StepOutcome.Succeeded(TextNode.valueOf("x"), memos));
+    assertThat(h.admission().await(Duration.ZERO).status()).isEqualTo(RunStatus.RUNNING);
+    assertThat(memory.run(h.run()).orElseThrow().status()).isEqualTo(RunStatus.SUCCEEDED);
+    assertThat(types(h.run()).subList(0, 2)).containsExactly("run.spawned", "step.attempt.started");
+  }
+
+  @Test
   void aChildStartedByAHeldBodyFindsItsParentAdmitted() {
     Held h = defer();
     StartRun child =
