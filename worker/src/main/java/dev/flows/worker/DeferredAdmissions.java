@@ -68,7 +68,7 @@ public final class DeferredAdmissions implements Journal {
    * statement, which grows with the memos: a body that made more is admitted claimed first, so its
    * starter goes on while the long completion is written.
    */
-  static final int MOST_MEMOS_WITH_ADMISSION = 64;
+  public static final int MOST_MEMOS_WITH_ADMISSION = 64;
 
   /** Over {@code journal}, its outages retried as a worker's are ({@link ResilientJournal}). */
   public DeferredAdmissions(Journal journal, WorkerConfig config) {
@@ -98,6 +98,8 @@ public final class DeferredAdmissions implements Journal {
     private final WorkerId worker;
     private final Duration lease;
     private final CompletableFuture<StartedRun> admitted = new CompletableFuture<>();
+    // Done when the body has made more memos than its admission could carry with its end.
+    private final CompletableFuture<StartedRun> outgrown = new CompletableFuture<>();
     private final java.util.concurrent.CountDownLatch started =
         new java.util.concurrent.CountDownLatch(1);
     // Whoever sets it admits the run; the others wait for that admission, parked (a monitor held
@@ -129,7 +131,15 @@ public final class DeferredAdmissions implements Journal {
     StartedRun await(Duration within) {
       try {
         started.await(START_WAIT.toNanos(), TimeUnit.NANOSECONDS);
-        return admitted.get(within.toNanos(), TimeUnit.NANOSECONDS);
+        StartedRun run =
+            (StartedRun)
+                CompletableFuture.anyOf(admitted, outgrown)
+                    .get(within.toNanos(), TimeUnit.NANOSECONDS);
+        if (run != null) {
+          return run;
+        }
+        // The body outgrew one statement: nothing is gained by waiting for its end.
+        admitClaimed();
       } catch (TimeoutException e) {
         admitClaimed();
       } catch (InterruptedException e) {
@@ -240,6 +250,20 @@ public final class DeferredAdmissions implements Journal {
 
   private static RuntimeException unwrapped(ExecutionException e) {
     return e.getCause() instanceof RuntimeException r ? r : new IllegalStateException(e.getCause());
+  }
+
+  /**
+   * Tells the starter of {@code run}, if its admission is held back, that its body has made more
+   * memos than {@link #MOST_MEMOS_WITH_ADMISSION}: its end will not carry the admission, so the
+   * starter admits the run now instead of waiting out its delay.
+   */
+  public void outgrown(RunId run) {
+    if (!pending.isEmpty()) {
+      Deferred d = pending.get(run);
+      if (d != null) {
+        d.outgrown.complete(null);
+      }
+    }
   }
 
   /** Admits the run first if its admission is held back. */

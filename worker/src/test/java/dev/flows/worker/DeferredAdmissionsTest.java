@@ -108,6 +108,17 @@ class DeferredAdmissionsTest {
   }
 
   @Test
+  void aStarterAdmitsTheRunAtOnceWhenItsBodyOutgrewOneStatement() {
+    Held h = defer();
+    journal.outgrown(h.run());
+    long t0 = System.nanoTime();
+    assertThat(h.admission().await(Duration.ofMinutes(5)).status()).isEqualTo(RunStatus.RUNNING);
+    assertThat(Duration.ofNanos(System.nanoTime() - t0)).isLessThan(Duration.ofSeconds(30));
+    assertThat(memory.run(h.run()).orElseThrow().steps().getFirst().status())
+        .isEqualTo(StepStatus.RUNNING);
+  }
+
+  @Test
   void aChildStartedByAHeldBodyFindsItsParentAdmitted() {
     Held h = defer();
     StartRun child =

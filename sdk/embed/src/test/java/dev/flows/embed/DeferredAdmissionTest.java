@@ -88,6 +88,52 @@ class DeferredAdmissionTest {
     }
   }
 
+  /** Makes {@code n} steps, then waits for {@link #release}. */
+  static final class Many implements dev.flows.sdk.Flow {
+    static volatile CountDownLatch release = new CountDownLatch(1);
+
+    @Override
+    public dev.flows.sdk.FlowHeader header() {
+      return dev.flows.sdk.FlowHeader.named("many").build();
+    }
+
+    @Override
+    public JsonNode run(dev.flows.sdk.Ctx f, JsonNode input) throws InterruptedException {
+      for (int i = 0; i < input.path("n").asInt(); i++) {
+        int v = i;
+        f.step("s" + i, () -> v);
+      }
+      release.await();
+      return com.fasterxml.jackson.databind.node.JsonNodeFactory.instance.objectNode();
+    }
+  }
+
+  @Test
+  void aBodyThatMakesMoreMemosThanItsEndCouldCarryHasItsRunAdmittedWithoutWaitingOutTheDelay()
+      throws Exception {
+    Many.release = new CountDownLatch(1);
+    try (Flows flows =
+        TestFlows.on(db)
+            .register(new Many())
+            .sdkConfig(
+                dev.flows.sdk.runtime.SdkConfig.DEFAULTS.toBuilder()
+                    .memoDelay(Duration.ofMinutes(2))
+                    .build())
+            .worker(w -> w.capacity(4).stopGrace(Duration.ofMillis(100)))
+            .build()) {
+      long t0 = System.nanoTime();
+      RunHandle<JsonNode> h = flows.start(Many.class, Map.of("n", 100));
+      // Admitted once the 65th memo was handed over, not two minutes after the body started.
+      assertThat(Duration.ofNanos(System.nanoTime() - t0)).isLessThan(Duration.ofSeconds(60));
+      assertThat(flows.journal().run(h.runId()).orElseThrow().status())
+          .isEqualTo(RunStatus.RUNNING);
+      Many.release.countDown();
+      h.result(WAIT);
+    } finally {
+      Many.release.countDown();
+    }
+  }
+
   @Test
   void aBodyThatFailsAtOnceLeavesItsRunFailedWithItsFailureJournaled() throws Exception {
     try (Flows flows = quietWorker()) {

@@ -7,6 +7,7 @@ import dev.flows.kernel.journal.EffectElection;
 import dev.flows.kernel.journal.Journal;
 import dev.flows.kernel.journal.LeaseToken;
 import dev.flows.kernel.journal.MemoEffect;
+import dev.flows.worker.DeferredAdmissions;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
@@ -50,6 +51,7 @@ final class MemoWriter {
   private boolean sending;
   private boolean hurry;
   private boolean ending;
+  private int handedOver;
   private Optional<RuntimeException> refused = Optional.empty();
 
   MemoWriter(Journal journal, LeaseToken lease, java.time.Duration delay) {
@@ -141,8 +143,10 @@ final class MemoWriter {
 
   private Pending handOver(String surface, JsonNode memo) {
     Pending p = new Pending(new MemoEffect(surface, Optional.of(memo)));
+    boolean outgrew;
     lock.lock();
     try {
+      outgrew = ++handedOver == DeferredAdmissions.MOST_MEMOS_WITH_ADMISSION + 1;
       throwIfRefused();
       if (ending) {
         // The completion took the unsent memos already: this one would be journaled by nobody.
@@ -159,6 +163,10 @@ final class MemoWriter {
       }
     } finally {
       lock.unlock();
+    }
+    if (outgrew && journal instanceof DeferredAdmissions held) {
+      // The body's end will not carry its run's admission: a starter waiting for it admits now.
+      held.outgrown(lease.runId());
     }
     return p;
   }
