@@ -76,11 +76,6 @@ public final class DeferredAdmissions implements Journal {
         journal instanceof ResilientJournal ? journal : new ResilientJournal(journal, config);
   }
 
-  /** The journal this one admits to. */
-  public Journal journal() {
-    return journal;
-  }
-
   /**
    * Holds back the admission of {@code request} (which names its run id) whose attempt {@code
    * attempt} this process's {@code worker} runs at once.
@@ -158,8 +153,13 @@ public final class DeferredAdmissions implements Journal {
       } catch (ExecutionException e) {
         throw unwrapped(e);
       } catch (InterruptedException e) {
+        // admitClaimed returned only once the admission had ended: join answers at once.
         Thread.currentThread().interrupt();
-        return admitted.getNow(null);
+        try {
+          return admitted.join();
+        } catch (java.util.concurrent.CompletionException failed) {
+          throw failed.getCause() instanceof RuntimeException r ? r : failed;
+        }
       }
     }
 
