@@ -263,77 +263,118 @@ BEGIN
 END
 $$;
 
--- A run admitted already claimed by p_worker_id and its attempt 1 ended in success with its memos,
--- in one round trip: the rows and entries flows.start_claimed then flows.succeed_after_memos would
--- leave, each row written once in its final state (the run inserted succeeded, as spawned then
--- ended with its one step; the step succeeded at attempt 1, as claimed then completed), for a
--- process that ran the body before admitting its run and saw it end before anyone could know the
--- run id. So nothing is notified: a run nobody has seen has no watcher in another process, and
--- readies nothing. The caller encodes the entries' payloads (step.completed without its effects,
+-- Runs admitted already claimed and their attempt 1 ended in success with its memos, in one round
+-- trip for a batch of them (concurrent starters' runs, written together): for each, the rows and
+-- entries flows.start_claimed then flows.succeed_after_memos would leave, each row written once in
+-- its final state (the run inserted succeeded, as spawned then ended with its one step; the step
+-- succeeded at attempt 1, as claimed then completed), for a process that ran the body before
+-- admitting its run and saw it end before anyone could know the run id. So nothing is notified: a
+-- run nobody has seen has no watcher in another process, and readies nothing. Run k is element k
+-- of each p_* array of runs; a memo names its run by that k (p_memo_runs), the memos of a run in
+-- their order. The caller encodes the entries' payloads (step.completed without its effects,
 -- listed here from the memos in order); this adds what depends on the journal's clock (p_now,
--- NULL: the database clock). outcome: 'ok', or flows.admission_conflict's 'exists' / 'terminal'
--- having written nothing.
+-- NULL: the database clock). One row per run k: outcome 'ok', or flows.admission_conflict's
+-- 'exists' / 'terminal' having written nothing for that run. Each INSERT takes the whole batch, so
+-- what Postgres pays per statement (setting up the plan, its checks and triggers) is paid once.
 CREATE OR REPLACE FUNCTION flows.start_succeeded(
-    p_run_id text, p_name text, p_parent_run_id text, p_admission_key text,
-    p_spec jsonb, p_spec_hash text, p_created_by text, p_rerun_of text, p_queue text,
-    p_step_id text, p_kind text, p_route text, p_max_iterations integer, p_step_spec jsonb,
-    p_lease_id text, p_lease_ms bigint, p_key text, p_spawned jsonb, p_started jsonb,
-    p_surfaces text[], p_outputs text[], p_recorded text[], p_confirmed text[],
-    p_step_output jsonb, p_completed jsonb, p_run_completed jsonb, p_now timestamptz)
-  RETURNS TABLE (outcome text, existing_run_id text)
+    p_run_ids text[], p_names text[], p_parent_run_ids text[], p_admission_keys text[],
+    p_specs text[], p_spec_hashes text[], p_created_by text[], p_rerun_of text[], p_queues text[],
+    p_step_ids text[], p_kinds text[], p_routes text[], p_max_iterations integer[],
+    p_step_specs text[], p_lease_ms bigint[], p_keys text[], p_spawned text[], p_started text[],
+    p_step_outputs text[], p_completed text[], p_run_completed text[],
+    p_memo_runs integer[], p_surfaces text[], p_outputs text[], p_recorded text[],
+    p_confirmed text[], p_now timestamptz)
+  RETURNS TABLE (run integer, outcome text, existing_run_id text)
   LANGUAGE plpgsql AS $$
 DECLARE
   v_now      timestamptz := coalesce(p_now, clock_timestamp());
-  v_deadline timestamptz := v_now + p_lease_ms * interval '1 millisecond';
+  v_admitted text[];
 BEGIN
-  INSERT INTO flows.runs (run_id, name, status, parent_run_id, admission_key, spec, spec_hash,
-                          created_by, rerun_of, queue, created_at, completed_at,
-                          completion_reason)
-  VALUES (p_run_id, p_name, 'succeeded', p_parent_run_id, p_admission_key, p_spec, p_spec_hash,
-          p_created_by, p_rerun_of, p_queue, v_now, v_now, 'success')
-  ON CONFLICT DO NOTHING;
-  IF NOT FOUND THEN
-    RETURN QUERY SELECT c.outcome, c.existing_run_id
-                   FROM flows.admission_conflict(p_run_id, p_admission_key) c;
-    RETURN;
+  WITH admitted AS (
+    INSERT INTO flows.runs (run_id, name, status, parent_run_id, admission_key, spec, spec_hash,
+                            created_by, rerun_of, queue, created_at, completed_at,
+                            completion_reason)
+    SELECT r.run_id, r.name, 'succeeded', r.parent_run_id, r.admission_key,
+           CAST(r.spec AS jsonb), r.spec_hash, r.created_by, r.rerun_of, r.queue, v_now, v_now,
+           'success'
+      FROM unnest(p_run_ids, p_names, p_parent_run_ids, p_admission_keys, p_specs, p_spec_hashes,
+                  p_created_by, p_rerun_of, p_queues) WITH ORDINALITY
+        AS r(run_id, name, parent_run_id, admission_key, spec, spec_hash, created_by, rerun_of,
+             queue, k)
+     ORDER BY r.k
+    ON CONFLICT DO NOTHING
+    RETURNING run_id)
+  SELECT coalesce(array_agg(a.run_id), '{}') INTO v_admitted FROM admitted a;
+  IF cardinality(v_admitted) > 0 THEN
+    INSERT INTO flows.steps (run_id, step_id, position, kind, status, depends_on, max_iterations,
+                             spec, route, not_before, updated_at, attempts, last_reason, output)
+    SELECT s.run_id, s.step_id, 0, CAST(s.kind AS flows.step_kind), 'succeeded', '{}',
+           s.max_iterations, CAST(s.spec AS jsonb), s.route, v_now, v_now, 1, 'success',
+           CAST(s.output AS jsonb)
+      FROM unnest(p_run_ids, p_step_ids, p_kinds, p_max_iterations, p_step_specs, p_routes,
+                  p_step_outputs) WITH ORDINALITY
+        AS s(run_id, step_id, kind, max_iterations, spec, route, output, k)
+     WHERE s.run_id = ANY (v_admitted)
+     ORDER BY s.k;
+    INSERT INTO flows.effect_elections (run_id, step_id, surface_path, attempt, idempotency_key,
+                                        confirmed, output, recorded_at, confirmed_at)
+    SELECT p_run_ids[m.k], p_step_ids[m.k], m.surface, 1, p_keys[m.k], true,
+           CAST(m.output AS jsonb), v_now, v_now
+      FROM unnest(p_memo_runs, p_surfaces, p_outputs) WITH ORDINALITY AS m(k, surface, output, o)
+     WHERE p_run_ids[m.k] = ANY (v_admitted)
+     ORDER BY m.o;
+    -- Every entry in one statement, each run's in journal order.
+    INSERT INTO flows.journal_entries (at, run_id, entry_type, step_id, attempt, payload)
+    SELECT v_now, e.run_id, e.entry_type, e.step_id, e.attempt, e.payload
+      FROM (SELECT r.k, 0 AS part, 0::bigint AS o, 0 AS n, r.run_id,
+                   CAST('run.spawned' AS flows.entry_type) AS entry_type, NULL::text AS step_id,
+                   NULL::integer AS attempt, CAST(r.spawned AS jsonb) AS payload
+              FROM unnest(p_run_ids, p_spawned) WITH ORDINALITY AS r(run_id, spawned, k)
+            UNION ALL
+            SELECT r.k, 1, 0, 0, r.run_id, 'step.attempt.started', r.step_id, 1,
+                   CAST(r.started AS jsonb) || jsonb_build_object(
+                     'leaseDeadline',
+                     flows.iso_instant(v_now + r.lease_ms * interval '1 millisecond'))
+              FROM unnest(p_run_ids, p_step_ids, p_started, p_lease_ms) WITH ORDINALITY
+                AS r(run_id, step_id, started, lease_ms, k)
+            UNION ALL
+            SELECT m.k, 2, m.o, x.n, p_run_ids[m.k], x.entry_type, p_step_ids[m.k], 1, x.payload
+              FROM unnest(p_memo_runs, p_recorded, p_confirmed) WITH ORDINALITY
+                AS m(k, recorded, confirmed, o)
+             CROSS JOIN LATERAL (VALUES (1, CAST('effect.recorded' AS flows.entry_type),
+                                         CAST(m.recorded AS jsonb)),
+                                        (2, CAST('effect.confirmed' AS flows.entry_type),
+                                         CAST(m.confirmed AS jsonb))) AS x(n, entry_type, payload)
+            UNION ALL
+            SELECT r.k, 3, 0, 0, r.run_id, 'step.completed', r.step_id, 1,
+                   CAST(r.completed AS jsonb)
+                     || jsonb_build_object('effects', coalesce(eff.effects, '[]'::jsonb))
+              FROM unnest(p_run_ids, p_step_ids, p_completed) WITH ORDINALITY
+                AS r(run_id, step_id, completed, k)
+              LEFT JOIN (SELECT m.k,
+                                jsonb_agg(jsonb_build_object('surfacePath', m.surface,
+                                                             'idempotencyKey', p_keys[m.k])
+                                          ORDER BY m.o) AS effects
+                           FROM unnest(p_memo_runs, p_surfaces) WITH ORDINALITY AS m(k, surface, o)
+                          GROUP BY m.k) eff ON eff.k = r.k
+            UNION ALL
+            SELECT r.k, 4, 0, 0, r.run_id, 'run.completed', NULL, NULL,
+                   CAST(r.run_completed AS jsonb)
+              FROM unnest(p_run_ids, p_run_completed) WITH ORDINALITY
+                AS r(run_id, run_completed, k)) AS e
+     WHERE e.run_id = ANY (v_admitted)
+     ORDER BY e.k, e.part, e.o, e.n;
   END IF;
-  INSERT INTO flows.steps (run_id, step_id, position, kind, status, depends_on, max_iterations,
-                           spec, route, not_before, updated_at, attempts, last_reason, output)
-  VALUES (p_run_id, p_step_id, 0, CAST(p_kind AS flows.step_kind), 'succeeded', '{}',
-          p_max_iterations, p_step_spec, p_route, v_now, v_now, 1, 'success', p_step_output);
-  INSERT INTO flows.effect_elections (run_id, step_id, surface_path, attempt, idempotency_key,
-                                      confirmed, output, recorded_at, confirmed_at)
-  SELECT p_run_id, p_step_id, m.surface, 1, p_key, true, CAST(m.output AS jsonb), v_now, v_now
-    FROM unnest(p_surfaces, p_outputs) WITH ORDINALITY AS m(surface, output, ord)
-   ORDER BY m.ord;
-  -- Every entry in one statement, in journal order.
-  INSERT INTO flows.journal_entries (at, run_id, entry_type, step_id, attempt, payload)
-  SELECT v_now, p_run_id, e.entry_type, e.step_id, e.attempt, e.payload
-    FROM (SELECT 0 AS ord, 0 AS n, CAST('run.spawned' AS flows.entry_type) AS entry_type,
-                 NULL::text AS step_id, NULL::integer AS attempt, p_spawned AS payload
-          UNION ALL
-          SELECT 1, 0, 'step.attempt.started', p_step_id, 1,
-                 p_started || jsonb_build_object('leaseDeadline', flows.iso_instant(v_deadline))
-          UNION ALL
-          SELECT 2 + m.ord, x.n, x.entry_type, p_step_id, 1, x.payload
-            FROM unnest(p_recorded, p_confirmed) WITH ORDINALITY AS m(recorded, confirmed, ord)
-           CROSS JOIN LATERAL (VALUES (1, CAST('effect.recorded' AS flows.entry_type),
-                                       CAST(m.recorded AS jsonb)),
-                                      (2, CAST('effect.confirmed' AS flows.entry_type),
-                                       CAST(m.confirmed AS jsonb))) AS x(n, entry_type, payload)
-          UNION ALL
-          SELECT 2 + coalesce(cardinality(p_surfaces), 0) + 1, 0, 'step.completed', p_step_id, 1,
-                 p_completed || jsonb_build_object(
-                   'effects',
-                   (SELECT coalesce(jsonb_agg(jsonb_build_object('surfacePath', m.surface,
-                                                                 'idempotencyKey', p_key)
-                                              ORDER BY m.ord), '[]'::jsonb)
-                      FROM unnest(p_surfaces) WITH ORDINALITY AS m(surface, ord)))
-          UNION ALL
-          SELECT 2 + coalesce(cardinality(p_surfaces), 0) + 2, 0, 'run.completed', NULL, NULL,
-                 p_run_completed) AS e
-   ORDER BY e.ord, e.n;
-  RETURN QUERY SELECT 'ok'::text, p_run_id;
+  RETURN QUERY
+    SELECT CAST(r.k AS integer), 'ok'::text, r.run_id
+      FROM unnest(p_run_ids) WITH ORDINALITY AS r(run_id, k)
+     WHERE r.run_id = ANY (v_admitted)
+    UNION ALL
+    SELECT CAST(r.k AS integer), c.outcome, c.existing_run_id
+      FROM unnest(p_run_ids, p_admission_keys) WITH ORDINALITY AS r(run_id, admission_key, k)
+     CROSS JOIN LATERAL flows.admission_conflict(r.run_id, r.admission_key) c
+     WHERE NOT (r.run_id = ANY (v_admitted))
+     ORDER BY 1;
 END
 $$;
 

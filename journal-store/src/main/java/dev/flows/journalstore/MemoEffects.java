@@ -113,8 +113,7 @@ final class MemoEffects {
 
   /** Binds {@code memos} of {@code lease}'s attempt, their entries encoded, as arrays. */
   static JournalDb.Binder binds(LeaseToken lease, String key, List<MemoEffect> memos) {
-    List<MemoCall> calls =
-        memos.stream().map(m -> MemoCall.of(lease, m.surfacePath(), key, m.output())).toList();
+    List<MemoCall> calls = encoded(lease, key, memos);
     return (sql, ps) -> {
       sql.bind(ps, "surfacePaths", textArray(calls, MemoCall::surfacePath));
       sql.bind(ps, "idempotencyKey", key);
@@ -124,8 +123,13 @@ final class MemoEffects {
     };
   }
 
+  /** {@code memos} of {@code lease}'s attempt, elected under {@code key}, their entries encoded. */
+  static List<MemoCall> encoded(LeaseToken lease, String key, List<MemoEffect> memos) {
+    return memos.stream().map(m -> MemoCall.of(lease, m.surfacePath(), key, m.output())).toList();
+  }
+
   /** One call as the fast path writes it, its entries already encoded. */
-  private record MemoCall(
+  record MemoCall(
       LeaseToken lease,
       String surfacePath,
       String idempotencyKey,

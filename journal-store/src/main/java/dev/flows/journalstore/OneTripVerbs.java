@@ -46,8 +46,6 @@ final class OneTripVerbs {
       PositionalSql.of(Sql.text("confirm_and_succeed"));
   private static final PositionalSql SUCCEED_AFTER_MEMOS =
       PositionalSql.of(Sql.text("succeed_after_memos"));
-  private static final PositionalSql START_SUCCEEDED =
-      PositionalSql.of(Sql.text("start_succeeded"));
 
   private final JournalDb db;
 
@@ -170,29 +168,37 @@ final class OneTripVerbs {
   private static void bindEnd(
       PositionalSql sql, PreparedStatement ps, LeaseToken lease, JsonNode stepOutput)
       throws SQLException {
-    sql.bind(ps, "stepOutput", EntryCodec.text(stepOutput));
-    sql.bind(
-        ps,
-        "completed",
-        EntryCodec.encode(
-                new JournalEntry.StepCompleted(
-                    lease.runId(),
-                    lease.stepId(),
-                    lease.attempt(),
-                    CompletionReason.SUCCESS,
-                    Disposition.STEP_DONE,
-                    Optional.of(stepOutput),
-                    List.of(),
-                    Optional.empty(),
-                    Optional.empty()))
-            .payload());
-    sql.bind(
-        ps,
-        "runCompleted",
-        EntryCodec.encode(
-                new JournalEntry.RunCompleted(
-                    lease.runId(), RunCompletionReason.SUCCESS, Optional.empty()))
-            .payload());
+    SuccessEncoded end = SuccessEncoded.of(lease, stepOutput);
+    sql.bind(ps, "stepOutput", end.stepOutput());
+    sql.bind(ps, "completed", end.completed());
+    sql.bind(ps, "runCompleted", end.runCompleted());
+  }
+
+  /**
+   * An attempt's success that ends its run, encoded: the step's output, step.completed (without its
+   * effects, which the functions list from the memos) and run.completed.
+   */
+  record SuccessEncoded(String stepOutput, String completed, String runCompleted) {
+    static SuccessEncoded of(LeaseToken lease, JsonNode stepOutput) {
+      return new SuccessEncoded(
+          EntryCodec.text(stepOutput),
+          EntryCodec.encode(
+                  new JournalEntry.StepCompleted(
+                      lease.runId(),
+                      lease.stepId(),
+                      lease.attempt(),
+                      CompletionReason.SUCCESS,
+                      Disposition.STEP_DONE,
+                      Optional.of(stepOutput),
+                      List.of(),
+                      Optional.empty(),
+                      Optional.empty()))
+              .payload(),
+          EntryCodec.encode(
+                  new JournalEntry.RunCompleted(
+                      lease.runId(), RunCompletionReason.SUCCESS, Optional.empty()))
+              .payload());
+    }
   }
 
   /**
@@ -302,7 +308,7 @@ final class OneTripVerbs {
         .stepsMade(StepTransition.CLAIMED, Lifecycle.created(step), claimed.orElseThrow(), 1);
   }
 
-  private static RuntimeException notAdmitted(StartRun r, String outcome, String existingRunId) {
+  static RuntimeException notAdmitted(StartRun r, String outcome, String existingRunId) {
     return switch (outcome) {
       case "terminal" ->
           new RunTerminalException(
@@ -312,55 +318,6 @@ final class OneTripVerbs {
           new RunAdmissionConflictException(
               r.admissionKey(), existingRunId, "the run id or admission key was already admitted");
       default -> new IllegalStateException("flows.start_claimed answered " + outcome);
-    };
-  }
-
-  /**
-   * flows.start_succeeded: the run admitted already claimed by the admission's worker and its
-   * attempt ended with {@code ok}, whose memos {@code memos} binds (their entries encoded for the
-   * admission's attempt), each row written once in its final state; empty, having written nothing,
-   * when the run id or admission key had admitted a run already. Refused as {@link
-   * #startRunClaimed} is.
-   */
-  Optional<CompletionAck> startRunSucceeded(
-      ClaimedAdmission admission, StepOutcome.Succeeded ok, JournalDb.Binder memos) {
-    JsonNode output = ok.output() == null ? NullNode.getInstance() : ok.output();
-    LeaseToken lease = admission.attempt().lease();
-    String[] row = new String[2];
-    db.autocommitRows(
-        START_SUCCEEDED,
-        (sql, ps) -> {
-          admission.bind(sql, ps, db);
-          memos.bind(sql, ps);
-          bindEnd(sql, ps, lease, output);
-        },
-        rs -> {
-          row[0] = rs.getString("outcome");
-          row[1] = rs.getString("existing_run_id");
-        });
-    return switch (row[0]) {
-      case "ok" -> {
-        // The rows were written once, in their final state: the transitions they stand for.
-        StepStatus ready = Lifecycle.created(admission.attempt().step());
-        db.transitions().stepsMade(StepTransition.CLAIMED, ready, StepStatus.RUNNING, 1);
-        db.transitions()
-            .stepsMade(
-                StepTransition.COMPLETED_SUCCESS, StepStatus.RUNNING, StepStatus.SUCCEEDED, 1);
-        db.transitions().runMade(RunTransition.SPAWNED, Optional.empty(), RunStatus.RUNNING);
-        db.transitions()
-            .runMade(
-                RunTransition.ALL_STEPS_SUCCEEDED,
-                Optional.of(RunStatus.RUNNING),
-                RunStatus.SUCCEEDED);
-        yield Optional.of(
-            new CompletionAck(
-                CompletionReason.SUCCESS,
-                Disposition.STEP_DONE,
-                Optional.empty(),
-                RunStatus.SUCCEEDED));
-      }
-      case "exists" -> Optional.empty();
-      default -> throw notAdmitted(admission.request(), row[0], row[1]);
     };
   }
 }

@@ -50,6 +50,7 @@ public final class PostgresJournal implements Journal, AutoCloseable {
   private final MemoEffects memos;
   private final AttemptEnds ends;
   private final OneTripVerbs oneTrip;
+  private final SucceededAdmissions succeededAdmissions;
   private final Cancels cancels;
   private final Expiry expiry;
   private final OperatorVerbs operator;
@@ -81,6 +82,7 @@ public final class PostgresJournal implements Journal, AutoCloseable {
     this.memos = new MemoEffects(db, stepSpecs, attemptVerbs, config.groupCommit());
     this.ends = new AttemptEnds(db, fence, attemptVerbs);
     this.oneTrip = new OneTripVerbs(db);
+    this.succeededAdmissions = new SucceededAdmissions(db, config.groupCommit());
     this.cancels = new Cancels(db);
     this.expiry = new Expiry(db, config.expiryBatchSize());
     this.operator = new OperatorVerbs(db);
@@ -228,8 +230,7 @@ public final class PostgresJournal implements Journal, AutoCloseable {
     if (!MemoEffects.carriable(a.step(), ok.memos())) {
       return Journal.super.startRunSucceeded(named, worker, lease, ok);
     }
-    return oneTrip.startRunSucceeded(
-        admission, ok, MemoEffects.binds(a.lease(), a.idempotencyKey(), ok.memos()));
+    return succeededAdmissions.admit(admission, ok);
   }
 
   @Override

@@ -474,7 +474,7 @@ class GroupCommitPostgresTest {
   }
 
   /** Until the first call's statement waits on the row lock this test holds. */
-  private static void awaitLockWait(PostgresFixture pg) throws Exception {
+  static void awaitLockWait(PostgresFixture pg) throws Exception {
     long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
     while (System.nanoTime() < until) {
       if (pg.count(

@@ -4,6 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.flows.journalstore.testing.TestDatabase;
+import dev.flows.kernel.FlowsException;
+import dev.flows.kernel.journal.Queues;
+import dev.flows.kernel.journal.RunId;
+import dev.flows.kernel.journal.Signals;
 import dev.flows.kernel.lifecycle.RunStatus;
 import dev.flows.kernel.lifecycle.RunTransition;
 import dev.flows.kernel.lifecycle.StepStatus;
@@ -20,6 +24,7 @@ import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Optional;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.flywaydb.core.Flyway;
@@ -122,8 +127,9 @@ class SchemaTest {
             "17 claimed admission",
             "18 durable input",
             "19 task backed calls",
+            "20 cheaper admissions",
             "journal functions (repeatable)");
-    assertThat(m.migrate()).isEqualTo(19);
+    assertThat(m.migrate()).isEqualTo(20);
     assertThat(m.pending()).isEmpty();
     assertThat(m.migrate()).isZero();
   }
@@ -297,6 +303,89 @@ class SchemaTest {
       } catch (SQLException e) {
         c.rollback();
         throw e;
+      }
+    }
+  }
+
+  @Test
+  void theDatabasesShapeChecksAcceptExactlyWhatTheKernelAccepts() throws SQLException {
+    List<String> samples =
+        List.of(
+            "a",
+            "run_0123456789abcdef",
+            "a:b.c_d-e",
+            "A".repeat(100),
+            "A".repeat(101),
+            "A".repeat(200),
+            "A".repeat(201),
+            "-a",
+            "_a",
+            ".a",
+            "a b",
+            "a\nb",
+            "a/b",
+            "é",
+            "aé",
+            "",
+            "a".repeat(64),
+            "0123456789abcdef".repeat(4),
+            "0123456789abcdef".repeat(4) + "0",
+            "0123456789ABCDEF".repeat(4),
+            "0123456789abcdeg".repeat(4),
+            "0123456789abcdef".repeat(4).substring(1));
+    Pattern idempotencyKey = Pattern.compile("[0-9a-f]{64}");
+    for (String s : samples) {
+      assertThat(check("runs_run_id_check", "run_id", s)).as("run id %s", s).isEqualTo(runId(s));
+      assertThat(check("runs_queue_name", "queue", s)).as("queue %s", s).isEqualTo(Queues.valid(s));
+      assertThat(check("signal_mailbox_name_check", "name", s))
+          .as("signal name %s", s)
+          .isEqualTo(signalName(s));
+      assertThat(check("effect_elections_idempotency_key_check", "idempotency_key", s))
+          .as("idempotency key %s", s)
+          .isEqualTo(idempotencyKey.matcher(s).matches());
+    }
+  }
+
+  private static boolean runId(String s) {
+    try {
+      new RunId(s);
+      return true;
+    } catch (FlowsException e) {
+      return false;
+    }
+  }
+
+  private static boolean signalName(String s) {
+    try {
+      Signals.check(s, Optional.empty());
+      return true;
+    } catch (FlowsException e) {
+      return false;
+    }
+  }
+
+  /**
+   * Whether the CHECK constraint {@code name} holds for a row whose {@code column} is {@code v}.
+   */
+  private static boolean check(String name, String column, String v) throws SQLException {
+    String expr =
+        strings(
+                "SELECT pg_get_expr(conbin, conrelid) FROM pg_constraint WHERE conname = '"
+                    + name
+                    + "'")
+            .getFirst();
+    try (Connection c = DriverManager.getConnection(db.jdbcUrl());
+        var ps =
+            c.prepareStatement(
+                "SELECT coalesce("
+                    + expr
+                    + ", true) FROM (SELECT CAST(? AS text) AS "
+                    + column
+                    + ") t")) {
+      ps.setString(1, v);
+      try (var rs = ps.executeQuery()) {
+        rs.next();
+        return rs.getBoolean(1);
       }
     }
   }

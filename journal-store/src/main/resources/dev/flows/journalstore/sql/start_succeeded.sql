@@ -1,13 +1,18 @@
--- One round trip: admit a one-step run and its attempt 1 already ended in success with its memos
--- (see flows.start_succeeded). :now is the test clock's time, NULL for the database clock.
-SELECT outcome, existing_run_id
-  FROM flows.start_succeeded(:runId, :name, :parentRunId, :admissionKey,
-                             CAST(:spec AS jsonb), :specHash, :createdBy, :rerunOf, :queue,
-                             :stepId, :kind, :route, :maxIterations, CAST(:stepSpec AS jsonb),
-                             :leaseId, :leaseMs, :idempotencyKey,
-                             CAST(:spawned AS jsonb), CAST(:started AS jsonb),
+-- One round trip for a batch of runs: each admitted with its attempt 1 already ended in success
+-- with its memos (see flows.start_succeeded). Arrays of runs hold run k at element k; a memo names
+-- its run's k. :now is the test clock's time, NULL for the database clock.
+SELECT run, outcome, existing_run_id
+  FROM flows.start_succeeded(CAST(:runIds AS text[]), CAST(:names AS text[]),
+                             CAST(:parentRunIds AS text[]), CAST(:admissionKeys AS text[]),
+                             CAST(:specs AS text[]), CAST(:specHashes AS text[]),
+                             CAST(:createdBy AS text[]), CAST(:rerunOf AS text[]),
+                             CAST(:queues AS text[]), CAST(:stepIds AS text[]),
+                             CAST(:kinds AS text[]), CAST(:routes AS text[]),
+                             CAST(:maxIterations AS integer[]), CAST(:stepSpecs AS text[]),
+                             CAST(:leaseMs AS bigint[]), CAST(:keys AS text[]),
+                             CAST(:spawned AS text[]), CAST(:started AS text[]),
+                             CAST(:stepOutputs AS text[]), CAST(:completed AS text[]),
+                             CAST(:runCompleted AS text[]), CAST(:memoRuns AS integer[]),
                              CAST(:surfacePaths AS text[]), CAST(:outputs AS text[]),
                              CAST(:recordedPayloads AS text[]),
-                             CAST(:confirmedPayloads AS text[]), CAST(:stepOutput AS jsonb),
-                             CAST(:completed AS jsonb), CAST(:runCompleted AS jsonb),
-                             CAST(:now AS timestamptz))
+                             CAST(:confirmedPayloads AS text[]), CAST(:now AS timestamptz))

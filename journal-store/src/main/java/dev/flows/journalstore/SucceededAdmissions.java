@@ -1,0 +1,201 @@
+package dev.flows.journalstore;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.NullNode;
+import dev.flows.kernel.journal.CompletionAck;
+import dev.flows.kernel.journal.CompletionReason;
+import dev.flows.kernel.journal.Disposition;
+import dev.flows.kernel.journal.LeaseToken;
+import dev.flows.kernel.journal.RunId;
+import dev.flows.kernel.journal.StepOutcome;
+import dev.flows.kernel.lifecycle.Lifecycle;
+import dev.flows.kernel.lifecycle.RunStatus;
+import dev.flows.kernel.lifecycle.RunTransition;
+import dev.flows.kernel.lifecycle.StepStatus;
+import dev.flows.kernel.lifecycle.StepTransition;
+import dev.flows.kernel.spec.Routes;
+import dev.flows.kernel.spec.RunSpecJson;
+import dev.flows.kernel.spec.StepSpec;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.function.Function;
+
+/**
+ * {@code startRunSucceeded} with group commit: the runs that concurrent starters admit together
+ * with their end ({@code flows.start_succeeded}) are written by one statement in autocommit, so
+ * what Postgres pays per statement and per commit is shared by the batch, and each starter is
+ * answered for its own run. A batch that fails is written again run by run, so one run's refusal is
+ * that run's alone.
+ */
+final class SucceededAdmissions {
+  private static final PositionalSql START_SUCCEEDED =
+      PositionalSql.of(Sql.text("start_succeeded"));
+
+  private final JournalDb db;
+  private final GroupCommit<Call, Answer> writes;
+
+  SucceededAdmissions(JournalDb db, JournalStoreConfig.GroupCommitLimits limits) {
+    this.db = db;
+    this.writes = new GroupCommit<>(this::write, limits.maxBatch(), limits.maxInFlight());
+  }
+
+  /** One run as the statement takes it, every value encoded on the starter's thread. */
+  private record Call(
+      ClaimedAdmission admission,
+      String stepSpec,
+      OneTripVerbs.SuccessEncoded end,
+      List<MemoEffects.MemoCall> memos) {
+    static Call of(ClaimedAdmission admission, StepOutcome.Succeeded ok) {
+      JsonNode output = ok.output() == null ? NullNode.getInstance() : ok.output();
+      LeaseToken lease = admission.attempt().lease();
+      return new Call(
+          admission,
+          EntryCodec.text(RunSpecJson.writeStep(admission.attempt().step())),
+          OneTripVerbs.SuccessEncoded.of(lease, output),
+          MemoEffects.encoded(lease, admission.attempt().idempotencyKey(), ok.memos()));
+    }
+  }
+
+  /** What the statement answered for one run, or why its write failed. */
+  private sealed interface Answer {
+    record Written(String outcome, String existingRunId) implements Answer {}
+
+    record Refused(RuntimeException failure) implements Answer {}
+  }
+
+  /**
+   * The run admitted already claimed by the admission's worker and its attempt ended with {@code
+   * ok}, each row written once in its final state; empty, having written nothing, when the run id
+   * or admission key had admitted a run already. Refused as {@code startRunClaimed} is.
+   */
+  Optional<CompletionAck> admit(ClaimedAdmission admission, StepOutcome.Succeeded ok) {
+    return switch (writes.submit(Call.of(admission, ok))) {
+      case Answer.Refused r -> throw r.failure();
+      case Answer.Written w ->
+          switch (w.outcome()) {
+            case "ok" -> {
+              recordTransitions(admission.attempt().step());
+              yield Optional.of(
+                  new CompletionAck(
+                      CompletionReason.SUCCESS,
+                      Disposition.STEP_DONE,
+                      Optional.empty(),
+                      RunStatus.SUCCEEDED));
+            }
+            case "exists" -> Optional.empty();
+            default ->
+                throw OneTripVerbs.notAdmitted(admission.request(), w.outcome(), w.existingRunId());
+          };
+    };
+  }
+
+  /** The rows were written once, in their final state: the transitions they stand for. */
+  private void recordTransitions(StepSpec step) {
+    StepStatus ready = Lifecycle.created(step);
+    db.transitions().stepsMade(StepTransition.CLAIMED, ready, StepStatus.RUNNING, 1);
+    db.transitions()
+        .stepsMade(StepTransition.COMPLETED_SUCCESS, StepStatus.RUNNING, StepStatus.SUCCEEDED, 1);
+    db.transitions().runMade(RunTransition.SPAWNED, Optional.empty(), RunStatus.RUNNING);
+    db.transitions()
+        .runMade(
+            RunTransition.ALL_STEPS_SUCCEEDED, Optional.of(RunStatus.RUNNING), RunStatus.SUCCEEDED);
+  }
+
+  private List<Answer> write(List<Call> calls) {
+    try {
+      return writeTogether(calls);
+    } catch (RuntimeException e) {
+      if (calls.size() == 1) {
+        return List.of(new Answer.Refused(e));
+      }
+      List<Answer> alone = new ArrayList<>(calls.size());
+      for (Call call : calls) {
+        try {
+          alone.add(writeTogether(List.of(call)).getFirst());
+        } catch (RuntimeException f) {
+          alone.add(new Answer.Refused(f));
+        }
+      }
+      return alone;
+    }
+  }
+
+  private List<Answer> writeTogether(List<Call> calls) {
+    List<MemoEffects.MemoCall> memos = new ArrayList<>();
+    List<Integer> memoRuns = new ArrayList<>();
+    for (int k = 0; k < calls.size(); k++) {
+      for (MemoEffects.MemoCall m : calls.get(k).memos()) {
+        memos.add(m);
+        memoRuns.add(k + 1);
+      }
+    }
+    Answer[] answers = new Answer[calls.size()];
+    db.autocommitRows(
+        START_SUCCEEDED,
+        (sql, ps) -> {
+          sql.bind(ps, "runIds", text(calls, c -> c.admission().runId().value()));
+          sql.bind(ps, "names", text(calls, c -> c.admission().request().spec().name()));
+          sql.bind(
+              ps,
+              "parentRunIds",
+              text(
+                  calls,
+                  c -> c.admission().request().parentRunId().map(RunId::value).orElse(null)));
+          sql.bind(ps, "admissionKeys", text(calls, c -> c.admission().request().admissionKey()));
+          sql.bind(ps, "specs", text(calls, c -> c.admission().spec()));
+          sql.bind(ps, "specHashes", text(calls, c -> c.admission().specHash()));
+          sql.bind(ps, "createdBy", text(calls, c -> c.admission().request().createdBy()));
+          sql.bind(
+              ps,
+              "rerunOf",
+              text(calls, c -> c.admission().request().rerunOf().map(RunId::value).orElse(null)));
+          sql.bind(ps, "queues", text(calls, c -> c.admission().request().queue()));
+          sql.bind(ps, "stepIds", text(calls, c -> c.admission().attempt().step().id()));
+          sql.bind(ps, "kinds", text(calls, c -> c.admission().attempt().step().kind().wire()));
+          sql.bind(ps, "routes", text(calls, c -> Routes.of(c.admission().attempt().step())));
+          sql.bind(
+              ps,
+              "maxIterations",
+              calls.stream()
+                  .mapToInt(c -> c.admission().attempt().step().maxIterations())
+                  .toArray());
+          sql.bind(ps, "stepSpecs", text(calls, Call::stepSpec));
+          sql.bind(
+              ps,
+              "leaseMs",
+              calls.stream().mapToLong(c -> c.admission().attempt().leaseMs()).toArray());
+          sql.bind(ps, "keys", text(calls, c -> c.admission().attempt().idempotencyKey()));
+          sql.bind(ps, "spawned", text(calls, c -> c.admission().spawned()));
+          sql.bind(ps, "started", text(calls, c -> c.admission().started()));
+          sql.bind(ps, "stepOutputs", text(calls, c -> c.end().stepOutput()));
+          sql.bind(ps, "completed", text(calls, c -> c.end().completed()));
+          sql.bind(ps, "runCompleted", text(calls, c -> c.end().runCompleted()));
+          sql.bind(ps, "memoRuns", memoRuns.stream().mapToInt(Integer::intValue).toArray());
+          sql.bind(ps, "surfacePaths", text(memos, MemoEffects.MemoCall::surfacePath));
+          sql.bind(ps, "outputs", text(memos, m -> m.output().orElse(null)));
+          sql.bind(ps, "recordedPayloads", text(memos, MemoEffects.MemoCall::recordedPayload));
+          sql.bind(ps, "confirmedPayloads", text(memos, MemoEffects.MemoCall::confirmedPayload));
+          sql.bind(ps, "now", db.clock());
+        },
+        rs ->
+            answers[rs.getInt("run") - 1] =
+                new Answer.Written(rs.getString("outcome"), rs.getString("existing_run_id")));
+    for (int k = 0; k < answers.length; k++) {
+      if (answers[k] == null) {
+        throw new IllegalStateException(
+            "flows.start_succeeded answered nothing for run " + (k + 1));
+      }
+    }
+    return List.of(answers);
+  }
+
+  /** A Java array, bound as is (see {@link MemoEffects}). */
+  private static <T> String[] text(List<T> items, Function<T, String> value) {
+    String[] values = new String[items.size()];
+    for (int i = 0; i < values.length; i++) {
+      values[i] = value.apply(items.get(i));
+    }
+    return values;
+  }
+}
