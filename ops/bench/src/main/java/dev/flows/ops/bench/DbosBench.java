@@ -88,7 +88,7 @@ record DbosBench(Bench.Plan plan, Pg pg, Report report) implements Section {
     try (Dbos d = Dbos.launch(url)) {
       for (ShortRunsBench.Shape s : shapes) {
         Runs.warmUp(
-            plan.warmupSeconds() / shapes.size(),
+            plan.warmupSeconds(),
             () -> ClientLoad.run(warmC, 2 * warmC, "warm", d.client(s.calls())));
       }
     }

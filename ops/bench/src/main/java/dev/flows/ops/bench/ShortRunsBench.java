@@ -196,7 +196,7 @@ record ShortRunsBench(Bench.Plan plan, Pg pg, Report report) implements Section 
     try (Flows flows = flows(url, c, servers, shapes)) {
       for (Shape shape : shapes) {
         Runs.warmUp(
-            plan.warmupSeconds() / shapes.size(),
+            plan.warmupSeconds(),
             () -> ClientLoad.run(c, 2 * c, "warm-" + shape.calls() + "-", client(flows, shape)));
       }
     }

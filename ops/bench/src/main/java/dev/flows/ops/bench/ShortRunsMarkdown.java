@@ -23,6 +23,8 @@ final class ShortRunsMarkdown {
                 + " starting a run (`Flows.start`) and waiting for its result"
                 + " (`RunHandle.result`), then starting the next; one `Flows` per load, on product"
                 + " defaults with a worker of capacity C, its first run per thread unmeasured;"
+                + " before the first load, each shape runs unmeasured at 4 clients for the"
+                + " warm-up time (6 s, 3 s quick), on DBOS alike;"
                 + " a run started where that worker has a free slot is admitted already claimed"
                 + " by it, and, started without a key as here, its body runs before the"
                 + " admission: a body that ends within `SdkConfig.memoDelay` is admitted with its"
