@@ -1,8 +1,7 @@
 package dev.flows.journalstore;
 
 import dev.flows.journalstore.Rows.RunRow;
-import dev.flows.kernel.RunAdmissionConflictException;
-import dev.flows.kernel.RunTerminalException;
+import dev.flows.kernel.journal.AdmittedRun;
 import dev.flows.kernel.journal.JournalEntry;
 import dev.flows.kernel.journal.RunId;
 import dev.flows.kernel.journal.StartRun;
@@ -54,45 +53,34 @@ final class Admission {
   }
 
   private static Optional<StartedRun> existingAdmission(Handle h, StartRun r, String hash) {
-    if (r.runId().isPresent()) {
-      Optional<RunRow> byId = TxStatements.lockRun(h, r.runId().get());
-      if (byId.isPresent()) {
-        RunRow row = byId.get();
-        boolean sameKey = row.admissionKey().equals(r.admissionKey());
-        if (row.tombstone() || (row.status().terminal() && !sameKey)) {
-          throw new RunTerminalException(
-              "run " + row.runId() + " is " + describe(row) + " and cannot be started",
-              row.runId().value());
-        }
-        if (!sameKey) {
-          throw new RunAdmissionConflictException(row.admissionKey(), row.runId().value());
-        }
-        return Optional.of(sameSpecOrConflict(row, r, hash));
-      }
-    }
-    Optional<RunRow> byKey =
-        TxStatements.query(
-                h, "run_by_admission_key", q -> q.bind("admissionKey", r.admissionKey()), Rows.RUN)
-            .stream()
-            .findFirst();
-    if (byKey.isPresent()
-        && r.runId().isPresent()
-        && !r.runId().get().equals(byKey.get().runId())) {
-      // The key admitted another run id: this request cannot be the same admission.
-      throw new RunAdmissionConflictException(r.admissionKey(), byKey.get().runId().value());
-    }
-    return byKey.map(row -> sameSpecOrConflict(row, r, hash));
+    return met(h, r).map(m -> m.answer(r, hash));
   }
 
-  private static StartedRun sameSpecOrConflict(RunRow row, StartRun r, String hash) {
-    if (!row.specHash().equals(hash)) {
-      throw new RunAdmissionConflictException(r.admissionKey(), row.runId().value());
-    }
-    return new StartedRun(row.runId(), false, row.status());
+  /**
+   * The run {@code r} meets, read in a transaction of its own: for an admission made in one
+   * statement that found one, to answer or refuse it as startRun would. Empty when there is none
+   * (any more).
+   */
+  Optional<AdmittedRun> met(StartRun r) {
+    return db.tx(h -> met(h, r));
   }
 
-  private static String describe(RunRow row) {
-    return row.tombstone() ? "tombstoned (canceled before it started)" : row.status().wire();
+  /** The run under {@code r}'s run id (locked), else under its admission key. */
+  private static Optional<AdmittedRun> met(Handle h, StartRun r) {
+    Optional<RunRow> byId = r.runId().flatMap(id -> TxStatements.lockRun(h, id));
+    Optional<RunRow> row =
+        byId.isPresent()
+            ? byId
+            : TxStatements.query(
+                    h,
+                    "run_by_admission_key",
+                    q -> q.bind("admissionKey", r.admissionKey()),
+                    Rows.RUN)
+                .stream()
+                .findFirst();
+    return row.map(
+        found ->
+            new AdmittedRun(found.runId(), found.admissionKey(), found.specHash(), found.status()));
   }
 
   private static boolean insertRun(Handle h, StartRun r, RunId runId, String hash, Instant now) {

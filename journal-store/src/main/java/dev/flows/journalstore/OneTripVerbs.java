@@ -2,8 +2,7 @@ package dev.flows.journalstore;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.NullNode;
-import dev.flows.kernel.RunAdmissionConflictException;
-import dev.flows.kernel.RunTerminalException;
+import dev.flows.kernel.journal.AdmittedRun;
 import dev.flows.kernel.journal.ClaimedAttempt;
 import dev.flows.kernel.journal.ClaimedEffect;
 import dev.flows.kernel.journal.ClaimedStart;
@@ -15,6 +14,7 @@ import dev.flows.kernel.journal.JournalEntry;
 import dev.flows.kernel.journal.LeaseToken;
 import dev.flows.kernel.journal.RunCompletionReason;
 import dev.flows.kernel.journal.StartRun;
+import dev.flows.kernel.journal.StartedRun;
 import dev.flows.kernel.journal.StepOutcome;
 import dev.flows.kernel.journal.WorkerId;
 import dev.flows.kernel.keys.Keys;
@@ -36,7 +36,9 @@ import java.util.Optional;
  * The verbs that are one function call in autocommit (R__journal_functions.sql): an attempt's
  * success ({@code flows.succeed_attempt}), and a durable call's admission with its attempt open
  * ({@code flows.start_claimed}) and its end ({@code flows.confirm_and_succeed}). Each function
- * answers a refusal as an outcome, which is thrown here as the multi-statement verbs throw it.
+ * answers a refusal as an outcome, which is thrown here as the multi-statement verbs throw it; an
+ * admission that met a run reads that run and answers or refuses by the kernel's rule ({@link
+ * AdmittedRun#answer}), as startRun does.
  */
 final class OneTripVerbs {
   private static final PositionalSql SUCCEED_ATTEMPT =
@@ -48,9 +50,11 @@ final class OneTripVerbs {
       PositionalSql.of(Sql.text("succeed_after_memos"));
 
   private final JournalDb db;
+  private final Admission admissions;
 
-  OneTripVerbs(JournalDb db) {
+  OneTripVerbs(JournalDb db, Admission admissions) {
     this.db = db;
+    this.admissions = admissions;
   }
 
   /**
@@ -232,16 +236,21 @@ final class OneTripVerbs {
 
   private record InlineStart(
       String outcome,
-      String existingRunId,
       Instant leaseDeadline,
       Optional<RunStatus> runStatus,
       Optional<StepStatus> stepStatus) {}
 
   ClaimedEffect startClaimed(StartRun r, WorkerId worker, Duration lease, String surfacePath) {
     StepSpec step = ClaimedEffect.inlineStep(r, surfacePath);
-    ClaimedAttempt attempt = admitClaimed(r, step, worker, lease, Optional.of(surfacePath));
+    ClaimedAdmission claimed = ClaimedAdmission.of(r, worker, lease);
+    Optional<ClaimedAttempt> attempt = admitClaimed(claimed, step, Optional.of(surfacePath));
+    if (attempt.isEmpty()) {
+      // Refused as startRun refuses the run met; what startRun answers is not new.
+      throw AdmittedRun.notNew(r, met(claimed).map(StartedRun::runId).orElse(claimed.runId()));
+    }
+    ClaimedAttempt a = attempt.get();
     return new ClaimedEffect(
-        attempt, new EffectElection(attempt.idempotencyKey(), false, false, Optional.empty()));
+        a, new EffectElection(a.idempotencyKey(), false, false, Optional.empty()));
   }
 
   /**
@@ -250,20 +259,25 @@ final class OneTripVerbs {
    */
   Optional<ClaimedAttempt> startRunClaimed(StartRun r, WorkerId worker, Duration lease) {
     StepSpec step = ClaimedStart.onlyStep(r);
-    try {
-      return Optional.of(admitClaimed(r, step, worker, lease, Optional.empty()));
-    } catch (RunAdmissionConflictException | RunTerminalException e) {
-      return Optional.empty();
-    }
+    return admitClaimed(ClaimedAdmission.of(r, worker, lease), step, Optional.empty());
+  }
+
+  /**
+   * What the admission's request meets, as startRun answers it (not created), or its refusal; empty
+   * when the run a one-statement admission met is gone.
+   */
+  private Optional<StartedRun> met(ClaimedAdmission claimed) {
+    StartRun r = claimed.request();
+    return admissions.met(r).map(m -> m.answer(r, claimed.specHash()));
   }
 
   /**
    * flows.start_claimed: the run, its step running under attempt 1, and with {@code surfacePath}
-   * the attempt's election. Refused as {@link dev.flows.kernel.journal.Journal#startClaimed} is.
+   * the attempt's election; empty, having written nothing, when the run id or admission key had
+   * admitted a run already.
    */
-  private ClaimedAttempt admitClaimed(
-      StartRun r, StepSpec step, WorkerId worker, Duration lease, Optional<String> surfacePath) {
-    ClaimedAdmission admission = ClaimedAdmission.of(r, worker, lease);
+  private Optional<ClaimedAttempt> admitClaimed(
+      ClaimedAdmission admission, StepSpec step, Optional<String> surfacePath) {
     LeaseToken token = admission.attempt().lease();
     String key = admission.attempt().idempotencyKey();
     InlineStart row =
@@ -286,19 +300,17 @@ final class OneTripVerbs {
             rs ->
                 new InlineStart(
                     rs.getString("outcome"),
-                    rs.getString("existing_run_id"),
                     Rows.instant(rs, "lease_deadline"),
                     Rows.runStatus(rs, "run_status"),
                     Optional.ofNullable(rs.getString("step_status")).map(StepStatus::fromWire)));
-    return switch (row.outcome()) {
-      case "claimed" -> {
-        admitted(step, row.runStatus(), row.stepStatus());
-        ClaimedAttempt a = admission.attempt();
-        yield new ClaimedAttempt(
-            token, row.leaseDeadline(), a.leaseMs(), step, key, r.parentRunId());
-      }
-      default -> throw notAdmitted(r, row.outcome(), row.existingRunId());
-    };
+    if (!row.outcome().equals("claimed")) {
+      return Optional.empty();
+    }
+    admitted(step, row.runStatus(), row.stepStatus());
+    ClaimedAttempt a = admission.attempt();
+    return Optional.of(
+        new ClaimedAttempt(
+            token, row.leaseDeadline(), a.leaseMs(), step, key, admission.request().parentRunId()));
   }
 
   /** What start_claimed made: a run spawned, and its step inserted claimed. */
@@ -306,18 +318,5 @@ final class OneTripVerbs {
     db.transitions().runMade(RunTransition.SPAWNED, Optional.empty(), run.orElseThrow());
     db.transitions()
         .stepsMade(StepTransition.CLAIMED, Lifecycle.created(step), claimed.orElseThrow(), 1);
-  }
-
-  static RuntimeException notAdmitted(StartRun r, String outcome, String existingRunId) {
-    return switch (outcome) {
-      case "terminal" ->
-          new RunTerminalException(
-              "run " + existingRunId + " was canceled or ended and cannot be started",
-              existingRunId);
-      case "exists" ->
-          new RunAdmissionConflictException(
-              r.admissionKey(), existingRunId, "the run id or admission key was already admitted");
-      default -> new IllegalStateException("flows.start_claimed answered " + outcome);
-    };
   }
 }

@@ -81,8 +81,8 @@ public final class PostgresJournal implements Journal, AutoCloseable {
     this.attemptVerbs = new AttemptVerbs(db, fence);
     this.memos = new MemoEffects(db, stepSpecs, attemptVerbs, config.groupCommit());
     this.ends = new AttemptEnds(db, fence, attemptVerbs);
-    this.oneTrip = new OneTripVerbs(db);
-    this.succeededAdmissions = new SucceededAdmissions(db, config.groupCommit());
+    this.oneTrip = new OneTripVerbs(db, admission);
+    this.succeededAdmissions = new SucceededAdmissions(db, admission, config.groupCommit());
     this.cancels = new Cancels(db);
     this.expiry = new Expiry(db, config.expiryBatchSize());
     this.operator = new OperatorVerbs(db);
@@ -224,11 +224,11 @@ public final class PostgresJournal implements Journal, AutoCloseable {
   @Override
   public Optional<CompletionAck> startRunSucceeded(
       StartRun r, WorkerId worker, Duration lease, StepOutcome.Succeeded ok) {
-    StartRun named = r.runId().isPresent() ? r : r.withRunId(RunId.random());
-    ClaimedAdmission admission = ClaimedAdmission.of(named, worker, lease);
+    // The request as given: one without a run id meets a run by its key alone.
+    ClaimedAdmission admission = ClaimedAdmission.of(r, worker, lease);
     ClaimedAttempt a = admission.attempt();
     if (!MemoEffects.carriable(a.step(), ok.memos())) {
-      return Journal.super.startRunSucceeded(named, worker, lease, ok);
+      return Journal.super.startRunSucceeded(r, worker, lease, ok);
     }
     return succeededAdmissions.admit(admission, ok);
   }

@@ -7,6 +7,7 @@ import dev.flows.kernel.journal.CompletionReason;
 import dev.flows.kernel.journal.Disposition;
 import dev.flows.kernel.journal.LeaseToken;
 import dev.flows.kernel.journal.RunId;
+import dev.flows.kernel.journal.StartRun;
 import dev.flows.kernel.journal.StepOutcome;
 import dev.flows.kernel.lifecycle.Lifecycle;
 import dev.flows.kernel.lifecycle.RunStatus;
@@ -33,10 +34,13 @@ final class SucceededAdmissions {
       PositionalSql.of(Sql.text("start_succeeded"));
 
   private final JournalDb db;
+  private final Admission admissions;
   private final GroupCommit<Call, Answer> writes;
 
-  SucceededAdmissions(JournalDb db, JournalStoreConfig.GroupCommitLimits limits) {
+  SucceededAdmissions(
+      JournalDb db, Admission admissions, JournalStoreConfig.GroupCommitLimits limits) {
     this.db = db;
+    this.admissions = admissions;
     this.writes = new GroupCommit<>(this::write, limits.maxBatch(), limits.maxInFlight());
   }
 
@@ -66,27 +70,29 @@ final class SucceededAdmissions {
 
   /**
    * The run admitted already claimed by the admission's worker and its attempt ended with {@code
-   * ok}, each row written once in its final state; empty, having written nothing, when the run id
-   * or admission key had admitted a run already. Refused as {@code startRunClaimed} is.
+   * ok}, each row written once in its final state; when the run id or admission key had admitted a
+   * run already, having written nothing: empty where startRun answers that run, else refused as
+   * startRun refuses it.
    */
   Optional<CompletionAck> admit(ClaimedAdmission admission, StepOutcome.Succeeded ok) {
     return switch (writes.submit(Call.of(admission, ok))) {
       case Answer.Refused r -> throw r.failure();
-      case Answer.Written w ->
-          switch (w.outcome()) {
-            case "ok" -> {
-              recordTransitions(admission.attempt().step());
-              yield Optional.of(
-                  new CompletionAck(
-                      CompletionReason.SUCCESS,
-                      Disposition.STEP_DONE,
-                      Optional.empty(),
-                      RunStatus.SUCCEEDED));
-            }
-            case "exists" -> Optional.empty();
-            default ->
-                throw OneTripVerbs.notAdmitted(admission.request(), w.outcome(), w.existingRunId());
-          };
+      case Answer.Written w when w.outcome().equals("ok") -> {
+        recordTransitions(admission.attempt().step());
+        yield Optional.of(
+            new CompletionAck(
+                CompletionReason.SUCCESS,
+                Disposition.STEP_DONE,
+                Optional.empty(),
+                RunStatus.SUCCEEDED));
+      }
+      case Answer.Written w -> {
+        // The statement met a run: answered empty where startRun answers the run met, else
+        // refused as startRun refuses it.
+        StartRun r = admission.request();
+        admissions.met(r).ifPresent(m -> m.answer(r, admission.specHash()));
+        yield Optional.empty();
+      }
     };
   }
 

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import dev.flows.journalstore.JournalStoreConfig.GroupCommitLimits;
+import dev.flows.kernel.RunAdmissionConflictException;
 import dev.flows.kernel.RunTerminalException;
 import dev.flows.kernel.journal.CompletionAck;
 import dev.flows.kernel.journal.JournalEntry;
@@ -61,26 +62,41 @@ class SucceededAdmissionsTest {
   }
 
   @Test
-  void aRunOfTheBatchWhoseKeyWasAdmittedIsAnsweredEmptyAndTheOthersAreWritten() throws Exception {
+  void runsOfTheBatchThatMeetARunAreAnsweredAsStartRunWouldAndTheOthersAreWritten()
+      throws Exception {
     try (PostgresFixture pg =
-        PostgresFixture.create("admit_exists", new GroupCommitLimits(64, 1, 1_000))) {
+        PostgresFixture.create("admit_met", new GroupCommitLimits(64, 1, 1_000))) {
       List<Admission> queued =
-          IntStream.range(0, QUEUED).mapToObj(i -> Admission.of("exists-" + i, 1)).toList();
-      Admission taken = queued.get(2);
-      RunId admitted = pg.journal().startRun(taken.request().withRunId(RunId.random())).runId();
-      int entriesBefore = pg.journal().entries(admitted).size();
+          IntStream.range(0, QUEUED).mapToObj(i -> Admission.of("met-" + i, 1)).toList();
+      // Run 2 was admitted already by the same admission: answered empty, as startRun answers it.
+      Admission again = queued.get(2);
+      pg.journal().startRun(again.request());
+      int againEntries = pg.journal().entries(again.runId()).size();
+      // Run 3's key admitted another run id: refused, as startRun refuses it.
+      Admission taken = queued.get(3);
+      RunId other = pg.journal().startRun(taken.request().withRunId(RunId.random())).runId();
       List<Object> answers = playBehindAHeldFirst(pg, queued);
       for (int i = 0; i < QUEUED; i++) {
-        if (i == 2) {
-          assertThat(answers.get(i)).isEqualTo(Optional.empty());
-          assertThat(pg.journal().run(taken.runId())).isEmpty();
-          assertThat(pg.journal().entries(admitted)).hasSize(entriesBefore);
-        } else {
-          assertThat(answers.get(i)).as("run %d", i).isInstanceOf(CompletionAck.class);
-          assertWrittenAsAlone(pg, queued.get(i));
+        switch (i) {
+          case 2 -> {
+            assertThat(answers.get(i)).isEqualTo(Optional.empty());
+            assertThat(pg.journal().entries(again.runId())).hasSize(againEntries);
+          }
+          case 3 -> {
+            assertThat(answers.get(i))
+                .isInstanceOfSatisfying(
+                    RunAdmissionConflictException.class,
+                    e -> assertThat(e.getMessage()).contains(other.value()));
+            assertThat(pg.journal().run(taken.runId())).isEmpty();
+          }
+          default -> {
+            assertThat(answers.get(i)).as("run %d", i).isInstanceOf(CompletionAck.class);
+            assertWrittenAsAlone(pg, queued.get(i));
+          }
         }
       }
       List<Admission> written = new ArrayList<>(queued);
+      written.remove(3);
       written.remove(2);
       assertThat(transactionsOf(pg, written)).isEqualTo(1);
     }

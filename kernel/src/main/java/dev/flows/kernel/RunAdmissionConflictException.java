@@ -1,6 +1,9 @@
 package dev.flows.kernel;
 
-/** An admission key already admitted a run with a different spec. */
+/**
+ * An admission met a run it is not the same admission as: its key admitted a run with a different
+ * spec or under another run id, or its run id a run of another key that goes on.
+ */
 public final class RunAdmissionConflictException extends FlowsException {
   public RunAdmissionConflictException(String admissionKey, String existingRunId) {
     super(

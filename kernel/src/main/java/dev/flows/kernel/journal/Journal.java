@@ -15,9 +15,11 @@ import java.util.Optional;
 public interface Journal {
 
   /**
-   * Admits a run. Idempotent by admission key (same key + same spec hash answers the existing run
-   * with {@code created=false}; another spec: {@code run_admission_conflict}). A chosen run id that
-   * was tombstoned by an earlier cancel is refused {@code run_terminal}.
+   * Admits a run. Idempotent by admission key: a request that meets a run under its run id or key
+   * is answered or refused by {@link AdmittedRun#answer}, the rule of every admission verb (the
+   * same admission again answers the run with {@code created=false}; another spec: {@code
+   * run_admission_conflict}; a chosen run id tombstoned by an earlier cancel: {@code
+   * run_terminal}).
    */
   StartedRun startRun(StartRun request);
 
@@ -265,8 +267,8 @@ public interface Journal {
    * outcome's memos before the step's end), in one transaction on Postgres (one statement, with no
    * run-end NOTIFY: a run id nobody has seen yet has no watcher elsewhere). For a process that ran
    * the body of a run it had not admitted yet and saw it end in success before anyone could know
-   * the run. Empty, having completed nothing, when the run id or admission key had admitted a run
-   * already; refused as those two verbs are.
+   * the run. Empty, having written nothing, where {@link #startRun} answers the run met with {@code
+   * created=false}; refused as those two verbs are (by {@link AdmittedRun#answer}).
    */
   default Optional<CompletionAck> startRunSucceeded(
       StartRun request, WorkerId worker, java.time.Duration lease, StepOutcome.Succeeded outcome) {
@@ -284,11 +286,12 @@ public interface Journal {
    * deadline comes from the journal's clock. For a caller that performs the effect itself at once
    * (an inline {@code f.mcp} call) instead of waiting for a claimer.
    *
-   * <p>Refused, writing nothing: {@code run_admission_conflict} when the admission key or the run
-   * id already admitted a run (whatever its spec: the caller awaits that run instead); {@code
-   * run_terminal} for a tombstoned run id; {@code invalid_input} unless the spec has exactly one
-   * step, without dependencies; {@code effect_not_declared} unless that step is an agent step
-   * declaring {@code surfacePath}.
+   * <p>Refused, writing nothing: as {@link #startRun} refuses a run met ({@link
+   * AdmittedRun#answer}: {@code run_terminal} for a tombstoned run id), and {@code
+   * run_admission_conflict} where it answers one (the caller awaits that run instead, {@link
+   * AdmittedRun#notNew}); {@code invalid_input} unless the spec has exactly one step, without
+   * dependencies; {@code effect_not_declared} unless that step is an agent step declaring {@code
+   * surfacePath}.
    *
    * @param lease the lease length when the step's spec names no {@code leaseMs}
    */

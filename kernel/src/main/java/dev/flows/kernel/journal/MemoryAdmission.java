@@ -1,7 +1,5 @@
 package dev.flows.kernel.journal;
 
-import dev.flows.kernel.RunAdmissionConflictException;
-import dev.flows.kernel.RunTerminalException;
 import dev.flows.kernel.journal.MemoryState.RunRow;
 import dev.flows.kernel.journal.MemoryState.StepRow;
 import dev.flows.kernel.lifecycle.RunTransition;
@@ -33,24 +31,9 @@ final class MemoryAdmission {
    */
   private StartedRun admit(StartRun r, Instant now, boolean wakeClaimers) {
     String hash = RunSpecJson.hash(r.spec());
-    RunId existingByKey = state.byAdmissionKey.get(r.admissionKey());
-    if (r.runId().isPresent()) {
-      RunRow byId = state.runs.get(r.runId().get());
-      if (byId != null && !byId.admissionKey.equals(r.admissionKey())) {
-        if (byId.status.terminal()) {
-          throw new RunTerminalException(
-              "run " + byId.id + " is already " + byId.status.wire(), byId.id.value());
-        }
-        throw new RunAdmissionConflictException(r.admissionKey(), byId.id.value());
-      }
-    }
-    if (existingByKey != null) {
-      RunRow existing = state.runs.get(existingByKey);
-      if (!existing.specHash.equals(hash)
-          || (r.runId().isPresent() && !r.runId().get().equals(existing.id))) {
-        throw new RunAdmissionConflictException(r.admissionKey(), existing.id.value());
-      }
-      return new StartedRun(existing.id, false, existing.status);
+    Optional<StartedRun> answered = met(r).map(m -> m.answer(r, hash));
+    if (answered.isPresent()) {
+      return answered.get();
     }
     RunRow run = new RunRow();
     run.id = r.runId().orElseGet(RunId::random);
@@ -85,6 +68,17 @@ final class MemoryAdmission {
     return new StartedRun(run.id, true, run.status);
   }
 
+  /** The run under {@code r}'s run id, else under its admission key: the run it meets. */
+  private Optional<AdmittedRun> met(StartRun r) {
+    return r.runId()
+        .map(state.runs::get)
+        .or(
+            () ->
+                Optional.ofNullable(state.byAdmissionKey.get(r.admissionKey()))
+                    .map(state.runs::get))
+        .map(run -> new AdmittedRun(run.id, run.admissionKey, run.specHash, run.status));
+  }
+
   ClaimedStart startRunClaimed(StartRun r, WorkerId worker, Duration lease, Instant now) {
     StepSpec only = ClaimedStart.onlyStep(r);
     StartedRun started = admit(r, now, false);
@@ -99,21 +93,9 @@ final class MemoryAdmission {
   ClaimedEffect startClaimed(
       StartRun r, WorkerId worker, Duration lease, String surfacePath, Instant now) {
     StepSpec only = ClaimedEffect.inlineStep(r, surfacePath);
-    if (r.runId().isPresent()) {
-      RunRow byId = state.runs.get(r.runId().get());
-      if (byId != null) {
-        if (!byId.admissionKey.equals(r.admissionKey()) && byId.status.terminal()) {
-          throw new RunTerminalException(
-              "run " + byId.id + " is already " + byId.status.wire(), byId.id.value());
-        }
-        throw new RunAdmissionConflictException(
-            r.admissionKey(), byId.id.value(), "the run id was already admitted");
-      }
-    }
-    RunId existing = state.byAdmissionKey.get(r.admissionKey());
-    if (existing != null) {
-      throw new RunAdmissionConflictException(
-          r.admissionKey(), existing.value(), "the admission key was already used");
+    Optional<AdmittedRun> met = met(r);
+    if (met.isPresent()) {
+      throw AdmittedRun.notNew(r, met.get().answer(r, RunSpecJson.hash(r.spec())).runId());
     }
     StartedRun started = admit(r, now, false);
     RunRow run = state.runs.get(started.runId());

@@ -1722,6 +1722,160 @@ public abstract class JournalContract {
     assertThat(types(id)).containsExactly("run.spawned", "step.attempt.started");
   }
 
+  // ---- one admission rule: every admission verb meets a run admitted before alike
+
+  /** An admission verb, as the rule sees it: it created a run, answered one, or was refused. */
+  private record AdmissionVerb(String name, java.util.function.Predicate<StartRun> created) {}
+
+  private List<AdmissionVerb> admissionVerbs() {
+    StepOutcome.Succeeded twoVerbs =
+        new StepOutcome.Succeeded(
+            json("out", "x"), List.of(new MemoEffect("/undeclared", Optional.empty())));
+    return List.of(
+        new AdmissionVerb("startRun", r -> journal.startRun(r).created()),
+        new AdmissionVerb(
+            "startRunClaimed",
+            r -> journal.startRunClaimed(r, WORKER, LONG_LEASE).started().created()),
+        new AdmissionVerb(
+            "startRunSucceeded",
+            r -> journal.startRunSucceeded(r, WORKER, LONG_LEASE, succeeded()).isPresent()),
+        // Memos one statement cannot carry: the verb admits then completes in turn.
+        new AdmissionVerb(
+            "startRunSucceeded with an undeclared memo",
+            r -> journal.startRunSucceeded(r, WORKER, LONG_LEASE, twoVerbs).isPresent()),
+        new AdmissionVerb(
+            "startClaimed",
+            r -> {
+              journal.startClaimed(r, WORKER, LONG_LEASE, INLINE_SURFACE);
+              return true;
+            }));
+  }
+
+  /**
+   * What each admission verb makes of the request {@code requests} builds for it: {@code created},
+   * {@code answered}, or the refusal's code.
+   */
+  private Map<String, String> admissionOutcomes(
+      java.util.function.Function<String, StartRun> requests) {
+    Map<String, String> outcomes = new java.util.LinkedHashMap<>();
+    for (AdmissionVerb v : admissionVerbs()) {
+      String outcome;
+      try {
+        outcome = v.created().test(requests.apply(v.name())) ? "created" : "answered";
+      } catch (FlowsException e) {
+        outcome = e.code().wire();
+      }
+      outcomes.put(v.name(), outcome);
+    }
+    return outcomes;
+  }
+
+  private Map<String, String> everyAdmissionVerb(String outcome) {
+    Map<String, String> expected = new java.util.LinkedHashMap<>();
+    admissionVerbs().forEach(v -> expected.put(v.name(), outcome));
+    return expected;
+  }
+
+  private static StartRun oneCall(Optional<RunId> id, String key, RunSpec spec) {
+    return new StartRun(id, key, spec, Optional.empty(), "contract");
+  }
+
+  /** What each admission verb makes of run id {@code id} under a key of its own. */
+  private Map<String, String> underAnotherKey(RunId id) {
+    return admissionOutcomes(
+        verb -> oneCall(Optional.of(id), "second " + verb + " " + id, oneCallSpec()));
+  }
+
+  /** A run id of its own for each verb's request. */
+  private static RunId notTheKeys(String verb) {
+    return new RunId("not-" + verb.replaceAll("[^A-Za-z0-9]+", "-"));
+  }
+
+  private static RunSpec oneCallSpec() {
+    return run(agent("call", INLINE_SURFACE));
+  }
+
+  @Test
+  void everyAdmissionVerbRefusesARunIdAnotherKeyAdmittedWhileThatRunGoesOn() {
+    RunId leased = new RunId("other-key-leased");
+    journal.startRun(oneCall(Optional.of(leased), "first-leased", oneCallSpec()));
+    assertThat(claimOne().lease().runId()).isEqualTo(leased);
+    RunId waiting = new RunId("other-key-waiting");
+    journal.startRun(oneCall(Optional.of(waiting), "first-waiting", oneCallSpec()));
+    for (RunId id : List.of(waiting, leased)) {
+      List<JournalRecord> before = journal.entries(id);
+      StepStatus step = stepStatus(id, "call");
+      assertThat(underAnotherKey(id))
+          .as("a run id admitted under another key, its run %s", snapshot(id).status())
+          .containsExactlyEntriesOf(everyAdmissionVerb("run_admission_conflict"));
+      assertThat(journal.entries(id)).isEqualTo(before);
+      assertThat(stepStatus(id, "call")).isEqualTo(step);
+    }
+  }
+
+  @Test
+  void everyAdmissionVerbRefusesRunTerminalARunIdAnotherKeyAdmittedOnceThatRunEnded() {
+    RunId succeeded = new RunId("other-key-succeeded");
+    journal.startRun(oneCall(Optional.of(succeeded), "first-succeeded", oneCallSpec()));
+    journal.complete(claimOne().lease(), ok());
+    RunId canceled = new RunId("other-key-canceled");
+    journal.startRun(oneCall(Optional.of(canceled), "first-canceled", oneCallSpec()));
+    journal.cancelRun(canceled, "test");
+    RunId tombstoned = new RunId("other-key-tombstoned");
+    journal.cancelRun(tombstoned, "dispatch deadline");
+    for (RunId id : List.of(succeeded, canceled, tombstoned)) {
+      List<JournalRecord> before = journal.entries(id);
+      assertThat(underAnotherKey(id))
+          .as("a run id admitted under another key, its run %s", snapshot(id).status())
+          .containsExactlyEntriesOf(everyAdmissionVerb("run_terminal"));
+      assertThat(journal.entries(id)).isEqualTo(before);
+    }
+  }
+
+  @Test
+  void everyAdmissionVerbRefusesAKeyThatAdmittedAnotherSpecOrAnotherRunId() {
+    RunId id = new RunId("key-owner");
+    journal.startRun(oneCall(Optional.of(id), "owned-key", oneCallSpec()));
+    List<JournalRecord> before = journal.entries(id);
+    RunSpec otherSpec = run(agent("call", INLINE_SURFACE, "/memo/*"));
+    assertThat(admissionOutcomes(verb -> oneCall(Optional.of(id), "owned-key", otherSpec)))
+        .as("the key's run id, another spec")
+        .containsExactlyEntriesOf(everyAdmissionVerb("run_admission_conflict"));
+    assertThat(admissionOutcomes(verb -> oneCall(Optional.empty(), "owned-key", otherSpec)))
+        .as("no run id, another spec")
+        .containsExactlyEntriesOf(everyAdmissionVerb("run_admission_conflict"));
+    assertThat(
+            admissionOutcomes(
+                verb -> oneCall(Optional.of(notTheKeys(verb)), "owned-key", oneCallSpec())))
+        .as("the same spec under another run id")
+        .containsExactlyEntriesOf(everyAdmissionVerb("run_admission_conflict"));
+    assertThat(journal.entries(id)).isEqualTo(before);
+    admissionVerbs().forEach(v -> assertThat(journal.run(notTheKeys(v.name()))).isEmpty());
+  }
+
+  @Test
+  void everyAdmissionVerbAnswersTheSameAdmissionAgainAsStartRunDoesAndStartClaimedRefusesIt() {
+    Map<String, String> answered = everyAdmissionVerb("answered");
+    // An inline call's caller awaits the run it finds instead.
+    answered.put("startClaimed", "run_admission_conflict");
+    RunId going = new RunId("same-again-going");
+    journal.startRun(oneCall(Optional.of(going), "same-going", oneCallSpec()));
+    RunId ended = new RunId("same-again-ended");
+    journal.startRun(oneCall(Optional.of(ended), "same-ended", oneCallSpec()));
+    journal.cancelRun(ended, "test");
+    for (RunId id : List.of(going, ended)) {
+      String key = snapshot(id).admissionKey();
+      List<JournalRecord> before = journal.entries(id);
+      assertThat(admissionOutcomes(verb -> oneCall(Optional.of(id), key, oneCallSpec())))
+          .as("the same run id, key and spec, the run %s", snapshot(id).status())
+          .containsExactlyEntriesOf(answered);
+      assertThat(admissionOutcomes(verb -> oneCall(Optional.empty(), key, oneCallSpec())))
+          .as("the same key and spec with no run id, the run %s", snapshot(id).status())
+          .containsExactlyEntriesOf(answered);
+      assertThat(journal.entries(id)).isEqualTo(before);
+    }
+  }
+
   // ---- inline effects: startClaimed, confirmAndComplete, watchRun (perf-mcp)
 
   private static final String INLINE_SURFACE = "/mcp/s/t";

@@ -41,6 +41,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.function.Consumer;
 import java.util.function.Function;
+import java.util.function.Supplier;
 
 /**
  * Every journal verb a differential script may call, in one list ({@link #ALL}). A new verb (or a
@@ -152,31 +153,50 @@ final class Verbs {
         .learning(answer -> s.admit(r));
   }
 
-  /** An admission the script made before, again: the same, another spec, or another key. */
+  /** An admission the script made before, again (see {@link #again}). */
   private static Optional<Call> startAgain(Script s) {
+    return again(s, () -> spec(s))
+        .map(r -> Call.of("start again " + describe(r), j -> j.startRun(r)));
+  }
+
+  /**
+   * A request meeting a run the script named before, as any admission verb may: the same admission
+   * again, its key with another spec ({@code spec}: one the verb accepts) or under another run id,
+   * or its run id under another key (a tombstoned id has only that); the run met may be going on or
+   * ended. Empty when the script has named no run yet.
+   */
+  private static Optional<StartRun> again(Script s, Supplier<RunSpec> spec) {
     if (s.runs.isEmpty()) {
       return Optional.empty();
     }
     RunId id = s.pick(List.copyOf(s.runs));
-    Optional<StartRun> before = Optional.ofNullable(s.admitted.get(id));
-    StartRun r =
-        switch (s.between(0, 2)) {
-          case 0 -> before.orElseGet(() -> fresh(s, id));
+    StartRun before = s.admitted.get(id);
+    if (before == null) {
+      return Optional.of(fresh(s, id, spec.get()));
+    }
+    return Optional.of(
+        switch (s.between(0, 3)) {
+          case 0 -> before;
           case 1 ->
               new StartRun(
-                  Optional.of(id),
-                  before.map(StartRun::admissionKey).orElse(s.fresh("key")),
-                  spec(s),
+                  Optional.of(id), before.admissionKey(), spec.get(), Optional.empty(), "again");
+          case 2 ->
+              new StartRun(
+                  Optional.of(new RunId(s.fresh("r"))),
+                  before.admissionKey(),
+                  before.spec(),
                   Optional.empty(),
-                  "differential");
-          default -> fresh(s, id);
-        };
-    return Optional.of(
-        Call.of("start again " + id + " key " + r.admissionKey(), j -> j.startRun(r)));
+                  "again");
+          default -> fresh(s, id, before.spec());
+        });
   }
 
-  private static StartRun fresh(Script s, RunId id) {
-    return new StartRun(Optional.of(id), s.fresh("key"), spec(s), Optional.empty(), "again");
+  private static StartRun fresh(Script s, RunId id, RunSpec spec) {
+    return new StartRun(Optional.of(id), s.fresh("key"), spec, Optional.empty(), "again");
+  }
+
+  private static String describe(StartRun r) {
+    return r.runId().orElseThrow() + " key " + r.admissionKey();
   }
 
   private static Optional<Call> startChild(Script s) {
@@ -197,16 +217,27 @@ final class Verbs {
             });
   }
 
+  /** An inline call's one step: one agent step declaring the call's surface. */
+  private static RunSpec inlineCall(Script s) {
+    return run(step(s, agent("call", INLINE_SURFACE), FAST_RETRY));
+  }
+
   private static Call startClaimed(Script s) {
-    RunId id =
-        s.chance(0.9) || s.runs.isEmpty() ? new RunId(s.fresh("i")) : s.pick(List.copyOf(s.runs));
-    StepSpec only = step(s, agent("call", INLINE_SURFACE), FAST_RETRY);
     StartRun r =
-        new StartRun(Optional.of(id), s.fresh("key"), run(only), Optional.empty(), "inline");
+        s.chance(0.9)
+            ? new StartRun(
+                Optional.of(new RunId(s.fresh("i"))),
+                s.fresh("key"),
+                inlineCall(s),
+                Optional.empty(),
+                "inline")
+            : again(s, () -> inlineCall(s))
+                .orElseGet(() -> fresh(s, new RunId(s.fresh("i")), inlineCall(s)));
     String surface = s.chance(0.95) ? INLINE_SURFACE : "/mcp/x/y";
     Duration lease = s.oneOf(Duration.ofSeconds(1), Duration.ofSeconds(5));
     return Call.of(
-            "start claimed " + id + " " + surface, j -> j.startClaimed(r, WORKER, lease, surface))
+            "start claimed " + describe(r) + " " + surface,
+            j -> j.startClaimed(r, WORKER, lease, surface))
         .learning(
             answer -> {
               s.admit(r);
@@ -215,18 +246,24 @@ final class Verbs {
             });
   }
 
+  /** A run admitted with its attempt open at once: one step whose body takes memos. */
+  private static RunSpec body(Script s) {
+    return run(step(s, agent("body", "/memo/*"), FAST_RETRY));
+  }
+
   /**
-   * A root run admitted already claimed: mostly a fresh one-step run, else an admission made before
-   * (answered as startRun answers it) or a spec of two steps (refused).
+   * A root run admitted already claimed: mostly a fresh one-step run, else one meeting a run named
+   * before (see {@link #again}) or a spec of two steps (refused).
    */
   private static Call startRunClaimed(Script s) {
+    Optional<StartRun> again = s.chance(0.2) ? again(s, () -> body(s)) : Optional.empty();
     StartRun r;
-    if (s.chance(0.2) && !s.admitted.isEmpty()) {
-      r = s.pick(List.copyOf(s.admitted.values()));
+    if (again.isPresent()) {
+      r = again.get();
     } else {
       RunSpec spec =
           s.chance(0.9)
-              ? run(step(s, agent("body", "/memo/*"), FAST_RETRY))
+              ? body(s)
               : run(step(s, agent("a"), FAST_RETRY), step(s, agent("b"), FAST_RETRY));
       r =
           new StartRun(
@@ -235,8 +272,7 @@ final class Verbs {
     Duration lease = s.oneOf(Duration.ofSeconds(1), Duration.ofSeconds(5));
     StartRun request = r;
     return Call.of(
-            "start run claimed " + r.runId().orElseThrow(),
-            j -> j.startRunClaimed(request, WORKER, lease))
+            "start run claimed " + describe(r), j -> j.startRunClaimed(request, WORKER, lease))
         .learning(
             answer -> {
               ClaimedStart c = (ClaimedStart) answer;
@@ -249,18 +285,20 @@ final class Verbs {
 
   /**
    * A root run admitted with its attempt's success: mostly a fresh one-step run with up to three
-   * memos (now and then undeclared or repeated), else an admission made before.
+   * memos (now and then undeclared or repeated), else one meeting a run named before (see {@link
+   * #again}).
    */
   private static Call startRunSucceeded(Script s) {
+    Optional<StartRun> again = s.chance(0.2) ? again(s, () -> body(s)) : Optional.empty();
     StartRun request =
-        s.chance(0.2) && !s.admitted.isEmpty()
-            ? s.pick(List.copyOf(s.admitted.values()))
-            : new StartRun(
-                Optional.of(new RunId(s.fresh("e"))),
-                s.fresh("key"),
-                run(step(s, agent("body", "/memo/*"), FAST_RETRY)),
-                Optional.empty(),
-                "body");
+        again.orElseGet(
+            () ->
+                new StartRun(
+                    Optional.of(new RunId(s.fresh("e"))),
+                    s.fresh("key"),
+                    body(s),
+                    Optional.empty(),
+                    "body"));
     List<dev.flows.kernel.journal.MemoEffect> memos = new java.util.ArrayList<>();
     for (int i = s.between(0, 3); i > 0; i--) {
       String surface = s.chance(0.9) ? "/memo/" + s.between(0, 4) : "/undeclared";
@@ -270,7 +308,7 @@ final class Verbs {
     StepOutcome.Succeeded ok = new StepOutcome.Succeeded(output(s), memos);
     Duration lease = s.oneOf(Duration.ofSeconds(1), Duration.ofSeconds(5));
     return Call.of(
-            "start run succeeded " + request.runId().orElseThrow() + " " + memos,
+            "start run succeeded " + describe(request) + " " + memos,
             j -> j.startRunSucceeded(request, WORKER, lease, ok))
         .learning(
             answer -> {
@@ -409,8 +447,8 @@ final class Verbs {
    */
   private static Call startTaskCall(Script s) {
     RunId id = new RunId(s.fresh("t"));
-    StepSpec only = step(s, agent("call", INLINE_SURFACE), FAST_RETRY);
-    StartRun r = new StartRun(Optional.of(id), s.fresh("key"), run(only), Optional.empty(), "task");
+    StartRun r =
+        new StartRun(Optional.of(id), s.fresh("key"), inlineCall(s), Optional.empty(), "task");
     Duration lease = s.oneOf(Duration.ofMillis(400), Duration.ofSeconds(1));
     dev.flows.kernel.journal.TaskNote note =
         new dev.flows.kernel.journal.TaskNote(

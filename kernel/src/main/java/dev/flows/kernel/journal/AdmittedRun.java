@@ -1,0 +1,52 @@
+package dev.flows.kernel.journal;
+
+import dev.flows.kernel.RunAdmissionConflictException;
+import dev.flows.kernel.RunTerminalException;
+import dev.flows.kernel.lifecycle.RunStatus;
+
+/**
+ * A run an admission met already: the run under the request's run id, else the one under its
+ * admission key. What the admission does then is one rule for every admission verb ({@link
+ * Journal#startRun}, {@link Journal#startRunClaimed}, {@link Journal#startRunSucceeded}, {@link
+ * Journal#startClaimed}) on every journal ({@link #answer}): only the same admission again is
+ * answered, anything else is refused, writing nothing.
+ */
+public record AdmittedRun(RunId runId, String admissionKey, String specHash, RunStatus status) {
+
+  /**
+   * What {@code r}, whose spec hashes to {@code specHash}, meets in this run: the same admission
+   * again (its run id when it names one, its key and its spec's hash all this run's) is answered
+   * with this run, not created, whatever its status. Refused otherwise: {@code run_terminal} when
+   * the run id admitted this run under another key and it has ended (a tombstone is a run canceled
+   * before it started), else {@code run_admission_conflict}: the run id under another key while its
+   * run goes on, the key under another run id, or the key with another spec.
+   */
+  public StartedRun answer(StartRun r, String specHash) {
+    if (r.runId().isPresent() && !r.runId().get().equals(runId)) {
+      throw new RunAdmissionConflictException(
+          r.admissionKey(), runId.value(), "the admission key admitted another run id");
+    }
+    if (!admissionKey.equals(r.admissionKey())) {
+      if (status.terminal()) {
+        throw new RunTerminalException(
+            "run " + runId + " is " + status.wire() + " and its id cannot admit another run",
+            runId.value());
+      }
+      throw new RunAdmissionConflictException(
+          r.admissionKey(), runId.value(), "the run id was admitted under another admission key");
+    }
+    if (!this.specHash.equals(specHash)) {
+      throw new RunAdmissionConflictException(r.admissionKey(), runId.value());
+    }
+    return new StartedRun(runId, false, status);
+  }
+
+  /**
+   * {@link Journal#startClaimed}'s refusal of a run it met that {@link #answer} answers: an inline
+   * call's admission is new or refused, and its caller awaits the run {@code existing} instead.
+   */
+  public static RunAdmissionConflictException notNew(StartRun r, RunId existing) {
+    return new RunAdmissionConflictException(
+        r.admissionKey(), existing.value(), "the run id or admission key was already admitted");
+  }
+}
