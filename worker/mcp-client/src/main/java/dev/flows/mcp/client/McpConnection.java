@@ -29,7 +29,7 @@ import org.slf4j.LoggerFactory;
  * one lock, and listeners are told after the lock is released. A lost transport moves to
  * reconnecting and a background thread retries with exponential backoff and jitter; each attempt
  * uses a fresh transport and session, so a dead one can never deliver into the new one (a
- * generation number guards the callbacks).
+ * generation and an attempt number guard the callbacks).
  */
 public final class McpConnection implements McpTransportPort {
   private static final Logger LOG = LoggerFactory.getLogger(McpConnection.class);
@@ -47,6 +47,8 @@ public final class McpConnection implements McpTransportPort {
   private final Object lock = new Object();
   private ConnectionState state = ConnectionState.DISCONNECTED;
   private long generation;
+  // The connect attempt whose transport's loss counts: a reconnect makes several in one generation.
+  private long attempt;
   private Session session;
   private String protocolVersion = "";
   private Thread worker;
@@ -228,6 +230,16 @@ public final class McpConnection implements McpTransportPort {
    * before the exception leaves, so nothing outlives a failed attempt.
    */
   private void establish(long gen, ConnectionTransition success) {
+    long a;
+    synchronized (lock) {
+      if (generation != gen) {
+        throw disconnected("stopped while connecting");
+      }
+      a = ++attempt;
+      lostDuringConnect = null;
+      // Pending now, an interrupt is an earlier attempt's loss (stop() ends the generation first).
+      Thread.interrupted();
+    }
     Session s =
         Session.open(
             server,
@@ -235,7 +247,7 @@ public final class McpConnection implements McpTransportPort {
             transports,
             elicitationDefaults,
             liveInput,
-            why -> onLost(gen, why),
+            why -> onLost(gen, a, why),
             () -> refreshLater(gen));
     synchronized (lock) {
       if (generation != gen) {
@@ -243,7 +255,6 @@ public final class McpConnection implements McpTransportPort {
         throw disconnected("stopped while connecting");
       }
       session = s;
-      lostDuringConnect = null;
     }
     try {
       s.start();
@@ -298,11 +309,12 @@ public final class McpConnection implements McpTransportPort {
     }
   }
 
-  private void onLost(long gen, McpException why) {
+  private void onLost(long gen, long a, McpException why) {
     boolean moved = false;
     Session old = null;
     synchronized (lock) {
-      if (generation != gen) {
+      // A failed attempt's transport may report after the next attempt began, or connected.
+      if (generation != gen || attempt != a) {
         return;
       }
       if (state == ConnectionState.CONNECTING || state == ConnectionState.RECONNECTING) {

@@ -130,8 +130,23 @@ public final class StdioTransport implements McpClientTransport, CancellableTran
    */
   static Probe probe(
       McpServerConfig.Stdio server, McpClientConfig limits, LossListener lost, Duration wait) {
-    StdioTransport t = new StdioTransport(server, limits, Json.MAPPER, lost);
+    return probe(server, limits, lost, wait, t -> {});
+  }
+
+  /**
+   * As above; {@code started} runs between the child's start and the request (tests order a child's
+   * death there). The child's loss is held until the probe decides (see {@link HeldLoss}).
+   */
+  static Probe probe(
+      McpServerConfig.Stdio server,
+      McpClientConfig limits,
+      LossListener lost,
+      Duration wait,
+      java.util.function.Consumer<StdioTransport> started) {
+    HeldLoss held = new HeldLoss(lost);
+    StdioTransport t = new StdioTransport(server, limits, Json.MAPPER, held);
     Process p = t.spawn();
+    started.accept(t);
     String id = "flows-discover-" + p.pid();
     String request =
         "{\"jsonrpc\":\"2.0\",\"id\":\""
@@ -151,9 +166,11 @@ public final class StdioTransport implements McpClientTransport, CancellableTran
       // Silent, or its pipe broke: this process's stream may be half read, so a 2025 handshake
       // starts a new one.
       LOG.debug("mcp server {}: discover probe failed: {}", server.name(), e.toString());
+      held.discard();
       t.terminate();
       return new Probe.Legacy(new StdioTransport(server, limits, Json.MAPPER, lost));
     }
+    held.handOver();
     if (!modern) {
       return new Probe.Legacy(t);
     }
@@ -283,6 +300,11 @@ public final class StdioTransport implements McpClientTransport, CancellableTran
       LOG.debug("mcp server {}: stderr closed", server.name());
     }
     // A server may close stderr and go on working: nothing else depends on this stream.
+  }
+
+  /** Whether this transport has seen its child die (and so reported, or is reporting, it). */
+  boolean lossSeen() {
+    return lostFired.get();
   }
 
   private void fireLost(Process p) {

@@ -80,12 +80,14 @@ class McpSessionsTest {
       throws Exception {
     McpServerConfig.Stdio real = Jvm.stdioServer("flaky", List.of(), Map.of());
     Path spawns = dir.resolve("spawns");
+    Path pids = dir.resolve("pids");
     StringBuilder exec = new StringBuilder("exec '" + real.command() + "'");
     real.args().forEach(a -> exec.append(" '").append(a).append("'"));
-    // The second spawn (the first reconnect) dies at once, during its handshake.
+    // The second spawn (the first reconnect) dies at once, during its probe or its handshake.
     String script =
-        "n=0; [ -f '%1$s' ] && read n < '%1$s'; echo $((n + 1)) > '%1$s'; [ \"$n\" = 1 ] && exit 3; %2$s"
-            .formatted(spawns, exec);
+        ("n=0; [ -f '%1$s' ] && read n < '%1$s'; echo $((n + 1)) > '%1$s'; echo $$ >> '%2$s';"
+                + " [ \"$n\" = 1 ] && exit 3; %3$s")
+            .formatted(spawns, pids, exec);
     JsonNode flaky =
         McpServerConfigJson.write(
             new McpServerConfig.Stdio(
@@ -98,7 +100,16 @@ class McpSessionsTest {
     McpTransportPort again = sessions.session(flaky);
 
     assertThat(again.state()).isEqualTo(ConnectionState.CONNECTED);
-    assertThat(pid(again)).isNotEqualTo(before);
+    String now = pid(again);
+    assertThat(now).isNotEqualTo(before);
+    List<Long> started = Files.readAllLines(pids).stream().map(Long::parseLong).toList();
+    assertThat(started.getLast()).isEqualTo(Long.parseLong(now));
+    assertThat(started.subList(0, started.size() - 1))
+        .allSatisfy(
+            p ->
+                assertThat(ProcessHandle.of(p).map(ProcessHandle::isAlive))
+                    .isNotEqualTo(Optional.of(true)));
+    // One start per server needed: the first, the one that died, the one connected now.
     assertThat(Files.readString(spawns).strip()).isEqualTo("3");
   }
 

@@ -45,19 +45,24 @@ class StdioConnectionTest {
   }
 
   private McpConnection connection(McpServerConfig.Stdio cfg, McpClientConfig limits) {
+    return connection(cfg.name(), limits, spawning(cfg, limits));
+  }
+
+  private McpConnection connection(
+      String name, McpClientConfig limits, TransportFactory transports) {
     McpConnection c =
-        new McpConnection(
-            cfg.name(),
-            limits,
-            lost -> {
-              StdioTransport t = new StdioTransport(cfg, limits, Json.MAPPER, lost);
-              spawned.add(t);
-              return t;
-            },
-            registry,
-            new SplittableRandom(7));
+        new McpConnection(name, limits, transports, registry, new SplittableRandom(7));
     connections.add(c);
     return c;
+  }
+
+  /** Real stdio transports, each kept in {@code spawned}. */
+  private TransportFactory spawning(McpServerConfig.Stdio cfg, McpClientConfig limits) {
+    return lost -> {
+      StdioTransport t = new StdioTransport(cfg, limits, Json.MAPPER, lost);
+      spawned.add(t);
+      return t;
+    };
   }
 
   private static <T> T get(CompletableFuture<T> f) throws Exception {
@@ -196,6 +201,38 @@ class StdioConnectionTest {
     assertThat(toolEvents).hasSize(before * 3);
     assertThat(get(c.callTool("echo", Map.of("text", "back"))).text()).isEqualTo("back");
     assertThat(spawned).hasSizeGreaterThanOrEqualTo(2);
+  }
+
+  @Test
+  void aLossReportedLateForAFailedReconnectAttemptLeavesTheConnectionOfTheNextAttemptAlone()
+      throws Exception {
+    McpServerConfig.Stdio cfg = Jvm.stdioServer("late", List.of(), Map.of());
+    List<LossListener> listeners = new CopyOnWriteArrayList<>();
+    TransportFactory real = spawning(cfg, LIMITS);
+    McpConnection c =
+        connection(
+            cfg.name(),
+            LIMITS,
+            lost -> {
+              listeners.add(lost);
+              if (listeners.size() == 2) {
+                // The first reconnect attempt fails; its transport's loss is reported later.
+                throw new McpException(McpDiagnostic.SPAWN_FAILED, "late", "no start", "");
+              }
+              return real.create(lost);
+            });
+    get(c.connect());
+    c.callTool("die", Map.of());
+    await()
+        .atMost(WAIT)
+        .until(() -> listeners.size() == 3 && c.state() == ConnectionState.CONNECTED);
+    long reconnected = pidOf(c);
+
+    listeners.get(1).lost(McpFailures.disconnected("late", "server process exited with 3"));
+
+    assertThat(c.state()).isEqualTo(ConnectionState.CONNECTED);
+    assertThat(pidOf(c)).isEqualTo(reconnected);
+    assertThat(listeners).hasSize(3);
   }
 
   @Test
