@@ -6,8 +6,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.node.TextNode;
+import dev.flows.kernel.ErrorCode;
+import dev.flows.kernel.FlowsException;
 import dev.flows.kernel.journal.ClaimedAttempt;
 import dev.flows.kernel.journal.ClaimedStart;
+import dev.flows.kernel.journal.CompletionAck;
 import dev.flows.kernel.journal.InMemoryJournal;
 import dev.flows.kernel.journal.Journal;
 import dev.flows.kernel.journal.JournalRecord;
@@ -20,6 +23,7 @@ import dev.flows.kernel.journal.WorkerId;
 import dev.flows.kernel.lifecycle.RunStatus;
 import dev.flows.kernel.lifecycle.StepStatus;
 import java.lang.reflect.Method;
+import java.sql.SQLException;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Arrays;
@@ -27,6 +31,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
 class DeferredAdmissionsTest {
@@ -70,6 +75,64 @@ class DeferredAdmissionsTest {
     assertThat(s.created()).isTrue();
     assertThat(s.status()).isEqualTo(RunStatus.SUCCEEDED);
     assertThat(types(h.run()))
+        .containsExactly(
+            "run.spawned",
+            "step.attempt.started",
+            "effect.recorded",
+            "effect.confirmed",
+            "step.completed",
+            "run.completed");
+  }
+
+  @Test
+  void anAdmissionWithItsEndWhoseAnswerWasLostIsAnsweredAsTheJournalHoldsIt() throws Exception {
+    // The first try commits and its answer is lost (the connection drops): the retry finds the
+    // same admission made, and the end is answered from the run as the journal holds it.
+    AtomicInteger tries = new AtomicInteger();
+    Journal lossy =
+        new ForwardingJournal(memory) {
+          @Override
+          public Optional<CompletionAck> startRunSucceeded(
+              StartRun request, WorkerId worker, Duration lease, StepOutcome.Succeeded outcome) {
+            Optional<CompletionAck> answer =
+                super.startRunSucceeded(request, worker, lease, outcome);
+            if (tries.incrementAndGet() == 1) {
+              throw new FlowsException(
+                  ErrorCode.DATABASE_UNAVAILABLE,
+                  "connection lost after the commit",
+                  "",
+                  "",
+                  true,
+                  new SQLException("terminating connection", "57P01"));
+            }
+            return answer;
+          }
+        };
+    WorkerConfig fastRetry =
+        WorkerConfig.defaults().toBuilder()
+            .dbRetry(4, Duration.ofMillis(1), Duration.ofMillis(5))
+            .build();
+    DeferredAdmissions deferring =
+        new DeferredAdmissions(new ResilientJournal(lossy, fastRetry), WorkerConfig.defaults());
+    RunId id = RunId.random();
+    StartRun r = StartRun.of("flow:" + id.value(), run(agent("body", "/memo/0"))).withRunId(id);
+    ClaimedAttempt a = ClaimedStart.firstAttempt(r, id, LEASE, java.time.Instant.now());
+    DeferredAdmissions.Deferred d = deferring.defer(r, a, WORKER, LEASE);
+    d.bodyStarted();
+
+    var ack =
+        deferring.complete(
+            a.lease(),
+            new StepOutcome.Succeeded(
+                TextNode.valueOf("done"),
+                List.of(new MemoEffect("/memo/0", Optional.of(TextNode.valueOf("m"))))));
+
+    assertThat(tries).hasValue(2);
+    assertThat(ack.runStatus()).isEqualTo(RunStatus.SUCCEEDED);
+    StartedRun s = d.await(Duration.ofSeconds(10));
+    assertThat(s.runId()).isEqualTo(id);
+    assertThat(s.status()).isEqualTo(RunStatus.SUCCEEDED);
+    assertThat(types(id))
         .containsExactly(
             "run.spawned",
             "step.attempt.started",

@@ -152,6 +152,15 @@ public class ForwardingJournal implements Journal {
   }
 
   @Override
+  public Optional<CompletionAck> startRunSucceeded(
+      StartRun request,
+      dev.flows.kernel.journal.WorkerId worker,
+      Duration lease,
+      StepOutcome.Succeeded outcome) {
+    return delegate.startRunSucceeded(request, worker, lease, outcome);
+  }
+
+  @Override
   public dev.flows.kernel.journal.ClaimedEffect startClaimed(
       StartRun request,
       dev.flows.kernel.journal.WorkerId worker,
