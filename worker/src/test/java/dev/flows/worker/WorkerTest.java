@@ -348,8 +348,9 @@ class WorkerTest {
     }
 
     // Each poll while the one slot was busy would take it as the attempt ended, so the start
-    // right after found none: about every other run with a poll every 10 ms.
-    assertThat(startedElsewhere).isLessThan(runs / 10);
+    // right after found none: about every other run with a poll every 10 ms. A quarter keeps
+    // that apart from the few a loaded machine's scheduling lets a poll win.
+    assertThat(startedElsewhere).isLessThan(runs / 4);
   }
 
   @Test
