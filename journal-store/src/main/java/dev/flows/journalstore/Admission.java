@@ -65,6 +65,15 @@ final class Admission {
     return db.tx(h -> met(h, r));
   }
 
+  /**
+   * What a one-statement admission that met a run answers, as startRun answers it (not created), or
+   * its refusal as startRun's; empty when the run it met is gone.
+   */
+  Optional<StartedRun> answerMet(ClaimedAdmission claimed) {
+    StartRun r = claimed.request();
+    return met(r).map(m -> m.answer(r, claimed.specHash()));
+  }
+
   /** The run under {@code r}'s run id (locked), else under its admission key. */
   private static Optional<AdmittedRun> met(Handle h, StartRun r) {
     Optional<RunRow> byId = r.runId().flatMap(id -> TxStatements.lockRun(h, id));

@@ -246,7 +246,8 @@ final class OneTripVerbs {
     Optional<ClaimedAttempt> attempt = admitClaimed(claimed, step, Optional.of(surfacePath));
     if (attempt.isEmpty()) {
       // Refused as startRun refuses the run met; what startRun answers is not new.
-      throw AdmittedRun.notNew(r, met(claimed).map(StartedRun::runId).orElse(claimed.runId()));
+      throw AdmittedRun.notNew(
+          r, admissions.answerMet(claimed).map(StartedRun::runId).orElse(claimed.runId()));
     }
     ClaimedAttempt a = attempt.get();
     return new ClaimedEffect(
@@ -260,15 +261,6 @@ final class OneTripVerbs {
   Optional<ClaimedAttempt> startRunClaimed(StartRun r, WorkerId worker, Duration lease) {
     StepSpec step = ClaimedStart.onlyStep(r);
     return admitClaimed(ClaimedAdmission.of(r, worker, lease), step, Optional.empty());
-  }
-
-  /**
-   * What the admission's request meets, as startRun answers it (not created), or its refusal; empty
-   * when the run a one-statement admission met is gone.
-   */
-  private Optional<StartedRun> met(ClaimedAdmission claimed) {
-    StartRun r = claimed.request();
-    return admissions.met(r).map(m -> m.answer(r, claimed.specHash()));
   }
 
   /**

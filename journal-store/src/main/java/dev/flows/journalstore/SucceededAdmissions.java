@@ -7,7 +7,6 @@ import dev.flows.kernel.journal.CompletionReason;
 import dev.flows.kernel.journal.Disposition;
 import dev.flows.kernel.journal.LeaseToken;
 import dev.flows.kernel.journal.RunId;
-import dev.flows.kernel.journal.StartRun;
 import dev.flows.kernel.journal.StepOutcome;
 import dev.flows.kernel.lifecycle.Lifecycle;
 import dev.flows.kernel.lifecycle.RunStatus;
@@ -89,8 +88,7 @@ final class SucceededAdmissions {
       case Answer.Written w -> {
         // The statement met a run: answered empty where startRun answers the run met, else
         // refused as startRun refuses it.
-        StartRun r = admission.request();
-        admissions.met(r).ifPresent(m -> m.answer(r, admission.specHash()));
+        admissions.answerMet(admission);
         yield Optional.empty();
       }
     };
