@@ -3,7 +3,7 @@ package dev.flows.journalstore;
 import dev.flows.journalstore.Rows.RunRow;
 import dev.flows.kernel.journal.AdmittedRun;
 import dev.flows.kernel.journal.JournalEntry;
-import dev.flows.kernel.journal.RunId;
+import dev.flows.kernel.journal.RunRef;
 import dev.flows.kernel.journal.StartRun;
 import dev.flows.kernel.journal.StartedRun;
 import dev.flows.kernel.lifecycle.Lifecycle;
@@ -39,7 +39,7 @@ final class Admission {
             if (existing.isPresent()) {
               return existing.get();
             }
-            RunId runId = r.runId().orElseGet(RunId::random);
+            RunRef runId = r.runId().orElseGet(RunRef::random);
             if (insertRun(h, r, runId, hash, now)) {
               // Taken once the row is in: a concurrent start of the same run inserts nothing.
               db.transitions().run(RunTransition.SPAWNED, Optional.empty());
@@ -92,25 +92,25 @@ final class Admission {
             new AdmittedRun(found.runId(), found.admissionKey(), found.specHash(), found.status()));
   }
 
-  private static boolean insertRun(Handle h, StartRun r, RunId runId, String hash, Instant now) {
+  private static boolean insertRun(Handle h, StartRun r, RunRef runId, String hash, Instant now) {
     RunStatus status = RunTransition.SPAWNED.to();
     return h.createUpdate(Sql.text("run_insert"))
             .bind("runId", runId.value())
             .bind("name", r.spec().name())
             .bind("status", status.wire())
-            .bind("parentRunId", r.parentRunId().map(RunId::value).orElse(null))
+            .bind("parentRunId", r.parentRunId().map(RunRef::value).orElse(null))
             .bind("admissionKey", r.admissionKey())
             .bind("spec", EntryCodec.text(RunSpecJson.write(r.spec())))
             .bind("specHash", hash)
             .bind("createdBy", r.createdBy())
-            .bind("rerunOf", r.rerunOf().map(RunId::value).orElse(null))
+            .bind("rerunOf", r.rerunOf().map(RunRef::value).orElse(null))
             .bind("now", now.toString())
             .bind("queue", r.queue())
             .execute()
         == 1;
   }
 
-  private static StartedRun spawn(Handle h, StartRun r, RunId runId, String hash, Instant now) {
+  private static StartedRun spawn(Handle h, StartRun r, RunRef runId, String hash, Instant now) {
     PreparedBatch batch = h.prepareBatch(Sql.text("step_insert"));
     boolean anyReady = false;
     List<StepSpec> steps = r.spec().steps();

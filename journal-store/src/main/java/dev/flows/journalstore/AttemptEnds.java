@@ -12,7 +12,7 @@ import dev.flows.kernel.journal.Disposition;
 import dev.flows.kernel.journal.JournalEntry;
 import dev.flows.kernel.journal.JournalEntry.EffectRef;
 import dev.flows.kernel.journal.LeaseToken;
-import dev.flows.kernel.journal.RunId;
+import dev.flows.kernel.journal.RunRef;
 import dev.flows.kernel.journal.StepOutcome;
 import dev.flows.kernel.lifecycle.RunStatus;
 import java.time.Instant;
@@ -87,7 +87,7 @@ final class AttemptEnds {
       }
       case StepOutcome.Suspended w -> {
         boolean settled = false;
-        for (RunId child : w.awaitingInOrder()) {
+        for (RunRef child : w.awaitingInOrder()) {
           settled |= markChild(h, lease, child) != RunStatus.RUNNING;
         }
         settled |= SignalVerbs.pending(h, lease.runId(), w.signals());
@@ -103,7 +103,7 @@ final class AttemptEnds {
    * running} readies this step (the trigger {@code runs_wake_suspended_parent}); answers the
    * child's status.
    */
-  private static RunStatus markChild(Handle h, LeaseToken lease, RunId child) {
+  private static RunStatus markChild(Handle h, LeaseToken lease, RunRef child) {
     return h.createQuery(Sql.text("run_mark_wakes_parent"))
         .bind("childId", child.value())
         .bind("parentId", lease.runId().value())

@@ -6,7 +6,7 @@ import dev.flows.kernel.journal.AttemptEnd;
 import dev.flows.kernel.journal.CancelOutcome;
 import dev.flows.kernel.journal.JournalEntry;
 import dev.flows.kernel.journal.RunCompletionReason;
-import dev.flows.kernel.journal.RunId;
+import dev.flows.kernel.journal.RunRef;
 import dev.flows.kernel.lifecycle.Lifecycle;
 import dev.flows.kernel.lifecycle.RunStatus;
 import dev.flows.kernel.lifecycle.RunTransition;
@@ -27,7 +27,7 @@ final class Cancels {
     this.db = db;
   }
 
-  CancelOutcome cancelRun(RunId runId, String reason) {
+  CancelOutcome cancelRun(RunRef runId, String reason) {
     return db.tx(
         h -> {
           Instant now = db.now(h);
@@ -49,7 +49,7 @@ final class Cancels {
         });
   }
 
-  private static boolean tombstone(Handle h, RunId runId, Instant now) {
+  private static boolean tombstone(Handle h, RunRef runId, Instant now) {
     RunStatus status = RunTransition.TOMBSTONED.to();
     return h.createUpdate(Sql.text("run_insert_tombstone"))
             .bind("runId", runId.value())
@@ -74,7 +74,7 @@ final class Cancels {
             .bind("parentRunId", run.runId().value())
             .mapTo(String.class)
             .list()) {
-      TxStatements.lockRun(h, new RunId(childId))
+      TxStatements.lockRun(h, new RunRef(childId))
           .ifPresent(
               child ->
                   cancelExisting(h, child, "its parent run " + run.runId() + " was canceled", now));

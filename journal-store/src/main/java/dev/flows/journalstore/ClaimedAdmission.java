@@ -3,7 +3,7 @@ package dev.flows.journalstore;
 import dev.flows.kernel.journal.ClaimedAttempt;
 import dev.flows.kernel.journal.ClaimedStart;
 import dev.flows.kernel.journal.JournalEntry;
-import dev.flows.kernel.journal.RunId;
+import dev.flows.kernel.journal.RunRef;
 import dev.flows.kernel.journal.StartRun;
 import dev.flows.kernel.journal.WorkerId;
 import dev.flows.kernel.keys.Keys;
@@ -33,7 +33,7 @@ record ClaimedAdmission(
 
   /** Under {@code request}'s run id, else a new one. */
   static ClaimedAdmission of(StartRun request, WorkerId worker, Duration lease) {
-    RunId runId = request.runId().orElseGet(RunId::random);
+    RunRef runId = request.runId().orElseGet(RunRef::random);
     ClaimedAttempt attempt = ClaimedStart.firstAttempt(request, runId, lease, Instant.EPOCH);
     StepSpec step = attempt.step();
     var specJson = RunSpecJson.write(request.spec());
@@ -69,7 +69,7 @@ record ClaimedAdmission(
         EntryCodec.encode(started).payload());
   }
 
-  RunId runId() {
+  RunRef runId() {
     return attempt.lease().runId();
   }
 
@@ -81,12 +81,12 @@ record ClaimedAdmission(
     StepSpec step = attempt.step();
     sql.bind(ps, "runId", runId().value());
     sql.bind(ps, "name", request.spec().name());
-    sql.bind(ps, "parentRunId", request.parentRunId().map(RunId::value).orElse(null));
+    sql.bind(ps, "parentRunId", request.parentRunId().map(RunRef::value).orElse(null));
     sql.bind(ps, "admissionKey", request.admissionKey());
     sql.bind(ps, "spec", spec);
     sql.bind(ps, "specHash", specHash);
     sql.bind(ps, "createdBy", request.createdBy());
-    sql.bind(ps, "rerunOf", request.rerunOf().map(RunId::value).orElse(null));
+    sql.bind(ps, "rerunOf", request.rerunOf().map(RunRef::value).orElse(null));
     sql.bind(ps, "queue", request.queue());
     sql.bind(ps, "stepId", step.id());
     sql.bind(ps, "kind", step.kind().wire());

@@ -4,7 +4,7 @@ import dev.flows.journalstore.Rows.StepRow;
 import dev.flows.kernel.journal.ClaimRequest;
 import dev.flows.kernel.journal.ClaimedAttempt;
 import dev.flows.kernel.journal.LeaseToken;
-import dev.flows.kernel.journal.RunId;
+import dev.flows.kernel.journal.RunRef;
 import dev.flows.kernel.keys.Keys;
 import dev.flows.kernel.lifecycle.StepStatus;
 import dev.flows.kernel.lifecycle.StepTransition;
@@ -92,7 +92,7 @@ final class Claims {
                   leaseMs,
                   s.spec(),
                   key,
-                  Optional.ofNullable(rs.getString("parent_run_id")).map(RunId::new)));
+                  Optional.ofNullable(rs.getString("parent_run_id")).map(RunRef::new)));
         });
     return claimed;
   }

@@ -22,7 +22,7 @@ import dev.flows.kernel.journal.JournalEntry.StepAttemptStarted;
 import dev.flows.kernel.journal.JournalEntry.StepCompleted;
 import dev.flows.kernel.journal.JournalEntry.StepResolved;
 import dev.flows.kernel.journal.RunCompletionReason;
-import dev.flows.kernel.journal.RunId;
+import dev.flows.kernel.journal.RunRef;
 import dev.flows.kernel.journal.TaskNote;
 import dev.flows.kernel.journal.WorkerId;
 import dev.flows.kernel.spec.RunSpecJson;
@@ -194,17 +194,17 @@ final class EntryCodec {
     b.append('"');
   }
 
-  static JournalEntry decode(RunId runId, String type, JsonNode p) {
+  static JournalEntry decode(RunRef runId, String type, JsonNode p) {
     return switch (type) {
       case "run.spawned" ->
           new RunSpawned(
               runId,
               canonicalSpec(p.get("spec")),
               p.get("specHash").asText(),
-              optionalText(p, "parentRunId").map(RunId::new),
+              optionalText(p, "parentRunId").map(RunRef::new),
               p.get("admissionKey").asText(),
               p.get("createdBy").asText(),
-              optionalText(p, "rerunOf").map(RunId::new));
+              optionalText(p, "rerunOf").map(RunRef::new));
       case "run.cancel.requested" -> new RunCancelRequested(runId, p.get("reason").asText());
       case "step.attempt.started" ->
           new StepAttemptStarted(

@@ -7,7 +7,7 @@ import dev.flows.kernel.journal.Disposition;
 import dev.flows.kernel.journal.DurableTasks;
 import dev.flows.kernel.journal.ExpiredAttempt;
 import dev.flows.kernel.journal.LeaseToken;
-import dev.flows.kernel.journal.RunId;
+import dev.flows.kernel.journal.RunRef;
 import dev.flows.kernel.lifecycle.Lifecycle;
 import dev.flows.kernel.lifecycle.StepStatus;
 import java.time.Instant;
@@ -31,7 +31,7 @@ final class Expiry {
     this.batchSize = batchSize;
   }
 
-  private record Candidate(RunId runId, String stepId, int attempt) {}
+  private record Candidate(RunRef runId, String stepId, int attempt) {}
 
   List<ExpiredAttempt> expireLeases() {
     List<Candidate> candidates =
@@ -43,7 +43,7 @@ final class Expiry {
                     q -> q.bind("limit", batchSize).bind("now", db.clock()),
                     (rs, ctx) ->
                         new Candidate(
-                            new RunId(rs.getString("run_id")),
+                            new RunRef(rs.getString("run_id")),
                             rs.getString("step_id"),
                             rs.getInt("attempts"))));
     List<ExpiredAttempt> expired = new ArrayList<>();

@@ -5,7 +5,7 @@ import dev.flows.kernel.journal.CompletionAck;
 import dev.flows.kernel.journal.EffectElection;
 import dev.flows.kernel.journal.LeaseToken;
 import dev.flows.kernel.journal.MemoEffect;
-import dev.flows.kernel.journal.RunId;
+import dev.flows.kernel.journal.RunRef;
 import dev.flows.kernel.journal.StepOutcome;
 import dev.flows.kernel.spec.StepBody;
 import dev.flows.kernel.spec.StepSpec;
@@ -201,7 +201,7 @@ final class MemoEffects {
    * the batch names (a body's memo positions are distinct, so almost always all of them).
    */
   private static int[] firstPerElection(List<MemoCall> calls) {
-    record Election(RunId runId, String stepId, String surfacePath) {}
+    record Election(RunRef runId, String stepId, String surfacePath) {}
     Set<Election> seen = new HashSet<>();
     int[] first = new int[calls.size()];
     int n = 0;

@@ -11,7 +11,7 @@ import dev.flows.kernel.journal.DurableInput;
 import dev.flows.kernel.journal.InputAnswer;
 import dev.flows.kernel.journal.JournalEntry;
 import dev.flows.kernel.journal.Resolutions;
-import dev.flows.kernel.journal.RunId;
+import dev.flows.kernel.journal.RunRef;
 import dev.flows.kernel.lifecycle.RunStatus;
 import dev.flows.kernel.lifecycle.RunTransition;
 import dev.flows.kernel.lifecycle.StepStatus;
@@ -28,7 +28,7 @@ final class OperatorVerbs {
     this.db = db;
   }
 
-  void resumeRun(RunId runId, String by) {
+  void resumeRun(RunRef runId, String by) {
     db.tx(
         h -> {
           Instant now = db.now(h);
@@ -42,7 +42,7 @@ final class OperatorVerbs {
   }
 
   private void resume(Handle h, RunRow run, String by, Instant now) {
-    RunId runId = run.runId();
+    RunRef runId = run.runId();
     RunTransition t =
         switch (run.status()) {
           case RUNNING -> null;
@@ -79,7 +79,7 @@ final class OperatorVerbs {
     TxStatements.notifyWork(h, runId);
   }
 
-  void answerInput(RunId runId, String stepId, InputAnswer answer, String by) {
+  void answerInput(RunRef runId, String stepId, InputAnswer answer, String by) {
     onParkedStep(
         runId,
         stepId,
@@ -98,7 +98,7 @@ final class OperatorVerbs {
     void apply(Handle h, StepRow s, Instant now);
   }
 
-  void resolveStep(RunId runId, String stepId, Optional<JsonNode> performed, String by) {
+  void resolveStep(RunRef runId, String stepId, Optional<JsonNode> performed, String by) {
     onParkedStep(
         runId,
         stepId,
@@ -135,12 +135,12 @@ final class OperatorVerbs {
    * One transaction: the run (after its parent) and the step locked, {@code change} applied, then
    * the run unparked when no step is parked any more and its parent resumed.
    */
-  private void onParkedStep(RunId runId, String stepId, StepChange change, String by) {
+  private void onParkedStep(RunRef runId, String stepId, StepChange change, String by) {
     db.tx(
         h -> {
           Instant now = db.now(h);
           // A parent before its child, as cancel and suspend lock them: no deadlock between them.
-          Optional<RunId> parentId = TxStatements.readRun(h, runId).flatMap(RunRow::parentRunId);
+          Optional<RunRef> parentId = TxStatements.readRun(h, runId).flatMap(RunRow::parentRunId);
           Optional<RunRow> parent = parentId.flatMap(p -> TxStatements.lockRun(h, p));
           RunRow run =
               TxStatements.lockRun(h, runId).orElseThrow(() -> Refusals.runNotFound(runId));

@@ -16,7 +16,7 @@ import dev.flows.kernel.journal.JournalRecord;
 import dev.flows.kernel.journal.LeaseRenewals;
 import dev.flows.kernel.journal.LeaseToken;
 import dev.flows.kernel.journal.MemoEffect;
-import dev.flows.kernel.journal.RunId;
+import dev.flows.kernel.journal.RunRef;
 import dev.flows.kernel.journal.RunSnapshot;
 import dev.flows.kernel.journal.RunWatch;
 import dev.flows.kernel.journal.SignalSent;
@@ -303,7 +303,7 @@ public final class PostgresJournal implements Journal, AutoCloseable {
   }
 
   @Override
-  public SignalSent sendSignal(RunId runId, String name, JsonNode payload, Optional<String> key) {
+  public SignalSent sendSignal(RunRef runId, String name, JsonNode payload, Optional<String> key) {
     return signalled(runId, signals.send(runId, name, payload, key));
   }
 
@@ -313,7 +313,7 @@ public final class PostgresJournal implements Journal, AutoCloseable {
   }
 
   @Override
-  public CancelOutcome cancelRun(RunId runId, String reason) {
+  public CancelOutcome cancelRun(RunRef runId, String reason) {
     return signalled(runId, cancels.cancelRun(runId, reason));
   }
 
@@ -328,14 +328,14 @@ public final class PostgresJournal implements Journal, AutoCloseable {
   }
 
   @Override
-  public RunSnapshot resumeRun(RunId runId, String by) {
+  public RunSnapshot resumeRun(RunRef runId, String by) {
     operator.resumeRun(runId, by);
     return run(runId).orElseThrow(() -> Refusals.runNotFound(runId));
   }
 
   @Override
   public RunSnapshot resolveStep(
-      RunId runId, String stepId, Optional<JsonNode> performed, String by) {
+      RunRef runId, String stepId, Optional<JsonNode> performed, String by) {
     operator.resolveStep(runId, stepId, performed, by);
     return run(runId).orElseThrow(() -> Refusals.runNotFound(runId));
   }
@@ -348,7 +348,7 @@ public final class PostgresJournal implements Journal, AutoCloseable {
 
   @Override
   public boolean noteTaskCancel(
-      RunId runId, String stepId, String taskId, String reason, String by) {
+      RunRef runId, String stepId, String taskId, String reason, String by) {
     return tasks.noteTaskCancel(runId, stepId, taskId, reason, by);
   }
 
@@ -359,23 +359,23 @@ public final class PostgresJournal implements Journal, AutoCloseable {
 
   @Override
   public RunSnapshot answerInput(
-      RunId runId, String stepId, dev.flows.kernel.journal.InputAnswer answer, String by) {
+      RunRef runId, String stepId, dev.flows.kernel.journal.InputAnswer answer, String by) {
     operator.answerInput(runId, stepId, answer, by);
     return run(runId).orElseThrow(() -> Refusals.runNotFound(runId));
   }
 
   @Override
-  public Optional<RunSnapshot> run(RunId runId) {
+  public Optional<RunSnapshot> run(RunRef runId) {
     return reads.run(runId);
   }
 
   @Override
-  public List<JournalRecord> entries(RunId runId) {
+  public List<JournalRecord> entries(RunRef runId) {
     return reads.entries(runId);
   }
 
   @Override
-  public List<RunId> children(RunId parent) {
+  public List<RunRef> children(RunRef parent) {
     return reads.children(parent);
   }
 
@@ -401,12 +401,12 @@ public final class PostgresJournal implements Journal, AutoCloseable {
 
   /** Watches wake on NOTIFY for the run, and at once for changes made through this journal. */
   @Override
-  public RunWatch watchRun(RunId runId) {
+  public RunWatch watchRun(RunRef runId) {
     return listener.watch(runId.value());
   }
 
   /** Tells this process's watchers of {@code runId} that it changed (after the commit). */
-  private <T> T signalled(RunId runId, T committed) {
+  private <T> T signalled(RunRef runId, T committed) {
     listener.changed(runId.value());
     return committed;
   }

@@ -3,7 +3,7 @@ package dev.flows.journalstore;
 import dev.flows.journalstore.Rows.RunRow;
 import dev.flows.kernel.journal.ClaimRequest;
 import dev.flows.kernel.journal.JournalRecord;
-import dev.flows.kernel.journal.RunId;
+import dev.flows.kernel.journal.RunRef;
 import dev.flows.kernel.journal.RunSnapshot;
 import dev.flows.kernel.journal.StepSnapshot;
 import dev.flows.kernel.spec.StepKind;
@@ -24,7 +24,7 @@ final class Reads {
     this.db = db;
   }
 
-  Optional<RunSnapshot> run(RunId runId) {
+  Optional<RunSnapshot> run(RunRef runId) {
     return db.tx(
         h ->
             TxStatements.query(
@@ -74,12 +74,12 @@ final class Reads {
         read.waitingReason());
   }
 
-  List<JournalRecord> entries(RunId runId) {
+  List<JournalRecord> entries(RunRef runId) {
     return db.tx(h -> entries(h, runId));
   }
 
   /** The run's entries in order, read in the caller's transaction. */
-  static List<JournalRecord> entries(org.jdbi.v3.core.Handle h, RunId runId) {
+  static List<JournalRecord> entries(org.jdbi.v3.core.Handle h, RunRef runId) {
     return TxStatements.query(
         h,
         "entries_of_run",
@@ -92,14 +92,14 @@ final class Reads {
                     runId, rs.getString("entry_type"), EntryCodec.parse(rs.getString("payload")))));
   }
 
-  List<RunId> children(RunId parent) {
+  List<RunRef> children(RunRef parent) {
     return db.tx(
         h ->
             TxStatements.query(
                 h,
                 "runs_children",
                 q -> q.bind("parentRunId", parent.value()),
-                (rs, ctx) -> new RunId(rs.getString("run_id"))));
+                (rs, ctx) -> new RunRef(rs.getString("run_id"))));
   }
 
   Optional<Duration> untilNextLeaseDeadline() {

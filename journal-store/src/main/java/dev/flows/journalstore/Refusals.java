@@ -6,7 +6,7 @@ import dev.flows.kernel.LeaseConflictException;
 import dev.flows.kernel.NotFoundException;
 import dev.flows.kernel.RunTerminalException;
 import dev.flows.kernel.journal.LeaseToken;
-import dev.flows.kernel.journal.RunId;
+import dev.flows.kernel.journal.RunRef;
 import dev.flows.kernel.lifecycle.RunStatus;
 import java.util.Optional;
 
@@ -14,7 +14,7 @@ import java.util.Optional;
 final class Refusals {
   private Refusals() {}
 
-  static RunTerminalException terminal(RunId runId, RunStatus status) {
+  static RunTerminalException terminal(RunRef runId, RunStatus status) {
     return new RunTerminalException("run " + runId + " is already " + status.wire(), runId.value());
   }
 
@@ -24,7 +24,7 @@ final class Refusals {
         lease.place());
   }
 
-  static NotFoundException runNotFound(RunId runId) {
+  static NotFoundException runNotFound(RunRef runId) {
     return new NotFoundException(ErrorCode.RUN_NOT_FOUND, "no run " + runId, runId.value());
   }
 

@@ -2,7 +2,7 @@ package dev.flows.journalstore;
 
 import dev.flows.kernel.journal.PruneReport;
 import dev.flows.kernel.journal.PruneRequest;
-import dev.flows.kernel.journal.RunId;
+import dev.flows.kernel.journal.RunRef;
 import java.sql.Array;
 import java.sql.SQLException;
 import java.util.Arrays;
@@ -40,7 +40,7 @@ final class Retention {
                 .one());
   }
 
-  private static List<RunId> roots(Array array) throws SQLException {
-    return Arrays.stream((String[]) array.getArray()).map(RunId::new).toList();
+  private static List<RunRef> roots(Array array) throws SQLException {
+    return Arrays.stream((String[]) array.getArray()).map(RunRef::new).toList();
   }
 }

@@ -3,7 +3,7 @@ package dev.flows.journalstore;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.flows.kernel.journal.CompletionReason;
 import dev.flows.kernel.journal.RunCompletionReason;
-import dev.flows.kernel.journal.RunId;
+import dev.flows.kernel.journal.RunRef;
 import dev.flows.kernel.lifecycle.RunStatus;
 import dev.flows.kernel.lifecycle.StepStatus;
 import dev.flows.kernel.spec.StepKind;
@@ -23,10 +23,10 @@ final class Rows {
   private Rows() {}
 
   record RunRow(
-      RunId runId,
+      RunRef runId,
       String name,
       RunStatus status,
-      Optional<RunId> parentRunId,
+      Optional<RunRef> parentRunId,
       String admissionKey,
       JsonNode spec,
       String specHash,
@@ -34,7 +34,7 @@ final class Rows {
       Instant createdAt,
       Optional<Instant> completedAt,
       Optional<RunCompletionReason> completionReason,
-      Optional<RunId> rerunOf) {
+      Optional<RunRef> rerunOf) {
     RunRow withStatus(RunStatus s) {
       return new RunRow(
           runId,
@@ -54,7 +54,7 @@ final class Rows {
 
   /** A step row; {@code leaseId} and {@code leaseDeadline} are null unless it is running. */
   record StepRow(
-      RunId runId,
+      RunRef runId,
       String stepId,
       StepKind kind,
       StepStatus status,
@@ -88,10 +88,10 @@ final class Rows {
   static final RowMapper<RunRow> RUN =
       (rs, ctx) ->
           new RunRow(
-              new RunId(rs.getString("run_id")),
+              new RunRef(rs.getString("run_id")),
               rs.getString("name"),
               RunStatus.fromWire(rs.getString("status")),
-              Optional.ofNullable(rs.getString("parent_run_id")).map(RunId::new),
+              Optional.ofNullable(rs.getString("parent_run_id")).map(RunRef::new),
               rs.getString("admission_key"),
               EntryCodec.parse(rs.getString("spec")),
               rs.getString("spec_hash"),
@@ -100,12 +100,12 @@ final class Rows {
               Optional.ofNullable(instant(rs, "completed_at")),
               Optional.ofNullable(rs.getString("completion_reason"))
                   .map(RunCompletionReason::fromWire),
-              Optional.ofNullable(rs.getString("rerun_of")).map(RunId::new));
+              Optional.ofNullable(rs.getString("rerun_of")).map(RunRef::new));
 
   static final RowMapper<StepRow> STEP =
       (rs, ctx) ->
           new StepRow(
-              new RunId(rs.getString("run_id")),
+              new RunRef(rs.getString("run_id")),
               rs.getString("step_id"),
               StepKind.fromWire(rs.getString("kind"))
                   .orElseThrow(() -> new IllegalStateException("stored step kind unknown")),

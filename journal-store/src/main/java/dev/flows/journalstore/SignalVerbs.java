@@ -3,7 +3,7 @@ package dev.flows.journalstore;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.flows.journalstore.Rows.ElectionRow;
 import dev.flows.kernel.journal.LeaseToken;
-import dev.flows.kernel.journal.RunId;
+import dev.flows.kernel.journal.RunRef;
 import dev.flows.kernel.journal.SignalSent;
 import dev.flows.kernel.journal.Signals;
 import dev.flows.kernel.lifecycle.RunStatus;
@@ -30,7 +30,7 @@ final class SignalVerbs {
     this.verbs = verbs;
   }
 
-  SignalSent send(RunId runId, String name, JsonNode payload, Optional<String> key) {
+  SignalSent send(RunRef runId, String name, JsonNode payload, Optional<String> key) {
     Signals.check(name, key);
     return db.tx(
         h -> {
@@ -57,7 +57,7 @@ final class SignalVerbs {
   }
 
   /** The function's refusals, as the in-memory journal throws them. */
-  private static Optional<RuntimeException> refusal(JdbiException e, RunId runId) {
+  private static Optional<RuntimeException> refusal(JdbiException e, RunRef runId) {
     for (Throwable t = e; t != null; t = t.getCause()) {
       if (t instanceof SQLException sql && sql.getSQLState() != null) {
         return switch (sql.getSQLState()) {
@@ -70,7 +70,7 @@ final class SignalVerbs {
     return Optional.empty();
   }
 
-  private static RuntimeException terminal(String message, RunId runId) {
+  private static RuntimeException terminal(String message, RunRef runId) {
     for (RunStatus s : RunStatus.values()) {
       if (s.terminal() && message.contains("already " + s.wire())) {
         return Refusals.terminal(runId, s);
@@ -118,7 +118,7 @@ final class SignalVerbs {
   }
 
   /** Whether a signal named one of {@code names} is pending for the run (under the run's lock). */
-  static boolean pending(Handle h, RunId runId, Set<String> names) {
+  static boolean pending(Handle h, RunRef runId, Set<String> names) {
     if (names.isEmpty()) {
       return false;
     }

@@ -1,6 +1,6 @@
 package dev.flows.journalstore;
 
-import dev.flows.kernel.journal.RunId;
+import dev.flows.kernel.journal.RunRef;
 import dev.flows.kernel.keys.Keys;
 import dev.flows.kernel.spec.StepSpec;
 import java.util.LinkedHashMap;
@@ -13,7 +13,7 @@ import java.util.Optional;
  * entry is never stale, only possibly evicted.
  */
 final class StepSpecCache {
-  private record Key(RunId runId, String stepId) {}
+  private record Key(RunRef runId, String stepId) {}
 
   /**
    * A cached step: its spec, and its idempotency key (a SHA-256 of run and step, the same for every
@@ -35,11 +35,11 @@ final class StepSpecCache {
         };
   }
 
-  synchronized Optional<Cached> get(RunId runId, String stepId) {
+  synchronized Optional<Cached> get(RunRef runId, String stepId) {
     return Optional.ofNullable(specs.get(new Key(runId, stepId)));
   }
 
-  synchronized void put(RunId runId, String stepId, StepSpec spec) {
+  synchronized void put(RunRef runId, String stepId, StepSpec spec) {
     if (capacity > 0) {
       // A step's spec never changes, so a known step only moves to most recently used.
       specs.computeIfAbsent(
@@ -47,7 +47,7 @@ final class StepSpecCache {
     }
   }
 
-  synchronized void remove(RunId runId, String stepId) {
+  synchronized void remove(RunRef runId, String stepId) {
     specs.remove(new Key(runId, stepId));
   }
 }

@@ -6,7 +6,7 @@ import dev.flows.kernel.journal.CompletionAck;
 import dev.flows.kernel.journal.CompletionReason;
 import dev.flows.kernel.journal.Disposition;
 import dev.flows.kernel.journal.LeaseToken;
-import dev.flows.kernel.journal.RunId;
+import dev.flows.kernel.journal.RunRef;
 import dev.flows.kernel.journal.StepOutcome;
 import dev.flows.kernel.lifecycle.Lifecycle;
 import dev.flows.kernel.lifecycle.RunStatus;
@@ -145,7 +145,7 @@ final class SucceededAdmissions {
               "parentRunIds",
               text(
                   calls,
-                  c -> c.admission().request().parentRunId().map(RunId::value).orElse(null)));
+                  c -> c.admission().request().parentRunId().map(RunRef::value).orElse(null)));
           sql.bind(ps, "admissionKeys", text(calls, c -> c.admission().request().admissionKey()));
           sql.bind(ps, "specs", text(calls, c -> c.admission().spec()));
           sql.bind(ps, "specHashes", text(calls, c -> c.admission().specHash()));
@@ -153,7 +153,7 @@ final class SucceededAdmissions {
           sql.bind(
               ps,
               "rerunOf",
-              text(calls, c -> c.admission().request().rerunOf().map(RunId::value).orElse(null)));
+              text(calls, c -> c.admission().request().rerunOf().map(RunRef::value).orElse(null)));
           sql.bind(ps, "queues", text(calls, c -> c.admission().request().queue()));
           sql.bind(ps, "stepIds", text(calls, c -> c.admission().attempt().step().id()));
           sql.bind(ps, "kinds", text(calls, c -> c.admission().attempt().step().kind().wire()));

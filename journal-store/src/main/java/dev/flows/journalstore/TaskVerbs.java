@@ -6,7 +6,7 @@ import dev.flows.kernel.NotFoundException;
 import dev.flows.kernel.journal.DurableTasks;
 import dev.flows.kernel.journal.JournalEntry;
 import dev.flows.kernel.journal.LeaseToken;
-import dev.flows.kernel.journal.RunId;
+import dev.flows.kernel.journal.RunRef;
 import dev.flows.kernel.journal.TaskNote;
 import dev.flows.kernel.journal.TaskToCancel;
 import java.sql.ResultSet;
@@ -65,7 +65,7 @@ final class TaskVerbs {
         });
   }
 
-  boolean noteTaskCancel(RunId runId, String stepId, String taskId, String reason, String by) {
+  boolean noteTaskCancel(RunRef runId, String stepId, String taskId, String reason, String by) {
     return db.tx(
         h -> {
           Instant now = db.now(h);
@@ -102,7 +102,7 @@ final class TaskVerbs {
                 q -> q.bind("limit", Math.max(0, limit)),
                 (rs, ctx) ->
                     new TaskToCancel(
-                        new RunId(rs.getString("run_id")),
+                        new RunRef(rs.getString("run_id")),
                         rs.getString("step_id"),
                         rs.getString("surface_path"),
                         rs.getString("task_id"),
@@ -110,7 +110,7 @@ final class TaskVerbs {
   }
 
   /** The step's task row, locked until commit; empty when the step has no task. */
-  private static Optional<DurableTasks.StepTask> lock(Handle h, RunId runId, String stepId) {
+  private static Optional<DurableTasks.StepTask> lock(Handle h, RunRef runId, String stepId) {
     return taskRow(h, "task_state_lock", runId, stepId);
   }
 
@@ -118,12 +118,12 @@ final class TaskVerbs {
    * The step's task row, not locked (an expiry reads it under the step's lock, which a new note
    * needs too); empty when the step has no task.
    */
-  static Optional<DurableTasks.StepTask> read(Handle h, RunId runId, String stepId) {
+  static Optional<DurableTasks.StepTask> read(Handle h, RunRef runId, String stepId) {
     return taskRow(h, "task_state_read", runId, stepId);
   }
 
   private static Optional<DurableTasks.StepTask> taskRow(
-      Handle h, String statement, RunId runId, String stepId) {
+      Handle h, String statement, RunRef runId, String stepId) {
     return TxStatements.query(
             h,
             statement,

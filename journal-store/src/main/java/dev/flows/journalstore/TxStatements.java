@@ -9,7 +9,7 @@ import dev.flows.journalstore.Rows.StepRow;
 import dev.flows.kernel.journal.AttemptEnd;
 import dev.flows.kernel.journal.JournalEntry;
 import dev.flows.kernel.journal.LeaseToken;
-import dev.flows.kernel.journal.RunId;
+import dev.flows.kernel.journal.RunRef;
 import dev.flows.kernel.lifecycle.Lifecycle;
 import dev.flows.kernel.lifecycle.RunStatus;
 import dev.flows.kernel.lifecycle.RunTransition;
@@ -38,26 +38,26 @@ final class TxStatements {
     return binder.apply(h.createQuery(Sql.text(sql))).map(mapper).list();
   }
 
-  static Optional<RunRow> lockRun(Handle h, RunId runId) {
+  static Optional<RunRow> lockRun(Handle h, RunRef runId) {
     return query(h, "run_lock", q -> q.bind("runId", runId.value()), RUN).stream().findFirst();
   }
 
-  static Optional<RunRow> readRun(Handle h, RunId runId) {
+  static Optional<RunRow> readRun(Handle h, RunRef runId) {
     return query(h, "run_columns", q -> q.bind("runId", runId.value()), RUN).stream().findFirst();
   }
 
-  static Optional<StepRow> lockStep(Handle h, RunId runId, String stepId) {
+  static Optional<StepRow> lockStep(Handle h, RunRef runId, String stepId) {
     return query(h, "step_lock", q -> q.bind("runId", runId.value()).bind("stepId", stepId), STEP)
         .stream()
         .findFirst();
   }
 
   /** In position order; callers hold the run's lock first, so every locker agrees on order. */
-  static List<StepRow> lockSteps(Handle h, RunId runId) {
+  static List<StepRow> lockSteps(Handle h, RunRef runId) {
     return query(h, "steps_of_run_lock", q -> q.bind("runId", runId.value()), STEP);
   }
 
-  static List<StepRow> steps(Handle h, RunId runId) {
+  static List<StepRow> steps(Handle h, RunRef runId) {
     return query(h, "steps_of_run", q -> q.bind("runId", runId.value()), STEP);
   }
 
@@ -104,7 +104,7 @@ final class TxStatements {
         .bind("leaseId", lease.leaseId());
   }
 
-  static <S extends SqlStatement<S>> S bindStep(S statement, RunId runId, String stepId) {
+  static <S extends SqlStatement<S>> S bindStep(S statement, RunRef runId, String stepId) {
     return statement.bind("runId", runId.value()).bind("stepId", stepId);
   }
 
@@ -218,7 +218,7 @@ final class TxStatements {
         .execute();
   }
 
-  static void notifyWork(Handle h, RunId runId) {
+  static void notifyWork(Handle h, RunRef runId) {
     h.createQuery(Sql.text("notify_work")).bind("runId", runId.value()).mapTo(String.class).one();
   }
 }

@@ -5,7 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import com.zaxxer.hikari.HikariDataSource;
 import dev.flows.journalstore.testing.TestDatabase;
-import dev.flows.kernel.journal.RunId;
+import dev.flows.kernel.journal.RunRef;
 import dev.flows.kernel.journal.RunWatch;
 import dev.flows.kernel.journal.StartRun;
 import java.sql.Connection;
@@ -18,7 +18,7 @@ class CallersPoolTest {
     TestDatabase.Fresh db = TestDatabase.fresh("callers_pool");
     JournalStoreConfig config = JournalStoreConfig.forUrl(db.jdbcUrl());
     try (HikariDataSource pool = new HikariDataSource(PostgresJournal.poolConfig(config))) {
-      RunId run;
+      RunRef run;
       try (PostgresJournal journal = PostgresJournal.using(pool, config)) {
         run = journal.startRun(StartRun.of("k", Specs.run("one", Specs.llm("a")))).runId();
         assertThat(journal.run(run)).isPresent();
@@ -44,7 +44,7 @@ class CallersPoolTest {
     h.setMaximumPoolSize(2);
     try (HikariDataSource pool = new HikariDataSource(h);
         PostgresJournal other = PostgresJournal.connect(config)) {
-      RunId run = other.startRun(StartRun.of("w", Specs.run("one", Specs.llm("a")))).runId();
+      RunRef run = other.startRun(StartRun.of("w", Specs.run("one", Specs.llm("a")))).runId();
       try (PostgresJournal journal = PostgresJournal.listeningOn(pool, config);
           RunWatch watch = journal.watchRun(run)) {
         assertThat(pool.getHikariPoolMXBean().getActiveConnections()).isEqualTo(1);

@@ -7,7 +7,7 @@ import dev.flows.kernel.journal.ClaimRequest;
 import dev.flows.kernel.journal.ClaimedAttempt;
 import dev.flows.kernel.journal.JournalEntry;
 import dev.flows.kernel.journal.JournalRecord;
-import dev.flows.kernel.journal.RunId;
+import dev.flows.kernel.journal.RunRef;
 import dev.flows.kernel.journal.StartRun;
 import dev.flows.kernel.journal.StepOutcome;
 import dev.flows.kernel.journal.WorkerId;
@@ -54,7 +54,7 @@ class ConcurrentClaimTest {
   @Test
   void fourClaimersClaimEveryStepExactlyOnceAndNeverHoldTwoLiveLeasesOnOneStep() throws Exception {
     List<StepSpec> steps = IntStream.range(0, STEPS).mapToObj(i -> Specs.llm("s" + i)).toList();
-    RunId runId =
+    RunRef runId =
         pg.journal()
             .startRun(StartRun.of("many", Specs.run("many", steps.toArray(StepSpec[]::new))))
             .runId();

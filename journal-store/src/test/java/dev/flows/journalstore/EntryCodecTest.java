@@ -9,7 +9,7 @@ import dev.flows.kernel.journal.Disposition;
 import dev.flows.kernel.journal.JournalEntry;
 import dev.flows.kernel.journal.JournalEntry.EffectRef;
 import dev.flows.kernel.journal.RunCompletionReason;
-import dev.flows.kernel.journal.RunId;
+import dev.flows.kernel.journal.RunRef;
 import dev.flows.kernel.journal.WorkerId;
 import dev.flows.kernel.spec.RunSpec;
 import dev.flows.kernel.spec.RunSpecJson;
@@ -23,7 +23,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
 class EntryCodecTest {
-  private static final RunId RUN = new RunId("run_codec");
+  private static final RunRef RUN = new RunRef("run_codec");
   private static final JsonNode OUT = JsonNodeFactory.instance.objectNode().put("ok", true);
 
   private static JournalEntry task(int attempt, dev.flows.kernel.journal.TaskNote note) {
@@ -39,7 +39,7 @@ class EntryCodecTest {
             RUN,
             RunSpecJson.write(spec),
             RunSpecJson.hash(spec),
-            Optional.of(new RunId("parent")),
+            Optional.of(new RunRef("parent")),
             "key",
             "test"),
         new JournalEntry.RunSpawned(

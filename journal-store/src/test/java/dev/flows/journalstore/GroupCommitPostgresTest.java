@@ -15,7 +15,7 @@ import dev.flows.kernel.journal.JournalEntry;
 import dev.flows.kernel.journal.JournalRecord;
 import dev.flows.kernel.journal.LeaseToken;
 import dev.flows.kernel.journal.MemoEffect;
-import dev.flows.kernel.journal.RunId;
+import dev.flows.kernel.journal.RunRef;
 import dev.flows.kernel.journal.StartRun;
 import dev.flows.kernel.journal.StepOutcome;
 import dev.flows.kernel.journal.WorkerId;
@@ -304,7 +304,7 @@ class GroupCommitPostgresTest {
     return memos;
   }
 
-  private static List<String> confirmedPaths(PostgresFixture pg, RunId run) throws Exception {
+  private static List<String> confirmedPaths(PostgresFixture pg, RunRef run) throws Exception {
     List<String> confirmed = new ArrayList<>();
     for (JournalEntry e : effectEntries(pg, run)) {
       if (e instanceof JournalEntry.EffectConfirmed c) {
@@ -356,16 +356,16 @@ class GroupCommitPostgresTest {
   /**
    * Per call: its {@link EffectElection}, or the refusal's code; and every run's effect entries.
    */
-  private record Outcome(List<Object> answers, Map<RunId, List<JournalEntry>> effectEntries) {}
+  private record Outcome(List<Object> answers, Map<RunRef, List<JournalEntry>> effectEntries) {}
 
   /** Sets every run up in its standing, one by one, then makes all the calls at once. */
   private static Outcome play(PostgresFixture pg, List<Case> cases) throws Exception {
     PostgresJournal journal = pg.journal();
     int n = cases.size();
-    Map<RunId, Integer> index = new HashMap<>();
-    List<RunId> runs = new ArrayList<>();
+    Map<RunRef, Integer> index = new HashMap<>();
+    List<RunRef> runs = new ArrayList<>();
     for (int i = 0; i < n; i++) {
-      RunId id = new RunId("gc-" + i);
+      RunRef id = new RunRef("gc-" + i);
       journal.startRun(
           new StartRun(
               Optional.of(id),
@@ -442,8 +442,8 @@ class GroupCommitPostgresTest {
       for (Future<Object> f : calls) {
         answers.add(f.get());
       }
-      Map<RunId, List<JournalEntry>> entries = new HashMap<>();
-      for (RunId r : runs) {
+      Map<RunRef, List<JournalEntry>> entries = new HashMap<>();
+      for (RunRef r : runs) {
         entries.put(r, effectEntries(pg, r));
       }
       return new Outcome(answers, entries);
@@ -463,8 +463,8 @@ class GroupCommitPostgresTest {
     return journal.claim(new ClaimRequest(WORKER, Set.of(StepKind.values()), capacity, LEASE));
   }
 
-  private static void pastDeadline(PostgresFixture pg, List<RunId> runs) throws Exception {
-    for (RunId r : runs) {
+  private static void pastDeadline(PostgresFixture pg, List<RunRef> runs) throws Exception {
+    for (RunRef r : runs) {
       pg.execute(
           "UPDATE flows.steps SET lease_deadline = clock_timestamp() - interval '1 millisecond'"
               + " WHERE run_id = '"
@@ -488,7 +488,7 @@ class GroupCommitPostgresTest {
     throw new AssertionError("the first call never waited on the held row lock");
   }
 
-  private static List<JournalEntry> effectEntries(PostgresFixture pg, RunId run) {
+  private static List<JournalEntry> effectEntries(PostgresFixture pg, RunRef run) {
     return pg.journal().entries(run).stream()
         .map(JournalRecord::entry)
         .filter(

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.flows.kernel.journal.ClaimRequest;
 import dev.flows.kernel.journal.ClaimedAttempt;
-import dev.flows.kernel.journal.RunId;
+import dev.flows.kernel.journal.RunRef;
 import dev.flows.kernel.journal.StartRun;
 import dev.flows.kernel.journal.StepOutcome;
 import dev.flows.kernel.journal.TaskNote;
@@ -23,8 +23,8 @@ import org.junit.jupiter.api.Test;
 class McpTasksViewTest {
   private static final String SURFACE = "/mcp/jobs/slow";
   private static PostgresFixture pg;
-  private static RunId working;
-  private static RunId canceled;
+  private static RunRef working;
+  private static RunRef canceled;
 
   @BeforeAll
   static void twoCallsMadeAsTasks() {
@@ -36,8 +36,8 @@ class McpTasksViewTest {
   }
 
   /** A run whose call's server created task {@code taskId}, noted twice (then a change). */
-  private static RunId taskRun(String key, String taskId, String message) {
-    RunId id =
+  private static RunRef taskRun(String key, String taskId, String message) {
+    RunRef id =
         pg.journal()
             .startRun(StartRun.of(key, Specs.run("tasks", Specs.agent("a", 1, SURFACE))))
             .runId();

@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.flows.kernel.ErrorCode;
 import dev.flows.kernel.FlowsException;
-import dev.flows.kernel.journal.RunId;
+import dev.flows.kernel.journal.RunRef;
 import dev.flows.kernel.journal.StartRun;
 import dev.flows.migrations.Migrations;
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
@@ -50,7 +50,7 @@ class MultiHostFailoverTest {
   void aMultiHostUrlFindsTheWritableServerWhenTheFirstTakesNoWrites() throws Exception {
     readOnly(first, true);
     try (PostgresJournal journal = PostgresJournal.connect(config(1))) {
-      RunId run = journal.startRun(StartRun.of("k1", Specs.run("one", Specs.llm("a")))).runId();
+      RunRef run = journal.startRun(StartRun.of("k1", Specs.run("one", Specs.llm("a")))).runId();
       assertThat(runs(second, run)).isEqualTo(1);
       assertThat(runs(first, run)).isZero();
     }
@@ -60,7 +60,7 @@ class MultiHostFailoverTest {
   void aPooledConnectionThatMeetsAReadOnlyServerIsDroppedAndTheNextCallReachesTheWritableOne()
       throws Exception {
     try (PostgresJournal journal = PostgresJournal.connect(config(1))) {
-      RunId before = journal.startRun(StartRun.of("k1", Specs.run("one", Specs.llm("a")))).runId();
+      RunRef before = journal.startRun(StartRun.of("k1", Specs.run("one", Specs.llm("a")))).runId();
       assertThat(runs(first, before)).isEqualTo(1);
       // The first server stops taking writes under the pool's one open connection.
       readOnly(first, true);
@@ -74,7 +74,7 @@ class MultiHostFailoverTest {
               });
       // Kept in the pool, that connection would refuse this call too: dropped, the pool connects
       // afresh and the URL leads to the server that takes writes.
-      RunId after = journal.startRun(StartRun.of("k2", Specs.run("two", Specs.llm("a")))).runId();
+      RunRef after = journal.startRun(StartRun.of("k2", Specs.run("two", Specs.llm("a")))).runId();
       assertThat(runs(second, after)).isEqualTo(1);
       assertThat(runs(first, after)).isZero();
     }
@@ -140,7 +140,7 @@ class MultiHostFailoverTest {
     throw new IllegalStateException("the reload did not take effect");
   }
 
-  private static long runs(EmbeddedPostgres pg, RunId run) throws SQLException {
+  private static long runs(EmbeddedPostgres pg, RunRef run) throws SQLException {
     try (Connection c = DriverManager.getConnection(pg.getJdbcUrl("postgres", DATABASE));
         Statement st = c.createStatement();
         ResultSet rs =

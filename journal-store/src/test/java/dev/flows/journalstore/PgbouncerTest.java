@@ -10,7 +10,7 @@ import dev.flows.kernel.ErrorCode;
 import dev.flows.kernel.FlowsException;
 import dev.flows.kernel.journal.ClaimRequest;
 import dev.flows.kernel.journal.ClaimedAttempt;
-import dev.flows.kernel.journal.RunId;
+import dev.flows.kernel.journal.RunRef;
 import dev.flows.kernel.journal.StartRun;
 import dev.flows.kernel.journal.StepOutcome;
 import dev.flows.kernel.journal.WorkerId;
@@ -125,7 +125,7 @@ class PgbouncerTest {
           throws Exception {
     try (Pgbouncer moving = Pgbouncer.start(db, Pgbouncer.Mode.SESSION);
         PostgresJournal journal = PostgresJournal.connect(config(moving.jdbcUrl(db)))) {
-      RunId before =
+      RunRef before =
           journal.startRun(StartRun.of("before", Specs.run("one", Specs.llm("a")))).runId();
       moving.restart(Pgbouncer.Mode.TRANSACTION);
       awaitRefusal(journal, true);

@@ -14,7 +14,7 @@ import dev.flows.kernel.journal.Disposition;
 import dev.flows.kernel.journal.JournalEntry;
 import dev.flows.kernel.journal.JournalRecord;
 import dev.flows.kernel.journal.ManualClock;
-import dev.flows.kernel.journal.RunId;
+import dev.flows.kernel.journal.RunRef;
 import dev.flows.kernel.journal.StartRun;
 import dev.flows.kernel.journal.StepOutcome;
 import dev.flows.kernel.journal.WorkerId;
@@ -102,7 +102,7 @@ class PostgresJournalTest {
   void aTestClockJudgesEveryStatementInsteadOfTheDatabaseClock() throws Exception {
     // The test clock is far ahead of the database clock: a statement judged by the database clock
     // would see every lease as live and every backoff as ahead.
-    RunId runId =
+    RunRef runId =
         journal.startRun(StartRun.of("k", Specs.run("t", Specs.agent("a", 2, "/memo/*")))).runId();
     ClaimedAttempt a = claim(5, Duration.ofSeconds(30)).getFirst();
     assertThat(a.leaseDeadline()).isEqualTo(clock.instant().plusSeconds(30));
@@ -151,7 +151,7 @@ class PostgresJournalTest {
   @Test
   void everyEntryTypeReadsBackFromPostgresAsTheSameSealedRecords() {
     RunSpec spec = Specs.run("all", Specs.agent("a", 1, "/mcp/x"), Specs.llm("b", 1, List.of("a")));
-    RunId runId = journal.startRun(StartRun.of("k", spec)).runId();
+    RunRef runId = journal.startRun(StartRun.of("k", spec)).runId();
     ClaimedAttempt a = claim(5, Duration.ofSeconds(30)).getFirst();
     journal.recordEffect(a.lease(), "/mcp/x");
     journal.confirmEffect(a.lease(), "/mcp/x", Optional.of(OUT));
@@ -209,7 +209,7 @@ class PostgresJournalTest {
         .contains("step.attempt.started", "step.completed", "effect.confirmed", "run.completed");
     for (List<String> row : rows) {
       JsonNode stored = EntryCodec.parse(row.get(2));
-      JournalEntry entry = EntryCodec.decode(new RunId(row.get(0)), row.get(1), stored);
+      JournalEntry entry = EntryCodec.decode(new RunRef(row.get(0)), row.get(1), stored);
       JsonNode written = EntryCodec.parse(EntryCodec.encode(entry).payload());
       assertThat(instantsParsed(stored)).as(row.get(1)).isEqualTo(instantsParsed(written));
     }
@@ -227,7 +227,7 @@ class PostgresJournalTest {
 
   @Test
   void fencedVerbsAfterExpiryAreRefusedAndLeaveTheJournalUnchanged() throws Exception {
-    RunId runId =
+    RunRef runId =
         journal.startRun(StartRun.of("k", Specs.run("f", Specs.agent("a", 2, "/mcp/x")))).runId();
     ClaimedAttempt a = claim(1, Duration.ofMillis(2_000)).getFirst();
     journal.recordEffect(a.lease(), "/mcp/x");
@@ -269,7 +269,7 @@ class PostgresJournalTest {
   @Test
   void theVerbsComposedInJavaAreFencedByTheDatabasesOneFenceAndRefuseAsItAnswers()
       throws Exception {
-    RunId runId =
+    RunRef runId =
         journal.startRun(StartRun.of("k", Specs.run("f", Specs.agent("a", 2, "/mcp/x")))).runId();
     ClaimedAttempt a = claim(1, Duration.ofSeconds(30)).getFirst();
     journal.recordEffect(a.lease(), "/mcp/x");
@@ -302,7 +302,7 @@ class PostgresJournalTest {
 
   @Test
   void anExpiredLeaseIsRetriedDurablyThenExhaustsAndFailsTheRun() throws Exception {
-    RunId runId =
+    RunRef runId =
         journal.startRun(StartRun.of("k", Specs.run("x", Specs.llm("a", 2, List.of())))).runId();
     ClaimedAttempt first = claim(1, Duration.ofMillis(200)).getFirst();
     clock.advance(Duration.ofMillis(200));
@@ -352,7 +352,7 @@ class PostgresJournalTest {
         java.sql.Statement ws = watcher.createStatement()) {
       st.execute("LISTEN flows_work");
       ws.execute("LISTEN flows_runs");
-      RunId runId =
+      RunRef runId =
           journal
               .startRun(
                   StartRun.of("k", Specs.run("x", Specs.llm("a"), Specs.llm("b", 1, List.of("a")))))
@@ -392,7 +392,7 @@ class PostgresJournalTest {
 
   @Test
   void aTombstoneRefusesALaterStartWithRunTerminal() {
-    RunId child = new RunId("child_late");
+    RunRef child = new RunRef("child_late");
     var canceled = journal.cancelRun(child, "parent canceled");
     assertThat(canceled.tombstoned()).isTrue();
     assertThat(journal.cancelRun(child, "again").alreadyTerminal()).isTrue();
@@ -443,7 +443,7 @@ class PostgresJournalTest {
 
   @Test
   void aStatementTheDatabaseRefusesIsDatabaseErrorAndWritesNothing() {
-    RunId runId = journal.startRun(StartRun.of("k", Specs.run("z", Specs.llm("a")))).runId();
+    RunRef runId = journal.startRun(StartRun.of("k", Specs.run("z", Specs.llm("a")))).runId();
     ClaimedAttempt a = claim(1, Duration.ofSeconds(30)).getFirst();
     List<JournalRecord> before = journal.entries(runId);
     // jsonb cannot hold U+0000: the completion fails inside the transaction, after its first
@@ -475,7 +475,7 @@ class PostgresJournalTest {
             Duration.ofMillis(100),
             10);
     try (PostgresJournal down = PostgresJournal.connect(config)) {
-      assertThatThrownBy(() -> down.run(new RunId("r")))
+      assertThatThrownBy(() -> down.run(new RunRef("r")))
           .isInstanceOfSatisfying(
               FlowsException.class,
               e -> {

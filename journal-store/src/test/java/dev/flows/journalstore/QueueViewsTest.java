@@ -3,7 +3,7 @@ package dev.flows.journalstore;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.flows.kernel.journal.ClaimRequest;
-import dev.flows.kernel.journal.RunId;
+import dev.flows.kernel.journal.RunRef;
 import dev.flows.kernel.journal.StartRun;
 import dev.flows.kernel.journal.WorkerId;
 import dev.flows.kernel.spec.StepKind;
@@ -48,13 +48,13 @@ class QueueViewsTest {
   @Test
   void theOverviewShowsEachRunsQueueAChildInheritsItAndTheWaitingReasonClearsOnClaim()
       throws SQLException {
-    RunId root =
+    RunRef root =
         pg.journal()
             .startRun(
                 StartRun.of("k-root", Specs.run("refund", Specs.agent("a", 3, "/x")))
                     .inQueue("payments"))
             .runId();
-    RunId child = new RunId("child_of_refund");
+    RunRef child = new RunRef("child_of_refund");
     pg.journal()
         .startRun(
             new StartRun(
@@ -82,7 +82,7 @@ class QueueViewsTest {
     assertThat(pg.journal().run(root).orElseThrow().waitingReason()).isEmpty();
   }
 
-  private static List<String> row(RunId run) throws SQLException {
+  private static List<String> row(RunRef run) throws SQLException {
     try (Connection c = DriverManager.getConnection(pg.db().jdbcUrl());
         var ps =
             c.prepareStatement(

@@ -11,7 +11,7 @@ import dev.flows.kernel.journal.ClaimedAttempt;
 import dev.flows.kernel.journal.ManualClock;
 import dev.flows.kernel.journal.PruneReport;
 import dev.flows.kernel.journal.PruneRequest;
-import dev.flows.kernel.journal.RunId;
+import dev.flows.kernel.journal.RunRef;
 import dev.flows.kernel.journal.StartRun;
 import dev.flows.kernel.journal.StepOutcome;
 import dev.flows.kernel.journal.WorkerId;
@@ -47,10 +47,10 @@ class RetentionTest {
   }
 
   /** A root with a child, both ended, the root's step with a confirmed effect. */
-  private RunId endedRunWithAChildAndAConfirmedEffect(String key) {
+  private RunRef endedRunWithAChildAndAConfirmedEffect(String key) {
     PostgresJournal j = fixture.journal();
-    RunId root = j.startRun(StartRun.of(key, run("root", agent("a", 1, "/memo/1")))).runId();
-    RunId child =
+    RunRef root = j.startRun(StartRun.of(key, run("root", agent("a", 1, "/memo/1")))).runId();
+    RunRef child =
         j.startRun(
                 new StartRun(
                     Optional.empty(),
@@ -73,7 +73,7 @@ class RetentionTest {
 
   @Test
   void everyDeleteOfAJournalRowOutsideAPruneIsRefusedByTheDatabase() throws Exception {
-    RunId root = endedRunWithAChildAndAConfirmedEffect("guarded");
+    RunRef root = endedRunWithAChildAndAConfirmedEffect("guarded");
     String id = root.value();
     for (String sql :
         new String[] {
@@ -103,7 +103,7 @@ class RetentionTest {
 
   @Test
   void aPruneWritesItsAuditRecordOfWhoWhenAndEveryRunItRemoved() throws Exception {
-    RunId root = endedRunWithAChildAndAConfirmedEffect("audited");
+    RunRef root = endedRunWithAChildAndAConfirmedEffect("audited");
     long entries =
         fixture.count("SELECT count(*) FROM flows.journal_entries WHERE run_id LIKE '%'");
     clock.advance(Duration.ofDays(31));
@@ -150,7 +150,7 @@ class RetentionTest {
   void aTransactionThatPrunesStillCannotDeleteARunItsPruneDidNotRecord() throws Exception {
     endedRunWithAChildAndAConfirmedEffect("pruned");
     clock.advance(Duration.ofDays(2));
-    RunId kept = endedRunWithAChildAndAConfirmedEffect("kept");
+    RunRef kept = endedRunWithAChildAndAConfirmedEffect("kept");
     try (Connection c = DriverManager.getConnection(fixture.db().jdbcUrl())) {
       c.setAutoCommit(false);
       try (Statement st = c.createStatement()) {

@@ -6,7 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.flows.journalstore.testing.TestDatabase;
 import dev.flows.kernel.FlowsException;
 import dev.flows.kernel.journal.Queues;
-import dev.flows.kernel.journal.RunId;
+import dev.flows.kernel.journal.RunRef;
 import dev.flows.kernel.journal.Signals;
 import dev.flows.kernel.lifecycle.RunStatus;
 import dev.flows.kernel.lifecycle.RunTransition;
@@ -348,7 +348,7 @@ class SchemaTest {
 
   private static boolean runId(String s) {
     try {
-      new RunId(s);
+      new RunRef(s);
       return true;
     } catch (FlowsException e) {
       return false;

@@ -11,7 +11,7 @@ import dev.flows.kernel.journal.CompletionAck;
 import dev.flows.kernel.journal.JournalEntry;
 import dev.flows.kernel.journal.JournalRecord;
 import dev.flows.kernel.journal.MemoEffect;
-import dev.flows.kernel.journal.RunId;
+import dev.flows.kernel.journal.RunRef;
 import dev.flows.kernel.journal.StartRun;
 import dev.flows.kernel.journal.StepOutcome;
 import dev.flows.kernel.journal.WorkerId;
@@ -74,7 +74,7 @@ class SucceededAdmissionsTest {
       int againEntries = pg.journal().entries(again.runId()).size();
       // Run 3's key admitted another run id: refused, as startRun refuses it.
       Admission taken = queued.get(3);
-      RunId other = pg.journal().startRun(taken.request().withRunId(RunId.random())).runId();
+      RunRef other = pg.journal().startRun(taken.request().withRunId(RunRef.random())).runId();
       List<Object> answers = playBehindAHeldFirst(pg, queued);
       for (int i = 0; i < QUEUED; i++) {
         switch (i) {
@@ -140,7 +140,7 @@ class SucceededAdmissionsTest {
                   "test",
                   Optional.empty(),
                   "default")
-              .withRunId(RunId.random());
+              .withRunId(RunRef.random());
       List<MemoEffect> effects = new ArrayList<>();
       for (int m = 0; m < memos; m++) {
         effects.add(new MemoEffect("/memo/" + m, Optional.of(value(key + "/" + m))));
@@ -148,7 +148,7 @@ class SucceededAdmissionsTest {
       return new Admission(request, new StepOutcome.Succeeded(value(key), effects));
     }
 
-    RunId runId() {
+    RunRef runId() {
       return request.runId().orElseThrow();
     }
 
@@ -221,7 +221,7 @@ class SucceededAdmissionsTest {
 
   /** The run's journal is what a lone admission with its end writes (JournalContract). */
   private static void assertWrittenAsAlone(PostgresFixture pg, Admission a) {
-    RunId id = a.runId();
+    RunRef id = a.runId();
     List<String> types = new ArrayList<>(List.of("run.spawned", "step.attempt.started"));
     for (int m = 0; m < a.end().memos().size(); m++) {
       types.add("effect.recorded");

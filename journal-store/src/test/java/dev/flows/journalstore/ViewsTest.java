@@ -6,7 +6,7 @@ import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import dev.flows.kernel.journal.ClaimRequest;
 import dev.flows.kernel.journal.ClaimedAttempt;
 import dev.flows.kernel.journal.CompletionReason;
-import dev.flows.kernel.journal.RunId;
+import dev.flows.kernel.journal.RunRef;
 import dev.flows.kernel.journal.StartRun;
 import dev.flows.kernel.journal.StepOutcome;
 import dev.flows.kernel.journal.WorkerId;
@@ -25,7 +25,7 @@ import org.junit.jupiter.api.Test;
 /** The example queries of SURFACE.md's "SQL views" answer what they promise. */
 class ViewsTest {
   private static PostgresFixture pg;
-  private static RunId runId;
+  private static RunRef runId;
 
   @BeforeAll
   static void aRunWithARetriedAttemptAndAnOpenElection() {

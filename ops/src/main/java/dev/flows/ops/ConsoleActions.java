@@ -8,7 +8,7 @@ import dev.flows.kernel.ErrorCode;
 import dev.flows.kernel.FlowsException;
 import dev.flows.kernel.journal.CancelOutcome;
 import dev.flows.kernel.journal.Journal;
-import dev.flows.kernel.journal.RunId;
+import dev.flows.kernel.journal.RunRef;
 import dev.flows.kernel.journal.RunSnapshot;
 import dev.flows.kernel.journal.SignalSent;
 import dev.flows.sdk.runtime.FlowsEngine;
@@ -31,7 +31,7 @@ import org.eclipse.jetty.util.Fields;
  */
 final class ConsoleActions {
   /** What an action did: the page to show next, one line, and its JSON. */
-  record Done(RunId page, String text, ObjectNode json) {}
+  record Done(RunRef page, String text, ObjectNode json) {}
 
   private final Journal journal;
 
@@ -39,7 +39,7 @@ final class ConsoleActions {
     this.journal = journal;
   }
 
-  Done perform(String action, RunId id, Fields form, String actor) {
+  Done perform(String action, RunRef id, Fields form, String actor) {
     // Found first: the journal tombstones an unknown id on cancel, a typo must not.
     RunSnapshot before = RunsCommand.existing(journal, id);
     ObjectNode json = Session.JSON.createObjectNode().put("runId", id.value()).put("by", actor);
@@ -115,7 +115,7 @@ final class ConsoleActions {
       }
       case "rerun" -> {
         Rerun.Again again = Rerun.again(journal, id, Optional.empty());
-        RunId started = admit(again, id, actor);
+        RunRef started = admit(again, id, actor);
         json.put("rerunOf", id.value()).put("newRunId", started.value());
         yield new Done(
             started, "started run " + started.value() + " (rerun of " + id.value() + ")", json);
@@ -131,7 +131,7 @@ final class ConsoleActions {
   }
 
   /** Admits the rerun (preflighted, as {@code runs rerun --detach}); a worker runs it. */
-  private RunId admit(Rerun.Again again, RunId old, String actor) {
+  private RunRef admit(Rerun.Again again, RunRef old, String actor) {
     try (FlowsEngine engine = EngineSupport.engine(journal, 1)) {
       String key = "ui-rerun:" + actor + ":" + UUID.randomUUID();
       return engine.start(again.flow(), again.input(), Optional.of(key), Optional.of(old)).runId();
@@ -155,7 +155,7 @@ final class ConsoleActions {
   }
 
   /** The signals sent to {@code run} (view {@code flows.signals}), in the order sent. */
-  static ArrayNode signals(Connection c, RunId run) throws SQLException {
+  static ArrayNode signals(Connection c, RunRef run) throws SQLException {
     ArrayNode out = Session.JSON.createArrayNode();
     try (PreparedStatement ps =
         c.prepareStatement(

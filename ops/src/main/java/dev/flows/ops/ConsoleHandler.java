@@ -6,7 +6,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.flows.kernel.ErrorCode;
 import dev.flows.kernel.FlowsException;
 import dev.flows.kernel.journal.Journal;
-import dev.flows.kernel.journal.RunId;
+import dev.flows.kernel.journal.RunRef;
 import dev.flows.kernel.journal.RunSnapshot;
 import java.io.IOException;
 import java.io.InputStream;
@@ -112,7 +112,7 @@ final class ConsoleHandler extends Handler.Abstract {
       }
     } else if (parts.length == 3 && parts[1].equals("runs")) {
       requireMethod(method, "GET");
-      ObjectNode run = detail(new RunId(decode(parts[2])));
+      ObjectNode run = detail(new RunRef(decode(parts[2])));
       if (api) {
         json(response, callback, 200, Session.JSON.createObjectNode().set("run", run));
       } else {
@@ -126,7 +126,7 @@ final class ConsoleHandler extends Handler.Abstract {
       }
     } else if (parts.length == 4 && parts[1].equals("runs")) {
       requireMethod(method, "POST");
-      RunId id = new RunId(decode(parts[2]));
+      RunRef id = new RunRef(decode(parts[2]));
       Fields form = fields(request);
       String actor = authorize(request, form);
       ConsoleActions.Done done = actions.perform(parts[3], id, form, actor);
@@ -207,7 +207,7 @@ final class ConsoleHandler extends Handler.Abstract {
   }
 
   /** A run's detail: its tree as {@code runs show --json} has it, with input, output, signals. */
-  private ObjectNode detail(RunId id) {
+  private ObjectNode detail(RunRef id) {
     RunSnapshot run = RunsCommand.existing(journal, id);
     ObjectNode tree = RunJson.tree(journal, run, 0);
     JsonNode input = run.spec().path("steps").path(0).path("input");

@@ -7,7 +7,7 @@ import dev.flows.examples.servers.ExamplesConfig;
 import dev.flows.examples.servers.PaymentsServer;
 import dev.flows.kernel.ErrorCode;
 import dev.flows.kernel.FlowsException;
-import dev.flows.kernel.journal.RunId;
+import dev.flows.kernel.journal.RunRef;
 import dev.flows.kernel.journal.RunSnapshot;
 import dev.flows.kernel.mcp.McpProtocol;
 import dev.flows.kernel.mcp.McpServerConfig;
@@ -152,7 +152,7 @@ final class DemoCommand implements Callable<Integer> {
               .put("email", "ada@example.com")
               .put("subject", "Charged twice")
               .put("message", "I was charged twice for my subscription, please refund");
-      RunId id;
+      RunRef id;
       try {
         id = engine.admit(flow, input, Optional.empty(), engine.preflight(flow, servers)).runId();
       } catch (PreflightException e) {
@@ -165,7 +165,7 @@ final class DemoCommand implements Callable<Integer> {
       summary.put("type", "demo.end");
       summary.set("run", RunJson.summary(end));
       ArrayNode receipts = summary.putArray("receipts");
-      for (RunId child : engine.journal().children(id)) {
+      for (RunRef child : engine.journal().children(id)) {
         engine
             .journal()
             .run(child)

@@ -3,7 +3,7 @@ package dev.flows.ops;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.flows.kernel.journal.Journal;
-import dev.flows.kernel.journal.RunId;
+import dev.flows.kernel.journal.RunRef;
 import dev.flows.kernel.journal.RunSnapshot;
 import dev.flows.kernel.journal.StartedRun;
 import dev.flows.sdk.runtime.FlowsEngine;
@@ -57,7 +57,7 @@ final class RunCommand implements Callable<Integer> {
       LoadedFlow loaded,
       JsonNode in,
       StartOptions options,
-      Optional<RunId> rerunOf)
+      Optional<RunRef> rerunOf)
       throws InterruptedException {
     try (FlowsEngine engine = EngineSupport.engine(journal, options.capacity)) {
       StartedRun started;
@@ -66,7 +66,7 @@ final class RunCommand implements Callable<Integer> {
       } catch (PreflightException e) {
         return EngineSupport.refusePreflight(s, e);
       }
-      RunId id = started.runId();
+      RunRef id = started.runId();
       String name = loaded.flow().header().name();
       ObjectNode ev = s.object();
       ev.put("type", "run.started").put("run", id.value()).put("created", started.created());

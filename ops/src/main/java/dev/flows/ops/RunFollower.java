@@ -3,7 +3,7 @@ package dev.flows.ops;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.flows.kernel.journal.Journal;
 import dev.flows.kernel.journal.JournalRecord;
-import dev.flows.kernel.journal.RunId;
+import dev.flows.kernel.journal.RunRef;
 import dev.flows.kernel.journal.RunSnapshot;
 import dev.flows.kernel.lifecycle.RunStatus;
 import java.util.HashMap;
@@ -17,10 +17,10 @@ import java.util.Map;
 final class RunFollower {
   private final Session session;
   private final Journal journal;
-  private final RunId root;
-  private final Map<RunId, Long> seen = new HashMap<>();
+  private final RunRef root;
+  private final Map<RunRef, Long> seen = new HashMap<>();
 
-  RunFollower(Session session, Journal journal, RunId root) {
+  RunFollower(Session session, Journal journal, RunRef root) {
     this.session = session;
     this.journal = journal;
     this.root = root;
@@ -51,7 +51,7 @@ final class RunFollower {
     return status.terminal() || status == RunStatus.PARKED;
   }
 
-  private void follow(RunId run, int depth) {
+  private void follow(RunRef run, int depth) {
     long last = seen.getOrDefault(run, Long.MIN_VALUE);
     for (JournalRecord rec : journal.entries(run)) {
       if (rec.seq() > last) {
@@ -63,7 +63,7 @@ final class RunFollower {
     }
     seen.put(run, last);
     if (depth < RunJson.MAX_DEPTH) {
-      for (RunId child : journal.children(run)) {
+      for (RunRef child : journal.children(run)) {
         follow(child, depth + 1);
       }
     }

@@ -8,7 +8,7 @@ import dev.flows.kernel.journal.DurableTasks;
 import dev.flows.kernel.journal.Journal;
 import dev.flows.kernel.journal.JournalEntry;
 import dev.flows.kernel.journal.JournalRecord;
-import dev.flows.kernel.journal.RunId;
+import dev.flows.kernel.journal.RunRef;
 import dev.flows.kernel.journal.RunSnapshot;
 import dev.flows.kernel.journal.StepSnapshot;
 import dev.flows.kernel.lifecycle.RunStatus;
@@ -55,7 +55,7 @@ final class RunJson {
     ArrayNode timeline = r.putArray("timeline");
     entries.forEach(e -> timeline.add(entry(e)));
     ArrayNode children = r.putArray("children");
-    for (RunId child : journal.children(run.runId())) {
+    for (RunRef child : journal.children(run.runId())) {
       Optional<RunSnapshot> c = journal.run(child);
       if (c.isEmpty()) {
         continue;
@@ -74,7 +74,7 @@ final class RunJson {
    * {@code input} is the park's trajectory tail when the call waits for input (then it is answered,
    * not resolved).
    */
-  record ResolveTarget(RunId run, String stepId, boolean mcpCall, Optional<JsonNode> input) {
+  record ResolveTarget(RunRef run, String stepId, boolean mcpCall, Optional<JsonNode> input) {
     String command() {
       if (input.isPresent()) {
         return "flows runs answer "
@@ -99,7 +99,7 @@ final class RunJson {
    */
   static ResolveTarget resolveTarget(Journal journal, RunSnapshot run, String stepId, int depth) {
     if (depth < MAX_DEPTH) {
-      for (RunId child : journal.children(run.runId())) {
+      for (RunRef child : journal.children(run.runId())) {
         Optional<RunSnapshot> c = journal.run(child).filter(x -> x.status() == RunStatus.PARKED);
         Optional<StepSnapshot> parked =
             c.flatMap(
@@ -183,13 +183,13 @@ final class RunJson {
     r.put("runId", run.runId().value());
     r.put("name", run.name());
     r.put("status", run.status().wire());
-    r.put("parentRunId", run.parentRunId().map(RunId::value).orElse(null));
+    r.put("parentRunId", run.parentRunId().map(RunRef::value).orElse(null));
     r.put("admissionKey", run.admissionKey());
     r.put("specHash", run.specHash());
     r.put("createdAt", run.createdAt().toString());
     r.put("completedAt", run.completedAt().map(Instant::toString).orElse(null));
     r.put("completionReason", run.completionReason().map(c -> c.wire()).orElse(null));
-    r.put("rerunOf", run.rerunOf().map(RunId::value).orElse(null));
+    r.put("rerunOf", run.rerunOf().map(RunRef::value).orElse(null));
     r.put("queue", run.queue());
     run.waitingReason().ifPresent(w -> r.put("waitingReason", w));
     return r;
@@ -308,7 +308,7 @@ final class RunJson {
     switch (rec.entry()) {
       case JournalEntry.RunSpawned e -> {
         o.put("specHash", e.specHash());
-        o.put("parentRunId", e.parentRunId().map(RunId::value).orElse(null));
+        o.put("parentRunId", e.parentRunId().map(RunRef::value).orElse(null));
         o.put("admissionKey", e.admissionKey());
         o.put("createdBy", e.createdBy());
       }

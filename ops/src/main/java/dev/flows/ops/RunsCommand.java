@@ -10,7 +10,7 @@ import dev.flows.kernel.NotFoundException;
 import dev.flows.kernel.journal.CancelOutcome;
 import dev.flows.kernel.journal.InputAnswer;
 import dev.flows.kernel.journal.Journal;
-import dev.flows.kernel.journal.RunId;
+import dev.flows.kernel.journal.RunRef;
 import dev.flows.kernel.journal.RunSnapshot;
 import dev.flows.kernel.lifecycle.RunStatus;
 import dev.flows.kernel.lifecycle.StepStatus;
@@ -55,12 +55,12 @@ final class RunsCommand implements Callable<Integer> {
             + " or `prune`");
   }
 
-  static RunId runId(String value) {
-    return new RunId(value);
+  static RunRef runId(String value) {
+    return new RunRef(value);
   }
 
   /** The run, or {@code run_not_found} (nothing is written for an unknown id). */
-  static RunSnapshot existing(Journal journal, RunId id) {
+  static RunSnapshot existing(Journal journal, RunRef id) {
     return journal
         .run(id)
         .orElseThrow(
@@ -145,12 +145,12 @@ final class RunsCommand implements Callable<Integer> {
 
     @Override
     public final Integer call() throws InterruptedException {
-      RunId id = runId(run);
+      RunRef id = runId(run);
       Journal journal = s.journal();
       return call(id, journal, existing(journal, id));
     }
 
-    abstract int call(RunId id, Journal journal, RunSnapshot before) throws InterruptedException;
+    abstract int call(RunRef id, Journal journal, RunSnapshot before) throws InterruptedException;
   }
 
   @Command(
@@ -165,7 +165,7 @@ final class RunsCommand implements Callable<Integer> {
     }
 
     @Override
-    int call(RunId id, Journal journal, RunSnapshot snapshot) {
+    int call(RunRef id, Journal journal, RunSnapshot snapshot) {
       ObjectNode tree = RunJson.tree(journal, snapshot, 0);
       tree.set("reruns", s.readyDatabase().withConnection(c -> reruns(c, id)));
       ObjectNode out = s.object();
@@ -176,7 +176,7 @@ final class RunsCommand implements Callable<Integer> {
   }
 
   /** The runs started again from {@code id} ({@code flows runs rerun}), oldest first. */
-  static ArrayNode reruns(Connection c, RunId id) throws SQLException {
+  static ArrayNode reruns(Connection c, RunRef id) throws SQLException {
     ArrayNode ids = Session.JSON.createArrayNode();
     try (PreparedStatement ps =
         c.prepareStatement(
@@ -204,7 +204,7 @@ final class RunsCommand implements Callable<Integer> {
     }
 
     @Override
-    int call(RunId id, Journal journal, RunSnapshot before) throws InterruptedException {
+    int call(RunRef id, Journal journal, RunSnapshot before) throws InterruptedException {
       RunSnapshot now = new RunFollower(s, journal, id).untilSettled();
       emitEnd(s, journal, now, "watch.end");
       return exitFor(now.status());
@@ -225,7 +225,7 @@ final class RunsCommand implements Callable<Integer> {
 
     /** Found first ({@link OnRun}): the journal tombstones unknown ids, a typo must not. */
     @Override
-    int call(RunId id, Journal journal, RunSnapshot before) {
+    int call(RunRef id, Journal journal, RunSnapshot before) {
       CancelOutcome outcome =
           journal.cancelRun(id, Optional.ofNullable(reason).orElse("canceled by " + operator()));
       ObjectNode out = s.object();
@@ -253,7 +253,7 @@ final class RunsCommand implements Callable<Integer> {
     }
 
     @Override
-    int call(RunId id, Journal journal, RunSnapshot before) {
+    int call(RunRef id, Journal journal, RunSnapshot before) {
       RunSnapshot after = journal.resumeRun(id, operator());
       ObjectNode out = s.object();
       out.set("run", RunJson.summary(after));
@@ -299,7 +299,7 @@ final class RunsCommand implements Callable<Integer> {
     }
 
     @Override
-    int call(RunId id, Journal journal, RunSnapshot before) {
+    int call(RunRef id, Journal journal, RunSnapshot before) {
       if (decline == (response != null)) {
         throw new FlowsException(
             ErrorCode.INVALID_INPUT,
@@ -368,7 +368,7 @@ final class RunsCommand implements Callable<Integer> {
     }
 
     @Override
-    int call(RunId id, Journal journal, RunSnapshot before) {
+    int call(RunRef id, Journal journal, RunSnapshot before) {
       Optional<JsonNode> output =
           Optional.ofNullable(outcome.performed).map(t -> json(t, "--performed"));
       RunSnapshot after = resolve(journal, before, step, output, operator());
@@ -400,7 +400,7 @@ final class RunsCommand implements Callable<Integer> {
      */
     static RunSnapshot resolve(
         Journal journal, RunSnapshot before, String step, Optional<JsonNode> output, String by) {
-      RunId id = before.runId();
+      RunRef id = before.runId();
       if (before.step(step).isEmpty()) {
         throw new NotFoundException(
             ErrorCode.STEP_NOT_FOUND, "run " + id.value() + " has no step " + step, step);

@@ -5,7 +5,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.flows.kernel.journal.Journal;
 import dev.flows.kernel.journal.PruneReport;
 import dev.flows.kernel.journal.PruneRequest;
-import dev.flows.kernel.journal.RunId;
+import dev.flows.kernel.journal.RunRef;
 import java.time.Duration;
 import java.util.OptionalInt;
 import java.util.concurrent.Callable;
@@ -66,7 +66,7 @@ final class RunsPruneCommand implements Callable<Integer> {
                     + " journal entries) that ended over "
                     + olderThan
                     + " ago");
-            r.roots().stream().limit(20).map(RunId::value).forEach(id -> p.println("  " + id));
+            r.roots().stream().limit(20).map(RunRef::value).forEach(id -> p.println("  " + id));
             if (r.roots().size() > 20) {
               p.println("  … and " + (r.roots().size() - 20) + " more roots");
             }

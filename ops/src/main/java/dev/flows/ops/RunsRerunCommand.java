@@ -9,7 +9,7 @@ import dev.flows.kernel.FlowsException;
 import dev.flows.kernel.instruction.FlowBodyInstruction;
 import dev.flows.kernel.instruction.Instruction;
 import dev.flows.kernel.journal.Journal;
-import dev.flows.kernel.journal.RunId;
+import dev.flows.kernel.journal.RunRef;
 import dev.flows.kernel.journal.RunSnapshot;
 import dev.flows.kernel.lifecycle.RunStatus;
 import dev.flows.sdk.runtime.LoadedFlow;
@@ -49,7 +49,7 @@ final class Rerun implements Callable<Integer> {
 
   @Override
   public Integer call() throws InterruptedException {
-    RunId id = runId(run);
+    RunRef id = runId(run);
     Journal journal = s.journal(EngineSupport.poolFor(start.capacity));
     Again again = again(journal, id, Optional.ofNullable(source));
     return RunCommand.startAndFollow(
@@ -63,7 +63,7 @@ final class Rerun implements Callable<Integer> {
    * The flow and input to start ended root run {@code id} again with: {@code source}, else the file
    * or class the run was started from. Refused as {@code runs rerun} documents; writes nothing.
    */
-  static Again again(Journal journal, RunId id, Optional<String> source) {
+  static Again again(Journal journal, RunRef id, Optional<String> source) {
     RunSnapshot old = existing(journal, id);
     if (old.parentRunId().isPresent()) {
       throw new FlowsException(
@@ -118,7 +118,7 @@ final class Rerun implements Callable<Integer> {
 
   /** {@code --source}, else the file or class the run was started from. */
   private static String flowSource(
-      RunId id, FlowBodyInstruction instruction, Optional<String> source) {
+      RunRef id, FlowBodyInstruction instruction, Optional<String> source) {
     if (source.isPresent()) {
       return source.get();
     }

@@ -6,7 +6,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.NullNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.flows.kernel.journal.Journal;
-import dev.flows.kernel.journal.RunId;
+import dev.flows.kernel.journal.RunRef;
 import dev.flows.kernel.journal.SignalSent;
 import java.util.Optional;
 import java.util.concurrent.Callable;
@@ -50,7 +50,7 @@ final class RunsSignalCommand implements Callable<Integer> {
 
   @Override
   public Integer call() {
-    RunId id = runId(run);
+    RunRef id = runId(run);
     JsonNode body =
         payload == null
             ? NullNode.getInstance()

@@ -7,7 +7,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.flows.journalstore.JournalStoreConfig;
 import dev.flows.journalstore.PostgresJournal;
 import dev.flows.journalstore.testing.TestDatabase;
-import dev.flows.kernel.journal.RunId;
+import dev.flows.kernel.journal.RunRef;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -53,9 +53,9 @@ class ConsoleBrowserTest {
             Console.start(
                 journal, db.dataSource(), Console.Settings.localhost(0, Optional.of(TOKEN)))) {
       ConsoleWorkload work = new ConsoleWorkload(journal);
-      RunId failed = work.failed("browser-failed", "disk_full");
-      RunId detail = work.mcpCall("browser-mcp");
-      RunId running = work.running("browser-running");
+      RunRef failed = work.failed("browser-failed", "disk_full");
+      RunRef detail = work.mcpCall("browser-mcp");
+      RunRef running = work.running("browser-running");
       ObjectNode runs = JsonNodeFactory.instance.objectNode();
       runs.put("failed", failed.value())
           .put("detail", detail.value())

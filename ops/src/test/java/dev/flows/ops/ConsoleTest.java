@@ -10,7 +10,7 @@ import dev.flows.journalstore.PostgresJournal;
 import dev.flows.journalstore.testing.TestDatabase;
 import dev.flows.kernel.journal.JournalEntry;
 import dev.flows.kernel.journal.JournalRecord;
-import dev.flows.kernel.journal.RunId;
+import dev.flows.kernel.journal.RunRef;
 import dev.flows.kernel.lifecycle.RunStatus;
 import dev.flows.kernel.lifecycle.StepStatus;
 import java.io.ByteArrayOutputStream;
@@ -94,14 +94,14 @@ class ConsoleTest {
     return JSON.readTree(r.body());
   }
 
-  private static List<JournalRecord> entries(RunId run) {
+  private static List<JournalRecord> entries(RunRef run) {
     return journal.entries(run);
   }
 
   @Test
   void theRunListShowsRootRunsNewestFirstAsPageAndJson() throws Exception {
-    RunId older = work.succeeded("list-older", JsonNodeFactory.instance.objectNode());
-    RunId newer = work.failed("list-newer", "boom");
+    RunRef older = work.succeeded("list-older", JsonNodeFactory.instance.objectNode());
+    RunRef newer = work.failed("list-newer", "boom");
     HttpResponse<String> page = get(console, "/");
     assertThat(page.statusCode()).isEqualTo(200);
     assertThat(page.headers().firstValue("Content-Type").orElseThrow()).startsWith("text/html");
@@ -115,8 +115,8 @@ class ConsoleTest {
 
   @Test
   void filtersNarrowTheListByStatusFlowAndRunIdOrAdmissionKey() throws Exception {
-    RunId ok = work.succeeded("filter-ok", JsonNodeFactory.instance.objectNode());
-    RunId bad = work.failed("filter-bad", "boom");
+    RunRef ok = work.succeeded("filter-ok", JsonNodeFactory.instance.objectNode());
+    RunRef bad = work.failed("filter-bad", "boom");
     JsonNode failed = json(get(console, "/api/runs?status=failed")).path("runs");
     assertThat(failed.findValuesAsText("status")).containsOnly("failed");
     assertThat(failed.findValuesAsText("runId")).contains(bad.value()).doesNotContain(ok.value());
@@ -153,7 +153,7 @@ class ConsoleTest {
 
   @Test
   void aRunsDetailShowsInputEffectsReceiptsAttemptsAndTheJournal() throws Exception {
-    RunId run = work.mcpCall("detail-mcp");
+    RunRef run = work.mcpCall("detail-mcp");
     HttpResponse<String> page = get(console, "/runs/" + run.value());
     assertThat(page.statusCode()).isEqualTo(200);
     assertThat(page.body())
@@ -177,7 +177,7 @@ class ConsoleTest {
 
   @Test
   void aFailedRunsDetailShowsItsDiagnosticAndChildRunsNestUnderIt() throws Exception {
-    RunId run = work.failed("detail-failed", "disk_full");
+    RunRef run = work.failed("detail-failed", "disk_full");
     HttpResponse<String> page = get(console, "/runs/" + run.value());
     assertThat(page.body())
         .contains("id=\"failure\"")
@@ -209,7 +209,7 @@ class ConsoleTest {
 
   @Test
   void whatTheJournalHoldsIsEscapedInThePage() throws Exception {
-    RunId run =
+    RunRef run =
         work.succeeded(
             "escape", JsonNodeFactory.instance.objectNode().put("x", "<script>alert(1)</script>"));
     String body = get(console, "/runs/" + run.value()).body();
@@ -220,7 +220,7 @@ class ConsoleTest {
 
   @Test
   void anActionWithoutTheTokenOrWithAWrongOneIsRefusedAndWritesNothing() throws Exception {
-    RunId run = work.running("refused");
+    RunRef run = work.running("refused");
     int before = entries(run).size();
     HttpResponse<String> none =
         post(console, "/api/runs/" + run.value() + "/cancel", Map.of(), Optional.empty());
@@ -247,7 +247,7 @@ class ConsoleTest {
 
   @Test
   void aCancelWithTheTokenIsJournaledWithTheActor() throws Exception {
-    RunId run = work.running("cancel-me");
+    RunRef run = work.running("cancel-me");
     HttpResponse<String> r =
         post(
             console,
@@ -267,7 +267,7 @@ class ConsoleTest {
 
   @Test
   void aFormActionRedirectsToTheRunAndResumeAndResolveRecordWhoDidIt() throws Exception {
-    RunId failed = work.failed("resume-ui", "boom");
+    RunRef failed = work.failed("resume-ui", "boom");
     HttpResponse<String> r =
         post(
             console,
@@ -283,7 +283,7 @@ class ConsoleTest {
         .singleElement()
         .extracting(e -> ((JournalEntry.RunResumed) e).by())
         .isEqualTo("ui:127.0.0.1");
-    RunId parked = work.parked("resolve-ui");
+    RunRef parked = work.parked("resolve-ui");
     HttpResponse<String> resolved =
         post(
             console,
@@ -311,7 +311,7 @@ class ConsoleTest {
 
   @Test
   void aSignalCarriesTheActorInItsKeyAndARerunOfANonFlowRunIsRefused() throws Exception {
-    RunId run = work.running("signal-ui");
+    RunRef run = work.running("signal-ui");
     HttpResponse<String> r =
         post(
             console,
@@ -331,7 +331,7 @@ class ConsoleTest {
       }
     }
     assertThat(get(console, "/runs/" + run.value()).body()).contains("approve").contains("pending");
-    RunId ended = work.succeeded("rerun-ui", JsonNodeFactory.instance.objectNode());
+    RunRef ended = work.succeeded("rerun-ui", JsonNodeFactory.instance.objectNode());
     HttpResponse<String> rerun =
         post(console, "/api/runs/" + ended.value() + "/rerun", Map.of(), Optional.of(TOKEN));
     assertThat(rerun.statusCode()).isEqualTo(400);
@@ -343,7 +343,7 @@ class ConsoleTest {
 
   @Test
   void aConsoleWithoutATokenIsReadOnly() throws Exception {
-    RunId run = work.running("read-only");
+    RunRef run = work.running("read-only");
     String page = get(readOnly, "/runs/" + run.value()).body();
     assertThat(page).contains("id=\"readonly\"").doesNotContain("<form class=\"action\"");
     assertThat(get(console, "/runs/" + run.value()).body()).contains("<form class=\"action\"");

@@ -8,7 +8,7 @@ import dev.flows.kernel.journal.ClaimRequest;
 import dev.flows.kernel.journal.ClaimedAttempt;
 import dev.flows.kernel.journal.CompletionReason;
 import dev.flows.kernel.journal.Journal;
-import dev.flows.kernel.journal.RunId;
+import dev.flows.kernel.journal.RunRef;
 import dev.flows.kernel.journal.Specs;
 import dev.flows.kernel.journal.StartRun;
 import dev.flows.kernel.journal.StepOutcome;
@@ -38,16 +38,16 @@ final class ConsoleWorkload {
     this.journal = journal;
   }
 
-  RunId start(String flow, RunSpec spec) {
+  RunRef start(String flow, RunSpec spec) {
     return journal.startRun(StartRun.of(flow + "-" + UUID.randomUUID(), spec)).runId();
   }
 
   /** Its admission key: {@code flow-<uuid>}. */
-  String admissionKey(RunId run) {
+  String admissionKey(RunRef run) {
     return journal.run(run).orElseThrow().admissionKey();
   }
 
-  ClaimedAttempt claim(RunId run, StepKind kind) {
+  ClaimedAttempt claim(RunRef run, StepKind kind) {
     for (int i = 0; i < 50; i++) {
       List<ClaimedAttempt> got = journal.claim(new ClaimRequest(WORKER, Set.of(kind), 1, LEASE));
       for (ClaimedAttempt a : got) {
@@ -61,14 +61,14 @@ final class ConsoleWorkload {
     throw new AssertionError("step of " + run + " never became claimable");
   }
 
-  RunId succeeded(String flow, ObjectNode output) {
-    RunId run = start(flow, Specs.named(flow, Specs.command("a", "true")));
+  RunRef succeeded(String flow, ObjectNode output) {
+    RunRef run = start(flow, Specs.named(flow, Specs.command("a", "true")));
     journal.complete(claim(run, StepKind.DETERMINISTIC).lease(), new StepOutcome.Succeeded(output));
     return run;
   }
 
-  RunId failed(String flow, String diagnostic) {
-    RunId run = start(flow, Specs.named(flow, Specs.command("a", "false")));
+  RunRef failed(String flow, String diagnostic) {
+    RunRef run = start(flow, Specs.named(flow, Specs.command("a", "false")));
     journal.complete(
         claim(run, StepKind.DETERMINISTIC).lease(),
         new StepOutcome.Failed(
@@ -81,8 +81,8 @@ final class ConsoleWorkload {
     return run;
   }
 
-  RunId parked(String flow) {
-    RunId run = start(flow, Specs.named(flow, Specs.command("a", "true")));
+  RunRef parked(String flow) {
+    RunRef run = start(flow, Specs.named(flow, Specs.command("a", "true")));
     journal.complete(
         claim(run, StepKind.DETERMINISTIC).lease(),
         new StepOutcome.Parked(
@@ -93,16 +93,16 @@ final class ConsoleWorkload {
   }
 
   /** A run whose only attempt is open: running until someone cancels it. */
-  RunId running(String flow) {
-    RunId run = start(flow, Specs.named(flow, Specs.command("a", "sleep", "600")));
+  RunRef running(String flow) {
+    RunRef run = start(flow, Specs.named(flow, Specs.command("a", "sleep", "600")));
     claim(run, StepKind.DETERMINISTIC);
     return run;
   }
 
   /** An MCP call with its input, its effect (idempotency key, receipt) confirmed, succeeded. */
-  RunId mcpCall(String flow) {
+  RunRef mcpCall(String flow) {
     ObjectNode input = JSON.objectNode().put("title", "printer on fire");
-    RunId run = start(flow, Specs.named(flow, Specs.mcpCall("call", "tickets", "create", input)));
+    RunRef run = start(flow, Specs.named(flow, Specs.mcpCall("call", "tickets", "create", input)));
     ClaimedAttempt a = claim(run, StepKind.AGENT);
     String surface = McpCallInstruction.surface("tickets", "create");
     ObjectNode receipt =

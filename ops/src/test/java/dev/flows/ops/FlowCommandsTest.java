@@ -231,7 +231,7 @@ class FlowCommandsTest {
               java.net.http.HttpResponse.BodyHandlers.ofString());
       assertThat(response.statusCode()).as(response.body()).isEqualTo(200);
       String fresh = JSON.readTree(response.body()).path("newRunId").asText();
-      var run = journal.run(new dev.flows.kernel.journal.RunId(fresh)).orElseThrow();
+      var run = journal.run(new dev.flows.kernel.journal.RunRef(fresh)).orElseThrow();
       assertThat(run.rerunOf().orElseThrow().value()).isEqualTo(old);
       assertThat(run.admissionKey()).startsWith("flow:uiagain:ui-rerun:ui:127.0.0.1:");
       assertThat(run.spec().path("steps").path(0).path("input").path("who").asText())

@@ -12,7 +12,7 @@ import dev.flows.kernel.journal.ClaimRequest;
 import dev.flows.kernel.journal.ClaimedAttempt;
 import dev.flows.kernel.journal.CompletionReason;
 import dev.flows.kernel.journal.Journal;
-import dev.flows.kernel.journal.RunId;
+import dev.flows.kernel.journal.RunRef;
 import dev.flows.kernel.journal.Specs;
 import dev.flows.kernel.journal.StartRun;
 import dev.flows.kernel.journal.StepOutcome;
@@ -121,7 +121,7 @@ class MetricsEndpointTest {
             });
   }
 
-  private RunId side(String name, RunSpec spec) {
+  private RunRef side(String name, RunSpec spec) {
     return journal
         .startRun(new StartRun(Optional.empty(), name, spec, Optional.empty(), "test", "side"))
         .runId();
@@ -213,7 +213,7 @@ class MetricsEndpointTest {
             InstantSource.system(),
             new WorkerId("metered-worker"));
     engine.acceptJournalSources();
-    RunId run =
+    RunRef run =
         engine.start(flow(), JsonNodeFactory.instance.objectNode(), Optional.empty()).runId();
     engine.startWorker();
     long until = System.nanoTime() + Duration.ofSeconds(90).toNanos();

@@ -3,7 +3,7 @@ package dev.flows.ops;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.flows.journalstore.testing.TestDatabase;
-import dev.flows.kernel.journal.RunId;
+import dev.flows.kernel.journal.RunRef;
 import java.io.File;
 import java.io.IOException;
 import java.net.InetAddress;
@@ -155,7 +155,7 @@ class PasswordRedactionTest {
     for (Form form : forms(nowhere, "flows")) {
       List<Cli.Result> printed = new ArrayList<>();
       printed.add(cli(form).run(args(form, "run", flow.toString(), "--json")));
-      printed.addAll(everyCommand(form, RunId.random().value(), true));
+      printed.addAll(everyCommand(form, RunRef.random().value(), true));
       assertNoMarker(form, printed);
       Cli.Result status = cli(form).run(args(form, "db", "status"));
       assertThat(status.err()).as(form.name()).startsWith("error database_unavailable: ");

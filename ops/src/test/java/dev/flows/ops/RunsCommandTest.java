@@ -13,7 +13,7 @@ import dev.flows.kernel.ErrorCode;
 import dev.flows.kernel.journal.ClaimRequest;
 import dev.flows.kernel.journal.ClaimedAttempt;
 import dev.flows.kernel.journal.CompletionReason;
-import dev.flows.kernel.journal.RunId;
+import dev.flows.kernel.journal.RunRef;
 import dev.flows.kernel.journal.Specs;
 import dev.flows.kernel.journal.StartRun;
 import dev.flows.kernel.journal.StepOutcome;
@@ -67,14 +67,14 @@ class RunsCommandTest {
     PgBinaries.deleteTree(home);
   }
 
-  private static RunId start(String flow) {
+  private static RunRef start(String flow) {
     String key = flow + "-" + UUID.randomUUID();
     return journal
         .startRun(StartRun.of(key, Specs.named(flow, Specs.command("a", "true"))))
         .runId();
   }
 
-  private static RunId childOf(RunId parent, RunSpec spec) {
+  private static RunRef childOf(RunRef parent, RunSpec spec) {
     return journal
         .startRun(
             new StartRun(
@@ -82,7 +82,7 @@ class RunsCommandTest {
         .runId();
   }
 
-  private static ClaimedAttempt claim(RunId run) {
+  private static ClaimedAttempt claim(RunRef run) {
     // Other tests' runs may be ready too: claim until this run's step comes up.
     for (int i = 0; i < 50; i++) {
       List<ClaimedAttempt> got =
@@ -97,16 +97,16 @@ class RunsCommandTest {
     throw new AssertionError("step of " + run + " never became claimable");
   }
 
-  private static RunId succeeded(String flow) {
-    RunId run = start(flow);
+  private static RunRef succeeded(String flow) {
+    RunRef run = start(flow);
     journal.complete(
         claim(run).lease(),
         new StepOutcome.Succeeded(JsonNodeFactory.instance.objectNode().put("answer", 42)));
     return run;
   }
 
-  private static RunId failed(String flow) {
-    RunId run = start(flow);
+  private static RunRef failed(String flow) {
+    RunRef run = start(flow);
     journal.complete(
         claim(run).lease(),
         new StepOutcome.Failed(
@@ -116,8 +116,8 @@ class RunsCommandTest {
     return run;
   }
 
-  private static RunId parked(String flow) {
-    RunId run = start(flow);
+  private static RunRef parked(String flow) {
+    RunRef run = start(flow);
     journal.complete(
         claim(run).lease(),
         new StepOutcome.Parked(
@@ -129,8 +129,8 @@ class RunsCommandTest {
 
   @Test
   void listShowsRootRunsNewestFirstWithFilters() {
-    RunId ok = succeeded("list-ok");
-    RunId bad = failed("list-bad");
+    RunRef ok = succeeded("list-ok");
+    RunRef bad = failed("list-bad");
     JsonNode all = cli.run("runs", "list", "--json").json().path("runs");
     assertThat(all.findValuesAsText("runId")).contains(ok.value(), bad.value());
     Cli.Result byStatus = cli.run("runs", "list", "--status", "failed", "--json");
@@ -153,8 +153,8 @@ class RunsCommandTest {
 
   @Test
   void showNestsChildRunsUnderTheirParentWithAttemptsAndTimeline() {
-    RunId root = succeeded("show-root");
-    RunId child = childOf(root, Specs.named("show-child", Specs.command("a", "true")));
+    RunRef root = succeeded("show-root");
+    RunRef child = childOf(root, Specs.named("show-child", Specs.command("a", "true")));
     Cli.Result r = cli.run("runs", "show", root.value(), "--json");
     assertThat(r.exit()).as(r.err()).isZero();
     JsonNode run = r.json().path("run");
@@ -178,7 +178,7 @@ class RunsCommandTest {
 
   @Test
   void showGivesEachCallsPolicyInTextAndJson() {
-    RunId root = succeeded("policy-root");
+    RunRef root = succeeded("policy-root");
     dev.flows.sdk.CallPolicy policy =
         dev.flows.sdk.CallPolicy.DEFAULT
             .withTimeout(Duration.ofMillis(800))
@@ -223,7 +223,7 @@ class RunsCommandTest {
 
   @Test
   void showPrintsTheDiagnosticOfAFailedAttempt() {
-    RunId run = failed("show-diag");
+    RunRef run = failed("show-diag");
     JsonNode attempt =
         cli.run("runs", "show", run.value(), "--json")
             .json()
@@ -251,7 +251,7 @@ class RunsCommandTest {
 
   @Test
   void watchFollowsARunThatIsStillGoingUntilItEnds() throws Exception {
-    RunId run = start("watch-live");
+    RunRef run = start("watch-live");
     CompletableFuture<Cli.Result> watching =
         CompletableFuture.supplyAsync(() -> cli.run("runs", "watch", run.value()));
     ClaimedAttempt a = claim(run);
@@ -267,7 +267,7 @@ class RunsCommandTest {
 
   @Test
   void cancelEndsARunAndIsIdempotent() {
-    RunId run = start("cancel-me");
+    RunRef run = start("cancel-me");
     Cli.Result first = cli.run("runs", "cancel", run.value(), "--json");
     assertThat(first.exit()).isZero();
     assertThat(first.json().path("status").asText()).isEqualTo("canceled");
@@ -280,7 +280,7 @@ class RunsCommandTest {
 
   @Test
   void resumeSendsAFailedRunBackToWork() {
-    RunId run = failed("resume-me");
+    RunRef run = failed("resume-me");
     Cli.Result r = cli.run("runs", "resume", run.value(), "--json");
     assertThat(r.exit()).as(r.err()).isZero();
     assertThat(r.json().path("run").path("status").asText()).isEqualTo("running");
@@ -290,7 +290,7 @@ class RunsCommandTest {
 
   @Test
   void resolvePerformedCompletesAParkedStepWithItsOutput() {
-    RunId run = parked("resolve-yes");
+    RunRef run = parked("resolve-yes");
     Cli.Result r =
         cli.run("runs", "resolve", run.value(), "a", "--performed", "{\"id\":\"ch_1\"}", "--json");
     assertThat(r.exit()).as(r.err()).isZero();
@@ -309,7 +309,7 @@ class RunsCommandTest {
         .isEqualTo("ch_1");
   }
 
-  private static ClaimedAttempt claimAgent(RunId run) {
+  private static ClaimedAttempt claimAgent(RunRef run) {
     for (int i = 0; i < 50; i++) {
       for (ClaimedAttempt a :
           journal.claim(new ClaimRequest(WORKER, Set.of(StepKind.AGENT), 1, LEASE))) {
@@ -330,8 +330,8 @@ class RunsCommandTest {
   }
 
   /** A root whose body parked because its MCP call (a child run) parked, as a flow's does. */
-  private static RunId[] parkedBodyOnParkedCall(String flow) {
-    RunId parent =
+  private static RunRef[] parkedBodyOnParkedCall(String flow) {
+    RunRef parent =
         journal
             .startRun(
                 StartRun.of(
@@ -340,7 +340,7 @@ class RunsCommandTest {
             .runId();
     ClaimedAttempt body = claimAgent(parent);
     JsonNode input = JsonNodeFactory.instance.objectNode().put("title", "printer on fire");
-    RunId child =
+    RunRef child =
         childOf(
             parent,
             Specs.named(flow + ":mcp", Specs.mcpCall("call", "tickets", "create_ticket", input)));
@@ -348,12 +348,12 @@ class RunsCommandTest {
     journal.recordEffect(call.lease(), "/mcp/tickets/create_ticket");
     journal.complete(call.lease(), unknownOutcome());
     journal.complete(body.lease(), unknownOutcome());
-    return new RunId[] {parent, child};
+    return new RunRef[] {parent, child};
   }
 
   @Test
   void showPrintsForAParkedBodyTheResolveCommandOfTheParkedCallItWaitsOn() {
-    RunId[] runs = parkedBodyOnParkedCall("resolve-show");
+    RunRef[] runs = parkedBodyOnParkedCall("resolve-show");
     String expected = "flows runs resolve " + runs[1].value() + " call (--performed 'RESULT_JSON'";
 
     JsonNode show = cli.run("runs", "show", runs[0].value(), "--json").json().path("run");
@@ -369,7 +369,7 @@ class RunsCommandTest {
 
   @Test
   void resolvingAParkedBodyAsNotPerformedIsRefusedNamingTheChildToResolve() {
-    RunId[] runs = parkedBodyOnParkedCall("resolve-body");
+    RunRef[] runs = parkedBodyOnParkedCall("resolve-body");
 
     Cli.Result r = cli.run("runs", "resolve", runs[0].value(), "body", "--not-performed");
 
@@ -380,7 +380,7 @@ class RunsCommandTest {
 
   @Test
   void resolvingAParkedCallAsPerformedStoresItsReceiptAndResumesTheParent() {
-    RunId[] runs = parkedBodyOnParkedCall("resolve-call");
+    RunRef[] runs = parkedBodyOnParkedCall("resolve-call");
 
     Cli.Result r =
         cli.run(
@@ -407,7 +407,7 @@ class RunsCommandTest {
 
   @Test
   void resolveNotPerformedSendsTheStepBackToReady() {
-    RunId run = parked("resolve-no");
+    RunRef run = parked("resolve-no");
     Cli.Result r = cli.run("runs", "resolve", run.value(), "a", "--not-performed", "--json");
     assertThat(r.exit()).as(r.err()).isZero();
     assertThat(r.json().path("stepStatus").asText()).isEqualTo("ready");
@@ -425,12 +425,12 @@ class RunsCommandTest {
             new String[] {"runs", "resolve", unknown, "a", "--not-performed", "--json"})) {
       assertJsonRefused(cli.run(args), "run_not_found", Exit.REFUSED);
     }
-    assertThat(journal.run(new RunId(unknown))).as("cancel left no tombstone").isEmpty();
+    assertThat(journal.run(new RunRef(unknown))).as("cancel left no tombstone").isEmpty();
   }
 
   @Test
   void malformedInputIsRefusedBeforeAnyWrite() {
-    RunId run = parked("malformed");
+    RunRef run = parked("malformed");
     assertJsonRefused(cli.run("runs", "show", "bad id!", "--json"), "invalid_input", 2);
     assertJsonRefused(
         cli.run("runs", "resolve", run.value(), "a", "--performed", "{not json", "--json"),

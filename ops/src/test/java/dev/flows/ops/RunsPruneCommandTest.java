@@ -12,7 +12,7 @@ import dev.flows.kernel.ErrorCode;
 import dev.flows.kernel.journal.ClaimRequest;
 import dev.flows.kernel.journal.ClaimedAttempt;
 import dev.flows.kernel.journal.CompletionReason;
-import dev.flows.kernel.journal.RunId;
+import dev.flows.kernel.journal.RunRef;
 import dev.flows.kernel.journal.Specs;
 import dev.flows.kernel.journal.StartRun;
 import dev.flows.kernel.journal.StepOutcome;
@@ -54,7 +54,7 @@ class RunsPruneCommandTest {
     PgBinaries.deleteTree(home);
   }
 
-  private RunId start(String key, Optional<RunId> parent) {
+  private RunRef start(String key, Optional<RunRef> parent) {
     return journal
         .startRun(
             new StartRun(
@@ -66,7 +66,7 @@ class RunsPruneCommandTest {
         .runId();
   }
 
-  private void end(RunId run, StepOutcome outcome) {
+  private void end(RunRef run, StepOutcome outcome) {
     for (ClaimedAttempt a :
         journal.claim(
             new ClaimRequest(WORKER, Set.of(StepKind.values()), 10, Duration.ofMinutes(1)))) {
@@ -84,25 +84,25 @@ class RunsPruneCommandTest {
 
   @Test
   void pruneRemovesEndedRunTreesInBatchesAndKeepsRunningAndParkedRuns() {
-    RunId succeeded = start("succeeded", Optional.empty());
-    RunId child = start("child", Optional.of(succeeded));
+    RunRef succeeded = start("succeeded", Optional.empty());
+    RunRef child = start("child", Optional.of(succeeded));
     end(child, ok());
     end(succeeded, ok());
-    RunId failed = start("failed", Optional.empty());
+    RunRef failed = start("failed", Optional.empty());
     end(
         failed,
         new StepOutcome.Failed(
             CompletionReason.WORKER_ERROR,
             JsonNodeFactory.instance.objectNode().put("diagnostic", "boom"),
             false));
-    RunId parked = start("parked", Optional.empty());
+    RunRef parked = start("parked", Optional.empty());
     end(
         parked,
         new StepOutcome.Parked(
             CompletionReason.WORKER_ERROR,
             ErrorCode.EFFECT_OUTCOME_UNKNOWN,
             JsonNodeFactory.instance.objectNode()));
-    RunId running = start("running", Optional.empty());
+    RunRef running = start("running", Optional.empty());
 
     Cli.Result dry = cli.run("runs", "prune", "--older-than", "0s", "--dry-run", "--json");
     assertThat(dry.exit()).as(dry.err()).isZero();
@@ -123,7 +123,7 @@ class RunsPruneCommandTest {
     assertThat(r.json().path("entries").asLong()).isEqualTo(dry.json().path("entries").asLong());
     assertThat(r.json().path("pruneIds")).hasSize(2);
     assertThat(r.err()).contains("pruned 3 runs so far");
-    for (RunId gone : new RunId[] {succeeded, child, failed}) {
+    for (RunRef gone : new RunRef[] {succeeded, child, failed}) {
       assertThat(journal.run(gone)).as(gone.value()).isEmpty();
     }
     assertThat(journal.run(parked)).isPresent();
@@ -137,7 +137,7 @@ class RunsPruneCommandTest {
 
   @Test
   void aBadPeriodOrBatchIsRefusedInOneLineAndNothingIsPruned() {
-    RunId ended = start("ended", Optional.empty());
+    RunRef ended = start("ended", Optional.empty());
     end(ended, ok());
     assertJsonRefused(
         cli.run("runs", "prune", "--older-than", "soon", "--json"), "config_invalid", Exit.REFUSED);

@@ -11,7 +11,7 @@ import dev.flows.journalstore.PostgresJournal;
 import dev.flows.journalstore.testing.TestDatabase;
 import dev.flows.kernel.journal.ClaimRequest;
 import dev.flows.kernel.journal.ClaimedAttempt;
-import dev.flows.kernel.journal.RunId;
+import dev.flows.kernel.journal.RunRef;
 import dev.flows.kernel.journal.Specs;
 import dev.flows.kernel.journal.StartRun;
 import dev.flows.kernel.journal.StepOutcome;
@@ -119,8 +119,8 @@ class SchemaCommandsTest {
     String url = newDatabase();
     Cli cli = SchemaCommandsTest.cli.with(DatabaseTarget.URL_VARIABLE, url);
     assertThat(cli.run("db", "migrate").exit()).isZero();
-    RunId done;
-    RunId open;
+    RunRef done;
+    RunRef open;
     try (PostgresJournal journal =
         PostgresJournal.connect(JournalStoreConfig.forUrl(url).withPoolSize(2))) {
       done = journal.startRun(StartRun.of("done-" + UUID.randomUUID(), oneStep("done"))).runId();

@@ -8,7 +8,7 @@ import dev.flows.journalstore.JournalStoreConfig;
 import dev.flows.journalstore.PostgresJournal;
 import dev.flows.journalstore.testing.TestDatabase;
 import dev.flows.kernel.journal.Journal;
-import dev.flows.kernel.journal.RunId;
+import dev.flows.kernel.journal.RunRef;
 import dev.flows.kernel.journal.RunSnapshot;
 import dev.flows.kernel.journal.WorkerId;
 import dev.flows.kernel.lifecycle.RunStatus;
@@ -202,7 +202,7 @@ class TracesAcrossWorkersTest {
     return LoadedFlow.load(dir.resolve(file).toString(), dir);
   }
 
-  private RunSnapshot awaitEnded(RunId run) throws InterruptedException {
+  private RunSnapshot awaitEnded(RunRef run) throws InterruptedException {
     long until = System.nanoTime() + Duration.ofSeconds(90).toNanos();
     while (System.nanoTime() < until) {
       RunSnapshot s = journal.run(run).orElseThrow();
@@ -223,7 +223,7 @@ class TracesAcrossWorkersTest {
       throws Exception {
     LoadedFlow flow = flow();
     a = engine(dyingAtSecondCall(journal), "worker-a");
-    RunId root = a.start(flow, JsonNodeFactory.instance.objectNode(), Optional.empty()).runId();
+    RunRef root = a.start(flow, JsonNodeFactory.instance.objectNode(), Optional.empty()).runId();
     a.startWorker();
     // Worker B joins only once A holds the body, so A is the one that dies with it.
     long until = System.nanoTime() + Duration.ofSeconds(60).toNanos();
@@ -329,7 +329,7 @@ class TracesAcrossWorkersTest {
   void aToolAnsweringIsErrorMarksItsCallSpanToolErrorAndTheFailedRunsSpanAnError()
       throws Exception {
     b = engine(journal, "worker-b");
-    RunId root =
+    RunRef root =
         b.start(
                 flow("broken.flow.java", BROKEN),
                 JsonNodeFactory.instance.objectNode(),

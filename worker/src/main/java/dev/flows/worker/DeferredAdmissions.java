@@ -19,7 +19,7 @@ import dev.flows.kernel.journal.LeaseToken;
 import dev.flows.kernel.journal.MemoEffect;
 import dev.flows.kernel.journal.PruneReport;
 import dev.flows.kernel.journal.PruneRequest;
-import dev.flows.kernel.journal.RunId;
+import dev.flows.kernel.journal.RunRef;
 import dev.flows.kernel.journal.RunSnapshot;
 import dev.flows.kernel.journal.RunWatch;
 import dev.flows.kernel.journal.SignalSent;
@@ -55,7 +55,7 @@ import java.util.concurrent.TimeoutException;
  */
 public final class DeferredAdmissions implements Journal {
   private final Journal journal;
-  private final Map<RunId, Deferred> pending = new ConcurrentHashMap<>();
+  private final Map<RunRef, Deferred> pending = new ConcurrentHashMap<>();
 
   /**
    * The longest a starter waits for a deferred body's thread to be scheduled before the body's own
@@ -109,7 +109,7 @@ public final class DeferredAdmissions implements Journal {
       this.lease = lease;
     }
 
-    private RunId runId() {
+    private RunRef runId() {
       return attempt.lease().runId();
     }
 
@@ -257,7 +257,7 @@ public final class DeferredAdmissions implements Journal {
    * memos than {@link #MOST_MEMOS_WITH_ADMISSION}: its end will not carry the admission, so the
    * starter admits the run now instead of waiting out its delay.
    */
-  public void outgrown(RunId run) {
+  public void outgrown(RunRef run) {
     if (!pending.isEmpty()) {
       Deferred d = pending.get(run);
       if (d != null) {
@@ -267,7 +267,7 @@ public final class DeferredAdmissions implements Journal {
   }
 
   /** Admits the run first if its admission is held back. */
-  private void admitted(RunId run) {
+  private void admitted(RunRef run) {
     if (!pending.isEmpty()) {
       Deferred d = pending.get(run);
       if (d != null) {
@@ -351,7 +351,7 @@ public final class DeferredAdmissions implements Journal {
 
   @Override
   public boolean noteTaskCancel(
-      RunId runId, String stepId, String taskId, String reason, String by) {
+      RunRef runId, String stepId, String taskId, String reason, String by) {
     admitted(runId);
     return journal.noteTaskCancel(runId, stepId, taskId, reason, by);
   }
@@ -368,7 +368,7 @@ public final class DeferredAdmissions implements Journal {
   }
 
   @Override
-  public CancelOutcome cancelRun(RunId runId, String reason) {
+  public CancelOutcome cancelRun(RunRef runId, String reason) {
     admitted(runId);
     return journal.cancelRun(runId, reason);
   }
@@ -379,20 +379,20 @@ public final class DeferredAdmissions implements Journal {
   }
 
   @Override
-  public RunSnapshot resumeRun(RunId runId, String by) {
+  public RunSnapshot resumeRun(RunRef runId, String by) {
     admitted(runId);
     return journal.resumeRun(runId, by);
   }
 
   @Override
   public RunSnapshot resolveStep(
-      RunId runId, String stepId, Optional<JsonNode> performed, String by) {
+      RunRef runId, String stepId, Optional<JsonNode> performed, String by) {
     admitted(runId);
     return journal.resolveStep(runId, stepId, performed, by);
   }
 
   @Override
-  public RunSnapshot answerInput(RunId runId, String stepId, InputAnswer answer, String by) {
+  public RunSnapshot answerInput(RunRef runId, String stepId, InputAnswer answer, String by) {
     admitted(runId);
     return journal.answerInput(runId, stepId, answer, by);
   }
@@ -403,19 +403,19 @@ public final class DeferredAdmissions implements Journal {
   }
 
   @Override
-  public Optional<RunSnapshot> run(RunId runId) {
+  public Optional<RunSnapshot> run(RunRef runId) {
     admitted(runId);
     return journal.run(runId);
   }
 
   @Override
-  public List<JournalRecord> entries(RunId runId) {
+  public List<JournalRecord> entries(RunRef runId) {
     admitted(runId);
     return journal.entries(runId);
   }
 
   @Override
-  public List<RunId> children(RunId parent) {
+  public List<RunRef> children(RunRef parent) {
     admitted(parent);
     return journal.children(parent);
   }
@@ -442,7 +442,7 @@ public final class DeferredAdmissions implements Journal {
   }
 
   @Override
-  public SignalSent sendSignal(RunId runId, String name, JsonNode payload, Optional<String> key) {
+  public SignalSent sendSignal(RunRef runId, String name, JsonNode payload, Optional<String> key) {
     admitted(runId);
     return journal.sendSignal(runId, name, payload, key);
   }
@@ -486,7 +486,7 @@ public final class DeferredAdmissions implements Journal {
   }
 
   @Override
-  public RunWatch watchRun(RunId runId) {
+  public RunWatch watchRun(RunRef runId) {
     admitted(runId);
     return journal.watchRun(runId);
   }

@@ -4,7 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.flows.kernel.journal.ClaimedAttempt;
 import dev.flows.kernel.journal.ClaimedStart;
 import dev.flows.kernel.journal.Journal;
-import dev.flows.kernel.journal.RunId;
+import dev.flows.kernel.journal.RunRef;
 import dev.flows.kernel.journal.StartRun;
 import dev.flows.kernel.journal.WorkerId;
 import java.time.Duration;
@@ -81,7 +81,7 @@ final class LocalStarts {
    */
   private Worker.ClaimedHere deferred(
       DeferredAdmissions journal, StartRun request, Duration deferFor) {
-    StartRun named = request.withRunId(RunId.random());
+    StartRun named = request.withRunId(RunRef.random());
     Instant sent = clock.instant();
     Duration lease = config.defaultLease();
     ClaimedAttempt attempt =

@@ -16,7 +16,7 @@ import dev.flows.kernel.journal.JournalRecord;
 import dev.flows.kernel.journal.LeaseRenewals;
 import dev.flows.kernel.journal.LeaseToken;
 import dev.flows.kernel.journal.MemoEffect;
-import dev.flows.kernel.journal.RunId;
+import dev.flows.kernel.journal.RunRef;
 import dev.flows.kernel.journal.RunSnapshot;
 import dev.flows.kernel.journal.RunWatch;
 import dev.flows.kernel.journal.SignalSent;
@@ -214,7 +214,7 @@ public final class ResilientJournal implements Journal {
   }
 
   @Override
-  public CancelOutcome cancelRun(RunId runId, String reason) {
+  public CancelOutcome cancelRun(RunRef runId, String reason) {
     return call(() -> delegate.cancelRun(runId, reason));
   }
 
@@ -223,7 +223,7 @@ public final class ResilientJournal implements Journal {
    * would send it twice.
    */
   @Override
-  public SignalSent sendSignal(RunId runId, String name, JsonNode payload, Optional<String> key) {
+  public SignalSent sendSignal(RunRef runId, String name, JsonNode payload, Optional<String> key) {
     return key.isPresent()
         ? call(() -> delegate.sendSignal(runId, name, payload, key))
         : delegate.sendSignal(runId, name, payload, key);
@@ -247,19 +247,19 @@ public final class ResilientJournal implements Journal {
   }
 
   @Override
-  public RunSnapshot resumeRun(RunId runId, String by) {
+  public RunSnapshot resumeRun(RunRef runId, String by) {
     return call(() -> delegate.resumeRun(runId, by));
   }
 
   @Override
   public RunSnapshot resolveStep(
-      RunId runId, String stepId, Optional<JsonNode> performed, String by) {
+      RunRef runId, String stepId, Optional<JsonNode> performed, String by) {
     return call(() -> delegate.resolveStep(runId, stepId, performed, by));
   }
 
   @Override
   public RunSnapshot answerInput(
-      RunId runId, String stepId, dev.flows.kernel.journal.InputAnswer answer, String by) {
+      RunRef runId, String stepId, dev.flows.kernel.journal.InputAnswer answer, String by) {
     return call(() -> delegate.answerInput(runId, stepId, answer, by));
   }
 
@@ -271,7 +271,7 @@ public final class ResilientJournal implements Journal {
 
   @Override
   public boolean noteTaskCancel(
-      RunId runId, String stepId, String taskId, String reason, String by) {
+      RunRef runId, String stepId, String taskId, String reason, String by) {
     return call(() -> delegate.noteTaskCancel(runId, stepId, taskId, reason, by));
   }
 
@@ -281,17 +281,17 @@ public final class ResilientJournal implements Journal {
   }
 
   @Override
-  public Optional<RunSnapshot> run(RunId runId) {
+  public Optional<RunSnapshot> run(RunRef runId) {
     return call(() -> delegate.run(runId));
   }
 
   @Override
-  public List<JournalRecord> entries(RunId runId) {
+  public List<JournalRecord> entries(RunRef runId) {
     return call(() -> delegate.entries(runId));
   }
 
   @Override
-  public List<RunId> children(RunId parent) {
+  public List<RunRef> children(RunRef parent) {
     return call(() -> delegate.children(parent));
   }
 
@@ -349,7 +349,7 @@ public final class ResilientJournal implements Journal {
 
   /** Not retried: opening a watch does not touch the database. */
   @Override
-  public RunWatch watchRun(RunId runId) {
+  public RunWatch watchRun(RunRef runId) {
     return delegate.watchRun(runId);
   }
 

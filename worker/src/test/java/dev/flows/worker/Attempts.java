@@ -3,7 +3,7 @@ package dev.flows.worker;
 import com.fasterxml.jackson.databind.node.NullNode;
 import dev.flows.kernel.journal.ClaimedAttempt;
 import dev.flows.kernel.journal.LeaseToken;
-import dev.flows.kernel.journal.RunId;
+import dev.flows.kernel.journal.RunRef;
 import dev.flows.kernel.keys.Keys;
 import dev.flows.kernel.spec.RetryPolicy;
 import dev.flows.kernel.spec.StepBody;
@@ -38,7 +38,7 @@ public final class Attempts {
   }
 
   public static ClaimedAttempt claimed(StepSpec step) {
-    RunId run = RunId.random();
+    RunRef run = RunRef.random();
     return new ClaimedAttempt(
         new LeaseToken(run, step.id(), 1, Keys.leaseId(run, step.id(), 1)),
         Instant.now().plusSeconds(30),

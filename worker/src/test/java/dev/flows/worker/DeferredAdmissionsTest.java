@@ -15,7 +15,7 @@ import dev.flows.kernel.journal.InMemoryJournal;
 import dev.flows.kernel.journal.Journal;
 import dev.flows.kernel.journal.JournalRecord;
 import dev.flows.kernel.journal.MemoEffect;
-import dev.flows.kernel.journal.RunId;
+import dev.flows.kernel.journal.RunRef;
 import dev.flows.kernel.journal.StartRun;
 import dev.flows.kernel.journal.StartedRun;
 import dev.flows.kernel.journal.StepOutcome;
@@ -42,10 +42,10 @@ class DeferredAdmissionsTest {
   private final DeferredAdmissions journal =
       new DeferredAdmissions(memory, WorkerConfig.defaults());
 
-  private record Held(RunId run, ClaimedAttempt attempt, DeferredAdmissions.Deferred admission) {}
+  private record Held(RunRef run, ClaimedAttempt attempt, DeferredAdmissions.Deferred admission) {}
 
   private Held defer(String... surfaces) {
-    RunId id = RunId.random();
+    RunRef id = RunRef.random();
     StartRun r = StartRun.of("flow:" + id.value(), run(agent("body", surfaces))).withRunId(id);
     ClaimedAttempt a = ClaimedStart.firstAttempt(r, id, LEASE, java.time.Instant.now());
     DeferredAdmissions.Deferred d = journal.defer(r, a, WORKER, LEASE);
@@ -53,7 +53,7 @@ class DeferredAdmissionsTest {
     return new Held(id, a, d);
   }
 
-  private List<String> types(RunId id) {
+  private List<String> types(RunRef id) {
     return memory.entries(id).stream().map(JournalRecord::entry).map(e -> e.type()).toList();
   }
 
@@ -114,7 +114,7 @@ class DeferredAdmissionsTest {
             .build();
     DeferredAdmissions deferring =
         new DeferredAdmissions(new ResilientJournal(lossy, fastRetry), WorkerConfig.defaults());
-    RunId id = RunId.random();
+    RunRef id = RunRef.random();
     StartRun r = StartRun.of("flow:" + id.value(), run(agent("body", "/memo/0"))).withRunId(id);
     ClaimedAttempt a = ClaimedStart.firstAttempt(r, id, LEASE, java.time.Instant.now());
     DeferredAdmissions.Deferred d = deferring.defer(r, a, WORKER, LEASE);
@@ -191,7 +191,7 @@ class DeferredAdmissionsTest {
             run(agent("c")),
             Optional.of(h.run()),
             "test");
-    RunId c = journal.startRun(child).runId();
+    RunRef c = journal.startRun(child).runId();
     assertThat(memory.run(c).orElseThrow().parentRunId()).contains(h.run());
     assertThat(memory.run(h.run()).orElseThrow().status()).isEqualTo(RunStatus.RUNNING);
   }
@@ -217,7 +217,7 @@ class DeferredAdmissionsTest {
 
   @Test
   void aFailedAdmissionReachesTheStarterAndAdmitsNothingLater() {
-    RunId taken = memory.startRun(StartRun.of("taken", run(agent("body")))).runId();
+    RunRef taken = memory.startRun(StartRun.of("taken", run(agent("body")))).runId();
     StartRun r = StartRun.of("other", run(agent("body"))).withRunId(taken);
     ClaimedAttempt a = ClaimedStart.firstAttempt(r, taken, LEASE, java.time.Instant.now());
     Journal failing =

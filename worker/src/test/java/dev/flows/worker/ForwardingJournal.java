@@ -10,7 +10,7 @@ import dev.flows.kernel.journal.ExpiredAttempt;
 import dev.flows.kernel.journal.Journal;
 import dev.flows.kernel.journal.JournalRecord;
 import dev.flows.kernel.journal.LeaseToken;
-import dev.flows.kernel.journal.RunId;
+import dev.flows.kernel.journal.RunRef;
 import dev.flows.kernel.journal.RunSnapshot;
 import dev.flows.kernel.journal.StartRun;
 import dev.flows.kernel.journal.StartedRun;
@@ -59,13 +59,13 @@ public class ForwardingJournal implements Journal {
   }
 
   @Override
-  public CancelOutcome cancelRun(RunId runId, String reason) {
+  public CancelOutcome cancelRun(RunRef runId, String reason) {
     return delegate.cancelRun(runId, reason);
   }
 
   @Override
   public dev.flows.kernel.journal.SignalSent sendSignal(
-      RunId runId, String name, JsonNode payload, Optional<String> key) {
+      RunRef runId, String name, JsonNode payload, Optional<String> key) {
     return delegate.sendSignal(runId, name, payload, key);
   }
 
@@ -85,19 +85,19 @@ public class ForwardingJournal implements Journal {
   }
 
   @Override
-  public RunSnapshot resumeRun(RunId runId, String by) {
+  public RunSnapshot resumeRun(RunRef runId, String by) {
     return delegate.resumeRun(runId, by);
   }
 
   @Override
   public RunSnapshot resolveStep(
-      RunId runId, String stepId, Optional<JsonNode> performed, String by) {
+      RunRef runId, String stepId, Optional<JsonNode> performed, String by) {
     return delegate.resolveStep(runId, stepId, performed, by);
   }
 
   @Override
   public RunSnapshot answerInput(
-      RunId runId, String stepId, dev.flows.kernel.journal.InputAnswer answer, String by) {
+      RunRef runId, String stepId, dev.flows.kernel.journal.InputAnswer answer, String by) {
     return delegate.answerInput(runId, stepId, answer, by);
   }
 
@@ -109,7 +109,7 @@ public class ForwardingJournal implements Journal {
 
   @Override
   public boolean noteTaskCancel(
-      RunId runId, String stepId, String taskId, String reason, String by) {
+      RunRef runId, String stepId, String taskId, String reason, String by) {
     return delegate.noteTaskCancel(runId, stepId, taskId, reason, by);
   }
 
@@ -119,17 +119,17 @@ public class ForwardingJournal implements Journal {
   }
 
   @Override
-  public Optional<RunSnapshot> run(RunId runId) {
+  public Optional<RunSnapshot> run(RunRef runId) {
     return delegate.run(runId);
   }
 
   @Override
-  public List<JournalRecord> entries(RunId runId) {
+  public List<JournalRecord> entries(RunRef runId) {
     return delegate.entries(runId);
   }
 
   @Override
-  public List<RunId> children(RunId parent) {
+  public List<RunRef> children(RunRef parent) {
     return delegate.children(parent);
   }
 
@@ -176,7 +176,7 @@ public class ForwardingJournal implements Journal {
   }
 
   @Override
-  public dev.flows.kernel.journal.RunWatch watchRun(RunId runId) {
+  public dev.flows.kernel.journal.RunWatch watchRun(RunRef runId) {
     return delegate.watchRun(runId);
   }
 

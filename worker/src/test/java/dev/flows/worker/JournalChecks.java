@@ -4,7 +4,7 @@ import dev.flows.kernel.journal.CompletionReason;
 import dev.flows.kernel.journal.Journal;
 import dev.flows.kernel.journal.JournalEntry;
 import dev.flows.kernel.journal.JournalRecord;
-import dev.flows.kernel.journal.RunId;
+import dev.flows.kernel.journal.RunRef;
 import dev.flows.kernel.lifecycle.RunStatus;
 import java.util.List;
 
@@ -12,7 +12,7 @@ import java.util.List;
 public final class JournalChecks {
   private JournalChecks() {}
 
-  public static List<JournalEntry.StepCompleted> completions(Journal journal, RunId run) {
+  public static List<JournalEntry.StepCompleted> completions(Journal journal, RunRef run) {
     return journal.entries(run).stream()
         .map(JournalRecord::entry)
         .filter(e -> e instanceof JournalEntry.StepCompleted)
@@ -21,12 +21,12 @@ public final class JournalChecks {
   }
 
   /** Whether every one of {@code runs} has succeeded (for await conditions). */
-  public static boolean allSucceeded(Journal journal, List<RunId> runs) {
+  public static boolean allSucceeded(Journal journal, List<RunRef> runs) {
     return runs.stream()
         .allMatch(r -> journal.run(r).orElseThrow().status() == RunStatus.SUCCEEDED);
   }
 
-  public static long completionsWith(Journal journal, RunId run, CompletionReason reason) {
+  public static long completionsWith(Journal journal, RunRef run, CompletionReason reason) {
     return completions(journal, run).stream().filter(c -> c.reason() == reason).count();
   }
 }

@@ -8,7 +8,7 @@ import dev.flows.kernel.journal.ClaimRequest;
 import dev.flows.kernel.journal.ClaimedAttempt;
 import dev.flows.kernel.journal.InMemoryJournal;
 import dev.flows.kernel.journal.ManualClock;
-import dev.flows.kernel.journal.RunId;
+import dev.flows.kernel.journal.RunRef;
 import dev.flows.kernel.journal.Specs;
 import dev.flows.kernel.journal.StartRun;
 import dev.flows.kernel.journal.StepOutcome;
@@ -25,11 +25,11 @@ class PrunerTest {
   private final ManualClock clock = new ManualClock(Instant.parse("2026-01-01T00:00:00Z"));
   private final InMemoryJournal journal = new InMemoryJournal(clock);
 
-  private RunId start(String key) {
+  private RunRef start(String key) {
     return journal.startRun(StartRun.of(key, Specs.run(Specs.command("s", "true")))).runId();
   }
 
-  private void succeed(RunId run) {
+  private void succeed(RunRef run) {
     for (ClaimedAttempt a :
         journal.claim(
             new ClaimRequest(
@@ -42,15 +42,15 @@ class PrunerTest {
 
   @Test
   void aWorkersPrunerRemovesEveryEndedRunPastThePeriodInBatchesAndLeavesTheRest() {
-    List<RunId> ended = new ArrayList<>();
+    List<RunRef> ended = new ArrayList<>();
     for (int i = 0; i < 7; i++) {
-      RunId r = start("old-" + i);
+      RunRef r = start("old-" + i);
       succeed(r);
       ended.add(r);
     }
-    RunId running = start("running");
+    RunRef running = start("running");
     clock.advance(Duration.ofDays(3));
-    RunId recent = start("recent");
+    RunRef recent = start("recent");
     succeed(recent);
 
     try (Pruner p =

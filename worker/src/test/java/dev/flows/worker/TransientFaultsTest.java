@@ -155,7 +155,7 @@ class TransientFaultsTest {
               }
             },
             FAST);
-    LeaseToken token = new LeaseToken(dev.flows.kernel.journal.RunId.random(), "s", 1, "lease_x");
+    LeaseToken token = new LeaseToken(dev.flows.kernel.journal.RunRef.random(), "s", 1, "lease_x");
 
     assertThatThrownBy(() -> journal.heartbeat(token)).isInstanceOf(LeaseConflictException.class);
     assertThat(calls).hasValue(1);

@@ -14,7 +14,7 @@ import dev.flows.kernel.journal.InMemoryJournal;
 import dev.flows.kernel.journal.Journal;
 import dev.flows.kernel.journal.LeaseRenewals;
 import dev.flows.kernel.journal.LeaseToken;
-import dev.flows.kernel.journal.RunId;
+import dev.flows.kernel.journal.RunRef;
 import dev.flows.kernel.journal.Specs;
 import dev.flows.kernel.journal.StartRun;
 import dev.flows.kernel.journal.StepOutcome;
@@ -54,7 +54,7 @@ class WorkerLeaseTest {
   private record Claimed(ClaimedAttempt attempt, Instant sentAt) {}
 
   private Claimed startAndClaim(int maxIterations) {
-    RunId run = RunId.random();
+    RunRef run = RunRef.random();
     inMemory.startRun(
         new StartRun(
             java.util.Optional.of(run),
@@ -211,7 +211,7 @@ class WorkerLeaseTest {
   @Test
   void aRefusedRenewalLetsTheLocalDeadlineCancelTheWorkAndNothingIsCompleted() {
     Claimed c = startAndClaim(1);
-    RunId run = c.attempt().lease().runId();
+    RunRef run = c.attempt().lease().runId();
     RenewalRecorder journal = new RenewalRecorder(inMemory, clock);
     AtomicReference<Instant> canceledAt = new AtomicReference<>();
     CancellationToken token = new CancellationToken();
@@ -245,7 +245,7 @@ class WorkerLeaseTest {
   @Test
   void aCompletionAfterTheLeaseWasTakenIsRefusedAsCompletionExpired() {
     Claimed c = startAndClaim(1);
-    RunId run = c.attempt().lease().runId();
+    RunRef run = c.attempt().lease().runId();
 
     assertThatThrownBy(
             () ->

@@ -13,7 +13,7 @@ import dev.flows.kernel.journal.InMemoryJournal;
 import dev.flows.kernel.journal.Journal;
 import dev.flows.kernel.journal.JournalEntry;
 import dev.flows.kernel.journal.JournalRecord;
-import dev.flows.kernel.journal.RunId;
+import dev.flows.kernel.journal.RunRef;
 import dev.flows.kernel.journal.Specs;
 import dev.flows.kernel.journal.StartRun;
 import dev.flows.kernel.journal.StepOutcome;
@@ -68,28 +68,28 @@ class WorkerTest {
     return w;
   }
 
-  private RunId start(RunSpec spec) {
+  private RunRef start(RunSpec spec) {
     return journal.startRun(StartRun.of(UUID.randomUUID().toString(), spec)).runId();
   }
 
-  private RunStatus status(RunId run) {
+  private RunStatus status(RunRef run) {
     return journal.run(run).orElseThrow().status();
   }
 
-  private StepStatus stepStatus(RunId run) {
+  private StepStatus stepStatus(RunRef run) {
     return journal.run(run).orElseThrow().steps().getFirst().status();
   }
 
   @Test
   void aWorkerRunsDeterministicStepsToSuccessUnderItsOwnId() {
-    List<RunId> runs = new ArrayList<>();
+    List<RunRef> runs = new ArrayList<>();
     for (int i = 0; i < 10; i++) {
       runs.add(start(Specs.run(Specs.command("s", "echo", "hi"))));
     }
     Worker w = worker(config, new DeterministicExecutor(config));
 
     await().atMost(WAIT).until(() -> runs.stream().allMatch(r -> status(r) == RunStatus.SUCCEEDED));
-    for (RunId run : runs) {
+    for (RunRef run : runs) {
       assertThat(JournalChecks.completions(journal, run)).hasSize(1);
       assertThat(
               journal.entries(run).stream()
@@ -119,7 +119,7 @@ class WorkerTest {
   @Test
   void anAttemptLeftByADeadWorkerIsExpiredAndFinishedByAnother() {
     StepSpec step = Specs.iterations(Specs.command("s", "true"), 2);
-    RunId run = start(Specs.run(Specs.lease(step, Duration.ofMillis(300))));
+    RunRef run = start(Specs.run(Specs.lease(step, Duration.ofMillis(300))));
     // A worker that claims and then never renews or completes: it died.
     assertThat(
             journal.claim(
@@ -140,7 +140,7 @@ class WorkerTest {
 
   @Test
   void stopLetsAnAttemptThatFinishesWithinTheGraceComplete() {
-    RunId run = start(Specs.run(Specs.command("s", "sleep", "0.3")));
+    RunRef run = start(Specs.run(Specs.command("s", "sleep", "0.3")));
     Worker w =
         worker(
             config.toBuilder().stopGrace(Duration.ofSeconds(20)).build(),
@@ -154,7 +154,7 @@ class WorkerTest {
 
   @Test
   void stopCancelsAnAttemptThatOutlivesTheGraceAndCompletesItForARetry() {
-    RunId run = start(Specs.run(Specs.iterations(Specs.command("s", "sleep", "60"), 2)));
+    RunRef run = start(Specs.run(Specs.iterations(Specs.command("s", "sleep", "60"), 2)));
     Worker w = worker(config, new DeterministicExecutor(config));
     await().atMost(WAIT).until(() -> stepStatus(run) == StepStatus.RUNNING);
 
@@ -168,7 +168,7 @@ class WorkerTest {
 
   @Test
   void stopWaitsForAClaimStillInFlightAndHandsBackWhatItClaimed() throws Exception {
-    RunId run = start(Specs.run(Specs.iterations(Specs.command("s", "sleep", "60"), 2)));
+    RunRef run = start(Specs.run(Specs.iterations(Specs.command("s", "sleep", "60"), 2)));
     CountDownLatch inClaim = new CountDownLatch(1);
     CountDownLatch release = new CountDownLatch(1);
     // A claim that the database answers only after stop() began (a slow statement under load).
@@ -232,7 +232,7 @@ class WorkerTest {
                 JsonNodeFactory.instance.objectNode().put("key", e.idempotencyKey()));
           }
         };
-    RunId run = start(Specs.run(Specs.agent("s", "/mcp/x/y")));
+    RunRef run = start(Specs.run(Specs.agent("s", "/mcp/x/y")));
     worker(config, new AgentExecutor(List.of(test)));
 
     await().atMost(WAIT).until(() -> status(run) == RunStatus.SUCCEEDED);
@@ -241,7 +241,7 @@ class WorkerTest {
 
   @Test
   void aStepWhoseInstructionTypeThisWorkerCannotRunIsLeftForAnotherWorker() throws Exception {
-    RunId run = start(Specs.run(Specs.iterations(Specs.agent("s"), 3)));
+    RunRef run = start(Specs.run(Specs.iterations(Specs.agent("s"), 3)));
     Worker w = worker(config, new AgentExecutor(List.of()));
 
     Thread.sleep(config.pollInterval().multipliedBy(3).toMillis());
@@ -253,7 +253,7 @@ class WorkerTest {
   @Test
   void anAgentExecutorAskedForATypeItLacksFailsWithoutRetry() throws Exception {
     AgentExecutor none = new AgentExecutor(List.of());
-    RunId run = start(Specs.run(Specs.agent("s")));
+    RunRef run = start(Specs.run(Specs.agent("s")));
     var attempt =
         journal
             .claim(
@@ -340,7 +340,7 @@ class WorkerTest {
       Optional<Worker.ClaimedHere> here = w.startClaimed(request);
       if (here.isEmpty()) {
         startedElsewhere++;
-        RunId run = slowClaims.startRun(request).runId();
+        RunRef run = slowClaims.startRun(request).runId();
         await().atMost(WAIT).until(() -> status(run) == RunStatus.SUCCEEDED);
       } else {
         here.get().end().orElseThrow().get(WAIT.toSeconds(), TimeUnit.SECONDS);
@@ -356,7 +356,7 @@ class WorkerTest {
   @Test
   void aClaimNeverAsksForMoreAttemptsThanTheClaimBatch() {
     GaugedJournal gauged = new GaugedJournal(journal);
-    List<RunId> runs = new ArrayList<>();
+    List<RunRef> runs = new ArrayList<>();
     for (int i = 0; i < 10; i++) {
       runs.add(start(Specs.run(Specs.command("s", "echo", "hi"))));
     }
@@ -370,7 +370,7 @@ class WorkerTest {
   void aWorkerWithNoMoreRoomThanOneBatchClaimsEvenWhileCallersWaitForAConnection() {
     GaugedJournal gauged = new GaugedJournal(journal);
     gauged.waiting.set(1);
-    RunId run = start(Specs.run(Specs.command("s", "echo", "hi")));
+    RunRef run = start(Specs.run(Specs.command("s", "echo", "hi")));
     Worker w = worker(gauged, config.toBuilder().claimBatch(4).build());
 
     await().atMost(WAIT).until(() -> status(run) == RunStatus.SUCCEEDED);
@@ -381,7 +381,7 @@ class WorkerTest {
   void noWorkIsClaimedWhileCallersWaitForADatabaseConnection() {
     GaugedJournal gauged = new GaugedJournal(journal);
     gauged.waiting.set(1);
-    RunId run = start(Specs.run(Specs.command("s", "echo", "hi")));
+    RunRef run = start(Specs.run(Specs.command("s", "echo", "hi")));
     // More room (capacity 4) than one batch (1): the worker could flood its pool.
     Worker w = worker(gauged, config.toBuilder().claimBatch(1).build());
 

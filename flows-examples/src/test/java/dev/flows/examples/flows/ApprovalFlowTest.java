@@ -10,7 +10,7 @@ import dev.flows.examples.servers.PaymentsServer;
 import dev.flows.journalstore.JournalStoreConfig;
 import dev.flows.journalstore.PostgresJournal;
 import dev.flows.journalstore.testing.TestDatabase;
-import dev.flows.kernel.journal.RunId;
+import dev.flows.kernel.journal.RunRef;
 import dev.flows.kernel.journal.RunSnapshot;
 import dev.flows.kernel.lifecycle.RunStatus;
 import dev.flows.kernel.lifecycle.StepStatus;
@@ -77,7 +77,7 @@ class ApprovalFlowTest {
         Runs.withPaymentsToken(TOKEN));
   }
 
-  private static void awaitSuspended(RunId run) throws InterruptedException {
+  private static void awaitSuspended(RunRef run) throws InterruptedException {
     long until = System.nanoTime() + Runs.SETTLE_DEADLINE.toNanos();
     while (journal.run(run).orElseThrow().steps().getFirst().status() != StepStatus.READY) {
       assertThat(System.nanoTime()).as("the body waits for approval").isLessThan(until);
@@ -88,7 +88,7 @@ class ApprovalFlowTest {
   @Test
   void aRefundAboveTheThresholdWaitsForApproveAndThenCharges(@TempDir Path dir) throws Exception {
     try (FlowsEngine engine = engine()) {
-      RunId run =
+      RunRef run =
           engine
               .start(approval(dir), JSON.readTree("{\"amountCents\":25000}"), Optional.empty())
               .runId();
@@ -112,7 +112,7 @@ class ApprovalFlowTest {
   void aRefundWithoutApprovalIsCancelledAtItsTimeoutWithoutCharging(@TempDir Path dir)
       throws Exception {
     try (FlowsEngine engine = engine()) {
-      RunId run =
+      RunRef run =
           engine
               .start(
                   approval(dir),
@@ -132,7 +132,7 @@ class ApprovalFlowTest {
   @Test
   void aRefundUnderTheThresholdChargesWithoutWaiting(@TempDir Path dir) throws Exception {
     try (FlowsEngine engine = engine()) {
-      RunId run =
+      RunRef run =
           engine
               .start(approval(dir), JSON.readTree("{\"amountCents\":500}"), Optional.empty())
               .runId();

@@ -15,7 +15,7 @@ import dev.flows.examples.servers.PaymentsServer;
 import dev.flows.journalstore.testing.TestDatabase;
 import dev.flows.kernel.ErrorCode;
 import dev.flows.kernel.FlowsException;
-import dev.flows.kernel.journal.RunId;
+import dev.flows.kernel.journal.RunRef;
 import dev.flows.kernel.lifecycle.RunStatus;
 import dev.flows.sdk.Flow;
 import dev.flows.sdk.compile.FlowSource;
@@ -122,7 +122,7 @@ class ConfirmedRefundFlowTest {
               () -> flows.answer(call, "call", JSON.createObjectNode().put("confirm", "yes")))
           .isInstanceOfSatisfying(
               FlowsException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.INVALID_INPUT));
-      assertThat(flows.journal().run(new RunId(call)).orElseThrow().status())
+      assertThat(flows.journal().run(new RunRef(call)).orElseThrow().status())
           .isEqualTo(RunStatus.PARKED);
 
       flows.answer(call, "call", JSON.createObjectNode().put("confirmAmountCents", 1200));

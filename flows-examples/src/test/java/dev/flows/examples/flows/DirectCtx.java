@@ -4,7 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.flows.examples.servers.IdempotencyLedger;
-import dev.flows.kernel.journal.RunId;
+import dev.flows.kernel.journal.RunRef;
 import dev.flows.sdk.Ctx;
 import dev.flows.sdk.FlowHeader;
 import dev.flows.sdk.McpResult;
@@ -28,14 +28,14 @@ import java.util.Map;
 final class DirectCtx implements Ctx {
   private static final ObjectMapper JSON = new ObjectMapper();
 
-  private final RunId runId;
+  private final RunRef runId;
   private final FlowHeader header;
   private final JsonNode input;
   private final Map<String, McpSyncClient> servers;
   private final List<JsonNode> receipts = new ArrayList<>();
   private int position;
 
-  DirectCtx(RunId runId, FlowHeader header, JsonNode input, Map<String, McpSyncClient> servers) {
+  DirectCtx(RunRef runId, FlowHeader header, JsonNode input, Map<String, McpSyncClient> servers) {
     this.runId = runId;
     this.header = header;
     this.input = input;
@@ -47,7 +47,7 @@ final class DirectCtx implements Ctx {
   }
 
   @Override
-  public RunId runId() {
+  public RunRef runId() {
     return runId;
   }
 

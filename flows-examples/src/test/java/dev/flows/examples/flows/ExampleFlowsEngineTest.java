@@ -11,7 +11,7 @@ import dev.flows.examples.servers.IdempotencyLedger;
 import dev.flows.examples.servers.PaymentsServer;
 import dev.flows.kernel.journal.InMemoryJournal;
 import dev.flows.kernel.journal.Journal;
-import dev.flows.kernel.journal.RunId;
+import dev.flows.kernel.journal.RunRef;
 import dev.flows.kernel.journal.RunSnapshot;
 import dev.flows.kernel.lifecycle.RunStatus;
 import dev.flows.kernel.mcp.McpClientConfig;
@@ -125,7 +125,7 @@ class ExampleFlowsEngineTest {
   /** As {@link #succeeded}, with the flows.json in {@code configDir}. */
   private RunSnapshot succeededWith(String file, Path configDir, String input) throws Exception {
     try (FlowsEngine engine = engine(journal)) {
-      RunId root =
+      RunRef root =
           engine.start(load(file, configDir), JSON.readTree(input), Optional.empty()).runId();
       engine.startWorker();
       RunSnapshot s = Runs.awaitSettled(journal, root);
@@ -134,7 +134,7 @@ class ExampleFlowsEngineTest {
     }
   }
 
-  private List<JsonNode> receipts(RunId root) {
+  private List<JsonNode> receipts(RunRef root) {
     return journal.children(root).stream()
         .map(c -> journal.run(c).orElseThrow().steps().getFirst().output().orElseThrow())
         .toList();

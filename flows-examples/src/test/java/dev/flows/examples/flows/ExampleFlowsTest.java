@@ -8,7 +8,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.flows.examples.servers.Clients;
 import dev.flows.examples.servers.ExamplesConfig;
 import dev.flows.examples.servers.PaymentsServer;
-import dev.flows.kernel.journal.RunId;
+import dev.flows.kernel.journal.RunRef;
 import dev.flows.kernel.mcp.McpAuth;
 import dev.flows.kernel.mcp.McpServerConfig;
 import dev.flows.sdk.Flow;
@@ -99,7 +99,7 @@ class ExampleFlowsTest {
                     + " refund\"}");
         DirectCtx f =
             new DirectCtx(
-                new RunId("triage_1"),
+                new RunRef("triage_1"),
                 triage.header(),
                 input,
                 Map.of("tickets", tickets, "payments", pay));
@@ -157,7 +157,7 @@ class ExampleFlowsTest {
     McpSyncClient pay = Clients.http(payments.endpoint(), TOKEN);
     try {
       return payment.run(
-          new DirectCtx(new RunId("payment_1"), payment.header(), input, Map.of("payments", pay)),
+          new DirectCtx(new RunRef("payment_1"), payment.header(), input, Map.of("payments", pay)),
           input);
     } finally {
       pay.closeGracefully();
@@ -185,7 +185,7 @@ class ExampleFlowsTest {
       JsonNode out =
           flow.run(
               new DirectCtx(
-                  new RunId("everything_1"),
+                  new RunRef("everything_1"),
                   flow.header(),
                   input,
                   Map.of("everything", everything)),

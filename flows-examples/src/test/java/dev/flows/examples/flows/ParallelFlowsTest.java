@@ -9,7 +9,7 @@ import dev.flows.examples.servers.PaymentsServer;
 import dev.flows.journalstore.JournalStoreConfig;
 import dev.flows.journalstore.PostgresJournal;
 import dev.flows.journalstore.testing.TestDatabase;
-import dev.flows.kernel.journal.RunId;
+import dev.flows.kernel.journal.RunRef;
 import dev.flows.kernel.journal.RunSnapshot;
 import dev.flows.kernel.lifecycle.RunStatus;
 import dev.flows.kernel.mcp.McpClientConfig;
@@ -57,7 +57,7 @@ class ParallelFlowsTest {
             SdkConfig.DEFAULTS,
             McpClientConfig.DEFAULTS,
             Runs.withPaymentsToken(TOKEN))) {
-      RunId root =
+      RunRef root =
           engine
               .start(
                   ExampleFlowsEngineTest.load(
@@ -88,7 +88,7 @@ class ParallelFlowsTest {
       counted += n.asInt();
     }
     assertThat(counted).isEqualTo(10);
-    List<RunId> calls = journal.children(done.runId());
+    List<RunRef> calls = journal.children(done.runId());
     assertThat(calls).hasSize(10);
     assertThat(calls.stream().map(c -> output(journal.run(c).orElseThrow()).path("idempotencyKey")))
         .as("one call, with its own key, per ticket")
@@ -103,7 +103,7 @@ class ParallelFlowsTest {
     JsonNode out = output(done);
     assertThat(out.path("status").asText()).isEqualTo("refunded");
     assertThat(out.path("refund").path("credit").asText()).startsWith("cr_");
-    List<RunId> children = journal.children(done.runId());
+    List<RunRef> children = journal.children(done.runId());
     assertThat(children).hasSize(2);
     RunSnapshot refund = journal.run(children.get(1)).orElseThrow();
     assertThat(refund.spec().path("name").asText()).isEqualTo("refund");

@@ -12,7 +12,7 @@ import dev.flows.journalstore.JournalStoreConfig;
 import dev.flows.journalstore.PostgresJournal;
 import dev.flows.journalstore.testing.TestDatabase;
 import dev.flows.kernel.journal.JournalEntry;
-import dev.flows.kernel.journal.RunId;
+import dev.flows.kernel.journal.RunRef;
 import dev.flows.kernel.journal.RunSnapshot;
 import dev.flows.kernel.lifecycle.RunStatus;
 import dev.flows.kernel.mcp.McpClientConfig;
@@ -96,7 +96,7 @@ class PaymentCrashTest {
         LoadedFlow.load(
             ExampleFlowsTest.FLOWS.resolve("payment.flow.java").toString(), ExampleFlowsTest.FLOWS);
     LoadedFlow flow = new LoadedFlow(shipped.flow(), shipped.origin(), shipped.bodyServers(), dir);
-    RunId root;
+    RunRef root;
     // This engine only preflights and admits; the workers are separate processes.
     try (FlowsEngine admit =
         new FlowsEngine(
@@ -143,7 +143,7 @@ class PaymentCrashTest {
     assertThat(charge.tool()).isEqualTo("charge");
     assertThat(charge.requests()).as("sent again after the crash").isEqualTo(2);
     assertThat(charge.performed()).as("charged once").isEqualTo(1);
-    for (RunId c : journal.children(root)) {
+    for (RunRef c : journal.children(root)) {
       assertThat(journal.entries(c))
           .as("one confirmation per call")
           .filteredOn(r -> r.entry() instanceof JournalEntry.EffectConfirmed)

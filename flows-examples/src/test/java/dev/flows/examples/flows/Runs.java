@@ -2,7 +2,7 @@ package dev.flows.examples.flows;
 
 import dev.flows.examples.servers.PaymentsServer;
 import dev.flows.kernel.journal.Journal;
-import dev.flows.kernel.journal.RunId;
+import dev.flows.kernel.journal.RunRef;
 import dev.flows.kernel.journal.RunSnapshot;
 import dev.flows.kernel.lifecycle.RunStatus;
 import dev.flows.mcp.client.McpCredentials;
@@ -19,7 +19,7 @@ final class Runs {
   private Runs() {}
 
   /** Waits until {@code run} is terminal or parked. */
-  static RunSnapshot awaitSettled(Journal journal, RunId run) throws InterruptedException {
+  static RunSnapshot awaitSettled(Journal journal, RunRef run) throws InterruptedException {
     long until = System.nanoTime() + SETTLE_DEADLINE.toNanos();
     while (System.nanoTime() < until) {
       RunSnapshot s = journal.run(run).orElseThrow();

@@ -11,7 +11,7 @@ import dev.flows.kernel.lifecycle.RunStatus;
  * Journal#startClaimed}) on every journal ({@link #answer}): only the same admission again is
  * answered, anything else is refused, writing nothing.
  */
-public record AdmittedRun(RunId runId, String admissionKey, String specHash, RunStatus status) {
+public record AdmittedRun(RunRef runId, String admissionKey, String specHash, RunStatus status) {
 
   /**
    * What {@code r}, whose spec hashes to {@code specHash}, meets in this run: the same admission
@@ -45,7 +45,7 @@ public record AdmittedRun(RunId runId, String admissionKey, String specHash, Run
    * {@link Journal#startClaimed}'s refusal of a run it met that {@link #answer} answers: an inline
    * call's admission is new or refused, and its caller awaits the run {@code existing} instead.
    */
-  public static RunAdmissionConflictException notNew(StartRun r, RunId existing) {
+  public static RunAdmissionConflictException notNew(StartRun r, RunRef existing) {
     return new RunAdmissionConflictException(
         r.admissionKey(), existing.value(), "the run id or admission key was already admitted");
   }

@@ -101,7 +101,7 @@ public record AttemptEnd(
    * never when the step is done.
    */
   public Optional<Instant> afterExpiry(
-      Instant now, StepSpec spec, RunId runId, String stepId, int attempt) {
+      Instant now, StepSpec spec, RunRef runId, String stepId, int attempt) {
     if (!usesIteration) {
       return Optional.of(now);
     }
@@ -137,7 +137,7 @@ public record AttemptEnd(
 
   /** When a step whose attempt {@code attempt} ended with a retry may be claimed again. */
   public static Instant retryAt(
-      Instant now, StepSpec spec, RunId runId, String stepId, int attempt) {
+      Instant now, StepSpec spec, RunRef runId, String stepId, int attempt) {
     return now.plusMillis(
         Backoff.delayMs(spec.retry(), attempt, Keys.idempotencyKey(runId, stepId)));
   }

@@ -7,4 +7,4 @@ import dev.flows.kernel.lifecycle.RunStatus;
  * alreadyTerminal}: nothing changed.
  */
 public record CancelOutcome(
-    RunId runId, RunStatus status, boolean tombstoned, boolean alreadyTerminal) {}
+    RunRef runId, RunStatus status, boolean tombstoned, boolean alreadyTerminal) {}

@@ -11,4 +11,4 @@ public record ClaimedAttempt(
     long leaseMs,
     StepSpec step,
     String idempotencyKey,
-    Optional<RunId> parentRunId) {}
+    Optional<RunRef> parentRunId) {}

@@ -39,7 +39,7 @@ public record ClaimedStart(StartedRun started, Optional<ClaimedAttempt> attempt)
    * deadline} stands for the deadline the journal's clock sets at admission.
    */
   public static ClaimedAttempt firstAttempt(
-      StartRun r, RunId runId, java.time.Duration lease, java.time.Instant deadline) {
+      StartRun r, RunRef runId, java.time.Duration lease, java.time.Instant deadline) {
     StepSpec step = onlyStep(r);
     LeaseToken token = new LeaseToken(runId, step.id(), 1, Keys.leaseId(runId, step.id(), 1));
     return new ClaimedAttempt(

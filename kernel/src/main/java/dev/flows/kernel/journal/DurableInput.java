@@ -182,7 +182,7 @@ public final class DurableInput {
    * the park tail to answer.
    */
   public static JsonNode requireParked(
-      List<JournalRecord> entries, RunId runId, String stepId, StepStatus status) {
+      List<JournalRecord> entries, RunRef runId, String stepId, StepStatus status) {
     Optional<JsonNode> park =
         status == StepStatus.PARKED ? parked(entries, stepId) : Optional.empty();
     return park.orElseThrow(

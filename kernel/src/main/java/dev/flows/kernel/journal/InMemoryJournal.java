@@ -134,7 +134,7 @@ public final class InMemoryJournal implements Journal {
   }
 
   @Override
-  public SignalSent sendSignal(RunId runId, String name, JsonNode payload, Optional<String> key) {
+  public SignalSent sendSignal(RunRef runId, String name, JsonNode payload, Optional<String> key) {
     return verb(now -> signals.send(runId, name, payload, key, now));
   }
 
@@ -144,7 +144,7 @@ public final class InMemoryJournal implements Journal {
   }
 
   @Override
-  public CancelOutcome cancelRun(RunId runId, String reason) {
+  public CancelOutcome cancelRun(RunRef runId, String reason) {
     return verb(now -> ends.cancelRun(runId, reason, now));
   }
 
@@ -159,18 +159,18 @@ public final class InMemoryJournal implements Journal {
   }
 
   @Override
-  public RunSnapshot resumeRun(RunId runId, String by) {
+  public RunSnapshot resumeRun(RunRef runId, String by) {
     return verb(now -> operator.resumeRun(runId, by, now));
   }
 
   @Override
   public RunSnapshot resolveStep(
-      RunId runId, String stepId, Optional<JsonNode> performed, String by) {
+      RunRef runId, String stepId, Optional<JsonNode> performed, String by) {
     return verb(now -> operator.resolveStep(runId, stepId, performed, by, now));
   }
 
   @Override
-  public RunSnapshot answerInput(RunId runId, String stepId, InputAnswer answer, String by) {
+  public RunSnapshot answerInput(RunRef runId, String stepId, InputAnswer answer, String by) {
     return verb(now -> operator.answerInput(runId, stepId, answer, by, now));
   }
 
@@ -181,7 +181,7 @@ public final class InMemoryJournal implements Journal {
 
   @Override
   public boolean noteTaskCancel(
-      RunId runId, String stepId, String taskId, String reason, String by) {
+      RunRef runId, String stepId, String taskId, String reason, String by) {
     return verb(now -> tasks.noteTaskCancel(runId, stepId, taskId, reason, by, now));
   }
 
@@ -191,17 +191,17 @@ public final class InMemoryJournal implements Journal {
   }
 
   @Override
-  public Optional<RunSnapshot> run(RunId runId) {
+  public Optional<RunSnapshot> run(RunRef runId) {
     return wakeups.locked(() -> Optional.ofNullable(state.runs.get(runId)).map(state::snapshot));
   }
 
   @Override
-  public List<JournalRecord> entries(RunId runId) {
+  public List<JournalRecord> entries(RunRef runId) {
     return wakeups.locked(() -> state.entries(runId));
   }
 
   @Override
-  public List<RunId> children(RunId parent) {
+  public List<RunRef> children(RunRef parent) {
     return wakeups.locked(
         () ->
             state.runs.values().stream()
@@ -216,7 +216,7 @@ public final class InMemoryJournal implements Journal {
   }
 
   @Override
-  public RunWatch watchRun(RunId runId) {
+  public RunWatch watchRun(RunRef runId) {
     return wakeups.watch(runId);
   }
 

@@ -88,7 +88,7 @@ public interface Journal {
    * cancel is for). Refused {@code run_not_found}, {@code step_not_found}, {@code invalid_input}
    * when the step has no such task.
    */
-  boolean noteTaskCancel(RunId runId, String stepId, String taskId, String reason, String by);
+  boolean noteTaskCancel(RunRef runId, String stepId, String taskId, String reason, String by);
 
   /**
    * Up to {@code limit} tasks still running on their servers (last seen working or input_required,
@@ -126,7 +126,7 @@ public interface Journal {
    * complete {@code canceled}, other open steps become canceled, the run completes {@code
    * canceled}. Idempotent. For an unknown id it leaves a tombstone.
    */
-  CancelOutcome cancelRun(RunId runId, String reason);
+  CancelOutcome cancelRun(RunRef runId, String reason);
 
   /**
    * Journals {@code lease_expired} for every attempt past its deadline and schedules its retry (or
@@ -139,7 +139,7 @@ public interface Journal {
    * one more attempt beyond its budget per resume); journals {@code run.resumed}. Refused {@code
    * run_terminal} for a succeeded or canceled run; a running run is answered unchanged.
    */
-  RunSnapshot resumeRun(RunId runId, String by);
+  RunSnapshot resumeRun(RunRef runId, String by);
 
   /**
    * Resolves a parked step: {@code performed} present = the effect happened with that output, the
@@ -147,7 +147,7 @@ public interface Journal {
    * elections are dropped and the step runs again. Journals {@code step.resolved}. Refused {@code
    * invalid_input} when the step is not parked.
    */
-  RunSnapshot resolveStep(RunId runId, String stepId, Optional<JsonNode> performed, String by);
+  RunSnapshot resolveStep(RunRef runId, String stepId, Optional<JsonNode> performed, String by);
 
   /**
    * Answers a step parked {@code input_required} ({@link DurableInput}): the answer is checked
@@ -157,7 +157,7 @@ public interface Journal {
    * parent resume as for {@link #resolveStep}. Refused, writing nothing: {@code step_not_found},
    * {@code invalid_input} when the step is not parked for input or the answer does not fit.
    */
-  RunSnapshot answerInput(RunId runId, String stepId, InputAnswer answer, String by);
+  RunSnapshot answerInput(RunRef runId, String stepId, InputAnswer answer, String by);
 
   /**
    * Removes ended run trees past the retention period, with their steps, effect elections and
@@ -167,13 +167,13 @@ public interface Journal {
    */
   PruneReport prune(PruneRequest request);
 
-  Optional<RunSnapshot> run(RunId runId);
+  Optional<RunSnapshot> run(RunRef runId);
 
   /** The run's journal entries in order. */
-  List<JournalRecord> entries(RunId runId);
+  List<JournalRecord> entries(RunRef runId);
 
   /** Runs whose parent is {@code parent}. */
-  List<RunId> children(RunId parent);
+  List<RunRef> children(RunRef parent);
 
   /**
    * Blocks until work may have become ready (a NOTIFY, a run change) or the timeout passes. Answers
@@ -233,7 +233,7 @@ public interface Journal {
    * deduped}). Refused: {@code run_not_found} for an unknown run, {@code run_terminal} for an ended
    * one, {@code invalid_input} for a bad name or key ({@link Signals#check}).
    */
-  SignalSent sendSignal(RunId runId, String name, JsonNode payload, Optional<String> key);
+  SignalSent sendSignal(RunRef runId, String name, JsonNode payload, Optional<String> key);
 
   /**
    * Takes the oldest signal {@code name} not yet delivered to the lease's run, and journals it as
@@ -325,7 +325,7 @@ public interface Journal {
    * default watches all work ({@link #awaitWork}); journals that can tell runs apart wake only for
    * this run, and at once when the change was made through this journal instance.
    */
-  default RunWatch watchRun(RunId runId) {
+  default RunWatch watchRun(RunRef runId) {
     return new RunWatch() {
       @Override
       public boolean await(Duration timeout) throws InterruptedException {

@@ -11,7 +11,7 @@ import java.util.Optional;
  * name in the {@code flows.journal_entries.entry_type} column; the payload is the record's fields.
  */
 public sealed interface JournalEntry {
-  RunId runId();
+  RunRef runId();
 
   String type();
 
@@ -20,19 +20,19 @@ public sealed interface JournalEntry {
    * {@code rerunOf} is the run it was started again from ({@code flows runs rerun}).
    */
   record RunSpawned(
-      RunId runId,
+      RunRef runId,
       JsonNode spec,
       String specHash,
-      Optional<RunId> parentRunId,
+      Optional<RunRef> parentRunId,
       String admissionKey,
       String createdBy,
-      Optional<RunId> rerunOf)
+      Optional<RunRef> rerunOf)
       implements JournalEntry {
     public RunSpawned(
-        RunId runId,
+        RunRef runId,
         JsonNode spec,
         String specHash,
-        Optional<RunId> parentRunId,
+        Optional<RunRef> parentRunId,
         String admissionKey,
         String createdBy) {
       this(runId, spec, specHash, parentRunId, admissionKey, createdBy, Optional.empty());
@@ -45,7 +45,7 @@ public sealed interface JournalEntry {
   }
 
   /** A cancel was asked for; for an unknown run this is the tombstone. */
-  record RunCancelRequested(RunId runId, String reason) implements JournalEntry {
+  record RunCancelRequested(RunRef runId, String reason) implements JournalEntry {
     @Override
     public String type() {
       return "run.cancel.requested";
@@ -54,7 +54,7 @@ public sealed interface JournalEntry {
 
   /** A worker claimed a step and holds a lease on this attempt until {@code leaseDeadline}. */
   record StepAttemptStarted(
-      RunId runId,
+      RunRef runId,
       String stepId,
       int attempt,
       StepKind stepKind,
@@ -71,7 +71,7 @@ public sealed interface JournalEntry {
 
   /** An attempt ended. {@code output} is present only on success. */
   record StepCompleted(
-      RunId runId,
+      RunRef runId,
       String stepId,
       int attempt,
       CompletionReason reason,
@@ -96,7 +96,7 @@ public sealed interface JournalEntry {
    * when it took over an unconfirmed election left by a dead attempt (and so owes the call).
    */
   record EffectRecorded(
-      RunId runId,
+      RunRef runId,
       String stepId,
       int attempt,
       String surfacePath,
@@ -111,7 +111,7 @@ public sealed interface JournalEntry {
 
   /** The effect was performed; {@code output}, when present, is its journaled result. */
   record EffectConfirmed(
-      RunId runId,
+      RunRef runId,
       String stepId,
       int attempt,
       String surfacePath,
@@ -125,7 +125,7 @@ public sealed interface JournalEntry {
   }
 
   /** The run ended; {@code failedStepId} is present for {@code step_failed}. */
-  record RunCompleted(RunId runId, RunCompletionReason reason, Optional<String> failedStepId)
+  record RunCompleted(RunRef runId, RunCompletionReason reason, Optional<String> failedStepId)
       implements JournalEntry {
     @Override
     public String type() {
@@ -137,7 +137,7 @@ public sealed interface JournalEntry {
    * An operator (or {@code flows runs resume}) sent a failed or parked run back to work: failed and
    * parked steps become ready again.
    */
-  record RunResumed(RunId runId, String by) implements JournalEntry {
+  record RunResumed(RunRef runId, String by) implements JournalEntry {
     @Override
     public String type() {
       return "run.resumed";
@@ -149,7 +149,7 @@ public sealed interface JournalEntry {
    * {@code output} (the step succeeds with it), or not performed (the step runs again).
    */
   record StepResolved(
-      RunId runId, String stepId, boolean performed, Optional<JsonNode> output, String by)
+      RunRef runId, String stepId, boolean performed, Optional<JsonNode> output, String by)
       implements JournalEntry {
     @Override
     public String type() {
@@ -162,7 +162,7 @@ public sealed interface JournalEntry {
    * flow's own {@code onInput}): {@code responses} are the {@code inputResponses} its call is
    * re-issued with, keyed as the server keyed its requests; the step runs again.
    */
-  record StepAnswered(RunId runId, String stepId, JsonNode responses, String by)
+  record StepAnswered(RunRef runId, String stepId, JsonNode responses, String by)
       implements JournalEntry {
     @Override
     public String type() {
@@ -176,7 +176,7 @@ public sealed interface JournalEntry {
    * note. The task is the step's for good: later attempts poll it instead of calling again.
    */
   record EffectTask(
-      RunId runId,
+      RunRef runId,
       String stepId,
       int attempt,
       String surfacePath,
@@ -194,7 +194,7 @@ public sealed interface JournalEntry {
    * passed, or its run ended while the task still ran ({@code reason}).
    */
   record EffectTaskCancel(
-      RunId runId, String stepId, String surfacePath, String taskId, String reason, String by)
+      RunRef runId, String stepId, String surfacePath, String taskId, String reason, String by)
       implements JournalEntry {
     @Override
     public String type() {

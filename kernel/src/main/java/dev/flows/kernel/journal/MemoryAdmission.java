@@ -36,7 +36,7 @@ final class MemoryAdmission {
       return answered.get();
     }
     RunRow run = new RunRow();
-    run.id = r.runId().orElseGet(RunId::random);
+    run.id = r.runId().orElseGet(RunRef::random);
     run.status = state.transitions.run(RunTransition.SPAWNED, Optional.empty());
     run.name = r.spec().name();
     run.parent = r.parentRunId();

@@ -125,7 +125,7 @@ final class MemoryEnds {
       return List.of();
     }
     List<RunRow> rows = new ArrayList<>();
-    for (RunId id : w.awaitingInOrder()) {
+    for (RunRef id : w.awaitingInOrder()) {
       RunRow awaited = state.runs.get(id);
       if (awaited == null || !awaited.parent.equals(Optional.of(lease.runId()))) {
         throw new FlowsException(
@@ -188,7 +188,7 @@ final class MemoryEnds {
     return expired;
   }
 
-  CancelOutcome cancelRun(RunId runId, String reason, Instant now) {
+  CancelOutcome cancelRun(RunRef runId, String reason, Instant now) {
     RunRow run = state.runs.get(runId);
     if (run == null) {
       run = new RunRow();

@@ -27,7 +27,7 @@ final class MemoryOperator {
     this.ends = ends;
   }
 
-  RunSnapshot resumeRun(RunId runId, String by, Instant now) {
+  RunSnapshot resumeRun(RunRef runId, String by, Instant now) {
     RunRow run = state.existing(runId);
     resume(run, by, now);
     return state.snapshot(run);
@@ -62,7 +62,7 @@ final class MemoryOperator {
     wakeups.wake();
   }
 
-  RunSnapshot answerInput(RunId runId, String stepId, InputAnswer answer, String by, Instant now) {
+  RunSnapshot answerInput(RunRef runId, String stepId, InputAnswer answer, String by, Instant now) {
     RunRow run = state.existing(runId);
     StepRow step = step(run, stepId);
     JsonNode park = DurableInput.requireParked(state.entries(runId), runId, stepId, step.status);
@@ -81,7 +81,7 @@ final class MemoryOperator {
   }
 
   RunSnapshot resolveStep(
-      RunId runId, String stepId, Optional<JsonNode> performed, String by, Instant now) {
+      RunRef runId, String stepId, Optional<JsonNode> performed, String by, Instant now) {
     RunRow run = state.existing(runId);
     StepRow step = step(run, stepId);
     if (step.status != StepStatus.PARKED) {

@@ -22,8 +22,8 @@ final class MemoryRetention {
 
   PruneReport prune(PruneRequest req, Instant now) {
     Instant cutoff = now.minus(req.olderThan());
-    Map<RunId, List<RunRow>> children = new HashMap<>();
-    Map<RunId, Integer> created = new HashMap<>();
+    Map<RunRef, List<RunRow>> children = new HashMap<>();
+    Map<RunRef, Integer> created = new HashMap<>();
     for (RunRow r : state.runs.values()) {
       created.put(r.id, created.size());
       r.parent.ifPresent(p -> children.computeIfAbsent(p, k -> new ArrayList<>()).add(r));
@@ -37,12 +37,12 @@ final class MemoryRetention {
                     .thenComparing(r -> created.get(r.id)))
             .toList();
     List<RunRow> roots = new ArrayList<>();
-    Set<RunId> runs = new HashSet<>();
+    Set<RunRef> runs = new HashSet<>();
     for (RunRow root : candidates) {
       if (req.limit().isPresent() && roots.size() >= req.limit().getAsInt()) {
         break;
       }
-      Set<RunId> tree = new HashSet<>();
+      Set<RunRef> tree = new HashSet<>();
       boolean ended = true;
       for (RunRow r : tree(root, children)) {
         tree.add(r.id);
@@ -56,7 +56,7 @@ final class MemoryRetention {
         runs.addAll(tree);
       }
     }
-    List<RunId> rootIds = roots.stream().map(r -> r.id).toList();
+    List<RunRef> rootIds = roots.stream().map(r -> r.id).toList();
     if (req.dryRun()) {
       return new PruneReport(
           Optional.empty(), rootIds, runs.size(), state.countEntries(runs), true);
@@ -68,7 +68,7 @@ final class MemoryRetention {
     return new PruneReport(Optional.of(++pruneSeq), rootIds, runs.size(), entries, false);
   }
 
-  private static List<RunRow> tree(RunRow root, Map<RunId, List<RunRow>> children) {
+  private static List<RunRow> tree(RunRow root, Map<RunRef, List<RunRow>> children) {
     List<RunRow> out = new ArrayList<>();
     List<RunRow> todo = new ArrayList<>(List.of(root));
     while (!todo.isEmpty()) {

@@ -22,7 +22,7 @@ final class MemorySignals {
     this.attempts = attempts;
   }
 
-  SignalSent send(RunId runId, String name, JsonNode payload, Optional<String> key, Instant now) {
+  SignalSent send(RunRef runId, String name, JsonNode payload, Optional<String> key, Instant now) {
     Signals.check(name, key);
     RunRow run = state.existing(runId);
     if (run.status.terminal()) {
@@ -72,7 +72,7 @@ final class MemorySignals {
   }
 
   /** The oldest signal for {@code runId} named one of {@code names} not yet delivered. */
-  Optional<SignalRow> pending(RunId runId, Set<String> names) {
+  Optional<SignalRow> pending(RunRef runId, Set<String> names) {
     return state.signals.stream()
         .filter(s -> s.runId.equals(runId) && names.contains(s.name) && s.deliveredTo == null)
         .findFirst();

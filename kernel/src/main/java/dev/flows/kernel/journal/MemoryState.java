@@ -24,8 +24,8 @@ import java.util.Optional;
  * and the journal itself. Read and changed only under {@link MemoryWakeups#locked}.
  */
 final class MemoryState {
-  final Map<RunId, RunRow> runs = new LinkedHashMap<>();
-  final Map<String, RunId> byAdmissionKey = new HashMap<>();
+  final Map<RunRef, RunRow> runs = new LinkedHashMap<>();
+  final Map<String, RunRef> byAdmissionKey = new HashMap<>();
   // Every transition this journal takes is checked and counted here.
   final TransitionLog transitions = new TransitionLog();
   // Every signal sent, in the order sent.
@@ -40,11 +40,11 @@ final class MemoryState {
   }
 
   static final class RunRow {
-    RunId id;
+    RunRef id;
     String name = "";
     RunStatus status;
-    Optional<RunId> parent = Optional.empty();
-    Optional<RunId> rerunOf = Optional.empty();
+    Optional<RunRef> parent = Optional.empty();
+    Optional<RunRef> rerunOf = Optional.empty();
     String queue = Queues.DEFAULT;
     String admissionKey;
     JsonNode specJson = NullNode.getInstance();
@@ -85,7 +85,7 @@ final class MemoryState {
   }
 
   static final class SignalRow {
-    RunId runId;
+    RunRef runId;
     String name;
     long seq;
     JsonNode payload;
@@ -117,7 +117,7 @@ final class MemoryState {
     wakeups.changed(e.runId());
   }
 
-  long countEntries(java.util.Set<RunId> runIds) {
+  long countEntries(java.util.Set<RunRef> runIds) {
     return entries.stream().filter(e -> runIds.contains(e.entry().runId())).count();
   }
 
@@ -125,11 +125,11 @@ final class MemoryState {
    * Removes runs with their steps, elections, signals and journal entries; answers the entries
    * removed.
    */
-  long removeRuns(java.util.Set<RunId> runIds) {
+  long removeRuns(java.util.Set<RunRef> runIds) {
     long before = entries.size();
     entries.removeIf(e -> runIds.contains(e.entry().runId()));
     signals.removeIf(sig -> runIds.contains(sig.runId));
-    for (RunId id : runIds) {
+    for (RunRef id : runIds) {
       RunRow r = runs.remove(id);
       if (r != null) {
         byAdmissionKey.remove(r.admissionKey, id);
@@ -138,11 +138,11 @@ final class MemoryState {
     return before - entries.size();
   }
 
-  List<JournalRecord> entries(RunId runId) {
+  List<JournalRecord> entries(RunRef runId) {
     return entries.stream().filter(e -> e.entry().runId().equals(runId)).toList();
   }
 
-  RunRow existing(RunId runId) {
+  RunRow existing(RunRef runId) {
     RunRow run = runs.get(runId);
     if (run == null) {
       throw new NotFoundException(ErrorCode.RUN_NOT_FOUND, "no run " + runId, runId.value());

@@ -39,7 +39,7 @@ final class MemoryTasks {
   }
 
   boolean noteTaskCancel(
-      RunId runId, String stepId, String taskId, String reason, String by, Instant now) {
+      RunRef runId, String stepId, String taskId, String reason, String by, Instant now) {
     RunRow run = state.existing(runId);
     if (!run.steps.containsKey(stepId)) {
       throw new NotFoundException(

@@ -17,7 +17,7 @@ final class MemoryWakeups {
   private final ReentrantLock lock = new ReentrantLock();
   private final Condition work = lock.newCondition();
   private long wakeups;
-  private final Map<RunId, Long> runChanges = new HashMap<>();
+  private final Map<RunRef, Long> runChanges = new HashMap<>();
 
   <T> T locked(Supplier<T> verb) {
     lock.lock();
@@ -38,7 +38,7 @@ final class MemoryWakeups {
    * {@code runId} changed: wakes its watchers ({@link #awaitWork} waiters re-check their own
    * counter and keep waiting). Called under the lock.
    */
-  void changed(RunId runId) {
+  void changed(RunRef runId) {
     runChanges.merge(runId, 1L, Long::sum);
     work.signalAll();
   }
@@ -60,7 +60,7 @@ final class MemoryWakeups {
     }
   }
 
-  RunWatch watch(RunId runId) {
+  RunWatch watch(RunRef runId) {
     long[] seen = {locked(() -> runChanges.getOrDefault(runId, 0L))};
     return new RunWatch() {
       @Override

@@ -9,7 +9,7 @@ import java.util.Optional;
  * {@code pruneId} names the audit record; empty for a dry run and when nothing was eligible.
  */
 public record PruneReport(
-    Optional<Long> pruneId, List<RunId> roots, int runs, long entries, boolean dryRun) {
+    Optional<Long> pruneId, List<RunRef> roots, int runs, long entries, boolean dryRun) {
   public PruneReport {
     roots = List.copyOf(roots);
   }

@@ -17,7 +17,7 @@ public final class Resolutions {
    * (before anything is written) when an MCP call's result is not a JSON object or reports an
    * error.
    */
-  public static JsonNode performedOutput(RunId runId, StepSpec step, JsonNode performed) {
+  public static JsonNode performedOutput(RunRef runId, StepSpec step, JsonNode performed) {
     if (McpReceipt.isCall(step)) {
       return McpReceipt.resolved(
           step, Keys.idempotencyKey(runId, step.id()), performed, runId.value() + "/" + step.id());

@@ -15,8 +15,8 @@ public final class RunAdmission {
       Journal journal,
       String admissionKey,
       String specJson,
-      Optional<RunId> runId,
-      Optional<RunId> parent,
+      Optional<RunRef> runId,
+      Optional<RunRef> parent,
       String createdBy) {
     RunSpec spec = RunSpecParser.parse(specJson);
     return journal.startRun(new StartRun(runId, admissionKey, spec, parent, createdBy));

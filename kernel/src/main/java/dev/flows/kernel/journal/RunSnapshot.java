@@ -12,10 +12,10 @@ import java.util.Optional;
  * once a worker claims it.
  */
 public record RunSnapshot(
-    RunId runId,
+    RunRef runId,
     String name,
     RunStatus status,
-    Optional<RunId> parentRunId,
+    Optional<RunRef> parentRunId,
     String admissionKey,
     JsonNode spec,
     String specHash,
@@ -23,7 +23,7 @@ public record RunSnapshot(
     Optional<Instant> completedAt,
     Optional<RunCompletionReason> completionReason,
     List<StepSnapshot> steps,
-    Optional<RunId> rerunOf,
+    Optional<RunRef> rerunOf,
     String queue,
     Optional<String> waitingReason) {
   public RunSnapshot {

@@ -5,4 +5,4 @@ package dev.flows.kernel.journal;
  * the run (1 for the first). {@code deduped}: a signal with the same key was sent before, and this
  * answer names that one; nothing new was sent.
  */
-public record SignalSent(RunId runId, String name, long seq, boolean deduped) {}
+public record SignalSent(RunRef runId, String name, long seq, boolean deduped) {}

@@ -11,12 +11,12 @@ import java.util.Optional;
  * a root run ({@link Queues}); a child run is stored in its parent's queue whatever this says.
  */
 public record StartRun(
-    Optional<RunId> runId,
+    Optional<RunRef> runId,
     String admissionKey,
     RunSpec spec,
-    Optional<RunId> parentRunId,
+    Optional<RunRef> parentRunId,
     String createdBy,
-    Optional<RunId> rerunOf,
+    Optional<RunRef> rerunOf,
     String queue) {
   public StartRun {
     Queues.require(queue);
@@ -24,31 +24,31 @@ public record StartRun(
 
   /** A run in the {@link Queues#DEFAULT default} queue (or its parent's). */
   public StartRun(
-      Optional<RunId> runId,
+      Optional<RunRef> runId,
       String admissionKey,
       RunSpec spec,
-      Optional<RunId> parentRunId,
+      Optional<RunRef> parentRunId,
       String createdBy) {
     this(runId, admissionKey, spec, parentRunId, createdBy, Optional.empty(), Queues.DEFAULT);
   }
 
   /** A rerun of {@code rerunOf}, in the default queue (or its parent's). */
   public StartRun(
-      Optional<RunId> runId,
+      Optional<RunRef> runId,
       String admissionKey,
       RunSpec spec,
-      Optional<RunId> parentRunId,
+      Optional<RunRef> parentRunId,
       String createdBy,
-      Optional<RunId> rerunOf) {
+      Optional<RunRef> rerunOf) {
     this(runId, admissionKey, spec, parentRunId, createdBy, rerunOf, Queues.DEFAULT);
   }
 
   /** A run in queue {@code queue} (a root's; a child is in its parent's). */
   public StartRun(
-      Optional<RunId> runId,
+      Optional<RunRef> runId,
       String admissionKey,
       RunSpec spec,
-      Optional<RunId> parentRunId,
+      Optional<RunRef> parentRunId,
       String createdBy,
       String queue) {
     this(runId, admissionKey, spec, parentRunId, createdBy, Optional.empty(), queue);
@@ -63,7 +63,7 @@ public record StartRun(
   }
 
   /** This admission under run id {@code id}. */
-  public StartRun withRunId(RunId id) {
+  public StartRun withRunId(RunRef id) {
     return new StartRun(
         Optional.of(id), admissionKey, spec, parentRunId, createdBy, rerunOf, queue);
   }

@@ -46,7 +46,7 @@ public sealed interface StepOutcome {
    * one of the step's iterations. Refused {@code invalid_input} when a run in {@code awaiting} is
    * not a child of the attempt's run.
    */
-  record Suspended(Set<RunId> awaiting, Set<String> signals, Duration recheckAfter)
+  record Suspended(Set<RunRef> awaiting, Set<String> signals, Duration recheckAfter)
       implements StepOutcome {
     public Suspended {
       awaiting = Set.copyOf(awaiting);
@@ -57,7 +57,7 @@ public sealed interface StepOutcome {
     }
 
     /** Waits on one child run. */
-    public Suspended(RunId awaiting, Duration recheckAfter) {
+    public Suspended(RunRef awaiting, Duration recheckAfter) {
       this(Set.of(awaiting), Set.of(), recheckAfter);
     }
 
@@ -72,8 +72,8 @@ public sealed interface StepOutcome {
     }
 
     /** The awaited runs in a stable order (their ids'), the order their rows are locked in. */
-    public java.util.List<RunId> awaitingInOrder() {
-      return awaiting.stream().sorted(java.util.Comparator.comparing(RunId::value)).toList();
+    public java.util.List<RunRef> awaitingInOrder() {
+      return awaiting.stream().sorted(java.util.Comparator.comparing(RunRef::value)).toList();
     }
   }
 }

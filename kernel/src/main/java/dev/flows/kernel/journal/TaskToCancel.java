@@ -6,4 +6,4 @@ package dev.flows.kernel.journal;
  * Journal#noteTaskCancel}.
  */
 public record TaskToCancel(
-    RunId runId, String stepId, String surfacePath, String taskId, String protocolVersion) {}
+    RunRef runId, String stepId, String surfacePath, String taskId, String protocolVersion) {}

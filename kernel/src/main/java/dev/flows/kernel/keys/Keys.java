@@ -1,6 +1,6 @@
 package dev.flows.kernel.keys;
 
-import dev.flows.kernel.journal.RunId;
+import dev.flows.kernel.journal.RunRef;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -15,19 +15,19 @@ public final class Keys {
    * server that honours idempotency keys sees one key however often the step is retried. The
    * separator keeps ("ab","c") and ("a","bc") apart.
    */
-  public static String idempotencyKey(RunId runId, String stepId) {
+  public static String idempotencyKey(RunRef runId, String stepId) {
     return sha256Hex(runId.value() + "\u0000" + stepId);
   }
 
   /** Unique per (run, step, attempt); the attempt number makes each attempt's lease distinct. */
-  public static String leaseId(RunId runId, String stepId, int attempt) {
+  public static String leaseId(RunRef runId, String stepId, int attempt) {
     return "lease_"
         + sha256Hex(runId.value() + "\u0000" + stepId + "\u0000" + attempt).substring(0, 32);
   }
 
   /** A deterministic child run id, derived from its parent and its position in the parent. */
-  public static RunId childRunId(RunId parent, String position) {
-    return new RunId("child_" + sha256Hex(parent.value() + "\u0000" + position).substring(0, 40));
+  public static RunRef childRunId(RunRef parent, String position) {
+    return new RunRef("child_" + sha256Hex(parent.value() + "\u0000" + position).substring(0, 40));
   }
 
   public static String sha256Hex(String s) {

@@ -60,7 +60,7 @@ class AttemptEndTest {
     assertThat(parked.runTransition(RunStatus.RUNNING)).contains(RunTransition.STEP_PARKED);
     AttemptEnd suspended =
         AttemptEnd.reported(
-            new StepOutcome.Suspended(RunId.random(), Duration.ofSeconds(1)), 9, 0, 1);
+            new StepOutcome.Suspended(RunRef.random(), Duration.ofSeconds(1)), 9, 0, 1);
     assertThat(suspended.transition()).isEqualTo(StepTransition.SUSPENDED);
     assertThat(suspended.runTransition(RunStatus.RUNNING)).isEmpty();
   }
@@ -113,7 +113,7 @@ class AttemptEndTest {
                 Disposition.RETRY,
                 false));
     Instant now = T0.plusSeconds(59);
-    assertThat(end.afterExpiry(now, CALL, new RunId("r"), "call", 5)).contains(now);
+    assertThat(end.afterExpiry(now, CALL, new RunRef("r"), "call", 5)).contains(now);
   }
 
   @Test

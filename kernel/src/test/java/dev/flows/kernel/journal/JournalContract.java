@@ -126,7 +126,7 @@ public abstract class JournalContract {
 
   // ---- helpers
 
-  protected RunId start(RunSpec spec) {
+  protected RunRef start(RunSpec spec) {
     return journal.startRun(StartRun.of("key-" + System.nanoTime(), spec)).runId();
   }
 
@@ -141,19 +141,19 @@ public abstract class JournalContract {
     return c.getFirst();
   }
 
-  protected RunSnapshot snapshot(RunId id) {
+  protected RunSnapshot snapshot(RunRef id) {
     return journal.run(id).orElseThrow();
   }
 
-  protected StepStatus stepStatus(RunId id, String step) {
+  protected StepStatus stepStatus(RunRef id, String step) {
     return snapshot(id).step(step).orElseThrow().status();
   }
 
-  protected List<String> types(RunId id) {
+  protected List<String> types(RunRef id) {
     return journal.entries(id).stream().map(r -> r.entry().type()).toList();
   }
 
-  protected <T extends JournalEntry> List<T> entriesOf(RunId id, Class<T> type) {
+  protected <T extends JournalEntry> List<T> entriesOf(RunRef id, Class<T> type) {
     return journal.entries(id).stream()
         .map(JournalRecord::entry)
         .filter(type::isInstance)
@@ -181,7 +181,7 @@ public abstract class JournalContract {
 
   /** Starts a one-step agent run with a short lease and claims it. */
   protected ClaimedAttempt expiringAttempt(int maxIterations, String... surfaces) {
-    RunId id = start(run(iterations(lease(agent("a", surfaces), shortLease()), maxIterations)));
+    RunRef id = start(run(iterations(lease(agent("a", surfaces), shortLease()), maxIterations)));
     ClaimedAttempt a = claimOne();
     assertThat(a.lease().runId()).isEqualTo(id);
     return a;
@@ -226,8 +226,8 @@ public abstract class JournalContract {
 
   @Test
   void aCallerChosenRunIdAndParentAreKeptAndTheChildIsListed() {
-    RunId parent = start(run(agent("root")));
-    RunId child = new RunId("child-1");
+    RunRef parent = start(run(agent("root")));
+    RunRef child = new RunRef("child-1");
     StartedRun s =
         journal.startRun(
             new StartRun(
@@ -241,7 +241,7 @@ public abstract class JournalContract {
 
   @Test
   void aChosenRunIdAlreadyUsedUnderAnotherKeyIsRefused() {
-    RunId id = new RunId("taken");
+    RunRef id = new RunRef("taken");
     journal.startRun(new StartRun(Optional.of(id), "k1", run(agent("a")), Optional.empty(), "api"));
     assertRefused(
         () ->
@@ -252,8 +252,8 @@ public abstract class JournalContract {
 
   @Test
   void aRunStartedAsARerunNamesTheRunItRepeatsInItsSnapshotAndItsSpawnEntry() {
-    RunId first = start(run(command("a", "true")));
-    RunId again =
+    RunRef first = start(run(command("a", "true")));
+    RunRef again =
         journal
             .startRun(
                 new StartRun(
@@ -276,7 +276,7 @@ public abstract class JournalContract {
 
   @Test
   void aClaimOpensAnAttemptWithALeaseAndJournalsIt() {
-    RunId id = start(run(agent("a")));
+    RunRef id = start(run(agent("a")));
     ClaimedAttempt a = claimOne();
     assertThat(a.lease()).isEqualTo(new LeaseToken(id, "a", 1, Keys.leaseId(id, "a", 1)));
     assertThat(a.idempotencyKey()).isEqualTo(Keys.idempotencyKey(id, "a"));
@@ -386,12 +386,12 @@ public abstract class JournalContract {
 
   @Test
   void aClaimWithQueuesTakesOnlyRunsOfThoseQueuesAndAChildIsInItsParentsQueue() {
-    RunId payments =
+    RunRef payments =
         journal
             .startRun(StartRun.of("key-payments", run(command("p", "true"))).inQueue("payments"))
             .runId();
-    RunId plain = start(run(command("d", "true")));
-    RunId child = new RunId("child-of-payments");
+    RunRef plain = start(run(command("d", "true")));
+    RunRef child = new RunRef("child-of-payments");
     // The child asks for no queue: it is in its parent's all the same.
     journal.startRun(
         new StartRun(
@@ -424,7 +424,7 @@ public abstract class JournalContract {
 
   @Test
   void aStepNoBodyAcceptsIsNotedWithTheReasonUntilAWorkerClaimsIt() {
-    RunId id = start(run(flowStep("body", "source:abc")));
+    RunRef id = start(run(flowStep("body", "source:abc")));
     ClaimRequest refusing = request(Set.of("flow:source:other"), Set.of(), Optional.empty());
     assertThat(journal.claim(refusing)).isEmpty();
     assertThat(snapshot(id).waitingReason()).isEmpty();
@@ -458,7 +458,7 @@ public abstract class JournalContract {
 
   @Test
   void aDependentStepBecomesReadyOnlyAfterItsDependencySucceedsAndTheRunThenSucceeds() {
-    RunId id = start(run(agent("a"), dependsOn(agent("b"), "a")));
+    RunRef id = start(run(agent("a"), dependsOn(agent("b"), "a")));
     ClaimedAttempt a = claimOne();
     assertThat(claim(5)).isEmpty();
     CompletionAck ack = journal.complete(a.lease(), ok());
@@ -485,7 +485,7 @@ public abstract class JournalContract {
 
   @Test
   void aClaimSkipsStepsOfRunsThatAreNotRunning() {
-    RunId id = start(run(agent("a")));
+    RunRef id = start(run(agent("a")));
     journal.cancelRun(id, "test");
     assertThat(claim(5)).isEmpty();
   }
@@ -554,7 +554,7 @@ public abstract class JournalContract {
 
   @Test
   void fencedVerbsOnATerminalRunAnswerRunTerminal() {
-    RunId id = start(run(agent("a", "/x")));
+    RunRef id = start(run(agent("a", "/x")));
     LeaseToken t = claimOne().lease();
     journal.cancelRun(id, "test");
     assertRefused(() -> journal.heartbeat(t), ErrorCode.RUN_TERMINAL);
@@ -564,7 +564,7 @@ public abstract class JournalContract {
 
   @Test
   void fencedVerbsOnAnUnknownRunAnswerRunNotFound() {
-    LeaseToken t = new LeaseToken(new RunId("nope"), "a", 1, "lease_x");
+    LeaseToken t = new LeaseToken(new RunRef("nope"), "a", 1, "lease_x");
     assertRefused(() -> journal.heartbeat(t), ErrorCode.RUN_NOT_FOUND);
   }
 
@@ -572,7 +572,7 @@ public abstract class JournalContract {
 
   @Test
   void recordThenConfirmThenCompleteListsTheEffectInTheCompletion() {
-    RunId id = start(run(agent("a", "/mcp/s/t")));
+    RunRef id = start(run(agent("a", "/mcp/s/t")));
     ClaimedAttempt a = claimOne();
     EffectElection e = journal.recordEffect(a.lease(), "/mcp/s/t");
     assertThat(e).isEqualTo(new EffectElection(a.idempotencyKey(), false, false, Optional.empty()));
@@ -603,7 +603,7 @@ public abstract class JournalContract {
     return java.util.stream.IntStream.rangeClosed(1, MEMOS).mapToObj(i -> "/memo/" + i).toList();
   }
 
-  private List<String> completedEffectPaths(RunId id) {
+  private List<String> completedEffectPaths(RunRef id) {
     return entriesOf(id, JournalEntry.StepCompleted.class).getFirst().effects().stream()
         .map(JournalEntry.EffectRef::surfacePath)
         .toList();
@@ -613,7 +613,7 @@ public abstract class JournalContract {
   void tenMemosOfASucceededStepAreListedInPositionOrder() {
     ClaimedAttempt a = tenMemos(1);
     journal.complete(a.lease(), ok());
-    RunId id = a.lease().runId();
+    RunRef id = a.lease().runId();
     assertThat(completedEffectPaths(id)).containsExactlyElementsOf(memoPaths());
     assertThat(entriesOf(id, JournalEntry.EffectConfirmed.class))
         .extracting(JournalEntry.EffectConfirmed::surfacePath)
@@ -630,7 +630,7 @@ public abstract class JournalContract {
 
   @Test
   void tenEffectsEndedByConfirmAndCompleteAreListedInPositionOrder() {
-    RunId id = start(run(agent("a", "/memo/*")));
+    RunRef id = start(run(agent("a", "/memo/*")));
     ClaimedAttempt a = claimOne();
     for (int i = 1; i < MEMOS; i++) {
       journal.recordConfirmedEffect(a.lease(), "/memo/" + i, Optional.empty());
@@ -642,7 +642,7 @@ public abstract class JournalContract {
 
   @Test
   void tenEffectsRecordedThenConfirmedOneByOneAreListedInTheOrderTheyWereRecorded() {
-    RunId id = start(run(agent("a", "/memo/*")));
+    RunRef id = start(run(agent("a", "/memo/*")));
     ClaimedAttempt a = claimOne();
     for (String path : memoPaths()) {
       journal.recordEffect(a.lease(), path);
@@ -656,7 +656,7 @@ public abstract class JournalContract {
 
   @Test
   void recordingTwiceInOneAttemptIsIdempotentAndJournaledOnce() {
-    RunId id = start(run(agent("a", "/x")));
+    RunRef id = start(run(agent("a", "/x")));
     ClaimedAttempt a = claimOne();
     journal.recordEffect(a.lease(), "/x");
     EffectElection again = journal.recordEffect(a.lease(), "/x");
@@ -678,7 +678,7 @@ public abstract class JournalContract {
 
   @Test
   void aBatchOfMemosIsJournaledInOrderAndAnsweredAsEachMemoAlone() {
-    RunId id = start(run(agent("a", "/memo/*")));
+    RunRef id = start(run(agent("a", "/memo/*")));
     ClaimedAttempt a = claimOne();
     journal.recordConfirmedEffect(a.lease(), "/memo/1", Optional.of(json("v", "first")));
     List<EffectElection> answers = journal.recordConfirmedEffects(a.lease(), memoBatch(1, 5, "b"));
@@ -707,7 +707,7 @@ public abstract class JournalContract {
         ErrorCode.LEASE_CONFLICT);
     assertThat(journal.entries(a.lease().runId())).isEqualTo(before);
 
-    RunId id = start(run(agent("b", "/memo/*")));
+    RunRef id = start(run(agent("b", "/memo/*")));
     ClaimedAttempt b = claimOne();
     journal.cancelRun(id, "test");
     List<JournalRecord> cancelled = journal.entries(id);
@@ -719,7 +719,7 @@ public abstract class JournalContract {
 
   @Test
   void aBatchOfMemosStopsAtAnUndeclaredSurfaceWritingNothingFromThere() {
-    RunId id = start(run(agent("a", "/memo/*")));
+    RunRef id = start(run(agent("a", "/memo/*")));
     ClaimedAttempt a = claimOne();
     List<MemoEffect> batch = new java.util.ArrayList<>(memoBatch(1, 2, "x"));
     batch.add(new MemoEffect("/undeclared", Optional.empty()));
@@ -733,7 +733,7 @@ public abstract class JournalContract {
 
   @Test
   void aSuccessJournalsTheMemosItCarriesBeforeItsEndAndListsThemAmongItsEffects() {
-    RunId id = start(run(agent("a", "/memo/*")));
+    RunRef id = start(run(agent("a", "/memo/*")));
     ClaimedAttempt a = claimOne();
     journal.recordConfirmedEffects(a.lease(), memoBatch(1, 2, "sent"));
     CompletionAck ack =
@@ -767,7 +767,7 @@ public abstract class JournalContract {
 
   @Test
   void aSuccessCarryingAMemoWhoseElectionHoldsKeepsTheConfirmedOneAndJournalsTheRest() {
-    RunId id = start(run(agent("a", "/memo/*")));
+    RunRef id = start(run(agent("a", "/memo/*")));
     ClaimedAttempt a = claimOne();
     journal.recordConfirmedEffect(a.lease(), "/memo/1", Optional.of(json("v", "first")));
     journal.complete(
@@ -796,7 +796,7 @@ public abstract class JournalContract {
 
   @Test
   void aSuccessCarryingAnUndeclaredMemoIsRefusedAndTheStepStaysRunning() {
-    RunId id = start(run(agent("a", "/memo/*")));
+    RunRef id = start(run(agent("a", "/memo/*")));
     ClaimedAttempt a = claimOne();
     List<MemoEffect> memos = new java.util.ArrayList<>(memoBatch(1, 1, "x"));
     memos.add(new MemoEffect("/undeclared", Optional.empty()));
@@ -817,7 +817,7 @@ public abstract class JournalContract {
 
   @Test
   void aDeclaredPrefixCoversEveryPathBelowIt() {
-    RunId id = start(run(agent("a", "/memo/*")));
+    RunRef id = start(run(agent("a", "/memo/*")));
     ClaimedAttempt a = claimOne();
     journal.recordEffect(a.lease(), "/memo/1");
     journal.recordEffect(a.lease(), "/memo/2");
@@ -844,7 +844,7 @@ public abstract class JournalContract {
 
   @Test
   void aSuccessWhileHoldingAnUnconfirmedElectionIsRefused() {
-    RunId id = start(run(agent("a", "/x")));
+    RunRef id = start(run(agent("a", "/x")));
     ClaimedAttempt a = claimOne();
     journal.recordEffect(a.lease(), "/x");
     assertRefused(() -> journal.complete(a.lease(), ok()), ErrorCode.EFFECT_UNCONFIRMED);
@@ -854,7 +854,7 @@ public abstract class JournalContract {
 
   @Test
   void aConfirmedElectionDedupesTheNextAttemptWithItsOutput() {
-    RunId id = start(run(iterations(agent("a", "/x"), 2)));
+    RunRef id = start(run(iterations(agent("a", "/x"), 2)));
     ClaimedAttempt a1 = claimOne();
     journal.recordEffect(a1.lease(), "/x");
     journal.confirmEffect(a1.lease(), "/x", Optional.of(json("paid", "42")));
@@ -871,7 +871,7 @@ public abstract class JournalContract {
 
   @Test
   void recordConfirmedEffectJournalsTheRecordAndTheConfirmationAndDedupesTheNextAttempt() {
-    RunId id = start(run(iterations(agent("a", "/memo/*"), 2)));
+    RunRef id = start(run(iterations(agent("a", "/memo/*"), 2)));
     ClaimedAttempt a1 = claimOne();
     EffectElection e =
         journal.recordConfirmedEffect(a1.lease(), "/memo/1", Optional.of(json("v", "7")));
@@ -890,7 +890,7 @@ public abstract class JournalContract {
 
   @Test
   void recordConfirmedEffectOnAConfirmedEffectKeepsTheFirstOutputAndWritesNothing() {
-    RunId id = start(run(agent("a", "/memo/*")));
+    RunRef id = start(run(agent("a", "/memo/*")));
     ClaimedAttempt a = claimOne();
     journal.recordConfirmedEffect(a.lease(), "/memo/1", Optional.of(json("v", "first")));
     List<JournalRecord> before = journal.entries(id);
@@ -905,7 +905,7 @@ public abstract class JournalContract {
   @Test
   void recordConfirmedEffectAfterExpiryOrOnAnUndeclaredSurfaceWritesNothing() {
     ClaimedAttempt a = expiringAttempt(1, "/memo/*");
-    RunId id = a.lease().runId();
+    RunRef id = a.lease().runId();
     List<JournalRecord> before = journal.entries(id);
     assertRefused(
         () -> journal.recordConfirmedEffect(a.lease(), "/other", Optional.empty()),
@@ -920,7 +920,7 @@ public abstract class JournalContract {
   @Test
   void recordConfirmedEffectTakesOverAnElectionLeftUnconfirmedByADeadAttempt() {
     ClaimedAttempt a1 = expiringAttempt(2, "/memo/*");
-    RunId id = a1.lease().runId();
+    RunRef id = a1.lease().runId();
     journal.recordEffect(a1.lease(), "/memo/1");
     elapse(pastShortLease());
     assertThat(journal.expireLeases()).hasSize(1);
@@ -937,7 +937,7 @@ public abstract class JournalContract {
   @Test
   void anUnconfirmedElectionLeftByADeadAttemptIsTakenOverByTheNext() {
     ClaimedAttempt a1 = expiringAttempt(2, "/x");
-    RunId id = a1.lease().runId();
+    RunRef id = a1.lease().runId();
     journal.recordEffect(a1.lease(), "/x");
     elapse(pastShortLease());
     assertThat(journal.expireLeases()).hasSize(1);
@@ -963,7 +963,7 @@ public abstract class JournalContract {
   @Test
   void aRetryableFailureSchedulesADurableBackoff() {
     RetryPolicy slow = new RetryPolicy(60_000, 60_000, 1.0, 0);
-    RunId id = start(run(Specs.retry(iterations(agent("a"), 3), slow)));
+    RunRef id = start(run(Specs.retry(iterations(agent("a"), 3), slow)));
     ClaimedAttempt a = claimOne();
     CompletionAck ack = journal.complete(a.lease(), retryableFailure());
     assertThat(ack.disposition()).isEqualTo(Disposition.RETRY);
@@ -980,7 +980,7 @@ public abstract class JournalContract {
 
   @Test
   void aRetriedStepIsClaimableAgainOnceItsBackoffHasPassed() {
-    RunId id = start(run(iterations(agent("a"), 2)));
+    RunRef id = start(run(iterations(agent("a"), 2)));
     journal.complete(claimOne().lease(), retryableFailure());
     elapse(pastShortLease());
     ClaimedAttempt again = claimOne();
@@ -990,7 +990,7 @@ public abstract class JournalContract {
 
   @Test
   void aRetryableFailureOnTheLastIterationFailsTheRunWithRetriesExhausted() {
-    RunId id = start(run(agent("a"), agent("b")));
+    RunRef id = start(run(agent("a"), agent("b")));
     ClaimedAttempt a =
         claim(5).stream().filter(c -> c.step().id().equals("a")).findFirst().orElseThrow();
     CompletionAck ack = journal.complete(a.lease(), retryableFailure());
@@ -1004,7 +1004,7 @@ public abstract class JournalContract {
 
   @Test
   void aNonRetryableFailureFailsTheRunWithItsOwnReason() {
-    RunId id = start(run(iterations(agent("a"), 5)));
+    RunRef id = start(run(iterations(agent("a"), 5)));
     CompletionAck ack =
         journal.complete(
             claimOne().lease(),
@@ -1018,7 +1018,7 @@ public abstract class JournalContract {
   @Test
   void anExpiredLeaseIsJournaledLeaseExpiredAndRetriedWithDurableBackoff() {
     ClaimedAttempt a = expiringAttempt(2);
-    RunId id = a.lease().runId();
+    RunRef id = a.lease().runId();
     assertThat(journal.expireLeases()).as("nothing expired yet").isEmpty();
     elapse(pastShortLease());
     List<ExpiredAttempt> expired = journal.expireLeases();
@@ -1048,9 +1048,9 @@ public abstract class JournalContract {
 
   @Test
   void expiredAttemptsAreHandledMostOverdueFirst() {
-    RunId later = start(run(lease(agent("a"), shortLease().multipliedBy(2))));
+    RunRef later = start(run(lease(agent("a"), shortLease().multipliedBy(2))));
     ClaimedAttempt laterAttempt = claimOne();
-    RunId sooner = start(run(lease(agent("a"), shortLease())));
+    RunRef sooner = start(run(lease(agent("a"), shortLease())));
     ClaimedAttempt soonerAttempt = claimOne();
     elapse(shortLease().multipliedBy(2).plus(pastShortLease()));
     assertThat(journal.expireLeases())
@@ -1091,7 +1091,7 @@ public abstract class JournalContract {
 
   @Test
   void aParkedOutcomeParksTheStepAndTheRun() {
-    RunId id = start(run(agent("a", "/x")));
+    RunRef id = start(run(agent("a", "/x")));
     ClaimedAttempt a = claimOne();
     CompletionAck ack =
         journal.complete(
@@ -1112,8 +1112,8 @@ public abstract class JournalContract {
             CompletionReason.WORKER_ERROR, ErrorCode.EFFECT_OUTCOME_UNKNOWN, json("c", "u")));
   }
 
-  private RunId parkedAfterUnknownEffect() {
-    RunId id = start(run(iterations(agent("a", "/x"), 3), dependsOn(agent("b"), "a")));
+  private RunRef parkedAfterUnknownEffect() {
+    RunRef id = start(run(iterations(agent("a", "/x"), 3), dependsOn(agent("b"), "a")));
     ClaimedAttempt a = claimOne();
     journal.recordEffect(a.lease(), "/x");
     parkUnknown(a);
@@ -1122,7 +1122,7 @@ public abstract class JournalContract {
 
   @Test
   void resolvingAParkedStepAsPerformedSucceedsItWithTheGivenOutput() {
-    RunId id = parkedAfterUnknownEffect();
+    RunRef id = parkedAfterUnknownEffect();
     RunSnapshot s = journal.resolveStep(id, "a", Optional.of(json("charged", "yes")), "ops");
     assertThat(s.status()).isEqualTo(RunStatus.RUNNING);
     assertThat(s.step("a").orElseThrow().status()).isEqualTo(StepStatus.SUCCEEDED);
@@ -1133,7 +1133,7 @@ public abstract class JournalContract {
 
   @Test
   void resolvingAParkedStepAsNotPerformedRunsItAgainWithAFreshElection() {
-    RunId id = parkedAfterUnknownEffect();
+    RunRef id = parkedAfterUnknownEffect();
     journal.resolveStep(id, "a", Optional.empty(), "ops");
     ClaimedAttempt again = claimOne();
     assertThat(again.step().id()).isEqualTo("a");
@@ -1142,8 +1142,8 @@ public abstract class JournalContract {
     assertThat(e.deduped()).isFalse();
   }
 
-  private RunId parkedMcpCall(Optional<RunId> parent) {
-    RunId id = new RunId("call-" + System.nanoTime());
+  private RunRef parkedMcpCall(Optional<RunRef> parent) {
+    RunRef id = new RunRef("call-" + System.nanoTime());
     JsonNode input = JSON.objectNode().put("title", "printer on fire");
     journal.startRun(
         new StartRun(
@@ -1161,7 +1161,7 @@ public abstract class JournalContract {
 
   @Test
   void resolvingAParkedMcpCallAsPerformedSucceedsItWithTheReceiptOfTheGivenToolResult() {
-    RunId id = parkedMcpCall(Optional.empty());
+    RunRef id = parkedMcpCall(Optional.empty());
     ObjectNode result = JSON.objectNode();
     result.putArray("content").addObject().put("type", "text").put("text", "T-1");
     result.set("structuredContent", json("id", "T-1"));
@@ -1184,7 +1184,7 @@ public abstract class JournalContract {
 
   @Test
   void aBareObjectResolvingAnMcpCallIsTakenAsTheToolsStructuredContent() {
-    RunId id = parkedMcpCall(Optional.empty());
+    RunRef id = parkedMcpCall(Optional.empty());
 
     RunSnapshot s = journal.resolveStep(id, "call", Optional.of(json("id", "T-2")), "ops");
 
@@ -1198,7 +1198,7 @@ public abstract class JournalContract {
 
   @Test
   void anMcpCallResolvedWithAResultThatIsNoObjectOrAnErrorIsRefusedWritingNothing() {
-    RunId id = parkedMcpCall(Optional.empty());
+    RunRef id = parkedMcpCall(Optional.empty());
     int before = journal.entries(id).size();
     assertRefused(
         () -> journal.resolveStep(id, "call", Optional.of(JSON.textNode("done")), "ops"),
@@ -1213,20 +1213,20 @@ public abstract class JournalContract {
   }
 
   /** A body parked because the MCP call it awaits (its child run) parked: {parent, child}. */
-  private RunId[] parkedParentOfParkedCall() {
-    RunId parent = start(run(agent("body", "/memo/*")));
+  private RunRef[] parkedParentOfParkedCall() {
+    RunRef parent = start(run(agent("body", "/memo/*")));
     ClaimedAttempt body = claimOne();
-    RunId child = parkedMcpCall(Optional.of(parent));
+    RunRef child = parkedMcpCall(Optional.of(parent));
     parkUnknown(body);
     assertThat(snapshot(parent).status()).isEqualTo(RunStatus.PARKED);
-    return new RunId[] {parent, child};
+    return new RunRef[] {parent, child};
   }
 
   @Test
   void resolvingTheParkedChildOfAParkedParentResumesTheParent() {
-    RunId[] runs = parkedParentOfParkedCall();
-    RunId parent = runs[0];
-    RunId child = runs[1];
+    RunRef[] runs = parkedParentOfParkedCall();
+    RunRef parent = runs[0];
+    RunRef child = runs[1];
 
     journal.resolveStep(child, "call", Optional.of(json("id", "T-3")), "ops");
 
@@ -1238,9 +1238,9 @@ public abstract class JournalContract {
 
   @Test
   void resolvingAChildAsNotPerformedAlsoResumesItsParkedParent() {
-    RunId[] runs = parkedParentOfParkedCall();
-    RunId parent = runs[0];
-    RunId child = runs[1];
+    RunRef[] runs = parkedParentOfParkedCall();
+    RunRef parent = runs[0];
+    RunRef child = runs[1];
 
     journal.resolveStep(child, "call", Optional.empty(), "ops");
 
@@ -1250,7 +1250,7 @@ public abstract class JournalContract {
 
   @Test
   void resolvingAStepThatIsNotParkedIsRefused() {
-    RunId id = start(run(agent("a")));
+    RunRef id = start(run(agent("a")));
     assertRefused(
         () -> journal.resolveStep(id, "a", Optional.empty(), "ops"), ErrorCode.INVALID_INPUT);
     assertRefused(
@@ -1279,8 +1279,8 @@ public abstract class JournalContract {
   }
 
   /** Starts a one-call run (step {@code call} calling {@code tool} on {@code server}). */
-  private RunId startCall(String prefix, String server, String tool, Optional<RunId> parent) {
-    RunId id = new RunId(prefix + System.nanoTime());
+  private RunRef startCall(String prefix, String server, String tool, Optional<RunRef> parent) {
+    RunRef id = new RunRef(prefix + System.nanoTime());
     journal.startRun(
         new StartRun(
             Optional.of(id),
@@ -1291,8 +1291,8 @@ public abstract class JournalContract {
     return id;
   }
 
-  private RunId parkedForInput(Optional<RunId> parent, boolean withUrl) {
-    RunId id = startCall("ask-", "forms", "ask", parent);
+  private RunRef parkedForInput(Optional<RunRef> parent, boolean withUrl) {
+    RunRef id = startCall("ask-", "forms", "ask", parent);
     ClaimedAttempt a = claimOne();
     journal.recordEffect(a.lease(), "/mcp/forms/ask");
     ObjectNode tail = JSON.objectNode().put("type", "mcp").put("diagnostic", "input_required");
@@ -1307,7 +1307,7 @@ public abstract class JournalContract {
 
   @Test
   void anAnswerToACallParkedForInputIsJournaledAndRunsTheCallAgainWithAFreshElection() {
-    RunId id = parkedForInput(Optional.empty(), false);
+    RunRef id = parkedForInput(Optional.empty(), false);
 
     RunSnapshot s =
         journal.answerInput(id, "call", new InputAnswer.Accept(json("name", "Ada")), "ops");
@@ -1328,7 +1328,7 @@ public abstract class JournalContract {
 
   @Test
   void anAnswerTheRequestedSchemaRefusesIsRefusedWithTheSchemaErrorWritingNothing() {
-    RunId id = parkedForInput(Optional.empty(), false);
+    RunRef id = parkedForInput(Optional.empty(), false);
     List<JournalRecord> before = journal.entries(id);
 
     assertThatThrownBy(
@@ -1356,7 +1356,7 @@ public abstract class JournalContract {
 
   @Test
   void severalRequestsAreAnsweredByKeyAndAUrlIsAnsweredWithAnEmptyObject() {
-    RunId id = parkedForInput(Optional.empty(), true);
+    RunRef id = parkedForInput(Optional.empty(), true);
     assertRefused(
         () -> journal.answerInput(id, "call", new InputAnswer.Accept(json("name", "Ada")), "ops"),
         ErrorCode.INVALID_INPUT);
@@ -1377,7 +1377,7 @@ public abstract class JournalContract {
 
   @Test
   void aDeclineAnswersEveryRequestDeclined() {
-    RunId id = parkedForInput(Optional.empty(), true);
+    RunRef id = parkedForInput(Optional.empty(), true);
 
     journal.answerInput(id, "call", new InputAnswer.Decline(), "ops");
 
@@ -1388,11 +1388,11 @@ public abstract class JournalContract {
 
   @Test
   void onlyAStepParkedForInputTakesAnAnswer() {
-    RunId unknown = parkedMcpCall(Optional.empty());
+    RunRef unknown = parkedMcpCall(Optional.empty());
     assertRefused(
         () -> journal.answerInput(unknown, "call", new InputAnswer.Decline(), "ops"),
         ErrorCode.INVALID_INPUT);
-    RunId id = parkedForInput(Optional.empty(), false);
+    RunRef id = parkedForInput(Optional.empty(), false);
     assertRefused(
         () -> journal.answerInput(id, "nope", new InputAnswer.Decline(), "ops"),
         ErrorCode.STEP_NOT_FOUND);
@@ -1404,9 +1404,9 @@ public abstract class JournalContract {
 
   @Test
   void answeringTheParkedChildOfAParkedParentResumesTheParent() {
-    RunId parent = start(run(agent("body", "/memo/*")));
+    RunRef parent = start(run(agent("body", "/memo/*")));
     ClaimedAttempt body = claimOne();
-    RunId child = parkedForInput(Optional.of(parent), false);
+    RunRef child = parkedForInput(Optional.of(parent), false);
     parkUnknown(body);
 
     journal.answerInput(child, "call", new InputAnswer.Accept(json("name", "Ada")), "ops");
@@ -1418,7 +1418,7 @@ public abstract class JournalContract {
 
   @Test
   void resumingAFailedRunMakesItsFailedStepReadyForOneMoreAttempt() {
-    RunId id = start(run(agent("a")));
+    RunRef id = start(run(agent("a")));
     journal.complete(claimOne().lease(), retryableFailure());
     assertThat(snapshot(id).status()).isEqualTo(RunStatus.FAILED);
     RunSnapshot s = journal.resumeRun(id, "ops");
@@ -1433,7 +1433,7 @@ public abstract class JournalContract {
 
   @Test
   void resumingAParkedRunRunsTheParkedStepAgain() {
-    RunId id = parkedAfterUnknownEffect();
+    RunRef id = parkedAfterUnknownEffect();
     assertThat(journal.resumeRun(id, "ops").status()).isEqualTo(RunStatus.RUNNING);
     ClaimedAttempt again = claimOne();
     assertThat(journal.recordEffect(again.lease(), "/x").takenOver()).isTrue();
@@ -1441,18 +1441,18 @@ public abstract class JournalContract {
 
   @Test
   void resumingASucceededRunIsRefusedAndARunningRunIsUnchanged() {
-    RunId id = start(run(agent("a")));
+    RunRef id = start(run(agent("a")));
     assertThat(journal.resumeRun(id, "ops").status()).isEqualTo(RunStatus.RUNNING);
     journal.complete(claimOne().lease(), ok());
     assertRefused(() -> journal.resumeRun(id, "ops"), ErrorCode.RUN_TERMINAL);
-    assertRefused(() -> journal.resumeRun(new RunId("nope"), "ops"), ErrorCode.RUN_NOT_FOUND);
+    assertRefused(() -> journal.resumeRun(new RunRef("nope"), "ops"), ErrorCode.RUN_NOT_FOUND);
   }
 
   // ---- cancel
 
   @Test
   void aCancelEndsRunningAttemptsPendingStepsAndTheRun() {
-    RunId id = start(run(agent("a"), agent("b"), dependsOn(agent("c"), "a")));
+    RunRef id = start(run(agent("a"), agent("b"), dependsOn(agent("c"), "a")));
     ClaimedAttempt a =
         claim(5, StepKind.AGENT).stream()
             .filter(c -> c.step().id().equals("a"))
@@ -1475,7 +1475,7 @@ public abstract class JournalContract {
 
   @Test
   void aCancelIsIdempotent() {
-    RunId id = start(run(agent("a")));
+    RunRef id = start(run(agent("a")));
     journal.cancelRun(id, "x");
     int n = journal.entries(id).size();
     CancelOutcome again = journal.cancelRun(id, "x");
@@ -1485,14 +1485,14 @@ public abstract class JournalContract {
 
   @Test
   void aParkedRunCanBeCanceled() {
-    RunId id = parkedAfterUnknownEffect();
+    RunRef id = parkedAfterUnknownEffect();
     assertThat(journal.cancelRun(id, "x").status()).isEqualTo(RunStatus.CANCELED);
     assertThat(stepStatus(id, "a")).isEqualTo(StepStatus.CANCELED);
   }
 
   @Test
   void aCancelBeforeStartLeavesATombstoneThatRefusesTheLaterStart() {
-    RunId id = new RunId("late-child");
+    RunRef id = new RunRef("late-child");
     CancelOutcome out = journal.cancelRun(id, "dispatch deadline");
     assertThat(out.tombstoned()).isTrue();
     assertThat(out.status()).isEqualTo(RunStatus.CANCELED);
@@ -1567,7 +1567,7 @@ public abstract class JournalContract {
             bodyRequest("claimed-1", run(agent("body", "/memo/0"))), WORKER, LONG_LEASE);
     assertThat(s.started().created()).isTrue();
     assertThat(s.started().status()).isEqualTo(RunStatus.RUNNING);
-    RunId id = s.started().runId();
+    RunRef id = s.started().runId();
     ClaimedAttempt a = s.attempt().orElseThrow();
     assertThat(a.lease()).isEqualTo(new LeaseToken(id, "body", 1, Keys.leaseId(id, "body", 1)));
     assertThat(a.idempotencyKey()).isEqualTo(Keys.idempotencyKey(id, "body"));
@@ -1599,7 +1599,7 @@ public abstract class JournalContract {
   @Test
   void startRunClaimedOfAnAdmittedKeyAnswersThatRunAsStartRunDoesAndClaimsNothing() {
     StartRun r = bodyRequest("claimed-dup", run(agent("body")));
-    RunId id = journal.startRun(r).runId();
+    RunRef id = journal.startRun(r).runId();
     int n = journal.entries(id).size();
     ClaimedStart again = journal.startRunClaimed(r, WORKER, LONG_LEASE);
     assertThat(again.started().runId()).isEqualTo(id);
@@ -1663,7 +1663,7 @@ public abstract class JournalContract {
 
   @Test
   void startRunSucceededJournalsWhatAClaimedAdmissionThenTheCompletionWould() {
-    RunId id = RunId.random();
+    RunRef id = RunRef.random();
     StartRun r = bodyRequest("ended-1", run(agent("body", "/memo/0", "/memo/1"))).withRunId(id);
     StepOutcome.Succeeded end =
         new StepOutcome.Succeeded(
@@ -1703,7 +1703,7 @@ public abstract class JournalContract {
   @Test
   void startRunSucceededOfAnAdmittedKeyWritesNothingAndAnswersEmpty() {
     StartRun r = bodyRequest("ended-dup", run(agent("body")));
-    RunId id = journal.startRun(r).runId();
+    RunRef id = journal.startRun(r).runId();
     int n = journal.entries(id).size();
     assertThat(journal.startRunSucceeded(r, WORKER, LONG_LEASE, succeeded())).isEmpty();
     assertThat(journal.entries(id)).hasSize(n);
@@ -1712,7 +1712,7 @@ public abstract class JournalContract {
 
   @Test
   void startRunSucceededWithAnUndeclaredMemoEndsAsTheCompletionWouldAndKeepsTheAdmission() {
-    RunId id = RunId.random();
+    RunRef id = RunRef.random();
     StartRun r = bodyRequest("ended-undeclared", run(agent("body"))).withRunId(id);
     StepOutcome.Succeeded end =
         new StepOutcome.Succeeded(
@@ -1776,19 +1776,19 @@ public abstract class JournalContract {
     return expected;
   }
 
-  private static StartRun oneCall(Optional<RunId> id, String key, RunSpec spec) {
+  private static StartRun oneCall(Optional<RunRef> id, String key, RunSpec spec) {
     return new StartRun(id, key, spec, Optional.empty(), "contract");
   }
 
   /** What each admission verb makes of run id {@code id} under a key of its own. */
-  private Map<String, String> underAnotherKey(RunId id) {
+  private Map<String, String> underAnotherKey(RunRef id) {
     return admissionOutcomes(
         verb -> oneCall(Optional.of(id), "second " + verb + " " + id, oneCallSpec()));
   }
 
   /** A run id of its own for each verb's request. */
-  private static RunId notTheKeys(String verb) {
-    return new RunId("not-" + verb.replaceAll("[^A-Za-z0-9]+", "-"));
+  private static RunRef notTheKeys(String verb) {
+    return new RunRef("not-" + verb.replaceAll("[^A-Za-z0-9]+", "-"));
   }
 
   private static RunSpec oneCallSpec() {
@@ -1797,12 +1797,12 @@ public abstract class JournalContract {
 
   @Test
   void everyAdmissionVerbRefusesARunIdAnotherKeyAdmittedWhileThatRunGoesOn() {
-    RunId leased = new RunId("other-key-leased");
+    RunRef leased = new RunRef("other-key-leased");
     journal.startRun(oneCall(Optional.of(leased), "first-leased", oneCallSpec()));
     assertThat(claimOne().lease().runId()).isEqualTo(leased);
-    RunId waiting = new RunId("other-key-waiting");
+    RunRef waiting = new RunRef("other-key-waiting");
     journal.startRun(oneCall(Optional.of(waiting), "first-waiting", oneCallSpec()));
-    for (RunId id : List.of(waiting, leased)) {
+    for (RunRef id : List.of(waiting, leased)) {
       List<JournalRecord> before = journal.entries(id);
       StepStatus step = stepStatus(id, "call");
       assertThat(underAnotherKey(id))
@@ -1815,15 +1815,15 @@ public abstract class JournalContract {
 
   @Test
   void everyAdmissionVerbRefusesRunTerminalARunIdAnotherKeyAdmittedOnceThatRunEnded() {
-    RunId succeeded = new RunId("other-key-succeeded");
+    RunRef succeeded = new RunRef("other-key-succeeded");
     journal.startRun(oneCall(Optional.of(succeeded), "first-succeeded", oneCallSpec()));
     journal.complete(claimOne().lease(), ok());
-    RunId canceled = new RunId("other-key-canceled");
+    RunRef canceled = new RunRef("other-key-canceled");
     journal.startRun(oneCall(Optional.of(canceled), "first-canceled", oneCallSpec()));
     journal.cancelRun(canceled, "test");
-    RunId tombstoned = new RunId("other-key-tombstoned");
+    RunRef tombstoned = new RunRef("other-key-tombstoned");
     journal.cancelRun(tombstoned, "dispatch deadline");
-    for (RunId id : List.of(succeeded, canceled, tombstoned)) {
+    for (RunRef id : List.of(succeeded, canceled, tombstoned)) {
       List<JournalRecord> before = journal.entries(id);
       assertThat(underAnotherKey(id))
           .as("a run id admitted under another key, its run %s", snapshot(id).status())
@@ -1834,7 +1834,7 @@ public abstract class JournalContract {
 
   @Test
   void everyAdmissionVerbRefusesAKeyThatAdmittedAnotherSpecOrAnotherRunId() {
-    RunId id = new RunId("key-owner");
+    RunRef id = new RunRef("key-owner");
     journal.startRun(oneCall(Optional.of(id), "owned-key", oneCallSpec()));
     List<JournalRecord> before = journal.entries(id);
     RunSpec otherSpec = run(agent("call", INLINE_SURFACE, "/memo/*"));
@@ -1858,12 +1858,12 @@ public abstract class JournalContract {
     Map<String, String> answered = everyAdmissionVerb("answered");
     // An inline call's caller awaits the run it finds instead.
     answered.put("startClaimed", "run_admission_conflict");
-    RunId going = new RunId("same-again-going");
+    RunRef going = new RunRef("same-again-going");
     journal.startRun(oneCall(Optional.of(going), "same-going", oneCallSpec()));
-    RunId ended = new RunId("same-again-ended");
+    RunRef ended = new RunRef("same-again-ended");
     journal.startRun(oneCall(Optional.of(ended), "same-ended", oneCallSpec()));
     journal.cancelRun(ended, "test");
-    for (RunId id : List.of(going, ended)) {
+    for (RunRef id : List.of(going, ended)) {
       String key = snapshot(id).admissionKey();
       List<JournalRecord> before = journal.entries(id);
       assertThat(admissionOutcomes(verb -> oneCall(Optional.of(id), key, oneCallSpec())))
@@ -1882,7 +1882,7 @@ public abstract class JournalContract {
 
   private StartRun inlineRequest(String id) {
     return new StartRun(
-        Optional.of(new RunId(id)),
+        Optional.of(new RunRef(id)),
         "inline-" + id,
         run(agent("call", INLINE_SURFACE)),
         Optional.empty(),
@@ -1896,7 +1896,7 @@ public abstract class JournalContract {
   @Test
   void startClaimedAdmitsTheRunOpensAttemptOneAndElectsTheEffectAtOnce() {
     ClaimedEffect c = startInline("inline-1");
-    RunId id = new RunId("inline-1");
+    RunRef id = new RunRef("inline-1");
     assertThat(c.attempt().lease())
         .isEqualTo(new LeaseToken(id, "call", 1, Keys.leaseId(id, "call", 1)));
     assertThat(c.attempt().idempotencyKey()).isEqualTo(Keys.idempotencyKey(id, "call"));
@@ -1924,20 +1924,20 @@ public abstract class JournalContract {
   void startClaimedIsRefusedWhenTheAdmissionKeyAlreadyAdmittedARun() {
     StartRun r = inlineRequest("inline-dup");
     journal.startRun(r);
-    int n = journal.entries(new RunId("inline-dup")).size();
+    int n = journal.entries(new RunRef("inline-dup")).size();
     assertRefused(
         () -> journal.startClaimed(r, WORKER, LONG_LEASE, INLINE_SURFACE),
         ErrorCode.RUN_ADMISSION_CONFLICT);
     assertRefused(() -> startInline("inline-dup"), ErrorCode.RUN_ADMISSION_CONFLICT);
-    assertThat(journal.entries(new RunId("inline-dup"))).hasSize(n);
-    assertThat(stepStatus(new RunId("inline-dup"), "call")).isEqualTo(StepStatus.READY);
+    assertThat(journal.entries(new RunRef("inline-dup"))).hasSize(n);
+    assertThat(stepStatus(new RunRef("inline-dup"), "call")).isEqualTo(StepStatus.READY);
   }
 
   @Test
   void startClaimedOfATombstonedRunIdIsRefusedRunTerminal() {
-    journal.cancelRun(new RunId("inline-late"), "dispatch deadline");
+    journal.cancelRun(new RunRef("inline-late"), "dispatch deadline");
     assertRefused(() -> startInline("inline-late"), ErrorCode.RUN_TERMINAL);
-    assertThat(types(new RunId("inline-late"))).containsExactly("run.cancel.requested");
+    assertThat(types(new RunRef("inline-late"))).containsExactly("run.cancel.requested");
   }
 
   @Test
@@ -1947,13 +1947,13 @@ public abstract class JournalContract {
             journal.startClaimed(
                 inlineRequest("inline-undeclared"), WORKER, LONG_LEASE, "/mcp/x/y"),
         ErrorCode.EFFECT_NOT_DECLARED);
-    assertThat(journal.run(new RunId("inline-undeclared"))).isEmpty();
+    assertThat(journal.run(new RunRef("inline-undeclared"))).isEmpty();
   }
 
   @Test
   void confirmAndCompleteConfirmsTheEffectAndEndsTheStepAndTheRunTogether() {
     ClaimedEffect c = startInline("inline-ok");
-    RunId id = new RunId("inline-ok");
+    RunRef id = new RunRef("inline-ok");
     CompletionAck ack =
         journal.confirmAndComplete(
             c.attempt().lease(),
@@ -1980,7 +1980,7 @@ public abstract class JournalContract {
   @Test
   void confirmAndCompleteWithAFailureStillJournalsTheConfirmationBeforeTheCompletion() {
     ClaimedEffect c = startInline("inline-retry");
-    RunId id = new RunId("inline-retry");
+    RunRef id = new RunRef("inline-retry");
     CompletionAck ack =
         journal.confirmAndComplete(
             c.attempt().lease(), INLINE_SURFACE, Optional.of(json("r", "1")), retryableFailure());
@@ -1993,25 +1993,25 @@ public abstract class JournalContract {
   void confirmAndCompleteAfterTheLeaseExpiredIsRefusedAndWritesNothing() {
     StartRun r =
         new StartRun(
-            Optional.of(new RunId("inline-expired")),
+            Optional.of(new RunRef("inline-expired")),
             "inline-expired",
             run(lease(agent("call", INLINE_SURFACE), shortLease())),
             Optional.empty(),
             "contract");
     ClaimedEffect c = journal.startClaimed(r, WORKER, LONG_LEASE, INLINE_SURFACE);
     elapse(pastShortLease());
-    int n = journal.entries(new RunId("inline-expired")).size();
+    int n = journal.entries(new RunRef("inline-expired")).size();
     assertRefused(
         () ->
             journal.confirmAndComplete(
                 c.attempt().lease(), INLINE_SURFACE, Optional.of(json("r", "1")), ok()),
         ErrorCode.LEASE_CONFLICT);
-    assertThat(journal.entries(new RunId("inline-expired"))).hasSize(n);
+    assertThat(journal.entries(new RunRef("inline-expired"))).hasSize(n);
   }
 
   @Test
   void confirmAndCompleteWithoutThisAttemptsElectionIsRefusedAndWritesNothing() {
-    RunId id = start(run(agent("a", "/x", "/y")));
+    RunRef id = start(run(agent("a", "/x", "/y")));
     ClaimedAttempt a = claimOne();
     int n = journal.entries(id).size();
     assertRefused(
@@ -2028,8 +2028,8 @@ public abstract class JournalContract {
   @Test
   void confirmAndCompleteSuspendingOnARunThatIsNotAChildIsRefusedAndWritesNothing() {
     ClaimedEffect c = startInline("inline-suspend-stranger");
-    RunId id = new RunId("inline-suspend-stranger");
-    RunId stranger = start(run(command("s", "true")));
+    RunRef id = new RunRef("inline-suspend-stranger");
+    RunRef stranger = start(run(command("s", "true")));
     List<JournalRecord> before = journal.entries(id);
     assertRefused(
         () ->
@@ -2047,7 +2047,7 @@ public abstract class JournalContract {
   @Test
   void aRunWatchWakesWhenTheWatchedRunCompletes() throws Exception {
     ClaimedEffect c = startInline("inline-watch");
-    try (RunWatch watch = journal.watchRun(new RunId("inline-watch"))) {
+    try (RunWatch watch = journal.watchRun(new RunRef("inline-watch"))) {
       journal.confirmAndComplete(c.attempt().lease(), INLINE_SURFACE, Optional.empty(), ok());
       assertThat(watch.await(Duration.ofSeconds(20))).isTrue();
     }
@@ -2056,7 +2056,7 @@ public abstract class JournalContract {
   @Test
   void aRunWatchTimesOutWhenTheRunDoesNotChange() throws Exception {
     startInline("inline-quiet");
-    try (RunWatch watch = journal.watchRun(new RunId("inline-quiet"))) {
+    try (RunWatch watch = journal.watchRun(new RunRef("inline-quiet"))) {
       assertThat(watch.await(Duration.ofMillis(50))).isFalse();
     }
   }
@@ -2068,11 +2068,11 @@ public abstract class JournalContract {
     start(run(agent("live")));
     LeaseToken live = claimOne().lease();
     ClaimedAttempt expiring = expiringAttempt(2);
-    RunId endedRun = start(run(agent("ended")));
+    RunRef endedRun = start(run(agent("ended")));
     LeaseToken ended = claimOne().lease();
     journal.cancelRun(endedRun, "test");
     LeaseToken forged = new LeaseToken(live.runId(), live.stepId(), live.attempt(), "lease_forged");
-    LeaseToken unknown = new LeaseToken(new RunId("nope"), "a", 1, "lease_x");
+    LeaseToken unknown = new LeaseToken(new RunRef("nope"), "a", 1, "lease_x");
     elapse(pastShortLease());
     List<JournalRecord> expiringBefore = journal.entries(expiring.lease().runId());
 
@@ -2174,8 +2174,8 @@ public abstract class JournalContract {
 
   // ---- suspended bodies (an attempt given back while the body waits on a child run)
 
-  private RunId childOf(RunId parent, String id, RunSpec spec) {
-    RunId child = new RunId(id);
+  private RunRef childOf(RunRef parent, String id, RunSpec spec) {
+    RunRef child = new RunRef(id);
     journal.startRun(
         new StartRun(Optional.of(child), "key-" + id, spec, Optional.of(parent), "flow:root"));
     return child;
@@ -2183,9 +2183,9 @@ public abstract class JournalContract {
 
   @Test
   void aSuspendedAttemptIsReadyAgainWhenItsChildEndsAndUsesNoIteration() {
-    RunId parent = start(run(iterations(agent("root"), 2)));
+    RunRef parent = start(run(iterations(agent("root"), 2)));
     ClaimedAttempt first = claimOne();
-    RunId child = childOf(parent, "child-suspend-1", run(command("c", "true")));
+    RunRef child = childOf(parent, "child-suspend-1", run(command("c", "true")));
     CompletionAck ack =
         journal.complete(first.lease(), new StepOutcome.Suspended(child, Duration.ofHours(1)));
     assertThat(ack.reason()).isEqualTo(CompletionReason.SUSPENDED);
@@ -2212,9 +2212,9 @@ public abstract class JournalContract {
 
   @Test
   void suspendingOnAChildThatHasEndedMakesTheStepReadyAtOnce() {
-    RunId parent = start(run(agent("root")));
+    RunRef parent = start(run(agent("root")));
     ClaimedAttempt first = claimOne();
-    RunId child = childOf(parent, "child-suspend-2", run(command("c", "true")));
+    RunRef child = childOf(parent, "child-suspend-2", run(command("c", "true")));
     ClaimedAttempt c = claim(1, StepKind.DETERMINISTIC).getFirst();
     journal.complete(c.lease(), ok());
     journal.complete(first.lease(), new StepOutcome.Suspended(child, Duration.ofHours(1)));
@@ -2225,9 +2225,9 @@ public abstract class JournalContract {
 
   @Test
   void aChildThatParksWakesItsSuspendedParentToo() {
-    RunId parent = start(run(agent("root")));
+    RunRef parent = start(run(agent("root")));
     ClaimedAttempt first = claimOne();
-    RunId child = childOf(parent, "child-suspend-3", run(agent("c")));
+    RunRef child = childOf(parent, "child-suspend-3", run(agent("c")));
     journal.complete(first.lease(), new StepOutcome.Suspended(child, Duration.ofHours(1)));
     ClaimedAttempt c = claimOne();
     assertThat(c.lease().runId()).isEqualTo(child);
@@ -2240,9 +2240,9 @@ public abstract class JournalContract {
 
   @Test
   void suspendingOnARunThatIsNotAChildIsRefusedAndWritesNothing() {
-    RunId parent = start(run(agent("root")));
+    RunRef parent = start(run(agent("root")));
     ClaimedAttempt first = claimOne();
-    RunId stranger = start(run(command("s", "true")));
+    RunRef stranger = start(run(command("s", "true")));
     List<String> before = types(parent);
     assertRefused(
         () ->
@@ -2257,12 +2257,12 @@ public abstract class JournalContract {
 
   @Test
   void cancelingARunCancelsTheOpenChildRunItsSuspendedBodyAwaitsAndLeavesEndedOnes() {
-    RunId parent = start(run(agent("root")));
+    RunRef parent = start(run(agent("root")));
     ClaimedAttempt first = claimOne();
-    RunId ended = childOf(parent, "child-cancel-ended", run(command("c", "true")));
+    RunRef ended = childOf(parent, "child-cancel-ended", run(command("c", "true")));
     ClaimedAttempt e = claim(1, StepKind.DETERMINISTIC).getFirst();
     journal.complete(e.lease(), ok());
-    RunId open = childOf(parent, "child-cancel-open", run(agent("c")));
+    RunRef open = childOf(parent, "child-cancel-open", run(agent("c")));
     ClaimedAttempt o = claimOne();
     assertThat(o.lease().runId()).isEqualTo(open);
     journal.complete(first.lease(), new StepOutcome.Suspended(open, Duration.ofHours(1)));
@@ -2282,12 +2282,12 @@ public abstract class JournalContract {
 
   @Test
   void cancelingARunCancelsItsOpenGrandchildrenThroughItsChildFlowRun() {
-    RunId parent = start(run(agent("root")));
+    RunRef parent = start(run(agent("root")));
     ClaimedAttempt first = claimOne();
-    RunId child = childOf(parent, "child-flow-cancel", run(agent("body")));
+    RunRef child = childOf(parent, "child-flow-cancel", run(agent("body")));
     ClaimedAttempt c = claimOne();
     assertThat(c.lease().runId()).isEqualTo(child);
-    RunId grandchild = childOf(child, "grandchild-cancel", run(agent("call")));
+    RunRef grandchild = childOf(child, "grandchild-cancel", run(agent("call")));
     journal.complete(c.lease(), new StepOutcome.Suspended(grandchild, Duration.ofHours(1)));
     journal.complete(first.lease(), new StepOutcome.Suspended(child, Duration.ofHours(1)));
 
@@ -2301,9 +2301,9 @@ public abstract class JournalContract {
 
   @Test
   void aSuspendedStepIsLookedAtAgainAtItsRecheckTimeWithoutAWakeUp() {
-    RunId parent = start(run(agent("root")));
+    RunRef parent = start(run(agent("root")));
     ClaimedAttempt first = claimOne();
-    RunId child = childOf(parent, "child-suspend-4", run(agent("c")));
+    RunRef child = childOf(parent, "child-suspend-4", run(agent("c")));
     journal.complete(first.lease(), new StepOutcome.Suspended(child, shortLease()));
     assertThat(claim(1, StepKind.AGENT).stream().map(a -> a.lease().runId()))
         .containsExactly(child);
@@ -2315,7 +2315,7 @@ public abstract class JournalContract {
 
   @Test
   void aTimerSuspensionMakesTheStepClaimableAtItsDueTimeAndNotBefore() {
-    RunId id = start(run(agent("root")));
+    RunRef id = start(run(agent("root")));
     ClaimedAttempt first = claimOne();
     CompletionAck ack = journal.complete(first.lease(), StepOutcome.Suspended.timer(shortLease()));
     assertThat(ack.reason()).isEqualTo(CompletionReason.SUSPENDED);
@@ -2335,7 +2335,7 @@ public abstract class JournalContract {
 
   @Test
   void aTimerSuspensionUsesNoIteration() {
-    RunId id = start(run(agent("root")));
+    RunRef id = start(run(agent("root")));
     for (int i = 0; i < 3; i++) {
       journal.complete(claimOne().lease(), StepOutcome.Suspended.timer(Duration.ofMillis(1)));
       elapse(Duration.ofMillis(5));
@@ -2369,7 +2369,7 @@ public abstract class JournalContract {
   @Test
   void aTaskIsJournaledWithItsEffectAndAgainOnlyWhenItsStatusOrMessageChanges() {
     ClaimedAttempt a = callingAttempt();
-    RunId id = a.lease().runId();
+    RunRef id = a.lease().runId();
 
     assertThat(journal.recordTask(a.lease(), TASK_SURFACE, task("t-1", "working", "0%"))).isTrue();
     assertThat(journal.recordTask(a.lease(), TASK_SURFACE, task("t-1", "working", "0%")))
@@ -2395,7 +2395,7 @@ public abstract class JournalContract {
 
   @Test
   void aTaskNoteIsRefusedWithoutTheAttemptsElectionForAnUnknownStatusOrAnotherTask() {
-    RunId id = start(run(Specs.mcpCall("call", "jobs", "slow", JSON.objectNode())));
+    RunRef id = start(run(Specs.mcpCall("call", "jobs", "slow", JSON.objectNode())));
     ClaimedAttempt a = claimOne();
     assertRefused(
         () -> journal.recordTask(a.lease(), TASK_SURFACE, task("t-1", "working", "0%")),
@@ -2420,7 +2420,7 @@ public abstract class JournalContract {
   @Test
   void theNextAttemptOfASuspendedTaskCallTakesTheElectionOverAndNotesTheSameTask() {
     ClaimedAttempt first = callingAttempt();
-    RunId id = first.lease().runId();
+    RunRef id = first.lease().runId();
     journal.recordTask(first.lease(), TASK_SURFACE, task("t-1", "working", "0%"));
     journal.complete(first.lease(), StepOutcome.Suspended.timer(Duration.ofMillis(1)));
     elapse(Duration.ofMillis(5));
@@ -2442,7 +2442,7 @@ public abstract class JournalContract {
   @Test
   void aTaskStillWorkingWhenItsRunEndsIsOwedACancelUntilOneIsNotedOnce() {
     ClaimedAttempt a = callingAttempt();
-    RunId id = a.lease().runId();
+    RunRef id = a.lease().runId();
     journal.recordTask(a.lease(), TASK_SURFACE, task("t-owed", "working", "0%"));
     journal.complete(a.lease(), StepOutcome.Suspended.timer(Duration.ofSeconds(30)));
     assertThat(journal.tasksToCancel(10)).as("its run still runs").isEmpty();
@@ -2460,7 +2460,7 @@ public abstract class JournalContract {
     assertRefused(
         () ->
             journal.noteTaskCancel(
-                new RunId("no-such-run"), "call", "t-owed", "run canceled", "reconciler"),
+                new RunRef("no-such-run"), "call", "t-owed", "run canceled", "reconciler"),
         ErrorCode.RUN_NOT_FOUND);
     assertThat(journal.noteTaskCancel(id, "call", "t-owed", "run canceled", "reconciler")).isTrue();
     assertThat(journal.noteTaskCancel(id, "call", "t-owed", "run canceled", "reconciler"))
@@ -2527,7 +2527,7 @@ public abstract class JournalContract {
   void anAttemptThatExpiresWhileItsTaskIsLiveUsesNoIterationUntilTheTasksTtlHasPassed() {
     StepSpec call = iterations(Specs.mcpCall("call", "jobs", "slow", JSON.objectNode()), 2);
     ClaimedAttempt first = taskCallAttempt(call, taskNote("working", Optional.of(10_000L)));
-    RunId id = first.lease().runId();
+    RunRef id = first.lease().runId();
     elapse(pastShortLease());
     assertThat(journal.expireLeases())
         .containsExactly(new ExpiredAttempt(first.lease(), Disposition.RETRY));
@@ -2557,7 +2557,7 @@ public abstract class JournalContract {
             iterations(Specs.mcpCall("call", "jobs", "slow", JSON.objectNode()), 1),
             Duration.ofSeconds(5));
     ClaimedAttempt first = taskCallAttempt(call, taskNote("input_required", Optional.empty()));
-    RunId id = first.lease().runId();
+    RunRef id = first.lease().runId();
     elapse(pastShortLease());
     assertThat(journal.expireLeases())
         .containsExactly(new ExpiredAttempt(first.lease(), Disposition.RETRY));
@@ -2583,7 +2583,7 @@ public abstract class JournalContract {
 
   @Test
   void signalsSentBeforeTheWaitAreTakenInOrderEachOnce() {
-    RunId id = start(run(agent("root", "/memo/*")));
+    RunRef id = start(run(agent("root", "/memo/*")));
     assertThat(journal.sendSignal(id, "approve", json("n", "1"), Optional.empty()))
         .isEqualTo(new SignalSent(id, "approve", 1, false));
     journal.sendSignal(id, "other", json("n", "x"), Optional.empty());
@@ -2603,7 +2603,7 @@ public abstract class JournalContract {
 
   @Test
   void takingASignalAtAPlaceThatHasOneAnswersItAndTakesNoOther() {
-    RunId id = start(run(iterations(lease(agent("root", "/memo/*"), shortLease()), 3)));
+    RunRef id = start(run(iterations(lease(agent("root", "/memo/*"), shortLease()), 3)));
     journal.sendSignal(id, "approve", json("n", "1"), Optional.empty());
     journal.sendSignal(id, "approve", json("n", "2"), Optional.empty());
     ClaimedAttempt a = claimOne();
@@ -2620,7 +2620,7 @@ public abstract class JournalContract {
 
   @Test
   void aSignalSentTwiceWithOneKeyIsKeptOnce() {
-    RunId id = start(run(agent("root", "/memo/*")));
+    RunRef id = start(run(agent("root", "/memo/*")));
     SignalSent first = journal.sendSignal(id, "approve", json("n", "1"), Optional.of("k"));
     SignalSent again = journal.sendSignal(id, "approve", json("n", "2"), Optional.of("k"));
     assertThat(first.deduped()).isFalse();
@@ -2632,7 +2632,7 @@ public abstract class JournalContract {
 
   @Test
   void aSignalToAnEndedOrUnknownRunOrWithABadNameIsRefused() {
-    RunId id = start(run(agent("root")));
+    RunRef id = start(run(agent("root")));
     journal.complete(claimOne().lease(), ok());
     assertRefused(
         () -> journal.sendSignal(id, "approve", json("n", "1"), Optional.empty()),
@@ -2640,9 +2640,9 @@ public abstract class JournalContract {
     assertRefused(
         () ->
             journal.sendSignal(
-                new RunId("no-such-run"), "approve", json("n", "1"), Optional.empty()),
+                new RunRef("no-such-run"), "approve", json("n", "1"), Optional.empty()),
         ErrorCode.RUN_NOT_FOUND);
-    RunId open = start(run(agent("root")));
+    RunRef open = start(run(agent("root")));
     assertRefused(
         () -> journal.sendSignal(open, "no spaces", json("n", "1"), Optional.empty()),
         ErrorCode.INVALID_INPUT);
@@ -2653,7 +2653,7 @@ public abstract class JournalContract {
 
   @Test
   void aSignalReadiesTheBodySuspendedForItAtOnce() {
-    RunId id = start(run(agent("root", "/memo/*")));
+    RunRef id = start(run(agent("root", "/memo/*")));
     ClaimedAttempt first = claimOne();
     journal.complete(first.lease(), StepOutcome.Suspended.signal("approve", Duration.ofHours(1)));
     assertThat(claim(1)).as("nothing sent yet").isEmpty();
@@ -2665,7 +2665,7 @@ public abstract class JournalContract {
 
   @Test
   void suspendingForASignalThatIsAlreadyPendingMakesTheStepReadyAtOnce() {
-    RunId id = start(run(agent("root", "/memo/*")));
+    RunRef id = start(run(agent("root", "/memo/*")));
     ClaimedAttempt first = claimOne();
     journal.sendSignal(id, "approve", json("n", "1"), Optional.empty());
     journal.complete(first.lease(), StepOutcome.Suspended.signal("approve", Duration.ofHours(1)));
@@ -2675,7 +2675,7 @@ public abstract class JournalContract {
   @Test
   void aTakeRefusedForALostLeaseLeavesTheSignalPending() {
     ClaimedAttempt a = expiringAttempt(2, "/memo/*");
-    RunId id = a.lease().runId();
+    RunRef id = a.lease().runId();
     journal.sendSignal(id, "approve", json("n", "1"), Optional.empty());
     elapse(pastShortLease());
     assertRefused(
@@ -2734,7 +2734,7 @@ public abstract class JournalContract {
 
   @Test
   void confirmAndCompleteOfAStepAnotherWaitsOnReadiesItJournalsNoRunEndAndKeepsTheEntryOrder() {
-    RunId id = start(run(agent("a", "/x"), dependsOn(agent("b"), "a")));
+    RunRef id = start(run(agent("a", "/x"), dependsOn(agent("b"), "a")));
     ClaimedAttempt a = claimOne();
     journal.recordEffect(a.lease(), "/x");
     CompletionAck ack =
@@ -2761,7 +2761,7 @@ public abstract class JournalContract {
   void anInlineStepIsNeverOfferedToClaimersAndItsLeaseExpiresLikeAClaimedOne() {
     StartRun r =
         new StartRun(
-            Optional.of(new RunId("inline-expires")),
+            Optional.of(new RunRef("inline-expires")),
             "inline-expires",
             run(lease(agent("call", INLINE_SURFACE), shortLease())),
             Optional.empty(),
@@ -2772,7 +2772,7 @@ public abstract class JournalContract {
     assertThat(journal.expireLeases())
         .extracting(ExpiredAttempt::lease)
         .containsExactly(c.attempt().lease());
-    assertThat(types(new RunId("inline-expires"))).contains("step.completed");
+    assertThat(types(new RunRef("inline-expires"))).contains("step.completed");
   }
 
   // ---- retention
@@ -2788,7 +2788,7 @@ public abstract class JournalContract {
     }
   }
 
-  private RunId startChild(RunId parent, String key) {
+  private RunRef startChild(RunRef parent, String key) {
     return journal
         .startRun(
             new StartRun(
@@ -2798,20 +2798,20 @@ public abstract class JournalContract {
 
   @Test
   void pruneRemovesEndedRootsPastThePeriodWithTheirChildrenAndKeepsEveryOtherRun() {
-    RunId old = start(run(command("a", "true")));
-    RunId oldChild = startChild(old, "old-child");
+    RunRef old = start(run(command("a", "true")));
+    RunRef oldChild = startChild(old, "old-child");
     journal.sendSignal(old, "never-taken", json("n", "1"), Optional.empty());
     succeedEverythingClaimable();
-    RunId parked = start(run(agent("a", "/x")));
+    RunRef parked = start(run(agent("a", "/x")));
     parkUnknown(claimOne());
-    RunId running = start(run(command("a", "true")));
-    RunId endedChildOfRunning = startChild(running, "running-child");
+    RunRef running = start(run(command("a", "true")));
+    RunRef endedChildOfRunning = startChild(running, "running-child");
     claim(10).stream()
         .filter(a -> a.lease().runId().equals(endedChildOfRunning))
         .forEach(a -> journal.complete(a.lease(), ok()));
     long entries = journal.entries(old).size() + journal.entries(oldChild).size();
     elapse(Duration.ofDays(2));
-    RunId recent = start(run(command("a", "true")));
+    RunRef recent = start(run(command("a", "true")));
     succeedEverythingClaimable();
     assertThat(snapshot(old).status()).isEqualTo(RunStatus.SUCCEEDED);
     assertThat(snapshot(endedChildOfRunning).status()).isEqualTo(RunStatus.SUCCEEDED);
@@ -2827,7 +2827,7 @@ public abstract class JournalContract {
     assertThat(journal.run(oldChild)).isEmpty();
     assertThat(journal.entries(old)).isEmpty();
     assertThat(journal.entries(oldChild)).isEmpty();
-    for (RunId kept : List.of(parked, running, endedChildOfRunning, recent)) {
+    for (RunRef kept : List.of(parked, running, endedChildOfRunning, recent)) {
       assertThat(journal.run(kept)).as("kept " + kept).isPresent();
       assertThat(journal.entries(kept)).as("entries of " + kept).isNotEmpty();
     }
@@ -2836,7 +2836,7 @@ public abstract class JournalContract {
 
   @Test
   void aDryRunPruneAnswersWhatWouldGoAndRemovesNothing() {
-    RunId old = start(run(command("a", "true")));
+    RunRef old = start(run(command("a", "true")));
     succeedEverythingClaimable();
     List<JournalRecord> before = journal.entries(old);
     elapse(Duration.ofDays(2));
@@ -2854,10 +2854,10 @@ public abstract class JournalContract {
 
   @Test
   void pruneTakesTheOldestEndedRootsFirstAtMostABatchAtATime() {
-    RunId first = start(run(command("a", "true")));
+    RunRef first = start(run(command("a", "true")));
     succeedEverythingClaimable();
     elapse(Duration.ofMinutes(1));
-    RunId second = start(run(command("a", "true")));
+    RunRef second = start(run(command("a", "true")));
     succeedEverythingClaimable();
     elapse(Duration.ofDays(2));
 
@@ -2874,9 +2874,9 @@ public abstract class JournalContract {
 
   @Test
   void aRunThatAKeptRunRerunsIsKeptUntilTheRerunGoes() {
-    RunId first = start(run(command("a", "true")));
+    RunRef first = start(run(command("a", "true")));
     succeedEverythingClaimable();
-    RunId again =
+    RunRef again =
         journal
             .startRun(
                 new StartRun(
@@ -2900,7 +2900,7 @@ public abstract class JournalContract {
   @Test
   void pruningARunWhoseCallWasATaskRemovesTheTaskWithIt() {
     ClaimedAttempt a = callingAttempt();
-    RunId id = a.lease().runId();
+    RunRef id = a.lease().runId();
     journal.recordTask(a.lease(), TASK_SURFACE, task("t-pruned", "working", "0%"));
     journal.cancelRun(id, "operator");
     elapse(Duration.ofHours(2));
@@ -2914,7 +2914,7 @@ public abstract class JournalContract {
 
   @Test
   void aRunEndedWithinThePeriodIsNotPruned() {
-    RunId recent = start(run(command("a", "true")));
+    RunRef recent = start(run(command("a", "true")));
     succeedEverythingClaimable();
     elapse(Duration.ofHours(23));
 

@@ -1,7 +1,7 @@
 package dev.flows.sdk;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.flows.kernel.journal.RunId;
+import dev.flows.kernel.journal.RunRef;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -14,7 +14,7 @@ import java.util.UUID;
  */
 public interface Ctx {
   /** The root run this body belongs to. */
-  RunId runId();
+  RunRef runId();
 
   /** The flow's input as given at start. */
   JsonNode input();

@@ -8,7 +8,7 @@ import dev.flows.kernel.FlowsException;
 import dev.flows.kernel.NotFoundException;
 import dev.flows.kernel.journal.InputAnswer;
 import dev.flows.kernel.journal.Journal;
-import dev.flows.kernel.journal.RunId;
+import dev.flows.kernel.journal.RunRef;
 import dev.flows.kernel.journal.RunSnapshot;
 import dev.flows.kernel.journal.StartedRun;
 import dev.flows.kernel.json.Jackson;
@@ -110,7 +110,7 @@ public final class Flows implements AutoCloseable {
   }
 
   private <T> RunHandle<T> handle(String runId, Function<JsonNode, T> as) {
-    RunId id = new RunId(runId);
+    RunRef id = new RunRef(runId);
     if (journal().run(id).isEmpty()) {
       throw new NotFoundException(ErrorCode.RUN_NOT_FOUND, "no run with id " + runId, runId);
     }
@@ -146,12 +146,12 @@ public final class Flows implements AutoCloseable {
    */
   public RunSnapshot answer(String runId, String stepId, JsonNode response) {
     return journal()
-        .answerInput(new RunId(runId), stepId, new InputAnswer.Accept(response), ANSWERED_BY);
+        .answerInput(new RunRef(runId), stepId, new InputAnswer.Accept(response), ANSWERED_BY);
   }
 
   /** Declines every request of an MCP call parked {@code input_required}; see {@link #answer}. */
   public RunSnapshot decline(String runId, String stepId) {
-    return journal().answerInput(new RunId(runId), stepId, new InputAnswer.Decline(), ANSWERED_BY);
+    return journal().answerInput(new RunRef(runId), stepId, new InputAnswer.Decline(), ANSWERED_BY);
   }
 
   /** Who answered, as journaled in {@code step.answered}. */
@@ -162,7 +162,7 @@ public final class Flows implements AutoCloseable {
     return runsWorker;
   }
 
-  void cancel(RunId run, String reason) {
+  void cancel(RunRef run, String reason) {
     engine.cancelTree(run, reason);
   }
 

@@ -2,7 +2,7 @@ package dev.flows.embed;
 
 import dev.flows.kernel.ErrorCode;
 import dev.flows.kernel.FlowsException;
-import dev.flows.kernel.journal.RunId;
+import dev.flows.kernel.journal.RunRef;
 import java.time.Duration;
 
 /**
@@ -10,9 +10,9 @@ import java.time.Duration;
  * the run goes on; wait again, or re-attach later with {@code Flows.handle}.
  */
 public final class ResultTimeoutException extends FlowsException {
-  private final RunId runId;
+  private final RunRef runId;
 
-  ResultTimeoutException(RunId runId, Duration waited) {
+  ResultTimeoutException(RunRef runId, Duration waited) {
     super(
         ErrorCode.RESULT_TIMEOUT,
         "run " + runId.value() + " did not end within " + waited,
@@ -23,7 +23,7 @@ public final class ResultTimeoutException extends FlowsException {
     this.runId = runId;
   }
 
-  public RunId runId() {
+  public RunRef runId() {
     return runId;
   }
 }

@@ -7,7 +7,7 @@ import dev.flows.kernel.journal.Journal;
 import dev.flows.kernel.journal.JournalEntry;
 import dev.flows.kernel.journal.JournalRecord;
 import dev.flows.kernel.journal.RunCompletionReason;
-import dev.flows.kernel.journal.RunId;
+import dev.flows.kernel.journal.RunRef;
 import dev.flows.kernel.journal.RunSnapshot;
 import dev.flows.kernel.journal.StepSnapshot;
 import dev.flows.kernel.lifecycle.StepStatus;
@@ -74,7 +74,7 @@ final class RunEnds {
       JsonNode tail = lastTail(journal.entries(run.runId()), Optional.of(step));
       Optional<RunSnapshot> child =
           tail.hasNonNull("parkedChild") && depth < MAX_PARK_DEPTH
-              ? journal.run(new RunId(tail.path("parkedChild").asText()))
+              ? journal.run(new RunRef(tail.path("parkedChild").asText()))
               : Optional.empty();
       if (child.isPresent()) {
         run = child.get();

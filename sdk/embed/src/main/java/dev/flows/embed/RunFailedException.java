@@ -3,7 +3,7 @@ package dev.flows.embed;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.flows.kernel.ErrorCode;
 import dev.flows.kernel.journal.RunCompletionReason;
-import dev.flows.kernel.journal.RunId;
+import dev.flows.kernel.journal.RunRef;
 import java.util.Optional;
 
 /**
@@ -19,7 +19,7 @@ public final class RunFailedException extends RunNotSucceededException {
   RunFailedException(
       ErrorCode code,
       String message,
-      RunId runId,
+      RunRef runId,
       RunCompletionReason reason,
       Optional<String> stepId,
       JsonNode diagnostic) {

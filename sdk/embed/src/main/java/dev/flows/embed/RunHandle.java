@@ -3,7 +3,7 @@ package dev.flows.embed;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.flows.kernel.ErrorCode;
 import dev.flows.kernel.NotFoundException;
-import dev.flows.kernel.journal.RunId;
+import dev.flows.kernel.journal.RunRef;
 import dev.flows.kernel.journal.RunSnapshot;
 import dev.flows.kernel.journal.RunWatch;
 import dev.flows.kernel.journal.SignalSent;
@@ -46,14 +46,14 @@ public final class RunHandle<T> {
   public static final Duration LONGEST_PAUSE = Duration.ofSeconds(1);
 
   private final Flows flows;
-  private final RunId runId;
+  private final RunRef runId;
   private final boolean created;
   private final Function<JsonNode, T> convert;
   private final Optional<CompletableFuture<Optional<JsonNode>>> endHere;
 
   RunHandle(
       Flows flows,
-      RunId runId,
+      RunRef runId,
       boolean created,
       Function<JsonNode, T> convert,
       Optional<CompletableFuture<Optional<JsonNode>>> endHere) {
@@ -64,7 +64,7 @@ public final class RunHandle<T> {
     this.endHere = endHere;
   }
 
-  public RunId runId() {
+  public RunRef runId() {
     return runId;
   }
 

@@ -2,7 +2,7 @@ package dev.flows.embed;
 
 import dev.flows.kernel.ErrorCode;
 import dev.flows.kernel.FlowsException;
-import dev.flows.kernel.journal.RunId;
+import dev.flows.kernel.journal.RunRef;
 
 /**
  * A run that will not give a result (not now, at least): it failed, it is parked until an operator
@@ -10,15 +10,15 @@ import dev.flows.kernel.journal.RunId;
  */
 public abstract sealed class RunNotSucceededException extends FlowsException
     permits RunFailedException, RunParkedException, RunCanceledException {
-  private final RunId runId;
+  private final RunRef runId;
 
-  RunNotSucceededException(ErrorCode code, String message, RunId runId, String place, String fix) {
+  RunNotSucceededException(ErrorCode code, String message, RunRef runId, String place, String fix) {
     // Asking again answers the same end: the run has to change first (a resume, a resolve).
     super(code, message, place, fix, false, null);
     this.runId = runId;
   }
 
-  public RunId runId() {
+  public RunRef runId() {
     return runId;
   }
 }

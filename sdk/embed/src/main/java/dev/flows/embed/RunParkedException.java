@@ -2,7 +2,7 @@ package dev.flows.embed;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.flows.kernel.ErrorCode;
-import dev.flows.kernel.journal.RunId;
+import dev.flows.kernel.journal.RunRef;
 
 /**
  * The run is parked: a step stopped until an operator decides (today: an effect whose outcome is
@@ -12,15 +12,15 @@ import dev.flows.kernel.journal.RunId;
  * which is the call's child run when the body parked waiting on one.
  */
 public final class RunParkedException extends RunNotSucceededException {
-  private final RunId parkedRun;
+  private final RunRef parkedRun;
   private final String stepId;
   private final JsonNode diagnostic;
 
   RunParkedException(
       ErrorCode code,
       String message,
-      RunId runId,
-      RunId parkedRun,
+      RunRef runId,
+      RunRef parkedRun,
       String stepId,
       JsonNode diagnostic) {
     super(
@@ -39,7 +39,7 @@ public final class RunParkedException extends RunNotSucceededException {
   }
 
   /** The run whose step is parked: the root itself, or the child run of the call it waits on. */
-  public RunId parkedRun() {
+  public RunRef parkedRun() {
     return parkedRun;
   }
 

@@ -8,7 +8,7 @@ import com.zaxxer.hikari.HikariDataSource;
 import dev.flows.journalstore.testing.TestDatabase;
 import dev.flows.kernel.journal.JournalEntry;
 import dev.flows.kernel.journal.JournalRecord;
-import dev.flows.kernel.journal.RunId;
+import dev.flows.kernel.journal.RunRef;
 import dev.flows.kernel.lifecycle.StepStatus;
 import java.io.PrintWriter;
 import java.sql.Connection;
@@ -83,7 +83,7 @@ class ClaimedAdmissionTest {
   void withNoFreeSlotOrNoWorkerTheRunIsAdmittedForAClaimerAsBefore() throws Exception {
     TestFlows.Blocker.hold = true;
     TestFlows.Blocker.started = new CountDownLatch(1);
-    RunId waiting;
+    RunRef waiting;
     try (Flows flows =
         on().register(new TestFlows.Blocker())
             .register(new TestFlows.Shout())
@@ -131,7 +131,7 @@ class ClaimedAdmissionTest {
   }
 
   /** Whether the first attempt was opened in the transaction that admitted the run. */
-  private static boolean startedInTheAdmission(Flows flows, RunId run) {
+  private static boolean startedInTheAdmission(Flows flows, RunRef run) {
     List<JournalRecord> entries = flows.journal().entries(run);
     JournalRecord spawned = entries.getFirst();
     return entries.stream()

@@ -6,7 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.flows.journalstore.testing.TestDatabase;
 import dev.flows.kernel.journal.JournalRecord;
-import dev.flows.kernel.journal.RunId;
+import dev.flows.kernel.journal.RunRef;
 import dev.flows.kernel.lifecycle.RunStatus;
 import dev.flows.kernel.lifecycle.StepStatus;
 import java.sql.Connection;
@@ -161,7 +161,7 @@ class DeferredAdmissionTest {
     return flows;
   }
 
-  private static List<String> types(Flows flows, RunId run) {
+  private static List<String> types(Flows flows, RunRef run) {
     return flows.journal().entries(run).stream()
         .map(JournalRecord::entry)
         .map(e -> e.type())
@@ -169,7 +169,7 @@ class DeferredAdmissionTest {
   }
 
   /** How many transactions wrote the run's row, steps and entries (their distinct xmin). */
-  private int transactions(RunId run) throws Exception {
+  private int transactions(RunRef run) throws Exception {
     try (Connection c = DriverManager.getConnection(db.jdbcUrl());
         PreparedStatement ps =
             c.prepareStatement(

@@ -7,7 +7,7 @@ import dev.flows.kernel.journal.ClaimedAttempt;
 import dev.flows.kernel.journal.Journal;
 import dev.flows.kernel.journal.JournalEntry;
 import dev.flows.kernel.journal.JournalRecord;
-import dev.flows.kernel.journal.RunId;
+import dev.flows.kernel.journal.RunRef;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -38,7 +38,7 @@ final class BodyMemos {
   private final ClaimedAttempt attempt;
   private final MemoWriter writer;
   private final String flow;
-  private final Set<RunId> children;
+  private final Set<RunRef> children;
   private final Map<Integer, JsonNode> memos = new HashMap<>();
   private final Map<Integer, JsonNode> outcomes = new HashMap<>();
   private final Map<Integer, TreeMap<Integer, JsonNode>> attempts = new HashMap<>();
@@ -54,7 +54,7 @@ final class BodyMemos {
       ClaimedAttempt attempt,
       MemoWriter writer,
       String flow,
-      Set<RunId> children) {
+      Set<RunRef> children) {
     this.journal = journal;
     this.attempt = attempt;
     this.writer = writer;
@@ -102,7 +102,7 @@ final class BodyMemos {
   Optional<JsonNode> of(int pos, String verb, String call) {
     // The child id is a SHA-256: derived only when this run has children it could name.
     if (!children.isEmpty()) {
-      RunId wouldBeChild = Lowering.childId(runId(), pos);
+      RunRef wouldBeChild = Lowering.childId(runId(), pos);
       if (children.contains(wouldBeChild)) {
         throw ChildReports.nondeterministic(
             flow, pos, ChildReports.describe(journal, wouldBeChild), call);
@@ -250,7 +250,7 @@ final class BodyMemos {
     return writer.writeNow(surface, memo);
   }
 
-  private RunId runId() {
+  private RunRef runId() {
     return attempt.lease().runId();
   }
 }

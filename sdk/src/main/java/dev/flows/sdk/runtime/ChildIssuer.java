@@ -7,7 +7,7 @@ import dev.flows.kernel.FlowsException;
 import dev.flows.kernel.RunAdmissionConflictException;
 import dev.flows.kernel.RunTerminalException;
 import dev.flows.kernel.journal.Journal;
-import dev.flows.kernel.journal.RunId;
+import dev.flows.kernel.journal.RunRef;
 import dev.flows.kernel.journal.RunSnapshot;
 import dev.flows.kernel.journal.StartRun;
 import dev.flows.kernel.spec.RunSpec;
@@ -35,7 +35,7 @@ final class ChildIssuer {
   private static final JsonNodeFactory JSON = JsonNodeFactory.instance;
 
   private final Journal journal;
-  private final RunId root;
+  private final RunRef root;
   private final String flow;
   private final SdkConfig config;
   private final InstantSource clock;
@@ -44,11 +44,11 @@ final class ChildIssuer {
   private final Children children;
   private final BodyMemos memos;
   private final IntSupplier nextPosition;
-  private final Function<RunId, SuspendSignal> suspend;
+  private final Function<RunRef, SuspendSignal> suspend;
 
   ChildIssuer(
       Journal journal,
-      RunId root,
+      RunRef root,
       String flow,
       SdkConfig config,
       InstantSource clock,
@@ -57,7 +57,7 @@ final class ChildIssuer {
       Children children,
       BodyMemos memos,
       IntSupplier nextPosition,
-      Function<RunId, SuspendSignal> suspend) {
+      Function<RunRef, SuspendSignal> suspend) {
     this.journal = journal;
     this.root = root;
     this.flow = flow;
@@ -93,7 +93,7 @@ final class ChildIssuer {
       Optional<Duration> inlineWait,
       Predicate<RunSnapshot> sameCall) {
     int pos = position(call);
-    RunId child = Lowering.childId(root, pos);
+    RunRef child = Lowering.childId(root, pos);
     if (!children.known().contains(child) && inline.isPresent() && inlineSurface.isPresent()) {
       Children.Issued issued = new Children.Issued(child, clock.instant(), call);
       Optional<JsonNode> ready =
@@ -120,7 +120,7 @@ final class ChildIssuer {
    * when {@code sameCall} says so).
    */
   Children.Issued place(
-      int pos, RunId child, RunSpec spec, String call, Predicate<RunSnapshot> sameCall) {
+      int pos, RunRef child, RunSpec spec, String call, Predicate<RunSnapshot> sameCall) {
     Children.Issued issued = new Children.Issued(child, clock.instant(), call);
     if (!children.known().contains(child)) {
       admit(child, spec, call, pos);
@@ -137,7 +137,7 @@ final class ChildIssuer {
    * goes on without a waiting caller).
    */
   private Optional<JsonNode> callInline(
-      RunId child,
+      RunRef child,
       RunSpec spec,
       String call,
       int pos,
@@ -177,11 +177,11 @@ final class ChildIssuer {
     }
   }
 
-  private StartRun request(RunId child, RunSpec spec) {
+  private StartRun request(RunRef child, RunSpec spec) {
     return new StartRun(Optional.of(child), child.value(), spec, Optional.of(root), "flow:" + flow);
   }
 
-  private ChildFailedException cancelledBeforeStart(RunId child, String call) {
+  private ChildFailedException cancelledBeforeStart(RunRef child, String call) {
     return new ChildFailedException(
         ErrorCode.DISPATCH_TIMEOUT,
         call + " was cancelled before it started: " + ChildReports.cancelReason(journal, child),
@@ -190,7 +190,7 @@ final class ChildIssuer {
         false);
   }
 
-  private void admit(RunId child, RunSpec spec, String call, int pos) {
+  private void admit(RunRef child, RunSpec spec, String call, int pos) {
     memos.flush();
     StartRun req = request(child, spec);
     CompletableFuture<Void> start =

@@ -10,7 +10,7 @@ import dev.flows.kernel.journal.CompletionReason;
 import dev.flows.kernel.journal.Journal;
 import dev.flows.kernel.journal.JournalEntry;
 import dev.flows.kernel.journal.JournalRecord;
-import dev.flows.kernel.journal.RunId;
+import dev.flows.kernel.journal.RunRef;
 import dev.flows.kernel.journal.RunSnapshot;
 import dev.flows.sdk.ChildFailedException;
 import java.time.Duration;
@@ -22,7 +22,7 @@ final class ChildReports {
 
   private ChildReports() {}
 
-  static ChildFailedException dispatchTimeout(Duration deadline, RunId child, String call) {
+  static ChildFailedException dispatchTimeout(Duration deadline, RunRef child, String call) {
     return new ChildFailedException(
         ErrorCode.DISPATCH_TIMEOUT,
         call
@@ -35,7 +35,7 @@ final class ChildReports {
   }
 
   /** A child that failed or was canceled, as the body sees it; {@code call}: the call it made. */
-  static ChildFailedException failed(Journal journal, RunId child, RunSnapshot s, String call) {
+  static ChildFailedException failed(Journal journal, RunRef child, RunSnapshot s, String call) {
     JsonNode tail = JSON.objectNode();
     CompletionReason reason = s.steps().getFirst().lastReason().orElse(CompletionReason.CANCELED);
     List<JournalRecord> entries = journal.entries(child);
@@ -55,7 +55,7 @@ final class ChildReports {
     return new ChildFailedException(ec, call + " failed: " + message, child, tail, false);
   }
 
-  static String cancelReason(Journal journal, RunId child) {
+  static String cancelReason(Journal journal, RunRef child) {
     for (JournalRecord r : journal.entries(child)) {
       if (r.entry() instanceof JournalEntry.RunCancelRequested c) {
         return c.reason();
@@ -88,7 +88,7 @@ final class ChildReports {
   }
 
   /** How the call that made child run {@code child} reads in messages. */
-  static String describe(Journal journal, RunId child) {
+  static String describe(Journal journal, RunRef child) {
     return journal
         .run(child)
         .map(

@@ -6,7 +6,7 @@ import dev.flows.kernel.ErrorCode;
 import dev.flows.kernel.FlowsException;
 import dev.flows.kernel.journal.CompletionReason;
 import dev.flows.kernel.journal.Journal;
-import dev.flows.kernel.journal.RunId;
+import dev.flows.kernel.journal.RunRef;
 import dev.flows.kernel.journal.RunSnapshot;
 import dev.flows.kernel.journal.RunWatch;
 import dev.flows.kernel.journal.StepOutcome;
@@ -47,20 +47,20 @@ final class Children {
   private final Runnable memosWritten;
 
   /** Every child of the run (read at the start, or admitted since), in admission order. */
-  private final Set<RunId> known;
+  private final Set<RunRef> known;
 
   /** Children this attempt saw end: the end of the body need not look at them again. */
-  private final Set<RunId> settled = new HashSet<>();
+  private final Set<RunRef> settled = new HashSet<>();
 
   /** The snapshots of children seen ended, so answering their result reads nothing more. */
-  private final Map<RunId, RunSnapshot> ended = new HashMap<>();
+  private final Map<RunRef, RunSnapshot> ended = new HashMap<>();
 
   /** Children this attempt cancelled because no worker claimed them in time. */
-  private final Map<RunId, ChildFailedException> undispatched = new HashMap<>();
+  private final Map<RunRef, ChildFailedException> undispatched = new HashMap<>();
 
   Children(
       Journal journal,
-      RunId root,
+      RunRef root,
       SdkConfig config,
       InstantSource clock,
       ResidentWaits resident,
@@ -78,16 +78,16 @@ final class Children {
   }
 
   /** The run's children, kept current: {@link BodyMemos} reads it. */
-  Set<RunId> known() {
+  Set<RunRef> known() {
     return known;
   }
 
-  void admitted(RunId child) {
+  void admitted(RunRef child) {
     known.add(child);
   }
 
   /** A child that ended with the result its caller already has (an inline call). */
-  void settled(RunId child) {
+  void settled(RunRef child) {
     settled.add(child);
   }
 
@@ -100,7 +100,7 @@ final class Children {
     boolean ended(Children children);
 
     /** The runs to watch while it has not ended. */
-    Set<RunId> runs();
+    Set<RunRef> runs();
 
     /** When to look again even if no run it waits on ended (a deadline, a retry's due time). */
     Optional<Instant> wakeAt();
@@ -121,14 +121,14 @@ final class Children {
   }
 
   /** A child issued at a position; {@code began}: when, for its dispatch deadline. */
-  record Issued(RunId run, Instant began, String call) implements Awaited {
+  record Issued(RunRef run, Instant began, String call) implements Awaited {
     @Override
     public boolean ended(Children children) {
       return children.settled.contains(run) || children.look(this);
     }
 
     @Override
-    public Set<RunId> runs() {
+    public Set<RunRef> runs() {
       return Set.of(run);
     }
 
@@ -185,13 +185,13 @@ final class Children {
 
   private List<Awaited> awaitEnded(List<? extends Awaited> calls, boolean any, Duration patience) {
     Set<Awaited> distinct = new LinkedHashSet<>(calls);
-    Set<RunId> watched = Set.of();
+    Set<RunRef> watched = Set.of();
     RunWatch watch = null;
     Instant suspendAt = clock.instant().plus(patience);
     try {
       while (true) {
         // Watched before looking, so an end between the look and the wait is not missed.
-        Set<RunId> all = runsOf(distinct);
+        Set<RunRef> all = runsOf(distinct);
         if (watch == null || !all.equals(watched)) {
           if (watch != null) {
             watch.close();
@@ -200,7 +200,7 @@ final class Children {
           watch = watch(all);
         }
         List<Awaited> done = new ArrayList<>();
-        Set<RunId> open = new LinkedHashSet<>();
+        Set<RunRef> open = new LinkedHashSet<>();
         boolean unclaimed = false;
         boolean dormant = true;
         Optional<Instant> wake = Optional.empty();
@@ -262,8 +262,8 @@ final class Children {
     }
   }
 
-  private static Set<RunId> runsOf(Set<Awaited> calls) {
-    Set<RunId> runs = new LinkedHashSet<>();
+  private static Set<RunRef> runsOf(Set<Awaited> calls) {
+    Set<RunRef> runs = new LinkedHashSet<>();
     calls.forEach(c -> runs.addAll(c.runs()));
     return runs;
   }
@@ -279,12 +279,12 @@ final class Children {
     return d.compareTo(Duration.ofMillis(1)) < 0 ? Duration.ofMillis(1) : d;
   }
 
-  private final Map<RunId, Integer> attempts = new HashMap<>();
+  private final Map<RunRef, Integer> attempts = new HashMap<>();
 
   /** Children whose step was last seen given back ({@code suspended}) and ready again later. */
-  private final Set<RunId> dormant = new HashSet<>();
+  private final Set<RunRef> dormant = new HashSet<>();
 
-  int attempts(RunId run) {
+  int attempts(RunRef run) {
     return attempts.getOrDefault(run, 0);
   }
 
@@ -337,7 +337,7 @@ final class Children {
     };
   }
 
-  private RunWatch watch(Set<RunId> runs) {
+  private RunWatch watch(Set<RunRef> runs) {
     // None while a retry waits out its backoff: the watch then only times out.
     if (runs.size() == 1) {
       return journal.watchRun(runs.iterator().next());
@@ -349,7 +349,7 @@ final class Children {
   void cancelOpen(String why) {
     // Those seen ending need no look, so a body whose calls all returned reads nothing here.
     // The body's end waited for its memos already.
-    for (RunId c : known) {
+    for (RunRef c : known) {
       if (settled.contains(c)) {
         continue;
       }

@@ -7,7 +7,7 @@ import dev.flows.kernel.ErrorCode;
 import dev.flows.kernel.FlowsException;
 import dev.flows.kernel.journal.ClaimedAttempt;
 import dev.flows.kernel.journal.Journal;
-import dev.flows.kernel.journal.RunId;
+import dev.flows.kernel.journal.RunRef;
 import dev.flows.kernel.journal.StartRun;
 import dev.flows.kernel.journal.StepOutcome;
 import dev.flows.kernel.json.Jackson;
@@ -153,7 +153,7 @@ final class DurableCtx implements Ctx {
   }
 
   @Override
-  public RunId runId() {
+  public RunRef runId() {
     return attempt.lease().runId();
   }
 
@@ -477,7 +477,7 @@ final class DurableCtx implements Ctx {
     return fanout.pending(issued.position(), issued.child(), issued.ready(), convert, onInput);
   }
 
-  private SuspendSignal suspend(RunId child) {
+  private SuspendSignal suspend(RunRef child) {
     return suspend(
         new SuspendSignal(
             new StepOutcome.Suspended(child, config.suspendRecheck()), "child run " + child));

@@ -5,7 +5,7 @@ import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.flows.kernel.ErrorCode;
 import dev.flows.kernel.journal.Journal;
-import dev.flows.kernel.journal.RunId;
+import dev.flows.kernel.journal.RunRef;
 import dev.flows.kernel.journal.RunSnapshot;
 import dev.flows.kernel.lifecycle.RunStatus;
 import dev.flows.kernel.spec.Backoff;
@@ -47,7 +47,7 @@ final class FlowAttempts implements Children.Awaited {
       BodyMemos memos,
       ChildIssuer issuer,
       InstantSource clock,
-      RunId root,
+      RunRef root,
       String flow) {}
 
   private final Deps d;
@@ -120,7 +120,7 @@ final class FlowAttempts implements Children.Awaited {
   public boolean ended(Children children) {
     while (!ended) {
       if (current.isEmpty()) {
-        RunId child = Lowering.childId(d.root(), pos, attempt);
+        RunRef child = Lowering.childId(d.root(), pos, attempt);
         Instant notBefore = Instant.parse(decision.path("notBefore").asText());
         if (!children.known().contains(child) && d.clock().instant().isBefore(notBefore)) {
           return false;
@@ -142,7 +142,7 @@ final class FlowAttempts implements Children.Awaited {
     return true;
   }
 
-  private void start(RunId child) {
+  private void start(RunRef child) {
     if (policy.timeout().isPresent()) {
       String rest = attempt + "/deadline";
       JsonNode dl =
@@ -198,7 +198,7 @@ final class FlowAttempts implements Children.Awaited {
     failure = Optional.of(retry.maxAttempts() > 1 ? exhausted(e, c.run()) : e);
   }
 
-  private ChildFailedException exhausted(ChildFailedException last, RunId child) {
+  private ChildFailedException exhausted(ChildFailedException last, RunRef child) {
     if (attempt < retry.maxAttempts()) {
       return last; // not retried: a code the policy names, or a child cancelled by someone else
     }
@@ -210,7 +210,7 @@ final class FlowAttempts implements Children.Awaited {
         false);
   }
 
-  private ChildFailedException timedOut(RunId child) {
+  private ChildFailedException timedOut(RunRef child) {
     String message =
         call
             + " did not end within its timeout of "
@@ -238,7 +238,7 @@ final class FlowAttempts implements Children.Awaited {
   }
 
   @Override
-  public Set<RunId> runs() {
+  public Set<RunRef> runs() {
     return current.map(c -> Set.of(c.run())).orElse(Set.of());
   }
 

@@ -2,7 +2,7 @@ package dev.flows.sdk.runtime;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.flows.kernel.journal.Journal;
-import dev.flows.kernel.journal.RunId;
+import dev.flows.kernel.journal.RunRef;
 import dev.flows.kernel.journal.StartRun;
 import dev.flows.kernel.journal.StartedRun;
 import dev.flows.kernel.journal.WorkerId;
@@ -165,7 +165,7 @@ public final class FlowsEngine implements AutoCloseable {
 
   /** As {@link #start(LoadedFlow, JsonNode, Optional)}, for a run that repeats {@code rerunOf}. */
   public StartedRun start(
-      LoadedFlow flow, JsonNode input, Optional<String> key, Optional<RunId> rerunOf) {
+      LoadedFlow flow, JsonNode input, Optional<String> key, Optional<RunRef> rerunOf) {
     FlowsConfig servers = FlowsConfigLoader.loadNearest(flow.configSearchStart());
     Inventory inventory = preflight(flow, servers);
     return admit(flow, input, key, inventory, rerunOf).started();
@@ -196,7 +196,7 @@ public final class FlowsEngine implements AutoCloseable {
       JsonNode input,
       Optional<String> key,
       Inventory inventory,
-      Optional<RunId> rerunOf) {
+      Optional<RunRef> rerunOf) {
     flow.compiled().ifPresentOrElse(resolver::registerSource, () -> resolver.register(flow.flow()));
     RunSpec spec = Lowering.root(flow.flow().header(), flow.origin(), input, inventory, config);
     String admission =
@@ -241,8 +241,8 @@ public final class FlowsEngine implements AutoCloseable {
   }
 
   /** Cancels a run and every open run under it. */
-  public void cancelTree(RunId run, String reason) {
-    for (RunId child : journal.children(run)) {
+  public void cancelTree(RunRef run, String reason) {
+    for (RunRef child : journal.children(run)) {
       cancelTree(child, reason);
     }
     journal.cancelRun(run, reason);

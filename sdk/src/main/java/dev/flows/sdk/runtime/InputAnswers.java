@@ -11,7 +11,7 @@ import dev.flows.kernel.journal.InputAnswer;
 import dev.flows.kernel.journal.Journal;
 import dev.flows.kernel.journal.JournalEntry;
 import dev.flows.kernel.journal.JournalRecord;
-import dev.flows.kernel.journal.RunId;
+import dev.flows.kernel.journal.RunRef;
 import dev.flows.kernel.journal.RunSnapshot;
 import dev.flows.kernel.lifecycle.RunStatus;
 import dev.flows.kernel.mcp.InputRequest;
@@ -42,9 +42,9 @@ final class InputAnswers {
 
   private final Journal journal;
   private final BodyMemos memos;
-  private final RunId root;
+  private final RunRef root;
 
-  InputAnswers(Journal journal, BodyMemos memos, RunId root) {
+  InputAnswers(Journal journal, BodyMemos memos, RunRef root) {
     this.journal = journal;
     this.memos = memos;
     this.root = root;
@@ -57,7 +57,7 @@ final class InputAnswers {
    */
   JsonNode await(
       int pos,
-      RunId child,
+      RunRef child,
       String call,
       Optional<Ctx.InputHandler> handler,
       Supplier<JsonNode> await) {
@@ -115,7 +115,7 @@ final class InputAnswers {
   private static final String LIVE = "live";
 
   /** Answers the round {@code child} is parked on; false when it is parked for another reason. */
-  private boolean answer(int pos, RunId child, String call, Ctx.InputHandler handler) {
+  private boolean answer(int pos, RunRef child, String call, Ctx.InputHandler handler) {
     RunSnapshot run = journal.run(child).orElseThrow();
     if (run.status() != RunStatus.PARKED) {
       return true; // answered meanwhile (an operator): wait for the re-issue
@@ -188,7 +188,7 @@ final class InputAnswers {
   }
 
   private static String stuck(
-      String call, String round, JsonNode memo, RunId child, String stepId) {
+      String call, String round, JsonNode memo, RunRef child, String stepId) {
     JsonNode e = memo.path("error");
     return "the onInput handler of "
         + call

@@ -6,7 +6,7 @@ import dev.flows.kernel.ErrorCode;
 import dev.flows.kernel.FlowsException;
 import dev.flows.kernel.instruction.FlowBodyInstruction;
 import dev.flows.kernel.instruction.McpCallInstruction;
-import dev.flows.kernel.journal.RunId;
+import dev.flows.kernel.journal.RunRef;
 import dev.flows.kernel.keys.Keys;
 import dev.flows.kernel.spec.RecoveryMode;
 import dev.flows.kernel.spec.RetryPolicy;
@@ -191,7 +191,7 @@ public final class Lowering {
   }
 
   /** A child's id: derived from the root and the call's position, so a replay finds it. */
-  public static RunId childId(RunId root, int position) {
+  public static RunRef childId(RunRef root, int position) {
     return Keys.childRunId(root, "call/" + position);
   }
 
@@ -199,7 +199,7 @@ public final class Lowering {
    * The child of attempt {@code attempt} of a call with a retry policy: the first is the position's
    * child, each next one derived from the position and its number.
    */
-  static RunId childId(RunId root, int position, int attempt) {
+  static RunRef childId(RunRef root, int position, int attempt) {
     return attempt == 1
         ? childId(root, position)
         : Keys.childRunId(root, "call/" + position + "/attempt/" + attempt);

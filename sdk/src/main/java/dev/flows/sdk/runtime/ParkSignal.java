@@ -1,6 +1,6 @@
 package dev.flows.sdk.runtime;
 
-import dev.flows.kernel.journal.RunId;
+import dev.flows.kernel.journal.RunRef;
 import java.util.Optional;
 
 /**
@@ -8,14 +8,14 @@ import java.util.Optional;
  * why}: a reason of the body's own (an {@code onInput} handler that could not answer).
  */
 final class ParkSignal extends RuntimeException {
-  final RunId child;
+  final RunRef child;
   final Optional<String> why;
 
-  ParkSignal(RunId child) {
+  ParkSignal(RunRef child) {
     this(child, Optional.empty());
   }
 
-  ParkSignal(RunId child, Optional<String> why) {
+  ParkSignal(RunRef child, Optional<String> why) {
     super("child run " + child + " is parked", null, false, false);
     this.child = child;
     this.why = why;

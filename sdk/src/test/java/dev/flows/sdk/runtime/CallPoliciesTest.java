@@ -8,7 +8,7 @@ import dev.flows.journalstore.JournalStoreConfig;
 import dev.flows.journalstore.PostgresJournal;
 import dev.flows.journalstore.testing.TestDatabase;
 import dev.flows.kernel.journal.JournalEntry;
-import dev.flows.kernel.journal.RunId;
+import dev.flows.kernel.journal.RunRef;
 import dev.flows.kernel.journal.RunSnapshot;
 import dev.flows.kernel.json.Jackson;
 import dev.flows.kernel.lifecycle.RunStatus;
@@ -89,7 +89,7 @@ class CallPoliciesTest {
             + s.path("args")
             + "}}}");
     RunSnapshot done = runToEnd(dir, "slow.flow.java", SLOW);
-    RunId root = done.runId();
+    RunRef root = done.runId();
 
     assertThat(done.status()).isEqualTo(RunStatus.SUCCEEDED);
     assertThat(done.steps().getFirst().output().orElseThrow().path("code").asText())
@@ -140,7 +140,7 @@ class CallPoliciesTest {
   void aCommandsPolicyBoundsEachAttemptAndItsAttemptsAndTheCallFailsTimeout(@TempDir Path dir)
       throws Exception {
     RunSnapshot done = runToEnd(dir, "shell.flow.java", SHELL);
-    RunId root = done.runId();
+    RunRef root = done.runId();
 
     assertThat(done.steps().getFirst().output().orElseThrow().path("code").asText())
         .isEqualTo("timeout");
@@ -157,7 +157,7 @@ class CallPoliciesTest {
     }
     try (FlowsEngine engine = EngineEndToEndTest.engine(journal, SdkConfig.DEFAULTS)) {
       LoadedFlow flow = LoadedFlow.load(dir.resolve(file).toString(), dir);
-      RunId root =
+      RunRef root =
           engine.start(flow, JsonNodeFactory.instance.objectNode(), Optional.empty()).runId();
       engine.startWorker();
       return EngineEndToEndTest.awaitTerminal(journal, root);
@@ -236,7 +236,7 @@ class CallPoliciesTest {
   void aStepRetriesWithBackoffThenFailsRetriesExhaustedAndADoNotRetryFailureIsNotRetried(
       @TempDir Path dir) throws Exception {
     RunSnapshot done = runToEnd(dir, "flaky.flow.java", FLAKY);
-    RunId root = done.runId();
+    RunRef root = done.runId();
 
     assertThat(done.status()).isEqualTo(RunStatus.SUCCEEDED);
     JsonNode out = done.steps().getFirst().output().orElseThrow();
@@ -272,7 +272,7 @@ class CallPoliciesTest {
     assertThat(attempts(root, 4)).hasSize(2);
   }
 
-  private static List<JsonNode> attempts(RunId root, int pos) {
+  private static List<JsonNode> attempts(RunRef root, int pos) {
     return journal.entries(root).stream()
         .map(r -> r.entry())
         .filter(
@@ -283,7 +283,7 @@ class CallPoliciesTest {
         .toList();
   }
 
-  private static JsonNode memo(RunId root, String surface) {
+  private static JsonNode memo(RunRef root, String surface) {
     return journal.entries(root).stream()
         .map(r -> r.entry())
         .filter(e -> e instanceof JournalEntry.EffectConfirmed c && c.surfacePath().equals(surface))
@@ -327,7 +327,7 @@ class CallPoliciesTest {
             idempotencyKeys,
             ledger);
     try (FlowsEngine admitter = FlowsEngine.withDefaults(journal)) {
-      RunId root =
+      RunRef root =
           admitter.start(flow, JsonNodeFactory.instance.objectNode(), Optional.empty()).runId();
       Process dying = worker(Optional.of(FaultPoint.AFTER_CALL_BEFORE_CONFIRM));
       assertThat(dying.waitFor(120, TimeUnit.SECONDS)).as("the faulty worker died").isTrue();
@@ -365,7 +365,7 @@ class CallPoliciesTest {
     RunSnapshot done = crashAfterTheCallThenRecover(dir, "idem", true, "PARK", ledger);
 
     assertThat(done.status()).isEqualTo(RunStatus.PARKED);
-    RunId child = journal.children(done.runId()).getFirst();
+    RunRef child = journal.children(done.runId()).getFirst();
     assertThat(journal.run(child).orElseThrow().status()).isEqualTo(RunStatus.PARKED);
     assertThat(Files.readAllLines(Path.of(ledger + ".calls"))).as("sent once").hasSize(1);
   }
@@ -381,7 +381,7 @@ class CallPoliciesTest {
     assertThat(calls).as("sent again").hasSize(2);
     assertThat(calls.get(1)).as("with the same key").isEqualTo(calls.get(0));
     assertThat(Files.readAllLines(ledger)).containsExactly(calls.get(0));
-    RunId child = journal.children(done.runId()).getFirst();
+    RunRef child = journal.children(done.runId()).getFirst();
     // The key the server saw is the one every attempt elected.
     String key = calls.get(0);
     // Every later attempt took the dead one's election over, keeping its key.

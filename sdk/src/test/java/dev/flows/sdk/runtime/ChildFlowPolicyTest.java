@@ -11,7 +11,7 @@ import dev.flows.kernel.ErrorCode;
 import dev.flows.kernel.FlowsException;
 import dev.flows.kernel.instruction.FlowBodyInstruction;
 import dev.flows.kernel.journal.JournalEntry;
-import dev.flows.kernel.journal.RunId;
+import dev.flows.kernel.journal.RunRef;
 import dev.flows.kernel.journal.RunSnapshot;
 import dev.flows.kernel.lifecycle.RunStatus;
 import dev.flows.sdk.ChildFailedException;
@@ -55,7 +55,7 @@ class ChildFlowPolicyTest {
     return new DurableFlowTest.TestFlow(FlowHeader.named(name).build(), body);
   }
 
-  private static RunId start(FlowsEngine engine, Flow flow) {
+  private static RunRef start(FlowsEngine engine, Flow flow) {
     return engine
         .admit(
             new LoadedFlow(
@@ -99,7 +99,7 @@ class ChildFlowPolicyTest {
   }
 
   /** The memos the run journaled at surfaces under {@code prefix}, in journal order. */
-  private static List<JsonNode> memos(RunId run, String prefix) {
+  private static List<JsonNode> memos(RunRef run, String prefix) {
     return journal.entries(run).stream()
         .map(r -> r.entry())
         .filter(
@@ -108,7 +108,7 @@ class ChildFlowPolicyTest {
         .toList();
   }
 
-  private static long suspensions(RunId run) {
+  private static long suspensions(RunRef run) {
     return journal.entries(run).stream()
         .map(r -> r.entry())
         .filter(
@@ -118,7 +118,7 @@ class ChildFlowPolicyTest {
 
   /** A child that fails (code {@code code}) until {@code failures} of its runs failed. */
   private static Flow flaky(String name, int failures, ErrorCode code) {
-    Set<RunId> runs = ConcurrentHashMap.newKeySet();
+    Set<RunRef> runs = ConcurrentHashMap.newKeySet();
     return flow(
         name,
         (f, in) -> {
@@ -156,7 +156,7 @@ class ChildFlowPolicyTest {
               return r;
             });
     try (FlowsEngine engine = engine(child, parent)) {
-      RunId root = start(engine, parent);
+      RunRef root = start(engine, parent);
       Instant started = Instant.now();
       RunSnapshot done = EngineEndToEndTest.awaitTerminal(journal, root);
 
@@ -170,7 +170,7 @@ class ChildFlowPolicyTest {
       assertThat(out.path("message").asText())
           .startsWith("f.flow(\"outlives\")")
           .contains("PT1.5S");
-      RunId c = Lowering.childId(root, 1);
+      RunRef c = Lowering.childId(root, 1);
       assertThat(out.path("child").asText()).isEqualTo(c.value());
       assertThat(journal.children(root)).containsExactly(c);
       assertThat(journal.run(c).orElseThrow().status()).isEqualTo(RunStatus.CANCELED);
@@ -196,12 +196,12 @@ class ChildFlowPolicyTest {
                             .backoff(Duration.ofMillis(500), 1.0, Duration.ofMillis(500)))
                     .call(Map.of("order", 7)));
     try (FlowsEngine engine = engine(child, parent)) {
-      RunId root = start(engine, parent);
+      RunRef root = start(engine, parent);
       RunSnapshot done = EngineEndToEndTest.awaitTerminal(journal, root);
 
       assertThat(done.status()).isEqualTo(RunStatus.SUCCEEDED);
       assertThat(output(done).path("ok").asInt()).isEqualTo(3);
-      List<RunId> attempts =
+      List<RunRef> attempts =
           List.of(
               Lowering.childId(root, 1, 1),
               Lowering.childId(root, 1, 2),
@@ -240,7 +240,7 @@ class ChildFlowPolicyTest {
               }
             });
     try (FlowsEngine engine = engine(child, parent)) {
-      RunId root = start(engine, parent);
+      RunRef root = start(engine, parent);
       RunSnapshot done = EngineEndToEndTest.awaitTerminal(journal, root);
 
       assertThat(done.status()).isEqualTo(RunStatus.SUCCEEDED);
@@ -270,7 +270,7 @@ class ChildFlowPolicyTest {
               }
             });
     try (FlowsEngine engine = engine(child, parent)) {
-      RunId root = start(engine, parent);
+      RunRef root = start(engine, parent);
       RunSnapshot done = EngineEndToEndTest.awaitTerminal(journal, root);
 
       JsonNode out = output(done);
@@ -314,7 +314,7 @@ class ChildFlowPolicyTest {
               }
             });
     try (FlowsEngine engine = engine(flaky, stuck, parent)) {
-      RunId root = start(engine, parent);
+      RunRef root = start(engine, parent);
       RunSnapshot done = EngineEndToEndTest.awaitTerminal(journal, root);
 
       assertThat(done.status()).isEqualTo(RunStatus.SUCCEEDED);
@@ -339,7 +339,7 @@ class ChildFlowPolicyTest {
               return JSON.arrayNode().add(plain).add(timed);
             });
     try (FlowsEngine engine = engine(parent)) {
-      RunId root = start(engine, parent);
+      RunRef root = start(engine, parent);
       RunSnapshot done = EngineEndToEndTest.awaitTerminal(journal, root);
 
       assertThat(output(done).toString()).isEqualTo("[8,8]");

@@ -11,7 +11,7 @@ import dev.flows.kernel.ErrorCode;
 import dev.flows.kernel.FlowsException;
 import dev.flows.kernel.instruction.FlowBodyInstruction;
 import dev.flows.kernel.journal.JournalEntry;
-import dev.flows.kernel.journal.RunId;
+import dev.flows.kernel.journal.RunRef;
 import dev.flows.kernel.journal.RunSnapshot;
 import dev.flows.kernel.lifecycle.RunStatus;
 import dev.flows.sdk.ChildFailedException;
@@ -51,7 +51,7 @@ class ChildFlowTest {
     return new DurableFlowTest.TestFlow(FlowHeader.named(name).build(), body);
   }
 
-  private static RunId start(FlowsEngine engine, Flow flow, JsonNode input) {
+  private static RunRef start(FlowsEngine engine, Flow flow, JsonNode input) {
     return engine
         .admit(
             new LoadedFlow(
@@ -103,13 +103,13 @@ class ChildFlowTest {
               return r;
             });
     try (FlowsEngine engine = engine(child, parent)) {
-      RunId root = start(engine, parent, JSON.objectNode());
+      RunRef root = start(engine, parent, JSON.objectNode());
       RunSnapshot done = EngineEndToEndTest.awaitTerminal(journal, root);
 
       assertThat(done.status()).isEqualTo(RunStatus.SUCCEEDED);
       assertThat(output(done).path("refunded").asInt()).isEqualTo(700);
       assertThat(done.steps().getFirst().attempts()).as("the parent replayed").isGreaterThan(1);
-      List<RunId> children = journal.children(root);
+      List<RunRef> children = journal.children(root);
       assertThat(children).containsExactly(Lowering.childId(root, 1));
       RunSnapshot c = journal.run(children.getFirst()).orElseThrow();
       assertThat(c.parentRunId()).contains(root);
@@ -142,7 +142,7 @@ class ChildFlowTest {
               return JSON.arrayNode().addAll(f.all(List.of(one, two)));
             });
     try (FlowsEngine engine = engine(parent)) {
-      RunId root = start(engine, parent, JSON.objectNode());
+      RunRef root = start(engine, parent, JSON.objectNode());
       RunSnapshot done = EngineEndToEndTest.awaitTerminal(journal, root);
 
       assertThat(done.status()).isEqualTo(RunStatus.SUCCEEDED);
@@ -162,8 +162,8 @@ class ChildFlowTest {
             });
     Flow parent = flow("parent-cancel", (f, in) -> f.flow("stuck").call(null));
     try (FlowsEngine engine = engine(child, parent)) {
-      RunId root = start(engine, parent, JSON.objectNode());
-      RunId childRun = Lowering.childId(root, 1);
+      RunRef root = start(engine, parent, JSON.objectNode());
+      RunRef childRun = Lowering.childId(root, 1);
       long until = System.nanoTime() + Duration.ofSeconds(60).toNanos();
       while (System.nanoTime() < until && !suspended(root)) {
         journal.awaitWork(Duration.ofMillis(50));
@@ -179,7 +179,7 @@ class ChildFlowTest {
   }
 
   /** Whether the run's body step last ended suspended (its body waits without an attempt). */
-  private static boolean suspended(RunId run) {
+  private static boolean suspended(RunRef run) {
     return journal.entries(run).stream()
         .map(r -> r.entry())
         .anyMatch(
@@ -212,7 +212,7 @@ class ChildFlowTest {
               }
             });
     try (FlowsEngine engine = engine(child, parent)) {
-      RunId root = start(engine, parent, JSON.objectNode());
+      RunRef root = start(engine, parent, JSON.objectNode());
       RunSnapshot done = EngineEndToEndTest.awaitTerminal(journal, root);
 
       assertThat(done.status()).isEqualTo(RunStatus.SUCCEEDED);
@@ -230,7 +230,7 @@ class ChildFlowTest {
   void startingAFlowNobodyHasFailsTheParentFlowNotFoundNamingIt() throws Exception {
     Flow parent = flow("parent-unknown", (f, in) -> f.flow("nowhere").call(null));
     try (FlowsEngine engine = engine(parent)) {
-      RunId root = start(engine, parent, JSON.objectNode());
+      RunRef root = start(engine, parent, JSON.objectNode());
       RunSnapshot done = EngineEndToEndTest.awaitTerminal(journal, root);
 
       assertThat(done.status()).isEqualTo(RunStatus.FAILED);

@@ -8,7 +8,7 @@ import dev.flows.journalstore.JournalStoreConfig;
 import dev.flows.journalstore.PostgresJournal;
 import dev.flows.journalstore.testing.TestDatabase;
 import dev.flows.kernel.journal.JournalEntry;
-import dev.flows.kernel.journal.RunId;
+import dev.flows.kernel.journal.RunRef;
 import dev.flows.kernel.journal.RunSnapshot;
 import dev.flows.kernel.lifecycle.RunStatus;
 import dev.flows.worker.FaultPoint;
@@ -86,7 +86,7 @@ class CrashMatrixTest {
     return TestWorkerMain.launch(db.jdbcUrl(), LEASE, fault, 0);
   }
 
-  private static RunSnapshot awaitSettled(RunId run) throws InterruptedException {
+  private static RunSnapshot awaitSettled(RunRef run) throws InterruptedException {
     long until = System.nanoTime() + Duration.ofSeconds(120).toNanos();
     while (System.nanoTime() < until) {
       RunSnapshot s = journal.run(run).orElseThrow();
@@ -100,7 +100,7 @@ class CrashMatrixTest {
 
   /** Runs the flow with a worker dying at {@code point}, then a healthy one. */
   private static RunSnapshot crashThenRecover(LoadedFlow flow, FaultPoint point) throws Exception {
-    RunId root =
+    RunRef root =
         engine
             .start(flow, JsonNodeFactory.instance.objectNode().put("who", "ada"), Optional.empty())
             .runId();
@@ -120,8 +120,8 @@ class CrashMatrixTest {
     return Files.exists(p) ? Files.readAllLines(p) : List.of();
   }
 
-  private static void assertReceiptsExactlyOnce(RunId root) {
-    for (RunId c : journal.children(root)) {
+  private static void assertReceiptsExactlyOnce(RunRef root) {
+    for (RunRef c : journal.children(root)) {
       var entries = journal.entries(c).stream().map(r -> r.entry()).toList();
       if (journal.run(c).orElseThrow().status() == RunStatus.SUCCEEDED) {
         assertThat(entries)
@@ -145,7 +145,7 @@ class CrashMatrixTest {
     JsonNode out = done.steps().getFirst().output().orElseThrow();
     assertThat(out.path("a").asText()).contains(performed.get(0));
     // The dead attempt shows in the journal as lease_expired (the root's or a child's).
-    List<RunId> runs = new ArrayList<>(journal.children(done.runId()));
+    List<RunRef> runs = new ArrayList<>(journal.children(done.runId()));
     runs.add(done.runId());
     assertThat(
             runs.stream()
@@ -169,7 +169,7 @@ class CrashMatrixTest {
     switch (point) {
       case AFTER_RECORD, DURING_CALL, AFTER_CALL_BEFORE_CONFIRM -> {
         assertThat(done.status()).isEqualTo(RunStatus.PARKED);
-        RunId child = journal.children(done.runId()).getFirst();
+        RunRef child = journal.children(done.runId()).getFirst();
         assertThat(journal.run(child).orElseThrow().status()).isEqualTo(RunStatus.PARKED);
       }
       case AFTER_CONFIRM_BEFORE_COMPLETE, BETWEEN_BODY_CALLS -> {

@@ -10,7 +10,7 @@ import dev.flows.kernel.journal.InMemoryJournal;
 import dev.flows.kernel.journal.Journal;
 import dev.flows.kernel.journal.JournalEntry;
 import dev.flows.kernel.journal.ManualClock;
-import dev.flows.kernel.journal.RunId;
+import dev.flows.kernel.journal.RunRef;
 import dev.flows.kernel.journal.RunSnapshot;
 import dev.flows.kernel.journal.StartRun;
 import dev.flows.kernel.lifecycle.RunStatus;
@@ -78,13 +78,13 @@ class DurableFlowTest {
     }
   }
 
-  private RunId start(Flow flow) {
+  private RunRef start(Flow flow) {
     return start(
         journal, resolver, flow, JSON.objectNode().put("ticket", "printer on fire"), config);
   }
 
   /** Registers {@code flow} and admits a run of it with {@code input}, as a class flow. */
-  static RunId start(
+  static RunRef start(
       Journal journal, FlowResolver resolver, Flow flow, JsonNode input, SdkConfig config) {
     resolver.register(flow);
     return journal
@@ -100,12 +100,12 @@ class DurableFlowTest {
         .runId();
   }
 
-  private RunSnapshot drive(MiniWorker w, RunId root, BooleanSupplier stop) throws Exception {
+  private RunSnapshot drive(MiniWorker w, RunRef root, BooleanSupplier stop) throws Exception {
     return drive(journal, w, root, stop);
   }
 
   /** Ticks {@code w} until the run ends, parks, or {@code stop} says so (20 s at most). */
-  static RunSnapshot drive(Journal journal, MiniWorker w, RunId root, BooleanSupplier stop)
+  static RunSnapshot drive(Journal journal, MiniWorker w, RunRef root, BooleanSupplier stop)
       throws Exception {
     long until = System.nanoTime() + Duration.ofSeconds(20).toNanos();
     while (System.nanoTime() < until) {
@@ -124,7 +124,7 @@ class DurableFlowTest {
    * The worker dies: its bodies are interrupted, the lease runs out and is expired, and the run is
    * driven on from its next attempt until it ends.
    */
-  static RunSnapshot killAndReplay(Journal journal, ManualClock clock, MiniWorker w, RunId root)
+  static RunSnapshot killAndReplay(Journal journal, ManualClock clock, MiniWorker w, RunRef root)
       throws Exception {
     w.killBodies();
     clock.advance(Duration.ofSeconds(31));
@@ -179,7 +179,7 @@ class DurableFlowTest {
                     throw e.getCause();
                   }
                 });
-    RunId root =
+    RunRef root =
         start(
             new TestFlow(
                 FlowHeader.named("memos").version("1").build(),
@@ -205,16 +205,16 @@ class DurableFlowTest {
   void aFlowWithThreeMcpCallsAndTwoStepsSucceedsWithThreeReceiptsAndEachKeyPerformedOnce()
       throws Exception {
     AtomicInteger stepRuns = new AtomicInteger();
-    RunId root = start(new TestFlow(HEADER, (f, in) -> triage(f, in, stepRuns)));
+    RunRef root = start(new TestFlow(HEADER, (f, in) -> triage(f, in, stepRuns)));
     MiniWorker w = new MiniWorker(journal, new FlowBodyRunner(journal, resolver, config));
     RunSnapshot done = drive(w, root, () -> false);
 
     assertThat(done.status()).isEqualTo(RunStatus.SUCCEEDED);
     assertThat(done.steps().getFirst().output().orElseThrow().path("charged").asText())
         .isEqualTo("charge done");
-    List<RunId> children = journal.children(root);
+    List<RunRef> children = journal.children(root);
     assertThat(children).hasSize(3);
-    for (RunId c : children) {
+    for (RunRef c : children) {
       assertThat(
               journal.entries(c).stream()
                   .filter(r -> r.entry() instanceof JournalEntry.EffectRecorded))
@@ -238,7 +238,7 @@ class DurableFlowTest {
   void aParkedCallResolvedAsPerformedWakesTheFlowWhichGetsTheResultAsItsMcpResult()
       throws Exception {
     config = config.toBuilder().childPoll(Duration.ofMillis(20)).build();
-    RunId root =
+    RunRef root =
         start(
             new TestFlow(
                 HEADER,
@@ -251,7 +251,7 @@ class DurableFlowTest {
     MiniWorker w = new MiniWorker(journal, new FlowBodyRunner(journal, resolver, config));
     w.parkMcp = true;
     assertThat(drive(w, root, () -> false).status()).isEqualTo(RunStatus.PARKED);
-    RunId child = journal.children(root).getFirst();
+    RunRef child = journal.children(root).getFirst();
     assertThat(journal.run(child).orElseThrow().status()).isEqualTo(RunStatus.PARKED);
 
     journal.resolveStep(
@@ -278,7 +278,7 @@ class DurableFlowTest {
             .mcpMaxIterations(3)
             .commandMaxIterations(3)
             .build();
-    RunId root =
+    RunRef root =
         start(
             new TestFlow(
                 HEADER,
@@ -313,7 +313,7 @@ class DurableFlowTest {
   void aBodyThatMakesADifferentCallOnReplayIsRefusedShowingBothCalls() throws Exception {
     CountDownLatch reached = new CountDownLatch(1);
     AtomicInteger attempts = new AtomicInteger();
-    RunId root =
+    RunRef root =
         start(
             new TestFlow(
                 HEADER,
@@ -346,7 +346,7 @@ class DurableFlowTest {
   void aStepReplacedByACallAtTheSamePositionIsRefused() throws Exception {
     CountDownLatch reached = new CountDownLatch(1);
     AtomicInteger attempts = new AtomicInteger();
-    RunId root =
+    RunRef root =
         start(
             new TestFlow(
                 HEADER,
@@ -379,7 +379,7 @@ class DurableFlowTest {
 
   @Test
   void callingAServerTheHeaderDoesNotDeclareOrAnUnknownToolFailsWithoutAChild() throws Exception {
-    RunId undeclared =
+    RunRef undeclared =
         start(
             new TestFlow(
                 FlowHeader.named("u1").mcp("tickets").build(),
@@ -387,7 +387,7 @@ class DurableFlowTest {
                   f.mcp("crm").tool("x").call(Map.of());
                   return JSON.nullNode();
                 }));
-    RunId unknownTool =
+    RunRef unknownTool =
         start(
             new TestFlow(
                 FlowHeader.named("u2").mcp("tickets").build(),
@@ -425,7 +425,7 @@ class DurableFlowTest {
                 released.countDown();
               }
             });
-    RunId root =
+    RunRef root =
         start(
             new TestFlow(
                 HEADER,
@@ -442,7 +442,7 @@ class DurableFlowTest {
     assertThat(done.steps().getFirst().output().orElseThrow().asText())
         .isEqualTo("dispatch_timeout");
     released.await();
-    RunId child = Lowering.childId(root, 1);
+    RunRef child = Lowering.childId(root, 1);
     RunSnapshot c = journal.run(child).orElseThrow();
     assertThat(c.status()).isEqualTo(RunStatus.CANCELED);
     assertThat(c.steps()).as("the late start was refused by the tombstone").isEmpty();
@@ -459,7 +459,7 @@ class DurableFlowTest {
             .dispatchDeadline(Duration.ofHours(1))
             .childPoll(Duration.ofMillis(50))
             .build();
-    RunId root =
+    RunRef root =
         start(
             new TestFlow(
                 HEADER,
@@ -470,7 +470,7 @@ class DurableFlowTest {
     MiniWorker w =
         new MiniWorker(journal, new FlowBodyRunner(journal, resolver, config, bodyClock));
     w.tick(); // claims the root only; nobody serves the child
-    RunId child = Lowering.childId(root, 1);
+    RunRef child = Lowering.childId(root, 1);
     long until = System.nanoTime() + Duration.ofSeconds(10).toNanos();
     while (journal.run(child).isEmpty() && System.nanoTime() < until) {
       journal.awaitWork(Duration.ofMillis(50));
@@ -484,7 +484,7 @@ class DurableFlowTest {
     assertThat(journal.run(child).orElseThrow().status()).isEqualTo(RunStatus.CANCELED);
   }
 
-  private JsonNode lastTail(RunId run) {
+  private JsonNode lastTail(RunRef run) {
     JsonNode tail = JSON.nullNode();
     for (var r : journal.entries(run)) {
       if (r.entry() instanceof JournalEntry.StepCompleted c && c.trajectoryTail().isPresent()) {

@@ -8,7 +8,7 @@ import dev.flows.kernel.journal.CompletionReason;
 import dev.flows.kernel.journal.InMemoryJournal;
 import dev.flows.kernel.journal.Journal;
 import dev.flows.kernel.journal.JournalEntry;
-import dev.flows.kernel.journal.RunId;
+import dev.flows.kernel.journal.RunRef;
 import dev.flows.kernel.journal.RunSnapshot;
 import dev.flows.kernel.lifecycle.RunStatus;
 import dev.flows.kernel.mcp.McpClientConfig;
@@ -86,7 +86,7 @@ class EngineEndToEndTest {
         McpCredentials.fromEnvironment());
   }
 
-  static RunSnapshot awaitTerminal(Journal journal, RunId run) throws InterruptedException {
+  static RunSnapshot awaitTerminal(Journal journal, RunRef run) throws InterruptedException {
     long until = System.nanoTime() + Duration.ofSeconds(90).toNanos();
     while (System.nanoTime() < until) {
       RunSnapshot s = journal.run(run).orElseThrow();
@@ -105,7 +105,7 @@ class EngineEndToEndTest {
     Journal journal = journal();
     try (FlowsEngine engine = engine(journal, SdkConfig.DEFAULTS)) {
       LoadedFlow flow = LoadedFlow.load(dir.resolve("triage.flow.java").toString(), dir);
-      RunId root =
+      RunRef root =
           engine
               .start(
                   flow,
@@ -119,10 +119,10 @@ class EngineEndToEndTest {
       JsonNode out = done.steps().getFirst().output().orElseThrow();
       assertThat(out.path("echoed").asText()).isEqualTo("hello");
       assertThat(out.path("sum").asText()).isEqualTo("5");
-      List<RunId> children = journal.children(root);
+      List<RunRef> children = journal.children(root);
       assertThat(children).hasSize(3);
       Set<String> keys = new HashSet<>();
-      for (RunId c : children) {
+      for (RunRef c : children) {
         List<JournalEntry> entries = journal.entries(c).stream().map(r -> r.entry()).toList();
         assertThat(entries).filteredOn(e -> e instanceof JournalEntry.EffectRecorded).hasSize(1);
         assertThat(entries).filteredOn(e -> e instanceof JournalEntry.EffectConfirmed).hasSize(1);
@@ -133,7 +133,7 @@ class EngineEndToEndTest {
       assertThat(keys).hasSize(3);
       // First calls run inline on the body's own worker: admitted already claimed by it, and
       // completed in the transaction that confirmed the effect.
-      for (RunId c : children) {
+      for (RunRef c : children) {
         List<JournalEntry> entries = journal.entries(c).stream().map(r -> r.entry()).toList();
         assertThat(entries)
             .extracting(JournalEntry::type)
@@ -203,7 +203,7 @@ class EngineEndToEndTest {
         engine(
             journal, SdkConfig.DEFAULTS.toBuilder().suspendAfter(Duration.ofMillis(200)).build())) {
       LoadedFlow flow = LoadedFlow.load(dir.resolve("waiter.flow.java").toString(), dir);
-      RunId root =
+      RunRef root =
           engine.start(flow, JsonNodeFactory.instance.objectNode(), Optional.empty()).runId();
       engine.startWorker();
       RunSnapshot done = awaitTerminal(journal, root);
@@ -223,9 +223,9 @@ class EngineEndToEndTest {
       assertThat(ends.getLast().reason()).isEqualTo(CompletionReason.SUCCESS);
       assertThat(done.steps().getFirst().attempts()).isGreaterThanOrEqualTo(2);
       // Every call performed once, and the memo journaled once, whatever was replayed.
-      List<RunId> children = journal.children(root);
+      List<RunRef> children = journal.children(root);
       assertThat(children).hasSize(2);
-      for (RunId c : children) {
+      for (RunRef c : children) {
         assertThat(journal.entries(c))
             .filteredOn(r -> r.entry() instanceof JournalEntry.EffectConfirmed)
             .hasSize(1);
@@ -245,7 +245,7 @@ class EngineEndToEndTest {
     try (FlowsEngine engine =
         engine(journal, SdkConfig.DEFAULTS.toBuilder().maxResidentWaits(0).build())) {
       LoadedFlow flow = LoadedFlow.load(dir.resolve("triage.flow.java").toString(), dir);
-      RunId root =
+      RunRef root =
           engine
               .start(
                   flow, JsonNodeFactory.instance.objectNode().put("text", " x "), Optional.empty())
@@ -270,7 +270,7 @@ class EngineEndToEndTest {
           .isNotEmpty()
           .hasSizeLessThanOrEqualTo(3)
           .containsOnly(CompletionReason.SUSPENDED);
-      for (RunId c : journal.children(root)) {
+      for (RunRef c : journal.children(root)) {
         assertThat(journal.entries(c))
             .filteredOn(r -> r.entry() instanceof JournalEntry.EffectConfirmed)
             .hasSize(1);

@@ -6,7 +6,7 @@ import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import dev.flows.journalstore.JournalStoreConfig;
 import dev.flows.journalstore.PostgresJournal;
 import dev.flows.journalstore.testing.TestDatabase;
-import dev.flows.kernel.journal.RunId;
+import dev.flows.kernel.journal.RunRef;
 import dev.flows.kernel.journal.RunSnapshot;
 import dev.flows.kernel.lifecycle.RunStatus;
 import dev.flows.worker.FaultPoint;
@@ -91,7 +91,7 @@ class FanoutTest {
         : List.of();
   }
 
-  private static RunId start(FlowsEngine engine, LoadedFlow flow, Path log) {
+  private static RunRef start(FlowsEngine engine, LoadedFlow flow, Path log) {
     return engine
         .start(
             flow,
@@ -113,7 +113,7 @@ class FanoutTest {
     Path at = dir.resolve("overlap");
     Path log = at.resolve("timed.log");
     try (FlowsEngine engine = EngineEndToEndTest.engine(journal, SdkConfig.DEFAULTS)) {
-      RunId root = start(engine, flow(at), log);
+      RunRef root = start(engine, flow(at), log);
       engine.startWorker();
       RunSnapshot done = EngineEndToEndTest.awaitTerminal(journal, root);
 
@@ -136,7 +136,7 @@ class FanoutTest {
       throws Exception {
     Path at = dir.resolve("crash");
     Path log = at.resolve("timed.log");
-    RunId root;
+    RunRef root;
     try (FlowsEngine admitting = EngineEndToEndTest.engine(journal, SdkConfig.DEFAULTS)) {
       root = start(admitting, flow(at), log);
     }
@@ -162,7 +162,7 @@ class FanoutTest {
     // performed are the ones it kept, and every call sent again found its key there.
     List<String> performed = Files.readAllLines(Path.of(log + ".performed"));
     List<String> keys = new ArrayList<>();
-    for (RunId c : journal.children(root)) {
+    for (RunRef c : journal.children(root)) {
       keys.add(
           journal
               .run(c)

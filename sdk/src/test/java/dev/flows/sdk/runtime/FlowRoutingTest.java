@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import dev.flows.kernel.journal.InMemoryJournal;
-import dev.flows.kernel.journal.RunId;
+import dev.flows.kernel.journal.RunRef;
 import dev.flows.kernel.lifecycle.RunStatus;
 import dev.flows.kernel.mcp.McpClientConfig;
 import dev.flows.mcp.client.McpCredentials;
@@ -60,7 +60,7 @@ class FlowRoutingTest {
     try (FlowsEngine admitter = engine(journal);
         FlowsEngine lacksIt = engine(journal);
         FlowsEngine newer = engine(journal).register(new V2())) {
-      RunId run =
+      RunRef run =
           admitter
               .admit(
                   LoadedFlow.load(V1.class.getName(), Path.of(".")),

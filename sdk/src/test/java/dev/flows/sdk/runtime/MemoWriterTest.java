@@ -7,7 +7,7 @@ import com.fasterxml.jackson.databind.node.TextNode;
 import dev.flows.kernel.journal.InMemoryJournal;
 import dev.flows.kernel.journal.LeaseToken;
 import dev.flows.kernel.journal.MemoEffect;
-import dev.flows.kernel.journal.RunId;
+import dev.flows.kernel.journal.RunRef;
 import java.time.Clock;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
@@ -18,7 +18,7 @@ class MemoWriterTest {
     MemoWriter w =
         new MemoWriter(
             new InMemoryJournal(Clock.systemUTC()),
-            new LeaseToken(RunId.random(), "body", 1, "lease"),
+            new LeaseToken(RunRef.random(), "body", 1, "lease"),
             Duration.ofMinutes(1));
     w.writeBehind("/memo/0", TextNode.valueOf("a"));
     assertThat(w.takeUnsent()).extracting(MemoEffect::surfacePath).containsExactly("/memo/0");

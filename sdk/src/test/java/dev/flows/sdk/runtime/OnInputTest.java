@@ -12,7 +12,7 @@ import dev.flows.kernel.journal.InMemoryJournal;
 import dev.flows.kernel.journal.InputAnswer;
 import dev.flows.kernel.journal.Journal;
 import dev.flows.kernel.journal.JournalEntry;
-import dev.flows.kernel.journal.RunId;
+import dev.flows.kernel.journal.RunRef;
 import dev.flows.kernel.journal.RunSnapshot;
 import dev.flows.kernel.lifecycle.RunStatus;
 import dev.flows.kernel.mcp.McpClientConfig;
@@ -153,7 +153,7 @@ class OnInputTest {
     Journal journal = new InMemoryJournal(Clock.systemUTC());
     try (FlowsEngine engine = engine(journal)) {
       engine.startWorker();
-      RunId root = engine.start(flow, input(dir, mode), Optional.empty()).runId();
+      RunRef root = engine.start(flow, input(dir, mode), Optional.empty()).runId();
       RunSnapshot done = EngineEndToEndTest.awaitTerminal(journal, root);
       assertThat(done.status()).as(done.toString()).isEqualTo(RunStatus.SUCCEEDED);
       JsonNode out = done.steps().getFirst().output().orElseThrow();
@@ -283,7 +283,7 @@ class OnInputTest {
     return w;
   }
 
-  private static void assertAnsweredOnceByTheBody(Journal journal, RunId root, Path dir)
+  private static void assertAnsweredOnceByTheBody(Journal journal, RunRef root, Path dir)
       throws Exception {
     RunSnapshot done = EngineEndToEndTest.awaitTerminal(journal, root);
     assertThat(done.status()).as(done.toString()).isEqualTo(RunStatus.SUCCEEDED);
@@ -303,7 +303,7 @@ class OnInputTest {
             .orElseThrow();
     assertThat(memo.path("verb").asText()).isEqualTo("onInput");
     assertThat(memo.path("answer").path("name").asText()).isEqualTo("Ada");
-    RunId child = journal.children(root).getFirst();
+    RunRef child = journal.children(root).getFirst();
     assertThat(journal.entries(child))
         .filteredOn(r -> r.entry() instanceof JournalEntry.StepAnswered)
         .hasSize(1);
@@ -324,7 +324,7 @@ class OnInputTest {
     Journal journal = new InMemoryJournal(Clock.systemUTC());
     try (FlowsEngine engine = engine(journal)) {
       engine.startWorker();
-      RunId root = engine.start(flow, input(dir, "answer"), Optional.empty()).runId();
+      RunRef root = engine.start(flow, input(dir, "answer"), Optional.empty()).runId();
       assertAnsweredOnceByTheBody(journal, root, dir);
     }
   }
@@ -337,7 +337,7 @@ class OnInputTest {
     try (FlowsEngine admitter = engine(journal);
         McpSessions sessions =
             new McpSessions(McpClientConfig.DEFAULTS, McpCredentials.fromEnvironment())) {
-      RunId root = admitter.start(flow, input(dir, "answer"), Optional.empty()).runId();
+      RunRef root = admitter.start(flow, input(dir, "answer"), Optional.empty()).runId();
       Worker worker = claimingWorker(journal, admitter.resolver(), sessions);
       try {
         worker.start();
@@ -354,7 +354,7 @@ class OnInputTest {
     Journal journal = new InMemoryJournal(Clock.systemUTC());
     try (FlowsEngine engine = engine(journal)) {
       engine.startWorker();
-      RunId root = engine.start(flow, input(dir, "decline"), Optional.empty()).runId();
+      RunRef root = engine.start(flow, input(dir, "decline"), Optional.empty()).runId();
       RunSnapshot done = EngineEndToEndTest.awaitTerminal(journal, root);
       assertThat(done.status()).isEqualTo(RunStatus.SUCCEEDED);
       assertThat(done.steps().getFirst().output().orElseThrow().path("said").asText())
@@ -381,7 +381,7 @@ class OnInputTest {
     Journal journal = new InMemoryJournal(Clock.systemUTC());
     try (FlowsEngine engine = engine(journal)) {
       engine.startWorker();
-      RunId root = engine.start(flow, input(dir, mode), Optional.empty()).runId();
+      RunRef root = engine.start(flow, input(dir, mode), Optional.empty()).runId();
       RunSnapshot parked = EngineEndToEndTest.awaitTerminal(journal, root);
       assertThat(parked.status()).isEqualTo(RunStatus.PARKED);
       JsonNode tail =
@@ -391,7 +391,7 @@ class OnInputTest {
               .map(e -> ((JournalEntry.StepCompleted) e).trajectoryTail().orElseThrow())
               .reduce((a, b) -> b)
               .orElseThrow();
-      RunId child = journal.children(root).getFirst();
+      RunRef child = journal.children(root).getFirst();
       assertThat(tail.path("diagnostic").asText()).isEqualTo("input_required");
       assertThat(tail.path("parkedChild").asText()).isEqualTo(child.value());
       assertThat(tail.path("message").asText())
@@ -422,7 +422,7 @@ class OnInputTest {
         new ForwardingJournal(journal) {
           @Override
           public RunSnapshot answerInput(
-              RunId runId, String stepId, InputAnswer answer, String by) {
+              RunRef runId, String stepId, InputAnswer answer, String by) {
             if (held.compareAndSet(false, true)) {
               reached.countDown();
               try {
@@ -436,7 +436,7 @@ class OnInputTest {
             return super.answerInput(runId, stepId, answer, by);
           }
         };
-    RunId root;
+    RunRef root;
     WorkerConfig quickStop = brisk().toBuilder().stopGrace(Duration.ZERO).build();
     try (FlowsEngine first =
         new FlowsEngine(
@@ -449,7 +449,7 @@ class OnInputTest {
       root = first.start(flow, input(dir, "answer"), Optional.empty()).runId();
       assertThat(reached.await(60, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
     }
-    RunId child = journal.children(root).getFirst();
+    RunRef child = journal.children(root).getFirst();
     assertThat(journal.run(child).orElseThrow().status()).isEqualTo(RunStatus.PARKED);
     try (FlowsEngine second = engine(journal)) {
       second.acceptJournalSources().startWorker();

@@ -12,7 +12,7 @@ import dev.flows.kernel.instruction.FlowBodyInstruction;
 import dev.flows.kernel.journal.ClaimRequest;
 import dev.flows.kernel.journal.ClaimedAttempt;
 import dev.flows.kernel.journal.JournalEntry;
-import dev.flows.kernel.journal.RunId;
+import dev.flows.kernel.journal.RunRef;
 import dev.flows.kernel.journal.RunSnapshot;
 import dev.flows.kernel.journal.StartRun;
 import dev.flows.kernel.journal.StepOutcome;
@@ -52,7 +52,7 @@ class ParallelReplayTest {
     journal.close();
   }
 
-  private RunId start(DurableFlowTest.TestFlow.Body body) {
+  private RunRef start(DurableFlowTest.TestFlow.Body body) {
     DurableFlowTest.TestFlow flow =
         new DurableFlowTest.TestFlow(
             FlowHeader.named("parallel" + System.nanoTime()).mcp("tickets").build(), body);
@@ -70,7 +70,7 @@ class ParallelReplayTest {
         .runId();
   }
 
-  private static JsonNode lastTail(RunId run) {
+  private static JsonNode lastTail(RunRef run) {
     JsonNode tail = JSON.objectNode();
     for (var r : journal.entries(run)) {
       if (r.entry() instanceof JournalEntry.StepCompleted c && c.trajectoryTail().isPresent()) {
@@ -85,7 +85,7 @@ class ParallelReplayTest {
       throws Exception {
     CountDownLatch issued = new CountDownLatch(1);
     AtomicInteger attempts = new AtomicInteger();
-    RunId root =
+    RunRef root =
         start(
             (f, in) -> {
               boolean first = attempts.incrementAndGet() == 1;
@@ -137,7 +137,7 @@ class ParallelReplayTest {
   void anyAnswersTheJournaledWinnerOnReplayEvenWhenAnEarlierArgumentHasEndedSince()
       throws Exception {
     List<String> winners = new CopyOnWriteArrayList<>();
-    RunId root =
+    RunRef root =
         start(
             (f, in) -> {
               Pending<JsonNode> a = f.runAsync("true", "a");
@@ -199,7 +199,7 @@ class ParallelReplayTest {
   }
 
   /** Claims {@code n} attempts of {@code kind} under {@code root} (its own step, or children). */
-  private static List<ClaimedAttempt> claim(RunId root, StepKind kind, int n) throws Exception {
+  private static List<ClaimedAttempt> claim(RunRef root, StepKind kind, int n) throws Exception {
     List<ClaimedAttempt> out = new ArrayList<>();
     long until = System.nanoTime() + Duration.ofSeconds(30).toNanos();
     while (out.size() < n && System.nanoTime() < until) {
@@ -216,7 +216,7 @@ class ParallelReplayTest {
 
   private static final Duration LEASE = Duration.ofSeconds(30);
 
-  private static ClaimedAttempt attemptOf(List<ClaimedAttempt> attempts, RunId run) {
+  private static ClaimedAttempt attemptOf(List<ClaimedAttempt> attempts, RunRef run) {
     return attempts.stream().filter(a -> a.lease().runId().equals(run)).findFirst().orElseThrow();
   }
 }

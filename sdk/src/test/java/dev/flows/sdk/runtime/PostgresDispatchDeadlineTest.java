@@ -8,7 +8,7 @@ import dev.flows.journalstore.PostgresJournal;
 import dev.flows.journalstore.testing.TestDatabase;
 import dev.flows.kernel.instruction.FlowBodyInstruction;
 import dev.flows.kernel.journal.JournalEntry;
-import dev.flows.kernel.journal.RunId;
+import dev.flows.kernel.journal.RunRef;
 import dev.flows.kernel.journal.RunSnapshot;
 import dev.flows.kernel.journal.StartRun;
 import dev.flows.kernel.lifecycle.RunStatus;
@@ -67,7 +67,7 @@ class PostgresDispatchDeadlineTest {
               return JsonNodeFactory.instance.nullNode();
             });
     resolver.register(flow);
-    RunId root =
+    RunRef root =
         journal
             .startRun(
                 StartRun.of(
@@ -99,7 +99,7 @@ class PostgresDispatchDeadlineTest {
             .path("diagnostic")
             .asText();
     assertThat(diagnostic).isEqualTo("dispatch_timeout");
-    RunId child = Lowering.childId(root, 1);
+    RunRef child = Lowering.childId(root, 1);
     RunSnapshot c = journal.run(child).orElseThrow();
     assertThat(c.status()).isEqualTo(RunStatus.CANCELED);
     assertThat(c.steps()).as("the start that landed late was refused").isEmpty();

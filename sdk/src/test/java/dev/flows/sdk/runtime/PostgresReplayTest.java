@@ -9,7 +9,7 @@ import dev.flows.journalstore.PostgresJournal;
 import dev.flows.journalstore.testing.TestDatabase;
 import dev.flows.kernel.instruction.FlowBodyInstruction;
 import dev.flows.kernel.journal.JournalEntry;
-import dev.flows.kernel.journal.RunId;
+import dev.flows.kernel.journal.RunRef;
 import dev.flows.kernel.journal.RunSnapshot;
 import dev.flows.kernel.journal.StartRun;
 import dev.flows.kernel.lifecycle.RunStatus;
@@ -44,7 +44,7 @@ class PostgresReplayTest {
         new DurableFlowTest.TestFlow(
             FlowHeader.named("replay" + System.nanoTime()).mcp("tickets").build(), body);
     resolver.register(flow);
-    RunId root =
+    RunRef root =
         journal
             .startRun(
                 StartRun.of(

@@ -7,7 +7,7 @@ import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import dev.flows.kernel.journal.InMemoryJournal;
 import dev.flows.kernel.journal.LeaseRenewals;
 import dev.flows.kernel.journal.LeaseToken;
-import dev.flows.kernel.journal.RunId;
+import dev.flows.kernel.journal.RunRef;
 import dev.flows.kernel.lifecycle.RunStatus;
 import dev.flows.kernel.mcp.McpClientConfig;
 import dev.flows.kernel.mcp.McpServerConfigJson;
@@ -54,7 +54,7 @@ class SharedLeaseKeeperTest {
 
   /** Every renewLeases call: the run ids of the leases it renewed. */
   static final class Recording extends ForwardingJournal {
-    final List<Set<RunId>> renewals = new CopyOnWriteArrayList<>();
+    final List<Set<RunRef>> renewals = new CopyOnWriteArrayList<>();
 
     Recording() {
       super(new InMemoryJournal(Clock.systemUTC()));
@@ -96,7 +96,7 @@ class SharedLeaseKeeperTest {
             McpClientConfig.DEFAULTS,
             McpCredentials.fromEnvironment())) {
       LoadedFlow flow = LoadedFlow.load(dir.resolve("waits.flow.java").toString(), dir);
-      RunId root =
+      RunRef root =
           engine
               .start(
                   flow,
@@ -107,8 +107,8 @@ class SharedLeaseKeeperTest {
 
       assertThat(EngineEndToEndTest.awaitTerminal(journal, root).status())
           .isEqualTo(RunStatus.SUCCEEDED);
-      RunId child = journal.children(root).getFirst();
-      List<Set<RunId>> withChild =
+      RunRef child = journal.children(root).getFirst();
+      List<Set<RunRef>> withChild =
           journal.renewals.stream().filter(r -> r.contains(child)).toList();
       assertThat(withChild).as("the call's lease was renewed while it slept").isNotEmpty();
       assertThat(withChild)

@@ -7,7 +7,7 @@ import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import dev.flows.kernel.instruction.FlowBodyInstruction;
 import dev.flows.kernel.journal.InMemoryJournal;
 import dev.flows.kernel.journal.Journal;
-import dev.flows.kernel.journal.RunId;
+import dev.flows.kernel.journal.RunRef;
 import dev.flows.kernel.journal.RunSnapshot;
 import dev.flows.kernel.journal.StartRun;
 import dev.flows.kernel.lifecycle.RunStatus;
@@ -75,7 +75,7 @@ class SourceAcceptanceTest {
    * Admits the source as another process would: through the journal only, so this JVM never
    * registered it as a flow it started.
    */
-  private static RunId admitFromElsewhere(Journal journal, String source, Optional<String> dir) {
+  private static RunRef admitFromElsewhere(Journal journal, String source, Optional<String> dir) {
     FlowSource.Compiled c = FlowSource.compile("elsewhere", source);
     RunSpec spec =
         Lowering.root(
@@ -87,7 +87,7 @@ class SourceAcceptanceTest {
     return journal.startRun(StartRun.of("k-" + UUID.randomUUID(), spec)).runId();
   }
 
-  private static RunSnapshot await(Journal journal, RunId run, Predicate<RunSnapshot> done)
+  private static RunSnapshot await(Journal journal, RunRef run, Predicate<RunSnapshot> done)
       throws InterruptedException {
     long until = System.nanoTime() + Duration.ofSeconds(30).toNanos();
     RunSnapshot now = journal.run(run).orElseThrow();
@@ -104,7 +104,7 @@ class SourceAcceptanceTest {
       throws Exception {
     String src = source("Given", "return f.step(\"v\", () -> \"ran\");");
     InMemoryJournal journal = new InMemoryJournal(Clock.systemUTC());
-    RunId run = admitFromElsewhere(journal, src, Optional.empty());
+    RunRef run = admitFromElsewhere(journal, src, Optional.empty());
     try (FlowsEngine without = engine(journal)) {
       without.startWorker();
       RunSnapshot waiting = await(journal, run, r -> r.waitingReason().isPresent());
@@ -129,7 +129,7 @@ class SourceAcceptanceTest {
   void aWorkerAcceptingJournalSourcesRunsAnySourceItWasNotGiven() throws Exception {
     String src = source("Anything", "return f.step(\"v\", () -> \"ran\");");
     InMemoryJournal journal = new InMemoryJournal(Clock.systemUTC());
-    RunId run = admitFromElsewhere(journal, src, Optional.empty());
+    RunRef run = admitFromElsewhere(journal, src, Optional.empty());
     try (FlowsEngine any = engine(journal).acceptJournalSources()) {
       any.startWorker();
       assertThat(await(journal, run, r -> r.status().terminal()).status())
@@ -142,14 +142,14 @@ class SourceAcceptanceTest {
     Path flowDir = Files.createDirectories(dir.resolve("the flow's dir"));
     String src = source("Pwd", "return f.sh(\"pwd\");");
     InMemoryJournal journal = new InMemoryJournal(Clock.systemUTC());
-    RunId run = admitFromElsewhere(journal, src, Optional.of(flowDir.toString()));
+    RunRef run = admitFromElsewhere(journal, src, Optional.of(flowDir.toString()));
     try (FlowsEngine any = engine(journal).acceptJournalSources()) {
       any.startWorker();
       RunSnapshot end = await(journal, run, r -> r.status().terminal());
       assertThat(end.status()).isEqualTo(RunStatus.SUCCEEDED);
       JsonNode out = end.steps().getFirst().output().orElseThrow();
       assertThat(out.path("stdout").asText()).isEqualTo(flowDir.toRealPath() + "\n");
-      RunId child = journal.children(run).getFirst();
+      RunRef child = journal.children(run).getFirst();
       StepBody.Deterministic cmd =
           (StepBody.Deterministic)
               RunSpecParser.parse(journal.run(child).orElseThrow().spec())
@@ -165,12 +165,12 @@ class SourceAcceptanceTest {
     String missing = dir.resolve("gone").toString();
     String src = source("Gone", "return f.sh(\"true\");");
     InMemoryJournal journal = new InMemoryJournal(Clock.systemUTC());
-    RunId run = admitFromElsewhere(journal, src, Optional.of(missing));
+    RunRef run = admitFromElsewhere(journal, src, Optional.of(missing));
     try (FlowsEngine any = engine(journal).acceptJournalSources()) {
       any.startWorker();
       RunSnapshot end = await(journal, run, r -> r.status().terminal());
       assertThat(end.status()).isEqualTo(RunStatus.FAILED);
-      RunId child = journal.children(run).getFirst();
+      RunRef child = journal.children(run).getFirst();
       JsonNode tail =
           journal.entries(child).stream()
               .map(e -> e.entry())

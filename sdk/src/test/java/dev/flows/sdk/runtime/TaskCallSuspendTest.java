@@ -9,7 +9,7 @@ import dev.flows.kernel.journal.CompletionReason;
 import dev.flows.kernel.journal.InMemoryJournal;
 import dev.flows.kernel.journal.Journal;
 import dev.flows.kernel.journal.JournalEntry;
-import dev.flows.kernel.journal.RunId;
+import dev.flows.kernel.journal.RunRef;
 import dev.flows.kernel.journal.RunSnapshot;
 import dev.flows.kernel.lifecycle.RunStatus;
 import dev.flows.kernel.mcp.McpClientConfig;
@@ -82,7 +82,7 @@ class TaskCallSuspendTest {
             McpClientConfig.DEFAULTS,
             McpCredentials.fromEnvironment())) {
       engine.startWorker();
-      RunId root =
+      RunRef root =
           engine
               .start(
                   flow, JsonNodeFactory.instance.objectNode().put("ms", taskMs), Optional.empty())

@@ -9,7 +9,7 @@ import dev.flows.kernel.journal.CompletionReason;
 import dev.flows.kernel.journal.InMemoryJournal;
 import dev.flows.kernel.journal.JournalEntry;
 import dev.flows.kernel.journal.ManualClock;
-import dev.flows.kernel.journal.RunId;
+import dev.flows.kernel.journal.RunRef;
 import dev.flows.kernel.journal.RunSnapshot;
 import dev.flows.kernel.journal.StartRun;
 import dev.flows.kernel.journal.StepSnapshot;
@@ -36,7 +36,7 @@ class WaitsTest {
   private final MiniWorker worker =
       new MiniWorker(journal, new FlowBodyRunner(journal, resolver, SdkConfig.DEFAULTS, clock));
 
-  private RunId start(DurableFlowTest.TestFlow.Body body) {
+  private RunRef start(DurableFlowTest.TestFlow.Body body) {
     DurableFlowTest.TestFlow flow =
         new DurableFlowTest.TestFlow(FlowHeader.named("waits" + System.nanoTime()).build(), body);
     resolver.register(flow);
@@ -54,7 +54,7 @@ class WaitsTest {
   }
 
   /** Claims what is ready and waits until no attempt of the run is running. */
-  private RunSnapshot settle(RunId root) throws InterruptedException {
+  private RunSnapshot settle(RunRef root) throws InterruptedException {
     worker.tick();
     long until = System.nanoTime() + Duration.ofSeconds(10).toNanos();
     while (System.nanoTime() < until) {
@@ -76,7 +76,7 @@ class WaitsTest {
       throws Exception {
     AtomicInteger before = new AtomicInteger();
     AtomicInteger after = new AtomicInteger();
-    RunId run =
+    RunRef run =
         start(
             (f, in) -> {
               f.step("before", before::incrementAndGet);
@@ -104,7 +104,7 @@ class WaitsTest {
 
   @Test
   void aSleepWhoseDueTimeHasPassedDoesNotSuspend() throws Exception {
-    RunId run =
+    RunRef run =
         start(
             (f, in) -> {
               f.sleep(Duration.ZERO);
@@ -118,7 +118,7 @@ class WaitsTest {
 
   @Test
   void aSignalSentBeforeTheWaitIsAnsweredAtOnce() throws Exception {
-    RunId run =
+    RunRef run =
         start(
             (f, in) ->
                 f.awaitSignal("approve", Duration.ofHours(24)).orElse(JSON.textNode("timed out")));
@@ -131,7 +131,7 @@ class WaitsTest {
 
   @Test
   void aSignalSentDuringTheWaitWakesTheBodyWhichAnswersItsPayload() throws Exception {
-    RunId run =
+    RunRef run =
         start(
             (f, in) ->
                 f.awaitSignal("approve", Duration.ofHours(24)).orElse(JSON.textNode("timed out")));
@@ -147,7 +147,7 @@ class WaitsTest {
 
   @Test
   void aSignalSentTwiceWithOneKeyIsDeliveredOnce() throws Exception {
-    RunId run =
+    RunRef run =
         start(
             (f, in) -> {
               var out = JSON.arrayNode();
@@ -168,7 +168,7 @@ class WaitsTest {
   @Test
   void aWaitThatTimesOutAnswersEmptyAndALaterSignalDoesNotChangeItsReplay() throws Exception {
     List<String> answers = new CopyOnWriteArrayList<>();
-    RunId run =
+    RunRef run =
         start(
             (f, in) -> {
               Optional<JsonNode> s = f.awaitSignal("approve", Duration.ofMinutes(10));
@@ -190,7 +190,7 @@ class WaitsTest {
   @Test
   void theDeterministicHelpersAnswerTheirFirstValuesOnReplay() throws Exception {
     List<String> seen = new CopyOnWriteArrayList<>();
-    RunId run =
+    RunRef run =
         start(
             (f, in) -> {
               seen.add(f.now() + " " + f.randomUUID() + " " + f.random());
@@ -208,7 +208,7 @@ class WaitsTest {
   @Test
   void aReplayThatMakesAnotherCallWhereATimerWasIsRefusedNondeterministic() throws Exception {
     AtomicInteger attempts = new AtomicInteger();
-    RunId run =
+    RunRef run =
         start(
             (f, in) -> {
               if (attempts.incrementAndGet() == 1) {

@@ -12,7 +12,7 @@ import dev.flows.kernel.journal.JournalEntry;
 import dev.flows.kernel.journal.LeaseToken;
 import dev.flows.kernel.journal.ManualClock;
 import dev.flows.kernel.journal.MemoEffect;
-import dev.flows.kernel.journal.RunId;
+import dev.flows.kernel.journal.RunRef;
 import dev.flows.kernel.journal.RunSnapshot;
 import dev.flows.kernel.journal.StepOutcome;
 import dev.flows.kernel.lifecycle.RunStatus;
@@ -108,7 +108,7 @@ class WriteBehindMemosTest {
                 }
               });
 
-  private RunId start(Flow flow) {
+  private RunRef start(Flow flow) {
     return DurableFlowTest.start(journal, resolver, flow, JSON.objectNode(), config);
   }
 
@@ -116,7 +116,7 @@ class WriteBehindMemosTest {
     return new DurableFlowTest.TestFlow(HEADER, body);
   }
 
-  private RunSnapshot drive(MiniWorker w, RunId root, BooleanSupplier stop) throws Exception {
+  private RunSnapshot drive(MiniWorker w, RunRef root, BooleanSupplier stop) throws Exception {
     return DurableFlowTest.drive(journal, w, root, stop);
   }
 
@@ -140,7 +140,7 @@ class WriteBehindMemosTest {
     return ((StepOutcome.Succeeded) outcome).memos().stream().map(MemoEffect::surfacePath).toList();
   }
 
-  private List<String> journaledMemos(RunId run) {
+  private List<String> journaledMemos(RunRef run) {
     return journal.entries(run).stream()
         .map(r -> r.entry())
         .filter(e -> e instanceof JournalEntry.EffectConfirmed)
@@ -180,7 +180,7 @@ class WriteBehindMemosTest {
             carriedByEnd.set(carried(args[1]));
           }
         };
-    RunId root =
+    RunRef root =
         start(
             flow(
                 (f, in) -> {
@@ -229,7 +229,7 @@ class WriteBehindMemosTest {
           }
         };
     Map<Integer, AtomicInteger> runs = new ConcurrentHashMap<>();
-    RunId root =
+    RunRef root =
         start(
             flow(
                 (f, in) -> {
@@ -251,7 +251,7 @@ class WriteBehindMemosTest {
   @Test
   void aMemoIsSentOnceTheDelayPassesWhileTheBodyStillRuns() throws Exception {
     AtomicReference<List<String>> seenWhileRunning = new AtomicReference<>();
-    RunId root =
+    RunRef root =
         start(
             flow(
                 (f, in) -> {
@@ -282,7 +282,7 @@ class WriteBehindMemosTest {
     batchHook = (lease, call) -> Thread.sleep(50);
     List<List<String>> journaledAtChild = new CopyOnWriteArrayList<>();
     AtomicReference<List<String>> journaledAtEnd = new AtomicReference<>();
-    AtomicReference<RunId> rootId = new AtomicReference<>();
+    AtomicReference<RunRef> rootId = new AtomicReference<>();
     verbHook =
         (verb, args) -> {
           if (verb.equals("startRun") && rootId.get() != null) {
@@ -297,7 +297,7 @@ class WriteBehindMemosTest {
           }
         };
     Map<Integer, AtomicInteger> runs = new ConcurrentHashMap<>();
-    RunId root =
+    RunRef root =
         start(
             flow(
                 (f, in) -> {
@@ -327,7 +327,7 @@ class WriteBehindMemosTest {
     AtomicReference<String> refusedAt = new AtomicReference<>();
     AtomicReference<ErrorCode> refusal = new AtomicReference<>();
     Map<Integer, AtomicInteger> runs = new ConcurrentHashMap<>();
-    RunId root =
+    RunRef root =
         start(
             flow(
                 (f, in) -> {
@@ -377,7 +377,7 @@ class WriteBehindMemosTest {
           }
         };
     AtomicReference<ErrorCode> refusal = new AtomicReference<>();
-    RunId root =
+    RunRef root =
         start(
             flow(
                 (f, in) -> {
@@ -445,7 +445,7 @@ class WriteBehindMemosTest {
         };
     Map<Integer, AtomicInteger> runs = new ConcurrentHashMap<>();
     AtomicInteger attempts = new AtomicInteger();
-    RunId root =
+    RunRef root =
         start(
             flow(
                 (f, in) -> {

@@ -4,7 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.flows.kernel.journal.RunId;
+import dev.flows.kernel.journal.RunRef;
 import dev.flows.kernel.mcp.InputRequest;
 import dev.flows.kernel.mcp.InputResponses;
 import dev.flows.kernel.mcp.LiveInput;
@@ -29,26 +29,26 @@ public final class LiveInputs {
           + " answers one";
 
   private static final JsonNodeFactory JSON = JsonNodeFactory.instance;
-  private static final Map<RunId, LiveInput> BODIES = new ConcurrentHashMap<>();
+  private static final Map<RunRef, LiveInput> BODIES = new ConcurrentHashMap<>();
 
   private LiveInputs() {}
 
   /** While the answer is open, {@code body} answers the live requests of {@code callRun}'s call. */
-  public static AutoCloseable answerBy(RunId callRun, LiveInput body) {
+  public static AutoCloseable answerBy(RunRef callRun, LiveInput body) {
     BODIES.put(callRun, body);
     return () -> BODIES.remove(callRun, body);
   }
 
   /** The {@link LiveInput} of one attempt of {@code callRun}'s call, noting what it answered. */
-  static Recorder forCall(RunId callRun) {
+  static Recorder forCall(RunRef callRun) {
     return new Recorder(callRun);
   }
 
   static final class Recorder implements LiveInput {
-    private final RunId run;
+    private final RunRef run;
     private final List<ObjectNode> notes = new ArrayList<>();
 
-    private Recorder(RunId run) {
+    private Recorder(RunRef run) {
       this.run = run;
     }
 

@@ -14,7 +14,7 @@ import dev.flows.kernel.journal.DurableTasks;
 import dev.flows.kernel.journal.EffectElection;
 import dev.flows.kernel.journal.Journal;
 import dev.flows.kernel.journal.JournalRecord;
-import dev.flows.kernel.journal.RunId;
+import dev.flows.kernel.journal.RunRef;
 import dev.flows.kernel.journal.StepOutcome;
 import dev.flows.kernel.json.Jackson;
 import dev.flows.kernel.mcp.CallOptions;
@@ -157,7 +157,7 @@ public final class McpToolExecutor implements AgentInstructionExecutor {
       @SuppressWarnings("unchecked")
       Map<String, Object> args = MAPPER.convertValue(input, Map.class);
       // The run's trace context, derived from the lease; with tracing on, the call span's own.
-      RunId root = RunTraces.root(journal, a.lease().runId(), a.parentRunId());
+      RunRef root = RunTraces.root(journal, a.lease().runId(), a.parentRunId());
       Map<String, Object> meta = TraceContext.meta(root, a.lease(), key);
       meta.putAll(telemetry.meta(key));
       // A response lost on the wire is re-sent by the same rule as a crash takeover. A server

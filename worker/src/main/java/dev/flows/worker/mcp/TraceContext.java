@@ -1,7 +1,7 @@
 package dev.flows.worker.mcp;
 
 import dev.flows.kernel.journal.LeaseToken;
-import dev.flows.kernel.journal.RunId;
+import dev.flows.kernel.journal.RunRef;
 import dev.flows.kernel.mcp.McpTransportPort;
 import dev.flows.worker.telemetry.RunTraces;
 import java.util.LinkedHashMap;
@@ -18,12 +18,12 @@ public final class TraceContext {
   private TraceContext() {}
 
   /** {@code version-traceid-parentid-flags}, sampled. */
-  public static String traceparent(RunId root, LeaseToken lease) {
+  public static String traceparent(RunRef root, LeaseToken lease) {
     return "00-" + RunTraces.traceId(root) + "-" + RunTraces.attemptSpanId(lease) + "-01";
   }
 
   /** The {@code _meta} of a call: its idempotency key and its trace context. */
-  public static Map<String, Object> meta(RunId root, LeaseToken lease, String idempotencyKey) {
+  public static Map<String, Object> meta(RunRef root, LeaseToken lease, String idempotencyKey) {
     Map<String, Object> meta = new LinkedHashMap<>();
     meta.put(McpTransportPort.IDEMPOTENCY_KEY_META, idempotencyKey);
     meta.put(McpTransportPort.TRACEPARENT_META, traceparent(root, lease));

@@ -6,7 +6,7 @@ import dev.flows.kernel.journal.Journal;
 import dev.flows.kernel.journal.JournalEntry;
 import dev.flows.kernel.journal.JournalRecord;
 import dev.flows.kernel.journal.LeaseToken;
-import dev.flows.kernel.journal.RunId;
+import dev.flows.kernel.journal.RunRef;
 import dev.flows.kernel.journal.RunSnapshot;
 import dev.flows.kernel.journal.WorkerId;
 import dev.flows.kernel.lifecycle.RunStatus;
@@ -61,10 +61,10 @@ public final class RunTraces {
   /** A run's root never changes: remembered for the runs this process saw lately. */
   private static final int ROOTS_KEPT = 10_000;
 
-  private static final Map<RunId, RunId> ROOTS =
+  private static final Map<RunRef, RunRef> ROOTS =
       new LinkedHashMap<>(256, 0.75f, true) {
         @Override
-        protected boolean removeEldestEntry(Map.Entry<RunId, RunId> e) {
+        protected boolean removeEldestEntry(Map.Entry<RunRef, RunRef> e) {
           return size() > ROOTS_KEPT;
         }
       };
@@ -76,11 +76,11 @@ public final class RunTraces {
     return Optional.ofNullable(PINNED.get());
   }
 
-  public static String traceId(RunId root) {
+  public static String traceId(RunRef root) {
     return hex(digest("flows.trace:" + root.value()), 16);
   }
 
-  public static String runSpanId(RunId run) {
+  public static String runSpanId(RunRef run) {
     return hex(digest("flows.run:" + run.value()), 8);
   }
 
@@ -89,7 +89,7 @@ public final class RunTraces {
   }
 
   /** The run's span as a parent: valid whichever process emits the span itself. */
-  static Context runContext(RunId root, RunId run) {
+  static Context runContext(RunRef root, RunRef run) {
     return Context.root()
         .with(
             Span.wrap(
@@ -104,35 +104,35 @@ public final class RunTraces {
    * Remembers that {@code run}'s root is {@code root}: a body admitting its children tells this, so
    * the trace of a call needs no journal read to find its root.
    */
-  public static void rootKnown(RunId run, RunId root) {
+  public static void rootKnown(RunRef run, RunRef root) {
     synchronized (ROOTS) {
       ROOTS.put(run, root);
     }
   }
 
   /** The root of {@code run} (whose parent is {@code parent}), read up the journal when unknown. */
-  public static RunId root(Journal journal, RunId run, Optional<RunId> parent) {
+  public static RunRef root(Journal journal, RunRef run, Optional<RunRef> parent) {
     if (parent.isEmpty()) {
       return run;
     }
     synchronized (ROOTS) {
-      RunId known = ROOTS.get(run);
+      RunRef known = ROOTS.get(run);
       if (known != null) {
         return known;
       }
     }
-    RunId root = parent.get();
-    RunId at = root;
+    RunRef root = parent.get();
+    RunRef at = root;
     // A child's tree is a few levels deep; the bound only stops a malformed journal.
     for (int depth = 0; depth < 64; depth++) {
       synchronized (ROOTS) {
-        RunId known = ROOTS.get(at);
+        RunRef known = ROOTS.get(at);
         if (known != null) {
           root = known;
           break;
         }
       }
-      Optional<RunId> up = journal.run(at).flatMap(RunSnapshot::parentRunId);
+      Optional<RunRef> up = journal.run(at).flatMap(RunSnapshot::parentRunId);
       if (up.isEmpty()) {
         root = at;
         break;
@@ -168,7 +168,7 @@ public final class RunTraces {
     }
     try {
       LeaseToken l = a.lease();
-      RunId root = root(journal, l.runId(), a.parentRunId());
+      RunRef root = root(journal, l.runId(), a.parentRunId());
       SpanBuilder b = attemptSpan(root, l).setAttribute(WORKER_ID, worker.value());
       return new AttemptSpan(startPinned(b, new Pinned(Optional.empty(), attemptSpanId(l))));
     } catch (RuntimeException e) {
@@ -176,7 +176,7 @@ public final class RunTraces {
     }
   }
 
-  private static SpanBuilder attemptSpan(RunId root, LeaseToken l) {
+  private static SpanBuilder attemptSpan(RunRef root, LeaseToken l) {
     return tracer()
         .spanBuilder("step " + l.stepId())
         .setParent(runContext(root, l.runId()))
@@ -197,7 +197,7 @@ public final class RunTraces {
     try {
       LeaseToken l = e.lease();
       RunSnapshot run = journal.run(l.runId()).orElseThrow();
-      RunId root = root(journal, l.runId(), run.parentRunId());
+      RunRef root = root(journal, l.runId(), run.parentRunId());
       SpanBuilder b = attemptSpan(root, l).setAttribute(REASON, "lease_expired");
       b.setAttribute(DISPOSITION, e.disposition().wire());
       for (JournalRecord r : journal.entries(l.runId())) {
@@ -217,7 +217,7 @@ public final class RunTraces {
 
   /** The span of a run that just ended, from its admission to its end, by whoever ended it. */
   public static void runEnded(Journal journal, RunSnapshot run, Instant now) {
-    RunId root = root(journal, run.runId(), run.parentRunId());
+    RunRef root = root(journal, run.runId(), run.parentRunId());
     SpanBuilder b =
         tracer()
             .spanBuilder("flow " + run.name())

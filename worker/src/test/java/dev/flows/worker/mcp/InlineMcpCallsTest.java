@@ -11,7 +11,7 @@ import dev.flows.kernel.FlowsException;
 import dev.flows.kernel.instruction.McpCallInstruction;
 import dev.flows.kernel.journal.InMemoryJournal;
 import dev.flows.kernel.journal.JournalEntry;
-import dev.flows.kernel.journal.RunId;
+import dev.flows.kernel.journal.RunRef;
 import dev.flows.kernel.journal.StartRun;
 import dev.flows.kernel.journal.WorkerId;
 import dev.flows.kernel.lifecycle.RunStatus;
@@ -85,7 +85,7 @@ class InlineMcpCallsTest {
             new StepBody.Agent(
                 in, RecoveryMode.INSPECT, List.of(McpCallInstruction.surface("tools", tool))));
     return new StartRun(
-        Optional.of(new RunId(id)),
+        Optional.of(new RunRef(id)),
         id,
         new RunSpec(RunSpec.VERSION, "t", List.of(step)),
         Optional.empty(),
@@ -93,7 +93,7 @@ class InlineMcpCallsTest {
   }
 
   private List<String> types(String run) {
-    return journal.entries(new RunId(run)).stream().map(r -> r.entry().type()).toList();
+    return journal.entries(new RunRef(run)).stream().map(r -> r.entry().type()).toList();
   }
 
   @Test
@@ -115,12 +115,12 @@ class InlineMcpCallsTest {
             "step.completed",
             "run.completed");
     assertThat(
-            journal.entries(new RunId("inline-ok")).stream()
+            journal.entries(new RunRef("inline-ok")).stream()
                 .map(e -> e.entry())
                 .filter(e -> e instanceof JournalEntry.StepAttemptStarted)
                 .map(e -> ((JournalEntry.StepAttemptStarted) e).workerId()))
         .containsExactly(WORKER);
-    assertThat(journal.run(new RunId("inline-ok")).orElseThrow().steps().getFirst().output())
+    assertThat(journal.run(new RunRef("inline-ok")).orElseThrow().steps().getFirst().output())
         .contains(receipt);
   }
 
@@ -130,7 +130,7 @@ class InlineMcpCallsTest {
         inline.call(request("inline-fail", "fail", JSON.objectNode(), 1), "/mcp/tools/fail");
 
     assertThat(r).isInstanceOf(InlineMcpCalls.Result.AwaitChild.class);
-    assertThat(journal.run(new RunId("inline-fail")).orElseThrow().status())
+    assertThat(journal.run(new RunRef("inline-fail")).orElseThrow().status())
         .isEqualTo(RunStatus.FAILED);
     assertThat(types("inline-fail")).contains("effect.confirmed").endsWith("run.completed");
   }
@@ -167,7 +167,7 @@ class InlineMcpCallsTest {
                 result.completeExceptionally(t);
               }
             });
-    RunId run = new RunId("inline-cut");
+    RunRef run = new RunRef("inline-cut");
     long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
     while (!types("inline-cut").contains("effect.recorded") && System.nanoTime() < until) {
       Thread.sleep(20);

@@ -12,7 +12,7 @@ import dev.flows.kernel.journal.InMemoryJournal;
 import dev.flows.kernel.journal.InputAnswer;
 import dev.flows.kernel.journal.JournalEntry;
 import dev.flows.kernel.journal.ManualClock;
-import dev.flows.kernel.journal.RunId;
+import dev.flows.kernel.journal.RunRef;
 import dev.flows.kernel.journal.StartRun;
 import dev.flows.kernel.journal.StepOutcome;
 import dev.flows.kernel.journal.WorkerId;
@@ -153,7 +153,7 @@ class McpToolExecutorTest {
     assertThat(receipt.path("idempotencyKey").asText()).isEqualTo(a.idempotencyKey());
     assertThat(receipt.path("output").path("content").path(0).path("text").asText())
         .contains("dev.flows/idempotency-key=" + a.idempotencyKey());
-    RunId run = a.lease().runId();
+    RunRef run = a.lease().runId();
     assertThat(journal.entries(run))
         .extracting(r -> r.entry().type())
         .containsSubsequence("effect.recorded", "effect.confirmed");
@@ -186,7 +186,7 @@ class McpToolExecutorTest {
 
     String seen = answeredText(second);
 
-    RunId run = first.lease().runId();
+    RunRef run = first.lease().runId();
     assertThat(seen)
         .contains(
             "traceparent=00-"
@@ -201,7 +201,7 @@ class McpToolExecutorTest {
 
   @Test
   void aCallInAChildRunCarriesItsRootRunsTraceAndItsAttemptsSpanAsTheSpansDo() throws Exception {
-    RunId root =
+    RunRef root =
         journal
             .startRun(
                 StartRun.of(
@@ -222,7 +222,7 @@ class McpToolExecutorTest {
                                     List.of("true"), false, Optional.empty()))))))
             .runId();
     StepSpec step = callSpec("meta", JSON.objectNode(), false, 1, CONNECTION);
-    RunId child = new RunId(root.value() + "-child");
+    RunRef child = new RunRef(root.value() + "-child");
     journal.startRun(
         new StartRun(
             Optional.of(child),
@@ -286,7 +286,7 @@ class McpToolExecutorTest {
     String state = tail.path("requestState").asText();
     assertThat(state).isNotBlank();
     journal.complete(first.lease(), out);
-    RunId run = first.lease().runId();
+    RunRef run = first.lease().runId();
     journal.answerInput(
         run, "call", new InputAnswer.Accept(JSON.objectNode().put("name", "Ada")), "ops");
 

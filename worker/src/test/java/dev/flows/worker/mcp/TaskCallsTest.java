@@ -17,7 +17,7 @@ import dev.flows.kernel.journal.InputAnswer;
 import dev.flows.kernel.journal.JournalEntry;
 import dev.flows.kernel.journal.JournalRecord;
 import dev.flows.kernel.journal.ManualClock;
-import dev.flows.kernel.journal.RunId;
+import dev.flows.kernel.journal.RunRef;
 import dev.flows.kernel.journal.StartRun;
 import dev.flows.kernel.journal.StepOutcome;
 import dev.flows.kernel.journal.WorkerId;
@@ -207,11 +207,11 @@ class TaskCallsTest {
     }
   }
 
-  private DurableTasks.StepTask task(RunId run) {
+  private DurableTasks.StepTask task(RunRef run) {
     return DurableTasks.of(journal.entries(run), "call").orElseThrow();
   }
 
-  private List<String> types(RunId run) {
+  private List<String> types(RunRef run) {
     return journal.entries(run).stream().map(r -> r.entry().type()).toList();
   }
 
@@ -221,7 +221,7 @@ class TaskCallsTest {
   void aCallTheServerRunsAsATaskIsJournaledWithItsEffectThenPolledUntilItCompletes()
       throws Exception {
     ClaimedAttempt first = slow(400, modern);
-    RunId run = first.lease().runId();
+    RunRef run = first.lease().runId();
 
     StepOutcome out = attempt(first);
 
@@ -252,7 +252,7 @@ class TaskCallsTest {
   @Test
   void aTaskIsJournaledAgainOnlyWhenItsStatusOrMessageChanged() throws Exception {
     ClaimedAttempt first = slow(300, modern);
-    RunId run = first.lease().runId();
+    RunRef run = first.lease().runId();
 
     untilNotSuspended(first);
 
@@ -282,7 +282,7 @@ class TaskCallsTest {
   void anAttemptAfterACrashPollsTheJournaledTaskInsteadOfParkingOrCallingAgain() throws Exception {
     ClaimedAttempt first =
         callStep("slow", JSON.objectNode().put("ms", 300), modern, JSON.objectNode(), 120_000);
-    RunId run = first.lease().runId();
+    RunRef run = first.lease().runId();
     // The first worker dies after the task was journaled: its attempt never completes.
     executor.execute(exec(first));
     clock.advance(Duration.ofSeconds(31));
@@ -316,7 +316,7 @@ class TaskCallsTest {
       throws Exception {
     ClaimedAttempt first =
         callStep("slow", JSON.objectNode().put("ms", 2_000), modern, JSON.objectNode(), 600_000);
-    RunId run = first.lease().runId();
+    RunRef run = first.lease().runId();
     ClaimedAttempt a = first;
     for (int i = 1; i <= 4; i++) {
       assertThat(dies(a))
@@ -337,7 +337,7 @@ class TaskCallsTest {
   void aWorkerDyingAfterItJournaledTheTasksEndLeavesTheNextAttemptToFinishWithoutCallingAgain()
       throws Exception {
     ClaimedAttempt first = slow(200, modern);
-    RunId run = first.lease().runId();
+    RunRef run = first.lease().runId();
     StepOutcome waiting = attempt(first);
     Thread.sleep(400);
     clock.advance(((StepOutcome.Suspended) waiting).recheckAfter());
@@ -383,7 +383,7 @@ class TaskCallsTest {
   @Test
   void aTaskPastTheCallsOwnTimeoutIsCancelledOnTheServerAndTheStepFailsTimeout() throws Exception {
     ClaimedAttempt first = slow(60_000, modern);
-    RunId run = first.lease().runId();
+    RunRef run = first.lease().runId();
     attempt(first);
     String taskId = task(run).latest().taskId();
     clock.advance(Duration.ofMillis(2_001)); // the step's timeout is 2 s from the task's creation
@@ -404,7 +404,7 @@ class TaskCallsTest {
   @Test
   void aRunCanceledWhileItsTaskWorksGetsTasksCancelFromTheReconcilersSweepOnce() throws Exception {
     ClaimedAttempt first = slow(60_000, modern);
-    RunId run = first.lease().runId();
+    RunRef run = first.lease().runId();
     attempt(first);
     String taskId = task(run).latest().taskId();
     journal.cancelRun(run, "operator");
@@ -429,7 +429,7 @@ class TaskCallsTest {
   @Test
   void aTaskCancelledOnTheServerFailsTheStepWithADiagnosticAndIsNotCalledAgain() throws Exception {
     ClaimedAttempt first = slow(60_000, modern);
-    RunId run = first.lease().runId();
+    RunRef run = first.lease().runId();
     attempt(first);
     String taskId = task(run).latest().taskId();
     sessions.session(modern).cancelTask(taskId).get();
@@ -449,7 +449,7 @@ class TaskCallsTest {
   void aTaskThatAsksForInputParksAndTheAnswerIsSentWithTasksUpdate() throws Exception {
     ClaimedAttempt first =
         callStep("ask_task", JSON.objectNode().put("ms", 0), modern, JSON.objectNode());
-    RunId run = first.lease().runId();
+    RunRef run = first.lease().runId();
 
     StepOutcome out = untilNotSuspended(first);
 
@@ -495,7 +495,7 @@ class TaskCallsTest {
   @Test
   void anExperimentalTaskOfA2025ServerIsPolledToCompletionAcrossAttempts() throws Exception {
     ClaimedAttempt first = slow(300, legacy);
-    RunId run = first.lease().runId();
+    RunRef run = first.lease().runId();
 
     StepOutcome done = untilNotSuspended(first);
 

@@ -8,7 +8,7 @@ import dev.flows.journalstore.testing.TestDatabase;
 import dev.flows.kernel.journal.CompletionReason;
 import dev.flows.kernel.journal.JournalEntry;
 import dev.flows.kernel.journal.JournalRecord;
-import dev.flows.kernel.journal.RunId;
+import dev.flows.kernel.journal.RunRef;
 import dev.flows.kernel.journal.Specs;
 import dev.flows.kernel.journal.StartRun;
 import dev.flows.kernel.journal.WorkerId;
@@ -48,11 +48,11 @@ class ChildJvmWorkerTest {
     journal.close();
   }
 
-  private static RunId start(StepSpec step) {
+  private static RunRef start(StepSpec step) {
     return journal.startRun(StartRun.of(UUID.randomUUID().toString(), Specs.run(step))).runId();
   }
 
-  private static Optional<JournalEntry.StepAttemptStarted> firstAttempt(RunId run) {
+  private static Optional<JournalEntry.StepAttemptStarted> firstAttempt(RunRef run) {
     return journal.entries(run).stream()
         .map(JournalRecord::entry)
         .filter(e -> e instanceof JournalEntry.StepAttemptStarted)
@@ -62,7 +62,7 @@ class ChildJvmWorkerTest {
 
   @Test
   void afterAWorkerIsKilledMidStepAnotherFinishesItOnceItsLeaseExpires() throws Exception {
-    RunId run =
+    RunRef run =
         start(
             Specs.iterations(
                 Specs.lease(Specs.command("s", "sleep", "4"), Duration.ofSeconds(2)), 2));
@@ -100,7 +100,7 @@ class ChildJvmWorkerTest {
 
   @Test
   void aCleanSigtermLeavesNothingLeased() throws Exception {
-    RunId run = start(Specs.iterations(Specs.command("s", "sleep", "60"), 2));
+    RunRef run = start(Specs.iterations(Specs.command("s", "sleep", "60"), 2));
     try (ChildWorker child =
         ChildWorker.start(
             db.jdbcUrl(), Map.of("pollMs", "200", "stopGraceMs", "500", "killGraceMs", "500"))) {

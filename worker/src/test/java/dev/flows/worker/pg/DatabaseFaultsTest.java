@@ -8,7 +8,7 @@ import dev.flows.journalstore.PostgresJournal;
 import dev.flows.journalstore.testing.TestDatabase;
 import dev.flows.kernel.journal.CompletionReason;
 import dev.flows.kernel.journal.Journal;
-import dev.flows.kernel.journal.RunId;
+import dev.flows.kernel.journal.RunRef;
 import dev.flows.kernel.journal.Specs;
 import dev.flows.kernel.journal.StartRun;
 import dev.flows.kernel.journal.WorkerId;
@@ -55,8 +55,8 @@ class DatabaseFaultsTest {
         journal, ExecutorRegistry.of(HOLD), config, Clock.systemUTC(), new WorkerId("faults"));
   }
 
-  private static List<RunId> startRuns(Journal journal) {
-    List<RunId> runs = new ArrayList<>();
+  private static List<RunRef> startRuns(Journal journal) {
+    List<RunRef> runs = new ArrayList<>();
     for (int i = 0; i < STEPS; i++) {
       runs.add(
           journal
@@ -82,10 +82,10 @@ class DatabaseFaultsTest {
    * Reads through the same transient-fault retry as the worker: the test's reads see the faults
    * too.
    */
-  private static void assertEachSucceededOnce(Journal raw, List<RunId> runs) {
+  private static void assertEachSucceededOnce(Journal raw, List<RunRef> runs) {
     Journal journal = new ResilientJournal(raw, WorkerConfig.defaults());
     await().atMost(WAIT).until(() -> JournalChecks.allSucceeded(journal, runs));
-    for (RunId run : runs) {
+    for (RunRef run : runs) {
       assertThat(JournalChecks.completionsWith(journal, run, CompletionReason.SUCCESS))
           .as("successes of %s", run)
           .isEqualTo(1);
@@ -96,7 +96,7 @@ class DatabaseFaultsTest {
   void everyRunSucceedsOnceWhenAllBackendsAreTerminatedMidFlight() {
     TestDatabase.Fresh db = PgJournals.fresh(DatabaseFaultsTest.class);
     try (PostgresJournal journal = PgJournals.journal(db)) {
-      List<RunId> runs = startRuns(journal);
+      List<RunRef> runs = startRuns(journal);
       Worker worker = worker(journal);
       worker.start();
       try {
@@ -138,7 +138,7 @@ class DatabaseFaultsTest {
     String url = server.getJdbcUrl("postgres", "postgres");
     Migrations.of(server.getPostgresDatabase()).migrate();
     try (PostgresJournal journal = PostgresJournal.connect(JournalStoreConfig.forUrl(url))) {
-      List<RunId> runs = startRuns(journal);
+      List<RunRef> runs = startRuns(journal);
       Worker worker = worker(journal);
       worker.start();
       try {

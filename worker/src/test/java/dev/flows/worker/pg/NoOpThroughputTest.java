@@ -5,7 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import dev.flows.journalstore.PostgresJournal;
 import dev.flows.journalstore.testing.TestDatabase;
-import dev.flows.kernel.journal.RunId;
+import dev.flows.kernel.journal.RunRef;
 import dev.flows.kernel.journal.Specs;
 import dev.flows.kernel.journal.StartRun;
 import dev.flows.kernel.lifecycle.RunStatus;
@@ -36,7 +36,7 @@ class NoOpThroughputTest {
 
   private static double stepsPerSecond(TestDatabase.Fresh db, StepExecutor executor) {
     try (PostgresJournal journal = PgJournals.journal(db)) {
-      List<RunId> runs = new ArrayList<>();
+      List<RunRef> runs = new ArrayList<>();
       for (int i = 0; i < STEPS; i++) {
         runs.add(
             journal

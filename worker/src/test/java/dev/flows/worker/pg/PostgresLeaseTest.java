@@ -12,7 +12,7 @@ import dev.flows.kernel.journal.ClaimRequest;
 import dev.flows.kernel.journal.ClaimedAttempt;
 import dev.flows.kernel.journal.CompletionReason;
 import dev.flows.kernel.journal.LeaseToken;
-import dev.flows.kernel.journal.RunId;
+import dev.flows.kernel.journal.RunRef;
 import dev.flows.kernel.journal.Specs;
 import dev.flows.kernel.journal.StartRun;
 import dev.flows.kernel.journal.StepOutcome;
@@ -60,7 +60,7 @@ class PostgresLeaseTest {
 
   @Test
   void aStepRunningThreeTimesItsLeaseCompletesWithAtLeastTwoRenewalsAndOneCompletion() {
-    RunId run =
+    RunRef run =
         journal
             .startRun(
                 StartRun.of(

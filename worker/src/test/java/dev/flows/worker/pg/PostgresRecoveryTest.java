@@ -10,7 +10,7 @@ import dev.flows.kernel.journal.ClaimedAttempt;
 import dev.flows.kernel.journal.CompletionReason;
 import dev.flows.kernel.journal.JournalEntry;
 import dev.flows.kernel.journal.JournalRecord;
-import dev.flows.kernel.journal.RunId;
+import dev.flows.kernel.journal.RunRef;
 import dev.flows.kernel.journal.Specs;
 import dev.flows.kernel.journal.StartRun;
 import dev.flows.kernel.journal.WorkerId;
@@ -54,7 +54,7 @@ class PostgresRecoveryTest {
 
   @Test
   void anAbandonedAttemptIsRetriedByAnotherWorkerAfterItsDeadlineWithoutWaitingForAnyInterval() {
-    RunId run =
+    RunRef run =
         journal
             .startRun(
                 StartRun.of(

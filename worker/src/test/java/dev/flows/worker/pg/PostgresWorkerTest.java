@@ -7,7 +7,7 @@ import dev.flows.journalstore.PostgresJournal;
 import dev.flows.journalstore.testing.TestDatabase;
 import dev.flows.kernel.journal.ClaimRequest;
 import dev.flows.kernel.journal.CompletionReason;
-import dev.flows.kernel.journal.RunId;
+import dev.flows.kernel.journal.RunRef;
 import dev.flows.kernel.journal.Specs;
 import dev.flows.kernel.journal.StartRun;
 import dev.flows.kernel.journal.WorkerId;
@@ -64,7 +64,7 @@ class PostgresWorkerTest {
     return w;
   }
 
-  private static RunId startRun(int maxIterations) {
+  private static RunRef startRun(int maxIterations) {
     return journal
         .startRun(
             StartRun.of(
@@ -80,7 +80,7 @@ class PostgresWorkerTest {
     // Let the worker find nothing and settle into its wait for a wake-up.
     await().pollDelay(Duration.ofSeconds(1)).until(() -> true);
 
-    RunId run = startRun(1);
+    RunRef run = startRun(1);
 
     await()
         .atMost(poll.dividedBy(5))
@@ -94,7 +94,7 @@ class PostgresWorkerTest {
   @Test
   void manyWorkersReconcilingAtOnceExpireEachDeadAttemptExactlyOnce() {
     int steps = 20;
-    List<RunId> runs = new ArrayList<>();
+    List<RunRef> runs = new ArrayList<>();
     for (int i = 0; i < steps; i++) {
       runs.add(startRun(2));
     }
@@ -118,7 +118,7 @@ class PostgresWorkerTest {
     }
 
     await().atMost(WAIT).until(() -> JournalChecks.allSucceeded(journal, runs));
-    for (RunId run : runs) {
+    for (RunRef run : runs) {
       assertThat(JournalChecks.completionsWith(journal, run, CompletionReason.LEASE_EXPIRED))
           .isEqualTo(1);
       assertThat(JournalChecks.completionsWith(journal, run, CompletionReason.SUCCESS))

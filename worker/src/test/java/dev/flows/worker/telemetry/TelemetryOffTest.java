@@ -7,7 +7,7 @@ import dev.flows.kernel.journal.Disposition;
 import dev.flows.kernel.journal.ExpiredAttempt;
 import dev.flows.kernel.journal.Journal;
 import dev.flows.kernel.journal.LeaseToken;
-import dev.flows.kernel.journal.RunId;
+import dev.flows.kernel.journal.RunRef;
 import dev.flows.kernel.journal.Specs;
 import dev.flows.kernel.journal.WorkerId;
 import java.lang.reflect.Proxy;
@@ -31,7 +31,7 @@ class TelemetryOffTest {
                   reads.incrementAndGet();
                   throw new AssertionError("telemetry read the journal: " + m.getName());
                 });
-    LeaseToken lease = new LeaseToken(new RunId("child"), "a", 1, "lease-1");
+    LeaseToken lease = new LeaseToken(new RunRef("child"), "a", 1, "lease-1");
     ClaimedAttempt attempt =
         new ClaimedAttempt(
             lease,
@@ -39,7 +39,7 @@ class TelemetryOffTest {
             1_000,
             Specs.command("a", "true"),
             "key",
-            Optional.of(new RunId("parent")));
+            Optional.of(new RunRef("parent")));
 
     assertThat(RunTraces.startAttempt(journal, attempt, new WorkerId("w")))
         .isSameAs(AttemptSpan.NONE);

@@ -5,7 +5,7 @@ import dev.flows.kernel.journal.InMemoryJournal;
 import dev.flows.kernel.journal.Journal;
 import dev.flows.kernel.journal.JournalRecord;
 import dev.flows.kernel.journal.ManualClock;
-import dev.flows.kernel.journal.RunId;
+import dev.flows.kernel.journal.RunRef;
 import dev.flows.kernel.lifecycle.RunTransition;
 import dev.flows.kernel.lifecycle.StepTransition;
 import dev.flows.kernel.lifecycle.TransitionLog;
@@ -100,10 +100,10 @@ public final class Differential {
       expected.value().ifPresent(call.learn());
     }
     log.add("(end of script: runs, children, entries and transitions compared)");
-    Set<RunId> runs = withChildren(reference, script.runs);
-    Map<RunId, String> referenceEntries = entries(reference, runs);
-    Map<RunId, String> otherEntries = entries(other, runs);
-    for (RunId id : runs) {
+    Set<RunRef> runs = withChildren(reference, script.runs);
+    Map<RunRef, String> referenceEntries = entries(reference, runs);
+    Map<RunRef, String> otherEntries = entries(other, runs);
+    for (RunRef id : runs) {
       same(seed, log, "snapshot of " + id, Normal.of(reference.run(id)), Normal.of(other.run(id)));
       same(
           seed,
@@ -164,11 +164,11 @@ public final class Differential {
   }
 
   /** The script's runs and, recursively, every child either journal lists for them. */
-  private static Set<RunId> withChildren(Journal journal, Set<RunId> runs) {
-    Set<RunId> all = new LinkedHashSet<>(runs);
-    List<RunId> todo = new ArrayList<>(runs);
+  private static Set<RunRef> withChildren(Journal journal, Set<RunRef> runs) {
+    Set<RunRef> all = new LinkedHashSet<>(runs);
+    List<RunRef> todo = new ArrayList<>(runs);
     while (!todo.isEmpty()) {
-      for (RunId child : journal.children(todo.removeLast())) {
+      for (RunRef child : journal.children(todo.removeLast())) {
         if (all.add(child)) {
           todo.add(child);
         }
@@ -181,10 +181,10 @@ public final class Differential {
    * Each run's entries, in order, each with its place among all the script's entries (by sequence
    * number: the numbers themselves also count other scripts' entries in a shared journal).
    */
-  private static Map<RunId, String> entries(Journal journal, Set<RunId> runs) {
-    Map<RunId, List<JournalRecord>> byRun = new HashMap<>();
+  private static Map<RunRef, String> entries(Journal journal, Set<RunRef> runs) {
+    Map<RunRef, List<JournalRecord>> byRun = new HashMap<>();
     List<Long> seqs = new ArrayList<>();
-    for (RunId id : runs) {
+    for (RunRef id : runs) {
       List<JournalRecord> records = journal.entries(id);
       byRun.put(id, records);
       records.forEach(r -> seqs.add(r.seq()));
@@ -194,7 +194,7 @@ public final class Differential {
     for (int i = 0; i < seqs.size(); i++) {
       rank.put(seqs.get(i), i + 1);
     }
-    Map<RunId, String> text = new HashMap<>();
+    Map<RunRef, String> text = new HashMap<>();
     byRun.forEach(
         (id, records) -> {
           StringBuilder out = new StringBuilder();

@@ -2,7 +2,7 @@ package dev.flows.kernel.journal.differential;
 
 import dev.flows.kernel.journal.LeaseToken;
 import dev.flows.kernel.journal.ManualClock;
-import dev.flows.kernel.journal.RunId;
+import dev.flows.kernel.journal.RunRef;
 import dev.flows.kernel.journal.StartRun;
 import dev.flows.kernel.spec.StepBody;
 import dev.flows.kernel.spec.StepSpec;
@@ -29,10 +29,10 @@ final class Script {
   final ManualClock clock;
 
   /** Every run id the script named (admitted, tombstoned, or only asked about), in order. */
-  final Set<RunId> runs = new LinkedHashSet<>();
+  final Set<RunRef> runs = new LinkedHashSet<>();
 
   /** The requests that admitted a run, by run id. */
-  final Map<RunId, StartRun> admitted = new LinkedHashMap<>();
+  final Map<RunRef, StartRun> admitted = new LinkedHashMap<>();
 
   /** Attempts handed out, newest last. */
   final List<Held> held = new ArrayList<>();
@@ -82,14 +82,14 @@ final class Script {
             : held.get(random.nextInt(held.size())));
   }
 
-  Optional<RunId> admittedRun() {
+  Optional<RunRef> admittedRun() {
     return admitted.isEmpty()
         ? Optional.empty()
         : Optional.of(pick(List.copyOf(admitted.keySet())));
   }
 
   /** Children of {@code parent} the script admitted. */
-  List<RunId> childrenOf(RunId parent) {
+  List<RunRef> childrenOf(RunRef parent) {
     return admitted.values().stream()
         .filter(r -> r.parentRunId().equals(Optional.of(parent)))
         .map(r -> r.runId().orElseThrow())
@@ -108,7 +108,7 @@ final class Script {
   }
 
   void admit(StartRun r) {
-    RunId id = r.runId().orElseThrow();
+    RunRef id = r.runId().orElseThrow();
     runs.add(id);
     admitted.putIfAbsent(id, r);
   }

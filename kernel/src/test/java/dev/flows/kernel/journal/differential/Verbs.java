@@ -25,7 +25,7 @@ import dev.flows.kernel.journal.Journal;
 import dev.flows.kernel.journal.LeaseToken;
 import dev.flows.kernel.journal.PruneReport;
 import dev.flows.kernel.journal.PruneRequest;
-import dev.flows.kernel.journal.RunId;
+import dev.flows.kernel.journal.RunRef;
 import dev.flows.kernel.journal.StartRun;
 import dev.flows.kernel.journal.StepOutcome;
 import dev.flows.kernel.journal.WorkerId;
@@ -144,7 +144,7 @@ final class Verbs {
   private static Call start(Script s) {
     StartRun r =
         new StartRun(
-            Optional.of(new RunId(s.fresh("r"))),
+            Optional.of(new RunRef(s.fresh("r"))),
             s.fresh("key"),
             spec(s),
             Optional.empty(),
@@ -169,7 +169,7 @@ final class Verbs {
     if (s.runs.isEmpty()) {
       return Optional.empty();
     }
-    RunId id = s.pick(List.copyOf(s.runs));
+    RunRef id = s.pick(List.copyOf(s.runs));
     StartRun before = s.admitted.get(id);
     if (before == null) {
       return Optional.of(fresh(s, id, spec.get()));
@@ -182,7 +182,7 @@ final class Verbs {
                   Optional.of(id), before.admissionKey(), spec.get(), Optional.empty(), "again");
           case 2 ->
               new StartRun(
-                  Optional.of(new RunId(s.fresh("r"))),
+                  Optional.of(new RunRef(s.fresh("r"))),
                   before.admissionKey(),
                   before.spec(),
                   Optional.empty(),
@@ -191,7 +191,7 @@ final class Verbs {
         });
   }
 
-  private static StartRun fresh(Script s, RunId id, RunSpec spec) {
+  private static StartRun fresh(Script s, RunRef id, RunSpec spec) {
     return new StartRun(Optional.of(id), s.fresh("key"), spec, Optional.empty(), "again");
   }
 
@@ -205,7 +205,7 @@ final class Verbs {
             parent -> {
               StartRun r =
                   new StartRun(
-                      Optional.of(new RunId(s.fresh("c"))),
+                      Optional.of(new RunRef(s.fresh("c"))),
                       s.fresh("key"),
                       run(step(s, agent("a", "/memo/*"), FAST_RETRY)),
                       Optional.of(parent),
@@ -226,13 +226,13 @@ final class Verbs {
     StartRun r =
         s.chance(0.9)
             ? new StartRun(
-                Optional.of(new RunId(s.fresh("i"))),
+                Optional.of(new RunRef(s.fresh("i"))),
                 s.fresh("key"),
                 inlineCall(s),
                 Optional.empty(),
                 "inline")
             : again(s, () -> inlineCall(s))
-                .orElseGet(() -> fresh(s, new RunId(s.fresh("i")), inlineCall(s)));
+                .orElseGet(() -> fresh(s, new RunRef(s.fresh("i")), inlineCall(s)));
     String surface = s.chance(0.95) ? INLINE_SURFACE : "/mcp/x/y";
     Duration lease = s.oneOf(Duration.ofSeconds(1), Duration.ofSeconds(5));
     return Call.of(
@@ -267,7 +267,11 @@ final class Verbs {
               : run(step(s, agent("a"), FAST_RETRY), step(s, agent("b"), FAST_RETRY));
       r =
           new StartRun(
-              Optional.of(new RunId(s.fresh("b"))), s.fresh("key"), spec, Optional.empty(), "body");
+              Optional.of(new RunRef(s.fresh("b"))),
+              s.fresh("key"),
+              spec,
+              Optional.empty(),
+              "body");
     }
     Duration lease = s.oneOf(Duration.ofSeconds(1), Duration.ofSeconds(5));
     StartRun request = r;
@@ -294,7 +298,7 @@ final class Verbs {
         again.orElseGet(
             () ->
                 new StartRun(
-                    Optional.of(new RunId(s.fresh("e"))),
+                    Optional.of(new RunRef(s.fresh("e"))),
                     s.fresh("key"),
                     body(s),
                     Optional.empty(),
@@ -376,7 +380,7 @@ final class Verbs {
       leases.add(s.attempt().orElseThrow().lease());
     }
     if (s.chance(0.2)) {
-      leases.add(new LeaseToken(new RunId(s.fresh("unknown")), "a", 1, "lease_x"));
+      leases.add(new LeaseToken(new RunRef(s.fresh("unknown")), "a", 1, "lease_x"));
     }
     return Optional.of(Call.of("renewLeases " + leases, j -> j.renewLeases(leases)));
   }
@@ -446,7 +450,7 @@ final class Verbs {
    * the task, so the attempt's expiry meets the rule for expiries while a task is awaited.
    */
   private static Call startTaskCall(Script s) {
-    RunId id = new RunId(s.fresh("t"));
+    RunRef id = new RunRef(s.fresh("t"));
     StartRun r =
         new StartRun(Optional.of(id), s.fresh("key"), inlineCall(s), Optional.empty(), "task");
     Duration lease = s.oneOf(Duration.ofMillis(400), Duration.ofSeconds(1));
@@ -477,7 +481,7 @@ final class Verbs {
     if (s.runs.isEmpty()) {
       return Optional.empty();
     }
-    RunId id = s.pick(List.copyOf(s.runs));
+    RunRef id = s.pick(List.copyOf(s.runs));
     String step = s.oneOf("a", "b", "x");
     String task = s.chance(0.9) ? "task-1" : "task-2";
     return Optional.of(
@@ -539,8 +543,8 @@ final class Verbs {
                   s.oneOf("approve", "other"),
                   s.oneOf(Duration.ofMillis(500), Duration.ofSeconds(3)));
       default -> {
-        List<RunId> children = s.childrenOf(h.lease().runId());
-        RunId awaited =
+        List<RunRef> children = s.childrenOf(h.lease().runId());
+        RunRef awaited =
             children.isEmpty() || s.chance(0.1) ? s.pick(List.copyOf(s.runs)) : s.pick(children);
         yield new StepOutcome.Suspended(
             awaited, s.oneOf(Duration.ofMillis(500), Duration.ofSeconds(3)));
@@ -591,9 +595,9 @@ final class Verbs {
 
   /** Mostly to an admitted run, sometimes to an unknown one; sometimes with a key used before. */
   private static Optional<Call> sendSignal(Script s) {
-    RunId id =
+    RunRef id =
         s.admitted.isEmpty() || s.chance(0.1)
-            ? new RunId(s.fresh("t"))
+            ? new RunRef(s.fresh("t"))
             : s.admittedRun().orElseThrow();
     String name = s.chance(0.05) ? "bad name" : s.oneOf("approve", "other");
     Optional<String> key = s.chance(0.5) ? Optional.empty() : Optional.of(s.oneOf("k1", "k2"));
@@ -613,9 +617,9 @@ final class Verbs {
   // ---- runs and operators
 
   private static Optional<Call> cancel(Script s) {
-    RunId id =
+    RunRef id =
         s.admitted.isEmpty() || s.chance(0.15)
-            ? new RunId(s.fresh("t"))
+            ? new RunRef(s.fresh("t"))
             : s.admittedRun().orElseThrow();
     return Optional.of(
         Call.of("cancel " + id, j -> j.cancelRun(id, "differential"))
@@ -637,7 +641,7 @@ final class Verbs {
             });
   }
 
-  private static Call resolve(Script s, RunId id, String step) {
+  private static Call resolve(Script s, RunRef id, String step) {
     Optional<JsonNode> performed = s.chance(0.5) ? Optional.of(output(s)) : Optional.empty();
     return Call.of(
         "resolve " + id + "/" + step + " " + Normal.of(performed),
@@ -683,7 +687,7 @@ final class Verbs {
     if (s.runs.isEmpty()) {
       return Optional.empty();
     }
-    RunId id = s.pick(List.copyOf(s.runs));
+    RunRef id = s.pick(List.copyOf(s.runs));
     return Optional.of(Call.of("resume " + id, j -> j.resumeRun(id, "ops")));
   }
 
@@ -713,7 +717,7 @@ final class Verbs {
     if (s.runs.isEmpty()) {
       return Optional.empty();
     }
-    RunId id = s.pick(List.copyOf(s.runs));
+    RunRef id = s.pick(List.copyOf(s.runs));
     return Optional.of(Call.of("run " + id, j -> j.run(id)));
   }
 

@@ -8,7 +8,7 @@ import static dev.flows.ops.bench.Runs.warmUp;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import dev.flows.journalstore.JournalStoreConfig;
 import dev.flows.journalstore.PostgresJournal;
-import dev.flows.kernel.journal.RunId;
+import dev.flows.kernel.journal.RunRef;
 import dev.flows.kernel.journal.StepOutcome;
 import dev.flows.kernel.spec.StepKind;
 import dev.flows.worker.ExecutorRegistry;
@@ -45,7 +45,7 @@ record ChildrenBench(Bench.Plan plan, Pg pg, Report report) implements Section {
    * with a no-op executor and answers steps/s until every run ended (worker start included).
    */
   private double drainBacklog(String url, PostgresJournal journal, int c) throws Exception {
-    List<RunId> runs = admitCommands(journal, plan.noopRuns());
+    List<RunRef> runs = admitCommands(journal, plan.noopRuns());
     WorkerConfig config =
         WorkerConfig.defaults().toBuilder().capacity(c).stopGrace(Engines.STOP_GRACE).build();
     long t0 = System.nanoTime();

@@ -8,7 +8,7 @@ import static dev.flows.ops.bench.Runs.stepsInput;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.flows.journalstore.JournalStoreConfig;
-import dev.flows.kernel.journal.RunId;
+import dev.flows.kernel.journal.RunRef;
 import dev.flows.sdk.Flow;
 import dev.flows.sdk.runtime.FlowsEngine;
 import dev.flows.sdk.runtime.Inventory;
@@ -84,7 +84,7 @@ record CommitsBench(Bench.Plan plan, Pg pg, Report report) implements Section {
         checksBefore = pool.checks();
         b = pg.counters(url);
         perRead = b.minus(a);
-        RunId run = engine.admit(Engines.loaded(flow), input, Optional.empty(), inv).runId();
+        RunRef run = engine.admit(Engines.loaded(flow), input, Optional.empty(), inv).runId();
         polls = awaitEnded(url, List.of(run));
       }
       checks = pool.checks() - checksBefore;

@@ -14,7 +14,7 @@ import dev.flows.kernel.journal.ClaimedAttempt;
 import dev.flows.kernel.journal.ClaimedEffect;
 import dev.flows.kernel.journal.EffectElection;
 import dev.flows.kernel.journal.LeaseToken;
-import dev.flows.kernel.journal.RunId;
+import dev.flows.kernel.journal.RunRef;
 import dev.flows.kernel.journal.StartRun;
 import dev.flows.kernel.journal.StepOutcome;
 import dev.flows.kernel.journal.WorkerId;
@@ -234,7 +234,7 @@ final class JournalFloor {
    */
   static Baseline.Result durableCallStatements(PostgresJournal journal, double seconds)
       throws Exception {
-    RunId parent = claimedRoots(journal, 1).getFirst().runId();
+    RunRef parent = claimedRoots(journal, 1).getFirst().runId();
     WorkerId worker = new WorkerId("floor-calls");
     String surface = Lowering.mcpSurface("noop", "echo");
     ObjectNode connection = JSON.objectNode().put("transport", "stdio");
@@ -249,7 +249,7 @@ final class JournalFloor {
             RunSpec spec =
                 Lowering.mcpCall(
                     "floor", "noop", "echo", args, connection, false, SdkConfig.DEFAULTS);
-            RunId child = Keys.childRunId(parent, "call/" + n);
+            RunRef child = Keys.childRunId(parent, "call/" + n);
             StartRun admit =
                 new StartRun(
                     Optional.of(child), child.value(), spec, Optional.of(parent), "flow:floor");
@@ -273,7 +273,7 @@ final class JournalFloor {
    * attempt as a worker makes it with a no-op executor: claim one, renew its lease once (the
    * renewal before work), complete it with success.
    */
-  static NoopAttempts noopAttempts(PostgresJournal journal, List<RunId> backlog, int concurrency)
+  static NoopAttempts noopAttempts(PostgresJournal journal, List<RunRef> backlog, int concurrency)
       throws Exception {
     ConcurrentLinkedQueue<Long> claims = new ConcurrentLinkedQueue<>();
     ConcurrentLinkedQueue<Long> renewals = new ConcurrentLinkedQueue<>();

@@ -7,7 +7,7 @@ import static dev.flows.ops.bench.Runs.stepsInput;
 
 import dev.flows.journalstore.JournalStoreConfig;
 import dev.flows.journalstore.PostgresJournal;
-import dev.flows.kernel.journal.RunId;
+import dev.flows.kernel.journal.RunRef;
 import dev.flows.sdk.runtime.FlowsEngine;
 import dev.flows.sdk.runtime.Inventory;
 import dev.flows.worker.WorkerConfig;
@@ -32,7 +32,7 @@ record LatencyBench(Bench.Plan plan, Pg pg, Report report) implements Section {
       for (int i = 0; i < plan.dispatchSamples(); i++) {
         String id = "d" + i;
         long t0 = System.nanoTime();
-        RunId run =
+        RunRef run =
             engine
                 .admit(
                     Engines.loaded(BenchFlows.STEPS),

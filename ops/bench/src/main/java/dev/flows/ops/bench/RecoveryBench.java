@@ -7,7 +7,7 @@ import static dev.flows.ops.bench.WorkerProcesses.worker;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import dev.flows.journalstore.JournalStoreConfig;
 import dev.flows.journalstore.PostgresJournal;
-import dev.flows.kernel.journal.RunId;
+import dev.flows.kernel.journal.RunRef;
 import dev.flows.sdk.runtime.FlowsEngine;
 import dev.flows.sdk.runtime.Inventory;
 import dev.flows.worker.WorkerConfig;
@@ -32,7 +32,7 @@ record RecoveryBench(Bench.Plan plan, Pg pg, Report report) implements Section {
   static final Duration FAST_RECONCILE = Duration.ofSeconds(1);
 
   /** Attempt start times of the run's root step, from the journal (database clock). */
-  private static List<Instant> attemptStarts(String url, RunId run) throws Exception {
+  private static List<Instant> attemptStarts(String url, RunRef run) throws Exception {
     try (Connection c = DriverManager.getConnection(url);
         PreparedStatement ps =
             c.prepareStatement(
@@ -49,7 +49,7 @@ record RecoveryBench(Bench.Plan plan, Pg pg, Report report) implements Section {
     }
   }
 
-  private static List<Instant> awaitAttempts(String url, RunId run, int n, Duration timeout)
+  private static List<Instant> awaitAttempts(String url, RunRef run, int n, Duration timeout)
       throws Exception {
     long until = System.nanoTime() + timeout.toNanos();
     while (System.nanoTime() < until) {
@@ -71,7 +71,7 @@ record RecoveryBench(Bench.Plan plan, Pg pg, Report report) implements Section {
       try (PostgresJournal journal = PostgresJournal.connect(JournalStoreConfig.forUrl(url))) {
         awaitReady(victim, wlog);
         FlowsEngine admitter = Engines.engine(journal, 1, lease, reconcile);
-        RunId run =
+        RunRef run =
             admitter
                 .admit(
                     Engines.loaded(BenchFlows.HOLD),

@@ -13,7 +13,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.flows.journalstore.JournalStoreConfig;
 import dev.flows.journalstore.PostgresJournal;
 import dev.flows.kernel.journal.Journal;
-import dev.flows.kernel.journal.RunId;
+import dev.flows.kernel.journal.RunRef;
 import dev.flows.kernel.journal.RunWatch;
 import dev.flows.kernel.journal.StartRun;
 import dev.flows.sdk.Flow;
@@ -116,7 +116,7 @@ final class Runs {
       Inventory inventory)
       throws Exception {
     long t0 = System.nanoTime();
-    List<RunId> runs = new ArrayList<>();
+    List<RunRef> runs = new ArrayList<>();
     for (int i = 0; i < count; i++) {
       runs.add(
           engine.admit(Engines.loaded(flow), input.apply(i), Optional.empty(), inventory).runId());
@@ -130,7 +130,7 @@ final class Runs {
    * all succeeded. Answers how many polling transactions it made, so commit counts can leave them
    * out.
    */
-  static long awaitEnded(String url, List<RunId> runs) throws Exception {
+  static long awaitEnded(String url, List<RunRef> runs) throws Exception {
     return awaitEnded(url, runs, Optional.empty());
   }
 
@@ -140,7 +140,7 @@ final class Runs {
    * ends when its last run does, not up to a poll interval later: a poll every 20 ms added 10 ms on
    * average to windows of 50-100 ms. The poll interval stays the fallback.
    */
-  static long awaitEnded(String url, List<RunId> runs, Optional<Journal> watchVia)
+  static long awaitEnded(String url, List<RunRef> runs, Optional<Journal> watchVia)
       throws Exception {
     long polls = 0;
     long until = System.nanoTime() + RUN_TIMEOUT.toNanos();
@@ -150,11 +150,11 @@ final class Runs {
     try (Connection c = DriverManager.getConnection(url);
         PreparedStatement ps =
             c.prepareStatement("SELECT run_id, status FROM flows.runs WHERE run_id = ANY (?)")) {
-      Array ids = c.createArrayOf("text", runs.stream().map(RunId::value).toArray());
+      Array ids = c.createArrayOf("text", runs.stream().map(RunRef::value).toArray());
       ps.setArray(1, ids);
       while (System.nanoTime() < until) {
         polls++;
-        Optional<RunId> running = Optional.empty();
+        Optional<RunRef> running = Optional.empty();
         long found = 0;
         long failed = 0;
         try (ResultSet r = ps.executeQuery()) {
@@ -162,7 +162,7 @@ final class Runs {
             found++;
             String status = r.getString(2);
             if (status.equals("running")) {
-              running = running.isPresent() ? running : Optional.of(new RunId(r.getString(1)));
+              running = running.isPresent() ? running : Optional.of(new RunRef(r.getString(1)));
             } else if (!status.equals("succeeded")) {
               failed++;
             }
@@ -187,11 +187,11 @@ final class Runs {
     throw new IllegalStateException("runs did not end within " + RUN_TIMEOUT);
   }
 
-  static List<RunId> admitCommands(Journal journal, int count) throws Exception {
+  static List<RunRef> admitCommands(Journal journal, int count) throws Exception {
     var spec = Lowering.command("bench", List.of("true"), false, SdkConfig.DEFAULTS);
     ExecutorService pool = Executors.newFixedThreadPool(8);
     try {
-      List<Future<RunId>> fs = new ArrayList<>();
+      List<Future<RunRef>> fs = new ArrayList<>();
       for (int i = 0; i < count; i++) {
         fs.add(
             pool.submit(
@@ -206,8 +206,8 @@ final class Runs {
                                 "bench"))
                         .runId()));
       }
-      List<RunId> out = new ArrayList<>();
-      for (Future<RunId> f : fs) {
+      List<RunRef> out = new ArrayList<>();
+      for (Future<RunRef> f : fs) {
         out.add(f.get());
       }
       return out;

@@ -8,7 +8,7 @@ import dev.flows.journalstore.PostgresJournal;
 import dev.flows.journalstore.testing.TestDatabase;
 import dev.flows.kernel.journal.ClaimRequest;
 import dev.flows.kernel.journal.ClaimedAttempt;
-import dev.flows.kernel.journal.RunId;
+import dev.flows.kernel.journal.RunRef;
 import dev.flows.kernel.journal.Specs;
 import dev.flows.kernel.journal.StartRun;
 import dev.flows.kernel.journal.StepOutcome;
@@ -64,7 +64,7 @@ class ChaosChecksTest {
     journal.close();
   }
 
-  private RunId start() {
+  private RunRef start() {
     return journal
         .startRun(
             StartRun.of(
@@ -79,8 +79,8 @@ class ChaosChecksTest {
         .getFirst();
   }
 
-  private RunId completedRun() {
-    RunId run = start();
+  private RunRef completedRun() {
+    RunRef run = start();
     journal.complete(
         claim().lease(), new StepOutcome.Succeeded(JsonNodeFactory.instance.textNode("ok")));
     return run;
@@ -112,7 +112,7 @@ class ChaosChecksTest {
 
   @Test
   void aRunStillRunningAfterTheDrainIsAViolation() throws Exception {
-    RunId run = start();
+    RunRef run = start();
     assertThat(check()).singleElement().asString().contains(run.value(), "neither terminal");
   }
 
@@ -138,7 +138,7 @@ class ChaosChecksTest {
   }
 
   /** A suspension of attempt {@code attempt}, judged in time by the lease checks. */
-  private String entry(RunId run, int attempt) throws Exception {
+  private String entry(RunRef run, int attempt) throws Exception {
     execute(
         "INSERT INTO chaos.attempt_ends VALUES ('"
             + run.value()
@@ -154,7 +154,7 @@ class ChaosChecksTest {
 
   @Test
   void anEntryCommittedAfterASnapshotWithALowerSeqIsNoChangeButAnUpdatedOneIs() throws Exception {
-    RunId run = completedRun();
+    RunRef run = completedRun();
     // A transaction takes its seq, another commits a higher one, the snapshot sees that one, and
     // the first commits last: its entry appears below the snapshot's seq.
     long taken = single("SELECT nextval(pg_get_serial_sequence('flows.journal_entries', 'seq'))");
@@ -184,7 +184,7 @@ class ChaosChecksTest {
 
   @Test
   void aCompletionJournaledAfterItsLeaseEndedIsAViolation() throws Exception {
-    RunId run = completedRun();
+    RunRef run = completedRun();
     // Forged, since the engine's fence never lets one through: attempt 2 ended a minute after
     // its deadline.
     execute(
@@ -202,7 +202,7 @@ class ChaosChecksTest {
 
   @Test
   void aSuspensionIsJudgedAsAWorkerCompletionNotAsAnExpiry() throws Exception {
-    RunId run = completedRun();
+    RunRef run = completedRun();
     // A body gave attempt 2 back while its lease ran: a worker's completion, in time.
     execute(
         "INSERT INTO chaos.attempt_ends VALUES ('"
@@ -230,7 +230,7 @@ class ChaosChecksTest {
 
   @Test
   void anExpiryJournaledWhileTheLeaseRanIsAViolation() throws Exception {
-    RunId run = completedRun();
+    RunRef run = completedRun();
     // Forged as well: attempt 2 expired a minute before its deadline (an expiry reports nothing).
     execute(
         "INSERT INTO chaos.attempt_ends VALUES ('"
@@ -263,12 +263,12 @@ class ChaosChecksTest {
   }
 
   /** A one-step run with input {@code {"n": n}} that succeeds with {@code output}. */
-  private RunId succeededWithInput(long n, com.fasterxml.jackson.databind.JsonNode output) {
+  private RunRef succeededWithInput(long n, com.fasterxml.jackson.databind.JsonNode output) {
     return succeededWithInput(JsonNodeFactory.instance.objectNode().put("n", n), output);
   }
 
   /** A one-step run with {@code input} that succeeds with {@code output}. */
-  private RunId succeededWithInput(
+  private RunRef succeededWithInput(
       com.fasterxml.jackson.databind.JsonNode input,
       com.fasterxml.jackson.databind.JsonNode output) {
     dev.flows.kernel.spec.StepSpec one = Specs.command("one", "true");
@@ -282,7 +282,7 @@ class ChaosChecksTest {
             one.leaseMs(),
             one.timeoutMs(),
             one.body());
-    RunId run =
+    RunRef run =
         journal
             .startRun(
                 StartRun.of(
@@ -297,8 +297,8 @@ class ChaosChecksTest {
     succeededWithInput(7, JsonNodeFactory.instance.objectNode().put("go", 7));
     assertThat(check()).isEmpty();
 
-    RunId lost = succeededWithInput(8, JsonNodeFactory.instance.objectNode().put("go", -1));
-    RunId other = succeededWithInput(9, JsonNodeFactory.instance.objectNode().put("go", 3));
+    RunRef lost = succeededWithInput(8, JsonNodeFactory.instance.objectNode().put("go", -1));
+    RunRef other = succeededWithInput(9, JsonNodeFactory.instance.objectNode().put("go", 3));
 
     assertThat(check())
         .anySatisfy(v -> assertThat(v).contains(lost.value(), "took signal -1, was sent 8"))
@@ -348,7 +348,7 @@ class ChaosChecksTest {
 
   @Test
   void aTaskRunThatAnswersAnotherResultOrHadNoTaskIsAViolation() throws Exception {
-    RunId wrong =
+    RunRef wrong =
         succeededWithInput(
             JsonNodeFactory.instance.objectNode().put("task", 1).put("ms", 2000),
             JsonNodeFactory.instance.objectNode().put("said", "slow done after 2400 ms"));

@@ -6,10 +6,10 @@ import java.util.UUID;
 import java.util.regex.Pattern;
 
 /** A run's id. Callers may choose it (child runs derive theirs deterministically). */
-public record RunId(String value) {
+public record RunRef(String value) {
   private static final Pattern SHAPE = Pattern.compile("[A-Za-z0-9][A-Za-z0-9_.:-]{0,199}");
 
-  public RunId {
+  public RunRef {
     if (value == null || !SHAPE.matcher(value).matches()) {
       throw new FlowsException(
           ErrorCode.INVALID_INPUT,
@@ -19,8 +19,8 @@ public record RunId(String value) {
     }
   }
 
-  public static RunId random() {
-    return new RunId("run_" + UUID.randomUUID().toString().replace("-", ""));
+  public static RunRef random() {
+    return new RunRef("run_" + UUID.randomUUID().toString().replace("-", ""));
   }
 
   @Override
