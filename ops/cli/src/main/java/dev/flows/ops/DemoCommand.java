@@ -3,8 +3,6 @@ package dev.flows.ops;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.flows.examples.servers.ExamplesConfig;
-import dev.flows.examples.servers.PaymentsServer;
 import dev.flows.kernel.ErrorCode;
 import dev.flows.kernel.FlowsException;
 import dev.flows.kernel.journal.RunRef;
@@ -111,7 +109,8 @@ final class DemoCommand implements Callable<Integer> {
   @Override
   public Integer call() throws Exception {
     McpProtocol revision = protocol();
-    Path flowFile = root().resolve(FLOW);
+    Path root = root();
+    Path flowFile = root.resolve(FLOW);
     FlowsConfig servers = pinned(FlowsConfigLoader.loadNearest(flowFile), revision);
     ServerEntry payments = servers.server("payments").orElseThrow();
     URI url = ((dev.flows.kernel.mcp.McpServerConfig.Http) payments.config()).url();
@@ -121,23 +120,11 @@ final class DemoCommand implements Callable<Integer> {
     // The token exists only in this process: the server is given it, and so is the client.
     McpCredentials credentials =
         new McpCredentials(
-            name -> PaymentsServer.TOKEN_ENV.equals(name) ? token : System.getenv(name),
+            name -> DemoPaymentsServer.TOKEN_ENV.equals(name) ? token : System.getenv(name),
             Map.of(),
             Map.of(),
             Map.of());
-    PaymentsServer server;
-    try {
-      server = PaymentsServer.start(ExamplesConfig.defaults(), url.getPort(), token);
-    } catch (Exception e) {
-      throw new FlowsException(
-          ErrorCode.MCP_UNREACHABLE,
-          "cannot start the example payments server on port "
-              + url.getPort()
-              + ": "
-              + e.getMessage(),
-          url.toString(),
-          "free the port (is another `flows demo` running?)");
-    }
+    DemoPaymentsServer server = DemoPaymentsServer.start(root, url, token);
     s.notice(
         "flows demo: payments server (Streamable HTTP, bearer auth) on "
             + server.endpoint()

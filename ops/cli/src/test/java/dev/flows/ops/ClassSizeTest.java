@@ -18,7 +18,7 @@ import org.junit.jupiter.api.io.TempDir;
  * them.
  */
 class ClassSizeTest {
-  private static final Path ROOT = Path.of("..").toAbsolutePath().normalize();
+  private static final Path ROOT = Launcher.repoRoot();
   private static final int MAX_LINES = 500;
   private static final List<String> MODULES =
       List.of("kernel", "journal-store", "worker", "sdk", "ops");

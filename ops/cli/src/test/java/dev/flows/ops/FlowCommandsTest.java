@@ -496,10 +496,12 @@ class FlowCommandsTest {
    * on {@code port} (and the tickets server run from the shipped flows directory).
    */
   static Path demoRoot(int port) throws Exception {
-    Path shipped = Path.of("..").toAbsolutePath().normalize().resolve("flows-examples/flows");
+    Path shipped = Launcher.repoRoot().resolve("flows-examples/flows");
     Path root = Files.createTempDirectory(dir, "demo-root");
     Path flows = Files.createDirectories(root.resolve("flows-examples/flows"));
     Files.copy(shipped.resolve("triage.flow.java"), flows.resolve("triage.flow.java"));
+    // The demo starts the payments server with the checkout's launcher.
+    Files.createSymbolicLink(root.resolve("flows-examples/bin"), shipped.resolveSibling("bin"));
     ObjectNode config = (ObjectNode) JSON.readTree(shipped.resolve("flows.json").toFile());
     ObjectNode mcp = (ObjectNode) config.path("mcp");
     String url = mcp.path("payments").path("url").asText();

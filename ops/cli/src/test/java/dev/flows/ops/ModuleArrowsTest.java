@@ -27,7 +27,7 @@ import org.w3c.dom.NodeList;
  * arrow that points the wrong way, and on any main-scope dependency on a test-jar.
  */
 class ModuleArrowsTest {
-  private static final Path ROOT = Path.of("..").toAbsolutePath().normalize();
+  private static final Path ROOT = Launcher.repoRoot();
 
   private static final Set<String> PERSISTENCE =
       Set.of("org.jdbi", "com.zaxxer", "org.flywaydb", "org.postgresql", "java.sql", "javax.sql");

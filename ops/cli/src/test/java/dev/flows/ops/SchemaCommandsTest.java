@@ -197,8 +197,7 @@ class SchemaCommandsTest {
   }
 
   private static Path script() {
-    Path p = Path.of("sql/readonly-role.sql");
-    return Files.exists(p) ? p : Path.of("ops/sql/readonly-role.sql");
+    return Launcher.repoRoot().resolve("ops/sql/readonly-role.sql");
   }
 
   private static String withDatabase(String jdbcUrl, String database) {
