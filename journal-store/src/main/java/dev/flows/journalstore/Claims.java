@@ -1,6 +1,6 @@
 package dev.flows.journalstore;
 
-import dev.flows.journalstore.Rows.StepRow;
+import dev.flows.journalstore.JournalRows.StepRow;
 import dev.flows.kernel.journal.ClaimRequest;
 import dev.flows.kernel.journal.ClaimedAttempt;
 import dev.flows.kernel.journal.LeaseToken;
@@ -59,7 +59,7 @@ final class Claims {
           sql.bind(ps, "now", db.clock());
         },
         rs -> {
-          StepRow s = Rows.STEP.map(rs, null);
+          StepRow s = JournalRows.STEP.map(rs, null);
           // The transition the statement made: the status it picked the step in, and the one it
           // wrote.
           db.transitions()
@@ -88,7 +88,7 @@ final class Claims {
           claimed.add(
               new ClaimedAttempt(
                   new LeaseToken(s.runId(), s.stepId(), attempt, leaseId),
-                  Rows.instant(rs, "new_deadline"),
+                  JournalRows.instant(rs, "new_deadline"),
                   leaseMs,
                   s.spec(),
                   key,

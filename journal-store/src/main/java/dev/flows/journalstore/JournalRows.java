@@ -19,8 +19,8 @@ import java.util.Optional;
 import org.jdbi.v3.core.mapper.RowMapper;
 
 /** The journal's rows as read from its statements, and the one way each column is read. */
-final class Rows {
-  private Rows() {}
+final class JournalRows {
+  private JournalRows() {}
 
   record RunRow(
       RunRef runId,

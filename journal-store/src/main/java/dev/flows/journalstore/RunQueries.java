@@ -1,6 +1,6 @@
 package dev.flows.journalstore;
 
-import dev.flows.journalstore.Rows.RunRow;
+import dev.flows.journalstore.JournalRows.RunRow;
 import dev.flows.kernel.journal.ClaimRequest;
 import dev.flows.kernel.journal.JournalRecord;
 import dev.flows.kernel.journal.RunRef;
@@ -17,17 +17,17 @@ import org.jdbi.v3.core.mapper.RowMapper;
  * What the journal answers without changing a run: snapshots, entries, timings, and notes on why
  * ready steps wait.
  */
-final class Reads {
+final class RunQueries {
   private final JournalDb db;
 
-  Reads(JournalDb db) {
+  RunQueries(JournalDb db) {
     this.db = db;
   }
 
   Optional<RunSnapshot> run(RunRef runId) {
     return db.tx(
         h ->
-            TxStatements.query(
+            VerbStatements.query(
                     h, "run_snapshot_columns", q -> q.bind("runId", runId.value()), RUN_READ)
                 .stream()
                 .findFirst()
@@ -40,7 +40,7 @@ final class Reads {
   private static final RowMapper<RunRead> RUN_READ =
       (rs, ctx) ->
           new RunRead(
-              Rows.RUN.map(rs, ctx),
+              JournalRows.RUN.map(rs, ctx),
               rs.getString("queue"),
               Optional.ofNullable(rs.getString("waiting_reason")));
 
@@ -57,7 +57,7 @@ final class Reads {
         r.createdAt(),
         r.completedAt(),
         r.completionReason(),
-        TxStatements.steps(h, r.runId()).stream()
+        VerbStatements.steps(h, r.runId()).stream()
             .map(
                 s ->
                     new StepSnapshot(
@@ -80,14 +80,14 @@ final class Reads {
 
   /** The run's entries in order, read in the caller's transaction. */
   static List<JournalRecord> entries(org.jdbi.v3.core.Handle h, RunRef runId) {
-    return TxStatements.query(
+    return VerbStatements.query(
         h,
         "entries_of_run",
         q -> q.bind("runId", runId.value()),
         (rs, ctx) ->
             new JournalRecord(
                 rs.getLong("seq"),
-                Rows.instant(rs, "at"),
+                JournalRows.instant(rs, "at"),
                 EntryCodec.decode(
                     runId, rs.getString("entry_type"), EntryCodec.parse(rs.getString("payload")))));
   }
@@ -95,7 +95,7 @@ final class Reads {
   List<RunRef> children(RunRef parent) {
     return db.tx(
         h ->
-            TxStatements.query(
+            VerbStatements.query(
                 h,
                 "runs_children",
                 q -> q.bind("parentRunId", parent.value()),

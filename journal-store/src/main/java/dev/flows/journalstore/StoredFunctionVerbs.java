@@ -40,7 +40,7 @@ import java.util.Optional;
  * admission that met a run reads that run and answers or refuses by the kernel's rule ({@link
  * AdmittedRun#answer}), as startRun does.
  */
-final class OneTripVerbs {
+final class StoredFunctionVerbs {
   private static final PositionalSql SUCCEED_ATTEMPT =
       PositionalSql.of(Sql.text("succeed_attempt"));
   private static final PositionalSql START_CLAIMED = PositionalSql.of(Sql.text("start_claimed"));
@@ -52,7 +52,7 @@ final class OneTripVerbs {
   private final JournalDb db;
   private final Admission admissions;
 
-  OneTripVerbs(JournalDb db, Admission admissions) {
+  StoredFunctionVerbs(JournalDb db, Admission admissions) {
     this.db = db;
     this.admissions = admissions;
   }
@@ -70,7 +70,7 @@ final class OneTripVerbs {
     static SuccessEnd read(ResultSet rs, Optional<String> unconfirmed) throws SQLException {
       return new SuccessEnd(
           rs.getString("outcome"),
-          Rows.runStatus(rs, "run_status"),
+          JournalRows.runStatus(rs, "run_status"),
           Optional.ofNullable(rs.getString("step_status")).map(StepStatus::fromWire),
           unconfirmed,
           rs.getInt("unblocked"));
@@ -292,8 +292,8 @@ final class OneTripVerbs {
             rs ->
                 new InlineStart(
                     rs.getString("outcome"),
-                    Rows.instant(rs, "lease_deadline"),
-                    Rows.runStatus(rs, "run_status"),
+                    JournalRows.instant(rs, "lease_deadline"),
+                    JournalRows.runStatus(rs, "run_status"),
                     Optional.ofNullable(rs.getString("step_status")).map(StepStatus::fromWire)));
     if (!row.outcome().equals("claimed")) {
       return Optional.empty();

@@ -1,11 +1,11 @@
 package dev.flows.journalstore;
 
-import static dev.flows.journalstore.Rows.RUN;
-import static dev.flows.journalstore.Rows.STEP;
+import static dev.flows.journalstore.JournalRows.RUN;
+import static dev.flows.journalstore.JournalRows.STEP;
 
-import dev.flows.journalstore.Rows.ElectionRow;
-import dev.flows.journalstore.Rows.RunRow;
-import dev.flows.journalstore.Rows.StepRow;
+import dev.flows.journalstore.JournalRows.ElectionRow;
+import dev.flows.journalstore.JournalRows.RunRow;
+import dev.flows.journalstore.JournalRows.StepRow;
 import dev.flows.kernel.journal.AttemptEnd;
 import dev.flows.kernel.journal.JournalEntry;
 import dev.flows.kernel.journal.LeaseToken;
@@ -31,8 +31,8 @@ import org.jdbi.v3.core.statement.SqlStatement;
  * a status takes it from the kernel's table ({@link Lifecycle}) and names the old status in its
  * WHERE clause.
  */
-final class TxStatements {
-  private TxStatements() {}
+final class VerbStatements {
+  private VerbStatements() {}
 
   static <T> List<T> query(Handle h, String sql, UnaryOperator<Query> binder, RowMapper<T> mapper) {
     return binder.apply(h.createQuery(Sql.text(sql))).map(mapper).list();
@@ -75,7 +75,7 @@ final class TxStatements {
                     rs.getInt("attempt"),
                     rs.getString("idempotency_key"),
                     rs.getBoolean("confirmed"),
-                    Rows.json(rs, "output")))
+                    JournalRows.json(rs, "output")))
         .stream()
         .findFirst();
   }

@@ -6,8 +6,8 @@ import dev.flows.kernel.journal.CompletionReason;
 import dev.flows.kernel.journal.StepOutcome;
 
 /** Trajectory tails the worker writes: always an object with a typed {@code diagnostic}. */
-public final class Tails {
-  private Tails() {}
+public final class DiagnosticTails {
+  private DiagnosticTails() {}
 
   public static ObjectNode of(WorkerDiagnostic diagnostic, String message) {
     ObjectNode tail = JsonNodeFactory.instance.objectNode();

@@ -9,8 +9,8 @@ import org.slf4j.LoggerFactory;
  * {@code tasks/cancel} of tasks whose runs ended). A failing sweep is logged and runs again next
  * interval; each should hand slow work to a thread of its own.
  */
-final class Sweeps {
-  private static final Logger LOG = LoggerFactory.getLogger(Sweeps.class);
+final class ReconcileSweeps {
+  private static final Logger LOG = LoggerFactory.getLogger(ReconcileSweeps.class);
 
   private final List<Runnable> sweeps = new java.util.concurrent.CopyOnWriteArrayList<>();
 

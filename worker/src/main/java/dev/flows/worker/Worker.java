@@ -76,7 +76,7 @@ public final class Worker implements AutoCloseable {
   private final CountDownLatch stopping = new CountDownLatch(1);
   private final AtomicLong congested = new AtomicLong();
   private final ClaimScope scope = new ClaimScope();
-  private final Sweeps sweeps = new Sweeps();
+  private final ReconcileSweeps sweeps = new ReconcileSweeps();
   private Thread claimLoop;
   private Thread reconciler;
 

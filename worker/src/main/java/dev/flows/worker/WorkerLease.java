@@ -133,7 +133,8 @@ public final class WorkerLease {
       Thread.currentThread().interrupt();
       outcome =
           CompletableFuture.completedFuture(
-              Tails.canceled(token, Tails.of(WorkerDiagnostic.CANCELED, "interrupted")));
+              DiagnosticTails.canceled(
+                  token, DiagnosticTails.of(WorkerDiagnostic.CANCELED, "interrupted")));
     } catch (RuntimeException e) {
       if (e instanceof LeaseLostException) {
         keeper.release(held);
@@ -184,10 +185,11 @@ public final class WorkerLease {
       t = t.getCause();
     }
     if (token.isCancelled() || t instanceof java.util.concurrent.CancellationException) {
-      return Tails.canceled(token, Tails.of(WorkerDiagnostic.CANCELED, String.valueOf(t)));
+      return DiagnosticTails.canceled(
+          token, DiagnosticTails.of(WorkerDiagnostic.CANCELED, String.valueOf(t)));
     }
     LOG.error("executor failed", t);
-    return Tails.workerError(WorkerDiagnostic.EXECUTOR_FAILED, String.valueOf(t));
+    return DiagnosticTails.workerError(WorkerDiagnostic.EXECUTOR_FAILED, String.valueOf(t));
   }
 
   /** The renewal before any effectful work: refused or late, the work never starts. */
@@ -228,7 +230,7 @@ public final class WorkerLease {
             .fatal()
             .<StepOutcome>map(
                 f ->
-                    Tails.workerError(
+                    DiagnosticTails.workerError(
                         WorkerDiagnostic.RENEWAL_FAILED, String.valueOf(f.getMessage())))
             .orElse(workOutcome);
     if (!clock.instant().isBefore(state.deadline())) {
@@ -254,7 +256,8 @@ public final class WorkerLease {
     try {
       journal.complete(
           lease,
-          Tails.workerError(WorkerDiagnostic.RENEWAL_FAILED, String.valueOf(fatal.getMessage())));
+          DiagnosticTails.workerError(
+              WorkerDiagnostic.RENEWAL_FAILED, String.valueOf(fatal.getMessage())));
     } catch (RuntimeException e) {
       fatal.addSuppressed(e);
     }
@@ -264,13 +267,15 @@ public final class WorkerLease {
     try {
       return work.run(token);
     } catch (InterruptedException e) {
-      return Tails.canceled(token, Tails.of(WorkerDiagnostic.CANCELED, "interrupted"));
+      return DiagnosticTails.canceled(
+          token, DiagnosticTails.of(WorkerDiagnostic.CANCELED, "interrupted"));
     } catch (Exception e) {
       if (token.isCancelled()) {
-        return Tails.canceled(token, Tails.of(WorkerDiagnostic.CANCELED, String.valueOf(e)));
+        return DiagnosticTails.canceled(
+            token, DiagnosticTails.of(WorkerDiagnostic.CANCELED, String.valueOf(e)));
       }
       LOG.error("executor failed", e);
-      return Tails.workerError(WorkerDiagnostic.EXECUTOR_FAILED, String.valueOf(e));
+      return DiagnosticTails.workerError(WorkerDiagnostic.EXECUTOR_FAILED, String.valueOf(e));
     }
   }
 }

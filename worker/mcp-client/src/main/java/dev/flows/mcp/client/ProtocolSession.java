@@ -17,14 +17,14 @@ import java.util.concurrent.CompletableFuture;
  * What a connection talks through once it knows the server's era: a 2025 session (initialize, then
  * requests on it) or the stateless 2026-07-28 client.
  */
-sealed interface Session permits LegacySession, ModernSession {
+sealed interface ProtocolSession permits LegacySession, ModernSession {
   /**
    * A fresh session of {@code server}: 2026-07-28 when the server answers {@code server/discover}
    * and {@code transports} allows it, else one for the 2025 handshake. {@code onLost} is told when
    * its transport is lost; {@code toolsChanged} runs when a 2025 server says its tools changed;
    * {@code liveInput}: a 2025 session routes live elicitations to its calls.
    */
-  static Session open(
+  static ProtocolSession open(
       String server,
       McpClientConfig limits,
       TransportFactory transports,
