@@ -148,37 +148,40 @@ final class DemoCommand implements Callable<Integer> {
       s.notice("flows demo: started run " + id.value() + " (flow triage)");
       engine.startWorker();
       RunSnapshot end = new RunFollower(s, engine.journal(), id).untilSettled();
-      ObjectNode summary = s.object();
-      summary.put("type", "demo.end");
-      summary.set("run", RunJson.summary(end));
-      ArrayNode receipts = summary.putArray("receipts");
-      for (RunRef child : engine.journal().children(id)) {
-        engine
-            .journal()
-            .run(child)
-            .flatMap(c -> c.steps().getFirst().output())
-            .filter(RunJson::isReceipt)
-            .ifPresent(receipts::add);
-      }
-      end.steps().getFirst().output().ifPresent(o -> summary.set("output", o));
-      s.emit(
-          summary,
-          p -> {
-            p.println();
-            p.println("run " + id.value() + " " + end.status().wire());
-            p.println("receipts:");
-            receipts.forEach(r -> p.println("  " + RunText.receiptText(r)));
-            end.steps().getFirst().output().ifPresent(o -> p.println("output: " + o));
-            p.println();
-            p.println("next:");
-            p.println(
-                "  ./flows runs list                 # the run, kept in the embedded database");
-            p.println(
-                "  ./flows runs show " + id.value() + "   # steps, leases, effects, receipts");
-            p.println("  ./flows check " + FLOW + "   # preflight only");
-            p.println("  ./flows db status                 # where the journal lives");
-          });
+      report(engine, id, end);
       return RunsCommand.exitFor(end.status());
     }
+  }
+
+  /** The run's end: its status, its children's receipts, its output and what to try next. */
+  private void report(FlowsEngine engine, RunRef id, RunSnapshot end) {
+    ObjectNode summary = s.object();
+    summary.put("type", "demo.end");
+    summary.set("run", RunJson.summary(end));
+    ArrayNode receipts = summary.putArray("receipts");
+    for (RunRef child : engine.journal().children(id)) {
+      engine
+          .journal()
+          .run(child)
+          .flatMap(c -> c.steps().getFirst().output())
+          .filter(RunJson::isReceipt)
+          .ifPresent(receipts::add);
+    }
+    end.steps().getFirst().output().ifPresent(o -> summary.set("output", o));
+    s.emit(
+        summary,
+        p -> {
+          p.println();
+          p.println("run " + id.value() + " " + end.status().wire());
+          p.println("receipts:");
+          receipts.forEach(r -> p.println("  " + RunText.receiptText(r)));
+          end.steps().getFirst().output().ifPresent(o -> p.println("output: " + o));
+          p.println();
+          p.println("next:");
+          p.println("  ./flows runs list                 # the run, kept in the embedded database");
+          p.println("  ./flows runs show " + id.value() + "   # steps, leases, effects, receipts");
+          p.println("  ./flows check " + FLOW + "   # preflight only");
+          p.println("  ./flows db status                 # where the journal lives");
+        });
   }
 }

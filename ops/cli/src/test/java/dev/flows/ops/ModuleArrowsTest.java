@@ -24,7 +24,9 @@ import org.w3c.dom.NodeList;
  * Every arrow between our modules points inward. Each module's main-scope dependencies on our
  * modules, the packages of ours its main sources import, and the libraries they must not import are
  * declared once here; the test reads every pom and every main source of the tree and fails on any
- * arrow that points the wrong way, and on any main-scope dependency on a test-jar.
+ * arrow that points the wrong way, on any main-scope dependency on a test-jar, on a product module
+ * that depends on a tool (ops/bench, ops/chaos) or an example, and on main code that uses the
+ * in-memory journal (kernel/memory, for tests).
  */
 class ModuleArrowsTest {
   private static final Path ROOT = Launcher.repoRoot();
@@ -53,6 +55,13 @@ class ModuleArrowsTest {
               "kernel",
               "flows-kernel",
               Set.of(),
+              Set.of("kernel"),
+              union(PERSISTENCE, "io.modelcontextprotocol", "io.opentelemetry")),
+          // The in-memory journal: the contract's second implementation, for tests and test kits.
+          new Rule(
+              "kernel/memory",
+              "flows-kernel-memory",
+              Set.of("flows-kernel"),
               Set.of("kernel"),
               union(PERSISTENCE, "io.modelcontextprotocol", "io.opentelemetry")),
           new Rule("migrations", "flows-migrations", Set.of(), Set.of("migrations"), Set.of()),
@@ -118,12 +127,29 @@ class ModuleArrowsTest {
               Set.of(
                   "kernel", "sdk", "worker", "mcp.client", "journalstore", "migrations", "embed"),
               OTEL_SDK),
+          // The product: the CLI, console, embedded database and telemetry.
+          new Rule(
+              "ops/cli",
+              "flows-cli",
+              Set.of("flows-kernel", "flows-sdk", "flows-migrations", "flows-journal-store"),
+              Set.of("kernel", "sdk", "worker", "mcp.client", "journalstore", "migrations", "ops"),
+              Set.of()),
           new Rule(
               "flows-examples",
               "flows-examples",
               Set.of("flows-sdk", "flows-sdk-api", "flows-kernel"),
               Set.of("kernel", "sdk", "examples"),
               PERSISTENCE));
+
+  /** Modules no product module may depend on or import: the tools and the examples. */
+  static final Map<String, String> NOT_PRODUCT =
+      Map.of(
+          "flows-bench", "dev.flows.ops.bench",
+          "flows-chaos", "dev.flows.ops.chaos",
+          "flows-examples", "dev.flows.examples");
+
+  /** Where the in-memory journal is, and who may use it outside tests (no one). */
+  static final String MEMORY_JOURNAL = "flows-kernel-memory";
 
   private static Set<String> union(Set<String> a, String... more) {
     Set<String> s = new TreeSet<>(a);
@@ -232,16 +258,72 @@ class ModuleArrowsTest {
   }
 
   @Test
+  void noProductModuleDependsOnOrImportsAToolOrAnExample() throws Exception {
+    List<String> found = new ArrayList<>();
+    for (Rule rule : RULES) {
+      if (NOT_PRODUCT.containsKey(rule.artifact())) {
+        continue;
+      }
+      Set<String> deps = deps(ROOT.resolve(rule.dir()).resolve("pom.xml")).ours();
+      NOT_PRODUCT.keySet().stream()
+          .filter(deps::contains)
+          .forEach(a -> found.add(rule.artifact() + " depends on " + a));
+      Rule banned =
+          new Rule(
+              rule.dir(),
+              rule.artifact(),
+              rule.mayDependOn(),
+              rule.mayImport(),
+              Set.copyOf(NOT_PRODUCT.values()));
+      found.addAll(importViolations(banned, ROOT.resolve(rule.dir()).resolve("src/main/java")));
+    }
+    assertThat(found).isEmpty();
+  }
+
+  @Test
+  void onlyTestsUseTheInMemoryJournal() throws Exception {
+    List<String> found = new ArrayList<>();
+    for (Path pom : poms()) {
+      if (deps(pom).ours().contains(MEMORY_JOURNAL)) {
+        found.add(ROOT.relativize(pom).toString());
+      }
+    }
+    assertThat(found).as("main-scope dependencies on " + MEMORY_JOURNAL).isEmpty();
+  }
+
+  @Test
+  void everyModuleOfTheBuildHasARule() throws Exception {
+    Set<String> ruled = new TreeSet<>();
+    RULES.forEach(r -> ruled.add(r.dir()));
+    Set<String> tools = Set.of("ops/bench", "ops/chaos");
+    Set<String> missing = new TreeSet<>();
+    for (Path pom : poms()) {
+      Path dir = ROOT.relativize(pom.getParent());
+      boolean aggregator = Files.readString(pom).contains("<packaging>pom</packaging>");
+      if (!aggregator && !ruled.contains(dir.toString()) && !tools.contains(dir.toString())) {
+        missing.add(dir.toString());
+      }
+    }
+    assertThat(missing).isEmpty();
+  }
+
+  /** Every pom of the tree (not those of build output or CI). */
+  private static List<Path> poms() throws IOException {
+    try (Stream<Path> poms = Files.walk(ROOT, 3)) {
+      return poms.filter(p -> p.getFileName().toString().equals("pom.xml"))
+          .filter(p -> !p.toString().contains("/target/") && !p.toString().contains("/.ci/"))
+          .filter(p -> !p.toString().contains("/node_modules/"))
+          .sorted()
+          .toList();
+    }
+  }
+
+  @Test
   void noMainCodeDependsOnATestJar() throws Exception {
     List<String> found = new ArrayList<>();
-    try (Stream<Path> poms = Files.walk(ROOT, 3)) {
-      for (Path pom :
-          poms.filter(p -> p.getFileName().toString().equals("pom.xml"))
-              .filter(p -> !p.toString().contains("/target/") && !p.toString().contains("/.ci/"))
-              .toList()) {
-        for (String jar : deps(pom).mainTestJars()) {
-          found.add(ROOT.relativize(pom) + ": " + jar);
-        }
+    for (Path pom : poms()) {
+      for (String jar : deps(pom).mainTestJars()) {
+        found.add(ROOT.relativize(pom) + ": " + jar);
       }
     }
     assertThat(found).isEmpty();

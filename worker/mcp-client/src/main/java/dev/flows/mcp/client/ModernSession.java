@@ -235,12 +235,7 @@ final class ModernSession implements ProtocolSession {
             .callTimeout(limits.callTimeout())
             .call()
             .toFuture();
-    out.whenComplete(
-        (r, e) -> {
-          if (out.isCancelled()) {
-            sdk.cancel(true);
-          }
-        });
+    ModernRequests.cancelWith(out, sdk);
     sdk.whenComplete(
         (r, e) -> {
           attempts.add(
