@@ -142,35 +142,42 @@ public final class WorkerLease {
       }
       outcome = CompletableFuture.completedFuture(failedWork(e, token));
     }
-    outcome.whenComplete(
-        (o, failure) -> {
-          Runnable completion =
-              () -> {
-                try {
-                  held.stopWork();
-                  StepOutcome end = failure == null ? o : failedWork(failure, token);
-                  held.drain();
-                  done.complete(complete(held, end, options));
-                } catch (Throwable t) {
-                  done.completeExceptionally(t);
-                } finally {
-                  keeper.release(held);
-                }
-              };
-          // The completion writes to the journal, so it never runs on a platform thread that
-          // answered the work (a transport's reader, a timer), nor on an interrupted thread (a
-          // virtual thread's interrupt closes the journal's socket under the write). A virtual
-          // thread that produced the outcome (the executor's finisher, or the starting thread)
-          // may block: completing right there saves a thread start and a hand-off on every
-          // call's critical path.
-          Thread here = Thread.currentThread();
-          if (here.isVirtual() && !here.isInterrupted()) {
-            completion.run();
-          } else {
-            Thread.ofVirtual().name("flows-complete-" + lease.place()).start(completion);
-          }
-        });
+    outcome.whenComplete((o, failure) -> completeWhenDone(held, o, failure, token, options, done));
     return done;
+  }
+
+  /** Completes the attempt with the work's outcome (a failure of the work fails it). */
+  private void completeWhenDone(
+      LeaseKeeper.Held held,
+      StepOutcome o,
+      Throwable failure,
+      CancellationToken token,
+      LeaseOptions options,
+      CompletableFuture<LeasedCompletion> done) {
+    Runnable completion =
+        () -> {
+          try {
+            held.stopWork();
+            StepOutcome end = failure == null ? o : failedWork(failure, token);
+            held.drain();
+            done.complete(complete(held, end, options));
+          } catch (Throwable t) {
+            done.completeExceptionally(t);
+          } finally {
+            keeper.release(held);
+          }
+        };
+    // The completion writes to the journal, so it never runs on a platform thread that answered
+    // the work (a transport's reader, a timer), nor on an interrupted thread (a virtual thread's
+    // interrupt closes the journal's socket under the write). A virtual thread that produced the
+    // outcome (the executor's finisher, or the starting thread) may block: completing right there
+    // saves a thread start and a hand-off on every call's critical path.
+    Thread here = Thread.currentThread();
+    if (here.isVirtual() && !here.isInterrupted()) {
+      completion.run();
+    } else {
+      Thread.ofVirtual().name("flows-complete-" + held.lease().place()).start(completion);
+    }
   }
 
   /** Starts work whose outcome arrives later (see {@link #withWorkerLeaseAsync}). */
