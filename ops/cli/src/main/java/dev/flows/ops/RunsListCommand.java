@@ -142,6 +142,45 @@ final class ListRuns implements Callable<Integer> {
     return max;
   }
 
+  private static ArrayNode query(Connection c, String sql, List<Object> args) throws SQLException {
+    ArrayNode runs = Session.JSON.createArrayNode();
+    try (PreparedStatement ps = c.prepareStatement(sql)) {
+      for (int i = 0; i < args.size(); i++) {
+        ps.setObject(i + 1, args.get(i));
+      }
+      try (ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          row(rs, runs.addObject());
+        }
+      }
+    }
+    return runs;
+  }
+
+  /** One run of the listing, as {@code runs list --json} prints it. */
+  private static void row(ResultSet rs, ObjectNode r) throws SQLException {
+    r.put("runId", rs.getString(1));
+    r.put("name", rs.getString(2));
+    r.put("status", rs.getString(3));
+    r.put("parentRunId", rs.getString(4));
+    r.put("createdAt", rs.getTimestamp(5).toInstant().toString());
+    Timestamp done = rs.getTimestamp(6);
+    r.put("completedAt", done == null ? null : done.toInstant().toString());
+    r.put("completionReason", rs.getString(7));
+    r.put("stepsTotal", rs.getInt(8));
+    r.put("stepsSucceeded", rs.getInt(9));
+    r.put("stepsRunning", rs.getInt(10));
+    r.put("stepsParked", rs.getInt(11));
+    r.put("stepsFailed", rs.getInt(12));
+    r.put("attemptsTotal", rs.getLong(13));
+    r.put("rerunOf", rs.getString(14));
+    r.put("queue", rs.getString(15));
+    if (rs.getString(16) != null) {
+      r.put("waitingReason", rs.getString(16));
+    }
+    r.put("children", rs.getLong(17));
+  }
+
   /** The runs {@code q} selects, newest first, as {@code runs list --json} prints them. */
   static ArrayNode rows(Connection c, Query q) throws SQLException {
     StringBuilder sql =
@@ -192,38 +231,7 @@ final class ListRuns implements Callable<Integer> {
             });
     sql.append(" ORDER BY o.created_at DESC, o.run_id LIMIT ?");
     args.add(q.limit());
-    ArrayNode runs = Session.JSON.createArrayNode();
-    try (PreparedStatement ps = c.prepareStatement(sql.toString())) {
-      for (int i = 0; i < args.size(); i++) {
-        ps.setObject(i + 1, args.get(i));
-      }
-      try (ResultSet rs = ps.executeQuery()) {
-        while (rs.next()) {
-          ObjectNode r = runs.addObject();
-          r.put("runId", rs.getString(1));
-          r.put("name", rs.getString(2));
-          r.put("status", rs.getString(3));
-          r.put("parentRunId", rs.getString(4));
-          r.put("createdAt", rs.getTimestamp(5).toInstant().toString());
-          Timestamp done = rs.getTimestamp(6);
-          r.put("completedAt", done == null ? null : done.toInstant().toString());
-          r.put("completionReason", rs.getString(7));
-          r.put("stepsTotal", rs.getInt(8));
-          r.put("stepsSucceeded", rs.getInt(9));
-          r.put("stepsRunning", rs.getInt(10));
-          r.put("stepsParked", rs.getInt(11));
-          r.put("stepsFailed", rs.getInt(12));
-          r.put("attemptsTotal", rs.getLong(13));
-          r.put("rerunOf", rs.getString(14));
-          r.put("queue", rs.getString(15));
-          if (rs.getString(16) != null) {
-            r.put("waitingReason", rs.getString(16));
-          }
-          r.put("children", rs.getLong(17));
-        }
-      }
-    }
-    return runs;
+    return query(c, sql.toString(), args);
   }
 
   static RunStatus status(String wire, String place) {

@@ -49,29 +49,7 @@ final class RunsPruneCommand implements Callable<Integer> {
     String by = RunsCommand.operator();
     Journal journal = s.journal();
     if (dryRun) {
-      PruneReport r = journal.prune(new PruneRequest(period, OptionalInt.empty(), by, true));
-      ObjectNode out = summary(r.roots().size(), r.runs(), r.entries(), true);
-      ArrayNode roots = out.putArray("rootIds");
-      r.roots().forEach(id -> roots.add(id.value()));
-      s.emit(
-          out,
-          p -> {
-            p.println(
-                "would prune "
-                    + r.runs()
-                    + " runs ("
-                    + r.roots().size()
-                    + " roots, "
-                    + r.entries()
-                    + " journal entries) that ended over "
-                    + olderThan
-                    + " ago");
-            r.roots().stream().limit(20).map(RunRef::value).forEach(id -> p.println("  " + id));
-            if (r.roots().size() > 20) {
-              p.println("  … and " + (r.roots().size() - 20) + " more roots");
-            }
-          });
-      return Exit.SUCCESS;
+      return dryRun(journal, period, by);
     }
     PruneRequest req = new PruneRequest(period, OptionalInt.of(batch), by, false);
     int roots = 0;
@@ -111,6 +89,33 @@ final class RunsPruneCommand implements Callable<Integer> {
                     + olderThan
                     + " ago"
                     + (prunes.isEmpty() ? "" : "; audit records " + prunes)));
+    return Exit.SUCCESS;
+  }
+
+  /** What a prune would remove, removing nothing. */
+  private int dryRun(Journal journal, Duration period, String by) {
+    PruneReport r = journal.prune(new PruneRequest(period, OptionalInt.empty(), by, true));
+    ObjectNode out = summary(r.roots().size(), r.runs(), r.entries(), true);
+    ArrayNode roots = out.putArray("rootIds");
+    r.roots().forEach(id -> roots.add(id.value()));
+    s.emit(
+        out,
+        p -> {
+          p.println(
+              "would prune "
+                  + r.runs()
+                  + " runs ("
+                  + r.roots().size()
+                  + " roots, "
+                  + r.entries()
+                  + " journal entries) that ended over "
+                  + olderThan
+                  + " ago");
+          r.roots().stream().limit(20).map(RunRef::value).forEach(id -> p.println("  " + id));
+          if (r.roots().size() > 20) {
+            p.println("  … and " + (r.roots().size() - 20) + " more roots");
+          }
+        });
     return Exit.SUCCESS;
   }
 

@@ -153,6 +153,19 @@ final class WorkerCommand implements Callable<Integer> {
             pruner.set(
                 Pruner.start(
                     s.journal(), r.prunerConfig(), "worker:" + engine.worker().id().value())));
+    announceReady(engine, config, served, dirs, kept, telemetry);
+    stopped.await();
+    return Exit.SUCCESS;
+  }
+
+  /** The {@code worker.ready} event: who serves what, and where its metrics are. */
+  private void announceReady(
+      FlowsEngine engine,
+      WorkerConfig config,
+      Set<String> served,
+      List<Path> dirs,
+      Optional<WorkerSettings.Retention> kept,
+      OpsTelemetry telemetry) {
     ObjectNode ev = s.object();
     ev.put("type", "worker.ready")
         .put("worker", engine.worker().id().value())
@@ -181,8 +194,6 @@ final class WorkerCommand implements Callable<Integer> {
             + kept.map(r -> ", pruning runs ended over " + r.written() + " ago").orElse("")
             + telemetry.metricsPort().map(p -> ", metrics at :" + p + "/metrics").orElse("")
             + ")");
-    stopped.await();
-    return Exit.SUCCESS;
   }
 
   private List<Path> flowDirectories() {

@@ -27,12 +27,13 @@ class MethodLengthTest {
   static final int MAX_LINES = 60;
 
   /**
-   * Methods over the limit in classes another change rewrites (the CLI's run output and console
-   * pages, the journal entry codec, the admission verbs, the auth configuration). Each entry is
-   * {@code Class#method}; one that fits again fails the test, so the list only shrinks.
+   * Methods over the limit, each {@code Class#method}, still to be split; one that fits again fails
+   * the test, so the list only shrinks. No other method may join it.
    */
   private static final Set<String> KNOWN =
       Set.of(
+          // In classes another change rewrites: the CLI's run output and console, the journal
+          // entry codec, the admission verbs, flows.json's strict reader and auth codec.
           "RunText#print",
           "RunText#line",
           "RunJson#entry",
@@ -44,7 +45,19 @@ class MethodLengthTest {
           "EntryCodec#decode",
           "EntryCodec#encode",
           "SucceededAdmissions#writeTogether",
-          "FlowsConfigLoader#oauth");
+          "FlowsConfigLoader#oauth",
+          "FlowsConfigLoader#server",
+          // The tools and the test kit (ops/bench, worker/mcp-testkit).
+          "Bench#of",
+          "ShortRunsMarkdown#render",
+          "SleepersBench#run",
+          "TargetsMarkdown#targets",
+          "TaskPolls#of",
+          "TasksBench#run",
+          "TasksMarkdown#render",
+          "WaitingBench#run",
+          "OAuthFake#OAuthFake",
+          "TestTools#all");
 
   /** A method: its name and the lines it spans. */
   record Method(String name, int firstLine, int lastLine) {
