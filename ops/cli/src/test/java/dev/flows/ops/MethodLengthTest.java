@@ -33,7 +33,8 @@ class MethodLengthTest {
   private static final Set<String> KNOWN =
       Set.of(
           // In classes another change rewrites: the CLI's run output and console, the journal
-          // entry codec, the admission verbs, flows.json's strict reader and auth codec.
+          // entry codec, the admission verbs, flows.json's strict reader and auth codec, the
+          // durable context; and a class at the 500-line cap that splits with its method.
           "RunText#print",
           "RunText#line",
           "RunJson#entry",
@@ -47,6 +48,8 @@ class MethodLengthTest {
           "SucceededAdmissions#writeTogether",
           "FlowsConfigLoader#oauth",
           "FlowsConfigLoader#server",
+          "DurableCtx#DurableCtx",
+          "StreamableHttpTransport#send",
           // The tools and the test kit (ops/bench, worker/mcp-testkit).
           "Bench#of",
           "ShortRunsMarkdown#render",

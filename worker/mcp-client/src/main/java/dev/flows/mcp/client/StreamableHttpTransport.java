@@ -165,20 +165,6 @@ public final class StreamableHttpTransport implements McpClientTransport, Cancel
       send(message, false);
       return;
     }
-    refuseUnanswered(r, init);
-    if (init) {
-      r.headers().firstValue(SESSION).ifPresent(s -> sessionId = s);
-    }
-    deliver(message, r);
-    if (message instanceof JSONRPCNotification n
-        && McpSchema.METHOD_NOTIFICATION_INITIALIZED.equals(n.method())) {
-      openGetStream();
-    }
-  }
-
-  /** Refuses a redirect and an HTTP error status, each with its diagnostic. */
-  private void refuseUnanswered(HttpResponse<InputStream> r, boolean init) {
-    int status = r.statusCode();
     if (status >= 300 && status < 400) {
       McpHttp.discard(r);
       throw error(
@@ -199,11 +185,9 @@ public final class StreamableHttpTransport implements McpClientTransport, Cancel
       throw error(
           d, "HTTP " + status + (body.isBlank() ? "" : ": " + McpHttp.abbreviate(body)), null);
     }
-  }
-
-  /** Hands the answer on: none (202, 204), an SSE stream read on its own thread, or JSON. */
-  private void deliver(JSONRPCMessage message, HttpResponse<InputStream> r) {
-    int status = r.statusCode();
+    if (init) {
+      r.headers().firstValue(SESSION).ifPresent(s -> sessionId = s);
+    }
     String type =
         r.headers().firstValue("Content-Type").orElse("").toLowerCase(java.util.Locale.ROOT);
     if (status == 202 || status == 204) {
@@ -221,6 +205,10 @@ public final class StreamableHttpTransport implements McpClientTransport, Cancel
       }
     } else {
       McpHttp.discard(r);
+    }
+    if (message instanceof JSONRPCNotification n
+        && McpSchema.METHOD_NOTIFICATION_INITIALIZED.equals(n.method())) {
+      openGetStream();
     }
   }
 
