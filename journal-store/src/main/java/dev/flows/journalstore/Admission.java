@@ -1,6 +1,6 @@
 package dev.flows.journalstore;
 
-import dev.flows.journalstore.Rows.RunRow;
+import dev.flows.journalstore.JournalRows.RunRow;
 import dev.flows.kernel.journal.AdmittedRun;
 import dev.flows.kernel.journal.JournalEntry;
 import dev.flows.kernel.journal.RunRef;
@@ -76,15 +76,15 @@ final class Admission {
 
   /** The run under {@code r}'s run id (locked), else under its admission key. */
   private static Optional<AdmittedRun> met(Handle h, StartRun r) {
-    Optional<RunRow> byId = r.runId().flatMap(id -> TxStatements.lockRun(h, id));
+    Optional<RunRow> byId = r.runId().flatMap(id -> VerbStatements.lockRun(h, id));
     Optional<RunRow> row =
         byId.isPresent()
             ? byId
-            : TxStatements.query(
+            : VerbStatements.query(
                     h,
                     "run_by_admission_key",
                     q -> q.bind("admissionKey", r.admissionKey()),
-                    Rows.RUN)
+                    JournalRows.RUN)
                 .stream()
                 .findFirst();
     return row.map(
@@ -132,7 +132,7 @@ final class Admission {
           .add();
     }
     batch.execute();
-    TxStatements.append(
+    VerbStatements.append(
         h,
         now,
         new JournalEntry.RunSpawned(
@@ -144,7 +144,7 @@ final class Admission {
             r.createdBy(),
             r.rerunOf()));
     if (anyReady) {
-      TxStatements.notifyWork(h, runId);
+      VerbStatements.notifyWork(h, runId);
     }
     return new StartedRun(runId, true, RunStatus.RUNNING);
   }

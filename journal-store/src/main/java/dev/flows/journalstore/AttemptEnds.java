@@ -1,9 +1,9 @@
 package dev.flows.journalstore;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.flows.journalstore.Rows.ElectionRow;
-import dev.flows.journalstore.Rows.RunRow;
-import dev.flows.journalstore.Rows.StepRow;
+import dev.flows.journalstore.JournalRows.ElectionRow;
+import dev.flows.journalstore.JournalRows.RunRow;
+import dev.flows.journalstore.JournalRows.StepRow;
 import dev.flows.kernel.ErrorCode;
 import dev.flows.kernel.FlowsException;
 import dev.flows.kernel.journal.AttemptEnd;
@@ -23,7 +23,7 @@ import org.jdbi.v3.core.Handle;
 /**
  * An attempt ended by its worker with failure, park or suspension, in one transaction: the end is
  * the kernel's ({@link AttemptEnd#reported}), its run consequence {@link RunEnds#afterAttempt}'s. A
- * success is one statement of its own ({@link OneTripVerbs}).
+ * success is one statement of its own ({@link StoredFunctionVerbs}).
  */
 final class AttemptEnds {
   private final JournalDb db;
@@ -49,7 +49,7 @@ final class AttemptEnds {
         h -> {
           Instant now = db.now(h);
           // The run's lock first, as every verb takes it, before confirm locks the step.
-          TxStatements.lockRun(h, lease.runId())
+          VerbStatements.lockRun(h, lease.runId())
               .orElseThrow(() -> Refusals.runNotFound(lease.runId()));
           verbs.confirmIn(h, lease, surfacePath, output, now);
           return completeIn(h, lease, outcome, now);
@@ -58,11 +58,11 @@ final class AttemptEnds {
 
   private CompletionAck completeIn(Handle h, LeaseToken lease, StepOutcome outcome, Instant now) {
     RunRow run =
-        TxStatements.lockRun(h, lease.runId())
+        VerbStatements.lockRun(h, lease.runId())
             .orElseThrow(() -> Refusals.runNotFound(lease.runId()));
     StepRow s = fence.live(h, lease, now);
     List<EffectRef> confirmed =
-        TxStatements.electionsOf(h, lease).stream()
+        VerbStatements.electionsOf(h, lease).stream()
             .filter(ElectionRow::confirmed)
             .map(e -> new EffectRef(e.surfacePath(), e.idempotencyKey()))
             .toList();
@@ -132,10 +132,10 @@ final class AttemptEnds {
       List<EffectRef> confirmed,
       boolean readyNow,
       Instant now) {
-    if (!TxStatements.endFenced(db.transitions(), h, s, lease, end, next, now)) {
+    if (!VerbStatements.endFenced(db.transitions(), h, s, lease, end, next, now)) {
       throw Refusals.lost(lease);
     }
-    TxStatements.append(
+    VerbStatements.append(
         h,
         now,
         new JournalEntry.StepCompleted(
@@ -149,7 +149,7 @@ final class AttemptEnds {
             tail,
             next));
     if (readyNow) {
-      TxStatements.notifyWork(h, lease.runId());
+      VerbStatements.notifyWork(h, lease.runId());
     }
     RunStatus after = RunEnds.afterAttempt(db.transitions(), h, run, end, lease.stepId(), now);
     return new CompletionAck(end.reason(), end.disposition(), next, after);

@@ -1,8 +1,8 @@
 package dev.flows.journalstore;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.flows.journalstore.Rows.ElectionRow;
-import dev.flows.journalstore.Rows.StepRow;
+import dev.flows.journalstore.JournalRows.ElectionRow;
+import dev.flows.journalstore.JournalRows.StepRow;
 import dev.flows.kernel.journal.EffectElection;
 import dev.flows.kernel.journal.Elections;
 import dev.flows.kernel.journal.JournalEntry;
@@ -27,11 +27,11 @@ final class AttemptVerbs {
         h -> {
           Instant now = db.now(h);
           fence.live(h, lease, now);
-          return TxStatements.query(
+          return VerbStatements.query(
                   h,
                   "step_heartbeat",
-                  q -> TxStatements.fence(q, lease).bind("now", now.toString()),
-                  (rs, ctx) -> Rows.instant(rs, "lease_deadline"))
+                  q -> VerbStatements.fence(q, lease).bind("now", now.toString()),
+                  (rs, ctx) -> JournalRows.instant(rs, "lease_deadline"))
               .stream()
               .findFirst()
               .orElseThrow(() -> Refusals.lost(lease));
@@ -70,29 +70,29 @@ final class AttemptVerbs {
     StepRow s = fence.live(h, lease, now);
     Elections.requireDeclared(s.spec(), lease, surfacePath);
     String key = Keys.idempotencyKey(lease.runId(), lease.stepId());
-    Optional<ElectionRow> found = TxStatements.lockElection(h, lease, surfacePath);
+    Optional<ElectionRow> found = VerbStatements.lockElection(h, lease, surfacePath);
     return switch (found
         .map(e -> Elections.decide(e.attempt(), e.confirmed(), lease.attempt()))
         .orElse(Elections.Decision.ELECT)) {
       case ELECT -> {
-        TxStatements.expectOne(
+        VerbStatements.expectOne(
             electionWrite(h, "election_insert", lease, surfacePath)
                 .bind("idempotencyKey", key)
                 .bind("now", now.toString())
                 .execute(),
             "elect " + surfacePath);
-        TxStatements.append(h, now, recorded(lease, surfacePath, key, false));
+        VerbStatements.append(h, now, recorded(lease, surfacePath, key, false));
         yield new EffectElection(key, false, false, Optional.empty());
       }
       case PERFORMED -> new EffectElection(key, true, false, found.get().output());
       case HELD -> new EffectElection(key, false, false, Optional.empty());
       case TAKE_OVER -> {
-        TxStatements.expectOne(
+        VerbStatements.expectOne(
             electionWrite(h, "election_take_over", lease, surfacePath)
                 .bind("now", now.toString())
                 .execute(),
             "take over " + surfacePath);
-        TxStatements.append(h, now, recorded(lease, surfacePath, key, true));
+        VerbStatements.append(h, now, recorded(lease, surfacePath, key, true));
         yield new EffectElection(key, false, true, Optional.empty());
       }
     };
@@ -107,20 +107,20 @@ final class AttemptVerbs {
   void confirmIn(
       Handle h, LeaseToken lease, String surfacePath, Optional<JsonNode> output, Instant now) {
     fence.live(h, lease, now);
-    Optional<ElectionRow> election = TxStatements.lockElection(h, lease, surfacePath);
+    Optional<ElectionRow> election = VerbStatements.lockElection(h, lease, surfacePath);
     if (election.isEmpty() || election.get().attempt() != lease.attempt()) {
       throw Refusals.notRecorded(lease, surfacePath);
     }
     if (election.get().confirmed()) {
       return;
     }
-    TxStatements.expectOne(
+    VerbStatements.expectOne(
         electionWrite(h, "election_confirm", lease, surfacePath)
             .bind("output", output.map(EntryCodec::text).orElse(null))
             .bind("now", now.toString())
             .execute(),
         "confirm " + surfacePath);
-    TxStatements.append(
+    VerbStatements.append(
         h,
         now,
         new JournalEntry.EffectConfirmed(
@@ -134,7 +134,7 @@ final class AttemptVerbs {
 
   private static org.jdbi.v3.core.statement.Update electionWrite(
       Handle h, String sql, LeaseToken lease, String surfacePath) {
-    return TxStatements.bindStep(h.createUpdate(Sql.text(sql)), lease.runId(), lease.stepId())
+    return VerbStatements.bindStep(h.createUpdate(Sql.text(sql)), lease.runId(), lease.stepId())
         .bind("surfacePath", surfacePath)
         .bind("attempt", lease.attempt());
   }

@@ -1,7 +1,7 @@
 package dev.flows.journalstore;
 
-import dev.flows.journalstore.Rows.RunRow;
-import dev.flows.journalstore.Rows.StepRow;
+import dev.flows.journalstore.JournalRows.RunRow;
+import dev.flows.journalstore.JournalRows.StepRow;
 import dev.flows.kernel.journal.AttemptEnd;
 import dev.flows.kernel.journal.CancelOutcome;
 import dev.flows.kernel.journal.JournalEntry;
@@ -32,14 +32,14 @@ final class Cancels {
         h -> {
           Instant now = db.now(h);
           for (int pass = 0; ; pass++) {
-            Optional<RunRow> found = TxStatements.lockRun(h, runId);
+            Optional<RunRow> found = VerbStatements.lockRun(h, runId);
             if (found.isPresent()) {
               return cancelExisting(h, found.get(), reason, now);
             }
             if (tombstone(h, runId, now)) {
               db.transitions().run(RunTransition.TOMBSTONED, Optional.empty());
-              TxStatements.append(h, now, new JournalEntry.RunCancelRequested(runId, reason));
-              TxStatements.notifyWork(h, runId);
+              VerbStatements.append(h, now, new JournalEntry.RunCancelRequested(runId, reason));
+              VerbStatements.notifyWork(h, runId);
               return new CancelOutcome(runId, RunStatus.CANCELED, true, false);
             }
             if (pass > 0) {
@@ -64,7 +64,7 @@ final class Cancels {
     if (runCancel.isEmpty()) {
       return new CancelOutcome(run.runId(), run.status(), false, true);
     }
-    TxStatements.append(h, now, new JournalEntry.RunCancelRequested(run.runId(), reason));
+    VerbStatements.append(h, now, new JournalEntry.RunCancelRequested(run.runId(), reason));
     // Its open children first (a suspended body is not there to cancel the call it waits on), and
     // before its own steps: a child's completion locks the child, then (the trigger
     // runs_wake_suspended_parent) this run's suspended steps, so taking the children first cannot
@@ -74,21 +74,21 @@ final class Cancels {
             .bind("parentRunId", run.runId().value())
             .mapTo(String.class)
             .list()) {
-      TxStatements.lockRun(h, new RunRef(childId))
+      VerbStatements.lockRun(h, new RunRef(childId))
           .ifPresent(
               child ->
                   cancelExisting(h, child, "its parent run " + run.runId() + " was canceled", now));
     }
-    for (StepRow s : TxStatements.lockSteps(h, run.runId())) {
+    for (StepRow s : VerbStatements.lockSteps(h, run.runId())) {
       Optional<StepTransition> t = Lifecycle.cancelFor(s.status());
       if (t.isEmpty()) {
         continue;
       }
       if (s.status() == StepStatus.RUNNING) {
-        TxStatements.endUnreported(
+        VerbStatements.endUnreported(
             db.transitions(), h, s, AttemptEnd.canceled(), Optional.empty(), now);
       } else {
-        TxStatements.setStatus(db.transitions(), h, s, t.get(), Optional.empty(), now);
+        VerbStatements.setStatus(db.transitions(), h, s, t.get(), Optional.empty(), now);
       }
     }
     RunStatus after =
@@ -100,7 +100,7 @@ final class Cancels {
             RunCompletionReason.CANCELED,
             Optional.empty(),
             now);
-    TxStatements.notifyWork(h, run.runId());
+    VerbStatements.notifyWork(h, run.runId());
     return new CancelOutcome(run.runId(), after, false, false);
   }
 }

@@ -1,6 +1,6 @@
 package dev.flows.journalstore;
 
-import dev.flows.journalstore.Rows.StepRow;
+import dev.flows.journalstore.JournalRows.StepRow;
 import dev.flows.kernel.journal.ClaimRequest;
 import dev.flows.kernel.journal.ClaimedAttempt;
 import dev.flows.kernel.journal.LeaseToken;
@@ -58,42 +58,42 @@ final class Claims {
           sql.bind(ps, "workerId", request.workerId().value());
           sql.bind(ps, "now", db.clock());
         },
-        rs -> {
-          StepRow s = Rows.STEP.map(rs, null);
-          // The transition the statement made: the status it picked the step in, and the one it
-          // wrote.
-          db.transitions()
-              .stepsMade(
-                  StepTransition.CLAIMED,
-                  s.status(),
-                  StepStatus.fromWire(rs.getString("new_status")),
-                  1);
-          int attempt = rs.getInt("new_attempt");
-          String leaseId = rs.getString("new_lease_id");
-          String key = rs.getString("idempotency_key");
-          long leaseMs = rs.getLong("new_lease_ms");
-          // A difference would fence every later verb of the attempt against the wrong lease, so
-          // it stops here instead.
-          if (attempt != s.attempts() + 1
-              || !leaseId.equals(Keys.leaseId(s.runId(), s.stepId(), attempt))
-              || !key.equals(Keys.idempotencyKey(s.runId(), s.stepId()))
-              || leaseMs != s.spec().leaseMs().orElse(request.defaultLease().toMillis())) {
-            throw new IllegalStateException(
-                "claim_open.sql derived another attempt, lease or key than the kernel for "
-                    + s.runId()
-                    + "/"
-                    + s.stepId());
-          }
-          stepSpecs.put(s.runId(), s.stepId(), s.spec());
-          claimed.add(
-              new ClaimedAttempt(
-                  new LeaseToken(s.runId(), s.stepId(), attempt, leaseId),
-                  Rows.instant(rs, "new_deadline"),
-                  leaseMs,
-                  s.spec(),
-                  key,
-                  Optional.ofNullable(rs.getString("parent_run_id")).map(RunRef::new)));
-        });
+        rs -> claimed.add(claimed(rs, request)));
     return claimed;
+  }
+
+  /** The attempt a claimed row opened, checked against the kernel's derivation of it. */
+  private ClaimedAttempt claimed(java.sql.ResultSet rs, ClaimRequest request)
+      throws java.sql.SQLException {
+    StepRow s = JournalRows.STEP.map(rs, null);
+    // The transition the statement made: the status it picked the step in, and the one it
+    // wrote.
+    db.transitions()
+        .stepsMade(
+            StepTransition.CLAIMED, s.status(), StepStatus.fromWire(rs.getString("new_status")), 1);
+    int attempt = rs.getInt("new_attempt");
+    String leaseId = rs.getString("new_lease_id");
+    String key = rs.getString("idempotency_key");
+    long leaseMs = rs.getLong("new_lease_ms");
+    // A difference would fence every later verb of the attempt against the wrong lease, so
+    // it stops here instead.
+    if (attempt != s.attempts() + 1
+        || !leaseId.equals(Keys.leaseId(s.runId(), s.stepId(), attempt))
+        || !key.equals(Keys.idempotencyKey(s.runId(), s.stepId()))
+        || leaseMs != s.spec().leaseMs().orElse(request.defaultLease().toMillis())) {
+      throw new IllegalStateException(
+          "claim_open.sql derived another attempt, lease or key than the kernel for "
+              + s.runId()
+              + "/"
+              + s.stepId());
+    }
+    stepSpecs.put(s.runId(), s.stepId(), s.spec());
+    return new ClaimedAttempt(
+        new LeaseToken(s.runId(), s.stepId(), attempt, leaseId),
+        JournalRows.instant(rs, "new_deadline"),
+        leaseMs,
+        s.spec(),
+        key,
+        Optional.ofNullable(rs.getString("parent_run_id")).map(RunRef::new));
   }
 }

@@ -1,7 +1,7 @@
 package dev.flows.journalstore;
 
-import dev.flows.journalstore.Rows.RunRow;
-import dev.flows.journalstore.Rows.StepRow;
+import dev.flows.journalstore.JournalRows.RunRow;
+import dev.flows.journalstore.JournalRows.StepRow;
 import dev.flows.kernel.journal.AttemptEnd;
 import dev.flows.kernel.journal.Disposition;
 import dev.flows.kernel.journal.DurableTasks;
@@ -37,7 +37,7 @@ final class Expiry {
     List<Candidate> candidates =
         db.tx(
             h ->
-                TxStatements.query(
+                VerbStatements.query(
                     h,
                     "steps_expired",
                     q -> q.bind("limit", batchSize).bind("now", db.clock()),
@@ -55,8 +55,8 @@ final class Expiry {
 
   private Optional<ExpiredAttempt> expireOne(Handle h, Candidate c) {
     Instant now = db.now(h);
-    Optional<RunRow> run = TxStatements.lockRun(h, c.runId());
-    Optional<StepRow> step = TxStatements.lockStep(h, c.runId(), c.stepId());
+    Optional<RunRow> run = VerbStatements.lockRun(h, c.runId());
+    Optional<StepRow> step = VerbStatements.lockStep(h, c.runId(), c.stepId());
     if (run.isEmpty() || step.isEmpty()) {
       return Optional.empty();
     }
@@ -72,9 +72,9 @@ final class Expiry {
     AttemptEnd end = AttemptEnd.expired(s.attempts(), s.suspensions(), s.spec(), task, now);
     boolean retry = end.disposition() == Disposition.RETRY;
     Optional<Instant> next = end.afterExpiry(now, s.spec(), s.runId(), s.stepId(), s.attempts());
-    TxStatements.endUnreported(db.transitions(), h, s, end, next, now);
+    VerbStatements.endUnreported(db.transitions(), h, s, end, next, now);
     if (retry) {
-      TxStatements.notifyWork(h, s.runId());
+      VerbStatements.notifyWork(h, s.runId());
     }
     RunEnds.afterAttempt(db.transitions(), h, run.get(), end, s.stepId(), now);
     return Optional.of(new ExpiredAttempt(token, end.disposition()));

@@ -1,7 +1,7 @@
 package dev.flows.journalstore;
 
-import dev.flows.journalstore.Rows.LiveRow;
-import dev.flows.journalstore.Rows.StepRow;
+import dev.flows.journalstore.JournalRows.LiveRow;
+import dev.flows.journalstore.JournalRows.StepRow;
 import dev.flows.kernel.journal.LeaseToken;
 import java.time.Instant;
 import org.jdbi.v3.core.Handle;
@@ -24,11 +24,11 @@ final class Fence {
    */
   StepRow live(Handle h, LeaseToken lease, Instant now) {
     LiveRow live =
-        TxStatements.query(
+        VerbStatements.query(
                 h,
                 "step_lock_live",
-                q -> TxStatements.fence(q, lease).bind("now", now.toString()),
-                Rows.LIVE)
+                q -> VerbStatements.fence(q, lease).bind("now", now.toString()),
+                JournalRows.LIVE)
             .getFirst();
     if (!live.outcome().equals("ok") || live.step().isEmpty()) {
       throw Refusals.fromOutcome(live.outcome(), lease, live.runStatus());

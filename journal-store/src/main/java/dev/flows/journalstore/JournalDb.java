@@ -66,7 +66,7 @@ final class JournalDb implements AutoCloseable {
   Instant now(Handle h) {
     return h.createQuery(Sql.text("now"))
         .bind("now", clock())
-        .map((rs, ctx) -> Rows.instant(rs, "now"))
+        .map((rs, ctx) -> JournalRows.instant(rs, "now"))
         .one();
   }
 

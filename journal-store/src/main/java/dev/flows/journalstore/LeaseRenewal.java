@@ -62,7 +62,7 @@ final class LeaseRenewal {
                       rs.getString("lease_id")));
           if (t != null) {
             if (rs.getString("kind").equals("renewed")) {
-              renewed.put(t, Rows.instant(rs, "lease_deadline"));
+              renewed.put(t, JournalRows.instant(rs, "lease_deadline"));
             } else {
               runStatus.put(t, rs.getString("run_status"));
             }

@@ -87,7 +87,8 @@ final class MemoEffects {
    * no election of theirs holds yet; else the memos go down {@link #recordConfirmedEffects} and the
    * success follows, as two transactions.
    */
-  CompletionAck succeedAfter(LeaseToken lease, StepOutcome.Succeeded ok, OneTripVerbs oneTrip) {
+  CompletionAck succeedAfter(
+      LeaseToken lease, StepOutcome.Succeeded ok, StoredFunctionVerbs oneTrip) {
     List<MemoEffect> memos = ok.memos();
     Optional<StepSpecCache.Cached> cached = stepSpecs.get(lease.runId(), lease.stepId());
     if (cached.isPresent() && carriable(cached.get().spec(), memos)) {

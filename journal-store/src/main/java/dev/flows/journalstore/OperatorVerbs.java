@@ -1,8 +1,8 @@
 package dev.flows.journalstore;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.flows.journalstore.Rows.RunRow;
-import dev.flows.journalstore.Rows.StepRow;
+import dev.flows.journalstore.JournalRows.RunRow;
+import dev.flows.journalstore.JournalRows.StepRow;
 import dev.flows.kernel.ErrorCode;
 import dev.flows.kernel.FlowsException;
 import dev.flows.kernel.NotFoundException;
@@ -34,7 +34,7 @@ final class OperatorVerbs {
           Instant now = db.now(h);
           resume(
               h,
-              TxStatements.lockRun(h, runId).orElseThrow(() -> Refusals.runNotFound(runId)),
+              VerbStatements.lockRun(h, runId).orElseThrow(() -> Refusals.runNotFound(runId)),
               by,
               now);
           return null;
@@ -57,26 +57,26 @@ final class OperatorVerbs {
       return;
     }
     RunStatus to = db.transitions().run(t, Optional.of(run.status()));
-    TxStatements.expectOne(
+    VerbStatements.expectOne(
         h.createUpdate(Sql.text("run_resume"))
             .bind("runId", runId.value())
             .bind("from", run.status().wire())
             .bind("to", to.wire())
             .execute(),
         "resume run " + runId);
-    for (StepRow s : TxStatements.lockSteps(h, runId)) {
+    for (StepRow s : VerbStatements.lockSteps(h, runId)) {
       switch (s.status()) {
         case FAILED ->
-            TxStatements.setStatus(
+            VerbStatements.setStatus(
                 db.transitions(), h, s, StepTransition.RESUMED, Optional.of(now), now);
         case PARKED ->
-            TxStatements.setStatus(
+            VerbStatements.setStatus(
                 db.transitions(), h, s, StepTransition.RESOLVED, Optional.of(now), now);
         case WAITING, READY, RUNNING, SUCCEEDED, CANCELED -> {}
       }
     }
-    TxStatements.append(h, now, new JournalEntry.RunResumed(runId, by));
-    TxStatements.notifyWork(h, runId);
+    VerbStatements.append(h, now, new JournalEntry.RunResumed(runId, by));
+    VerbStatements.notifyWork(h, runId);
   }
 
   void answerInput(RunRef runId, String stepId, InputAnswer answer, String by) {
@@ -85,9 +85,10 @@ final class OperatorVerbs {
         stepId,
         (h, s, now) -> {
           JsonNode park =
-              DurableInput.requireParked(Reads.entries(h, runId), runId, stepId, s.status());
+              DurableInput.requireParked(RunQueries.entries(h, runId), runId, stepId, s.status());
           JsonNode responses = DurableInput.responses(s.place(), park, answer);
-          TxStatements.append(h, now, new JournalEntry.StepAnswered(runId, stepId, responses, by));
+          VerbStatements.append(
+              h, now, new JournalEntry.StepAnswered(runId, stepId, responses, by));
           rerun(h, s, now);
         },
         by);
@@ -112,7 +113,7 @@ final class OperatorVerbs {
           }
           Optional<JsonNode> resolved =
               performed.map(p -> Resolutions.performedOutput(runId, s.spec(), p));
-          TxStatements.append(
+          VerbStatements.append(
               h,
               now,
               new JournalEntry.StepResolved(runId, stepId, resolved.isPresent(), resolved, by));
@@ -128,7 +129,8 @@ final class OperatorVerbs {
   /** A parked step runs again: its open elections dropped, ready from now. */
   private void rerun(Handle h, StepRow s, Instant now) {
     stepWrite(h, "elections_drop_open", s).execute();
-    TxStatements.setStatus(db.transitions(), h, s, StepTransition.RESOLVED, Optional.of(now), now);
+    VerbStatements.setStatus(
+        db.transitions(), h, s, StepTransition.RESOLVED, Optional.of(now), now);
   }
 
   /**
@@ -140,12 +142,12 @@ final class OperatorVerbs {
         h -> {
           Instant now = db.now(h);
           // A parent before its child, as cancel and suspend lock them: no deadlock between them.
-          Optional<RunRef> parentId = TxStatements.readRun(h, runId).flatMap(RunRow::parentRunId);
-          Optional<RunRow> parent = parentId.flatMap(p -> TxStatements.lockRun(h, p));
+          Optional<RunRef> parentId = VerbStatements.readRun(h, runId).flatMap(RunRow::parentRunId);
+          Optional<RunRow> parent = parentId.flatMap(p -> VerbStatements.lockRun(h, p));
           RunRow run =
-              TxStatements.lockRun(h, runId).orElseThrow(() -> Refusals.runNotFound(runId));
+              VerbStatements.lockRun(h, runId).orElseThrow(() -> Refusals.runNotFound(runId));
           StepRow s =
-              TxStatements.lockStep(h, runId, stepId)
+              VerbStatements.lockStep(h, runId, stepId)
                   .orElseThrow(
                       () ->
                           new NotFoundException(
@@ -155,17 +157,18 @@ final class OperatorVerbs {
           change.apply(h, s, now);
           RunRow current = run;
           boolean stillParked =
-              TxStatements.steps(h, runId).stream().anyMatch(x -> x.status() == StepStatus.PARKED);
+              VerbStatements.steps(h, runId).stream()
+                  .anyMatch(x -> x.status() == StepStatus.PARKED);
           if (run.status() == RunStatus.PARKED && !stillParked) {
             current =
                 run.withStatus(
-                    TxStatements.setRunStatus(db.transitions(), h, run, RunTransition.UNPARKED));
+                    VerbStatements.setRunStatus(db.transitions(), h, run, RunTransition.UNPARKED));
           }
           RunStatus childAfter = current.status();
           if (current.status() == RunStatus.RUNNING) {
             childAfter = RunEnds.afterSuccess(db.transitions(), h, current, now);
           }
-          TxStatements.notifyWork(h, runId);
+          VerbStatements.notifyWork(h, runId);
           if (parent.isPresent() && Resolutions.wakesParent(childAfter, parent.get().status())) {
             resume(h, parent.get(), by, now);
           }
@@ -180,7 +183,7 @@ final class OperatorVerbs {
         .bind("now", now.toString())
         .execute();
     StepStatus to = db.transitions().step(StepTransition.RESOLVED_PERFORMED, s.status());
-    TxStatements.expectOne(
+    VerbStatements.expectOne(
         stepWrite(h, "step_resolve_performed", s)
             .bind("from", s.status().wire())
             .bind("to", to.wire())
@@ -191,6 +194,6 @@ final class OperatorVerbs {
   }
 
   private static org.jdbi.v3.core.statement.Update stepWrite(Handle h, String sql, StepRow s) {
-    return TxStatements.bindStep(h.createUpdate(Sql.text(sql)), s.runId(), s.stepId());
+    return VerbStatements.bindStep(h.createUpdate(Sql.text(sql)), s.runId(), s.stepId());
   }
 }

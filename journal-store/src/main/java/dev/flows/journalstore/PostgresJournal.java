@@ -49,14 +49,14 @@ public final class PostgresJournal implements Journal, AutoCloseable {
   private final AttemptVerbs attemptVerbs;
   private final MemoEffects memos;
   private final AttemptEnds ends;
-  private final OneTripVerbs oneTrip;
+  private final StoredFunctionVerbs oneTrip;
   private final SucceededAdmissions succeededAdmissions;
   private final Cancels cancels;
   private final Expiry expiry;
   private final OperatorVerbs operator;
   private final Retention retention;
   private final LeaseRenewal renewal;
-  private final Reads reads;
+  private final RunQueries reads;
   private final SignalVerbs signals;
   private final TaskVerbs tasks;
 
@@ -81,14 +81,14 @@ public final class PostgresJournal implements Journal, AutoCloseable {
     this.attemptVerbs = new AttemptVerbs(db, fence);
     this.memos = new MemoEffects(db, stepSpecs, attemptVerbs, config.groupCommit());
     this.ends = new AttemptEnds(db, fence, attemptVerbs);
-    this.oneTrip = new OneTripVerbs(db, admission);
+    this.oneTrip = new StoredFunctionVerbs(db, admission);
     this.succeededAdmissions = new SucceededAdmissions(db, admission, config.groupCommit());
     this.cancels = new Cancels(db);
     this.expiry = new Expiry(db, config.expiryBatchSize());
     this.operator = new OperatorVerbs(db);
     this.retention = new Retention(db);
     this.renewal = new LeaseRenewal(db);
-    this.reads = new Reads(db);
+    this.reads = new RunQueries(db);
     this.signals = new SignalVerbs(db, fence, attemptVerbs);
     this.tasks = new TaskVerbs(db, fence);
   }

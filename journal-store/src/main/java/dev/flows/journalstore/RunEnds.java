@@ -1,6 +1,6 @@
 package dev.flows.journalstore;
 
-import dev.flows.journalstore.Rows.RunRow;
+import dev.flows.journalstore.JournalRows.RunRow;
 import dev.flows.kernel.journal.AttemptEnd;
 import dev.flows.kernel.journal.JournalEntry;
 import dev.flows.kernel.journal.RunCompletionReason;
@@ -28,9 +28,9 @@ final class RunEnds {
       return run.status();
     }
     if (t.get() == RunTransition.STEP_PARKED) {
-      RunStatus to = TxStatements.setRunStatus(log, h, run, t.get());
+      RunStatus to = VerbStatements.setRunStatus(log, h, run, t.get());
       // Whoever awaits this run (a parent body) must learn it parked.
-      TxStatements.notifyWork(h, run.runId());
+      VerbStatements.notifyWork(h, run.runId());
       return to;
     }
     return finish(log, h, run, t.get(), RunCompletionReason.STEP_FAILED, Optional.of(stepId), now);
@@ -46,7 +46,7 @@ final class RunEnds {
       Optional<String> failedStepId,
       Instant now) {
     RunStatus to = log.run(t, Optional.of(run.status()));
-    TxStatements.expectOne(
+    VerbStatements.expectOne(
         h.createUpdate(Sql.text("run_finish"))
             .bind("runId", run.runId().value())
             .bind("from", run.status().wire())
@@ -55,8 +55,8 @@ final class RunEnds {
             .bind("now", now.toString())
             .execute(),
         "finish run " + run.runId());
-    TxStatements.append(h, now, new JournalEntry.RunCompleted(run.runId(), reason, failedStepId));
-    TxStatements.notifyWork(h, run.runId());
+    VerbStatements.append(h, now, new JournalEntry.RunCompleted(run.runId(), reason, failedStepId));
+    VerbStatements.notifyWork(h, run.runId());
     return to;
   }
 
@@ -77,17 +77,17 @@ final class RunEnds {
       // The transitions the function took: it readies waiting steps only.
       log.stepsMade(
           StepTransition.DEPENDENCIES_MET, StepStatus.WAITING, StepStatus.READY, after.unblocked());
-      TxStatements.notifyWork(h, run.runId());
+      VerbStatements.notifyWork(h, run.runId());
     }
     if (!after.runDone()) {
       return run.status();
     }
     RunStatus to = log.run(RunTransition.ALL_STEPS_SUCCEEDED, Optional.of(run.status()));
-    TxStatements.append(
+    VerbStatements.append(
         h,
         now,
         new JournalEntry.RunCompleted(run.runId(), RunCompletionReason.SUCCESS, Optional.empty()));
-    TxStatements.notifyWork(h, run.runId());
+    VerbStatements.notifyWork(h, run.runId());
     return to;
   }
 }

@@ -1,7 +1,7 @@
 package dev.flows.journalstore;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.flows.journalstore.Rows.ElectionRow;
+import dev.flows.journalstore.JournalRows.ElectionRow;
 import dev.flows.kernel.journal.LeaseToken;
 import dev.flows.kernel.journal.RunRef;
 import dev.flows.kernel.journal.SignalSent;
@@ -83,10 +83,10 @@ final class SignalVerbs {
     return db.tx(
         h -> {
           Instant now = db.now(h);
-          TxStatements.lockRun(h, lease.runId())
+          VerbStatements.lockRun(h, lease.runId())
               .orElseThrow(() -> Refusals.runNotFound(lease.runId()));
           fence.live(h, lease, now);
-          Optional<ElectionRow> done = TxStatements.lockElection(h, lease, surfacePath);
+          Optional<ElectionRow> done = VerbStatements.lockElection(h, lease, surfacePath);
           if (done.isPresent() && done.get().confirmed()) {
             return done.get().output();
           }
@@ -95,7 +95,7 @@ final class SignalVerbs {
               h.createQuery(Sql.text("signal_take_lock"))
                   .bind("runId", lease.runId().value())
                   .bind("name", name)
-                  .map((rs, ctx) -> new Pending(rs.getLong("seq"), Rows.json(rs, "payload")))
+                  .map((rs, ctx) -> new Pending(rs.getLong("seq"), JournalRows.json(rs, "payload")))
                   .findOne();
           if (next.isEmpty()) {
             return Optional.<JsonNode>empty();
@@ -103,8 +103,8 @@ final class SignalVerbs {
           JsonNode output =
               Signals.delivered(name, next.get().seq(), next.get().payload().orElseThrow());
           verbs.recordConfirmedIn(h, lease, surfacePath, Optional.of(output), now);
-          TxStatements.expectOne(
-              TxStatements.bindStep(
+          VerbStatements.expectOne(
+              VerbStatements.bindStep(
                       h.createUpdate(Sql.text("signal_deliver")), lease.runId(), lease.stepId())
                   .bind("name", name)
                   .bind("seq", next.get().seq())

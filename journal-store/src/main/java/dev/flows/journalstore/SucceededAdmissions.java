@@ -47,7 +47,7 @@ final class SucceededAdmissions {
   private record Call(
       ClaimedAdmission admission,
       String stepSpec,
-      OneTripVerbs.SuccessEncoded end,
+      StoredFunctionVerbs.SuccessEncoded end,
       List<MemoEffects.MemoCall> memos) {
     static Call of(ClaimedAdmission admission, StepOutcome.Succeeded ok) {
       JsonNode output = ok.output() == null ? NullNode.getInstance() : ok.output();
@@ -55,7 +55,7 @@ final class SucceededAdmissions {
       return new Call(
           admission,
           EntryCodec.text(RunSpecJson.writeStep(admission.attempt().step())),
-          OneTripVerbs.SuccessEncoded.of(lease, output),
+          StoredFunctionVerbs.SuccessEncoded.of(lease, output),
           MemoEffects.encoded(lease, admission.attempt().idempotencyKey(), ok.memos()));
     }
   }

@@ -1,6 +1,6 @@
 package dev.flows.journalstore;
 
-import dev.flows.journalstore.Rows.ElectionRow;
+import dev.flows.journalstore.JournalRows.ElectionRow;
 import dev.flows.kernel.ErrorCode;
 import dev.flows.kernel.NotFoundException;
 import dev.flows.kernel.journal.DurableTasks;
@@ -35,7 +35,7 @@ final class TaskVerbs {
         h -> {
           Instant now = db.now(h);
           fence.live(h, lease, now);
-          Optional<ElectionRow> election = TxStatements.lockElection(h, lease, surfacePath);
+          Optional<ElectionRow> election = VerbStatements.lockElection(h, lease, surfacePath);
           if (election.isEmpty() || election.get().attempt() != lease.attempt()) {
             throw Refusals.notRecorded(lease, surfacePath);
           }
@@ -43,7 +43,7 @@ final class TaskVerbs {
             return false;
           }
           String key = election.get().idempotencyKey();
-          TxStatements.bindStep(
+          VerbStatements.bindStep(
                   h.createUpdate(Sql.text("task_state_note")), lease.runId(), lease.stepId())
               .bind("surfacePath", surfacePath)
               .bind("idempotencyKey", key)
@@ -56,7 +56,7 @@ final class TaskVerbs {
               .bind("attempt", lease.attempt())
               .bind("now", now.toString())
               .execute();
-          TxStatements.append(
+          VerbStatements.append(
               h,
               now,
               new JournalEntry.EffectTask(
@@ -69,8 +69,8 @@ final class TaskVerbs {
     return db.tx(
         h -> {
           Instant now = db.now(h);
-          TxStatements.readRun(h, runId).orElseThrow(() -> Refusals.runNotFound(runId));
-          if (TxStatements.steps(h, runId).stream().noneMatch(s -> s.stepId().equals(stepId))) {
+          VerbStatements.readRun(h, runId).orElseThrow(() -> Refusals.runNotFound(runId));
+          if (VerbStatements.steps(h, runId).stream().noneMatch(s -> s.stepId().equals(stepId))) {
             throw new NotFoundException(
                 ErrorCode.STEP_NOT_FOUND, "run " + runId + " has no step " + stepId, stepId);
           }
@@ -78,13 +78,13 @@ final class TaskVerbs {
           if (!DurableTasks.cancelChanges(current, taskId, runId.value() + "/" + stepId)) {
             return false;
           }
-          TxStatements.expectOne(
-              TxStatements.bindStep(h.createUpdate(Sql.text("task_state_cancel")), runId, stepId)
+          VerbStatements.expectOne(
+              VerbStatements.bindStep(h.createUpdate(Sql.text("task_state_cancel")), runId, stepId)
                   .bind("reason", reason)
                   .bind("now", now.toString())
                   .execute(),
               "cancel note of " + taskId);
-          TxStatements.append(
+          VerbStatements.append(
               h,
               now,
               new JournalEntry.EffectTaskCancel(
@@ -96,7 +96,7 @@ final class TaskVerbs {
   List<TaskToCancel> tasksToCancel(int limit) {
     return db.tx(
         h ->
-            TxStatements.query(
+            VerbStatements.query(
                 h,
                 "tasks_to_cancel",
                 q -> q.bind("limit", Math.max(0, limit)),
@@ -124,7 +124,7 @@ final class TaskVerbs {
 
   private static Optional<DurableTasks.StepTask> taskRow(
       Handle h, String statement, RunRef runId, String stepId) {
-    return TxStatements.query(
+    return VerbStatements.query(
             h,
             statement,
             q -> q.bind("runId", runId.value()).bind("stepId", stepId),
@@ -144,10 +144,10 @@ final class TaskVerbs {
             optionalLong(rs, "poll_interval_ms"),
             optionalLong(rs, "ttl_ms"),
             rs.getString("protocol_version")),
-        Rows.instant(rs, "created_at"),
+        JournalRows.instant(rs, "created_at"),
         rs.getInt("created_attempt"),
-        Rows.instant(rs, "updated_at"),
-        Optional.ofNullable(Rows.instant(rs, "cancel_sent_at")),
+        JournalRows.instant(rs, "updated_at"),
+        Optional.ofNullable(JournalRows.instant(rs, "cancel_sent_at")),
         Optional.ofNullable(rs.getString("cancel_reason")));
   }
 

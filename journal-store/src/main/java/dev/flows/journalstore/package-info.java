@@ -2,9 +2,9 @@
  * The Postgres journal. {@link dev.flows.journalstore.PostgresJournal} is the {@code Journal} port
  * and delegates each verb to the class that owns it: {@code Admission}, {@code Claims}, {@code
  * AttemptVerbs} (a live attempt's heartbeat and effects), {@code MemoEffects} (the memo group
- * commit), {@code AttemptEnds}, {@code OneTripVerbs} (the one-round-trip success and inline calls),
- * {@code Cancels}, {@code Expiry}, {@code OperatorVerbs}, {@code LeaseRenewal} and {@code Reads};
- * the run-level consequences every end shares are {@code RunEnds}.
+ * commit), {@code AttemptEnds}, {@code StoredFunctionVerbs} (the one-round-trip success and inline
+ * calls), {@code Cancels}, {@code Expiry}, {@code OperatorVerbs}, {@code LeaseRenewal} and {@code
+ * RunQueries}; the run-level consequences every end shares are {@code RunEnds}.
  *
  * <p>Two data-access styles, one per kind of statement, both run by {@code JournalDb}:
  *
@@ -15,7 +15,7 @@
  *       skip locked ones, so lockers never deadlock), asks the kernel ({@code Lifecycle}, {@code
  *       AttemptEnd}) for every status change, writes with the expected old status (and, for a
  *       worker's verb, the lease) in the WHERE clause, and journals in the same transaction. Its
- *       statements are {@code TxStatements}.
+ *       statements are {@code VerbStatements}.
  *   <li>A verb of one statement on the hot path (claim, memo batch, lease renewal, the
  *       one-round-trip success and inline calls) is plain JDBC in autocommit ({@code
  *       JournalDb.autocommitRows}) with {@link dev.flows.journalstore.PositionalSql}: one round
@@ -23,7 +23,7 @@
  * </ul>
  *
  * <p>Every statement is a {@code sql/<name>.sql} resource ({@link dev.flows.journalstore.Sql});
- * every row is read by {@code Rows}; every function the statements call is in the repeatable
+ * every row is read by {@code JournalRows}; every function the statements call is in the repeatable
  * migration {@code R__journal_functions.sql}.
  */
 package dev.flows.journalstore;

@@ -44,7 +44,7 @@ public final class AgentExecutor implements StepExecutor {
     if (executor == null) {
       return new StepOutcome.Failed(
           CompletionReason.WORKER_ERROR,
-          Tails.of(
+          DiagnosticTails.of(
               WorkerDiagnostic.UNKNOWN_INSTRUCTION_TYPE,
               "no executor for agent instruction type '"
                   + body.instructionType()

@@ -130,7 +130,7 @@ final class RunningAttempts {
               tok -> {
                 Optional<StepExecutor> executor = executors.executorFor(kind);
                 if (executor.isEmpty()) {
-                  return Tails.workerError(
+                  return DiagnosticTails.workerError(
                       WorkerDiagnostic.NO_EXECUTOR, "no executor for kind " + kind.wire());
                 }
                 try (Scope current = span.makeCurrent()) {

@@ -76,7 +76,7 @@ public final class Worker implements AutoCloseable {
   private final CountDownLatch stopping = new CountDownLatch(1);
   private final AtomicLong congested = new AtomicLong();
   private final ClaimScope scope = new ClaimScope();
-  private final Sweeps sweeps = new Sweeps();
+  private final ReconcileSweeps sweeps = new ReconcileSweeps();
   private Thread claimLoop;
   private Thread reconciler;
 
@@ -266,17 +266,11 @@ public final class Worker implements AutoCloseable {
         return;
       }
       Instant sent = clock.instant();
-      List<ClaimedAttempt> got;
-      try {
-        long t0 = System.nanoTime();
-        got = journal.claim(claimRequest(want));
-        FlowsTelemetry.metrics().claimed(Duration.ofNanos(System.nanoTime() - t0));
-      } catch (RuntimeException e) {
-        slots.release(want);
-        TransientFaults.log(LOG, "claim failed; trying again after the poll interval", e);
-        pause(config.pollInterval());
+      Optional<List<ClaimedAttempt>> claimed = claim(want);
+      if (claimed.isEmpty()) {
         continue;
       }
+      List<ClaimedAttempt> got = claimed.get();
       slots.release(want - got.size());
       got.forEach(a -> attempts.launch(a, sent));
       if (got.isEmpty()) {
@@ -294,6 +288,21 @@ public final class Worker implements AutoCloseable {
         idle = false;
         expectWork = true;
       }
+    }
+  }
+
+  /** Up to {@code want} attempts; empty when the claim failed (its slots given back). */
+  private Optional<List<ClaimedAttempt>> claim(int want) {
+    try {
+      long t0 = System.nanoTime();
+      List<ClaimedAttempt> got = journal.claim(claimRequest(want));
+      FlowsTelemetry.metrics().claimed(Duration.ofNanos(System.nanoTime() - t0));
+      return Optional.of(got);
+    } catch (RuntimeException e) {
+      slots.release(want);
+      TransientFaults.log(LOG, "claim failed; trying again after the poll interval", e);
+      pause(config.pollInterval());
+      return Optional.empty();
     }
   }
 

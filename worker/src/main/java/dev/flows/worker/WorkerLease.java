@@ -133,7 +133,8 @@ public final class WorkerLease {
       Thread.currentThread().interrupt();
       outcome =
           CompletableFuture.completedFuture(
-              Tails.canceled(token, Tails.of(WorkerDiagnostic.CANCELED, "interrupted")));
+              DiagnosticTails.canceled(
+                  token, DiagnosticTails.of(WorkerDiagnostic.CANCELED, "interrupted")));
     } catch (RuntimeException e) {
       if (e instanceof LeaseLostException) {
         keeper.release(held);
@@ -141,35 +142,42 @@ public final class WorkerLease {
       }
       outcome = CompletableFuture.completedFuture(failedWork(e, token));
     }
-    outcome.whenComplete(
-        (o, failure) -> {
-          Runnable completion =
-              () -> {
-                try {
-                  held.stopWork();
-                  StepOutcome end = failure == null ? o : failedWork(failure, token);
-                  held.drain();
-                  done.complete(complete(held, end, options));
-                } catch (Throwable t) {
-                  done.completeExceptionally(t);
-                } finally {
-                  keeper.release(held);
-                }
-              };
-          // The completion writes to the journal, so it never runs on a platform thread that
-          // answered the work (a transport's reader, a timer), nor on an interrupted thread (a
-          // virtual thread's interrupt closes the journal's socket under the write). A virtual
-          // thread that produced the outcome (the executor's finisher, or the starting thread)
-          // may block: completing right there saves a thread start and a hand-off on every
-          // call's critical path.
-          Thread here = Thread.currentThread();
-          if (here.isVirtual() && !here.isInterrupted()) {
-            completion.run();
-          } else {
-            Thread.ofVirtual().name("flows-complete-" + lease.place()).start(completion);
-          }
-        });
+    outcome.whenComplete((o, failure) -> completeWhenDone(held, o, failure, token, options, done));
     return done;
+  }
+
+  /** Completes the attempt with the work's outcome (a failure of the work fails it). */
+  private void completeWhenDone(
+      LeaseKeeper.Held held,
+      StepOutcome o,
+      Throwable failure,
+      CancellationToken token,
+      LeaseOptions options,
+      CompletableFuture<LeasedCompletion> done) {
+    Runnable completion =
+        () -> {
+          try {
+            held.stopWork();
+            StepOutcome end = failure == null ? o : failedWork(failure, token);
+            held.drain();
+            done.complete(complete(held, end, options));
+          } catch (Throwable t) {
+            done.completeExceptionally(t);
+          } finally {
+            keeper.release(held);
+          }
+        };
+    // The completion writes to the journal, so it never runs on a platform thread that answered
+    // the work (a transport's reader, a timer), nor on an interrupted thread (a virtual thread's
+    // interrupt closes the journal's socket under the write). A virtual thread that produced the
+    // outcome (the executor's finisher, or the starting thread) may block: completing right there
+    // saves a thread start and a hand-off on every call's critical path.
+    Thread here = Thread.currentThread();
+    if (here.isVirtual() && !here.isInterrupted()) {
+      completion.run();
+    } else {
+      Thread.ofVirtual().name("flows-complete-" + held.lease().place()).start(completion);
+    }
   }
 
   /** Starts work whose outcome arrives later (see {@link #withWorkerLeaseAsync}). */
@@ -184,10 +192,11 @@ public final class WorkerLease {
       t = t.getCause();
     }
     if (token.isCancelled() || t instanceof java.util.concurrent.CancellationException) {
-      return Tails.canceled(token, Tails.of(WorkerDiagnostic.CANCELED, String.valueOf(t)));
+      return DiagnosticTails.canceled(
+          token, DiagnosticTails.of(WorkerDiagnostic.CANCELED, String.valueOf(t)));
     }
     LOG.error("executor failed", t);
-    return Tails.workerError(WorkerDiagnostic.EXECUTOR_FAILED, String.valueOf(t));
+    return DiagnosticTails.workerError(WorkerDiagnostic.EXECUTOR_FAILED, String.valueOf(t));
   }
 
   /** The renewal before any effectful work: refused or late, the work never starts. */
@@ -228,7 +237,7 @@ public final class WorkerLease {
             .fatal()
             .<StepOutcome>map(
                 f ->
-                    Tails.workerError(
+                    DiagnosticTails.workerError(
                         WorkerDiagnostic.RENEWAL_FAILED, String.valueOf(f.getMessage())))
             .orElse(workOutcome);
     if (!clock.instant().isBefore(state.deadline())) {
@@ -254,7 +263,8 @@ public final class WorkerLease {
     try {
       journal.complete(
           lease,
-          Tails.workerError(WorkerDiagnostic.RENEWAL_FAILED, String.valueOf(fatal.getMessage())));
+          DiagnosticTails.workerError(
+              WorkerDiagnostic.RENEWAL_FAILED, String.valueOf(fatal.getMessage())));
     } catch (RuntimeException e) {
       fatal.addSuppressed(e);
     }
@@ -264,13 +274,15 @@ public final class WorkerLease {
     try {
       return work.run(token);
     } catch (InterruptedException e) {
-      return Tails.canceled(token, Tails.of(WorkerDiagnostic.CANCELED, "interrupted"));
+      return DiagnosticTails.canceled(
+          token, DiagnosticTails.of(WorkerDiagnostic.CANCELED, "interrupted"));
     } catch (Exception e) {
       if (token.isCancelled()) {
-        return Tails.canceled(token, Tails.of(WorkerDiagnostic.CANCELED, String.valueOf(e)));
+        return DiagnosticTails.canceled(
+            token, DiagnosticTails.of(WorkerDiagnostic.CANCELED, String.valueOf(e)));
       }
       LOG.error("executor failed", e);
-      return Tails.workerError(WorkerDiagnostic.EXECUTOR_FAILED, String.valueOf(e));
+      return DiagnosticTails.workerError(WorkerDiagnostic.EXECUTOR_FAILED, String.valueOf(e));
     }
   }
 }

@@ -121,6 +121,13 @@ public final class FlowSource {
     String simple = cm.group(1);
     Matcher pm = PACKAGE.matcher(source);
     String className = pm.find() ? pm.group(1) + "." + simple : simple;
+    Map<String, ByteArrayOutputStream> classes = classes(origin, className, source);
+    return instantiate(origin, className, source, classes);
+  }
+
+  /** The class files javac makes of {@code source}, by class name, or the compiler's refusal. */
+  private static Map<String, ByteArrayOutputStream> classes(
+      String origin, String className, String source) {
     JavaCompiler javac = ToolProvider.getSystemJavaCompiler();
     if (javac == null) {
       throw new FlowsException(
@@ -171,6 +178,12 @@ public final class FlowSource {
       throw new FlowsException(
           ErrorCode.FLOW_INVALID, "compiler I/O failed: " + e.getMessage(), origin, "retry");
     }
+    return classes;
+  }
+
+  /** The flow class of the compiled {@code classes}, made with its no-argument constructor. */
+  private static Compiled instantiate(
+      String origin, String className, String source, Map<String, ByteArrayOutputStream> classes) {
     ClassLoader loader = new MemoryClassLoader(classes, FlowSource.class.getClassLoader());
     try {
       Class<?> c = Class.forName(className, true, loader);

@@ -224,35 +224,13 @@ final class Children {
         // deadline, which a suspended body could not enforce. Children that all gave their
         // attempts back are not waited for in memory at all.
         if (!unclaimed && (dormant || !clock.instant().isBefore(suspendAt))) {
-          Duration recheck = config.suspendRecheck();
-          if (wake.isPresent() && remaining(wake.get()).compareTo(recheck) < 0) {
-            recheck = atLeastOneMs(remaining(wake.get()));
-          }
-          throw suspend.apply(
-              new SuspendSignal(
-                  new StepOutcome.Suspended(open, Set.of(), recheck),
-                  open.isEmpty()
-                      ? "a retry due " + wake.map(Instant::toString).orElse("now")
-                      : open.size() == 1
-                          ? "child run " + open.iterator().next()
-                          : open.size() + " runs"));
-        }
-        Duration wait = config.childPoll();
-        if (!unclaimed && remaining(suspendAt).compareTo(wait) < 0) {
-          wait = remaining(suspendAt);
-        }
-        if (wake.isPresent() && remaining(wake.get()).compareTo(wait) < 0) {
-          wait = atLeastOneMs(remaining(wake.get()));
+          throw suspend.apply(suspension(open, wake));
         }
         try {
-          watch.await(wait);
+          watch.await(pollWait(unclaimed, suspendAt, wake));
         } catch (InterruptedException e) {
           Thread.currentThread().interrupt();
-          throw new FlowsException(
-              ErrorCode.LEASE_CONFLICT,
-              "attempt interrupted while waiting for " + open,
-              open.isEmpty() ? "a retry" : open.iterator().next().value(),
-              "the journal re-drives the run");
+          throw interrupted(open);
         }
       }
     } finally {
@@ -260,6 +238,39 @@ final class Children {
         watch.close();
       }
     }
+  }
+
+  /** The body suspends on {@code open} children, rechecked by the earliest retry due. */
+  private SuspendSignal suspension(Set<RunRef> open, Optional<Instant> wake) {
+    Duration recheck = config.suspendRecheck();
+    if (wake.isPresent() && remaining(wake.get()).compareTo(recheck) < 0) {
+      recheck = atLeastOneMs(remaining(wake.get()));
+    }
+    return new SuspendSignal(
+        new StepOutcome.Suspended(open, Set.of(), recheck),
+        open.isEmpty()
+            ? "a retry due " + wake.map(Instant::toString).orElse("now")
+            : open.size() == 1 ? "child run " + open.iterator().next() : open.size() + " runs");
+  }
+
+  /** A child poll, cut short by the suspension deadline (once all are claimed) or a retry due. */
+  private Duration pollWait(boolean unclaimed, Instant suspendAt, Optional<Instant> wake) {
+    Duration wait = config.childPoll();
+    if (!unclaimed && remaining(suspendAt).compareTo(wait) < 0) {
+      wait = remaining(suspendAt);
+    }
+    if (wake.isPresent() && remaining(wake.get()).compareTo(wait) < 0) {
+      wait = atLeastOneMs(remaining(wake.get()));
+    }
+    return wait;
+  }
+
+  private static FlowsException interrupted(Set<RunRef> open) {
+    return new FlowsException(
+        ErrorCode.LEASE_CONFLICT,
+        "attempt interrupted while waiting for " + open,
+        open.isEmpty() ? "a retry" : open.iterator().next().value(),
+        "the journal re-drives the run");
   }
 
   private static Set<RunRef> runsOf(Set<Awaited> calls) {

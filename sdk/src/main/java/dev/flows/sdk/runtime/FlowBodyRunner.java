@@ -126,22 +126,7 @@ public final class FlowBodyRunner {
       // step again): nothing to cancel.
       return afterMemos(ctx, flow, attempt, w.outcome);
     } catch (ParkSignal p) {
-      ObjectNode t =
-          JSON.objectNode()
-              .put("type", FlowBodyInstruction.TYPE)
-              .put("parkedChild", p.child.value());
-      if (p.why.isPresent()) {
-        t.put("diagnostic", ErrorCode.INPUT_REQUIRED.wire()).put("message", p.why.get());
-        return new StepOutcome.Parked(CompletionReason.WORKER_ERROR, ErrorCode.INPUT_REQUIRED, t);
-      }
-      t.put("diagnostic", ErrorCode.EFFECT_OUTCOME_UNKNOWN.wire())
-          .put("message", "child run " + p.child + " is parked until an operator resolves it");
-      return afterMemos(
-          ctx,
-          flow,
-          attempt,
-          new StepOutcome.Parked(
-              CompletionReason.WORKER_ERROR, ErrorCode.EFFECT_OUTCOME_UNKNOWN, t));
+      return parked(ctx, flow, attempt, p);
     } catch (InterruptedException e) {
       throw e;
     } catch (Exception e) {
@@ -149,6 +134,24 @@ public final class FlowBodyRunner {
     }
     ctx.cancelOpenChildren("the flow body ended");
     return outcome;
+  }
+
+  /** The body parks as its child did: for input it needs, or until an operator resolves it. */
+  private StepOutcome parked(DurableCtx ctx, Flow flow, ClaimedAttempt attempt, ParkSignal p)
+      throws InterruptedException {
+    ObjectNode t =
+        JSON.objectNode().put("type", FlowBodyInstruction.TYPE).put("parkedChild", p.child.value());
+    if (p.why.isPresent()) {
+      t.put("diagnostic", ErrorCode.INPUT_REQUIRED.wire()).put("message", p.why.get());
+      return new StepOutcome.Parked(CompletionReason.WORKER_ERROR, ErrorCode.INPUT_REQUIRED, t);
+    }
+    t.put("diagnostic", ErrorCode.EFFECT_OUTCOME_UNKNOWN.wire())
+        .put("message", "child run " + p.child + " is parked until an operator resolves it");
+    return afterMemos(
+        ctx,
+        flow,
+        attempt,
+        new StepOutcome.Parked(CompletionReason.WORKER_ERROR, ErrorCode.EFFECT_OUTCOME_UNKNOWN, t));
   }
 
   /**

@@ -138,20 +138,9 @@ public final class Preflight {
         McpClientConfig.DEFAULTS.withConnectTimeout(timeout).withCallTimeout(timeout);
     List<ServerEntry> entries =
         header.mcp().stream().map(s -> config.server(s).orElseThrow()).toList();
-    List<McpConnection> connections = new ArrayList<>();
-    List<CompletableFuture<Void>> connecting = new ArrayList<>();
-    SplittableRandom random = new SplittableRandom();
-    for (ServerEntry e : entries) {
-      McpConnection c =
-          new McpConnection(
-              e.name(),
-              limits,
-              McpTransports.factory(e.config(), limits, credentials),
-              new ToolRegistry(),
-              random.split());
-      connections.add(c);
-      connecting.add(c.connect());
-    }
+    List<McpConnection> connections = connections(entries, limits, credentials);
+    List<CompletableFuture<Void>> connecting =
+        connections.stream().map(McpConnection::connect).toList();
     List<FlowsException> problems = new ArrayList<>();
     List<Inventory.Server> servers = new ArrayList<>();
     try {
@@ -169,13 +158,7 @@ public final class Preflight {
                   connections.get(i).protocolVersion(),
                   e.tasks()));
         } catch (ExecutionException x) {
-          McpDiagnostic d =
-              x.getCause() instanceof McpException m
-                  ? m.diagnostic()
-                  : McpDiagnostic.MCP_DISCONNECTED;
-          problems.add(
-              new McpUnreachableException(
-                  e.name(), d, String.valueOf(x.getCause().getMessage()), place));
+          problems.add(unreachable(e, x.getCause(), place));
         } catch (TimeoutException x) {
           problems.add(
               new McpUnreachableException(
@@ -196,5 +179,26 @@ public final class Preflight {
       throw new PreflightException(problems);
     }
     return Inventory.of(servers);
+  }
+
+  private static List<McpConnection> connections(
+      List<ServerEntry> entries, McpClientConfig limits, McpCredentials credentials) {
+    SplittableRandom random = new SplittableRandom();
+    return entries.stream()
+        .map(
+            e ->
+                new McpConnection(
+                    e.name(),
+                    limits,
+                    McpTransports.factory(e.config(), limits, credentials),
+                    new ToolRegistry(),
+                    random.split()))
+        .toList();
+  }
+
+  private static McpUnreachableException unreachable(ServerEntry e, Throwable cause, String place) {
+    McpDiagnostic d =
+        cause instanceof McpException m ? m.diagnostic() : McpDiagnostic.MCP_DISCONNECTED;
+    return new McpUnreachableException(e.name(), d, String.valueOf(cause.getMessage()), place);
   }
 }

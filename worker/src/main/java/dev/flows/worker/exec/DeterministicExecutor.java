@@ -12,9 +12,9 @@ import dev.flows.kernel.json.Jackson;
 import dev.flows.kernel.spec.StepBody;
 import dev.flows.kernel.spec.StepKind;
 import dev.flows.worker.CancellationToken;
+import dev.flows.worker.DiagnosticTails;
 import dev.flows.worker.StepExecution;
 import dev.flows.worker.StepExecutor;
-import dev.flows.worker.Tails;
 import dev.flows.worker.WorkerConfig;
 import dev.flows.worker.WorkerDiagnostic;
 import java.io.File;
@@ -65,7 +65,7 @@ public final class DeterministicExecutor implements StepExecutor {
     if (body.cwd().isPresent() && !new File(body.cwd().get()).isDirectory()) {
       // Another worker may have the directory, this one never will: fail, do not retry here.
       ObjectNode tail =
-          Tails.of(
+          DiagnosticTails.of(
               WorkerDiagnostic.CWD_NOT_FOUND,
               "the command's working directory "
                   + body.cwd().get()
@@ -80,7 +80,7 @@ public final class DeterministicExecutor implements StepExecutor {
     } catch (IOException e) {
       return new StepOutcome.Failed(
           CompletionReason.WORKER_ERROR,
-          Tails.of(WorkerDiagnostic.SPAWN_FAILED, String.valueOf(e.getMessage())),
+          DiagnosticTails.of(WorkerDiagnostic.SPAWN_FAILED, String.valueOf(e.getMessage())),
           true);
     }
     return supervise(process, timeout, execution.token());
@@ -135,7 +135,7 @@ public final class DeterministicExecutor implements StepExecutor {
     // The leader was killed with the group (or had exited); its status is available now.
     int exitCode = waitUninterruptibly(process);
 
-    ObjectNode streams = Tails.of(WorkerDiagnostic.EXIT_NONZERO, "");
+    ObjectNode streams = DiagnosticTails.of(WorkerDiagnostic.EXIT_NONZERO, "");
     streams.put("exitCode", exitCode);
     streams.put("pgid", pgid);
     streams.put("stdout", stdout.text());
@@ -145,7 +145,7 @@ public final class DeterministicExecutor implements StepExecutor {
     return switch (ending) {
       case CANCELED -> {
         streams.put("message", "canceled; process group " + pgid + " terminated");
-        yield Tails.canceled(token, streams);
+        yield DiagnosticTails.canceled(token, streams);
       }
       case TIMED_OUT -> {
         streams.put("diagnostic", WorkerDiagnostic.TIMEOUT.wire());

@@ -128,25 +128,53 @@ public final class InlineMcpCalls {
     AtomicReference<StepOutcome> completedWith = new AtomicReference<>();
     // No thread waits on the call while it runs: the server's answer completes it (see
     // McpToolExecutor.executeAsync) and the attempt is completed on a short-lived thread, so a
-    // caller that stops waiting (a suspended body) leaves nothing parked behind. The call is sent
-    // from a thread of its own, which ends once it is sent: an interrupt of the caller must never
-    // reach the transport (it would fail the send), only cancel the call through the token.
+    // caller that stops waiting (a suspended body) leaves nothing parked behind.
     CompletableFuture<CompletionAck> done = new CompletableFuture<>();
     AttemptSpan span = RunTraces.startAttempt(journal, claimed.attempt(), worker);
-    done.whenComplete(
-        (ack, t) -> {
-          Throwable cause =
-              t instanceof java.util.concurrent.CompletionException && t.getCause() != null
-                  ? t.getCause()
-                  : t;
-          if (t == null) {
-            span.completed(ack);
-          } else if (cause instanceof LeaseLostException lost) {
-            span.leaseLost(lost.reason().wire());
-          } else {
-            span.failed(cause);
-          }
-        });
+    done.whenComplete((ack, t) -> traceEnd(span, ack, t));
+    send(claimed, sent, token, gate, span, completedWith, done);
+    inFlight.put(token, done);
+    done.whenComplete((a, t) -> inFlight.remove(token));
+    return await(claimed, token, done, maxWait, completedWith);
+  }
+
+  /** Ends the attempt's span as the call ended: completed, its lease lost, or failed. */
+  private static void traceEnd(AttemptSpan span, CompletionAck ack, Throwable t) {
+    Throwable cause =
+        t instanceof java.util.concurrent.CompletionException && t.getCause() != null
+            ? t.getCause()
+            : t;
+    if (t == null) {
+      span.completed(ack);
+    } else if (cause instanceof LeaseLostException lost) {
+      span.leaseLost(lost.reason().wire());
+    } else {
+      span.failed(cause);
+    }
+  }
+
+  /**
+   * Sends the call from a thread of its own, which ends once it is sent: an interrupt of the caller
+   * must never reach the transport (it would fail the send), only cancel the call through the
+   * token. {@code done} completes with the attempt's completion.
+   */
+  private void send(
+      ClaimedEffect claimed,
+      Instant sent,
+      CancellationToken token,
+      DeferredGate gate,
+      AttemptSpan span,
+      AtomicReference<StepOutcome> completedWith,
+      CompletableFuture<CompletionAck> done) {
+    LeaseOptions options =
+        LeaseOptions.defaults()
+            .skipFirstRenewal()
+            .completingWith(
+                (l, outcome) -> {
+                  CompletionAck ack = finish(l, gate, outcome);
+                  completedWith.set(outcome);
+                  return ack;
+                });
     Thread.ofVirtual()
         .name("flows-inline-" + claimed.attempt().lease().place())
         .start(
@@ -157,14 +185,7 @@ public final class InlineMcpCalls {
                         claimed.attempt(),
                         sent,
                         token,
-                        LeaseOptions.defaults()
-                            .skipFirstRenewal()
-                            .completingWith(
-                                (l, outcome) -> {
-                                  CompletionAck ack = finish(l, gate, outcome);
-                                  completedWith.set(outcome);
-                                  return ack;
-                                }),
+                        options,
                         tok ->
                             executor.executeAsync(
                                 new StepExecution(claimed.attempt(), tok, gate), FINISHER))
@@ -180,8 +201,19 @@ public final class InlineMcpCalls {
                 done.completeExceptionally(t);
               }
             });
-    inFlight.put(token, done);
-    done.whenComplete((a, t) -> inFlight.remove(token));
+  }
+
+  /**
+   * The call's result once its attempt completed, or {@link Result.StillRunning} once {@code
+   * maxWait} passed first; a lost lease leaves the child to be awaited as any other.
+   */
+  private static Result await(
+      ClaimedEffect claimed,
+      CancellationToken token,
+      CompletableFuture<CompletionAck> done,
+      Optional<Duration> maxWait,
+      AtomicReference<StepOutcome> completedWith)
+      throws InterruptedException {
     CompletionAck ack;
     try {
       ack =

@@ -103,6 +103,44 @@ public final class McpToolExecutor implements AgentInstructionExecutor {
     }
   }
 
+  /** The instruction is the same on every worker: failed for good, nothing was sent. */
+  private static StepOutcome malformed(FlowsException malformed) {
+    ObjectNode t = JSON.objectNode().put("type", TYPE);
+    t.put("diagnostic", malformed.code().wire()).put("message", malformed.getMessage());
+    return new StepOutcome.Failed(CompletionReason.WORKER_ERROR, t, false);
+  }
+
+  /** Sends the call: its arguments, the run's trace context and the input it was answered. */
+  private CompletableFuture<ToolCallOutcome> send(
+      McpTransportPort session,
+      McpCallInstruction in,
+      ClaimedAttempt a,
+      String key,
+      McpCallTelemetry telemetry,
+      LiveInputs.Recorder live,
+      List<JournalRecord> entries) {
+    @SuppressWarnings("unchecked")
+    Map<String, Object> args = MAPPER.convertValue(in.input(), Map.class);
+    // The run's trace context, derived from the lease; with tracing on, the call span's own.
+    RunRef root = RunTraces.root(journal, a.lease().runId(), a.parentRunId());
+    Map<String, Object> meta = TraceContext.meta(root, a.lease(), key);
+    meta.putAll(telemetry.meta(key));
+    // A response lost on the wire is re-sent by the same rule as a crash takeover. A server
+    // that needs input answers input_required, and the step parks for it (DurableInput); once
+    // answered, the call is re-issued with the journaled answers and requestState, same key.
+    CallOptions options =
+        CallOptions.PLAIN
+            .withReissue(in.reperforms())
+            .withDurableInput()
+            .withLiveInput(live)
+            .withTasks(in.taskMode());
+    Optional<DurableInput.Pending> answered = DurableInput.pending(entries, a.lease().stepId());
+    if (answered.isPresent()) {
+      options = options.answering(answered.get().inputResponses(), answered.get().requestState());
+    }
+    return session.call(in.tool(), args, meta, options);
+  }
+
   /**
    * The call without a thread waiting on it: the election and the send happen on the caller's
    * thread, the rest (the confirm and the receipt) on {@code finisher} once the server answers. A
@@ -114,11 +152,7 @@ public final class McpToolExecutor implements AgentInstructionExecutor {
     try {
       in = McpCallInstruction.of((StepBody.Agent) ex.attempt().step().body());
     } catch (FlowsException malformed) {
-      // The instruction is the same on every worker: failed for good, nothing was sent.
-      ObjectNode t = JSON.objectNode().put("type", TYPE);
-      t.put("diagnostic", malformed.code().wire()).put("message", malformed.getMessage());
-      return CompletableFuture.completedFuture(
-          new StepOutcome.Failed(CompletionReason.WORKER_ERROR, t, false));
+      return CompletableFuture.completedFuture(malformed(malformed));
     }
     String server = in.server();
     String tool = in.tool();
@@ -154,26 +188,7 @@ public final class McpToolExecutor implements AgentInstructionExecutor {
             .resume(ex, in, path, task.get(), session, c, finisher)
             .whenComplete((o, t) -> telemetry.answeredTask());
       }
-      @SuppressWarnings("unchecked")
-      Map<String, Object> args = MAPPER.convertValue(input, Map.class);
-      // The run's trace context, derived from the lease; with tracing on, the call span's own.
-      RunRef root = RunTraces.root(journal, a.lease().runId(), a.parentRunId());
-      Map<String, Object> meta = TraceContext.meta(root, a.lease(), key);
-      meta.putAll(telemetry.meta(key));
-      // A response lost on the wire is re-sent by the same rule as a crash takeover. A server
-      // that needs input answers input_required, and the step parks for it (DurableInput); once
-      // answered, the call is re-issued with the journaled answers and requestState, same key.
-      CallOptions options =
-          CallOptions.PLAIN
-              .withReissue(in.reperforms())
-              .withDurableInput()
-              .withLiveInput(live)
-              .withTasks(in.taskMode());
-      Optional<DurableInput.Pending> answered = DurableInput.pending(entries, a.lease().stepId());
-      if (answered.isPresent()) {
-        options = options.answering(answered.get().inputResponses(), answered.get().requestState());
-      }
-      call = session.call(tool, args, meta, options);
+      call = send(session, in, a, key, telemetry, live, entries);
     } catch (McpException m) {
       telemetry.failed(m.diagnostic().wire());
       return CompletableFuture.completedFuture(

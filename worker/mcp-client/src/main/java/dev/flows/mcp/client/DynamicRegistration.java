@@ -47,6 +47,27 @@ final class DynamicRegistration {
                 m -> md.authMethodsSupported().isEmpty() || md.authMethodsSupported().contains(m))
             .findFirst()
             .orElse("client_secret_basic");
+    JsonNode answer = post(server, endpoint, request(name, redirectUri, method), http, limits);
+    String id = answer.path("client_id").asText("");
+    if (id.isEmpty()) {
+      throw OAuthAuthenticator.failed(
+          server, "client registration answered without client_id", null);
+    }
+    String secret = answer.path("client_secret").asText("");
+    String granted = answer.path("token_endpoint_auth_method").asText(method);
+    McpAuth.SecretSource s = new McpAuth.SecretSource.Provider("registered:" + id);
+    McpAuth.ClientAuth auth =
+        secret.isEmpty() || granted.equals("none")
+            ? new McpAuth.ClientAuth.NoSecret()
+            : granted.equals("client_secret_post")
+                ? new McpAuth.ClientAuth.SecretPost(s)
+                : new McpAuth.ClientAuth.SecretBasic(s);
+    LOG.info("mcp server {}: registered OAuth client {} ({})", server, id, granted);
+    return new Registered(id, secret, auth);
+  }
+
+  /** The registration request: a client of {@code name} redirected to {@code redirectUri}. */
+  private static JsonNode request(String name, String redirectUri, String method) {
     var req = JSON.createObjectNode();
     req.put("client_name", name);
     req.putArray("redirect_uris").add(redirectUri);
@@ -60,6 +81,12 @@ final class DynamicRegistration {
         host == null || host.equals("localhost") || host.startsWith("127.") || host.equals("[::1]")
             ? "native"
             : "web");
+    return req;
+  }
+
+  /** Posts the registration and answers the server's JSON, refusing any status but 200 or 201. */
+  private static JsonNode post(
+      String server, URI endpoint, JsonNode req, HttpClient http, McpClientConfig limits) {
     JsonNode answer;
     try {
       HttpResponse<String> r =
@@ -82,21 +109,6 @@ final class DynamicRegistration {
       Thread.currentThread().interrupt();
       throw OAuthAuthenticator.failed(server, "interrupted", e);
     }
-    String id = answer.path("client_id").asText("");
-    if (id.isEmpty()) {
-      throw OAuthAuthenticator.failed(
-          server, "client registration answered without client_id", null);
-    }
-    String secret = answer.path("client_secret").asText("");
-    String granted = answer.path("token_endpoint_auth_method").asText(method);
-    McpAuth.SecretSource s = new McpAuth.SecretSource.Provider("registered:" + id);
-    McpAuth.ClientAuth auth =
-        secret.isEmpty() || granted.equals("none")
-            ? new McpAuth.ClientAuth.NoSecret()
-            : granted.equals("client_secret_post")
-                ? new McpAuth.ClientAuth.SecretPost(s)
-                : new McpAuth.ClientAuth.SecretBasic(s);
-    LOG.info("mcp server {}: registered OAuth client {} ({})", server, id, granted);
-    return new Registered(id, secret, auth);
+    return answer;
   }
 }

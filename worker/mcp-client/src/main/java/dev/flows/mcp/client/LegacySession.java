@@ -22,7 +22,7 @@ import org.slf4j.LoggerFactory;
 import reactor.core.publisher.Mono;
 
 /** A 2025-revision session: the SDK's session client over one of our transports. */
-final class LegacySession implements Session {
+final class LegacySession implements ProtocolSession {
   private static final Logger LOG = LoggerFactory.getLogger(LegacySession.class);
 
   /** The 2025 revision with (experimental) tasks. */

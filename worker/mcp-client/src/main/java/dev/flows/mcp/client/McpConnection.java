@@ -49,7 +49,7 @@ public final class McpConnection implements McpTransportPort {
   private long generation;
   // The connect attempt whose transport's loss counts: a reconnect makes several in one generation.
   private long attempt;
-  private Session session;
+  private ProtocolSession session;
   private String protocolVersion = "";
   private Thread worker;
   private McpException lostDuringConnect;
@@ -240,8 +240,8 @@ public final class McpConnection implements McpTransportPort {
       // Pending now, an interrupt is an earlier attempt's loss (stop() ends the generation first).
       Thread.interrupted();
     }
-    Session s =
-        Session.open(
+    ProtocolSession s =
+        ProtocolSession.open(
             server,
             limits,
             transports,
@@ -289,7 +289,7 @@ public final class McpConnection implements McpTransportPort {
   }
 
   private void refresh(long gen) {
-    Session s;
+    ProtocolSession s;
     synchronized (lock) {
       if (generation != gen || state != ConnectionState.CONNECTED || session == null) {
         return;
@@ -311,7 +311,7 @@ public final class McpConnection implements McpTransportPort {
 
   private void onLost(long gen, long a, McpException why) {
     boolean moved = false;
-    Session old = null;
+    ProtocolSession old = null;
     synchronized (lock) {
       // A failed attempt's transport may report after the next attempt began, or connected.
       if (generation != gen || attempt != a) {
@@ -423,7 +423,7 @@ public final class McpConnection implements McpTransportPort {
   }
 
   /** The current session; {@code mcp_disconnected} naming {@code what} unless connected. */
-  private Session connectedSession(String what) {
+  private ProtocolSession connectedSession(String what) {
     synchronized (lock) {
       if (state != ConnectionState.CONNECTED) {
         throw disconnected("cannot " + what + ": connection is " + state.wire());
@@ -435,7 +435,7 @@ public final class McpConnection implements McpTransportPort {
   @Override
   public void stop() {
     ConnectionTransition t;
-    Session s;
+    ProtocolSession s;
     Thread w;
     synchronized (lock) {
       Optional<ConnectionTransition> stop = ConnectionTransition.stopFrom(state);

@@ -26,51 +26,7 @@ public final class McpTransports {
       McpCredentials credentials,
       InstantSource clock) {
     return switch (server) {
-      case McpServerConfig.Stdio s ->
-          new TransportFactory() {
-            // A probed 2025 server's process, handed to the handshake that follows the probe.
-            private final java.util.concurrent.atomic.AtomicReference<StdioTransport> probed =
-                new java.util.concurrent.atomic.AtomicReference<>();
-
-            @Override
-            public McpClientTransport create(LossListener lost) {
-              StdioTransport t = probed.getAndSet(null);
-              return t != null ? t : new StdioTransport(s, limits, Json.MAPPER, lost);
-            }
-
-            @Override
-            public Optional<ModernTransport> modern(LossListener lost) {
-              java.time.Duration wait =
-                  s.protocol() == McpProtocol.AUTO
-                      ? limits.connectTimeout().dividedBy(3)
-                      : limits.connectTimeout();
-              StdioTransport.Probe probe;
-              try {
-                probe = StdioTransport.probe(s, limits, lost, wait);
-              } catch (McpException e) {
-                if (s.protocol() != McpProtocol.AUTO) {
-                  throw e;
-                }
-                // Could not start: the 2025 path starts it again and reports why, as it always has.
-                return Optional.empty();
-              }
-              return switch (probe) {
-                case StdioTransport.Probe.Modern m -> Optional.of(m.transport());
-                case StdioTransport.Probe.Legacy l -> {
-                  StdioTransport old = probed.getAndSet(l.transport());
-                  if (old != null) {
-                    old.close();
-                  }
-                  yield Optional.empty();
-                }
-              };
-            }
-
-            @Override
-            public McpProtocol protocol() {
-              return s.protocol();
-            }
-          };
+      case McpServerConfig.Stdio s -> new StdioFactory(s, limits);
       case McpServerConfig.Http h -> {
         HttpAuthenticator auth = authenticator(h, limits, credentials, clock);
         yield new TransportFactory() {
@@ -105,5 +61,59 @@ public final class McpTransports {
       case McpAuth.OAuth o ->
           new OAuthAuthenticator(h.name(), h.url(), o, credentials, limits, clock);
     };
+  }
+
+  /** A stdio server: probed for 2026-07-28 first unless pinned, else the 2025 handshake. */
+  private static final class StdioFactory implements TransportFactory {
+    private final McpServerConfig.Stdio s;
+    private final McpClientConfig limits;
+
+    StdioFactory(McpServerConfig.Stdio s, McpClientConfig limits) {
+      this.s = s;
+      this.limits = limits;
+    }
+
+    // A probed 2025 server's process, handed to the handshake that follows the probe.
+    private final java.util.concurrent.atomic.AtomicReference<StdioTransport> probed =
+        new java.util.concurrent.atomic.AtomicReference<>();
+
+    @Override
+    public McpClientTransport create(LossListener lost) {
+      StdioTransport t = probed.getAndSet(null);
+      return t != null ? t : new StdioTransport(s, limits, Json.MAPPER, lost);
+    }
+
+    @Override
+    public Optional<ModernTransport> modern(LossListener lost) {
+      java.time.Duration wait =
+          s.protocol() == McpProtocol.AUTO
+              ? limits.connectTimeout().dividedBy(3)
+              : limits.connectTimeout();
+      StdioTransport.Probe probe;
+      try {
+        probe = StdioTransport.probe(s, limits, lost, wait);
+      } catch (McpException e) {
+        if (s.protocol() != McpProtocol.AUTO) {
+          throw e;
+        }
+        // Could not start: the 2025 path starts it again and reports why, as it always has.
+        return Optional.empty();
+      }
+      return switch (probe) {
+        case StdioTransport.Probe.Modern m -> Optional.of(m.transport());
+        case StdioTransport.Probe.Legacy l -> {
+          StdioTransport old = probed.getAndSet(l.transport());
+          if (old != null) {
+            old.close();
+          }
+          yield Optional.empty();
+        }
+      };
+    }
+
+    @Override
+    public McpProtocol protocol() {
+      return s.protocol();
+    }
   }
 }

@@ -248,6 +248,61 @@ final class ModernRequests {
     return params.get("arguments") instanceof Map<?, ?> a ? (Map<String, Object>) a : Map.of();
   }
 
+  /** The response to one request, empty when its stream ends without one. */
+  private CompletableFuture<Optional<io.modelcontextprotocol.modern.JsonRpc.JSONRPCResponse>>
+      exchange(
+          String id,
+          String method,
+          String name,
+          Map<String, Object> params,
+          Map<String, String> headers) {
+    var request =
+        io.modelcontextprotocol.modern.client.transport.McpTransportRequest.builder(
+                new io.modelcontextprotocol.modern.JsonRpc.JSONRPCRequest(
+                    "2.0", method, id, params),
+                McpProtocol.MODERN)
+            .name(name)
+            .paramHeaders(headers)
+            .roundTimeout(limits.callTimeout())
+            .build();
+    return ids.exchange(request)
+        .ofType(io.modelcontextprotocol.modern.JsonRpc.JSONRPCResponse.class)
+        .next()
+        .map(Optional::of)
+        .defaultIfEmpty(Optional.empty())
+        .toFuture()
+        .orTimeout(limits.callTimeout().toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
+  }
+
+  private static String relistedBecause(
+      String id, io.modelcontextprotocol.modern.JsonRpc.JSONRPCResponse r) {
+    return "the server refused the headers of request "
+        + id
+        + " (HeaderMismatch: "
+        + r.error().message()
+        + "); sent with the headers of a new tools/list";
+  }
+
+  private static io.modelcontextprotocol.modern.McpException refusal(
+      io.modelcontextprotocol.modern.JsonRpc.JSONRPCResponse r) {
+    return new io.modelcontextprotocol.modern.McpException(r.error());
+  }
+
+  /** Cancels {@code exchange} when {@code out} is cancelled (its caller stopped waiting). */
+  static void cancelWith(CompletableFuture<?> out, CompletableFuture<?> exchange) {
+    out.whenComplete(
+        (r, e) -> {
+          if (out.isCancelled()) {
+            exchange.cancel(true);
+          }
+        });
+  }
+
+  /** Whether the server refused the request's {@code Mcp-Param-*} headers (HeaderMismatch). */
+  private boolean headersRefused(io.modelcontextprotocol.modern.JsonRpc.JSONRPCResponse r) {
+    return ids.mirrorsToolParams() && Integer.valueOf(HEADER_MISMATCH).equals(r.error().code());
+  }
+
   /**
    * Sends one request; {@code headers} are its {@code Mcp-Param-*} values. A {@code tools/call} the
    * server refuses with {@code HeaderMismatch} is sent once more with the headers of a new listing
@@ -268,29 +323,9 @@ final class ModernRequests {
       return;
     }
     String id = "flows-" + RAW_IDS.incrementAndGet();
-    var request =
-        io.modelcontextprotocol.modern.client.transport.McpTransportRequest.builder(
-                new io.modelcontextprotocol.modern.JsonRpc.JSONRPCRequest(
-                    "2.0", method, id, params),
-                McpProtocol.MODERN)
-            .name(name)
-            .paramHeaders(headers)
-            .roundTimeout(limits.callTimeout())
-            .build();
     CompletableFuture<Optional<io.modelcontextprotocol.modern.JsonRpc.JSONRPCResponse>> sdk =
-        ids.exchange(request)
-            .ofType(io.modelcontextprotocol.modern.JsonRpc.JSONRPCResponse.class)
-            .next()
-            .map(Optional::of)
-            .defaultIfEmpty(Optional.empty())
-            .toFuture()
-            .orTimeout(limits.callTimeout().toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
-    out.whenComplete(
-        (r, e) -> {
-          if (out.isCancelled()) {
-            sdk.cancel(true);
-          }
-        });
+        exchange(id, method, name, params, headers);
+    cancelWith(out, sdk);
     sdk.whenComplete(
         (r, e) -> {
           attempts.add(new ToolCallResult.WireAttempt(id, McpProtocol.MODERN, because));
@@ -301,24 +336,12 @@ final class ModernRequests {
             return;
           }
           if (r != null && r.isPresent() && r.get().error() != null) {
-            if (TOOLS_CALL.equals(method)
-                && !relisted
-                && ids.mirrorsToolParams()
-                && Integer.valueOf(HEADER_MISMATCH).equals(r.get().error().code())) {
-              String why =
-                  "the server refused the headers of request "
-                      + id
-                      + " (HeaderMismatch: "
-                      + r.get().error().message()
-                      + "); sent with the headers of a new tools/list";
+            if (TOOLS_CALL.equals(method) && !relisted && headersRefused(r.get())) {
+              String why = relistedBecause(id, r.get());
               sendCall(name, params, true, reissue, attempts, Optional.of(why), out);
-              return;
+            } else {
+              out.completeExceptionally(McpFailures.modernCall(server, what, refusal(r.get())));
             }
-            out.completeExceptionally(
-                McpFailures.modernCall(
-                    server,
-                    what,
-                    new io.modelcontextprotocol.modern.McpException(r.get().error())));
             return;
           }
           if (r != null && r.isPresent()) {
@@ -328,6 +351,7 @@ final class ModernRequests {
           // No response: the stream ended or broke before it.
           String lost = x == null ? "the stream ended without a response" : x.toString();
           if (reissue && attempts.size() <= ModernSession.MAX_REISSUES) {
+            String why = "the response stream of request " + id + " broke before the result: ";
             rawSend(
                 method,
                 what,
@@ -337,8 +361,7 @@ final class ModernRequests {
                 relisted,
                 true,
                 attempts,
-                Optional.of(
-                    "the response stream of request " + id + " broke before the result: " + lost),
+                Optional.of(why + lost),
                 out);
             return;
           }

@@ -35,7 +35,7 @@ import reactor.core.publisher.Mono;
  * says the tool may be performed again; otherwise it fails with {@code mcp_result_unavailable} and
  * the caller decides, as after a crash.
  */
-final class ModernSession implements Session {
+final class ModernSession implements ProtocolSession {
   /** How many times one call is re-issued after lost responses before its outcome is unknown. */
   static final int MAX_REISSUES = 3;
 
@@ -235,12 +235,7 @@ final class ModernSession implements Session {
             .callTimeout(limits.callTimeout())
             .call()
             .toFuture();
-    out.whenComplete(
-        (r, e) -> {
-          if (out.isCancelled()) {
-            sdk.cancel(true);
-          }
-        });
+    ModernRequests.cancelWith(out, sdk);
     sdk.whenComplete(
         (r, e) -> {
           attempts.add(

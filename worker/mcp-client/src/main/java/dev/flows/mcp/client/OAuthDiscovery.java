@@ -50,47 +50,12 @@ final class OAuthDiscovery {
   }
 
   Metadata discover(WwwAuthenticate challenge) {
-    List<URI> prmCandidates = new ArrayList<>();
-    challenge.get("resource_metadata").map(URI::create).ifPresent(prmCandidates::add);
     String origin = origin(resourceUrl);
-    String path = trimSlash(resourceUrl.getPath());
-    if (!path.isEmpty()) {
-      prmCandidates.add(URI.create(origin + "/.well-known/oauth-protected-resource" + path));
-    }
-    prmCandidates.add(URI.create(origin + "/.well-known/oauth-protected-resource"));
-    Optional<JsonNode> prm = firstJson(prmCandidates);
-    URI issuer =
-        prm.map(p -> p.path("authorization_servers").path(0).asText(""))
-            .filter(s -> !s.isEmpty())
-            .map(URI::create)
-            .orElse(URI.create(origin));
-    Optional<URI> resource =
-        prm.map(p -> p.path("resource").asText("")).filter(s -> !s.isEmpty()).map(URI::create);
-    List<String> scopes = new ArrayList<>();
-    prm.ifPresent(p -> p.path("scopes_supported").forEach(s -> scopes.add(s.asText())));
-
-    String asOrigin = origin(issuer);
-    String asPath = trimSlash(issuer.getPath());
-    List<URI> asCandidates = new ArrayList<>();
-    if (asPath.isEmpty()) {
-      asCandidates.add(URI.create(asOrigin + "/.well-known/oauth-authorization-server"));
-      asCandidates.add(URI.create(asOrigin + "/.well-known/openid-configuration"));
-    } else {
-      asCandidates.add(URI.create(asOrigin + "/.well-known/oauth-authorization-server" + asPath));
-      asCandidates.add(URI.create(asOrigin + "/.well-known/openid-configuration" + asPath));
-      asCandidates.add(URI.create(asOrigin + asPath + "/.well-known/openid-configuration"));
-    }
-    Optional<JsonNode> as = firstJson(asCandidates);
-    URI token =
-        as.map(a -> a.path("token_endpoint").asText(""))
-            .filter(s -> !s.isEmpty())
-            .map(URI::create)
-            .orElse(URI.create(asOrigin + "/token"));
-    URI authorize =
-        as.map(a -> a.path("authorization_endpoint").asText(""))
-            .filter(s -> !s.isEmpty())
-            .map(URI::create)
-            .orElse(URI.create(asOrigin + "/authorize"));
+    Optional<JsonNode> prm = protectedResource(challenge, origin);
+    Optional<String> named =
+        prm.map(p -> p.path("authorization_servers").path(0).asText("")).filter(x -> !x.isEmpty());
+    URI issuer = named.map(URI::create).orElse(URI.create(origin));
+    Optional<URI> resource = prm.flatMap(p -> uri(p, "resource"));
     if (resource.isPresent() && !covers(resource.get(), resourceUrl)) {
       throw OAuthAuthenticator.failed(
           server,
@@ -101,32 +66,65 @@ final class OAuthDiscovery {
               + "); refusing to authorize",
           null);
     }
-    List<String> methods = new ArrayList<>();
-    as.ifPresent(
-        a -> a.path("token_endpoint_auth_methods_supported").forEach(m -> methods.add(m.asText())));
+    String asOrigin = origin(issuer);
+    Optional<JsonNode> as = authorizationServer(issuer);
+    URI issuerId = checkedIssuer(as, named).orElse(issuer);
+    Optional<URI> registration =
+        as.isEmpty()
+            ? Optional.of(URI.create(asOrigin + "/register"))
+            : as.flatMap(a -> uri(a, "registration_endpoint"));
     Optional<List<String>> pkce =
         as.filter(a -> a.has("code_challenge_methods_supported"))
-            .map(
-                a -> {
-                  List<String> l = new ArrayList<>();
-                  a.get("code_challenge_methods_supported").forEach(m -> l.add(m.asText()));
-                  return List.copyOf(l);
-                });
-    Optional<URI> registration =
-        as.map(a -> a.path("registration_endpoint").asText(""))
-            .filter(x -> !x.isEmpty())
-            .map(URI::create)
-            .or(
-                () ->
-                    as.isEmpty()
-                        ? Optional.of(URI.create(asOrigin + "/register"))
-                        : Optional.empty());
-    Optional<String> named =
-        prm.map(p -> p.path("authorization_servers").path(0).asText("")).filter(x -> !x.isEmpty());
+            .map(a -> texts(a, "code_challenge_methods_supported"));
+    return new Metadata(
+        issuerId,
+        as.flatMap(a -> uri(a, "token_endpoint")).orElse(URI.create(asOrigin + "/token")),
+        as.flatMap(a -> uri(a, "authorization_endpoint"))
+            .orElse(URI.create(asOrigin + "/authorize")),
+        registration,
+        resource,
+        prm.map(p -> texts(p, "scopes_supported")).orElse(List.of()),
+        as.map(a -> texts(a, "token_endpoint_auth_methods_supported")).orElse(List.of()),
+        pkce,
+        flag(as, "client_id_metadata_document_supported"),
+        flag(as, "authorization_response_iss_parameter_supported"));
+  }
+
+  /** The protected resource metadata: where the challenge points, else the well-known places. */
+  private Optional<JsonNode> protectedResource(WwwAuthenticate challenge, String origin) {
+    List<URI> candidates = new ArrayList<>();
+    challenge.get("resource_metadata").map(URI::create).ifPresent(candidates::add);
+    String path = trimSlash(resourceUrl.getPath());
+    if (!path.isEmpty()) {
+      candidates.add(URI.create(origin + "/.well-known/oauth-protected-resource" + path));
+    }
+    candidates.add(URI.create(origin + "/.well-known/oauth-protected-resource"));
+    return firstJson(candidates);
+  }
+
+  /** The authorization server's metadata (RFC 8414, then OpenID Connect discovery). */
+  private Optional<JsonNode> authorizationServer(URI issuer) {
+    String asOrigin = origin(issuer);
+    String asPath = trimSlash(issuer.getPath());
+    List<URI> candidates = new ArrayList<>();
+    if (asPath.isEmpty()) {
+      candidates.add(URI.create(asOrigin + "/.well-known/oauth-authorization-server"));
+      candidates.add(URI.create(asOrigin + "/.well-known/openid-configuration"));
+    } else {
+      candidates.add(URI.create(asOrigin + "/.well-known/oauth-authorization-server" + asPath));
+      candidates.add(URI.create(asOrigin + "/.well-known/openid-configuration" + asPath));
+      candidates.add(URI.create(asOrigin + asPath + "/.well-known/openid-configuration"));
+    }
+    return firstJson(candidates);
+  }
+
+  /**
+   * The issuer the metadata declares, refused when it is not the one it was fetched for (RFC 8414
+   * section 3.3: such metadata may be an impersonation; none of its endpoints may be used).
+   */
+  private Optional<URI> checkedIssuer(Optional<JsonNode> as, Optional<String> named) {
     String declared = as.map(a -> a.path("issuer").asText("")).orElse("");
     if (named.isPresent() && !declared.isEmpty() && !declared.equals(named.get())) {
-      // RFC 8414 section 3.3: metadata whose issuer is not the one it was fetched for may be an
-      // impersonation; none of its endpoints may be used.
       throw OAuthAuthenticator.failed(
           server,
           "authorization server metadata names issuer "
@@ -136,23 +134,21 @@ final class OAuthDiscovery {
               + "; refusing to use it",
           null);
     }
-    URI issuerId = declared.isEmpty() ? issuer : URI.create(declared);
-    boolean iss =
-        as.map(a -> a.path("authorization_response_iss_parameter_supported").asBoolean(false))
-            .orElse(false);
-    boolean cimd =
-        as.map(a -> a.path("client_id_metadata_document_supported").asBoolean(false)).orElse(false);
-    return new Metadata(
-        issuerId,
-        token,
-        authorize,
-        registration,
-        resource,
-        List.copyOf(scopes),
-        List.copyOf(methods),
-        pkce,
-        cimd,
-        iss);
+    return declared.isEmpty() ? Optional.empty() : Optional.of(URI.create(declared));
+  }
+
+  private static Optional<URI> uri(JsonNode metadata, String field) {
+    return Optional.of(metadata.path(field).asText("")).filter(x -> !x.isEmpty()).map(URI::create);
+  }
+
+  private static List<String> texts(JsonNode metadata, String field) {
+    List<String> l = new ArrayList<>();
+    metadata.path(field).forEach(m -> l.add(m.asText()));
+    return List.copyOf(l);
+  }
+
+  private static boolean flag(Optional<JsonNode> metadata, String field) {
+    return metadata.map(a -> a.path(field).asBoolean(false)).orElse(false);
   }
 
   /** Whether the resource named in metadata is this server: same origin, and a path prefix. */

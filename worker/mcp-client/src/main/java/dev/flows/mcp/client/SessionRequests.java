@@ -27,12 +27,12 @@ final class SessionRequests {
    * The session of a connected connection; throws {@code mcp_disconnected} naming what could not be
    * done otherwise.
    */
-  private final Function<String, Session> current;
+  private final Function<String, ProtocolSession> current;
 
   private final Set<CompletableFuture<?>> pending =
       java.util.concurrent.ConcurrentHashMap.newKeySet();
 
-  SessionRequests(String server, ToolRegistry registry, Function<String, Session> current) {
+  SessionRequests(String server, ToolRegistry registry, Function<String, ProtocolSession> current) {
     this.server = server;
     this.registry = registry;
     this.current = current;
@@ -77,8 +77,8 @@ final class SessionRequests {
   <T> CompletableFuture<T> onSession(
       String what,
       Optional<String> tool,
-      java.util.function.Function<Session, CompletableFuture<T>> request) {
-    Session s;
+      java.util.function.Function<ProtocolSession, CompletableFuture<T>> request) {
+    ProtocolSession s;
     try {
       s = current.apply(what);
     } catch (McpException e) {

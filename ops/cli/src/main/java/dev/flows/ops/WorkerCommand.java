@@ -1,0 +1,214 @@
+package dev.flows.ops;
+
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.flows.kernel.ErrorCode;
+import dev.flows.kernel.FlowsException;
+import dev.flows.mcp.client.McpCredentials;
+import dev.flows.sdk.runtime.FlowsEngine;
+import dev.flows.worker.Pruner;
+import dev.flows.worker.WorkerConfig;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/** {@code flows worker}: a long-running worker; SIGTERM drains it. */
+@Command(
+    name = "worker",
+    mixinStandardHelpOptions = true,
+    description =
+        "Run a worker until SIGTERM: it serves flow bodies (the single-file flows under --flows"
+            + " directories, and flow classes on its class path), MCP calls and commands of its"
+            + " queues. SIGTERM stops claiming, lets running attempts finish within the stop"
+            + " grace, and leaves no lease.")
+final class WorkerCommand implements Callable<Integer> {
+  @Option(
+      names = "--flows",
+      paramLabel = "DIR",
+      description =
+          "Run the NAME.flow.java files under DIR (recursively; repeatable). A run of any other"
+              + " single-file flow waits for a worker that has it.")
+  List<String> flows = new ArrayList<>();
+
+  @Option(
+      names = "--accept-journal-sources",
+      description = "Run any single-file flow source found in the journal, whoever admitted it.")
+  boolean acceptJournalSources;
+
+  @Option(
+      names = "--queue",
+      paramLabel = "NAME",
+      description = "Claim runs of this queue (repeatable; default: default).")
+  List<String> queues = new ArrayList<>();
+
+  @Option(
+      names = "--capacity",
+      paramLabel = "N",
+      description = "Attempts at once (default 16; env FLOWS_WORKER_CAPACITY).")
+  String capacity;
+
+  @Option(
+      names = "--lease",
+      paramLabel = "DURATION",
+      description =
+          "Lease of a step without leaseMs (default 30s, at least 1s; env FLOWS_WORKER_LEASE).")
+  String lease;
+
+  @Option(
+      names = "--poll",
+      paramLabel = "DURATION",
+      description =
+          "Longest wait before claiming without a wake-up (default 250ms; env FLOWS_WORKER_POLL).")
+  String poll;
+
+  @Option(
+      names = "--reconcile",
+      paramLabel = "DURATION",
+      description =
+          "Longest sleep between looks for expired leases (default 5s; env FLOWS_WORKER_RECONCILE).")
+  String reconcile;
+
+  @Option(
+      names = "--stop-grace",
+      paramLabel = "DURATION",
+      description =
+          "How long SIGTERM lets attempts finish (default 10s; env FLOWS_WORKER_STOP_GRACE).")
+  String stopGrace;
+
+  @Option(
+      names = "--retention",
+      paramLabel = "DURATION",
+      description =
+          "Prune ended runs older than this in the background, in small batches (e.g. 30d; off"
+              + " unless given; env FLOWS_WORKER_RETENTION). `flows runs prune` does it by hand.")
+  String retention;
+
+  @Option(
+      names = "--metrics-port",
+      paramLabel = "PORT",
+      description =
+          "Serve the flows.* metrics in Prometheus text format at http://HOST:PORT/metrics (0: any"
+              + " free port). Traces and OTLP export follow the standard OTEL_* variables.")
+  Integer metricsPort;
+
+  private final Session s;
+
+  WorkerCommand(Session s) {
+    this.s = s;
+  }
+
+  @Override
+  public Integer call() throws InterruptedException {
+    if (metricsPort != null && (metricsPort < 0 || metricsPort > 65_535)) {
+      throw new FlowsException(
+          ErrorCode.CONFIG_INVALID,
+          "no port " + metricsPort,
+          "--metrics-port",
+          "give a port from 0 to 65535 (0 picks a free one)");
+    }
+    WorkerConfig config =
+        WorkerSettings.resolve(
+            new WorkerSettings.Flags(capacity, lease, poll, reconcile, stopGrace), s.env());
+    Set<String> served = WorkerSettings.queues(queues);
+    List<Path> dirs = flowDirectories();
+    FlowsEngine engine =
+        EngineSupport.engine(
+            s.journal(EngineSupport.poolFor(config.capacity())),
+            config,
+            McpCredentials.fromEnvironment());
+    engine.acceptSourcesUnder(dirs).serveQueues(served);
+    if (acceptJournalSources) {
+      engine.acceptJournalSources();
+      s.notice(
+          "flows: this worker runs any flow source found in the journal"
+              + " (--accept-journal-sources), not only those under --flows");
+    }
+    Optional<WorkerSettings.Retention> kept = WorkerSettings.retention(retention, s.env());
+    java.util.concurrent.atomic.AtomicReference<Pruner> pruner =
+        new java.util.concurrent.atomic.AtomicReference<>();
+    OpsTelemetry telemetry =
+        OpsTelemetry.start(
+            s.env(), Optional.ofNullable(metricsPort), s.readyDatabase().dataSource());
+    CountDownLatch stopped = new CountDownLatch(1);
+    Thread hook =
+        new Thread(
+            () -> {
+              s.notice("flows: worker stopping (draining running attempts)…");
+              Optional.ofNullable(pruner.get()).ifPresent(Pruner::close);
+              engine.close();
+              telemetry.close();
+              stopped.countDown();
+            });
+    Runtime.getRuntime().addShutdownHook(hook);
+    engine.startWorker();
+    kept.ifPresent(
+        r ->
+            pruner.set(
+                Pruner.start(
+                    s.journal(), r.prunerConfig(), "worker:" + engine.worker().id().value())));
+    announceReady(engine, config, served, dirs, kept, telemetry);
+    stopped.await();
+    return Exit.SUCCESS;
+  }
+
+  /** The {@code worker.ready} event: who serves what, and where its metrics are. */
+  private void announceReady(
+      FlowsEngine engine,
+      WorkerConfig config,
+      Set<String> served,
+      List<Path> dirs,
+      Optional<WorkerSettings.Retention> kept,
+      OpsTelemetry telemetry) {
+    ObjectNode ev = s.object();
+    ev.put("type", "worker.ready")
+        .put("worker", engine.worker().id().value())
+        .put("capacity", config.capacity());
+    ArrayNode q = ev.putArray("queues");
+    served.forEach(q::add);
+    ArrayNode f = ev.putArray("flows");
+    dirs.forEach(d -> f.add(d.toString()));
+    ev.put("acceptJournalSources", acceptJournalSources);
+    kept.ifPresent(r -> ev.put("retention", r.written()));
+    telemetry.metricsPort().ifPresent(p -> ev.put("metricsPort", p));
+    s.event(
+        ev,
+        "worker "
+            + engine.worker().id().value()
+            + " ready (capacity "
+            + config.capacity()
+            + ", queues "
+            + String.join(",", served)
+            + ", flows "
+            + (acceptJournalSources
+                ? "from the journal"
+                : dirs.isEmpty()
+                    ? "none (give --flows DIR)"
+                    : String.join(",", dirs.stream().map(Path::toString).toList()))
+            + kept.map(r -> ", pruning runs ended over " + r.written() + " ago").orElse("")
+            + telemetry.metricsPort().map(p -> ", metrics at :" + p + "/metrics").orElse("")
+            + ")");
+  }
+
+  private List<Path> flowDirectories() {
+    List<Path> out = new ArrayList<>();
+    for (String d : flows) {
+      Path p = Path.of(d).toAbsolutePath().normalize();
+      if (!Files.isDirectory(p)) {
+        throw new FlowsException(
+            ErrorCode.CONFIG_INVALID,
+            "no directory " + p,
+            "--flows",
+            "give a directory holding NAME.flow.java files, e.g. --flows flows-examples/flows");
+      }
+      out.add(p);
+    }
+    return out;
+  }
+}
