@@ -9,6 +9,7 @@ import dev.flows.kernel.journal.EntryJson;
 import dev.flows.kernel.journal.Journal;
 import dev.flows.kernel.journal.JournalEntry;
 import dev.flows.kernel.journal.JournalRecord;
+import dev.flows.kernel.journal.RunFailure;
 import dev.flows.kernel.journal.RunRef;
 import dev.flows.kernel.journal.RunSnapshot;
 import dev.flows.kernel.journal.StepSnapshot;
@@ -144,39 +145,23 @@ final class RunJson {
   }
 
   /**
-   * Why a failed run failed: the last diagnostic (trajectory tail) of its failed step, with {@code
-   * stepId} added; a step that failed without one (its retries ran out on lease expiry) answers
-   * {@code {stepId, diagnostic: <reason>}}. Empty unless the run failed.
+   * Why a failed run failed ({@link RunFailure}): the diagnostic (trajectory tail) of its failing
+   * attempt, with {@code stepId} added; a step that failed without one (its retries ran out on
+   * lease expiry) answers {@code {stepId, diagnostic: <reason>}}. Empty unless the run failed.
    */
   static Optional<ObjectNode> failure(Journal journal, RunSnapshot run) {
-    if (run.status() != RunStatus.FAILED) {
-      return Optional.empty();
-    }
-    Optional<String> failedStep = Optional.empty();
-    Optional<JournalEntry.StepCompleted> last = Optional.empty();
-    List<JournalRecord> entries = journal.entries(run.runId());
-    for (JournalRecord rec : entries) {
-      if (rec.entry() instanceof JournalEntry.RunCompleted c) {
-        failedStep = c.failedStepId();
-      }
-    }
-    for (JournalRecord rec : entries) {
-      if (rec.entry() instanceof JournalEntry.StepCompleted c
-          && failedStep.map(c.stepId()::equals).orElse(true)
-          && c.reason() != dev.flows.kernel.journal.CompletionReason.SUCCESS) {
-        last = Optional.of(c);
-      }
-    }
-    return last.map(
-        c -> {
-          ObjectNode f = Session.JSON.createObjectNode().put("stepId", c.stepId());
-          c.trajectoryTail()
-              .filter(JsonNode::isObject)
-              .ifPresentOrElse(
-                  t -> f.setAll((ObjectNode) t.deepCopy()),
-                  () -> f.put("diagnostic", c.reason().wire()));
-          return f;
-        });
+    return RunFailure.of(run, journal.entries(run.runId()))
+        .flatMap(RunFailure::attempt)
+        .map(
+            c -> {
+              ObjectNode f = Session.JSON.createObjectNode().put("stepId", c.stepId());
+              c.trajectoryTail()
+                  .filter(JsonNode::isObject)
+                  .ifPresentOrElse(
+                      t -> f.setAll((ObjectNode) t.deepCopy()),
+                      () -> f.put("diagnostic", c.reason().wire()));
+              return f;
+            });
   }
 
   static ObjectNode summary(RunSnapshot run) {
