@@ -22,7 +22,7 @@ import dev.flows.kernel.lifecycle.StepStatus;
 import dev.flows.kernel.lifecycle.StepTransition;
 import dev.flows.kernel.lifecycle.TransitionLog;
 import dev.flows.kernel.mcp.McpReceipt;
-import dev.flows.kernel.spec.RetryPolicy;
+import dev.flows.kernel.spec.BackoffPolicy;
 import dev.flows.kernel.spec.RunSpec;
 import dev.flows.kernel.spec.StepBody;
 import dev.flows.kernel.spec.StepKind;
@@ -962,7 +962,7 @@ public abstract class JournalContract {
 
   @Test
   void aRetryableFailureSchedulesADurableBackoff() {
-    RetryPolicy slow = new RetryPolicy(60_000, 60_000, 1.0, 0);
+    BackoffPolicy slow = new BackoffPolicy(60_000, 60_000, 1.0, 0);
     RunRef id = start(run(Specs.retry(iterations(agent("a"), 3), slow)));
     ClaimedAttempt a = claimOne();
     CompletionAck ack = journal.complete(a.lease(), retryableFailure());
@@ -2153,7 +2153,7 @@ public abstract class JournalContract {
 
   @Test
   void theNextClaimableTimeIsTheEarliestBackoffAheadOfAStepTheRequestCouldClaim() {
-    RetryPolicy slow = new RetryPolicy(60_000, 60_000, 1.0, 0);
+    BackoffPolicy slow = new BackoffPolicy(60_000, 60_000, 1.0, 0);
     start(run(Specs.retry(iterations(agent("a"), 3), slow)));
     ClaimRequest agents =
         new ClaimRequest(WORKER, Set.of(StepKind.AGENT), 1, LONG_LEASE, Optional.empty());
