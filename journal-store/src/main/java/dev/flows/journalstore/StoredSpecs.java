@@ -2,8 +2,8 @@ package dev.flows.journalstore;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.NullNode;
+import dev.flows.kernel.spec.BackoffPolicy;
 import dev.flows.kernel.spec.RecoveryMode;
-import dev.flows.kernel.spec.RetryPolicy;
 import dev.flows.kernel.spec.RunSpec;
 import dev.flows.kernel.spec.RunSpecParser;
 import dev.flows.kernel.spec.StepBody;
@@ -29,8 +29,8 @@ final class StoredSpecs {
 
   static StepSpec readStep(JsonNode n) {
     JsonNode r = n.get("retry");
-    RetryPolicy retry =
-        new RetryPolicy(
+    BackoffPolicy retry =
+        new BackoffPolicy(
             r.get("initialBackoffMs").asLong(),
             r.get("maxBackoffMs").asLong(),
             r.get("multiplier").asDouble(),

@@ -136,7 +136,7 @@ class EntryCodecTest {
                 List.of(),
                 com.fasterxml.jackson.databind.node.NullNode.getInstance(),
                 1,
-                dev.flows.kernel.spec.RetryPolicy.defaults(),
+                dev.flows.kernel.spec.BackoffPolicy.defaults(),
                 java.util.OptionalLong.empty(),
                 java.util.OptionalLong.empty(),
                 new dev.flows.kernel.spec.StepBody.Deterministic(

@@ -1,8 +1,8 @@
 package dev.flows.journalstore;
 
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import dev.flows.kernel.spec.BackoffPolicy;
 import dev.flows.kernel.spec.RecoveryMode;
-import dev.flows.kernel.spec.RetryPolicy;
 import dev.flows.kernel.spec.RunSpec;
 import dev.flows.kernel.spec.StepBody;
 import dev.flows.kernel.spec.StepSpec;
@@ -12,7 +12,7 @@ import java.util.OptionalLong;
 /** Small run specs for the Postgres tests, built from the kernel records. */
 final class Specs {
   /** Fast retries so expiry tests do not wait on the default 100 ms+ backoff. */
-  static final RetryPolicy QUICK_RETRY = new RetryPolicy(1, 5, 2.0, 0);
+  static final BackoffPolicy QUICK_RETRY = new BackoffPolicy(1, 5, 2.0, 0);
 
   private Specs() {}
 
@@ -57,7 +57,7 @@ final class Specs {
         List.of(),
         JsonNodeFactory.instance.arrayNode().add(1).add("x"),
         2,
-        RetryPolicy.defaults(),
+        BackoffPolicy.defaults(),
         OptionalLong.of(1_500),
         OptionalLong.empty(),
         new StepBody.Deterministic(List.of("echo hi"), true));
@@ -69,7 +69,7 @@ final class Specs {
         List.of(),
         JsonNodeFactory.instance.nullNode(),
         1,
-        RetryPolicy.defaults(),
+        BackoffPolicy.defaults(),
         OptionalLong.empty(),
         OptionalLong.empty(),
         new StepBody.Deterministic(List.of("ls", "-l"), false));

@@ -5,7 +5,7 @@ import dev.flows.kernel.journal.ClaimedAttempt;
 import dev.flows.kernel.journal.LeaseToken;
 import dev.flows.kernel.journal.RunRef;
 import dev.flows.kernel.keys.Keys;
-import dev.flows.kernel.spec.RetryPolicy;
+import dev.flows.kernel.spec.BackoffPolicy;
 import dev.flows.kernel.spec.StepBody;
 import dev.flows.kernel.spec.StepSpec;
 import java.time.Instant;
@@ -23,7 +23,7 @@ public final class Attempts {
         List.of(),
         NullNode.getInstance(),
         StepSpec.DEFAULT_MAX_ITERATIONS,
-        RetryPolicy.defaults(),
+        BackoffPolicy.defaults(),
         OptionalLong.empty(),
         timeoutMs,
         body);

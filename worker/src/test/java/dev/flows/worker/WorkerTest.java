@@ -241,13 +241,41 @@ class WorkerTest {
 
   @Test
   void aStepWhoseInstructionTypeThisWorkerCannotRunIsLeftForAnotherWorker() throws Exception {
-    RunRef run = start(Specs.run(Specs.iterations(Specs.agent("s"), 3)));
-    Worker w = worker(config, new AgentExecutor(List.of()));
+    RunRef foreign = start(Specs.run(Specs.iterations(Specs.agent("s"), 3)));
+    RunRef own = start(Specs.run(Specs.command("c", "true")));
+    Worker w =
+        worker(
+            config,
+            new AgentExecutor(List.of(succeeding("other"))),
+            new DeterministicExecutor(config));
 
+    // The worker polls and claims what it can run ...
+    await().atMost(WAIT).until(() -> status(own) == RunStatus.SUCCEEDED);
     Thread.sleep(config.pollInterval().multipliedBy(3).toMillis());
-    assertThat(w.stats().claimed()).isZero();
-    assertThat(status(run)).isEqualTo(RunStatus.RUNNING);
-    assertThat(JournalChecks.completions(journal, run)).isEmpty();
+    // ... but not the step of an instruction type it lacks.
+    assertThat(w.stats().claimed()).isEqualTo(1);
+    assertThat(status(foreign)).isEqualTo(RunStatus.RUNNING);
+    assertThat(journal.entries(foreign))
+        .extracting(r -> r.entry().type())
+        .doesNotContain("step.attempt.started");
+
+    // The step was claimable all along: a worker that runs its type takes it.
+    worker(config, new AgentExecutor(List.of(succeeding("test"))));
+    await().atMost(WAIT).until(() -> status(foreign) == RunStatus.SUCCEEDED);
+  }
+
+  private static AgentInstructionExecutor succeeding(String type) {
+    return new AgentInstructionExecutor() {
+      @Override
+      public String instructionType() {
+        return type;
+      }
+
+      @Override
+      public StepOutcome execute(StepExecution execution) {
+        return new StepOutcome.Succeeded(JsonNodeFactory.instance.objectNode().put("by", type));
+      }
+    };
   }
 
   @Test

@@ -1,5 +1,6 @@
 package dev.flows.kernel.mcp;
 
+import dev.flows.kernel.spec.Backoff;
 import java.time.Duration;
 import java.util.Objects;
 
@@ -150,10 +151,9 @@ public record McpClientConfig(
    * {@code unit} in [-1, 1] (the caller's random source, so tests can pin it).
    */
   public Duration backoff(int attempt, double unit) {
-    double base = backoffInitial.toMillis() * Math.pow(backoffFactor, Math.max(0, attempt - 1));
-    double capped = Math.min(base, backoffMax.toMillis());
-    double jittered = capped * (1.0 + Math.max(-1.0, Math.min(1.0, unit)) * backoffJitter);
-    return Duration.ofMillis(Math.max(0L, Math.min(backoffMax.toMillis(), Math.round(jittered))));
+    long max = backoffMax.toMillis();
+    double capped = Backoff.cappedMs(backoffInitial.toMillis(), backoffFactor, max, attempt);
+    return Duration.ofMillis(Backoff.jitteredMs(capped, unit, backoffJitter * 100.0, max));
   }
 
   public McpClientConfig withConnectTimeout(Duration d) {

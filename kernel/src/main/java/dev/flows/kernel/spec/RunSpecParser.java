@@ -161,8 +161,8 @@ public final class RunSpecParser {
                 "maxIterations",
                 v -> intWithin(v, at(p, "maxIterations"), "maxIterations", 1, Integer.MAX_VALUE))
             .orElse(StepSpec.DEFAULT_MAX_ITERATIONS);
-    RetryPolicy retry =
-        optional(o, "retry", v -> retry(v, at(p, "retry"))).orElse(RetryPolicy.defaults());
+    BackoffPolicy retry =
+        optional(o, "retry", v -> retry(v, at(p, "retry"))).orElse(BackoffPolicy.defaults());
     OptionalLong leaseMs = positiveMillis(o, p, "leaseMs");
     OptionalLong timeoutMs = positiveMillis(o, p, "timeoutMs");
     StepBody body = body(o, p, id);
@@ -195,7 +195,7 @@ public final class RunSpecParser {
     return deps;
   }
 
-  private static RetryPolicy retry(JsonNode node, String p) {
+  private static BackoffPolicy retry(JsonNode node, String p) {
     ObjectNode o = object(node, p, "retry");
     onlyFields(o, p, RETRY_FIELDS);
     long initial =
@@ -203,19 +203,19 @@ public final class RunSpecParser {
                 o,
                 "initialBackoffMs",
                 v -> longAtLeast(v, at(p, "initialBackoffMs"), "initialBackoffMs", 0))
-            .orElse(RetryPolicy.DEFAULT_INITIAL_BACKOFF_MS);
+            .orElse(BackoffPolicy.DEFAULT_INITIAL_BACKOFF_MS);
     long max =
         optional(o, "maxBackoffMs", v -> longAtLeast(v, at(p, "maxBackoffMs"), "maxBackoffMs", 0))
-            .orElse(RetryPolicy.DEFAULT_MAX_BACKOFF_MS);
+            .orElse(BackoffPolicy.DEFAULT_MAX_BACKOFF_MS);
     double multiplier =
         optional(o, "multiplier", v -> multiplier(v, at(p, "multiplier")))
-            .orElse(RetryPolicy.DEFAULT_MULTIPLIER);
+            .orElse(BackoffPolicy.DEFAULT_MULTIPLIER);
     int jitter =
         optional(
                 o,
                 "jitterPercent",
                 v -> intWithin(v, at(p, "jitterPercent"), "jitterPercent", 0, MAX_JITTER_PERCENT))
-            .orElse(RetryPolicy.DEFAULT_JITTER_PERCENT);
+            .orElse(BackoffPolicy.DEFAULT_JITTER_PERCENT);
     if (max < initial) {
       // Point at whichever of the two the author wrote; a default is nowhere to be fixed.
       boolean maxWritten = o.has("maxBackoffMs");
@@ -230,7 +230,7 @@ public final class RunSpecParser {
           at(p, maxWritten ? "maxBackoffMs" : "initialBackoffMs"),
           "make maxBackoffMs at least initialBackoffMs");
     }
-    return new RetryPolicy(initial, max, multiplier, jitter);
+    return new BackoffPolicy(initial, max, multiplier, jitter);
   }
 
   private static double multiplier(JsonNode v, String p) {

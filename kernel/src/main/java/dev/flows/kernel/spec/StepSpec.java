@@ -13,7 +13,7 @@ public record StepSpec(
     List<String> dependsOn,
     JsonNode input,
     int maxIterations,
-    RetryPolicy retry,
+    BackoffPolicy retry,
     OptionalLong leaseMs,
     OptionalLong timeoutMs,
     StepBody body) {

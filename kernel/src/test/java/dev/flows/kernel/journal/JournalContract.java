@@ -22,7 +22,7 @@ import dev.flows.kernel.lifecycle.StepStatus;
 import dev.flows.kernel.lifecycle.StepTransition;
 import dev.flows.kernel.lifecycle.TransitionLog;
 import dev.flows.kernel.mcp.McpReceipt;
-import dev.flows.kernel.spec.RetryPolicy;
+import dev.flows.kernel.spec.BackoffPolicy;
 import dev.flows.kernel.spec.RunSpec;
 import dev.flows.kernel.spec.StepBody;
 import dev.flows.kernel.spec.StepKind;
@@ -962,7 +962,7 @@ public abstract class JournalContract {
 
   @Test
   void aRetryableFailureSchedulesADurableBackoff() {
-    RetryPolicy slow = new RetryPolicy(60_000, 60_000, 1.0, 0);
+    BackoffPolicy slow = new BackoffPolicy(60_000, 60_000, 1.0, 0);
     RunRef id = start(run(Specs.retry(iterations(agent("a"), 3), slow)));
     ClaimedAttempt a = claimOne();
     CompletionAck ack = journal.complete(a.lease(), retryableFailure());
@@ -1509,34 +1509,18 @@ public abstract class JournalContract {
 
   @Test
   void awaitWorkReturnsEarlyWhenARunStarts() throws Exception {
-    CompletableFuture<Boolean> woke =
-        CompletableFuture.supplyAsync(
-            () -> {
-              try {
-                return journal.awaitWork(Duration.ofSeconds(20));
-              } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                return false;
-              }
-            });
-    // Give the waiter time to start listening; spurious early wake-ups are allowed.
+    CompletableFuture<Boolean> woke = waiter(Duration.ofSeconds(20));
+    // Give the waiter time to start listening.
     Thread.sleep(300);
+    // An awaitWork that answers at once, whatever happens, would pass below without this.
+    assertThat(woke).as("awaitWork returned before any work appeared").isNotDone();
     start(run(agent("a")));
     assertThat(woke.get(15, TimeUnit.SECONDS)).isTrue();
   }
 
   @Test
   void aRunAdmittedClaimedAndItsSuccessWakeNoClaimer() throws Exception {
-    CompletableFuture<Boolean> woke =
-        CompletableFuture.supplyAsync(
-            () -> {
-              try {
-                return journal.awaitWork(Duration.ofSeconds(1));
-              } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                return true;
-              }
-            });
+    CompletableFuture<Boolean> woke = waiter(Duration.ofSeconds(20));
     Thread.sleep(300);
     ClaimedStart s =
         journal.startRunClaimed(bodyRequest("quiet-1", run(agent("body"))), WORKER, LONG_LEASE);
@@ -1544,8 +1528,25 @@ public abstract class JournalContract {
     assertThat(journal.run(s.started().runId()).orElseThrow().status())
         .isEqualTo(RunStatus.SUCCEEDED);
     // Nothing became claimable: the process that admitted the run runs it, and its end is for
-    // the run's watchers.
-    assertThat(woke.get(15, TimeUnit.SECONDS)).isFalse();
+    // the run's watchers. A wake-up is delivered after its commit: give it time to arrive.
+    Thread.sleep(500);
+    assertThat(woke).as("a claimed run and its success woke a claimer").isNotDone();
+    // The waiter was listening all along: work that is claimable wakes it (without this, an
+    // awaitWork that never wakes would pass).
+    start(run(agent("a")));
+    assertThat(woke.get(15, TimeUnit.SECONDS)).isTrue();
+  }
+
+  private CompletableFuture<Boolean> waiter(Duration timeout) {
+    return CompletableFuture.supplyAsync(
+        () -> {
+          try {
+            return journal.awaitWork(timeout);
+          } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+          }
+        });
   }
 
   @Test
@@ -2152,7 +2153,7 @@ public abstract class JournalContract {
 
   @Test
   void theNextClaimableTimeIsTheEarliestBackoffAheadOfAStepTheRequestCouldClaim() {
-    RetryPolicy slow = new RetryPolicy(60_000, 60_000, 1.0, 0);
+    BackoffPolicy slow = new BackoffPolicy(60_000, 60_000, 1.0, 0);
     start(run(Specs.retry(iterations(agent("a"), 3), slow)));
     ClaimRequest agents =
         new ClaimRequest(WORKER, Set.of(StepKind.AGENT), 1, LONG_LEASE, Optional.empty());

@@ -4,8 +4,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.flows.kernel.instruction.McpCallInstruction;
+import dev.flows.kernel.spec.BackoffPolicy;
 import dev.flows.kernel.spec.RecoveryMode;
-import dev.flows.kernel.spec.RetryPolicy;
 import dev.flows.kernel.spec.RunSpec;
 import dev.flows.kernel.spec.StepBody;
 import dev.flows.kernel.spec.StepSpec;
@@ -17,7 +17,7 @@ import java.util.OptionalLong;
 /** Builds run specs for journal tests without going through the JSON parser. */
 public final class Specs {
   /** Backoff short enough that a retried step is claimable after a brief {@code elapse}. */
-  public static final RetryPolicy FAST_RETRY = new RetryPolicy(1, 1, 1.0, 0);
+  public static final BackoffPolicy FAST_RETRY = new BackoffPolicy(1, 1, 1.0, 0);
 
   private Specs() {}
 
@@ -126,7 +126,7 @@ public final class Specs {
         s.body());
   }
 
-  public static StepSpec retry(StepSpec s, RetryPolicy retry) {
+  public static StepSpec retry(StepSpec s, BackoffPolicy retry) {
     return new StepSpec(
         s.id(),
         s.dependsOn(),

@@ -7,7 +7,7 @@ import java.util.Set;
 import org.junit.jupiter.api.Test;
 
 class BackoffTest {
-  private static final RetryPolicy POLICY = RetryPolicy.defaults();
+  private static final BackoffPolicy POLICY = BackoffPolicy.defaults();
   private static final String KEY = "a".repeat(64);
 
   @Test
@@ -20,7 +20,7 @@ class BackoffTest {
 
   @Test
   void withoutJitterTheDelayIsExactlyExponential() {
-    RetryPolicy exact = new RetryPolicy(100, 60_000, 2.0, 0);
+    BackoffPolicy exact = new BackoffPolicy(100, 60_000, 2.0, 0);
 
     assertThat(Backoff.delayMs(exact, 1, KEY)).isEqualTo(100);
     assertThat(Backoff.delayMs(exact, 2, KEY)).isEqualTo(200);

@@ -36,7 +36,7 @@ class RunSpecParserTest {
     assertThat(d.dependsOn()).isEmpty();
     assertThat(d.input()).isEqualTo(NullNode.instance);
     assertThat(d.maxIterations()).isEqualTo(1);
-    assertThat(d.retry()).isEqualTo(new RetryPolicy(100, 60_000, 2.0, 20));
+    assertThat(d.retry()).isEqualTo(new BackoffPolicy(100, 60_000, 2.0, 20));
     assertThat(d.leaseMs()).isEmpty();
     assertThat(d.timeoutMs()).isEmpty();
     assertThat(d.body()).isEqualTo(new StepBody.Deterministic(List.of("make test"), true));
@@ -80,7 +80,7 @@ class RunSpecParserTest {
             "{'version':'0.1.0','steps':[{'id':'a','retry':{'jitterPercent':0,'multiplier':3},"
                 + "'deterministic':{'command':['echo','hi']}}]}");
 
-    assertThat(spec.steps().getFirst().retry()).isEqualTo(new RetryPolicy(100, 60_000, 3.0, 0));
+    assertThat(spec.steps().getFirst().retry()).isEqualTo(new BackoffPolicy(100, 60_000, 3.0, 0));
   }
 
   @Test
@@ -103,7 +103,7 @@ class RunSpecParserTest {
     assertThat(agentStep.dependsOn()).containsExactly("fetch");
     assertThat(agentStep.input().path("n").get(1).doubleValue()).isEqualTo(2.5);
     assertThat(agentStep.maxIterations()).isEqualTo(3);
-    assertThat(agentStep.retry()).isEqualTo(new RetryPolicy(0, 0, 1.0, 100));
+    assertThat(agentStep.retry()).isEqualTo(new BackoffPolicy(0, 0, 1.0, 100));
     assertThat(agentStep.leaseMs()).isEqualTo(OptionalLong.of(30_000));
     assertThat(agentStep.timeoutMs()).isEqualTo(OptionalLong.of(5_000));
     StepBody.Agent agent = (StepBody.Agent) agentStep.body();
@@ -143,7 +143,7 @@ class RunSpecParserTest {
                     List.of(),
                     NullNode.instance,
                     1,
-                    RetryPolicy.defaults(),
+                    BackoffPolicy.defaults(),
                     OptionalLong.empty(),
                     OptionalLong.empty(),
                     new StepBody.Deterministic(List.of("echo hi | wc -c"), true)),
@@ -152,7 +152,7 @@ class RunSpecParserTest {
                     List.of("shell"),
                     F.objectNode().put("x", 1).put("y", "z"),
                     4,
-                    new RetryPolicy(250, 1_000, 1.5, 0),
+                    new BackoffPolicy(250, 1_000, 1.5, 0),
                     OptionalLong.of(10_000),
                     OptionalLong.of(2_000),
                     new StepBody.Deterministic(List.of("echo", "a b"), false)),
@@ -161,7 +161,7 @@ class RunSpecParserTest {
                     List.of("argv", "shell"),
                     F.arrayNode().add(true).add(F.nullNode()),
                     2,
-                    RetryPolicy.defaults(),
+                    BackoffPolicy.defaults(),
                     OptionalLong.empty(),
                     OptionalLong.of(60_000),
                     new StepBody.Llm("say hi", "big")),
@@ -170,7 +170,7 @@ class RunSpecParserTest {
                     List.of("ask"),
                     F.textNode("in"),
                     1,
-                    RetryPolicy.defaults(),
+                    BackoffPolicy.defaults(),
                     OptionalLong.of(30_000),
                     OptionalLong.empty(),
                     new StepBody.Agent(
@@ -261,10 +261,10 @@ class RunSpecParserTest {
         }
       }
       long initial = r.nextInt(5_000);
-      RetryPolicy retry =
+      BackoffPolicy retry =
           r.nextBoolean()
-              ? RetryPolicy.defaults()
-              : new RetryPolicy(
+              ? BackoffPolicy.defaults()
+              : new BackoffPolicy(
                   initial, initial + r.nextInt(100_000), 1.0 + r.nextDouble() * 3, r.nextInt(101));
       steps.add(
           new StepSpec(

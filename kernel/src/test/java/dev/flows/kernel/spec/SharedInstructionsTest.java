@@ -113,7 +113,7 @@ class SharedInstructionsTest {
             List.of(),
             F.objectNode().put("q", 1),
             1,
-            RetryPolicy.defaults(),
+            BackoffPolicy.defaults(),
             OptionalLong.empty(),
             OptionalLong.empty(),
             new StepBody.Agent(instruction, RecoveryMode.INSPECT, List.of("/mcp/s/t")));

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.flows.kernel.journal.CompletionReason;
 import dev.flows.kernel.journal.JournalEntry;
 import dev.flows.kernel.journal.JournalRecord;
+import dev.flows.kernel.journal.MemoVerb;
 import dev.flows.kernel.journal.StepSnapshot;
 import dev.flows.kernel.lifecycle.StepStatus;
 import java.util.HashSet;
@@ -54,13 +55,13 @@ final class BodyWait {
       return Optional.empty();
     }
     ObjectNode w = Session.JSON.createObjectNode();
-    switch (lastMemo.path("verb").asText()) {
-      case "f.sleep" -> w.put("kind", "timer").put("until", lastMemo.path("until").asText());
-      case "f.awaitSignal" ->
+    switch (MemoVerb.of(lastMemo).orElse(MemoVerb.STEP)) {
+      case SLEEP -> w.put("kind", "timer").put("until", lastMemo.path("until").asText());
+      case AWAIT_SIGNAL ->
           w.put("kind", "signal")
               .put("signal", lastMemo.path("signal").asText())
               .put("until", lastMemo.path("until").asText());
-      default -> {
+      case STEP, FLOW, ANY, ON_INPUT, NOW, RANDOM_UUID, RANDOM -> {
         return Optional.empty();
       }
     }

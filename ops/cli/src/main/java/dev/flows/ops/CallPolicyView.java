@@ -2,6 +2,7 @@ package dev.flows.ops;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.flows.kernel.journal.MemoVerb;
 import java.util.Optional;
 
 /**
@@ -86,7 +87,7 @@ final class CallPolicyView {
    * line; empty for any other memo.
    */
   static Optional<String> memoText(JsonNode memo) {
-    if (memo.path("verb").asText().equals("f.flow")) {
+    if (MemoVerb.of(memo).equals(Optional.of(MemoVerb.FLOW))) {
       return Optional.of(flowText(memo));
     }
     if (!memo.has("error") && !memo.has("policy")) {

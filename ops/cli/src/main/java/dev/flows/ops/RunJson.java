@@ -5,9 +5,11 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.flows.kernel.journal.DurableInput;
 import dev.flows.kernel.journal.DurableTasks;
+import dev.flows.kernel.journal.EntryJson;
 import dev.flows.kernel.journal.Journal;
 import dev.flows.kernel.journal.JournalEntry;
 import dev.flows.kernel.journal.JournalRecord;
+import dev.flows.kernel.journal.RunFailure;
 import dev.flows.kernel.journal.RunRef;
 import dev.flows.kernel.journal.RunSnapshot;
 import dev.flows.kernel.journal.StepSnapshot;
@@ -143,39 +145,23 @@ final class RunJson {
   }
 
   /**
-   * Why a failed run failed: the last diagnostic (trajectory tail) of its failed step, with {@code
-   * stepId} added; a step that failed without one (its retries ran out on lease expiry) answers
-   * {@code {stepId, diagnostic: <reason>}}. Empty unless the run failed.
+   * Why a failed run failed ({@link RunFailure}): the diagnostic (trajectory tail) of its failing
+   * attempt, with {@code stepId} added; a step that failed without one (its retries ran out on
+   * lease expiry) answers {@code {stepId, diagnostic: <reason>}}. Empty unless the run failed.
    */
   static Optional<ObjectNode> failure(Journal journal, RunSnapshot run) {
-    if (run.status() != RunStatus.FAILED) {
-      return Optional.empty();
-    }
-    Optional<String> failedStep = Optional.empty();
-    Optional<JournalEntry.StepCompleted> last = Optional.empty();
-    List<JournalRecord> entries = journal.entries(run.runId());
-    for (JournalRecord rec : entries) {
-      if (rec.entry() instanceof JournalEntry.RunCompleted c) {
-        failedStep = c.failedStepId();
-      }
-    }
-    for (JournalRecord rec : entries) {
-      if (rec.entry() instanceof JournalEntry.StepCompleted c
-          && failedStep.map(c.stepId()::equals).orElse(true)
-          && c.reason() != dev.flows.kernel.journal.CompletionReason.SUCCESS) {
-        last = Optional.of(c);
-      }
-    }
-    return last.map(
-        c -> {
-          ObjectNode f = Session.JSON.createObjectNode().put("stepId", c.stepId());
-          c.trajectoryTail()
-              .filter(JsonNode::isObject)
-              .ifPresentOrElse(
-                  t -> f.setAll((ObjectNode) t.deepCopy()),
-                  () -> f.put("diagnostic", c.reason().wire()));
-          return f;
-        });
+    return RunFailure.of(run, journal.entries(run.runId()))
+        .flatMap(RunFailure::attempt)
+        .map(
+            c -> {
+              ObjectNode f = Session.JSON.createObjectNode().put("stepId", c.stepId());
+              c.trajectoryTail()
+                  .filter(JsonNode::isObject)
+                  .ifPresentOrElse(
+                      t -> f.setAll((ObjectNode) t.deepCopy()),
+                      () -> f.put("diagnostic", c.reason().wire()));
+              return f;
+            });
   }
 
   static ObjectNode summary(RunSnapshot run) {
@@ -289,101 +275,11 @@ final class RunJson {
 
   /** A task note as JSON: {@code taskId, status, statusMessage?, pollIntervalMs?, ttlMs?}. */
   static ObjectNode task(dev.flows.kernel.journal.TaskNote t) {
-    ObjectNode o = Session.JSON.createObjectNode();
-    o.put("taskId", t.taskId()).put("status", t.status());
-    t.statusMessage().ifPresent(m -> o.put("statusMessage", m));
-    t.pollIntervalMs().ifPresent(ms -> o.put("pollIntervalMs", ms));
-    t.ttlMs().ifPresent(ms -> o.put("ttlMs", ms));
-    o.put("protocolVersion", t.protocolVersion());
-    return o;
+    return EntryJson.task(t);
   }
 
   /** One journal entry as JSON: {@code seq}, {@code at}, {@code type} and its fields. */
   static ObjectNode entry(JournalRecord rec) {
-    ObjectNode o = Session.JSON.createObjectNode();
-    o.put("seq", rec.seq());
-    o.put("at", rec.at().toString());
-    o.put("type", rec.entry().type());
-    o.put("runId", rec.entry().runId().value());
-    switch (rec.entry()) {
-      case JournalEntry.RunSpawned e -> {
-        o.put("specHash", e.specHash());
-        o.put("parentRunId", e.parentRunId().map(RunRef::value).orElse(null));
-        o.put("admissionKey", e.admissionKey());
-        o.put("createdBy", e.createdBy());
-      }
-      case JournalEntry.RunCancelRequested e -> o.put("reason", e.reason());
-      case JournalEntry.StepAttemptStarted e -> {
-        o.put("stepId", e.stepId());
-        o.put("attempt", e.attempt());
-        o.put("stepKind", e.stepKind().wire());
-        o.put("idempotencyKey", e.idempotencyKey());
-        o.put("leaseId", e.leaseId());
-        o.put("leaseDeadline", e.leaseDeadline().toString());
-        o.put("workerId", e.workerId().value());
-      }
-      case JournalEntry.StepCompleted e -> {
-        o.put("stepId", e.stepId());
-        o.put("attempt", e.attempt());
-        o.put("reason", e.reason().wire());
-        o.put("disposition", e.disposition().wire());
-        o.set("output", e.output().orElse(null));
-        ArrayNode effects = o.putArray("effects");
-        e.effects()
-            .forEach(
-                ef ->
-                    effects
-                        .addObject()
-                        .put("surfacePath", ef.surfacePath())
-                        .put("idempotencyKey", ef.idempotencyKey()));
-        o.set("trajectoryTail", e.trajectoryTail().orElse(null));
-        o.put("nextAttemptAt", e.nextAttemptAt().map(Instant::toString).orElse(null));
-      }
-      case JournalEntry.EffectRecorded e -> {
-        o.put("stepId", e.stepId());
-        o.put("attempt", e.attempt());
-        o.put("surfacePath", e.surfacePath());
-        o.put("idempotencyKey", e.idempotencyKey());
-        o.put("takenOver", e.takenOver());
-      }
-      case JournalEntry.EffectConfirmed e -> {
-        o.put("stepId", e.stepId());
-        o.put("attempt", e.attempt());
-        o.put("surfacePath", e.surfacePath());
-        o.put("idempotencyKey", e.idempotencyKey());
-        o.set("output", e.output().orElse(null));
-      }
-      case JournalEntry.RunCompleted e -> {
-        o.put("reason", e.reason().wire());
-        o.put("failedStepId", e.failedStepId().orElse(null));
-      }
-      case JournalEntry.RunResumed e -> o.put("by", e.by());
-      case JournalEntry.StepResolved e -> {
-        o.put("stepId", e.stepId());
-        o.put("performed", e.performed());
-        o.set("output", e.output().orElse(null));
-        o.put("by", e.by());
-      }
-      case JournalEntry.StepAnswered e -> {
-        o.put("stepId", e.stepId());
-        o.set("responses", e.responses());
-        o.put("by", e.by());
-      }
-      case JournalEntry.EffectTask e -> {
-        o.put("stepId", e.stepId());
-        o.put("attempt", e.attempt());
-        o.put("surfacePath", e.surfacePath());
-        o.put("idempotencyKey", e.idempotencyKey());
-        o.set("task", task(e.task()));
-      }
-      case JournalEntry.EffectTaskCancel e -> {
-        o.put("stepId", e.stepId());
-        o.put("surfacePath", e.surfacePath());
-        o.put("taskId", e.taskId());
-        o.put("reason", e.reason());
-        o.put("by", e.by());
-      }
-    }
-    return o;
+    return EntryJson.timeline(rec);
   }
 }

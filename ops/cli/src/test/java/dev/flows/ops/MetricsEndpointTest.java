@@ -20,7 +20,7 @@ import dev.flows.kernel.journal.WorkerId;
 import dev.flows.kernel.lifecycle.RunStatus;
 import dev.flows.kernel.mcp.McpClientConfig;
 import dev.flows.kernel.mcp.McpServerConfigJson;
-import dev.flows.kernel.spec.RetryPolicy;
+import dev.flows.kernel.spec.BackoffPolicy;
 import dev.flows.kernel.spec.RunSpec;
 import dev.flows.kernel.spec.StepKind;
 import dev.flows.mcp.client.McpCredentials;
@@ -148,7 +148,7 @@ class MetricsEndpointTest {
             "retrying",
             Specs.iterations(
                 Specs.retry(
-                    Specs.command("a", "true"), new RetryPolicy(3_600_000, 3_600_000, 1.0, 0)),
+                    Specs.command("a", "true"), new BackoffPolicy(3_600_000, 3_600_000, 1.0, 0)),
                 3)));
     journal.complete(
         claimSide().lease(),

@@ -2,6 +2,8 @@ package dev.flows.sdk;
 
 import dev.flows.kernel.ErrorCode;
 import dev.flows.kernel.FlowsException;
+import dev.flows.kernel.spec.Backoff;
+import dev.flows.kernel.spec.BackoffPolicy;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -23,9 +25,11 @@ public record RetryPolicy(
     double multiplier,
     Duration maxBackoff,
     List<String> notRetried) {
-  public static final Duration DEFAULT_INITIAL_BACKOFF = Duration.ofMillis(100);
-  public static final double DEFAULT_MULTIPLIER = 2.0;
-  public static final Duration DEFAULT_MAX_BACKOFF = Duration.ofSeconds(60);
+  public static final Duration DEFAULT_INITIAL_BACKOFF =
+      Duration.ofMillis(BackoffPolicy.DEFAULT_INITIAL_BACKOFF_MS);
+  public static final double DEFAULT_MULTIPLIER = BackoffPolicy.DEFAULT_MULTIPLIER;
+  public static final Duration DEFAULT_MAX_BACKOFF =
+      Duration.ofMillis(BackoffPolicy.DEFAULT_MAX_BACKOFF_MS);
 
   public RetryPolicy {
     if (maxAttempts < 1) {
@@ -105,8 +109,10 @@ public record RetryPolicy(
 
   /** The wait after failed attempt {@code attempt} (1-based), before jitter. */
   public Duration backoffAfter(int attempt) {
-    double ms = initialBackoff.toMillis() * Math.pow(multiplier, Math.max(0, attempt - 1));
-    return Duration.ofMillis((long) Math.min(ms, (double) maxBackoff.toMillis()));
+    return Duration.ofMillis(
+        (long)
+            Backoff.cappedMs(
+                initialBackoff.toMillis(), multiplier, maxBackoff.toMillis(), attempt));
   }
 
   private static FlowsException invalid(String message) {

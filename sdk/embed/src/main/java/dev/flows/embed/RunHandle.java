@@ -114,7 +114,7 @@ public final class RunHandle<T> {
       while (true) {
         RunSnapshot run = snapshot();
         if (run.status() == RunStatus.SUCCEEDED) {
-          return convert.apply(RunEnds.output(run));
+          return convert.apply(RunOutcomes.output(run));
         }
         if (run.status() != RunStatus.RUNNING) {
           throw flows.ended(run);

@@ -7,6 +7,7 @@ import dev.flows.kernel.journal.ClaimedAttempt;
 import dev.flows.kernel.journal.Journal;
 import dev.flows.kernel.journal.JournalEntry;
 import dev.flows.kernel.journal.JournalRecord;
+import dev.flows.kernel.journal.MemoVerb;
 import dev.flows.kernel.journal.RunRef;
 import java.util.HashMap;
 import java.util.List;
@@ -132,10 +133,10 @@ final class BodyMemos {
     return m;
   }
 
-  private static final String STEP = "f.step";
+  private static final String STEP = MemoVerb.STEP.wire();
 
   private static String verbOf(JsonNode memo) {
-    return memo.has("verb") ? memo.path("verb").asText() : STEP;
+    return memo.has(MemoVerb.FIELD) ? memo.path(MemoVerb.FIELD).asText() : STEP;
   }
 
   /** How a journaled memo reads in messages, as the body once wrote the call. */
@@ -181,7 +182,7 @@ final class BodyMemos {
 
   /** A verb's memo: {@code {"verb": verb}} and its fields. */
   static ObjectNode verb(String verb) {
-    return JSON.objectNode().put("verb", verb);
+    return JSON.objectNode().put(MemoVerb.FIELD, verb);
   }
 
   /** The failed attempts of the policy step at {@code pos}, in order. */

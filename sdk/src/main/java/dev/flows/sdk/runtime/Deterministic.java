@@ -2,6 +2,7 @@ package dev.flows.sdk.runtime;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.flows.kernel.journal.MemoVerb;
 import java.time.Instant;
 import java.time.InstantSource;
 import java.util.UUID;
@@ -26,15 +27,16 @@ final class Deterministic {
   }
 
   Instant now() {
-    return Instant.parse(value("f.now", () -> clock.instant().toString()).asText());
+    return Instant.parse(value(MemoVerb.NOW.wire(), () -> clock.instant().toString()).asText());
   }
 
   UUID randomUUID() {
-    return UUID.fromString(value("f.randomUUID", () -> UUID.randomUUID().toString()).asText());
+    return UUID.fromString(
+        value(MemoVerb.RANDOM_UUID.wire(), () -> UUID.randomUUID().toString()).asText());
   }
 
   double random() {
-    return value("f.random", () -> ThreadLocalRandom.current().nextDouble()).asDouble();
+    return value(MemoVerb.RANDOM.wire(), () -> ThreadLocalRandom.current().nextDouble()).asDouble();
   }
 
   private JsonNode value(String verb, Supplier<Object> make) {

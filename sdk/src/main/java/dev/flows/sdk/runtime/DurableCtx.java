@@ -244,7 +244,7 @@ final class DurableCtx implements Ctx {
   @Override
   public void sleep(Duration duration) {
     if (duration.isNegative()) {
-      throw invalid("f.sleep needs a duration of zero or more, got " + duration, "f.sleep");
+      throw invalid("f.sleep needs a duration of zero or more, got " + duration, Waits.SLEEP);
     }
     waits.sleepUntil(clock.instant().plus(duration), "f.sleep(" + duration + ")");
   }
@@ -258,7 +258,7 @@ final class DurableCtx implements Ctx {
   public Optional<JsonNode> awaitSignal(String name, Duration timeout) {
     dev.flows.kernel.journal.Signals.check(name, Optional.empty());
     if (!timeout.isPositive()) {
-      throw invalid("f.awaitSignal needs a positive timeout, got " + timeout, "f.awaitSignal");
+      throw invalid("f.awaitSignal needs a positive timeout, got " + timeout, Waits.AWAIT_SIGNAL);
     }
     return waits.awaitSignal(name, timeout, "f.awaitSignal(\"" + name + "\")");
   }

@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.flows.kernel.ErrorCode;
 import dev.flows.kernel.FlowsException;
+import dev.flows.kernel.journal.MemoVerb;
 import dev.flows.sdk.Pending;
 import java.util.ArrayList;
 import java.util.List;
@@ -20,7 +21,7 @@ import java.util.stream.Collectors;
  * "winner":index}} at its position, so a replay answers the same one.
  */
 final class Fanout {
-  static final String ANY = "f.any";
+  static final String ANY = MemoVerb.ANY.wire();
   private static final JsonNodeFactory JSON = JsonNodeFactory.instance;
 
   private final Children children;

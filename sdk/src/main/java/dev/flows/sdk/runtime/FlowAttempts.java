@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.flows.kernel.ErrorCode;
 import dev.flows.kernel.journal.Journal;
+import dev.flows.kernel.journal.MemoVerb;
 import dev.flows.kernel.journal.RunRef;
 import dev.flows.kernel.journal.RunSnapshot;
 import dev.flows.kernel.lifecycle.RunStatus;
@@ -38,7 +39,7 @@ import java.util.Set;
  * attempts are left and the policy does not name its code; a child cancelled otherwise is not.
  */
 final class FlowAttempts implements Children.Awaited {
-  static final String VERB = "f.flow";
+  static final String VERB = MemoVerb.FLOW.wire();
   private static final JsonNodeFactory JSON = JsonNodeFactory.instance;
 
   /** What the flow calls of one body attempt share. */

@@ -11,6 +11,7 @@ import dev.flows.kernel.journal.InputAnswer;
 import dev.flows.kernel.journal.Journal;
 import dev.flows.kernel.journal.JournalEntry;
 import dev.flows.kernel.journal.JournalRecord;
+import dev.flows.kernel.journal.MemoVerb;
 import dev.flows.kernel.journal.RunRef;
 import dev.flows.kernel.journal.RunSnapshot;
 import dev.flows.kernel.lifecycle.RunStatus;
@@ -36,8 +37,8 @@ import java.util.function.Supplier;
  * crash between the memo and the answer is finished by the replay from the memo.
  */
 final class InputAnswers {
-  static final String VERB = "onInput";
-  static final String BY = "onInput";
+  static final String VERB = MemoVerb.ON_INPUT.wire();
+  static final String BY = MemoVerb.ON_INPUT.wire();
   private static final JsonNodeFactory JSON = JsonNodeFactory.instance;
 
   private final Journal journal;

@@ -8,8 +8,8 @@ import dev.flows.kernel.instruction.FlowBodyInstruction;
 import dev.flows.kernel.instruction.McpCallInstruction;
 import dev.flows.kernel.journal.RunRef;
 import dev.flows.kernel.keys.Keys;
+import dev.flows.kernel.spec.BackoffPolicy;
 import dev.flows.kernel.spec.RecoveryMode;
-import dev.flows.kernel.spec.RetryPolicy;
 import dev.flows.kernel.spec.RunSpec;
 import dev.flows.kernel.spec.StepBody;
 import dev.flows.kernel.spec.StepSpec;
@@ -49,7 +49,7 @@ public final class Lowering {
             List.of(),
             input,
             config.rootMaxIterations(),
-            RetryPolicy.defaults(),
+            BackoffPolicy.defaults(),
             OptionalLong.empty(),
             OptionalLong.empty(),
             new StepBody.Agent(instruction.toJson(), RecoveryMode.INSPECT, List.of(MEMO_SURFACES)));
@@ -118,7 +118,7 @@ public final class Lowering {
                 .retry()
                 .map(dev.flows.sdk.RetryPolicy::maxAttempts)
                 .orElse(config.mcpMaxIterations()),
-            policy.retry().map(Lowering::backoff).orElse(RetryPolicy.defaults()),
+            policy.retry().map(Lowering::backoff).orElse(BackoffPolicy.defaults()),
             OptionalLong.empty(),
             timeoutMs(policy),
             new StepBody.Agent(
@@ -167,7 +167,7 @@ public final class Lowering {
                 .retry()
                 .map(dev.flows.sdk.RetryPolicy::maxAttempts)
                 .orElse(config.commandMaxIterations()),
-            policy.retry().map(Lowering::backoff).orElse(RetryPolicy.defaults()),
+            policy.retry().map(Lowering::backoff).orElse(BackoffPolicy.defaults()),
             OptionalLong.empty(),
             timeoutMs(policy),
             new StepBody.Deterministic(argv, shell, dir));
@@ -175,12 +175,12 @@ public final class Lowering {
   }
 
   /** The kernel's backoff for {@code p}, with the kernel's default jitter. */
-  static RetryPolicy backoff(dev.flows.sdk.RetryPolicy p) {
-    return new RetryPolicy(
+  static BackoffPolicy backoff(dev.flows.sdk.RetryPolicy p) {
+    return new BackoffPolicy(
         p.initialBackoff().toMillis(),
         p.maxBackoff().toMillis(),
         p.multiplier(),
-        RetryPolicy.DEFAULT_JITTER_PERCENT);
+        BackoffPolicy.DEFAULT_JITTER_PERCENT);
   }
 
   private static OptionalLong timeoutMs(CallPolicy policy) {

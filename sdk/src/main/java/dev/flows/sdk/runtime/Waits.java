@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.flows.kernel.journal.Journal;
 import dev.flows.kernel.journal.LeaseToken;
+import dev.flows.kernel.journal.MemoVerb;
 import dev.flows.kernel.journal.StepOutcome;
 import java.time.Duration;
 import java.time.Instant;
@@ -23,8 +24,8 @@ import java.util.function.UnaryOperator;
  */
 final class Waits {
   private static final JsonNodeFactory JSON = JsonNodeFactory.instance;
-  static final String SLEEP = "f.sleep";
-  static final String AWAIT_SIGNAL = "f.awaitSignal";
+  static final String SLEEP = MemoVerb.SLEEP.wire();
+  static final String AWAIT_SIGNAL = MemoVerb.AWAIT_SIGNAL.wire();
 
   private final Journal journal;
   private final LeaseToken lease;

@@ -13,8 +13,8 @@ import dev.flows.kernel.journal.ManualClock;
 import dev.flows.kernel.journal.StartRun;
 import dev.flows.kernel.journal.StepOutcome;
 import dev.flows.kernel.journal.WorkerId;
+import dev.flows.kernel.spec.BackoffPolicy;
 import dev.flows.kernel.spec.RecoveryMode;
-import dev.flows.kernel.spec.RetryPolicy;
 import dev.flows.kernel.spec.RunSpec;
 import dev.flows.kernel.spec.RunSpecJson;
 import dev.flows.kernel.spec.StepBody;
@@ -60,7 +60,7 @@ class LoweredInstructionsTest {
             List.of(),
             args,
             CONFIG.mcpMaxIterations(),
-            RetryPolicy.defaults(),
+            BackoffPolicy.defaults(),
             OptionalLong.empty(),
             OptionalLong.empty(),
             new StepBody.Agent(
@@ -119,7 +119,7 @@ class LoweredInstructionsTest {
 
     StepSpec call = lowered.steps().getFirst();
     assertThat(call.maxIterations()).isEqualTo(4);
-    assertThat(call.retry()).isEqualTo(new RetryPolicy(200, 2_000, 3.0, 20));
+    assertThat(call.retry()).isEqualTo(new BackoffPolicy(200, 2_000, 3.0, 20));
     assertThat(call.timeoutMs()).hasValue(750);
     JsonNode instruction = ((StepBody.Agent) call.body()).instruction();
     assertThat(instruction.path("onUnknownOutcome").asText()).isEqualTo("park");

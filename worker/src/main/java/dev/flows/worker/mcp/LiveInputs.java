@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.flows.kernel.journal.MemoVerb;
 import dev.flows.kernel.journal.RunRef;
 import dev.flows.kernel.mcp.InputRequest;
 import dev.flows.kernel.mcp.InputResponses;
@@ -63,7 +64,7 @@ public final class LiveInputs {
         note.put("by", "flows").put("diagnostic", DECLINED);
       } else {
         answer = body.answer(request);
-        note.put("by", "onInput");
+        note.put("by", MemoVerb.ON_INPUT.wire());
       }
       note.put("action", answer.path("action").asText());
       synchronized (notes) {

@@ -30,6 +30,7 @@ import dev.flows.mcp.client.McpSessions;
 import dev.flows.worker.AgentInstructionExecutor;
 import dev.flows.worker.FaultPoint;
 import dev.flows.worker.StepExecution;
+import dev.flows.worker.WorkerConfig;
 import dev.flows.worker.telemetry.RunTraces;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
@@ -55,7 +56,7 @@ public final class McpToolExecutor implements AgentInstructionExecutor {
   public static final String TYPE = McpCallInstruction.TYPE;
 
   /** Trajectory tails are capped so a chatty failure cannot bloat the journal. */
-  public static final int TAIL_CAP_BYTES = 16 * 1024;
+  private static final int TAIL_CAP_BYTES = WorkerConfig.DEFAULT_TAIL_CAP_BYTES;
 
   private static final JsonNodeFactory JSON = JsonNodeFactory.instance;
   private static final ObjectMapper MAPPER = Jackson.mapper();

@@ -18,8 +18,8 @@ import dev.flows.kernel.lifecycle.RunStatus;
 import dev.flows.kernel.lifecycle.StepStatus;
 import dev.flows.kernel.mcp.McpClientConfig;
 import dev.flows.kernel.mcp.McpServerConfigJson;
+import dev.flows.kernel.spec.BackoffPolicy;
 import dev.flows.kernel.spec.RecoveryMode;
-import dev.flows.kernel.spec.RetryPolicy;
 import dev.flows.kernel.spec.RunSpec;
 import dev.flows.kernel.spec.StepBody;
 import dev.flows.kernel.spec.StepSpec;
@@ -79,7 +79,7 @@ class InlineMcpCallsTest {
             List.of(),
             args,
             iterations,
-            new RetryPolicy(1, 1, 1.0, 0),
+            new BackoffPolicy(1, 1, 1.0, 0),
             OptionalLong.empty(),
             OptionalLong.empty(),
             new StepBody.Agent(

@@ -18,8 +18,8 @@ import dev.flows.kernel.journal.StepOutcome;
 import dev.flows.kernel.journal.WorkerId;
 import dev.flows.kernel.mcp.McpClientConfig;
 import dev.flows.kernel.mcp.McpServerConfigJson;
+import dev.flows.kernel.spec.BackoffPolicy;
 import dev.flows.kernel.spec.RecoveryMode;
-import dev.flows.kernel.spec.RetryPolicy;
 import dev.flows.kernel.spec.RunSpec;
 import dev.flows.kernel.spec.StepBody;
 import dev.flows.kernel.spec.StepKind;
@@ -94,7 +94,7 @@ class McpToolExecutorTest {
         List.of(),
         args,
         iterations,
-        new RetryPolicy(1, 1, 1.0, 0),
+        new BackoffPolicy(1, 1, 1.0, 0),
         OptionalLong.of(2_000),
         OptionalLong.empty(),
         new StepBody.Agent(in, RecoveryMode.INSPECT, List.of("/mcp/" + server + "/" + tool)));
@@ -215,7 +215,7 @@ class McpToolExecutorTest {
                                 List.of(),
                                 JSON.nullNode(),
                                 1,
-                                new RetryPolicy(1, 1, 1.0, 0),
+                                new BackoffPolicy(1, 1, 1.0, 0),
                                 OptionalLong.empty(),
                                 OptionalLong.empty(),
                                 new StepBody.Deterministic(
@@ -345,7 +345,7 @@ class McpToolExecutorTest {
             List.of(),
             JSON.objectNode(),
             2,
-            new RetryPolicy(1, 1, 1.0, 0),
+            new BackoffPolicy(1, 1, 1.0, 0),
             OptionalLong.of(2_000),
             OptionalLong.empty(),
             new StepBody.Agent(in, RecoveryMode.INSPECT, List.of("/mcp/" + server + "/" + tool)));
@@ -403,7 +403,7 @@ class McpToolExecutorTest {
             List.of(),
             JSON.objectNode(),
             3,
-            RetryPolicy.defaults(),
+            BackoffPolicy.defaults(),
             OptionalLong.empty(),
             OptionalLong.empty(),
             new StepBody.Agent(in, RecoveryMode.INSPECT, List.of("/mcp/nope/x")));
@@ -441,7 +441,7 @@ class McpToolExecutorTest {
             List.of(),
             JSON.objectNode(),
             1,
-            RetryPolicy.defaults(),
+            BackoffPolicy.defaults(),
             OptionalLong.empty(),
             OptionalLong.empty(),
             new StepBody.Agent(in, RecoveryMode.INSPECT, List.of("/mcp/nope/x")));
@@ -462,7 +462,7 @@ class McpToolExecutorTest {
             List.of(),
             JSON.objectNode(),
             1,
-            RetryPolicy.defaults(),
+            BackoffPolicy.defaults(),
             OptionalLong.empty(),
             OptionalLong.empty(),
             new StepBody.Agent(in, RecoveryMode.INSPECT, List.of("/mcp/tools/echo")));

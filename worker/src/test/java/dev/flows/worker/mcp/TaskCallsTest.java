@@ -25,8 +25,8 @@ import dev.flows.kernel.json.Jackson;
 import dev.flows.kernel.mcp.McpClientConfig;
 import dev.flows.kernel.mcp.McpProtocol;
 import dev.flows.kernel.mcp.McpServerConfigJson;
+import dev.flows.kernel.spec.BackoffPolicy;
 import dev.flows.kernel.spec.RecoveryMode;
-import dev.flows.kernel.spec.RetryPolicy;
 import dev.flows.kernel.spec.RunSpec;
 import dev.flows.kernel.spec.StepBody;
 import dev.flows.kernel.spec.StepKind;
@@ -119,7 +119,7 @@ class TaskCallsTest {
             List.of(),
             args,
             3,
-            new RetryPolicy(1, 1, 1.0, 0),
+            new BackoffPolicy(1, 1, 1.0, 0),
             OptionalLong.empty(),
             OptionalLong.of(timeoutMs),
             new StepBody.Agent(in, RecoveryMode.INSPECT, List.of("/mcp/" + server + "/" + tool)));

@@ -20,8 +20,8 @@ import dev.flows.kernel.journal.StepOutcome;
 import dev.flows.kernel.journal.WorkerId;
 import dev.flows.kernel.keys.Keys;
 import dev.flows.kernel.mcp.McpReceipt;
+import dev.flows.kernel.spec.BackoffPolicy;
 import dev.flows.kernel.spec.RecoveryMode;
-import dev.flows.kernel.spec.RetryPolicy;
 import dev.flows.kernel.spec.RunSpec;
 import dev.flows.kernel.spec.StepBody;
 import dev.flows.kernel.spec.StepKind;
@@ -121,7 +121,7 @@ final class JournalFloor {
             List.of(),
             JSON.objectNode(),
             1,
-            RetryPolicy.defaults(),
+            BackoffPolicy.defaults(),
             OptionalLong.empty(),
             OptionalLong.empty(),
             new StepBody.Agent(

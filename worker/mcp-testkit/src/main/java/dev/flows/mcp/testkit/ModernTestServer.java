@@ -1,5 +1,6 @@
 package dev.flows.mcp.testkit;
 
+import dev.flows.kernel.mcp.McpTransportPort;
 import io.modelcontextprotocol.common.McpTransportContext;
 import io.modelcontextprotocol.json.McpJsonDefaults;
 import io.modelcontextprotocol.modern.McpSchema;
@@ -39,7 +40,7 @@ import org.eclipse.jetty.server.Server;
  */
 public final class ModernTestServer implements AutoCloseable {
   private static final String REQUEST = "flows.servlet-request";
-  private static final String KEY = "dev.flows/idempotency-key";
+  private static final String KEY = McpTransportPort.IDEMPOTENCY_KEY_META;
 
   private final Server jetty;
   private final URI url;

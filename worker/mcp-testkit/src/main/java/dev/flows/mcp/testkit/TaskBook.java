@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.flows.kernel.json.Jackson;
+import dev.flows.kernel.mcp.McpTransportPort;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -38,7 +39,7 @@ import java.util.UUID;
  * with valid {@code inputResponses} and the {@code requestState} it was given), {@code echo}.
  */
 final class TaskBook {
-  static final String KEY = "dev.flows/idempotency-key";
+  static final String KEY = McpTransportPort.IDEMPOTENCY_KEY_META;
   static final long POLL_MS = 50;
   static final long TTL_MS = 3_600_000;
 

@@ -1,5 +1,6 @@
 package dev.flows.mcp.testkit;
 
+import dev.flows.kernel.mcp.McpTransportPort;
 import io.modelcontextprotocol.server.McpServerFeatures.SyncToolSpecification;
 import io.modelcontextprotocol.server.McpSyncServer;
 import io.modelcontextprotocol.spec.McpSchema;
@@ -161,7 +162,9 @@ public final class TestTools {
             .callHandler(
                 (ex, req) -> {
                   Object key =
-                      req.meta() == null ? null : req.meta().get("dev.flows/idempotency-key");
+                      req.meta() == null
+                          ? null
+                          : req.meta().get(McpTransportPort.IDEMPOTENCY_KEY_META);
                   String file = System.getenv("FLOWS_TEST_LEDGER");
                   if (file == null) {
                     return CallToolResult.builder()
@@ -262,7 +265,8 @@ public final class TestTools {
         .callHandler(
             (ex, req) -> {
               Map<String, Object> a = req.arguments() == null ? Map.of() : req.arguments();
-              Object key = req.meta() == null ? null : req.meta().get("dev.flows/idempotency-key");
+              Object key =
+                  req.meta() == null ? null : req.meta().get(McpTransportPort.IDEMPOTENCY_KEY_META);
               java.nio.file.Path log = java.nio.file.Path.of(String.valueOf(a.get("log")));
               long start = System.currentTimeMillis();
               boolean first = performedFirst(log, String.valueOf(key), performed);

@@ -29,7 +29,7 @@ import dev.flows.kernel.journal.RunRef;
 import dev.flows.kernel.journal.StartRun;
 import dev.flows.kernel.journal.StepOutcome;
 import dev.flows.kernel.journal.WorkerId;
-import dev.flows.kernel.spec.RetryPolicy;
+import dev.flows.kernel.spec.BackoffPolicy;
 import dev.flows.kernel.spec.RunSpec;
 import dev.flows.kernel.spec.StepKind;
 import dev.flows.kernel.spec.StepSpec;
@@ -116,8 +116,8 @@ final class Verbs {
   // ---- admission
 
   private static RunSpec spec(Script s) {
-    RetryPolicy backoff =
-        new RetryPolicy(
+    BackoffPolicy backoff =
+        new BackoffPolicy(
             s.oneOf(1L, 100L, 400L), s.oneOf(1_000L, 5_000L), s.oneOf(1.0, 2.0), s.oneOf(0, 20));
     return switch (s.between(0, 3)) {
       case 0 -> run(step(s, agent("a", "/memo/*", INLINE_SURFACE), backoff));
@@ -134,7 +134,7 @@ final class Verbs {
     };
   }
 
-  private static StepSpec step(Script s, StepSpec base, RetryPolicy backoff) {
+  private static StepSpec step(Script s, StepSpec base, BackoffPolicy backoff) {
     StepSpec st = retry(iterations(base, s.between(1, 3)), backoff);
     // A call's own timeout bounds how long an expiry waiting on its task is given back.
     st = s.chance(0.3) ? timeout(st, Duration.ofMillis(s.oneOf(2_000L, 20_000L))) : st;

@@ -6,7 +6,7 @@ import dev.flows.kernel.ErrorCode;
 import dev.flows.kernel.journal.Journal;
 import dev.flows.kernel.journal.JournalEntry;
 import dev.flows.kernel.journal.JournalRecord;
-import dev.flows.kernel.journal.RunCompletionReason;
+import dev.flows.kernel.journal.RunFailure;
 import dev.flows.kernel.journal.RunRef;
 import dev.flows.kernel.journal.RunSnapshot;
 import dev.flows.kernel.journal.StepSnapshot;
@@ -19,11 +19,11 @@ import java.util.Optional;
  * How a run's end reads to a caller waiting for its result, derived from the journal: the body's
  * output, or the typed exception with the failed or parked step and its trajectory tail.
  */
-final class RunEnds {
+final class RunOutcomes {
   /** A parked body names the child it waits on; children park themselves, never deeper. */
   private static final int MAX_PARK_DEPTH = 16;
 
-  private RunEnds() {}
+  private RunOutcomes() {}
 
   /** The body's output (JSON null when it returned null). */
   static JsonNode output(RunSnapshot run) {
@@ -44,22 +44,20 @@ final class RunEnds {
   }
 
   private static RunFailedException failed(Journal journal, RunSnapshot run) {
-    Optional<String> step =
-        run.steps().stream()
-            .filter(s -> s.status() == StepStatus.FAILED)
-            .map(StepSnapshot::stepId)
-            .findFirst();
-    JsonNode tail = lastTail(journal.entries(run.runId()), step);
-    RunCompletionReason reason = run.completionReason().orElse(RunCompletionReason.STEP_FAILED);
+    RunFailure failure =
+        RunFailure.of(run, journal.entries(run.runId()))
+            .orElseThrow(() -> new IllegalArgumentException("run " + run.runId() + " not failed"));
+    JsonNode tail = failure.tail();
     ErrorCode code = code(tail).orElse(ErrorCode.FLOW_FAILED);
     String message =
         "run "
             + run.runId().value()
             + " failed ("
-            + reason.wire()
+            + failure.reason().wire()
             + "): "
             + tail.path("message").asText(code.wire());
-    return new RunFailedException(code, message, run.runId(), reason, step, tail);
+    return new RunFailedException(
+        code, message, run.runId(), failure.reason(), failure.stepId(), tail);
   }
 
   private static RunParkedException parked(Journal journal, RunSnapshot root) {
