@@ -16,7 +16,7 @@ import java.util.Optional;
  * @param listenPollInterval how often the LISTEN connection checks for notifications and for close
  * @param listenReconnectDelay the pause before re-opening a lost LISTEN connection
  * @param expiryBatchSize at most this many expired leases are handled per {@code expireLeases}
- * @param groupCommit how concurrent {@code recordConfirmedEffect} and {@code startRunSucceeded}
+ * @param groupCommit how concurrent {@code recordConfirmedEffect} and {@code admit} with its end
  *     calls are written together (each verb in batches of its own)
  */
 public record JournalStoreConfig(

@@ -3,11 +3,10 @@ package dev.flows.journalstore;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import dev.flows.kernel.journal.Admit;
 import dev.flows.kernel.journal.CancelOutcome;
 import dev.flows.kernel.journal.ClaimRequest;
 import dev.flows.kernel.journal.ClaimedAttempt;
-import dev.flows.kernel.journal.ClaimedEffect;
-import dev.flows.kernel.journal.ClaimedStart;
 import dev.flows.kernel.journal.CompletionAck;
 import dev.flows.kernel.journal.EffectElection;
 import dev.flows.kernel.journal.ExpiredAttempt;
@@ -21,10 +20,7 @@ import dev.flows.kernel.journal.RunSnapshot;
 import dev.flows.kernel.journal.RunWatch;
 import dev.flows.kernel.journal.SignalSent;
 import dev.flows.kernel.journal.StartRun;
-import dev.flows.kernel.journal.StartedRun;
 import dev.flows.kernel.journal.StepOutcome;
-import dev.flows.kernel.journal.WorkerId;
-import dev.flows.kernel.lifecycle.RunStatus;
 import dev.flows.kernel.lifecycle.TransitionLog;
 import java.time.Duration;
 import java.time.Instant;
@@ -50,7 +46,6 @@ public final class PostgresJournal implements Journal, AutoCloseable {
   private final MemoEffects memos;
   private final AttemptEnds ends;
   private final StoredFunctionVerbs oneTrip;
-  private final SucceededAdmissions succeededAdmissions;
   private final Cancels cancels;
   private final Expiry expiry;
   private final OperatorVerbs operator;
@@ -76,13 +71,14 @@ public final class PostgresJournal implements Journal, AutoCloseable {
     }
     this.stepSpecs = new StepSpecCache(config.groupCommit().stepSpecCacheSize());
     Fence fence = new Fence(stepSpecs);
-    this.admission = new Admission(db);
+    this.admission =
+        new Admission(
+            db, stepSpecs, new SucceededAdmissions(db, config.groupCommit()), this::complete);
     this.claims = new Claims(db, stepSpecs);
     this.attemptVerbs = new AttemptVerbs(db, fence);
     this.memos = new MemoEffects(db, stepSpecs, attemptVerbs, config.groupCommit());
     this.ends = new AttemptEnds(db, fence, attemptVerbs);
-    this.oneTrip = new StoredFunctionVerbs(db, admission);
-    this.succeededAdmissions = new SucceededAdmissions(db, admission, config.groupCommit());
+    this.oneTrip = new StoredFunctionVerbs(db);
     this.cancels = new Cancels(db);
     this.expiry = new Expiry(db, config.expiryBatchSize());
     this.operator = new OperatorVerbs(db);
@@ -200,37 +196,8 @@ public final class PostgresJournal implements Journal, AutoCloseable {
   }
 
   @Override
-  public StartedRun startRun(StartRun r) {
-    return admission.startRun(r);
-  }
-
-  @Override
-  public ClaimedStart startRunClaimed(StartRun r, WorkerId worker, Duration lease) {
-    Optional<ClaimedAttempt> attempt = oneTrip.startRunClaimed(r, worker, lease);
-    if (attempt.isEmpty()) {
-      // The run id or key admitted a run already: answered (or refused) exactly as startRun does.
-      return new ClaimedStart(admission.startRun(r), Optional.empty());
-    }
-    ClaimedAttempt a = attempt.get();
-    // As a claim does, so the attempt's memos take the one-statement path.
-    stepSpecs.put(a.lease().runId(), a.lease().stepId(), a.step());
-    return new ClaimedStart(new StartedRun(a.lease().runId(), true, RunStatus.RUNNING), attempt);
-  }
-
-  /**
-   * One statement, {@code flows.start_succeeded}, when it can carry the memos (see {@link
-   * MemoEffects#carriable}); else {@link #startRunClaimed} then {@link #complete}.
-   */
-  @Override
-  public Optional<CompletionAck> startRunSucceeded(
-      StartRun r, WorkerId worker, Duration lease, StepOutcome.Succeeded ok) {
-    // The request as given: one without a run id meets a run by its key alone.
-    ClaimedAdmission admission = ClaimedAdmission.of(r, worker, lease);
-    ClaimedAttempt a = admission.attempt();
-    if (!MemoEffects.carriable(a.step(), ok.memos())) {
-      return Journal.super.startRunSucceeded(r, worker, lease, ok);
-    }
-    return succeededAdmissions.admit(admission, ok);
+  public <R> R admit(StartRun r, Admit<R> mode) {
+    return admission.admit(r, mode);
   }
 
   @Override
@@ -294,12 +261,6 @@ public final class PostgresJournal implements Journal, AutoCloseable {
             ? oneTrip.confirmAndSucceed(lease, surfacePath, output, ok)
             : ends.confirmAndComplete(lease, surfacePath, output, outcome);
     return signalled(lease.runId(), ack);
-  }
-
-  @Override
-  public ClaimedEffect startClaimed(
-      StartRun r, WorkerId worker, Duration lease, String surfacePath) {
-    return oneTrip.startClaimed(r, worker, lease, surfacePath);
   }
 
   @Override

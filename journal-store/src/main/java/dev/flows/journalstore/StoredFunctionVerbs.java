@@ -2,59 +2,43 @@ package dev.flows.journalstore;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.NullNode;
-import dev.flows.kernel.journal.AdmittedRun;
-import dev.flows.kernel.journal.ClaimedAttempt;
-import dev.flows.kernel.journal.ClaimedEffect;
-import dev.flows.kernel.journal.ClaimedStart;
 import dev.flows.kernel.journal.CompletionAck;
 import dev.flows.kernel.journal.CompletionReason;
 import dev.flows.kernel.journal.Disposition;
-import dev.flows.kernel.journal.EffectElection;
 import dev.flows.kernel.journal.JournalEntry;
 import dev.flows.kernel.journal.LeaseToken;
 import dev.flows.kernel.journal.RunCompletionReason;
-import dev.flows.kernel.journal.StartRun;
-import dev.flows.kernel.journal.StartedRun;
 import dev.flows.kernel.journal.StepOutcome;
-import dev.flows.kernel.journal.WorkerId;
 import dev.flows.kernel.keys.Keys;
-import dev.flows.kernel.lifecycle.Lifecycle;
 import dev.flows.kernel.lifecycle.RunStatus;
 import dev.flows.kernel.lifecycle.RunTransition;
 import dev.flows.kernel.lifecycle.StepStatus;
 import dev.flows.kernel.lifecycle.StepTransition;
-import dev.flows.kernel.spec.StepSpec;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.time.Duration;
-import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
 
 /**
- * The verbs that are one function call in autocommit (R__journal_functions.sql): an attempt's
- * success ({@code flows.succeed_attempt}), and a durable call's admission with its attempt open
- * ({@code flows.start_claimed}) and its end ({@code flows.confirm_and_succeed}). Each function
- * answers a refusal as an outcome, which is thrown here as the multi-statement verbs throw it; an
- * admission that met a run reads that run and answers or refuses by the kernel's rule ({@link
- * AdmittedRun#answer}), as startRun does.
+ * The attempt ends that are one function call in autocommit (R__journal_functions.sql): an
+ * attempt's success ({@code flows.succeed_attempt}, {@code flows.succeed_after_memos}), and a
+ * durable call's end ({@code flows.confirm_and_succeed}). Each function answers a refusal as an
+ * outcome, which is thrown here as the multi-statement verbs throw it. Admissions in one statement
+ * are {@link Admission}'s.
  */
 final class StoredFunctionVerbs {
   private static final PositionalSql SUCCEED_ATTEMPT =
       PositionalSql.of(Sql.text("succeed_attempt"));
-  private static final PositionalSql START_CLAIMED = PositionalSql.of(Sql.text("start_claimed"));
   private static final PositionalSql CONFIRM_AND_SUCCEED =
       PositionalSql.of(Sql.text("confirm_and_succeed"));
   private static final PositionalSql SUCCEED_AFTER_MEMOS =
       PositionalSql.of(Sql.text("succeed_after_memos"));
 
   private final JournalDb db;
-  private final Admission admissions;
 
-  StoredFunctionVerbs(JournalDb db, Admission admissions) {
+  StoredFunctionVerbs(JournalDb db) {
     this.db = db;
-    this.admissions = admissions;
   }
 
   /**
@@ -232,83 +216,5 @@ final class StoredFunctionVerbs {
     }
     return new CompletionAck(
         CompletionReason.SUCCESS, Disposition.STEP_DONE, Optional.empty(), runStatus);
-  }
-
-  private record InlineStart(
-      String outcome,
-      Instant leaseDeadline,
-      Optional<RunStatus> runStatus,
-      Optional<StepStatus> stepStatus) {}
-
-  ClaimedEffect startClaimed(StartRun r, WorkerId worker, Duration lease, String surfacePath) {
-    StepSpec step = ClaimedEffect.inlineStep(r, surfacePath);
-    ClaimedAdmission claimed = ClaimedAdmission.of(r, worker, lease);
-    Optional<ClaimedAttempt> attempt = admitClaimed(claimed, step, Optional.of(surfacePath));
-    if (attempt.isEmpty()) {
-      // Refused as startRun refuses the run met; what startRun answers is not new.
-      throw AdmittedRun.notNew(
-          r, admissions.answerMet(claimed).map(StartedRun::runId).orElse(claimed.runId()));
-    }
-    ClaimedAttempt a = attempt.get();
-    return new ClaimedEffect(
-        a, new EffectElection(a.idempotencyKey(), false, false, Optional.empty()));
-  }
-
-  /**
-   * A run admitted with its one step's attempt 1 leased to {@code worker}; empty when the run id or
-   * admission key had admitted a run already (the caller answers it as startRun does).
-   */
-  Optional<ClaimedAttempt> startRunClaimed(StartRun r, WorkerId worker, Duration lease) {
-    StepSpec step = ClaimedStart.onlyStep(r);
-    return admitClaimed(ClaimedAdmission.of(r, worker, lease), step, Optional.empty());
-  }
-
-  /**
-   * flows.start_claimed: the run, its step running under attempt 1, and with {@code surfacePath}
-   * the attempt's election; empty, having written nothing, when the run id or admission key had
-   * admitted a run already.
-   */
-  private Optional<ClaimedAttempt> admitClaimed(
-      ClaimedAdmission admission, StepSpec step, Optional<String> surfacePath) {
-    LeaseToken token = admission.attempt().lease();
-    String key = admission.attempt().idempotencyKey();
-    InlineStart row =
-        db.autocommitRow(
-            START_CLAIMED,
-            (sql, ps) -> {
-              admission.bind(sql, ps, db);
-              admission.bindClaim(sql, ps);
-              sql.bind(ps, "surfacePath", surfacePath.orElse(null));
-              sql.bind(
-                  ps,
-                  "recorded",
-                  surfacePath
-                      .map(
-                          path ->
-                              EntryCodec.encode(AttemptVerbs.recorded(token, path, key, false))
-                                  .payload())
-                      .orElse(null));
-            },
-            rs ->
-                new InlineStart(
-                    rs.getString("outcome"),
-                    JournalRows.instant(rs, "lease_deadline"),
-                    JournalRows.runStatus(rs, "run_status"),
-                    Optional.ofNullable(rs.getString("step_status")).map(StepStatus::fromWire)));
-    if (!row.outcome().equals("claimed")) {
-      return Optional.empty();
-    }
-    admitted(step, row.runStatus(), row.stepStatus());
-    ClaimedAttempt a = admission.attempt();
-    return Optional.of(
-        new ClaimedAttempt(
-            token, row.leaseDeadline(), a.leaseMs(), step, key, admission.request().parentRunId()));
-  }
-
-  /** What start_claimed made: a run spawned, and its step inserted claimed. */
-  private void admitted(StepSpec step, Optional<RunStatus> run, Optional<StepStatus> claimed) {
-    db.transitions().runMade(RunTransition.SPAWNED, Optional.empty(), run.orElseThrow());
-    db.transitions()
-        .stepsMade(StepTransition.CLAIMED, Lifecycle.created(step), claimed.orElseThrow(), 1);
   }
 }

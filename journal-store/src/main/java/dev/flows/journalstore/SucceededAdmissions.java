@@ -22,24 +22,21 @@ import java.util.Optional;
 import java.util.function.Function;
 
 /**
- * {@code startRunSucceeded} with group commit: the runs that concurrent starters admit together
- * with their end ({@code flows.start_succeeded}) are written by one statement in autocommit, so
- * what Postgres pays per statement and per commit is shared by the batch, and each starter is
- * answered for its own run. A batch that fails is written again run by run, so one run's refusal is
- * that run's alone.
+ * An admission with its end ({@code Admit.WithItsEnd}) with group commit: the runs that concurrent
+ * starters admit together with their end ({@code flows.start_succeeded}) are written by one
+ * statement in autocommit, so what Postgres pays per statement and per commit is shared by the
+ * batch, and each starter is answered for its own run. A batch that fails is written again run by
+ * run, so one run's refusal is that run's alone.
  */
 final class SucceededAdmissions {
   private static final PositionalSql START_SUCCEEDED =
       PositionalSql.of(Sql.text("start_succeeded"));
 
   private final JournalDb db;
-  private final Admission admissions;
   private final GroupCommit<Call, Answer> writes;
 
-  SucceededAdmissions(
-      JournalDb db, Admission admissions, JournalStoreConfig.GroupCommitLimits limits) {
+  SucceededAdmissions(JournalDb db, JournalStoreConfig.GroupCommitLimits limits) {
     this.db = db;
-    this.admissions = admissions;
     this.writes = new GroupCommit<>(this::write, limits.maxBatch(), limits.maxInFlight());
   }
 
@@ -69,9 +66,8 @@ final class SucceededAdmissions {
 
   /**
    * The run admitted already claimed by the admission's worker and its attempt ended with {@code
-   * ok}, each row written once in its final state; when the run id or admission key had admitted a
-   * run already, having written nothing: empty where startRun answers that run, else refused as
-   * startRun refuses it.
+   * ok}, each row written once in its final state; empty, having written nothing, when the run id
+   * or admission key had admitted a run already (the caller answers or refuses the run met).
    */
   Optional<CompletionAck> admit(ClaimedAdmission admission, StepOutcome.Succeeded ok) {
     return switch (writes.submit(Call.of(admission, ok))) {
@@ -85,12 +81,7 @@ final class SucceededAdmissions {
                 Optional.empty(),
                 RunStatus.SUCCEEDED));
       }
-      case Answer.Written w -> {
-        // The statement met a run: answered empty where startRun answers the run met, else
-        // refused as startRun refuses it.
-        admissions.answerMet(admission);
-        yield Optional.empty();
-      }
+      case Answer.Written w -> Optional.empty();
     };
   }
 

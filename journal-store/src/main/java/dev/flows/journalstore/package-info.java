@@ -1,10 +1,10 @@
 /**
  * The Postgres journal. {@link dev.flows.journalstore.PostgresJournal} is the {@code Journal} port
- * and delegates each verb to the class that owns it: {@code Admission}, {@code Claims}, {@code
- * AttemptVerbs} (a live attempt's heartbeat and effects), {@code MemoEffects} (the memo group
- * commit), {@code AttemptEnds}, {@code StoredFunctionVerbs} (the one-round-trip success and inline
- * calls), {@code Cancels}, {@code Expiry}, {@code OperatorVerbs}, {@code LeaseRenewal} and {@code
- * RunQueries}; the run-level consequences every end shares are {@code RunEnds}.
+ * and delegates each verb to the class that owns it: {@code Admission} (every mode of {@code
+ * admit}), {@code Claims}, {@code AttemptVerbs} (a live attempt's heartbeat and effects), {@code
+ * MemoEffects} (the memo group commit), {@code AttemptEnds}, {@code StoredFunctionVerbs} (the
+ * one-statement attempt ends), {@code Cancels}, {@code Expiry}, {@code OperatorVerbs}, {@code
+ * LeaseRenewal} and {@code RunQueries}; the run-level consequences every end shares are {@code RunEnds}.
  *
  * <p>Two data-access styles, one per kind of statement, both run by {@code JournalDb}:
  *

@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import com.zaxxer.hikari.HikariDataSource;
 import dev.flows.journalstore.testing.TestDatabase;
+import dev.flows.kernel.journal.Admit;
 import dev.flows.kernel.journal.RunRef;
 import dev.flows.kernel.journal.RunWatch;
 import dev.flows.kernel.journal.StartRun;
@@ -20,7 +21,10 @@ class CallersPoolTest {
     try (HikariDataSource pool = new HikariDataSource(PostgresJournal.poolConfig(config))) {
       RunRef run;
       try (PostgresJournal journal = PostgresJournal.using(pool, config)) {
-        run = journal.startRun(StartRun.of("k", Specs.run("one", Specs.llm("a")))).runId();
+        run =
+            journal
+                .admit(StartRun.of("k", Specs.run("one", Specs.llm("a"))), Admit.queued())
+                .runId();
         assertThat(journal.run(run)).isPresent();
       }
       assertThat(pool.isClosed()).isFalse();
@@ -44,7 +48,8 @@ class CallersPoolTest {
     h.setMaximumPoolSize(2);
     try (HikariDataSource pool = new HikariDataSource(h);
         PostgresJournal other = PostgresJournal.connect(config)) {
-      RunRef run = other.startRun(StartRun.of("w", Specs.run("one", Specs.llm("a")))).runId();
+      RunRef run =
+          other.admit(StartRun.of("w", Specs.run("one", Specs.llm("a"))), Admit.queued()).runId();
       try (PostgresJournal journal = PostgresJournal.listeningOn(pool, config);
           RunWatch watch = journal.watchRun(run)) {
         assertThat(pool.getHikariPoolMXBean().getActiveConnections()).isEqualTo(1);

@@ -3,6 +3,7 @@ package dev.flows.journalstore;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import dev.flows.kernel.journal.Admit;
 import dev.flows.kernel.journal.ClaimRequest;
 import dev.flows.kernel.journal.ClaimedAttempt;
 import dev.flows.kernel.journal.JournalEntry;
@@ -56,7 +57,9 @@ class ConcurrentClaimTest {
     List<StepSpec> steps = IntStream.range(0, STEPS).mapToObj(i -> Specs.llm("s" + i)).toList();
     RunRef runId =
         pg.journal()
-            .startRun(StartRun.of("many", Specs.run("many", steps.toArray(StepSpec[]::new))))
+            .admit(
+                StartRun.of("many", Specs.run("many", steps.toArray(StepSpec[]::new))),
+                Admit.queued())
             .runId();
 
     Map<String, List<ClaimedAttempt>> claimsByStep = new ConcurrentHashMap<>();

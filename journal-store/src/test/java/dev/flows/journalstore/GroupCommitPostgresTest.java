@@ -8,6 +8,7 @@ import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import dev.flows.journalstore.JournalStoreConfig.GroupCommitLimits;
 import dev.flows.kernel.ErrorCode;
 import dev.flows.kernel.FlowsException;
+import dev.flows.kernel.journal.Admit;
 import dev.flows.kernel.journal.ClaimRequest;
 import dev.flows.kernel.journal.ClaimedAttempt;
 import dev.flows.kernel.journal.EffectElection;
@@ -332,8 +333,9 @@ class GroupCommitPostgresTest {
 
       // The worker's view says the lease has passed; the database moved the deadline on.
       pg.journal()
-          .startRun(
-              StartRun.of("clock-extended", Specs.run("gc", Specs.agent("root", 1, "/memo/*"))));
+          .admit(
+              StartRun.of("clock-extended", Specs.run("gc", Specs.agent("root", 1, "/memo/*"))),
+              Admit.queued());
       ClaimedAttempt extended =
           pg.journal()
               .claim(new ClaimRequest(WORKER, Set.of(StepKind.values()), 1, Duration.ofMillis(1)))
@@ -366,13 +368,14 @@ class GroupCommitPostgresTest {
     List<RunRef> runs = new ArrayList<>();
     for (int i = 0; i < n; i++) {
       RunRef id = new RunRef("gc-" + i);
-      journal.startRun(
+      journal.admit(
           new StartRun(
               Optional.of(id),
               "gc-" + i,
               Specs.run("gc", Specs.agent("root", 2, "/memo/*")),
               Optional.empty(),
-              "test"));
+              "test"),
+          Admit.queued());
       runs.add(id);
       index.put(id, i);
     }
@@ -455,7 +458,9 @@ class GroupCommitPostgresTest {
   // ---------------------------------------------------------------- helpers
 
   private static ClaimedAttempt start(PostgresFixture pg, String key) {
-    pg.journal().startRun(StartRun.of(key, Specs.run("gc", Specs.agent("root", 1, "/memo/*"))));
+    pg.journal()
+        .admit(
+            StartRun.of(key, Specs.run("gc", Specs.agent("root", 1, "/memo/*"))), Admit.queued());
     return claim(pg.journal(), 1).getFirst();
   }
 

@@ -2,6 +2,7 @@ package dev.flows.journalstore;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.flows.kernel.journal.Admit;
 import dev.flows.kernel.journal.ClaimRequest;
 import dev.flows.kernel.journal.ClaimedAttempt;
 import dev.flows.kernel.journal.RunRef;
@@ -39,7 +40,8 @@ class McpTasksViewTest {
   private static RunRef taskRun(String key, String taskId, String message) {
     RunRef id =
         pg.journal()
-            .startRun(StartRun.of(key, Specs.run("tasks", Specs.agent("a", 1, SURFACE))))
+            .admit(
+                StartRun.of(key, Specs.run("tasks", Specs.agent("a", 1, SURFACE))), Admit.queued())
             .runId();
     ClaimedAttempt a =
         pg.journal()

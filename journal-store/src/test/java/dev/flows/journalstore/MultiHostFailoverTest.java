@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.flows.kernel.ErrorCode;
 import dev.flows.kernel.FlowsException;
+import dev.flows.kernel.journal.Admit;
 import dev.flows.kernel.journal.RunRef;
 import dev.flows.kernel.journal.StartRun;
 import dev.flows.migrations.Migrations;
@@ -50,7 +51,10 @@ class MultiHostFailoverTest {
   void aMultiHostUrlFindsTheWritableServerWhenTheFirstTakesNoWrites() throws Exception {
     readOnly(first, true);
     try (PostgresJournal journal = PostgresJournal.connect(config(1))) {
-      RunRef run = journal.startRun(StartRun.of("k1", Specs.run("one", Specs.llm("a")))).runId();
+      RunRef run =
+          journal
+              .admit(StartRun.of("k1", Specs.run("one", Specs.llm("a"))), Admit.queued())
+              .runId();
       assertThat(runs(second, run)).isEqualTo(1);
       assertThat(runs(first, run)).isZero();
     }
@@ -60,12 +64,17 @@ class MultiHostFailoverTest {
   void aPooledConnectionThatMeetsAReadOnlyServerIsDroppedAndTheNextCallReachesTheWritableOne()
       throws Exception {
     try (PostgresJournal journal = PostgresJournal.connect(config(1))) {
-      RunRef before = journal.startRun(StartRun.of("k1", Specs.run("one", Specs.llm("a")))).runId();
+      RunRef before =
+          journal
+              .admit(StartRun.of("k1", Specs.run("one", Specs.llm("a"))), Admit.queued())
+              .runId();
       assertThat(runs(first, before)).isEqualTo(1);
       // The first server stops taking writes under the pool's one open connection.
       readOnly(first, true);
       assertThatThrownBy(
-              () -> journal.startRun(StartRun.of("k2", Specs.run("two", Specs.llm("a")))))
+              () ->
+                  journal.admit(
+                      StartRun.of("k2", Specs.run("two", Specs.llm("a"))), Admit.queued()))
           .isInstanceOfSatisfying(
               FlowsException.class,
               e -> {
@@ -74,7 +83,10 @@ class MultiHostFailoverTest {
               });
       // Kept in the pool, that connection would refuse this call too: dropped, the pool connects
       // afresh and the URL leads to the server that takes writes.
-      RunRef after = journal.startRun(StartRun.of("k2", Specs.run("two", Specs.llm("a")))).runId();
+      RunRef after =
+          journal
+              .admit(StartRun.of("k2", Specs.run("two", Specs.llm("a"))), Admit.queued())
+              .runId();
       assertThat(runs(second, after)).isEqualTo(1);
       assertThat(runs(first, after)).isZero();
     }

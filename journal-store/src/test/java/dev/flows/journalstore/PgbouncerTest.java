@@ -8,6 +8,7 @@ import dev.flows.journalstore.testing.Pgbouncer;
 import dev.flows.journalstore.testing.TestDatabase;
 import dev.flows.kernel.ErrorCode;
 import dev.flows.kernel.FlowsException;
+import dev.flows.kernel.journal.Admit;
 import dev.flows.kernel.journal.ClaimRequest;
 import dev.flows.kernel.journal.ClaimedAttempt;
 import dev.flows.kernel.journal.RunRef;
@@ -68,7 +69,7 @@ class PgbouncerTest {
         while (bounced.awaitWork(Duration.ofMillis(1))) {
           // Wake-ups of earlier commits, seen before this round's NOTIFY is waited for.
         }
-        direct.startRun(StartRun.of("s" + i, Specs.run("one", Specs.llm("a"))));
+        direct.admit(StartRun.of("s" + i, Specs.run("one", Specs.llm("a"))), Admit.queued());
         assertThat(bounced.awaitWork(Duration.ofSeconds(10)))
             .as("the NOTIFY of a run admitted directly reaches the listener behind pgbouncer")
             .isTrue();
@@ -126,7 +127,9 @@ class PgbouncerTest {
     try (Pgbouncer moving = Pgbouncer.start(db, Pgbouncer.Mode.SESSION);
         PostgresJournal journal = PostgresJournal.connect(config(moving.jdbcUrl(db)))) {
       RunRef before =
-          journal.startRun(StartRun.of("before", Specs.run("one", Specs.llm("a")))).runId();
+          journal
+              .admit(StartRun.of("before", Specs.run("one", Specs.llm("a"))), Admit.queued())
+              .runId();
       moving.restart(Pgbouncer.Mode.TRANSACTION);
       awaitRefusal(journal, true);
       moving.restart(Pgbouncer.Mode.SESSION);

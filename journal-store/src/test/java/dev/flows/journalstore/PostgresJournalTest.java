@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import dev.flows.kernel.ErrorCode;
 import dev.flows.kernel.FlowsException;
+import dev.flows.kernel.journal.Admit;
 import dev.flows.kernel.journal.ClaimRequest;
 import dev.flows.kernel.journal.ClaimedAttempt;
 import dev.flows.kernel.journal.CompletionReason;
@@ -71,7 +72,7 @@ class PostgresJournalTest {
       throws Exception {
     try (PostgresFixture db = databaseClock()) {
       PostgresJournal journal = db.journal();
-      journal.startRun(StartRun.of("k", Specs.run("one", Specs.llm("a"))));
+      journal.admit(StartRun.of("k", Specs.run("one", Specs.llm("a"))), Admit.queued());
       Instant before =
           Instant.ofEpochMilli(
               db.count("SELECT (extract(epoch FROM clock_timestamp()) * 1000)::bigint"));
@@ -103,7 +104,9 @@ class PostgresJournalTest {
     // The test clock is far ahead of the database clock: a statement judged by the database clock
     // would see every lease as live and every backoff as ahead.
     RunRef runId =
-        journal.startRun(StartRun.of("k", Specs.run("t", Specs.agent("a", 2, "/memo/*")))).runId();
+        journal
+            .admit(StartRun.of("k", Specs.run("t", Specs.agent("a", 2, "/memo/*"))), Admit.queued())
+            .runId();
     ClaimedAttempt a = claim(5, Duration.ofSeconds(30)).getFirst();
     assertThat(a.leaseDeadline()).isEqualTo(clock.instant().plusSeconds(30));
     assertThat(journal.entries(runId)).extracting(JournalRecord::at).containsOnly(clock.instant());
@@ -135,7 +138,7 @@ class PostgresJournalTest {
 
   @Test
   void aClaimOpensAnAttemptLeasedFromTheJournalsNow() throws Exception {
-    journal.startRun(StartRun.of("k", Specs.run("one", Specs.llm("a"))));
+    journal.admit(StartRun.of("k", Specs.run("one", Specs.llm("a"))), Admit.queued());
     Instant before = clock.instant();
     ClaimedAttempt a = claim(5, Duration.ofSeconds(30)).getFirst();
     Instant after = clock.instant();
@@ -151,7 +154,7 @@ class PostgresJournalTest {
   @Test
   void everyEntryTypeReadsBackFromPostgresAsTheSameSealedRecords() {
     RunSpec spec = Specs.run("all", Specs.agent("a", 1, "/mcp/x"), Specs.llm("b", 1, List.of("a")));
-    RunRef runId = journal.startRun(StartRun.of("k", spec)).runId();
+    RunRef runId = journal.admit(StartRun.of("k", spec), Admit.queued()).runId();
     ClaimedAttempt a = claim(5, Duration.ofSeconds(30)).getFirst();
     journal.recordEffect(a.lease(), "/mcp/x");
     journal.confirmEffect(a.lease(), "/mcp/x", Optional.of(OUT));
@@ -188,17 +191,15 @@ class PostgresJournalTest {
   @Test
   void everyPayloadTheDatabaseBuildsHasTheFieldsAndValuesEntryCodecWrites() throws Exception {
     RunSpec spec = Specs.run("sql", Specs.agent("a", 1, "/mcp/x"), Specs.llm("b", 1, List.of("a")));
-    journal.startRun(StartRun.of("k1", spec));
+    journal.admit(StartRun.of("k1", spec), Admit.queued());
     ClaimedAttempt a = claim(5, Duration.ofSeconds(30)).getFirst();
     journal.recordEffect(a.lease(), "/mcp/x");
     journal.confirmEffect(a.lease(), "/mcp/x", Optional.of(OUT));
     journal.complete(a.lease(), new StepOutcome.Succeeded(OUT));
     var inline =
-        journal.startClaimed(
+        journal.admit(
             StartRun.of("k2", Specs.run("inline", Specs.agent("call", 1, "/mcp/y"))),
-            WORKER,
-            Duration.ofSeconds(30),
-            "/mcp/y");
+            Admit.claimedHere(WORKER, Duration.ofSeconds(30)).electing("/mcp/y"));
     journal.confirmAndComplete(
         inline.attempt().lease(), "/mcp/y", Optional.of(OUT), new StepOutcome.Succeeded(OUT));
 
@@ -228,7 +229,9 @@ class PostgresJournalTest {
   @Test
   void fencedVerbsAfterExpiryAreRefusedAndLeaveTheJournalUnchanged() throws Exception {
     RunRef runId =
-        journal.startRun(StartRun.of("k", Specs.run("f", Specs.agent("a", 2, "/mcp/x")))).runId();
+        journal
+            .admit(StartRun.of("k", Specs.run("f", Specs.agent("a", 2, "/mcp/x"))), Admit.queued())
+            .runId();
     ClaimedAttempt a = claim(1, Duration.ofMillis(2_000)).getFirst();
     journal.recordEffect(a.lease(), "/mcp/x");
     clock.advance(Duration.ofMillis(2_000));
@@ -270,7 +273,9 @@ class PostgresJournalTest {
   void theVerbsComposedInJavaAreFencedByTheDatabasesOneFenceAndRefuseAsItAnswers()
       throws Exception {
     RunRef runId =
-        journal.startRun(StartRun.of("k", Specs.run("f", Specs.agent("a", 2, "/mcp/x")))).runId();
+        journal
+            .admit(StartRun.of("k", Specs.run("f", Specs.agent("a", 2, "/mcp/x"))), Admit.queued())
+            .runId();
     ClaimedAttempt a = claim(1, Duration.ofSeconds(30)).getFirst();
     journal.recordEffect(a.lease(), "/mcp/x");
     List<JournalRecord> before = journal.entries(runId);
@@ -303,7 +308,9 @@ class PostgresJournalTest {
   @Test
   void anExpiredLeaseIsRetriedDurablyThenExhaustsAndFailsTheRun() throws Exception {
     RunRef runId =
-        journal.startRun(StartRun.of("k", Specs.run("x", Specs.llm("a", 2, List.of())))).runId();
+        journal
+            .admit(StartRun.of("k", Specs.run("x", Specs.llm("a", 2, List.of()))), Admit.queued())
+            .runId();
     ClaimedAttempt first = claim(1, Duration.ofMillis(200)).getFirst();
     clock.advance(Duration.ofMillis(200));
     var expired = journal.expireLeases();
@@ -354,8 +361,9 @@ class PostgresJournalTest {
       ws.execute("LISTEN flows_runs");
       RunRef runId =
           journal
-              .startRun(
-                  StartRun.of("k", Specs.run("x", Specs.llm("a"), Specs.llm("b", 1, List.of("a")))))
+              .admit(
+                  StartRun.of("k", Specs.run("x", Specs.llm("a"), Specs.llm("b", 1, List.of("a")))),
+                  Admit.queued())
               .runId();
       notified(other);
       ClaimedAttempt a = claim(1, Duration.ofSeconds(30)).getFirst();
@@ -399,7 +407,7 @@ class PostgresJournalTest {
     StartRun late =
         new StartRun(
             Optional.of(child), "child-key", Specs.run("c", Specs.llm("a")), Optional.empty(), "t");
-    assertThatThrownBy(() -> journal.startRun(late))
+    assertThatThrownBy(() -> journal.admit(late, Admit.queued()))
         .extracting(e -> ((FlowsException) e).code())
         .isEqualTo(ErrorCode.RUN_TERMINAL);
     assertThat(journal.run(child).orElseThrow().steps()).isEmpty();
@@ -407,7 +415,7 @@ class PostgresJournalTest {
 
   @Test
   void journalEntriesRefuseUpdateDeleteAndTruncateAtTheDatabase() throws Exception {
-    journal.startRun(StartRun.of("k", Specs.run("a", Specs.llm("a"))));
+    journal.admit(StartRun.of("k", Specs.run("a", Specs.llm("a"))), Admit.queued());
     long entries = pg.count("SELECT count(*) FROM flows.journal_entries");
     assertThat(entries).isEqualTo(1);
     assertThatThrownBy(() -> pg.execute("UPDATE flows.journal_entries SET payload = '{}'"))
@@ -422,7 +430,7 @@ class PostgresJournalTest {
 
   @Test
   void anUnconfirmedElectionIsTakenOverByTheNextAttempt() throws Exception {
-    journal.startRun(StartRun.of("k", Specs.run("t", Specs.agent("a", 2, "/mcp/x"))));
+    journal.admit(StartRun.of("k", Specs.run("t", Specs.agent("a", 2, "/mcp/x"))), Admit.queued());
     ClaimedAttempt first = claim(1, Duration.ofMillis(2_000)).getFirst();
     assertThat(journal.recordEffect(first.lease(), "/mcp/x").takenOver()).isFalse();
     assertThatThrownBy(() -> journal.complete(first.lease(), new StepOutcome.Succeeded(OUT)))
@@ -443,7 +451,8 @@ class PostgresJournalTest {
 
   @Test
   void aStatementTheDatabaseRefusesIsDatabaseErrorAndWritesNothing() {
-    RunRef runId = journal.startRun(StartRun.of("k", Specs.run("z", Specs.llm("a")))).runId();
+    RunRef runId =
+        journal.admit(StartRun.of("k", Specs.run("z", Specs.llm("a"))), Admit.queued()).runId();
     ClaimedAttempt a = claim(1, Duration.ofSeconds(30)).getFirst();
     List<JournalRecord> before = journal.entries(runId);
     // jsonb cannot hold U+0000: the completion fails inside the transaction, after its first

@@ -2,6 +2,7 @@ package dev.flows.journalstore;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.flows.kernel.journal.Admit;
 import dev.flows.kernel.journal.ClaimRequest;
 import dev.flows.kernel.journal.RunRef;
 import dev.flows.kernel.journal.StartRun;
@@ -50,19 +51,21 @@ class QueueViewsTest {
       throws SQLException {
     RunRef root =
         pg.journal()
-            .startRun(
+            .admit(
                 StartRun.of("k-root", Specs.run("refund", Specs.agent("a", 3, "/x")))
-                    .inQueue("payments"))
+                    .inQueue("payments"),
+                Admit.queued())
             .runId();
     RunRef child = new RunRef("child_of_refund");
     pg.journal()
-        .startRun(
+        .admit(
             new StartRun(
                 Optional.of(child),
                 "k-child",
                 Specs.run("refund:run", Specs.agent("c", 1, "/x")),
                 Optional.of(root),
-                "test"));
+                "test"),
+            Admit.queued());
     assertThat(row(root)).containsExactly("payments", null);
     assertThat(row(child)).as("the child is in its root's queue").containsExactly("payments", null);
 

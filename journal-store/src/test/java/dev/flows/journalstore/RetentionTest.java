@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import dev.flows.kernel.journal.Admit;
 import dev.flows.kernel.journal.ClaimRequest;
 import dev.flows.kernel.journal.ClaimedAttempt;
 import dev.flows.kernel.journal.ManualClock;
@@ -49,15 +50,17 @@ class RetentionTest {
   /** A root with a child, both ended, the root's step with a confirmed effect. */
   private RunRef endedRunWithAChildAndAConfirmedEffect(String key) {
     PostgresJournal j = fixture.journal();
-    RunRef root = j.startRun(StartRun.of(key, run("root", agent("a", 1, "/memo/1")))).runId();
+    RunRef root =
+        j.admit(StartRun.of(key, run("root", agent("a", 1, "/memo/1"))), Admit.queued()).runId();
     RunRef child =
-        j.startRun(
+        j.admit(
                 new StartRun(
                     Optional.empty(),
                     key + "-child",
                     run("child", agent("c", 1)),
                     Optional.of(root),
-                    "test"))
+                    "test"),
+                Admit.queued())
             .runId();
     for (ClaimedAttempt a :
         j.claim(new ClaimRequest(WORKER, Set.of(StepKind.values()), 10, Duration.ofSeconds(30)))) {

@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import dev.flows.journalstore.JournalStoreConfig.GroupCommitLimits;
 import dev.flows.kernel.RunAdmissionConflictException;
 import dev.flows.kernel.RunTerminalException;
+import dev.flows.kernel.journal.Admit;
 import dev.flows.kernel.journal.CompletionAck;
 import dev.flows.kernel.journal.JournalEntry;
 import dev.flows.kernel.journal.JournalRecord;
@@ -32,10 +33,11 @@ import java.util.stream.IntStream;
 import org.junit.jupiter.api.Test;
 
 /**
- * {@code startRunSucceeded} with group commit on a real Postgres: runs that concurrent starters
- * admit with their end are written by one statement, and each starter is answered for its own run
- * as a lone admission would be. The batch is made by holding the first admission's key in an open
- * transaction here: its statement waits on it while the others queue behind it.
+ * An admission with its end ({@code Admit.WithItsEnd}) with group commit on a real Postgres: runs
+ * that concurrent starters admit with their end are written by one statement, and each starter is
+ * answered for its own run as a lone admission would be. The batch is made by holding the first
+ * admission's key in an open transaction here: its statement waits on it while the others queue
+ * behind it.
  */
 class SucceededAdmissionsTest {
   private static final WorkerId WORKER = new WorkerId("w-admit");
@@ -68,13 +70,15 @@ class SucceededAdmissionsTest {
         PostgresFixture.create("admit_met", new GroupCommitLimits(64, 1, 1_000))) {
       List<Admission> queued =
           IntStream.range(0, QUEUED).mapToObj(i -> Admission.of("met-" + i, 1)).toList();
-      // Run 2 was admitted already by the same admission: answered empty, as startRun answers it.
+      // Run 2 was admitted already by the same admission: answered empty, as a queued admission
+      // answers it.
       Admission again = queued.get(2);
-      pg.journal().startRun(again.request());
+      pg.journal().admit(again.request(), Admit.queued());
       int againEntries = pg.journal().entries(again.runId()).size();
-      // Run 3's key admitted another run id: refused, as startRun refuses it.
+      // Run 3's key admitted another run id: refused, as a queued admission refuses it.
       Admission taken = queued.get(3);
-      RunRef other = pg.journal().startRun(taken.request().withRunId(RunRef.random())).runId();
+      RunRef other =
+          pg.journal().admit(taken.request().withRunId(RunRef.random()), Admit.queued()).runId();
       List<Object> answers = playBehindAHeldFirst(pg, queued);
       for (int i = 0; i < QUEUED; i++) {
         switch (i) {
@@ -160,7 +164,7 @@ class SucceededAdmissionsTest {
     Object admit(PostgresFixture pg) {
       try {
         return pg.journal()
-            .startRunSucceeded(request, WORKER, LEASE, end)
+            .admit(request, Admit.withItsEnd(WORKER, LEASE, end))
             .map(a -> (Object) a)
             .orElse(Optional.empty());
       } catch (RuntimeException e) {

@@ -3,6 +3,7 @@ package dev.flows.journalstore;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import dev.flows.kernel.journal.Admit;
 import dev.flows.kernel.journal.ClaimRequest;
 import dev.flows.kernel.journal.ClaimedAttempt;
 import dev.flows.kernel.journal.CompletionReason;
@@ -32,9 +33,10 @@ class ViewsTest {
     pg = PostgresFixture.create("views");
     runId =
         pg.journal()
-            .startRun(
+            .admit(
                 StartRun.of(
-                    "k", Specs.run("viewed", Specs.agent("a", 2, "/mcp/x"), Specs.llm("b"))))
+                    "k", Specs.run("viewed", Specs.agent("a", 2, "/mcp/x"), Specs.llm("b"))),
+                Admit.queued())
             .runId();
     ClaimRequest req =
         new ClaimRequest(new WorkerId("w-views"), Set.of(StepKind.AGENT), 1, Duration.ofMinutes(1));

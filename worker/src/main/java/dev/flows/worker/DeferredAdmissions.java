@@ -1,11 +1,10 @@
 package dev.flows.worker;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.flows.kernel.journal.Admit;
 import dev.flows.kernel.journal.CancelOutcome;
 import dev.flows.kernel.journal.ClaimRequest;
 import dev.flows.kernel.journal.ClaimedAttempt;
-import dev.flows.kernel.journal.ClaimedEffect;
-import dev.flows.kernel.journal.ClaimedStart;
 import dev.flows.kernel.journal.CompletionAck;
 import dev.flows.kernel.journal.CompletionReason;
 import dev.flows.kernel.journal.Disposition;
@@ -43,15 +42,17 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 /**
- * The journal of a process whose worker may run the body of a run before admitting it ({@link
- * Worker#startDeferred}). Such a run is admitted at the first of: its body's success, admitted with
- * it in one transaction ({@link Journal#startRunSucceeded}); any other journal call naming the run
- * (a memo batch, a child, an effect, a renewal, a read, a failure's completion), admitted claimed
- * first ({@link Journal#startRunClaimed}); the starter's wait running out ({@link Deferred#await});
- * or its attempt ending without either, admitted for any worker to claim. A success carrying more
- * than {@link #MOST_MEMOS_WITH_ADMISSION} memos is completed after a claimed admission, so its
- * starter does not wait for that long statement. Nobody outside this process can name the run
- * before its admission: its id is new and unseen. Every other call goes to the journal as it is.
+ * The journal of a process whose worker may run the body of a run before admitting it: the
+ * starter's deferral ({@link Worker#startClaimed(StartRun, Duration)}), available to a worker built
+ * on this journal. Such a run is admitted at the first of: its body's success, admitted with it in
+ * one transaction ({@link Admit.WithItsEnd}); any other journal call naming the run (a memo batch,
+ * a child, an effect, a renewal, a read, a failure's completion), admitted claimed first ({@link
+ * Admit.ClaimedHere}); the starter's wait running out ({@link Deferred#await}); or its attempt
+ * ending without either, admitted for any worker to claim ({@link Admit.Queued}). A success
+ * carrying more than {@link #MOST_MEMOS_WITH_ADMISSION} memos is completed after a claimed
+ * admission, so its starter does not wait for that long statement. Nobody outside this process can
+ * name the run before its admission: its id is new and unseen. Every other call goes to the journal
+ * as it is.
  */
 public final class DeferredAdmissions implements Journal {
   private final Journal journal;
@@ -65,15 +66,18 @@ public final class DeferredAdmissions implements Journal {
 
   /**
    * The most memos a success carries into its run's admission. The starter waits for that
-   * statement, which grows with the memos: a body that made more is admitted claimed first, so its
-   * starter goes on while the long completion is written.
+   * statement, which grows with the memos: a body that made more is admitted claimed first (its
+   * memo writer sends them at once, a call naming the run), so its starter goes on while the long
+   * completion is written.
    */
   public static final int MOST_MEMOS_WITH_ADMISSION = 64;
 
-  /** Over {@code journal}, its outages retried as a worker's are ({@link ResilientJournal}). */
+  /**
+   * Over {@code journal} (the port itself, not a wrapper of it), its outages retried as a worker's
+   * are ({@link ResilientJournal}).
+   */
   public DeferredAdmissions(Journal journal, WorkerConfig config) {
-    this.journal =
-        journal instanceof ResilientJournal ? journal : new ResilientJournal(journal, config);
+    this.journal = new ResilientJournal(journal, config);
   }
 
   /**
@@ -93,8 +97,6 @@ public final class DeferredAdmissions implements Journal {
     private final WorkerId worker;
     private final Duration lease;
     private final CompletableFuture<StartedRun> admitted = new CompletableFuture<>();
-    // Done when the body has made more memos than its admission could carry with its end.
-    private final CompletableFuture<StartedRun> outgrown = new CompletableFuture<>();
     private final java.util.concurrent.CountDownLatch started =
         new java.util.concurrent.CountDownLatch(1);
     // Whoever sets it admits the run; the others wait for that admission, parked (a monitor held
@@ -126,15 +128,7 @@ public final class DeferredAdmissions implements Journal {
     StartedRun await(Duration within) {
       try {
         started.await(START_WAIT.toNanos(), TimeUnit.NANOSECONDS);
-        StartedRun run =
-            (StartedRun)
-                CompletableFuture.anyOf(admitted, outgrown)
-                    .get(within.toNanos(), TimeUnit.NANOSECONDS);
-        if (run != null) {
-          return run;
-        }
-        // The body outgrew one statement: nothing is gained by waiting for its end.
-        admitClaimed();
+        return admitted.get(within.toNanos(), TimeUnit.NANOSECONDS);
       } catch (TimeoutException e) {
         admitClaimed();
       } catch (InterruptedException e) {
@@ -174,7 +168,7 @@ public final class DeferredAdmissions implements Journal {
       }
       settle(
           () -> {
-            journal.startRunClaimed(request, worker, lease);
+            journal.admit(request, Admit.claimedHere(worker, lease));
             return new StartedRun(runId(), true, RunStatus.RUNNING);
           });
     }
@@ -190,7 +184,9 @@ public final class DeferredAdmissions implements Journal {
       }
       try {
         CompletionAck ack =
-            journal.startRunSucceeded(request, worker, lease, ok).orElseGet(this::endSeenByRetry);
+            journal
+                .admit(request, Admit.withItsEnd(worker, lease, ok))
+                .orElseGet(this::endSeenByRetry);
         admitted.complete(new StartedRun(runId(), true, ack.runStatus()));
         return Optional.of(ack);
       } catch (RuntimeException e) {
@@ -213,7 +209,7 @@ public final class DeferredAdmissions implements Journal {
     /** After the attempt ended: a run still not admitted is admitted for any worker to claim. */
     void attemptEnded() {
       if (taken.compareAndSet(false, true)) {
-        settle(() -> journal.startRun(request));
+        settle(() -> journal.admit(request, Admit.queued()));
       }
     }
 
@@ -250,20 +246,6 @@ public final class DeferredAdmissions implements Journal {
 
   private static RuntimeException unwrapped(ExecutionException e) {
     return e.getCause() instanceof RuntimeException r ? r : new IllegalStateException(e.getCause());
-  }
-
-  /**
-   * Tells the starter of {@code run}, if its admission is held back, that its body has made more
-   * memos than {@link #MOST_MEMOS_WITH_ADMISSION}: its end will not carry the admission, so the
-   * starter admits the run now instead of waiting out its delay.
-   */
-  public void outgrown(RunRef run) {
-    if (!pending.isEmpty()) {
-      Deferred d = pending.get(run);
-      if (d != null) {
-        d.outgrown.complete(null);
-      }
-    }
   }
 
   /** Admits the run first if its admission is held back. */
@@ -303,9 +285,9 @@ public final class DeferredAdmissions implements Journal {
   }
 
   @Override
-  public StartedRun startRun(StartRun request) {
+  public <R> R admit(StartRun request, Admit<R> mode) {
     admittedParentOf(request);
-    return journal.startRun(request);
+    return journal.admit(request, mode);
   }
 
   @Override
@@ -451,26 +433,6 @@ public final class DeferredAdmissions implements Journal {
   public Optional<JsonNode> takeSignal(LeaseToken lease, String name, String surfacePath) {
     admitted(lease);
     return journal.takeSignal(lease, name, surfacePath);
-  }
-
-  @Override
-  public ClaimedStart startRunClaimed(StartRun request, WorkerId worker, Duration lease) {
-    admittedParentOf(request);
-    return journal.startRunClaimed(request, worker, lease);
-  }
-
-  @Override
-  public Optional<CompletionAck> startRunSucceeded(
-      StartRun request, WorkerId worker, Duration lease, StepOutcome.Succeeded outcome) {
-    admittedParentOf(request);
-    return journal.startRunSucceeded(request, worker, lease, outcome);
-  }
-
-  @Override
-  public ClaimedEffect startClaimed(
-      StartRun request, WorkerId worker, Duration lease, String surfacePath) {
-    admittedParentOf(request);
-    return journal.startClaimed(request, worker, lease, surfacePath);
   }
 
   @Override

@@ -1,12 +1,18 @@
 package dev.flows.worker;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.flows.kernel.journal.Admit;
+import dev.flows.kernel.journal.ClaimRequest;
 import dev.flows.kernel.journal.ClaimedAttempt;
 import dev.flows.kernel.journal.ClaimedStart;
 import dev.flows.kernel.journal.Journal;
 import dev.flows.kernel.journal.RunRef;
 import dev.flows.kernel.journal.StartRun;
 import dev.flows.kernel.journal.WorkerId;
+import dev.flows.kernel.lifecycle.Lifecycle;
+import dev.flows.kernel.lifecycle.StepStatus;
+import dev.flows.kernel.spec.Routes;
+import dev.flows.kernel.spec.StepSpec;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
@@ -15,14 +21,16 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Semaphore;
 
 /**
- * Runs a worker starts itself ({@link Worker#startClaimed}): admitted already claimed by it, with
- * no work notification, no claim and no renewal before the work (the lease was granted by the
- * journal's clock in the admission), or, deferred, admitted once the body ends or needs the journal
- * ({@link DeferredAdmissions}). The attempt is leased, renewed and handed back exactly like a
- * claimed one; if this process dies, the lease expires and another worker takes the run over.
+ * Runs a worker starts itself ({@link Worker#startClaimed}): admitted already claimed by it ({@link
+ * Admit.ClaimedHere}), with no work notification, no claim and no renewal before the work (the
+ * lease was granted by the journal's clock in the admission), or, when the starter defers and the
+ * worker writes through {@link DeferredAdmissions}, admitted once the body ends or needs the
+ * journal. The attempt is leased, renewed and handed back exactly like a claimed one; if this
+ * process dies, the lease expires and another worker takes the run over.
  */
 final class LocalStarts {
   private final Journal journal;
+  private final Optional<DeferredAdmissions> deferring;
   private final RunningAttempts attempts;
   private final Semaphore slots;
   private final WorkerId id;
@@ -31,12 +39,14 @@ final class LocalStarts {
 
   LocalStarts(
       Journal journal,
+      Optional<DeferredAdmissions> deferring,
       RunningAttempts attempts,
       Semaphore slots,
       WorkerId id,
       WorkerConfig config,
       InstantSource clock) {
     this.journal = journal;
+    this.deferring = deferring;
     this.attempts = attempts;
     this.slots = slots;
     this.id = id;
@@ -45,22 +55,21 @@ final class LocalStarts {
   }
 
   /**
-   * Starts {@code request}'s attempt on a free slot; empty when none is free. When the admission
-   * key had admitted the run already, answers it as startRun does, with no attempt and no end.
+   * Starts {@code request}'s attempt on a free slot when {@code claim} would take its run's step;
+   * empty when it would not or no slot is free. When the admission key had admitted the run
+   * already, answers it as a queued admission does, with no attempt and no end.
    */
-  Optional<Worker.ClaimedHere> start(StartRun request, Duration deferFor) {
-    if (!slots.tryAcquire()) {
+  Optional<Worker.ClaimedHere> start(StartRun request, ClaimRequest claim, Duration deferFor) {
+    if (!wouldClaim(request, claim) || !slots.tryAcquire()) {
       return Optional.empty();
     }
-    if (deferFor.isPositive()
-        && request.runId().isEmpty()
-        && journal instanceof DeferredAdmissions deferred) {
-      return Optional.of(deferred(deferred, request, deferFor));
+    if (deferFor.isPositive() && request.runId().isEmpty() && deferring.isPresent()) {
+      return Optional.of(deferred(deferring.get(), request, deferFor));
     }
     Instant sent = clock.instant();
     ClaimedStart c;
     try {
-      c = journal.startRunClaimed(request, id, config.defaultLease());
+      c = journal.admit(request, Admit.claimedHere(id, config.defaultLease()));
     } catch (RuntimeException e) {
       slots.release();
       throw e;
@@ -98,5 +107,17 @@ final class LocalStarts {
         Optional.of(attemptEnd),
         admission::bodyStarted);
     return new Worker.ClaimedHere(admission.await(deferFor), Optional.of(end));
+  }
+
+  /** Whether {@code claim} would take the one step of {@code request}'s run. */
+  private static boolean wouldClaim(StartRun request, ClaimRequest claim) {
+    if (request.parentRunId().isPresent() || request.spec().steps().size() != 1) {
+      return false;
+    }
+    StepSpec only = request.spec().steps().getFirst();
+    return Lifecycle.created(only) == StepStatus.READY
+        && claim.kinds().contains(only.kind())
+        && claim.accepts(Routes.of(only))
+        && claim.serves(request.queue());
   }
 }

@@ -6,7 +6,6 @@ import dev.flows.kernel.RunTerminalException;
 import dev.flows.kernel.journal.CancelOutcome;
 import dev.flows.kernel.journal.ClaimRequest;
 import dev.flows.kernel.journal.ClaimedAttempt;
-import dev.flows.kernel.journal.ClaimedEffect;
 import dev.flows.kernel.journal.CompletionAck;
 import dev.flows.kernel.journal.EffectElection;
 import dev.flows.kernel.journal.ExpiredAttempt;
@@ -21,9 +20,7 @@ import dev.flows.kernel.journal.RunSnapshot;
 import dev.flows.kernel.journal.RunWatch;
 import dev.flows.kernel.journal.SignalSent;
 import dev.flows.kernel.journal.StartRun;
-import dev.flows.kernel.journal.StartedRun;
 import dev.flows.kernel.journal.StepOutcome;
-import dev.flows.kernel.journal.WorkerId;
 import io.github.resilience4j.core.IntervalFunction;
 import io.github.resilience4j.retry.Retry;
 import io.github.resilience4j.retry.RetryConfig;
@@ -114,30 +111,16 @@ public final class ResilientJournal implements Journal {
         });
   }
 
-  @Override
-  public StartedRun startRun(StartRun request) {
-    return call(() -> delegate.startRun(request));
-  }
-
   /**
-   * Retried like {@link #startRun}. A retry after an unseen commit finds the run admitted and
-   * answers it not created, with no attempt: its lease then expires and the journal re-drives the
-   * attempt like any dead attempt's.
+   * Retried as every verb is. A retry after an unseen commit meets the run it admitted: queued or
+   * claimed here, it is answered not created, with no attempt (a claimed attempt's lease then
+   * expires and the journal re-drives it like any dead attempt's); with its end, empty (the caller,
+   * who chose the run id, reads the run to learn how it ended); electing, refused {@code
+   * run_admission_conflict} (the caller then awaits the run it admitted).
    */
   @Override
-  public dev.flows.kernel.journal.ClaimedStart startRunClaimed(
-      StartRun request, WorkerId worker, Duration lease) {
-    return call(() -> delegate.startRunClaimed(request, worker, lease));
-  }
-
-  /**
-   * Retried like {@link #startRun}. A retry after an unseen commit finds the run admitted and
-   * answers empty: the caller, who chose the run id, reads the run to learn how it ended.
-   */
-  @Override
-  public Optional<CompletionAck> startRunSucceeded(
-      StartRun request, WorkerId worker, Duration lease, StepOutcome.Succeeded outcome) {
-    return call(() -> delegate.startRunSucceeded(request, worker, lease, outcome));
+  public <R> R admit(StartRun request, dev.flows.kernel.journal.Admit<R> mode) {
+    return call(() -> delegate.admit(request, mode));
   }
 
   @Override
@@ -314,17 +297,6 @@ public final class ResilientJournal implements Journal {
   }
 
   // ---------------------------------------------------------------- inline effects
-
-  /**
-   * Retried like {@link #startRun}. A retry after an unseen commit is refused {@code
-   * run_admission_conflict}: the caller then awaits the run it admitted, whose lease expires and
-   * whose attempt the journal re-drives like any dead attempt's.
-   */
-  @Override
-  public ClaimedEffect startClaimed(
-      StartRun request, WorkerId worker, Duration lease, String surfacePath) {
-    return call(() -> delegate.startClaimed(request, worker, lease, surfacePath));
-  }
 
   /** Retried like {@link #complete}: a refused retry after an unseen commit reads the journal. */
   @Override

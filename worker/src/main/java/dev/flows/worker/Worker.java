@@ -10,10 +10,6 @@ import dev.flows.kernel.journal.Queues;
 import dev.flows.kernel.journal.StartRun;
 import dev.flows.kernel.journal.StartedRun;
 import dev.flows.kernel.journal.WorkerId;
-import dev.flows.kernel.lifecycle.Lifecycle;
-import dev.flows.kernel.lifecycle.StepStatus;
-import dev.flows.kernel.spec.Routes;
-import dev.flows.kernel.spec.StepSpec;
 import dev.flows.worker.telemetry.FlowsTelemetry;
 import dev.flows.worker.telemetry.RunTraces;
 import java.net.InetAddress;
@@ -99,7 +95,7 @@ public final class Worker implements AutoCloseable {
   /**
    * A worker whose attempts run under {@code lease} when given: attempts the process runs outside
    * the claim loop (an inline MCP call of a flow body) share it, so one lease keeper renews all of
-   * the process's leases in one journal call per tick.
+   * the process's leases in one journal call per tick; it writes through {@link ResilientJournal}.
    */
   public Worker(
       Journal journal,
@@ -108,10 +104,40 @@ public final class Worker implements AutoCloseable {
       InstantSource clock,
       WorkerId id,
       Optional<WorkerLease> lease) {
-    this.journal =
-        journal instanceof ResilientJournal || journal instanceof DeferredAdmissions
-            ? journal
-            : new ResilientJournal(journal, config);
+    this(
+        new ResilientJournal(journal, config),
+        Optional.empty(),
+        executors,
+        config,
+        clock,
+        id,
+        lease);
+  }
+
+  /**
+   * As above, over a journal that can hold a run's admission back: its starter may then run a body
+   * before admitting the run ({@link #startClaimed(StartRun, Duration)}); {@code lease} and the
+   * executors must write through {@code journal} too.
+   */
+  public Worker(
+      DeferredAdmissions journal,
+      ExecutorRegistry executors,
+      WorkerConfig config,
+      InstantSource clock,
+      WorkerId id,
+      Optional<WorkerLease> lease) {
+    this(journal, Optional.of(journal), executors, config, clock, id, lease);
+  }
+
+  private Worker(
+      Journal journal,
+      Optional<DeferredAdmissions> deferring,
+      ExecutorRegistry executors,
+      WorkerConfig config,
+      InstantSource clock,
+      WorkerId id,
+      Optional<WorkerLease> lease) {
+    this.journal = journal;
     this.executors = executors;
     this.config = config;
     this.clock = clock;
@@ -119,7 +145,7 @@ public final class Worker implements AutoCloseable {
     this.slots = new Semaphore(config.capacity());
     WorkerLease workerLease = lease.orElseGet(() -> new WorkerLease(this.journal, config, clock));
     this.attempts = new RunningAttempts(this.journal, executors, workerLease, id, slots);
-    this.starts = new LocalStarts(this.journal, attempts, slots, id, config, clock);
+    this.starts = new LocalStarts(this.journal, deferring, attempts, slots, id, config, clock);
   }
 
   /** {@code host/pid/random}: unique per process, and says where to look when an attempt hangs. */
@@ -339,8 +365,7 @@ public final class Worker implements AutoCloseable {
    * Admits {@code request} already claimed by this worker and starts its attempt at once, when the
    * worker runs (started, not stopping), has a free slot, and would claim the run's step itself: a
    * root run of one step ready at creation, of a kind, route and queue it serves ({@link
-   * LocalStarts}). Empty when the worker cannot take it now: the caller admits the run with {@link
-   * Journal#startRun} and a claimer takes it.
+   * LocalStarts}). Empty when the worker cannot take it now: the caller admits it queued.
    */
   public Optional<ClaimedHere> startClaimed(StartRun request) {
     return startClaimed(request, Duration.ZERO);
@@ -348,38 +373,24 @@ public final class Worker implements AutoCloseable {
 
   /**
    * As {@link #startClaimed(StartRun)}; with {@code deferFor} positive, a request without a run id
-   * and a {@link DeferredAdmissions} journal, the body starts before its run is admitted and the
-   * run is admitted with its success when the body ends within {@code deferFor}, else when it first
-   * needs the journal or {@code deferFor} passes; this answers once the run is admitted.
+   * and a worker built on {@link DeferredAdmissions}, the body starts before its run is admitted,
+   * which is admitted with its success when the body ends within {@code deferFor}, else when it
+   * first needs the journal or {@code deferFor} passes; this answers once the run is admitted.
    */
   public Optional<ClaimedHere> startClaimed(StartRun request, Duration deferFor) {
-    if (claimLoop == null || stopped() || !wouldClaim(request)) {
+    if (claimLoop == null || stopped()) {
       return Optional.empty();
     }
-    return starts.start(request, deferFor);
+    return starts.start(request, claimRequest(1), deferFor);
   }
 
   /**
    * A run {@link #startClaimed} admitted. {@code end}, present when this worker runs the attempt,
-   * completes when the attempt ends: with the run's output when that attempt ended the run in
-   * success, else empty (the run failed, parked, was canceled, or goes on under another attempt:
-   * the journal tells).
+   * completes when it ends: with the run's output when it ended the run in success, else empty (the
+   * run failed, parked, was canceled, or goes on under another attempt: the journal tells).
    */
   public record ClaimedHere(
       StartedRun started, Optional<CompletableFuture<Optional<JsonNode>>> end) {}
-
-  /** Whether a claim of this worker would take the one step of {@code request}'s run. */
-  private boolean wouldClaim(StartRun request) {
-    if (request.parentRunId().isPresent() || request.spec().steps().size() != 1) {
-      return false;
-    }
-    StepSpec only = request.spec().steps().getFirst();
-    ClaimRequest claim = claimRequest(1);
-    return Lifecycle.created(only) == StepStatus.READY
-        && claim.kinds().contains(only.kind())
-        && claim.accepts(Routes.of(only))
-        && claim.serves(request.queue());
-  }
 
   /**
    * Expires overdue leases as soon as the earliest one is due: sleeps until the earliest lease

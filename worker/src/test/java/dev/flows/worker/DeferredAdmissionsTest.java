@@ -8,9 +8,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import com.fasterxml.jackson.databind.node.TextNode;
 import dev.flows.kernel.ErrorCode;
 import dev.flows.kernel.FlowsException;
+import dev.flows.kernel.journal.Admit;
 import dev.flows.kernel.journal.ClaimedAttempt;
 import dev.flows.kernel.journal.ClaimedStart;
-import dev.flows.kernel.journal.CompletionAck;
 import dev.flows.kernel.journal.InMemoryJournal;
 import dev.flows.kernel.journal.Journal;
 import dev.flows.kernel.journal.JournalRecord;
@@ -92,11 +92,9 @@ class DeferredAdmissionsTest {
     Journal lossy =
         new ForwardingJournal(memory) {
           @Override
-          public Optional<CompletionAck> startRunSucceeded(
-              StartRun request, WorkerId worker, Duration lease, StepOutcome.Succeeded outcome) {
-            Optional<CompletionAck> answer =
-                super.startRunSucceeded(request, worker, lease, outcome);
-            if (tries.incrementAndGet() == 1) {
+          public <R> R admit(StartRun request, Admit<R> mode) {
+            R answer = super.admit(request, mode);
+            if (mode instanceof Admit.WithItsEnd && tries.incrementAndGet() == 1) {
               throw new FlowsException(
                   ErrorCode.DATABASE_UNAVAILABLE,
                   "connection lost after the commit",
@@ -112,8 +110,7 @@ class DeferredAdmissionsTest {
         WorkerConfig.defaults().toBuilder()
             .dbRetry(4, Duration.ofMillis(1), Duration.ofMillis(5))
             .build();
-    DeferredAdmissions deferring =
-        new DeferredAdmissions(new ResilientJournal(lossy, fastRetry), WorkerConfig.defaults());
+    DeferredAdmissions deferring = new DeferredAdmissions(lossy, fastRetry);
     RunRef id = RunRef.random();
     StartRun r = StartRun.of("flow:" + id.value(), run(agent("body", "/memo/0"))).withRunId(id);
     ClaimedAttempt a = ClaimedStart.firstAttempt(r, id, LEASE, java.time.Instant.now());
@@ -171,17 +168,6 @@ class DeferredAdmissionsTest {
   }
 
   @Test
-  void aStarterAdmitsTheRunAtOnceWhenItsBodyOutgrewOneStatement() {
-    Held h = defer();
-    journal.outgrown(h.run());
-    long t0 = System.nanoTime();
-    assertThat(h.admission().await(Duration.ofMinutes(5)).status()).isEqualTo(RunStatus.RUNNING);
-    assertThat(Duration.ofNanos(System.nanoTime() - t0)).isLessThan(Duration.ofSeconds(30));
-    assertThat(memory.run(h.run()).orElseThrow().steps().getFirst().status())
-        .isEqualTo(StepStatus.RUNNING);
-  }
-
-  @Test
   void aChildStartedByAHeldBodyFindsItsParentAdmitted() {
     Held h = defer();
     StartRun child =
@@ -191,7 +177,7 @@ class DeferredAdmissionsTest {
             run(agent("c")),
             Optional.of(h.run()),
             "test");
-    RunRef c = journal.startRun(child).runId();
+    RunRef c = journal.admit(child, Admit.queued()).runId();
     assertThat(memory.run(c).orElseThrow().parentRunId()).contains(h.run());
     assertThat(memory.run(h.run()).orElseThrow().status()).isEqualTo(RunStatus.RUNNING);
   }
@@ -217,15 +203,18 @@ class DeferredAdmissionsTest {
 
   @Test
   void aFailedAdmissionReachesTheStarterAndAdmitsNothingLater() {
-    RunRef taken = memory.startRun(StartRun.of("taken", run(agent("body")))).runId();
+    RunRef taken = memory.admit(StartRun.of("taken", run(agent("body"))), Admit.queued()).runId();
     StartRun r = StartRun.of("other", run(agent("body"))).withRunId(taken);
     ClaimedAttempt a = ClaimedStart.firstAttempt(r, taken, LEASE, java.time.Instant.now());
     Journal failing =
         new DeferredAdmissions(
             new ForwardingJournal(memory) {
               @Override
-              public ClaimedStart startRunClaimed(StartRun request, WorkerId w, Duration l) {
-                throw new IllegalStateException("admission refused");
+              public <R> R admit(StartRun request, Admit<R> mode) {
+                if (mode instanceof Admit.ClaimedHere) {
+                  throw new IllegalStateException("admission refused");
+                }
+                return super.admit(request, mode);
               }
             },
             WorkerConfig.defaults());

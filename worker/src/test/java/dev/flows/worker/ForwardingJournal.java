@@ -1,6 +1,7 @@
 package dev.flows.worker;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.flows.kernel.journal.Admit;
 import dev.flows.kernel.journal.CancelOutcome;
 import dev.flows.kernel.journal.ClaimRequest;
 import dev.flows.kernel.journal.ClaimedAttempt;
@@ -13,7 +14,6 @@ import dev.flows.kernel.journal.LeaseToken;
 import dev.flows.kernel.journal.RunRef;
 import dev.flows.kernel.journal.RunSnapshot;
 import dev.flows.kernel.journal.StartRun;
-import dev.flows.kernel.journal.StartedRun;
 import dev.flows.kernel.journal.StepOutcome;
 import java.time.Duration;
 import java.time.Instant;
@@ -29,8 +29,8 @@ public class ForwardingJournal implements Journal {
   }
 
   @Override
-  public StartedRun startRun(StartRun request) {
-    return delegate.startRun(request);
+  public <R> R admit(StartRun request, Admit<R> mode) {
+    return delegate.admit(request, mode);
   }
 
   @Override
@@ -144,30 +144,6 @@ public class ForwardingJournal implements Journal {
   }
 
   // ---- inline effects (perf-mcp)
-
-  @Override
-  public dev.flows.kernel.journal.ClaimedStart startRunClaimed(
-      StartRun request, dev.flows.kernel.journal.WorkerId worker, Duration lease) {
-    return delegate.startRunClaimed(request, worker, lease);
-  }
-
-  @Override
-  public Optional<CompletionAck> startRunSucceeded(
-      StartRun request,
-      dev.flows.kernel.journal.WorkerId worker,
-      Duration lease,
-      StepOutcome.Succeeded outcome) {
-    return delegate.startRunSucceeded(request, worker, lease, outcome);
-  }
-
-  @Override
-  public dev.flows.kernel.journal.ClaimedEffect startClaimed(
-      StartRun request,
-      dev.flows.kernel.journal.WorkerId worker,
-      Duration lease,
-      String surfacePath) {
-    return delegate.startClaimed(request, worker, lease, surfacePath);
-  }
 
   @Override
   public CompletionAck confirmAndComplete(

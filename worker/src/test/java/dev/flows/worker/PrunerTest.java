@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import dev.flows.kernel.journal.Admit;
 import dev.flows.kernel.journal.ClaimRequest;
 import dev.flows.kernel.journal.ClaimedAttempt;
 import dev.flows.kernel.journal.InMemoryJournal;
@@ -26,7 +27,9 @@ class PrunerTest {
   private final InMemoryJournal journal = new InMemoryJournal(clock);
 
   private RunRef start(String key) {
-    return journal.startRun(StartRun.of(key, Specs.run(Specs.command("s", "true")))).runId();
+    return journal
+        .admit(StartRun.of(key, Specs.run(Specs.command("s", "true"))), Admit.queued())
+        .runId();
   }
 
   private void succeed(RunRef run) {

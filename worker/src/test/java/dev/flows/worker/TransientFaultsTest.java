@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import dev.flows.kernel.ErrorCode;
 import dev.flows.kernel.FlowsException;
 import dev.flows.kernel.LeaseConflictException;
+import dev.flows.kernel.journal.Admit;
 import dev.flows.kernel.journal.ClaimRequest;
 import dev.flows.kernel.journal.ClaimedAttempt;
 import dev.flows.kernel.journal.CompletionAck;
@@ -110,8 +111,9 @@ class TransientFaultsTest {
   @Test
   void aCompletionWhoseAnswerWasLostIsAnsweredFromTheJournal() {
     InMemoryJournal inMemory = new InMemoryJournal(Clock.systemUTC());
-    inMemory.startRun(
-        StartRun.of(UUID.randomUUID().toString(), Specs.run(Specs.command("s", "true"))));
+    inMemory.admit(
+        StartRun.of(UUID.randomUUID().toString(), Specs.run(Specs.command("s", "true"))),
+        Admit.queued());
     ClaimedAttempt a =
         inMemory
             .claim(

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import dev.flows.kernel.ErrorCode;
 import dev.flows.kernel.FlowsException;
+import dev.flows.kernel.journal.Admit;
 import dev.flows.kernel.journal.ClaimRequest;
 import dev.flows.kernel.journal.ClaimedAttempt;
 import dev.flows.kernel.journal.CompletionAck;
@@ -55,14 +56,15 @@ class WorkerLeaseTest {
 
   private Claimed startAndClaim(int maxIterations) {
     RunRef run = RunRef.random();
-    inMemory.startRun(
+    inMemory.admit(
         new StartRun(
             java.util.Optional.of(run),
             UUID.randomUUID().toString(),
             Specs.run(
                 Specs.iterations(Specs.lease(Specs.command("s", "true"), LEASE), maxIterations)),
             java.util.Optional.empty(),
-            "test"));
+            "test"),
+        Admit.queued());
     Instant sent = clock.instant();
     List<ClaimedAttempt> claimed =
         inMemory.claim(
@@ -387,13 +389,14 @@ class WorkerLeaseTest {
   @Test
   void aWorkerHoldingManyLeasesRenewsThemAllWithOneJournalCallPerTick() throws Exception {
     for (int i = 0; i < MANY; i++) {
-      inMemory.startRun(
+      inMemory.admit(
           new StartRun(
               java.util.Optional.empty(),
               UUID.randomUUID().toString(),
               Specs.run(Specs.lease(Specs.command("s", "true"), MANY_LEASE)),
               java.util.Optional.empty(),
-              "test"));
+              "test"),
+          Admit.queued());
     }
     Instant sent = clock.instant();
     List<ClaimedAttempt> claimed =
@@ -463,13 +466,14 @@ class WorkerLeaseTest {
     int held = 50;
     Duration longLease = Duration.ofSeconds(30);
     for (int i = 0; i <= held; i++) {
-      inMemory.startRun(
+      inMemory.admit(
           new StartRun(
               java.util.Optional.empty(),
               UUID.randomUUID().toString(),
               Specs.run(Specs.lease(Specs.command("s", "true"), longLease)),
               java.util.Optional.empty(),
-              "test"));
+              "test"),
+          Admit.queued());
     }
     Instant sent = clock.instant();
     List<ClaimedAttempt> claimed =

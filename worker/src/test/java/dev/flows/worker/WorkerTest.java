@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.TextNode;
+import dev.flows.kernel.journal.Admit;
 import dev.flows.kernel.journal.ClaimRequest;
 import dev.flows.kernel.journal.ClaimedAttempt;
 import dev.flows.kernel.journal.CompletionReason;
@@ -69,7 +70,7 @@ class WorkerTest {
   }
 
   private RunRef start(RunSpec spec) {
-    return journal.startRun(StartRun.of(UUID.randomUUID().toString(), spec)).runId();
+    return journal.admit(StartRun.of(UUID.randomUUID().toString(), spec), Admit.queued()).runId();
   }
 
   private RunStatus status(RunRef run) {
@@ -368,7 +369,7 @@ class WorkerTest {
       Optional<Worker.ClaimedHere> here = w.startClaimed(request);
       if (here.isEmpty()) {
         startedElsewhere++;
-        RunRef run = slowClaims.startRun(request).runId();
+        RunRef run = slowClaims.admit(request, Admit.queued()).runId();
         await().atMost(WAIT).until(() -> status(run) == RunStatus.SUCCEEDED);
       } else {
         here.get().end().orElseThrow().get(WAIT.toSeconds(), TimeUnit.SECONDS);

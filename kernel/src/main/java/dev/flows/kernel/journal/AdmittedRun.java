@@ -6,10 +6,9 @@ import dev.flows.kernel.lifecycle.RunStatus;
 
 /**
  * A run an admission met already: the run under the request's run id, else the one under its
- * admission key. What the admission does then is one rule for every admission verb ({@link
- * Journal#startRun}, {@link Journal#startRunClaimed}, {@link Journal#startRunSucceeded}, {@link
- * Journal#startClaimed}) on every journal ({@link #answer}): only the same admission again is
- * answered, anything else is refused, writing nothing.
+ * admission key. What the admission does then is one rule for every mode of {@link Journal#admit}
+ * on every journal ({@link #answer}): only the same admission again is answered, anything else is
+ * refused, writing nothing.
  */
 public record AdmittedRun(RunRef runId, String admissionKey, String specHash, RunStatus status) {
 
@@ -42,8 +41,22 @@ public record AdmittedRun(RunRef runId, String admissionKey, String specHash, Ru
   }
 
   /**
-   * {@link Journal#startClaimed}'s refusal of a run it met that {@link #answer} answers: an inline
-   * call's admission is new or refused, and its caller awaits the run {@code existing} instead.
+   * What an admission in {@code mode} answers when it met this run: {@link #answer}, except that an
+   * {@link Admit.Electing} admission is new or refused ({@link #notNew}).
+   */
+  public StartedRun answer(StartRun r, String specHash, Admit<?> mode) {
+    StartedRun met = answer(r, specHash);
+    return switch (mode) {
+      case Admit.Electing e -> throw notNew(r, met.runId());
+      case Admit.Queued q -> met;
+      case Admit.ClaimedHere c -> met;
+      case Admit.WithItsEnd w -> met;
+    };
+  }
+
+  /**
+   * {@link Admit.Electing}'s refusal of a run it met that {@link #answer} answers: an inline call's
+   * admission is new or refused, and its caller awaits the run {@code existing} instead.
    */
   public static RunAdmissionConflictException notNew(StartRun r, RunRef existing) {
     return new RunAdmissionConflictException(

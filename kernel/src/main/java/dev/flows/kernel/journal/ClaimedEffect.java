@@ -6,12 +6,12 @@ import dev.flows.kernel.spec.StepBody;
 import dev.flows.kernel.spec.StepSpec;
 
 /**
- * What {@link Journal#startClaimed} opened: the attempt (with its lease) and its election for the
- * effect, which the holder now owes.
+ * What {@link Admit.Electing} opened: the attempt (with its lease) and its election for the effect,
+ * which the holder now owes.
  */
 public record ClaimedEffect(ClaimedAttempt attempt, EffectElection election) {
   /**
-   * The one step {@link Journal#startClaimed} may open for {@code r}, or its refusal ({@code
+   * The one step {@link Admit.Electing} may open for {@code r}, or its refusal ({@code
    * invalid_input}, {@code effect_not_declared}), checked before a journal writes anything.
    */
   public static StepSpec inlineStep(StartRun r, String surfacePath) {

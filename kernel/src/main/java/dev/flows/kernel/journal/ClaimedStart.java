@@ -9,9 +9,9 @@ import dev.flows.kernel.spec.StepSpec;
 import java.util.Optional;
 
 /**
- * What {@link Journal#startRunClaimed} did: the admission as {@link Journal#startRun} answers it,
- * and the attempt it opened when it created the run (empty when the run id or admission key had
- * admitted the run already: nothing was claimed).
+ * What {@link Admit.ClaimedHere} did: the admission as {@link Admit.Queued} answers it, and the
+ * attempt it opened when it created the run (empty when the run id or admission key had admitted
+ * the run already: nothing was claimed).
  */
 public record ClaimedStart(StartedRun started, Optional<ClaimedAttempt> attempt) {
 
@@ -28,15 +28,15 @@ public record ClaimedStart(StartedRun started, Optional<ClaimedAttempt> attempt)
           "a run admitted already claimed has exactly one step without dependencies; this spec has "
               + r.spec().steps().size(),
           r.admissionKey(),
-          "admit the run with startRun and let a worker claim it");
+          "admit the run queued and let a worker claim it");
     }
     return r.spec().steps().getFirst();
   }
 
   /**
-   * The attempt {@link Journal#startRunClaimed} opens when it admits {@code r} as {@code runId}:
-   * attempt 1 of its only step, its lease the step's {@code leaseMs}, else {@code lease}. {@code
-   * deadline} stands for the deadline the journal's clock sets at admission.
+   * The attempt {@link Admit.ClaimedHere} opens when it admits {@code r} as {@code runId}: attempt
+   * 1 of its only step, its lease the step's {@code leaseMs}, else {@code lease}. {@code deadline}
+   * stands for the deadline the journal's clock sets at admission.
    */
   public static ClaimedAttempt firstAttempt(
       StartRun r, RunRef runId, java.time.Duration lease, java.time.Instant deadline) {

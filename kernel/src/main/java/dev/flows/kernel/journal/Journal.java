@@ -15,13 +15,21 @@ import java.util.Optional;
 public interface Journal {
 
   /**
-   * Admits a run. Idempotent by admission key: a request that meets a run under its run id or key
-   * is answered or refused by {@link AdmittedRun#answer}, the rule of every admission verb (the
+   * Admits a run, the one admission verb: {@code mode} says how ({@link Admit}: queued for any
+   * worker, claimed here, claimed here electing an effect, or with its end) and what it answers.
+   * Idempotent by admission key: a request that meets a run under its run id or key is answered or
+   * refused by {@link AdmittedRun#answer(StartRun, String, Admit)}, the rule of every mode (the
    * same admission again answers the run with {@code created=false}; another spec: {@code
    * run_admission_conflict}; a chosen run id tombstoned by an earlier cancel: {@code
-   * run_terminal}).
+   * run_terminal}), writing nothing. A run created journals {@code run.spawned}, and in a claimed
+   * mode {@code step.attempt.started} with the lease deadline from the journal's clock (then {@code
+   * effect.recorded} when electing, or the attempt's memos and end with its end): exactly what
+   * {@code admit} queued, {@link #claim}, {@link #recordEffect} and {@link #complete} would. A
+   * claimed mode notifies no claimer and is one round trip on Postgres ({@code
+   * flows.start_claimed}; with its end {@code flows.start_succeeded}, group-committed, with no
+   * run-end NOTIFY: a run id nobody has seen yet has no watcher elsewhere).
    */
-  StartedRun startRun(StartRun request);
+  <R> R admit(StartRun request, Admit<R> mode);
 
   /**
    * Claims up to {@code capacity} ready steps (backoff passed, dependencies succeeded, run running)
@@ -244,59 +252,7 @@ public interface Journal {
    */
   Optional<JsonNode> takeSignal(LeaseToken lease, String name, String surfacePath);
 
-  // ---------------------------------------------------------------- claimed admission
-
-  /**
-   * Admits a run as {@link #startRun} does and, when this call created it, opens attempt 1 of its
-   * one step leased to {@code worker} in the same transaction (one round trip on Postgres):
-   * journals exactly what {@link #startRun} then {@link #claim} would ({@code run.spawned}, {@code
-   * step.attempt.started}), the lease deadline from the journal's clock, and notifies no claimer:
-   * the caller runs the attempt itself at once. A run id or admission key that already admitted a
-   * run is answered as {@link #startRun} answers it (not created, or refused), with no attempt. The
-   * lease is the step's {@code leaseMs}, else {@code lease}; it is renewed, fenced and expired like
-   * a claimed attempt's.
-   *
-   * <p>Refused {@code invalid_input}, writing nothing, unless the spec has exactly one step ready
-   * at creation ({@link ClaimedStart#onlyStep}).
-   */
-  ClaimedStart startRunClaimed(StartRun request, WorkerId worker, java.time.Duration lease);
-
-  /**
-   * Admits a run already claimed by {@code worker} and completes that attempt with {@code outcome},
-   * as {@link #startRunClaimed} then {@link #complete} would, journaling exactly their entries (the
-   * outcome's memos before the step's end), in one transaction on Postgres (one statement, with no
-   * run-end NOTIFY: a run id nobody has seen yet has no watcher elsewhere). For a process that ran
-   * the body of a run it had not admitted yet and saw it end in success before anyone could know
-   * the run. Empty, having written nothing, where {@link #startRun} answers the run met with {@code
-   * created=false}; refused as those two verbs are (by {@link AdmittedRun#answer}).
-   */
-  default Optional<CompletionAck> startRunSucceeded(
-      StartRun request, WorkerId worker, java.time.Duration lease, StepOutcome.Succeeded outcome) {
-    ClaimedStart c = startRunClaimed(request, worker, lease);
-    return c.attempt().map(a -> complete(a.lease(), outcome));
-  }
-
   // ---------------------------------------------------------------- inline effects
-
-  /**
-   * Admits a one-step run, opens its attempt 1 leased to {@code worker}, and elects that attempt
-   * for the effect at {@code surfacePath}, all at once: one transaction (one round trip on
-   * Postgres). Journals exactly what {@link #startRun}, {@link #claim} and {@link #recordEffect}
-   * would ({@code run.spawned}, {@code step.attempt.started}, {@code effect.recorded}); the lease
-   * deadline comes from the journal's clock. For a caller that performs the effect itself at once
-   * (an inline {@code f.mcp} call) instead of waiting for a claimer.
-   *
-   * <p>Refused, writing nothing: as {@link #startRun} refuses a run met ({@link
-   * AdmittedRun#answer}: {@code run_terminal} for a tombstoned run id), and {@code
-   * run_admission_conflict} where it answers one (the caller awaits that run instead, {@link
-   * AdmittedRun#notNew}); {@code invalid_input} unless the spec has exactly one step, without
-   * dependencies; {@code effect_not_declared} unless that step is an agent step declaring {@code
-   * surfacePath}.
-   *
-   * @param lease the lease length when the step's spec names no {@code leaseMs}
-   */
-  ClaimedEffect startClaimed(
-      StartRun request, WorkerId worker, java.time.Duration lease, String surfacePath);
 
   /**
    * Confirms this attempt's election at {@code surfacePath} with {@code output} and completes the

@@ -127,7 +127,7 @@ public abstract class JournalContract {
   // ---- helpers
 
   protected RunRef start(RunSpec spec) {
-    return journal.startRun(StartRun.of("key-" + System.nanoTime(), spec)).runId();
+    return journal.admit(StartRun.of("key-" + System.nanoTime(), spec), Admit.queued()).runId();
   }
 
   protected List<ClaimedAttempt> claim(int capacity, StepKind... kinds) {
@@ -192,7 +192,7 @@ public abstract class JournalContract {
   @Test
   void startingARunJournalsRunSpawnedAndMakesRootStepsReady() {
     RunSpec spec = run(command("a", "true"), dependsOn(command("b", "true"), "a"));
-    StartedRun s = journal.startRun(StartRun.of("k1", spec));
+    StartedRun s = journal.admit(StartRun.of("k1", spec), Admit.queued());
     assertThat(s.created()).isTrue();
     assertThat(s.status()).isEqualTo(RunStatus.RUNNING);
     RunSnapshot snap = snapshot(s.runId());
@@ -208,8 +208,8 @@ public abstract class JournalContract {
   @Test
   void startIsIdempotentByAdmissionKey() {
     RunSpec spec = run(command("a", "true"));
-    StartedRun first = journal.startRun(StartRun.of("same", spec));
-    StartedRun again = journal.startRun(StartRun.of("same", spec));
+    StartedRun first = journal.admit(StartRun.of("same", spec), Admit.queued());
+    StartedRun again = journal.admit(StartRun.of("same", spec), Admit.queued());
     assertThat(again.runId()).isEqualTo(first.runId());
     assertThat(again.created()).isFalse();
     assertThat(types(first.runId())).containsExactly("run.spawned");
@@ -217,9 +217,10 @@ public abstract class JournalContract {
 
   @Test
   void theSameAdmissionKeyWithAnotherSpecIsRefusedAndWritesNothing() {
-    StartedRun first = journal.startRun(StartRun.of("same", run(command("a", "true"))));
+    StartedRun first =
+        journal.admit(StartRun.of("same", run(command("a", "true"))), Admit.queued());
     assertRefused(
-        () -> journal.startRun(StartRun.of("same", run(command("a", "false")))),
+        () -> journal.admit(StartRun.of("same", run(command("a", "false"))), Admit.queued()),
         ErrorCode.RUN_ADMISSION_CONFLICT);
     assertThat(types(first.runId())).containsExactly("run.spawned");
   }
@@ -229,9 +230,10 @@ public abstract class JournalContract {
     RunRef parent = start(run(agent("root")));
     RunRef child = new RunRef("child-1");
     StartedRun s =
-        journal.startRun(
+        journal.admit(
             new StartRun(
-                Optional.of(child), "ck", run(agent("a")), Optional.of(parent), "flow:root"));
+                Optional.of(child), "ck", run(agent("a")), Optional.of(parent), "flow:root"),
+            Admit.queued());
     assertThat(s.runId()).isEqualTo(child);
     assertThat(snapshot(child).parentRunId()).contains(parent);
     assertThat(journal.children(parent)).containsExactly(child);
@@ -242,11 +244,14 @@ public abstract class JournalContract {
   @Test
   void aChosenRunIdAlreadyUsedUnderAnotherKeyIsRefused() {
     RunRef id = new RunRef("taken");
-    journal.startRun(new StartRun(Optional.of(id), "k1", run(agent("a")), Optional.empty(), "api"));
+    journal.admit(
+        new StartRun(Optional.of(id), "k1", run(agent("a")), Optional.empty(), "api"),
+        Admit.queued());
     assertRefused(
         () ->
-            journal.startRun(
-                new StartRun(Optional.of(id), "k2", run(agent("a")), Optional.empty(), "api")),
+            journal.admit(
+                new StartRun(Optional.of(id), "k2", run(agent("a")), Optional.empty(), "api"),
+                Admit.queued()),
         ErrorCode.RUN_ADMISSION_CONFLICT);
   }
 
@@ -255,14 +260,15 @@ public abstract class JournalContract {
     RunRef first = start(run(command("a", "true")));
     RunRef again =
         journal
-            .startRun(
+            .admit(
                 new StartRun(
                     Optional.empty(),
                     "rerun-" + System.nanoTime(),
                     run(command("a", "true")),
                     Optional.empty(),
                     "api",
-                    Optional.of(first)))
+                    Optional.of(first)),
+                Admit.queued())
             .runId();
 
     assertThat(snapshot(again).rerunOf()).contains(first);
@@ -388,18 +394,17 @@ public abstract class JournalContract {
   void aClaimWithQueuesTakesOnlyRunsOfThoseQueuesAndAChildIsInItsParentsQueue() {
     RunRef payments =
         journal
-            .startRun(StartRun.of("key-payments", run(command("p", "true"))).inQueue("payments"))
+            .admit(
+                StartRun.of("key-payments", run(command("p", "true"))).inQueue("payments"),
+                Admit.queued())
             .runId();
     RunRef plain = start(run(command("d", "true")));
     RunRef child = new RunRef("child-of-payments");
     // The child asks for no queue: it is in its parent's all the same.
-    journal.startRun(
+    journal.admit(
         new StartRun(
-            Optional.of(child),
-            "key-child",
-            run(command("c", "true")),
-            Optional.of(payments),
-            "t"));
+            Optional.of(child), "key-child", run(command("c", "true")), Optional.of(payments), "t"),
+        Admit.queued());
     assertThat(snapshot(payments).queue()).isEqualTo("payments");
     assertThat(snapshot(plain).queue()).isEqualTo(Queues.DEFAULT);
     assertThat(snapshot(child).queue()).isEqualTo("payments");
@@ -1145,13 +1150,14 @@ public abstract class JournalContract {
   private RunRef parkedMcpCall(Optional<RunRef> parent) {
     RunRef id = new RunRef("call-" + System.nanoTime());
     JsonNode input = JSON.objectNode().put("title", "printer on fire");
-    journal.startRun(
+    journal.admit(
         new StartRun(
             Optional.of(id),
             id.value(),
             run(Specs.mcpCall("call", "tickets", "create_ticket", input)),
             parent,
-            "api"));
+            "api"),
+        Admit.queued());
     ClaimedAttempt a = claimOne();
     assertThat(a.lease().runId()).isEqualTo(id);
     journal.recordEffect(a.lease(), "/mcp/tickets/create_ticket");
@@ -1281,13 +1287,14 @@ public abstract class JournalContract {
   /** Starts a one-call run (step {@code call} calling {@code tool} on {@code server}). */
   private RunRef startCall(String prefix, String server, String tool, Optional<RunRef> parent) {
     RunRef id = new RunRef(prefix + System.nanoTime());
-    journal.startRun(
+    journal.admit(
         new StartRun(
             Optional.of(id),
             id.value(),
             run(Specs.mcpCall("call", server, tool, JSON.objectNode())),
             parent,
-            "api"));
+            "api"),
+        Admit.queued());
     return id;
   }
 
@@ -1498,8 +1505,9 @@ public abstract class JournalContract {
     assertThat(out.status()).isEqualTo(RunStatus.CANCELED);
     assertRefused(
         () ->
-            journal.startRun(
-                new StartRun(Optional.of(id), "child-key", run(agent("a")), Optional.empty(), "x")),
+            journal.admit(
+                new StartRun(Optional.of(id), "child-key", run(agent("a")), Optional.empty(), "x"),
+                Admit.queued()),
         ErrorCode.RUN_TERMINAL);
     assertThat(types(id)).containsExactly("run.cancel.requested");
     assertThat(claim(5)).isEmpty();
@@ -1523,7 +1531,8 @@ public abstract class JournalContract {
     CompletableFuture<Boolean> woke = waiter(Duration.ofSeconds(20));
     Thread.sleep(300);
     ClaimedStart s =
-        journal.startRunClaimed(bodyRequest("quiet-1", run(agent("body"))), WORKER, LONG_LEASE);
+        journal.admit(
+            bodyRequest("quiet-1", run(agent("body"))), Admit.claimedHere(WORKER, LONG_LEASE));
     journal.complete(s.attempt().orElseThrow().lease(), ok());
     assertThat(journal.run(s.started().runId()).orElseThrow().status())
         .isEqualTo(RunStatus.SUCCEEDED);
@@ -1554,7 +1563,7 @@ public abstract class JournalContract {
     assertThat(journal.awaitWork(Duration.ofMillis(50))).isFalse();
   }
 
-  // ---- claimed admission: startRunClaimed
+  // ---- admitted claimed here
 
   private StartRun bodyRequest(String key, RunSpec spec) {
     return new StartRun(
@@ -1562,10 +1571,11 @@ public abstract class JournalContract {
   }
 
   @Test
-  void startRunClaimedAdmitsTheRunAndOpensAttemptOneLeasedToTheWorkerWithNoElection() {
+  void aClaimedHereAdmissionAdmitsTheRunAndOpensAttemptOneLeasedToTheWorkerWithNoElection() {
     ClaimedStart s =
-        journal.startRunClaimed(
-            bodyRequest("claimed-1", run(agent("body", "/memo/0"))), WORKER, LONG_LEASE);
+        journal.admit(
+            bodyRequest("claimed-1", run(agent("body", "/memo/0"))),
+            Admit.claimedHere(WORKER, LONG_LEASE));
     assertThat(s.started().created()).isTrue();
     assertThat(s.started().status()).isEqualTo(RunStatus.RUNNING);
     RunRef id = s.started().runId();
@@ -1598,42 +1608,43 @@ public abstract class JournalContract {
   }
 
   @Test
-  void startRunClaimedOfAnAdmittedKeyAnswersThatRunAsStartRunDoesAndClaimsNothing() {
+  void aClaimedHereAdmissionOfAnAdmittedKeyAnswersThatRunAsAQueuedOneDoesAndClaimsNothing() {
     StartRun r = bodyRequest("claimed-dup", run(agent("body")));
-    RunRef id = journal.startRun(r).runId();
+    RunRef id = journal.admit(r, Admit.queued()).runId();
     int n = journal.entries(id).size();
-    ClaimedStart again = journal.startRunClaimed(r, WORKER, LONG_LEASE);
+    ClaimedStart again = journal.admit(r, Admit.claimedHere(WORKER, LONG_LEASE));
     assertThat(again.started().runId()).isEqualTo(id);
     assertThat(again.started().created()).isFalse();
     assertThat(again.attempt()).isEmpty();
     assertThat(journal.entries(id)).hasSize(n);
     assertThat(stepStatus(id, "body")).isEqualTo(StepStatus.READY);
     ClaimedStart claimedFirst =
-        journal.startRunClaimed(
-            bodyRequest("claimed-dup2", run(agent("body"))), WORKER, LONG_LEASE);
+        journal.admit(
+            bodyRequest("claimed-dup2", run(agent("body"))), Admit.claimedHere(WORKER, LONG_LEASE));
     assertThat(
             journal
-                .startRunClaimed(
-                    bodyRequest("claimed-dup2", run(agent("body"))), WORKER, LONG_LEASE)
+                .admit(
+                    bodyRequest("claimed-dup2", run(agent("body"))),
+                    Admit.claimedHere(WORKER, LONG_LEASE))
                 .attempt())
         .isEmpty();
     assertRefused(
         () ->
-            journal.startRunClaimed(
-                bodyRequest("claimed-dup2", run(agent("other"))), WORKER, LONG_LEASE),
+            journal.admit(
+                bodyRequest("claimed-dup2", run(agent("other"))),
+                Admit.claimedHere(WORKER, LONG_LEASE)),
         ErrorCode.RUN_ADMISSION_CONFLICT);
     assertThat(types(claimedFirst.started().runId()))
         .containsExactly("run.spawned", "step.attempt.started");
   }
 
   @Test
-  void startRunClaimedOfASpecWithoutExactlyOneReadyStepIsRefusedAndWritesNothing() {
+  void aClaimedHereAdmissionOfASpecWithoutExactlyOneReadyStepIsRefusedAndWritesNothing() {
     assertRefused(
         () ->
-            journal.startRunClaimed(
+            journal.admit(
                 bodyRequest("claimed-two", run(command("a", "true"), command("b", "true"))),
-                WORKER,
-                LONG_LEASE),
+                Admit.claimedHere(WORKER, LONG_LEASE)),
         ErrorCode.INVALID_INPUT);
     assertThat(claim(5)).isEmpty();
   }
@@ -1641,10 +1652,9 @@ public abstract class JournalContract {
   @Test
   void aClaimedAdmissionsExpiredLeaseIsRetriedByAnotherClaimer() {
     ClaimedStart s =
-        journal.startRunClaimed(
+        journal.admit(
             bodyRequest("claimed-dead", run(iterations(lease(agent("body"), shortLease()), 2))),
-            WORKER,
-            LONG_LEASE);
+            Admit.claimedHere(WORKER, LONG_LEASE));
     assertThat(s.attempt().orElseThrow().leaseMs()).isEqualTo(shortLease().toMillis());
     elapse(pastShortLease());
     assertThat(journal.expireLeases()).hasSize(1);
@@ -1656,14 +1666,14 @@ public abstract class JournalContract {
         () -> journal.complete(s.attempt().get().lease(), ok()), ErrorCode.LEASE_CONFLICT);
   }
 
-  // ---- a run admitted with its end: startRunSucceeded
+  // ---- a run admitted with its end
 
   private static StepOutcome.Succeeded succeeded() {
     return new StepOutcome.Succeeded(json("out", "x"));
   }
 
   @Test
-  void startRunSucceededJournalsWhatAClaimedAdmissionThenTheCompletionWould() {
+  void anAdmissionWithItsEndJournalsWhatAClaimedAdmissionThenTheCompletionWould() {
     RunRef id = RunRef.random();
     StartRun r = bodyRequest("ended-1", run(agent("body", "/memo/0", "/memo/1"))).withRunId(id);
     StepOutcome.Succeeded end =
@@ -1672,7 +1682,7 @@ public abstract class JournalContract {
             List.of(
                 new MemoEffect("/memo/0", Optional.of(json("v", "0"))),
                 new MemoEffect("/memo/1", Optional.of(json("v", "1")))));
-    CompletionAck ack = journal.startRunSucceeded(r, WORKER, LONG_LEASE, end).orElseThrow();
+    CompletionAck ack = journal.admit(r, Admit.withItsEnd(WORKER, LONG_LEASE, end)).orElseThrow();
     assertThat(ack.runStatus()).isEqualTo(RunStatus.SUCCEEDED);
     assertThat(ack.reason()).isEqualTo(CompletionReason.SUCCESS);
     assertThat(types(id))
@@ -1702,24 +1712,25 @@ public abstract class JournalContract {
   }
 
   @Test
-  void startRunSucceededOfAnAdmittedKeyWritesNothingAndAnswersEmpty() {
+  void anAdmissionWithItsEndOfAnAdmittedKeyWritesNothingAndAnswersEmpty() {
     StartRun r = bodyRequest("ended-dup", run(agent("body")));
-    RunRef id = journal.startRun(r).runId();
+    RunRef id = journal.admit(r, Admit.queued()).runId();
     int n = journal.entries(id).size();
-    assertThat(journal.startRunSucceeded(r, WORKER, LONG_LEASE, succeeded())).isEmpty();
+    assertThat(journal.admit(r, Admit.withItsEnd(WORKER, LONG_LEASE, succeeded()))).isEmpty();
     assertThat(journal.entries(id)).hasSize(n);
     assertThat(stepStatus(id, "body")).isEqualTo(StepStatus.READY);
   }
 
   @Test
-  void startRunSucceededWithAnUndeclaredMemoEndsAsTheCompletionWouldAndKeepsTheAdmission() {
+  void anAdmissionWithItsEndWithAnUndeclaredMemoEndsAsTheCompletionWouldAndKeepsTheAdmission() {
     RunRef id = RunRef.random();
     StartRun r = bodyRequest("ended-undeclared", run(agent("body"))).withRunId(id);
     StepOutcome.Succeeded end =
         new StepOutcome.Succeeded(
             json("out", "x"), List.of(new MemoEffect("/undeclared", Optional.empty())));
     assertRefused(
-        () -> journal.startRunSucceeded(r, WORKER, LONG_LEASE, end), ErrorCode.EFFECT_NOT_DECLARED);
+        () -> journal.admit(r, Admit.withItsEnd(WORKER, LONG_LEASE, end)),
+        ErrorCode.EFFECT_NOT_DECLARED);
     assertThat(types(id)).containsExactly("run.spawned", "step.attempt.started");
   }
 
@@ -1733,21 +1744,21 @@ public abstract class JournalContract {
         new StepOutcome.Succeeded(
             json("out", "x"), List.of(new MemoEffect("/undeclared", Optional.empty())));
     return List.of(
-        new AdmissionVerb("startRun", r -> journal.startRun(r).created()),
+        new AdmissionVerb("queued", r -> journal.admit(r, Admit.queued()).created()),
         new AdmissionVerb(
-            "startRunClaimed",
-            r -> journal.startRunClaimed(r, WORKER, LONG_LEASE).started().created()),
+            "claimed here",
+            r -> journal.admit(r, Admit.claimedHere(WORKER, LONG_LEASE)).started().created()),
         new AdmissionVerb(
-            "startRunSucceeded",
-            r -> journal.startRunSucceeded(r, WORKER, LONG_LEASE, succeeded()).isPresent()),
+            "with its end",
+            r -> journal.admit(r, Admit.withItsEnd(WORKER, LONG_LEASE, succeeded())).isPresent()),
         // Memos one statement cannot carry: the verb admits then completes in turn.
         new AdmissionVerb(
-            "startRunSucceeded with an undeclared memo",
-            r -> journal.startRunSucceeded(r, WORKER, LONG_LEASE, twoVerbs).isPresent()),
+            "with its end and an undeclared memo",
+            r -> journal.admit(r, Admit.withItsEnd(WORKER, LONG_LEASE, twoVerbs)).isPresent()),
         new AdmissionVerb(
-            "startClaimed",
+            "electing",
             r -> {
-              journal.startClaimed(r, WORKER, LONG_LEASE, INLINE_SURFACE);
+              journal.admit(r, Admit.claimedHere(WORKER, LONG_LEASE).electing(INLINE_SURFACE));
               return true;
             }));
   }
@@ -1799,10 +1810,10 @@ public abstract class JournalContract {
   @Test
   void everyAdmissionVerbRefusesARunIdAnotherKeyAdmittedWhileThatRunGoesOn() {
     RunRef leased = new RunRef("other-key-leased");
-    journal.startRun(oneCall(Optional.of(leased), "first-leased", oneCallSpec()));
+    journal.admit(oneCall(Optional.of(leased), "first-leased", oneCallSpec()), Admit.queued());
     assertThat(claimOne().lease().runId()).isEqualTo(leased);
     RunRef waiting = new RunRef("other-key-waiting");
-    journal.startRun(oneCall(Optional.of(waiting), "first-waiting", oneCallSpec()));
+    journal.admit(oneCall(Optional.of(waiting), "first-waiting", oneCallSpec()), Admit.queued());
     for (RunRef id : List.of(waiting, leased)) {
       List<JournalRecord> before = journal.entries(id);
       StepStatus step = stepStatus(id, "call");
@@ -1817,10 +1828,11 @@ public abstract class JournalContract {
   @Test
   void everyAdmissionVerbRefusesRunTerminalARunIdAnotherKeyAdmittedOnceThatRunEnded() {
     RunRef succeeded = new RunRef("other-key-succeeded");
-    journal.startRun(oneCall(Optional.of(succeeded), "first-succeeded", oneCallSpec()));
+    journal.admit(
+        oneCall(Optional.of(succeeded), "first-succeeded", oneCallSpec()), Admit.queued());
     journal.complete(claimOne().lease(), ok());
     RunRef canceled = new RunRef("other-key-canceled");
-    journal.startRun(oneCall(Optional.of(canceled), "first-canceled", oneCallSpec()));
+    journal.admit(oneCall(Optional.of(canceled), "first-canceled", oneCallSpec()), Admit.queued());
     journal.cancelRun(canceled, "test");
     RunRef tombstoned = new RunRef("other-key-tombstoned");
     journal.cancelRun(tombstoned, "dispatch deadline");
@@ -1836,7 +1848,7 @@ public abstract class JournalContract {
   @Test
   void everyAdmissionVerbRefusesAKeyThatAdmittedAnotherSpecOrAnotherRunId() {
     RunRef id = new RunRef("key-owner");
-    journal.startRun(oneCall(Optional.of(id), "owned-key", oneCallSpec()));
+    journal.admit(oneCall(Optional.of(id), "owned-key", oneCallSpec()), Admit.queued());
     List<JournalRecord> before = journal.entries(id);
     RunSpec otherSpec = run(agent("call", INLINE_SURFACE, "/memo/*"));
     assertThat(admissionOutcomes(verb -> oneCall(Optional.of(id), "owned-key", otherSpec)))
@@ -1855,14 +1867,14 @@ public abstract class JournalContract {
   }
 
   @Test
-  void everyAdmissionVerbAnswersTheSameAdmissionAgainAsStartRunDoesAndStartClaimedRefusesIt() {
+  void everyAdmissionVerbAnswersTheSameAdmissionAgainAsAQueuedOneDoesAndAnElectingOneRefusesIt() {
     Map<String, String> answered = everyAdmissionVerb("answered");
     // An inline call's caller awaits the run it finds instead.
-    answered.put("startClaimed", "run_admission_conflict");
+    answered.put("electing", "run_admission_conflict");
     RunRef going = new RunRef("same-again-going");
-    journal.startRun(oneCall(Optional.of(going), "same-going", oneCallSpec()));
+    journal.admit(oneCall(Optional.of(going), "same-going", oneCallSpec()), Admit.queued());
     RunRef ended = new RunRef("same-again-ended");
-    journal.startRun(oneCall(Optional.of(ended), "same-ended", oneCallSpec()));
+    journal.admit(oneCall(Optional.of(ended), "same-ended", oneCallSpec()), Admit.queued());
     journal.cancelRun(ended, "test");
     for (RunRef id : List.of(going, ended)) {
       String key = snapshot(id).admissionKey();
@@ -1877,7 +1889,7 @@ public abstract class JournalContract {
     }
   }
 
-  // ---- inline effects: startClaimed, confirmAndComplete, watchRun (perf-mcp)
+  // ---- inline effects: admitted electing, confirmAndComplete, watchRun (perf-mcp)
 
   private static final String INLINE_SURFACE = "/mcp/s/t";
 
@@ -1891,11 +1903,12 @@ public abstract class JournalContract {
   }
 
   private ClaimedEffect startInline(String id) {
-    return journal.startClaimed(inlineRequest(id), WORKER, LONG_LEASE, INLINE_SURFACE);
+    return journal.admit(
+        inlineRequest(id), Admit.claimedHere(WORKER, LONG_LEASE).electing(INLINE_SURFACE));
   }
 
   @Test
-  void startClaimedAdmitsTheRunOpensAttemptOneAndElectsTheEffectAtOnce() {
+  void anElectingAdmissionAdmitsTheRunOpensAttemptOneAndElectsTheEffectAtOnce() {
     ClaimedEffect c = startInline("inline-1");
     RunRef id = new RunRef("inline-1");
     assertThat(c.attempt().lease())
@@ -1922,12 +1935,12 @@ public abstract class JournalContract {
   }
 
   @Test
-  void startClaimedIsRefusedWhenTheAdmissionKeyAlreadyAdmittedARun() {
+  void anElectingAdmissionIsRefusedWhenTheAdmissionKeyAlreadyAdmittedARun() {
     StartRun r = inlineRequest("inline-dup");
-    journal.startRun(r);
+    journal.admit(r, Admit.queued());
     int n = journal.entries(new RunRef("inline-dup")).size();
     assertRefused(
-        () -> journal.startClaimed(r, WORKER, LONG_LEASE, INLINE_SURFACE),
+        () -> journal.admit(r, Admit.claimedHere(WORKER, LONG_LEASE).electing(INLINE_SURFACE)),
         ErrorCode.RUN_ADMISSION_CONFLICT);
     assertRefused(() -> startInline("inline-dup"), ErrorCode.RUN_ADMISSION_CONFLICT);
     assertThat(journal.entries(new RunRef("inline-dup"))).hasSize(n);
@@ -1935,18 +1948,19 @@ public abstract class JournalContract {
   }
 
   @Test
-  void startClaimedOfATombstonedRunIdIsRefusedRunTerminal() {
+  void anElectingAdmissionOfATombstonedRunIdIsRefusedRunTerminal() {
     journal.cancelRun(new RunRef("inline-late"), "dispatch deadline");
     assertRefused(() -> startInline("inline-late"), ErrorCode.RUN_TERMINAL);
     assertThat(types(new RunRef("inline-late"))).containsExactly("run.cancel.requested");
   }
 
   @Test
-  void startClaimedOfAStepThatDoesNotDeclareTheSurfaceWritesNothing() {
+  void anElectingAdmissionOfAStepThatDoesNotDeclareTheSurfaceWritesNothing() {
     assertRefused(
         () ->
-            journal.startClaimed(
-                inlineRequest("inline-undeclared"), WORKER, LONG_LEASE, "/mcp/x/y"),
+            journal.admit(
+                inlineRequest("inline-undeclared"),
+                Admit.claimedHere(WORKER, LONG_LEASE).electing("/mcp/x/y")),
         ErrorCode.EFFECT_NOT_DECLARED);
     assertThat(journal.run(new RunRef("inline-undeclared"))).isEmpty();
   }
@@ -1999,7 +2013,8 @@ public abstract class JournalContract {
             run(lease(agent("call", INLINE_SURFACE), shortLease())),
             Optional.empty(),
             "contract");
-    ClaimedEffect c = journal.startClaimed(r, WORKER, LONG_LEASE, INLINE_SURFACE);
+    ClaimedEffect c =
+        journal.admit(r, Admit.claimedHere(WORKER, LONG_LEASE).electing(INLINE_SURFACE));
     elapse(pastShortLease());
     int n = journal.entries(new RunRef("inline-expired")).size();
     assertRefused(
@@ -2177,8 +2192,9 @@ public abstract class JournalContract {
 
   private RunRef childOf(RunRef parent, String id, RunSpec spec) {
     RunRef child = new RunRef(id);
-    journal.startRun(
-        new StartRun(Optional.of(child), "key-" + id, spec, Optional.of(parent), "flow:root"));
+    journal.admit(
+        new StartRun(Optional.of(child), "key-" + id, spec, Optional.of(parent), "flow:root"),
+        Admit.queued());
     return child;
   }
 
@@ -2767,7 +2783,8 @@ public abstract class JournalContract {
             run(lease(agent("call", INLINE_SURFACE), shortLease())),
             Optional.empty(),
             "contract");
-    ClaimedEffect c = journal.startClaimed(r, WORKER, LONG_LEASE, INLINE_SURFACE);
+    ClaimedEffect c =
+        journal.admit(r, Admit.claimedHere(WORKER, LONG_LEASE).electing(INLINE_SURFACE));
     assertThat(claim(5)).isEmpty();
     elapse(pastShortLease());
     assertThat(journal.expireLeases())
@@ -2791,9 +2808,10 @@ public abstract class JournalContract {
 
   private RunRef startChild(RunRef parent, String key) {
     return journal
-        .startRun(
+        .admit(
             new StartRun(
-                Optional.empty(), key, run(command("c", "true")), Optional.of(parent), "test"))
+                Optional.empty(), key, run(command("c", "true")), Optional.of(parent), "test"),
+            Admit.queued())
         .runId();
   }
 
@@ -2879,14 +2897,15 @@ public abstract class JournalContract {
     succeedEverythingClaimable();
     RunRef again =
         journal
-            .startRun(
+            .admit(
                 new StartRun(
                     Optional.empty(),
                     "rerun-" + System.nanoTime(),
                     run(command("a", "true")),
                     Optional.empty(),
                     "api",
-                    Optional.of(first)))
+                    Optional.of(first)),
+                Admit.queued())
             .runId();
     succeedEverythingClaimable();
     elapse(Duration.ofDays(2));

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.flows.kernel.ErrorCode;
 import dev.flows.kernel.instruction.McpCallInstruction;
+import dev.flows.kernel.journal.Admit;
 import dev.flows.kernel.journal.ClaimRequest;
 import dev.flows.kernel.journal.ClaimedAttempt;
 import dev.flows.kernel.journal.CompletionReason;
@@ -39,7 +40,7 @@ final class ConsoleWorkload {
   }
 
   RunRef start(String flow, RunSpec spec) {
-    return journal.startRun(StartRun.of(flow + "-" + UUID.randomUUID(), spec)).runId();
+    return journal.admit(StartRun.of(flow + "-" + UUID.randomUUID(), spec), Admit.queued()).runId();
   }
 
   /** Its admission key: {@code flow-<uuid>}. */

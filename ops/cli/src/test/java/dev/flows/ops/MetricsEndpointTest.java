@@ -8,6 +8,7 @@ import dev.flows.journalstore.JournalStoreConfig;
 import dev.flows.journalstore.PostgresJournal;
 import dev.flows.journalstore.testing.TestDatabase;
 import dev.flows.kernel.ErrorCode;
+import dev.flows.kernel.journal.Admit;
 import dev.flows.kernel.journal.ClaimRequest;
 import dev.flows.kernel.journal.ClaimedAttempt;
 import dev.flows.kernel.journal.CompletionReason;
@@ -123,7 +124,9 @@ class MetricsEndpointTest {
 
   private RunRef side(String name, RunSpec spec) {
     return journal
-        .startRun(new StartRun(Optional.empty(), name, spec, Optional.empty(), "test", "side"))
+        .admit(
+            new StartRun(Optional.empty(), name, spec, Optional.empty(), "test", "side"),
+            Admit.queued())
         .runId();
   }
 

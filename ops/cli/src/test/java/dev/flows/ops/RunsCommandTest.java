@@ -10,6 +10,7 @@ import dev.flows.journalstore.JournalStoreConfig;
 import dev.flows.journalstore.PostgresJournal;
 import dev.flows.journalstore.testing.TestDatabase;
 import dev.flows.kernel.ErrorCode;
+import dev.flows.kernel.journal.Admit;
 import dev.flows.kernel.journal.ClaimRequest;
 import dev.flows.kernel.journal.ClaimedAttempt;
 import dev.flows.kernel.journal.CompletionReason;
@@ -70,15 +71,16 @@ class RunsCommandTest {
   private static RunRef start(String flow) {
     String key = flow + "-" + UUID.randomUUID();
     return journal
-        .startRun(StartRun.of(key, Specs.named(flow, Specs.command("a", "true"))))
+        .admit(StartRun.of(key, Specs.named(flow, Specs.command("a", "true"))), Admit.queued())
         .runId();
   }
 
   private static RunRef childOf(RunRef parent, RunSpec spec) {
     return journal
-        .startRun(
+        .admit(
             new StartRun(
-                Optional.empty(), "child-" + UUID.randomUUID(), spec, Optional.of(parent), "test"))
+                Optional.empty(), "child-" + UUID.randomUUID(), spec, Optional.of(parent), "test"),
+            Admit.queued())
         .runId();
   }
 
@@ -333,10 +335,11 @@ class RunsCommandTest {
   private static RunRef[] parkedBodyOnParkedCall(String flow) {
     RunRef parent =
         journal
-            .startRun(
+            .admit(
                 StartRun.of(
                     flow + "-" + UUID.randomUUID(),
-                    Specs.named(flow, Specs.agent("body", "/memo/*"))))
+                    Specs.named(flow, Specs.agent("body", "/memo/*"))),
+                Admit.queued())
             .runId();
     ClaimedAttempt body = claimAgent(parent);
     JsonNode input = JsonNodeFactory.instance.objectNode().put("title", "printer on fire");

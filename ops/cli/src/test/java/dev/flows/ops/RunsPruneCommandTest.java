@@ -9,6 +9,7 @@ import dev.flows.journalstore.JournalStoreConfig;
 import dev.flows.journalstore.PostgresJournal;
 import dev.flows.journalstore.testing.TestDatabase;
 import dev.flows.kernel.ErrorCode;
+import dev.flows.kernel.journal.Admit;
 import dev.flows.kernel.journal.ClaimRequest;
 import dev.flows.kernel.journal.ClaimedAttempt;
 import dev.flows.kernel.journal.CompletionReason;
@@ -56,13 +57,14 @@ class RunsPruneCommandTest {
 
   private RunRef start(String key, Optional<RunRef> parent) {
     return journal
-        .startRun(
+        .admit(
             new StartRun(
                 Optional.empty(),
                 key,
                 Specs.named(key, Specs.command("a", "true")),
                 parent,
-                "test"))
+                "test"),
+            Admit.queued())
         .runId();
   }
 

@@ -9,6 +9,7 @@ import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import dev.flows.journalstore.JournalStoreConfig;
 import dev.flows.journalstore.PostgresJournal;
 import dev.flows.journalstore.testing.TestDatabase;
+import dev.flows.kernel.journal.Admit;
 import dev.flows.kernel.journal.ClaimRequest;
 import dev.flows.kernel.journal.ClaimedAttempt;
 import dev.flows.kernel.journal.RunRef;
@@ -123,14 +124,20 @@ class SchemaCommandsTest {
     RunRef open;
     try (PostgresJournal journal =
         PostgresJournal.connect(JournalStoreConfig.forUrl(url).withPoolSize(2))) {
-      done = journal.startRun(StartRun.of("done-" + UUID.randomUUID(), oneStep("done"))).runId();
+      done =
+          journal
+              .admit(StartRun.of("done-" + UUID.randomUUID(), oneStep("done")), Admit.queued())
+              .runId();
       for (ClaimedAttempt a :
           journal.claim(
               new ClaimRequest(
                   new WorkerId("w"), Set.of(StepKind.DETERMINISTIC), 10, Duration.ofSeconds(30)))) {
         journal.complete(a.lease(), new StepOutcome.Succeeded(JsonNodeFactory.instance.nullNode()));
       }
-      open = journal.startRun(StartRun.of("open-" + UUID.randomUUID(), oneStep("open"))).runId();
+      open =
+          journal
+              .admit(StartRun.of("open-" + UUID.randomUUID(), oneStep("open")), Admit.queued())
+              .runId();
     }
     String readerUrl = readerLogin(url);
 

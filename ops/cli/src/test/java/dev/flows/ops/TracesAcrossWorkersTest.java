@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import dev.flows.journalstore.JournalStoreConfig;
 import dev.flows.journalstore.PostgresJournal;
 import dev.flows.journalstore.testing.TestDatabase;
+import dev.flows.kernel.journal.Admit;
 import dev.flows.kernel.journal.Journal;
 import dev.flows.kernel.journal.RunRef;
 import dev.flows.kernel.journal.RunSnapshot;
@@ -146,7 +147,9 @@ class TracesAcrossWorkersTest {
             Journal.class.getClassLoader(),
             new Class<?>[] {Journal.class},
             (proxy, m, args) -> {
-              if (m.getName().equals("startClaimed") && calls.incrementAndGet() == 2) {
+              if (m.getName().equals("admit")
+                  && args[1] instanceof Admit.Electing
+                  && calls.incrementAndGet() == 2) {
                 dead.set(true);
               }
               if (dead.get()) {

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import dev.flows.kernel.ErrorCode;
 import dev.flows.kernel.FlowsException;
+import dev.flows.kernel.journal.Admit;
 import dev.flows.kernel.journal.ClaimedAttempt;
 import dev.flows.kernel.journal.Journal;
 import dev.flows.kernel.journal.RunRef;
@@ -42,6 +43,9 @@ final class DurableCtx implements Ctx {
   /** Starts a child run; a seam so tests can hold a start back past the dispatch deadline. */
   @FunctionalInterface
   interface ChildStarter {
+    /** Admits the child queued, for any worker to claim. */
+    ChildStarter QUEUED = (journal, request) -> journal.admit(request, Admit.queued());
+
     void start(Journal journal, StartRun request);
   }
 

@@ -35,7 +35,13 @@ public final class FlowBodyRunner {
 
   /** A runner whose bodies await every child a claimer runs (no inline MCP calls). */
   public FlowBodyRunner(Journal journal, FlowResolver resolver, SdkConfig config) {
-    this(journal, resolver, config, Journal::startRun, Optional.empty(), InstantSource.system());
+    this(
+        journal,
+        resolver,
+        config,
+        DurableCtx.ChildStarter.QUEUED,
+        Optional.empty(),
+        InstantSource.system());
   }
 
   /**
@@ -54,7 +60,7 @@ public final class FlowBodyRunner {
       SdkConfig config,
       InlineMcpCalls inline,
       InstantSource clock) {
-    this(journal, resolver, config, Journal::startRun, Optional.of(inline), clock);
+    this(journal, resolver, config, DurableCtx.ChildStarter.QUEUED, Optional.of(inline), clock);
   }
 
   FlowBodyRunner(
@@ -64,7 +70,7 @@ public final class FlowBodyRunner {
 
   /** A runner without inline MCP calls whose bodies judge time by {@code clock}. */
   FlowBodyRunner(Journal journal, FlowResolver resolver, SdkConfig config, InstantSource clock) {
-    this(journal, resolver, config, Journal::startRun, Optional.empty(), clock);
+    this(journal, resolver, config, DurableCtx.ChildStarter.QUEUED, Optional.empty(), clock);
   }
 
   private FlowBodyRunner(

@@ -1,6 +1,7 @@
 package dev.flows.sdk.runtime;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.flows.kernel.journal.Admit;
 import dev.flows.kernel.journal.Journal;
 import dev.flows.kernel.journal.RunRef;
 import dev.flows.kernel.journal.StartRun;
@@ -34,7 +35,7 @@ import java.util.UUID;
  * applications all assemble the engine here, so they behave the same.
  */
 public final class FlowsEngine implements AutoCloseable {
-  private final Journal journal;
+  private final DeferredAdmissions journal;
   private final SdkConfig config;
   private final McpCredentials credentials;
   private final FlowResolver resolver = new FlowResolver();
@@ -75,11 +76,9 @@ public final class FlowsEngine implements AutoCloseable {
       McpCredentials credentials,
       InstantSource clock,
       WorkerId workerId) {
-    // Every part of the engine writes through the one journal that may hold an admission back.
-    this.journal =
-        journal instanceof DeferredAdmissions
-            ? journal
-            : new DeferredAdmissions(journal, workerConfig);
+    // Every part of the engine writes through the one journal that may hold an admission back, so
+    // its worker's starter may run a body before admitting its run.
+    this.journal = new DeferredAdmissions(journal, workerConfig);
     this.config = config;
     this.credentials = credentials;
     this.sessions = new McpSessions(mcpLimits, credentials);
@@ -183,8 +182,8 @@ public final class FlowsEngine implements AutoCloseable {
    * carries the end of that attempt, so a waiter in this process gets the output without reading
    * the run. A start without a key runs its body before admitting the run, for up to {@link
    * SdkConfig#memoDelay}: a body that ends in success by then is admitted with its end in one
-   * transaction ({@link dev.flows.kernel.journal.Journal#startRunSucceeded}); this answers once the
-   * run is admitted. Otherwise the run is admitted for any worker to claim.
+   * transaction ({@link dev.flows.kernel.journal.Admit.WithItsEnd}); this answers once the run is
+   * admitted. Otherwise the run is admitted for any worker to claim.
    */
   public Worker.ClaimedHere admitHere(
       LoadedFlow flow, JsonNode input, Optional<String> key, Inventory inventory) {
@@ -214,7 +213,10 @@ public final class FlowsEngine implements AutoCloseable {
     Worker.ClaimedHere admitted =
         worker
             .startClaimed(request, key.isEmpty() ? config.memoDelay() : Duration.ZERO)
-            .orElseGet(() -> new Worker.ClaimedHere(journal.startRun(request), Optional.empty()));
+            .orElseGet(
+                () ->
+                    new Worker.ClaimedHere(
+                        journal.admit(request, Admit.queued()), Optional.empty()));
     if (admitted.started().created()) {
       dev.flows.worker.telemetry.FlowsTelemetry.metrics().runStarted(spec.name());
     }

@@ -158,15 +158,13 @@ final class MemoWriter {
         hurry = false;
         Thread.ofVirtual().name("flows-memos-" + lease.runId().value()).start(this::drain);
       }
-      if (queued.size() >= MAX_BATCH) {
+      if (queued.size() >= MAX_BATCH || outgrew) {
+        // Past what an admission carries with its end, the memos go at once: a run whose
+        // admission is held back is admitted by that batch, and its starter waits no longer.
         hurry();
       }
     } finally {
       lock.unlock();
-    }
-    if (outgrew && journal instanceof DeferredAdmissions held) {
-      // The body's end will not carry its run's admission: a starter waiting for it admits now.
-      held.outgrown(lease.runId());
     }
     return p;
   }

@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import dev.flows.kernel.ErrorCode;
 import dev.flows.kernel.instruction.FlowBodyInstruction;
+import dev.flows.kernel.journal.Admit;
 import dev.flows.kernel.journal.InMemoryJournal;
 import dev.flows.kernel.journal.Journal;
 import dev.flows.kernel.journal.JournalEntry;
@@ -88,7 +89,7 @@ class DurableFlowTest {
       Journal journal, FlowResolver resolver, Flow flow, JsonNode input, SdkConfig config) {
     resolver.register(flow);
     return journal
-        .startRun(
+        .admit(
             StartRun.of(
                 "k-" + System.nanoTime(),
                 Lowering.root(
@@ -96,7 +97,8 @@ class DurableFlowTest {
                     new FlowBodyInstruction.Origin.ClassFlow(flow.getClass().getName()),
                     input,
                     inventory(),
-                    config)))
+                    config)),
+            Admit.queued())
         .runId();
   }
 
@@ -420,7 +422,7 @@ class DurableFlowTest {
                 Thread.currentThread().interrupt();
               }
               try {
-                j.startRun(req);
+                j.admit(req, Admit.queued());
               } finally {
                 released.countDown();
               }

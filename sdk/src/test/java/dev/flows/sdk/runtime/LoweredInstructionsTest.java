@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.flows.kernel.instruction.FlowBodyInstruction.Origin;
+import dev.flows.kernel.journal.Admit;
 import dev.flows.kernel.journal.ClaimRequest;
 import dev.flows.kernel.journal.ClaimedAttempt;
 import dev.flows.kernel.journal.InMemoryJournal;
@@ -273,8 +274,9 @@ class LoweredInstructionsTest {
             body.leaseMs(),
             body.timeoutMs(),
             new StepBody.Agent(broken, agent.recoveryMode(), agent.externalSurfaces()));
-    journal.startRun(
-        StartRun.of("broken", new RunSpec(RunSpec.VERSION, "triage", List.of(brokenBody))));
+    journal.admit(
+        StartRun.of("broken", new RunSpec(RunSpec.VERSION, "triage", List.of(brokenBody))),
+        Admit.queued());
     ClaimedAttempt a =
         journal
             .claim(

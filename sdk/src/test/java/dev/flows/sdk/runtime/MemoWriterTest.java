@@ -4,12 +4,20 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.node.TextNode;
+import dev.flows.kernel.journal.EffectElection;
 import dev.flows.kernel.journal.InMemoryJournal;
+import dev.flows.kernel.journal.Journal;
 import dev.flows.kernel.journal.LeaseToken;
 import dev.flows.kernel.journal.MemoEffect;
 import dev.flows.kernel.journal.RunRef;
+import dev.flows.worker.DeferredAdmissions;
+import java.lang.reflect.Proxy;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 class MemoWriterTest {
@@ -25,5 +33,41 @@ class MemoWriterTest {
     assertThatThrownBy(() -> w.writeBehind("/memo/1", TextNode.valueOf("b")))
         .isInstanceOf(IllegalStateException.class)
         .hasMessageContaining("/memo/1");
+  }
+
+  @Test
+  void aWriterHoldingMoreMemosThanAnAdmissionCarriesSendsThemWithoutWaitingOutItsDelay()
+      throws InterruptedException {
+    CountDownLatch sent = new CountDownLatch(1);
+    MemoWriter w =
+        new MemoWriter(
+            batchesSignal(sent),
+            new LeaseToken(RunRef.random(), "body", 1, "lease"),
+            Duration.ofMinutes(10));
+    for (int i = 0; i < DeferredAdmissions.MOST_MEMOS_WITH_ADMISSION; i++) {
+      w.writeBehind("/memo/" + i, TextNode.valueOf("m"));
+    }
+    // As many as an admission carries with its end: they wait for the delay, or for the end.
+    assertThat(sent.await(300, TimeUnit.MILLISECONDS)).isFalse();
+    w.writeBehind("/memo/one-more", TextNode.valueOf("m"));
+    assertThat(sent.await(30, TimeUnit.SECONDS)).isTrue();
+  }
+
+  /** A journal that counts {@code sent} down at each memo batch and answers it written. */
+  private static Journal batchesSignal(CountDownLatch sent) {
+    return (Journal)
+        Proxy.newProxyInstance(
+            Journal.class.getClassLoader(),
+            new Class<?>[] {Journal.class},
+            (proxy, m, args) -> {
+              if (!m.getName().equals("recordConfirmedEffects")) {
+                throw new UnsupportedOperationException(m.getName());
+              }
+              sent.countDown();
+              return ((List<?>) args[1])
+                  .stream()
+                      .map(memo -> new EffectElection("key", false, false, Optional.empty()))
+                      .toList();
+            });
   }
 }

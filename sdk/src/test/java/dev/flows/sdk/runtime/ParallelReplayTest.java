@@ -9,6 +9,7 @@ import dev.flows.journalstore.PostgresJournal;
 import dev.flows.journalstore.testing.TestDatabase;
 import dev.flows.kernel.ErrorCode;
 import dev.flows.kernel.instruction.FlowBodyInstruction;
+import dev.flows.kernel.journal.Admit;
 import dev.flows.kernel.journal.ClaimRequest;
 import dev.flows.kernel.journal.ClaimedAttempt;
 import dev.flows.kernel.journal.JournalEntry;
@@ -58,7 +59,7 @@ class ParallelReplayTest {
             FlowHeader.named("parallel" + System.nanoTime()).mcp("tickets").build(), body);
     resolver.register(flow);
     return journal
-        .startRun(
+        .admit(
             StartRun.of(
                 "parallel-" + System.nanoTime(),
                 Lowering.root(
@@ -66,7 +67,8 @@ class ParallelReplayTest {
                     new FlowBodyInstruction.Origin.ClassFlow("parallel"),
                     JSON.objectNode(),
                     DurableFlowTest.inventory(),
-                    SdkConfig.DEFAULTS)))
+                    SdkConfig.DEFAULTS)),
+            Admit.queued())
         .runId();
   }
 

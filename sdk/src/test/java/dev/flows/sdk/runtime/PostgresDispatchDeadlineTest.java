@@ -7,6 +7,7 @@ import dev.flows.journalstore.JournalStoreConfig;
 import dev.flows.journalstore.PostgresJournal;
 import dev.flows.journalstore.testing.TestDatabase;
 import dev.flows.kernel.instruction.FlowBodyInstruction;
+import dev.flows.kernel.journal.Admit;
 import dev.flows.kernel.journal.JournalEntry;
 import dev.flows.kernel.journal.RunRef;
 import dev.flows.kernel.journal.RunSnapshot;
@@ -52,7 +53,7 @@ class PostgresDispatchDeadlineTest {
             (j, req) -> {
               try {
                 Thread.sleep(2_000);
-                j.startRun(req);
+                j.admit(req, Admit.queued());
               } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
               } finally {
@@ -69,7 +70,7 @@ class PostgresDispatchDeadlineTest {
     resolver.register(flow);
     RunRef root =
         journal
-            .startRun(
+            .admit(
                 StartRun.of(
                     "late-" + System.nanoTime(),
                     Lowering.root(
@@ -77,7 +78,8 @@ class PostgresDispatchDeadlineTest {
                         new FlowBodyInstruction.Origin.ClassFlow("late"),
                         JsonNodeFactory.instance.objectNode(),
                         DurableFlowTest.inventory(),
-                        config)))
+                        config)),
+                Admit.queued())
             .runId();
     MiniWorker w = new MiniWorker(journal, runner);
     long until = System.nanoTime() + Duration.ofSeconds(60).toNanos();

@@ -8,6 +8,7 @@ import dev.flows.journalstore.JournalStoreConfig;
 import dev.flows.journalstore.PostgresJournal;
 import dev.flows.journalstore.testing.TestDatabase;
 import dev.flows.kernel.instruction.FlowBodyInstruction;
+import dev.flows.kernel.journal.Admit;
 import dev.flows.kernel.journal.JournalEntry;
 import dev.flows.kernel.journal.RunRef;
 import dev.flows.kernel.journal.RunSnapshot;
@@ -46,7 +47,7 @@ class PostgresReplayTest {
     resolver.register(flow);
     RunRef root =
         journal
-            .startRun(
+            .admit(
                 StartRun.of(
                     "replay-" + System.nanoTime(),
                     Lowering.root(
@@ -54,7 +55,8 @@ class PostgresReplayTest {
                         new FlowBodyInstruction.Origin.ClassFlow("replay"),
                         JsonNodeFactory.instance.objectNode(),
                         DurableFlowTest.inventory(),
-                        SdkConfig.DEFAULTS)))
+                        SdkConfig.DEFAULTS)),
+                Admit.queued())
             .runId();
     MiniWorker w =
         new MiniWorker(journal, new FlowBodyRunner(journal, resolver, SdkConfig.DEFAULTS));

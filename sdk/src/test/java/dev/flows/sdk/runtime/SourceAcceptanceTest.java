@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import dev.flows.kernel.instruction.FlowBodyInstruction;
+import dev.flows.kernel.journal.Admit;
 import dev.flows.kernel.journal.InMemoryJournal;
 import dev.flows.kernel.journal.Journal;
 import dev.flows.kernel.journal.RunRef;
@@ -84,7 +85,7 @@ class SourceAcceptanceTest {
             JsonNodeFactory.instance.objectNode(),
             Inventory.empty(),
             SdkConfig.DEFAULTS);
-    return journal.startRun(StartRun.of("k-" + UUID.randomUUID(), spec)).runId();
+    return journal.admit(StartRun.of("k-" + UUID.randomUUID(), spec), Admit.queued()).runId();
   }
 
   private static RunSnapshot await(Journal journal, RunRef run, Predicate<RunSnapshot> done)

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import dev.flows.kernel.ErrorCode;
+import dev.flows.kernel.journal.Admit;
 import dev.flows.kernel.journal.CompletionReason;
 import dev.flows.kernel.journal.InMemoryJournal;
 import dev.flows.kernel.journal.JournalEntry;
@@ -41,7 +42,7 @@ class WaitsTest {
         new DurableFlowTest.TestFlow(FlowHeader.named("waits" + System.nanoTime()).build(), body);
     resolver.register(flow);
     return journal
-        .startRun(
+        .admit(
             StartRun.of(
                 "k-" + System.nanoTime(),
                 Lowering.root(
@@ -49,7 +50,8 @@ class WaitsTest {
                     new dev.flows.kernel.instruction.FlowBodyInstruction.Origin.ClassFlow("waits"),
                     JSON.objectNode(),
                     DurableFlowTest.inventory(),
-                    SdkConfig.DEFAULTS)))
+                    SdkConfig.DEFAULTS)),
+            Admit.queued())
         .runId();
   }
 

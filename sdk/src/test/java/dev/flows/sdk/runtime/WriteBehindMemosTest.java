@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import dev.flows.kernel.ErrorCode;
 import dev.flows.kernel.FlowsException;
+import dev.flows.kernel.journal.Admit;
 import dev.flows.kernel.journal.InMemoryJournal;
 import dev.flows.kernel.journal.Journal;
 import dev.flows.kernel.journal.JournalEntry;
@@ -285,7 +286,7 @@ class WriteBehindMemosTest {
     AtomicReference<RunRef> rootId = new AtomicReference<>();
     verbHook =
         (verb, args) -> {
-          if (verb.equals("startRun") && rootId.get() != null) {
+          if (verb.equals("admit") && args[1] instanceof Admit.Queued && rootId.get() != null) {
             journaledAtChild.add(journaledMemos(rootId.get()));
           }
           if (verb.equals("complete")

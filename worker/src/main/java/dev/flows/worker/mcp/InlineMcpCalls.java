@@ -1,6 +1,7 @@
 package dev.flows.worker.mcp;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.flows.kernel.journal.Admit;
 import dev.flows.kernel.journal.ClaimedEffect;
 import dev.flows.kernel.journal.CompletionAck;
 import dev.flows.kernel.journal.EffectElection;
@@ -36,12 +37,12 @@ import org.slf4j.LoggerFactory;
 /**
  * Durable MCP calls performed by the worker that runs the calling body, without a claim: one
  * transaction admits the call's child run with attempt 1 leased to this worker and its effect
- * elected ({@link Journal#startClaimed}); the call goes through {@link McpToolExecutor} as a
- * claimed attempt's would (same key in {@code _meta}, same receipt, same outcomes, same fault
- * points), under the child's lease ({@link WorkerLease}: renewed while the call runs, cancelled at
- * the local deadline); one transaction confirms the effect and completes the attempt ({@link
- * Journal#confirmAndComplete}). A crash anywhere leaves exactly what a crashed claimer leaves, and
- * the journal re-drives the child the same way.
+ * elected ({@link dev.flows.kernel.journal.Admit.Electing}); the call goes through {@link
+ * McpToolExecutor} as a claimed attempt's would (same key in {@code _meta}, same receipt, same
+ * outcomes, same fault points), under the child's lease ({@link WorkerLease}: renewed while the
+ * call runs, cancelled at the local deadline); one transaction confirms the effect and completes
+ * the attempt ({@link Journal#confirmAndComplete}). A crash anywhere leaves exactly what a crashed
+ * claimer leaves, and the journal re-drives the child the same way.
  */
 public final class InlineMcpCalls {
   private static final Logger LOG = LoggerFactory.getLogger(InlineMcpCalls.class);
@@ -121,7 +122,8 @@ public final class InlineMcpCalls {
   private Result call(StartRun request, String surfacePath, Optional<Duration> maxWait)
       throws InterruptedException {
     Instant sent = clock.instant();
-    ClaimedEffect claimed = journal.startClaimed(request, worker, defaultLease, surfacePath);
+    ClaimedEffect claimed =
+        journal.admit(request, Admit.claimedHere(worker, defaultLease).electing(surfacePath));
     FlowsTelemetry.metrics().runStarted(request.spec().name());
     DeferredGate gate = new DeferredGate(surfacePath, claimed.election());
     CancellationToken token = new CancellationToken();

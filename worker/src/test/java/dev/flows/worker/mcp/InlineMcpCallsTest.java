@@ -9,6 +9,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.flows.kernel.ErrorCode;
 import dev.flows.kernel.FlowsException;
 import dev.flows.kernel.instruction.McpCallInstruction;
+import dev.flows.kernel.journal.Admit;
 import dev.flows.kernel.journal.InMemoryJournal;
 import dev.flows.kernel.journal.JournalEntry;
 import dev.flows.kernel.journal.RunRef;
@@ -137,7 +138,7 @@ class InlineMcpCallsTest {
 
   @Test
   void anAdmissionThatAlreadyHappenedIsRefusedAndNothingIsCalled() {
-    journal.startRun(request("inline-dup", "meta", JSON.objectNode(), 1));
+    journal.admit(request("inline-dup", "meta", JSON.objectNode(), 1), Admit.queued());
 
     assertThatThrownBy(
             () ->

@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.flows.kernel.ErrorCode;
+import dev.flows.kernel.journal.Admit;
 import dev.flows.kernel.journal.ClaimRequest;
 import dev.flows.kernel.journal.ClaimedAttempt;
 import dev.flows.kernel.journal.InMemoryJournal;
@@ -72,13 +73,14 @@ class McpToolExecutorTest {
 
   private ClaimedAttempt callStep(
       String tool, JsonNode args, boolean mayReperform, int iterations, JsonNode connection) {
-    journal.startRun(
+    journal.admit(
         StartRun.of(
             "k" + System.nanoTime(),
             new RunSpec(
                 RunSpec.VERSION,
                 "t",
-                List.of(callSpec(tool, args, mayReperform, iterations, connection)))));
+                List.of(callSpec(tool, args, mayReperform, iterations, connection)))),
+        Admit.queued());
     return claim();
   }
 
@@ -203,7 +205,7 @@ class McpToolExecutorTest {
   void aCallInAChildRunCarriesItsRootRunsTraceAndItsAttemptsSpanAsTheSpansDo() throws Exception {
     RunRef root =
         journal
-            .startRun(
+            .admit(
                 StartRun.of(
                     "root" + System.nanoTime(),
                     new RunSpec(
@@ -219,17 +221,19 @@ class McpToolExecutorTest {
                                 OptionalLong.empty(),
                                 OptionalLong.empty(),
                                 new StepBody.Deterministic(
-                                    List.of("true"), false, Optional.empty()))))))
+                                    List.of("true"), false, Optional.empty()))))),
+                Admit.queued())
             .runId();
     StepSpec step = callSpec("meta", JSON.objectNode(), false, 1, CONNECTION);
     RunRef child = new RunRef(root.value() + "-child");
-    journal.startRun(
+    journal.admit(
         new StartRun(
             Optional.of(child),
             child.value(),
             new RunSpec(RunSpec.VERSION, "parent:mcp:tools/meta", List.of(step)),
             Optional.of(root),
-            "flow:parent"));
+            "flow:parent"),
+        Admit.queued());
     ClaimedAttempt call = claim();
     assertThat(call.lease().runId()).isEqualTo(child);
 
@@ -349,8 +353,9 @@ class McpToolExecutorTest {
             OptionalLong.of(2_000),
             OptionalLong.empty(),
             new StepBody.Agent(in, RecoveryMode.INSPECT, List.of("/mcp/" + server + "/" + tool)));
-    journal.startRun(
-        StartRun.of("k" + System.nanoTime(), new RunSpec(RunSpec.VERSION, "t", List.of(step))));
+    journal.admit(
+        StartRun.of("k" + System.nanoTime(), new RunSpec(RunSpec.VERSION, "t", List.of(step))),
+        Admit.queued());
     ClaimedAttempt first = claim();
     journal.recordEffect(first.lease(), "/mcp/tools/" + tool); // the attempt dies after this
     clock.advance(Duration.ofSeconds(3));
@@ -407,7 +412,8 @@ class McpToolExecutorTest {
             OptionalLong.empty(),
             OptionalLong.empty(),
             new StepBody.Agent(in, RecoveryMode.INSPECT, List.of("/mcp/nope/x")));
-    journal.startRun(StartRun.of("named", new RunSpec(RunSpec.VERSION, "t", List.of(step))));
+    journal.admit(
+        StartRun.of("named", new RunSpec(RunSpec.VERSION, "t", List.of(step))), Admit.queued());
     StepOutcome.Failed f = (StepOutcome.Failed) executor.execute(exec(claim()));
     assertThat(f.trajectoryTail().path("diagnostic").asText()).isEqualTo("spawn_failed");
     assertThat(f.retryable()).isFalse();
@@ -445,7 +451,8 @@ class McpToolExecutorTest {
             OptionalLong.empty(),
             OptionalLong.empty(),
             new StepBody.Agent(in, RecoveryMode.INSPECT, List.of("/mcp/nope/x")));
-    journal.startRun(StartRun.of("bad", new RunSpec(RunSpec.VERSION, "t", List.of(step))));
+    journal.admit(
+        StartRun.of("bad", new RunSpec(RunSpec.VERSION, "t", List.of(step))), Admit.queued());
     StepOutcome.Failed f = (StepOutcome.Failed) executor.execute(exec(claim()));
     assertThat(f.retryable()).isTrue();
     assertThat(f.trajectoryTail().path("diagnostic").asText()).isEqualTo("spawn_failed");
@@ -466,7 +473,8 @@ class McpToolExecutorTest {
             OptionalLong.empty(),
             OptionalLong.empty(),
             new StepBody.Agent(in, RecoveryMode.INSPECT, List.of("/mcp/tools/echo")));
-    journal.startRun(StartRun.of("malformed", new RunSpec(RunSpec.VERSION, "t", List.of(step))));
+    journal.admit(
+        StartRun.of("malformed", new RunSpec(RunSpec.VERSION, "t", List.of(step))), Admit.queued());
     ClaimedAttempt a = claim();
 
     StepOutcome.Failed f = (StepOutcome.Failed) executor.execute(exec(a));

@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.flows.kernel.ErrorCode;
+import dev.flows.kernel.journal.Admit;
 import dev.flows.kernel.journal.ClaimRequest;
 import dev.flows.kernel.journal.ClaimedAttempt;
 import dev.flows.kernel.journal.Disposition;
@@ -123,8 +124,9 @@ class TaskCallsTest {
             OptionalLong.empty(),
             OptionalLong.of(timeoutMs),
             new StepBody.Agent(in, RecoveryMode.INSPECT, List.of("/mcp/" + server + "/" + tool)));
-    journal.startRun(
-        StartRun.of("k" + System.nanoTime(), new RunSpec(RunSpec.VERSION, "t", List.of(call))));
+    journal.admit(
+        StartRun.of("k" + System.nanoTime(), new RunSpec(RunSpec.VERSION, "t", List.of(call))),
+        Admit.queued());
     return claim();
   }
 

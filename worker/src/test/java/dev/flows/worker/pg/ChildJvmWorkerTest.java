@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import dev.flows.journalstore.PostgresJournal;
 import dev.flows.journalstore.testing.TestDatabase;
+import dev.flows.kernel.journal.Admit;
 import dev.flows.kernel.journal.CompletionReason;
 import dev.flows.kernel.journal.JournalEntry;
 import dev.flows.kernel.journal.JournalRecord;
@@ -49,7 +50,9 @@ class ChildJvmWorkerTest {
   }
 
   private static RunRef start(StepSpec step) {
-    return journal.startRun(StartRun.of(UUID.randomUUID().toString(), Specs.run(step))).runId();
+    return journal
+        .admit(StartRun.of(UUID.randomUUID().toString(), Specs.run(step)), Admit.queued())
+        .runId();
   }
 
   private static Optional<JournalEntry.StepAttemptStarted> firstAttempt(RunRef run) {

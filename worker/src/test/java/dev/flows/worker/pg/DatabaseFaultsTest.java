@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 import dev.flows.journalstore.JournalStoreConfig;
 import dev.flows.journalstore.PostgresJournal;
 import dev.flows.journalstore.testing.TestDatabase;
+import dev.flows.kernel.journal.Admit;
 import dev.flows.kernel.journal.CompletionReason;
 import dev.flows.kernel.journal.Journal;
 import dev.flows.kernel.journal.RunRef;
@@ -60,10 +61,11 @@ class DatabaseFaultsTest {
     for (int i = 0; i < STEPS; i++) {
       runs.add(
           journal
-              .startRun(
+              .admit(
                   StartRun.of(
                       UUID.randomUUID().toString(),
-                      Specs.run(Specs.iterations(Specs.command("s", "true"), 3))))
+                      Specs.run(Specs.iterations(Specs.command("s", "true"), 3))),
+                  Admit.queued())
               .runId());
     }
     return runs;

@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import dev.flows.journalstore.PostgresJournal;
 import dev.flows.journalstore.testing.TestDatabase;
+import dev.flows.kernel.journal.Admit;
 import dev.flows.kernel.journal.RunRef;
 import dev.flows.kernel.journal.Specs;
 import dev.flows.kernel.journal.StartRun;
@@ -40,9 +41,10 @@ class NoOpThroughputTest {
       for (int i = 0; i < STEPS; i++) {
         runs.add(
             journal
-                .startRun(
+                .admit(
                     StartRun.of(
-                        UUID.randomUUID().toString(), Specs.run(Specs.command("s", "true"))))
+                        UUID.randomUUID().toString(), Specs.run(Specs.command("s", "true"))),
+                    Admit.queued())
                 .runId());
       }
       WorkerConfig config = WorkerConfig.defaults();

@@ -8,6 +8,7 @@ import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import dev.flows.journalstore.PostgresJournal;
 import dev.flows.journalstore.testing.TestDatabase;
 import dev.flows.kernel.ErrorCode;
+import dev.flows.kernel.journal.Admit;
 import dev.flows.kernel.journal.ClaimRequest;
 import dev.flows.kernel.journal.ClaimedAttempt;
 import dev.flows.kernel.journal.CompletionReason;
@@ -62,10 +63,11 @@ class PostgresLeaseTest {
   void aStepRunningThreeTimesItsLeaseCompletesWithAtLeastTwoRenewalsAndOneCompletion() {
     RunRef run =
         journal
-            .startRun(
+            .admit(
                 StartRun.of(
                     UUID.randomUUID().toString(),
-                    Specs.run(Specs.lease(Specs.command("s", "sleep", "6"), LEASE))))
+                    Specs.run(Specs.lease(Specs.command("s", "sleep", "6"), LEASE))),
+                Admit.queued())
             .runId();
     WorkerConfig config = WorkerConfig.defaults().toBuilder().capacity(1).build();
     Worker worker =
@@ -90,10 +92,11 @@ class PostgresLeaseTest {
   }
 
   private ClaimedAttempt startAndClaim() {
-    journal.startRun(
+    journal.admit(
         StartRun.of(
             UUID.randomUUID().toString(),
-            Specs.run(Specs.lease(Specs.command("s", "true"), LEASE))));
+            Specs.run(Specs.lease(Specs.command("s", "true"), LEASE))),
+        Admit.queued());
     return journal
         .claim(new ClaimRequest(new WorkerId("w"), Set.of(StepKind.DETERMINISTIC), 1, LEASE))
         .getFirst();

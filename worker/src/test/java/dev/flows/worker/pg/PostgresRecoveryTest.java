@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import dev.flows.journalstore.PostgresJournal;
 import dev.flows.journalstore.testing.TestDatabase;
+import dev.flows.kernel.journal.Admit;
 import dev.flows.kernel.journal.ClaimRequest;
 import dev.flows.kernel.journal.ClaimedAttempt;
 import dev.flows.kernel.journal.CompletionReason;
@@ -56,10 +57,11 @@ class PostgresRecoveryTest {
   void anAbandonedAttemptIsRetriedByAnotherWorkerAfterItsDeadlineWithoutWaitingForAnyInterval() {
     RunRef run =
         journal
-            .startRun(
+            .admit(
                 StartRun.of(
                     UUID.randomUUID().toString(),
-                    Specs.run(Specs.iterations(Specs.lease(Specs.command("s", "true"), LEASE), 2))))
+                    Specs.run(Specs.iterations(Specs.lease(Specs.command("s", "true"), LEASE), 2))),
+                Admit.queued())
             .runId();
     // A worker claims the step and dies at once: its lease is never renewed.
     ClaimedAttempt abandoned =

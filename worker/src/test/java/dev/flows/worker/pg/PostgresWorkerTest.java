@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import dev.flows.journalstore.PostgresJournal;
 import dev.flows.journalstore.testing.TestDatabase;
+import dev.flows.kernel.journal.Admit;
 import dev.flows.kernel.journal.ClaimRequest;
 import dev.flows.kernel.journal.CompletionReason;
 import dev.flows.kernel.journal.RunRef;
@@ -66,10 +67,11 @@ class PostgresWorkerTest {
 
   private static RunRef startRun(int maxIterations) {
     return journal
-        .startRun(
+        .admit(
             StartRun.of(
                 UUID.randomUUID().toString(),
-                Specs.run(Specs.iterations(Specs.command("s", "true"), maxIterations))))
+                Specs.run(Specs.iterations(Specs.command("s", "true"), maxIterations))),
+            Admit.queued())
         .runId();
   }
 

@@ -27,9 +27,9 @@ public final class InMemoryJournal implements Journal {
   private final MemoryWakeups wakeups = new MemoryWakeups();
   private final MemoryState state = new MemoryState(wakeups);
   private final MemoryAttempts attempts = new MemoryAttempts(state);
-  private final MemoryAdmission admission = new MemoryAdmission(state, wakeups, attempts);
   private final MemorySignals signals = new MemorySignals(state, wakeups, attempts);
   private final MemoryEnds ends = new MemoryEnds(state, wakeups, attempts, signals);
+  private final MemoryAdmission admission = new MemoryAdmission(state, wakeups, attempts, ends);
   private final MemoryOperator operator = new MemoryOperator(state, wakeups, ends);
   private final MemoryRetention retention = new MemoryRetention(state);
   private final MemoryTasks tasks = new MemoryTasks(state);
@@ -49,19 +49,8 @@ public final class InMemoryJournal implements Journal {
   }
 
   @Override
-  public StartedRun startRun(StartRun r) {
-    return verb(now -> admission.startRun(r, now));
-  }
-
-  @Override
-  public ClaimedEffect startClaimed(
-      StartRun r, WorkerId worker, Duration lease, String surfacePath) {
-    return verb(now -> admission.startClaimed(r, worker, lease, surfacePath, now));
-  }
-
-  @Override
-  public ClaimedStart startRunClaimed(StartRun r, WorkerId worker, Duration lease) {
-    return verb(now -> admission.startRunClaimed(r, worker, lease, now));
+  public <R> R admit(StartRun r, Admit<R> mode) {
+    return verb(now -> admission.admit(r, mode, now));
   }
 
   @Override

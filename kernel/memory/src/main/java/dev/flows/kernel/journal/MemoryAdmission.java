@@ -5,24 +5,32 @@ import dev.flows.kernel.journal.MemoryState.StepRow;
 import dev.flows.kernel.lifecycle.RunTransition;
 import dev.flows.kernel.spec.RunSpecJson;
 import dev.flows.kernel.spec.StepSpec;
-import java.time.Duration;
 import java.time.Instant;
 import java.util.Optional;
 
-/** The in-memory journal's admissions: a run started, or started with its one attempt open. */
+/** The in-memory journal's {@link Journal#admit}: each mode under the journal's one lock. */
 final class MemoryAdmission {
   private final MemoryState state;
   private final MemoryWakeups wakeups;
   private final MemoryAttempts attempts;
+  private final MemoryEnds ends;
 
-  MemoryAdmission(MemoryState state, MemoryWakeups wakeups, MemoryAttempts attempts) {
+  MemoryAdmission(
+      MemoryState state, MemoryWakeups wakeups, MemoryAttempts attempts, MemoryEnds ends) {
     this.state = state;
     this.wakeups = wakeups;
     this.attempts = attempts;
+    this.ends = ends;
   }
 
-  StartedRun startRun(StartRun r, Instant now) {
-    return admit(r, now, true);
+  <R> R admit(StartRun r, Admit<R> mode, Instant now) {
+    return mode.answer(
+        switch (mode) {
+          case Admit.Queued q -> admit(r, now, true);
+          case Admit.ClaimedHere c -> claimed(r, c, now);
+          case Admit.Electing e -> electing(r, e, now);
+          case Admit.WithItsEnd w -> withItsEnd(r, w, now);
+        });
   }
 
   /**
@@ -79,29 +87,42 @@ final class MemoryAdmission {
         .map(run -> new AdmittedRun(run.id, run.admissionKey, run.specHash, run.status));
   }
 
-  ClaimedStart startRunClaimed(StartRun r, WorkerId worker, Duration lease, Instant now) {
+  private ClaimedStart claimed(StartRun r, Admit.ClaimedHere mode, Instant now) {
     StepSpec only = ClaimedStart.onlyStep(r);
     StartedRun started = admit(r, now, false);
     if (!started.created()) {
       return new ClaimedStart(started, Optional.empty());
     }
     RunRow run = state.runs.get(started.runId());
+    StepRow step = run.steps.get(only.id());
     return new ClaimedStart(
-        started, Optional.of(attempts.open(run, run.steps.get(only.id()), worker, lease, now)));
+        started, Optional.of(attempts.open(run, step, mode.worker(), mode.lease(), now)));
   }
 
-  ClaimedEffect startClaimed(
-      StartRun r, WorkerId worker, Duration lease, String surfacePath, Instant now) {
-    StepSpec only = ClaimedEffect.inlineStep(r, surfacePath);
+  private ClaimedEffect electing(StartRun r, Admit.Electing mode, Instant now) {
+    StepSpec only = ClaimedEffect.inlineStep(r, mode.surfacePath());
     Optional<AdmittedRun> met = met(r);
     if (met.isPresent()) {
-      throw AdmittedRun.notNew(r, met.get().answer(r, RunSpecJson.hash(r.spec())).runId());
+      met.get().answer(r, RunSpecJson.hash(r.spec()), mode);
     }
     StartedRun started = admit(r, now, false);
     RunRow run = state.runs.get(started.runId());
     StepRow step = run.steps.get(only.id());
-    ClaimedAttempt attempt = attempts.open(run, step, worker, lease, now);
-    EffectElection election = attempts.recordEffect(attempt.lease(), surfacePath, now);
+    ClaimedAttempt attempt = attempts.open(run, step, mode.worker(), mode.lease(), now);
+    EffectElection election = attempts.recordEffect(attempt.lease(), mode.surfacePath(), now);
     return new ClaimedEffect(attempt, election);
+  }
+
+  /** Claimed, then the attempt's memos and its end, as complete journals them. */
+  private Optional<CompletionAck> withItsEnd(StartRun r, Admit.WithItsEnd mode, Instant now) {
+    Optional<ClaimedAttempt> attempt = claimed(r, mode.claimed(), now).attempt();
+    if (attempt.isEmpty()) {
+      return Optional.empty();
+    }
+    LeaseToken lease = attempt.get().lease();
+    for (MemoEffect m : mode.outcome().memos()) {
+      attempts.recordConfirmedEffect(lease, m.surfacePath(), m.output(), now);
+    }
+    return Optional.of(ends.complete(lease, mode.outcome(), now));
   }
 }

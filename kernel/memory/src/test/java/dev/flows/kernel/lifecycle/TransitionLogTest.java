@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.flows.kernel.ErrorCode;
 import dev.flows.kernel.FlowsException;
+import dev.flows.kernel.journal.Admit;
 import dev.flows.kernel.journal.InMemoryJournal;
 import dev.flows.kernel.journal.ManualClock;
 import dev.flows.kernel.journal.Specs;
@@ -22,7 +23,7 @@ class TransitionLogTest {
   void aTransitionTakenByOneJournalIsNotCountedForAnother() {
     InMemoryJournal one = journal();
     InMemoryJournal other = journal();
-    one.startRun(StartRun.of("k", Specs.run(Specs.agent("a"))));
+    one.admit(StartRun.of("k", Specs.run(Specs.agent("a"))), Admit.queued());
     assertThat(one.transitions().runCounts()).containsEntry(RunTransition.SPAWNED, 1L);
     assertThat(other.transitions().runCounts()).containsEntry(RunTransition.SPAWNED, 0L);
   }

@@ -12,7 +12,6 @@ import dev.flows.kernel.journal.RunRef;
 import dev.flows.kernel.journal.StepOutcome;
 import dev.flows.kernel.spec.StepKind;
 import dev.flows.worker.ExecutorRegistry;
-import dev.flows.worker.ResilientJournal;
 import dev.flows.worker.StepExecutor;
 import dev.flows.worker.Worker;
 import dev.flows.worker.WorkerConfig;
@@ -51,10 +50,7 @@ record ChildrenBench(Bench.Plan plan, Pg pg, Report report) implements Section {
     long t0 = System.nanoTime();
     try (Worker w =
         new Worker(
-            new ResilientJournal(journal, config),
-            ExecutorRegistry.of(new NoopExecutor()),
-            config,
-            InstantSource.system())) {
+            journal, ExecutorRegistry.of(new NoopExecutor()), config, InstantSource.system())) {
       w.start();
       awaitEnded(url, runs);
     }

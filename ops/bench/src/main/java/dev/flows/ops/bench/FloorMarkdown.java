@@ -21,7 +21,7 @@ final class FloorMarkdown {
                 + " by plain JDBC with one memo each (each thread its own autocommit connection"
                 + " and its own claimed run); `recordConfirmedEffect` is the journal verb a body's"
                 + " f.step calls, from c threads (each its own claimed run, group commit on); a"
-                + " durable call's two statements are `startClaimed` then `confirmAndComplete` of"
+                + " durable call's two statements are `admit` electing then `confirmAndComplete` of"
                 + " a one-step MCP child, back to back, as an inline f.mcp makes them around the"
                 + " server's answer. When one of these misses a bound, no engine on this journal"
                 + " format meets it on this machine.\n\n")

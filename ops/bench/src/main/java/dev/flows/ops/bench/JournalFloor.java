@@ -9,6 +9,7 @@ import dev.flows.journalstore.JournalStoreConfig;
 import dev.flows.journalstore.PositionalSql;
 import dev.flows.journalstore.PostgresJournal;
 import dev.flows.journalstore.Sql;
+import dev.flows.kernel.journal.Admit;
 import dev.flows.kernel.journal.ClaimRequest;
 import dev.flows.kernel.journal.ClaimedAttempt;
 import dev.flows.kernel.journal.ClaimedEffect;
@@ -52,8 +53,8 @@ import java.util.concurrent.ConcurrentLinkedQueue;
  *       connection and its own claimed run (no Jdbi, no pool, no group commit);
  *   <li>the memo verb: {@code PostgresJournal.recordConfirmedEffect} from c threads, each its own
  *       claimed run, group commit on (the engine's path below the body);
- *   <li>a durable call's two statements: {@code startClaimed} then {@code confirmAndComplete} of a
- *       one-step MCP child, back to back, as an inline {@code f.mcp} call makes them around the
+ *   <li>a durable call's two statements: {@code admit} electing then {@code confirmAndComplete} of
+ *       a one-step MCP child, back to back, as an inline {@code f.mcp} call makes them around the
  *       server's answer;
  *   <li>no-op attempts: a backlog of one-step deterministic runs drained by c threads, each attempt
  *       claimed, renewed once and completed, as a worker with a no-op executor makes them.
@@ -135,7 +136,7 @@ final class JournalFloor {
   private static List<LeaseToken> claimedRoots(PostgresJournal journal, int count) {
     String batch = UUID.randomUUID().toString();
     for (int i = 0; i < count; i++) {
-      journal.startRun(StartRun.of("floor-" + batch + "-" + i, memoRoot("floor")));
+      journal.admit(StartRun.of("floor-" + batch + "-" + i, memoRoot("floor")), Admit.queued());
     }
     WorkerId worker = new WorkerId("floor-" + batch);
     List<LeaseToken> leases = new ArrayList<>();
@@ -253,7 +254,8 @@ final class JournalFloor {
             StartRun admit =
                 new StartRun(
                     Optional.of(child), child.value(), spec, Optional.of(parent), "flow:floor");
-            ClaimedEffect claimed = journal.startClaimed(admit, worker, LEASE, surface);
+            ClaimedEffect claimed =
+                journal.admit(admit, Admit.claimedHere(worker, LEASE).electing(surface));
             JsonNode receipt = receipt(args, claimed.election().idempotencyKey());
             journal.confirmAndComplete(
                 claimed.attempt().lease(),

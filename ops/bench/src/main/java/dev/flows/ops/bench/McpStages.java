@@ -12,8 +12,8 @@ import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Where a durable inline {@code f.mcp} call's time goes, per stage, from five instants of one JVM
- * clock: the body's call begins ({@link BenchFlows.Mcp}), the election statement ({@code
- * startClaimed}, which admits the child already claimed and elected) is sent and answered, the
+ * clock: the body's call begins ({@link BenchFlows.Mcp}), the election statement ({@code admit}
+ * electing, which admits the child already claimed and elected) is sent and answered, the
  * confirm-and-complete statement is sent and answered, and the body has the result. The journal
  * verbs are timed by a proxy around the engine's journal; a call is matched to its verbs by its
  * child run id (the election runs on the body's thread, the confirmation on the thread that got the
@@ -81,7 +81,7 @@ final class McpStages {
     LAST_CHILD.remove();
   }
 
-  /** {@code journal} with its {@code startClaimed} and {@code confirmAndComplete} timed. */
+  /** {@code journal} with its {@code admit} electing and {@code confirmAndComplete} timed. */
   static Journal timed(Journal journal) {
     return (Journal)
         Proxy.newProxyInstance(
@@ -98,7 +98,11 @@ final class McpStages {
               long end = System.nanoTime();
               if (timing) {
                 switch (m.getName()) {
-                  case "startClaimed" -> elected((StartRun) args[0], begin, end);
+                  case "admit" -> {
+                    if (args[1] instanceof dev.flows.kernel.journal.Admit.Electing) {
+                      elected((StartRun) args[0], begin, end);
+                    }
+                  }
                   case "confirmAndComplete" -> {
                     long[] t = CALLS.get(((LeaseToken) args[0]).runId().value());
                     if (t != null) {

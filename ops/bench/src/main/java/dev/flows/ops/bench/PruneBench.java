@@ -5,6 +5,7 @@ import static dev.flows.ops.bench.Bench.log;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import dev.flows.journalstore.JournalStoreConfig;
 import dev.flows.journalstore.PostgresJournal;
+import dev.flows.kernel.journal.Admit;
 import dev.flows.kernel.journal.ClaimRequest;
 import dev.flows.kernel.journal.ClaimedAttempt;
 import dev.flows.kernel.journal.StartRun;
@@ -144,13 +145,14 @@ final class PruneBench {
               .start(
                   () -> {
                     while (!stop.get()) {
-                      journal.startRun(
+                      journal.admit(
                           new StartRun(
                               Optional.empty(),
                               "probe:" + UUID.randomUUID(),
                               spec,
                               Optional.empty(),
-                              "bench"));
+                              "bench"),
+                          Admit.queued());
                       long t = System.nanoTime();
                       List<ClaimedAttempt> got =
                           journal.claim(

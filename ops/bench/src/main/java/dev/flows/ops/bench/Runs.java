@@ -12,6 +12,7 @@ import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.flows.journalstore.JournalStoreConfig;
 import dev.flows.journalstore.PostgresJournal;
+import dev.flows.kernel.journal.Admit;
 import dev.flows.kernel.journal.Journal;
 import dev.flows.kernel.journal.RunRef;
 import dev.flows.kernel.journal.RunWatch;
@@ -197,13 +198,14 @@ final class Runs {
             pool.submit(
                 () ->
                     journal
-                        .startRun(
+                        .admit(
                             new StartRun(
                                 Optional.empty(),
                                 "noop:" + UUID.randomUUID(),
                                 spec,
                                 Optional.empty(),
-                                "bench"))
+                                "bench"),
+                            Admit.queued())
                         .runId()));
       }
       List<RunRef> out = new ArrayList<>();

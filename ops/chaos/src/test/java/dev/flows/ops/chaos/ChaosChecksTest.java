@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import dev.flows.journalstore.JournalStoreConfig;
 import dev.flows.journalstore.PostgresJournal;
 import dev.flows.journalstore.testing.TestDatabase;
+import dev.flows.kernel.journal.Admit;
 import dev.flows.kernel.journal.ClaimRequest;
 import dev.flows.kernel.journal.ClaimedAttempt;
 import dev.flows.kernel.journal.RunRef;
@@ -66,10 +67,11 @@ class ChaosChecksTest {
 
   private RunRef start() {
     return journal
-        .startRun(
+        .admit(
             StartRun.of(
                 "k" + System.nanoTime(),
-                new RunSpec(RunSpec.VERSION, "t", List.of(Specs.command("one", "true")))))
+                new RunSpec(RunSpec.VERSION, "t", List.of(Specs.command("one", "true")))),
+            Admit.queued())
         .runId();
   }
 
@@ -284,9 +286,10 @@ class ChaosChecksTest {
             one.body());
     RunRef run =
         journal
-            .startRun(
+            .admit(
                 StartRun.of(
-                    "k" + System.nanoTime(), new RunSpec(RunSpec.VERSION, "t", List.of(withInput))))
+                    "k" + System.nanoTime(), new RunSpec(RunSpec.VERSION, "t", List.of(withInput))),
+                Admit.queued())
             .runId();
     journal.complete(claim().lease(), new StepOutcome.Succeeded(output));
     return run;

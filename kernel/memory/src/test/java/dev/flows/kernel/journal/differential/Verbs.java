@@ -14,6 +14,7 @@ import static dev.flows.kernel.journal.Specs.timeout;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import dev.flows.kernel.ErrorCode;
+import dev.flows.kernel.journal.Admit;
 import dev.flows.kernel.journal.ClaimRequest;
 import dev.flows.kernel.journal.ClaimedAttempt;
 import dev.flows.kernel.journal.ClaimedEffect;
@@ -149,14 +150,14 @@ final class Verbs {
             spec(s),
             Optional.empty(),
             "differential");
-    return Call.of("start " + r.runId().orElseThrow(), j -> j.startRun(r))
+    return Call.of("start " + r.runId().orElseThrow(), j -> j.admit(r, Admit.queued()))
         .learning(answer -> s.admit(r));
   }
 
   /** An admission the script made before, again (see {@link #again}). */
   private static Optional<Call> startAgain(Script s) {
     return again(s, () -> spec(s))
-        .map(r -> Call.of("start again " + describe(r), j -> j.startRun(r)));
+        .map(r -> Call.of("start again " + describe(r), j -> j.admit(r, Admit.queued())));
   }
 
   /**
@@ -212,7 +213,7 @@ final class Verbs {
                       "flow:" + parent);
               return Call.of(
                       "start child " + r.runId().orElseThrow() + " of " + parent,
-                      j -> j.startRun(r))
+                      j -> j.admit(r, Admit.queued()))
                   .learning(answer -> s.admit(r));
             });
   }
@@ -237,7 +238,7 @@ final class Verbs {
     Duration lease = s.oneOf(Duration.ofSeconds(1), Duration.ofSeconds(5));
     return Call.of(
             "start claimed " + describe(r) + " " + surface,
-            j -> j.startClaimed(r, WORKER, lease, surface))
+            j -> j.admit(r, Admit.claimedHere(WORKER, lease).electing(surface)))
         .learning(
             answer -> {
               s.admit(r);
@@ -276,7 +277,8 @@ final class Verbs {
     Duration lease = s.oneOf(Duration.ofSeconds(1), Duration.ofSeconds(5));
     StartRun request = r;
     return Call.of(
-            "start run claimed " + describe(r), j -> j.startRunClaimed(request, WORKER, lease))
+            "start run claimed " + describe(r),
+            j -> j.admit(request, Admit.claimedHere(WORKER, lease)))
         .learning(
             answer -> {
               ClaimedStart c = (ClaimedStart) answer;
@@ -313,7 +315,7 @@ final class Verbs {
     Duration lease = s.oneOf(Duration.ofSeconds(1), Duration.ofSeconds(5));
     return Call.of(
             "start run succeeded " + describe(request) + " " + memos,
-            j -> j.startRunSucceeded(request, WORKER, lease, ok))
+            j -> j.admit(request, Admit.withItsEnd(WORKER, lease, ok)))
         .learning(
             answer -> {
               if (((Optional<?>) answer).isPresent()) {
@@ -465,7 +467,8 @@ final class Verbs {
     return Call.of(
             "start task call " + id + " " + note,
             j -> {
-              ClaimedEffect c = j.startClaimed(r, WORKER, lease, INLINE_SURFACE);
+              ClaimedEffect c =
+                  j.admit(r, Admit.claimedHere(WORKER, lease).electing(INLINE_SURFACE));
               return List.of(c, j.recordTask(c.attempt().lease(), INLINE_SURFACE, note));
             })
         .learning(
