@@ -90,7 +90,7 @@ final class RunCommand implements Callable<Integer> {
       // The run is in its flow's queue: the in-process worker serves that one.
       engine.serveQueues(java.util.Set.of(loaded.flow().header().queue()));
       engine.startWorker();
-      RunSnapshot end = new RunFollower(s, engine.journal(), id).untilSettled();
+      RunSnapshot end = new RunFollower(s, engine.journal(), id, options.full).untilSettled();
       RunsCommand.emitEnd(s, engine.journal(), end, "run.end");
       return RunsCommand.exitFor(end.status());
     }

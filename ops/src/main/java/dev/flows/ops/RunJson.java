@@ -36,9 +36,13 @@ final class RunJson {
   static ObjectNode tree(Journal journal, RunSnapshot run, int depth) {
     List<JournalRecord> entries = journal.entries(run.runId());
     ObjectNode r = summary(run);
+    r.put("label", StepLabel.ofRun(run.spec(), run.name(), run.parentRunId().isPresent()));
+    RunWaits.put(r, run.status().wire(), RunWaits.of(journal, run, entries));
     ArrayNode steps = r.putArray("steps");
     for (StepSnapshot s : run.steps()) {
       ObjectNode o = step(s, entries);
+      o.put("label", StepLabel.of(run.spec(), s.stepId()));
+      RunWaits.put(o, s.status().wire(), RunWaits.step(journal, run, s, entries));
       DurableTasks.of(entries, s.stepId()).ifPresent(t -> o.set("task", task(t)));
       for (JsonNode st : run.spec().path("steps")) {
         if (st.path("id").asText().equals(s.stepId())) {

@@ -160,6 +160,11 @@ final class RunsCommand implements Callable<Integer> {
           "A run's steps, attempts, leases, effects, receipts, diagnostics and timeline; child"
               + " runs nested under it.")
   static final class Show extends OnRun {
+    @Option(
+        names = "--full",
+        description = "Show payloads (receipts, outputs, diagnostics) whole, not folded.")
+    boolean full;
+
     Show(Session s) {
       super(s);
     }
@@ -170,7 +175,7 @@ final class RunsCommand implements Callable<Integer> {
       tree.set("reruns", s.readyDatabase().withConnection(c -> reruns(c, id)));
       ObjectNode out = s.object();
       out.set("run", tree);
-      s.emit(out, p -> RunText.print(p, tree, ""));
+      s.emit(out, p -> RunText.print(p, tree, "", full));
       return Exit.SUCCESS;
     }
   }
@@ -199,13 +204,18 @@ final class RunsCommand implements Callable<Integer> {
           "Follow a run (and its children) until it ends or parks, one line per journal entry."
               + " Exit 0 succeeded, 1 failed or canceled, 3 parked.")
   static final class Watch extends OnRun {
+    @Option(
+        names = "--full",
+        description = "Show payloads (receipts, outputs, diagnostics) whole, not folded.")
+    boolean full;
+
     Watch(Session s) {
       super(s);
     }
 
     @Override
     int call(RunRef id, Journal journal, RunSnapshot before) throws InterruptedException {
-      RunSnapshot now = new RunFollower(s, journal, id).untilSettled();
+      RunSnapshot now = new RunFollower(s, journal, id, full).untilSettled();
       emitEnd(s, journal, now, "watch.end");
       return exitFor(now.status());
     }
