@@ -34,7 +34,7 @@ final class StepLabel {
    * A step the SDK lowered ({@code body}, {@code call}) is what it does; a step of a hand-written
    * spec keeps its id, with what it does beside it.
    */
-  private static String ofStep(JsonNode st) {
+  static String ofStep(JsonNode st) {
     String id = st.path("id").asText();
     String does = does(st);
     if (id.equals(Lowering.ROOT_STEP) || id.equals(Lowering.CALL_STEP) || does.equals(id)) {

@@ -3,13 +3,19 @@ package dev.flows.ops;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.flows.journalstore.JournalStoreConfig;
+import dev.flows.journalstore.PostgresJournal;
 import dev.flows.journalstore.testing.TestDatabase;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -43,11 +49,12 @@ class RunReadingTest {
 
   /** A body with a command child and an MCP call whose tool answers a long JSON text. */
   static final String TREE =
-      """
+"""
       import com.fasterxml.jackson.databind.JsonNode;
       import com.fasterxml.jackson.databind.node.JsonNodeFactory;
       import dev.flows.sdk.*;
       import java.util.Map;
+import java.util.Optional;
 
       public class Tree implements Flow {
         public FlowHeader header() {
@@ -159,11 +166,37 @@ class RunReadingTest {
       assertThat(tree.path("status").asText()).isEqualTo("running");
       assertThat(tree.path("displayStatus").asText()).isEqualTo("waiting (signal 'approve')");
       assertThat(tree.path("steps").get(0).path("label").asText()).isEqualTo("body");
+      assertConsoleShowsTheWait(s.run());
     } finally {
       cli.run("runs", "signal", s.run(), "approve", "{\"by\":\"ann\"}");
     }
     assertThat(s.follow().get(60, TimeUnit.SECONDS).exit()).isZero();
     assertThat(listed(s.run()).path("displayStatus").asText()).isEqualTo("succeeded");
+  }
+
+  /** The console's list and run page show the wait as the status, from the same derivation. */
+  private static void assertConsoleShowsTheWait(String run) throws Exception {
+    String waiting = "waiting (signal &#39;approve&#39;)";
+    try (PostgresJournal journal =
+            PostgresJournal.connect(JournalStoreConfig.forUrl(db.jdbcUrl()).withPoolSize(2));
+        Console console =
+            Console.start(
+                journal, db.dataSource(), Console.Settings.localhost(0, Optional.empty()))) {
+      HttpClient http = HttpClient.newHttpClient();
+      String list =
+          http.send(
+                  HttpRequest.newBuilder(console.uri().resolve("/?flow=approver")).build(),
+                  HttpResponse.BodyHandlers.ofString())
+              .body();
+      assertThat(list).contains(waiting);
+      String page =
+          http.send(
+                  HttpRequest.newBuilder(console.uri().resolve("/runs/" + run)).build(),
+                  HttpResponse.BodyHandlers.ofString())
+              .body();
+      assertThat(page).contains("<span id=\"run-status\">").contains(waiting);
+      assertThat(page).contains("step <code>body</code>").doesNotContain("<small>agent</small>");
+    }
   }
 
   @Test
