@@ -91,7 +91,7 @@ final class RunCommand implements Callable<Integer> {
       engine.serveQueues(java.util.Set.of(loaded.flow().header().queue()));
       engine.startWorker();
       RunSnapshot end = new RunFollower(s, engine.journal(), id, options.full).untilSettled();
-      RunsCommand.emitEnd(s, engine.journal(), end, "run.end");
+      RunsCommand.emitEnd(s, engine.journal(), end, "run.end", options.full);
       return RunsCommand.exitFor(end.status());
     }
   }

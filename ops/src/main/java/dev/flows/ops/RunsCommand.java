@@ -79,7 +79,7 @@ final class RunsCommand implements Callable<Integer> {
    * failed (the failed step's diagnostic, message and fix) or how to resolve it. In JSON: {@code
    * {"type", "run", "output"?, "failure"?}}.
    */
-  static void emitEnd(Session s, Journal journal, RunSnapshot now, String type) {
+  static void emitEnd(Session s, Journal journal, RunSnapshot now, String type, boolean full) {
     ObjectNode end = s.object();
     end.put("type", type);
     end.set("run", RunJson.summary(now));
@@ -98,7 +98,7 @@ final class RunsCommand implements Callable<Integer> {
             + " "
             + now.status().wire()
             + now.completionReason().map(r -> " (" + r.wire() + ")").orElse("")
-            + (end.has("output") ? "; output " + RunText.clip(end.get("output").toString()) : "")
+            + (end.has("output") ? "; output " + Payloads.oneLine(end.get("output"), full) : "")
             + failure.map(f -> "; " + RunText.failureText(f)).orElse("")
             + (now.status() == RunStatus.PARKED ? "; " + parkedHint(journal, now) : ""));
   }
@@ -216,7 +216,7 @@ final class RunsCommand implements Callable<Integer> {
     @Override
     int call(RunRef id, Journal journal, RunSnapshot before) throws InterruptedException {
       RunSnapshot now = new RunFollower(s, journal, id, full).untilSettled();
-      emitEnd(s, journal, now, "watch.end");
+      emitEnd(s, journal, now, "watch.end", full);
       return exitFor(now.status());
     }
   }
