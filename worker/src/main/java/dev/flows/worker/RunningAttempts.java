@@ -46,6 +46,7 @@ final class RunningAttempts {
   private final AtomicLong leaseLost = new AtomicLong();
   private final AtomicLong failed = new AtomicLong();
   private final AtomicLong renewals = new AtomicLong();
+  private volatile AttemptObserver observer = AttemptObserver.NONE;
 
   RunningAttempts(
       Journal journal,
@@ -64,6 +65,19 @@ final class RunningAttempts {
   WorkerStats stats(long congested) {
     return new WorkerStats(
         claimed.get(), completed.get(), leaseLost.get(), failed.get(), renewals.get(), congested);
+  }
+
+  void observe(AttemptObserver o) {
+    observer = o;
+  }
+
+  /** Tells the observer; what it throws is logged, never ends the attempt. */
+  private void tell(Runnable r) {
+    try {
+      r.run();
+    } catch (RuntimeException e) {
+      LOG.warn("attempt observer failed", e);
+    }
   }
 
   /** How many attempts are running. */
@@ -118,45 +132,36 @@ final class RunningAttempts {
     AttemptSpan span = RunTraces.startAttempt(journal, attempt, id);
     AtomicReference<StepOutcome> outcome = new AtomicReference<>();
     Optional<JsonNode> endedWith = Optional.empty();
+    AttemptObserver seen = observer;
+    long began = System.nanoTime();
+    tell(() -> seen.claimed(attempt));
+    AttemptObserver.Ending ending = new AttemptObserver.Ending.Failed("no completion");
     try {
-      StepKind kind = attempt.step().kind();
-      JournalEffectGate gate = new JournalEffectGate(journal, attempt.lease());
-      LeasedCompletion done =
-          lease.withWorkerLease(
-              attempt,
-              claimSentAt,
-              token,
-              options,
-              tok -> {
-                Optional<StepExecutor> executor = executors.executorFor(kind);
-                if (executor.isEmpty()) {
-                  return DiagnosticTails.workerError(
-                      WorkerDiagnostic.NO_EXECUTOR, "no executor for kind " + kind.wire());
-                }
-                try (Scope current = span.makeCurrent()) {
-                  StepOutcome o = executor.get().execute(new StepExecution(attempt, tok, gate));
-                  outcome.set(o);
-                  return o;
-                }
-              });
+      LeasedCompletion done = execute(attempt, claimSentAt, token, options, span, outcome);
       if (done.ack().runStatus() == RunStatus.SUCCEEDED
           && outcome.get() instanceof StepOutcome.Succeeded ok) {
         // The journal has the same output: the completion wrote it (JSON null for none).
         endedWith = Optional.of(ok.output() == null ? NullNode.getInstance() : ok.output());
       }
       span.completed(done.ack());
+      ending = new AttemptObserver.Ending.Completed(done.ack());
       completed.incrementAndGet();
       renewals.addAndGet(done.renewals());
     } catch (LeaseLostException e) {
       leaseLost.incrementAndGet();
       FlowsTelemetry.metrics().leaseLost(e.reason().wire());
       span.leaseLost(e.reason().wire());
+      ending = new AttemptObserver.Ending.LeaseLost(e.reason().wire());
       LOG.warn("{}: {}", attempt.lease().place(), e.oneLine());
     } catch (RuntimeException e) {
       failed.incrementAndGet();
       span.failed(e);
+      ending = new AttemptObserver.Ending.Failed(String.valueOf(e.getMessage()));
       LOG.error("{}: attempt ended without a completion", attempt.lease().place(), e);
     } finally {
+      AttemptObserver.Ending how = ending;
+      Duration took = Duration.ofNanos(System.nanoTime() - began);
+      tell(() -> seen.ended(attempt, how, took));
       inFlight.remove(token);
       slots.release();
       synchronized (idle) {
@@ -166,6 +171,35 @@ final class RunningAttempts {
       Optional<JsonNode> result = endedWith;
       end.ifPresent(f -> f.complete(result));
     }
+  }
+
+  /** Runs the attempt's executor under the worker lease; {@code outcome} gets what it answered. */
+  private LeasedCompletion execute(
+      ClaimedAttempt attempt,
+      Instant claimSentAt,
+      CancellationToken token,
+      LeaseOptions options,
+      AttemptSpan span,
+      AtomicReference<StepOutcome> outcome) {
+    StepKind kind = attempt.step().kind();
+    JournalEffectGate gate = new JournalEffectGate(journal, attempt.lease());
+    return lease.withWorkerLease(
+        attempt,
+        claimSentAt,
+        token,
+        options,
+        tok -> {
+          Optional<StepExecutor> executor = executors.executorFor(kind);
+          if (executor.isEmpty()) {
+            return DiagnosticTails.workerError(
+                WorkerDiagnostic.NO_EXECUTOR, "no executor for kind " + kind.wire());
+          }
+          try (Scope current = span.makeCurrent()) {
+            StepOutcome o = executor.get().execute(new StepExecution(attempt, tok, gate));
+            outcome.set(o);
+            return o;
+          }
+        });
   }
 
   /** Waits up to {@code d} for no attempt to be running; answers whether none is. */

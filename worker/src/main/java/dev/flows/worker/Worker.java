@@ -225,6 +225,11 @@ public final class Worker implements AutoCloseable {
     scope.addRoutePrefixes(more);
   }
 
+  /** Tells {@code observer} of every attempt this worker runs from now on. */
+  public void observeAttempts(AttemptObserver observer) {
+    attempts.observe(observer);
+  }
+
   /** The queues this worker claims from (default: {@link Queues#DEFAULT} only). */
   public void serveQueues(Set<String> served) {
     scope.serveQueues(served);

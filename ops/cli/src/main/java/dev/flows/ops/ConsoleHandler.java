@@ -156,7 +156,9 @@ final class ConsoleHandler extends Handler.Abstract {
 
   private ArrayNode list(Fields q) {
     ListRuns.Query query = query(q);
-    return withConnection(c -> ListRuns.rows(c, query));
+    ArrayNode rows = withConnection(c -> ListRuns.rows(c, query));
+    RunWaits.annotate(() -> journal, rows);
+    return rows;
   }
 
   private void listPage(Response response, Callback callback, Fields q) {

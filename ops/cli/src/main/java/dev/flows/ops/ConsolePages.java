@@ -54,8 +54,22 @@ final class ConsolePages {
         + "</a>";
   }
 
-  private static String badge(String status) {
-    return "<span class=\"status status-" + esc(status) + "\">" + esc(status) + "</span>";
+  /**
+   * A status badge styled by the raw status, reading as {@code shown} (a wait, {@link RunWaits}).
+   */
+  private static String badge(String status, String shown) {
+    return "<span class=\"status status-"
+        + esc(status)
+        + (shown.equals(status) ? "" : " status-waiting")
+        + "\">"
+        + esc(shown)
+        + "</span>";
+  }
+
+  /** The badge of a run or step as JSON gives it: its {@code displayStatus} when it has one. */
+  private static String badge(JsonNode o) {
+    String status = o.path("status").asText();
+    return badge(status, o.path("displayStatus").asText(status));
   }
 
   private static String page(String title, String body) {
@@ -81,6 +95,27 @@ final class ConsolePages {
   /** The run list with its filter form; {@code refused} replaces the rows when a filter was bad. */
   static String list(Fields q, Optional<ArrayNode> rows, Optional<String> refused) {
     StringBuilder b = new StringBuilder("<h1>Runs</h1>");
+    filters(b, q);
+    if (refused.isPresent()) {
+      b.append("<p class=\"refusal\" id=\"refusal\">").append(esc(refused.get())).append("</p>");
+      return page("Runs", b.toString());
+    }
+    b.append("<p class=\"live\">live: <span id=\"live-status\">updates every 2 s</span></p>");
+    b.append("<table id=\"runs\" data-live=\"2000\"><thead><tr><th>run</th><th>flow</th>")
+        .append("<th>status</th><th>queue</th><th>steps</th><th>children</th><th>created</th>")
+        .append("<th>completed</th></tr></thead><tbody>");
+    ArrayNode runs = rows.orElseThrow();
+    if (runs.isEmpty()) {
+      b.append("<tr><td colspan=\"8\" class=\"empty\">no runs match</td></tr>");
+    }
+    for (JsonNode r : runs) {
+      row(b, r);
+    }
+    b.append("</tbody></table>");
+    return page("Runs", b.toString());
+  }
+
+  private static void filters(StringBuilder b, Fields q) {
     b.append("<form class=\"filters\" method=\"get\" action=\"/\" id=\"filters\">");
     String status = ConsoleHandler.given(q, "status").orElse("");
     b.append("<label>status <select name=\"status\"><option value=\"\">any</option>");
@@ -107,47 +142,34 @@ final class ConsolePages {
         .append(ConsoleHandler.given(q, "all").isPresent() ? " checked" : "")
         .append("> child runs too</label>");
     b.append("<button type=\"submit\">Filter</button> <a href=\"/\">clear</a></form>");
-    if (refused.isPresent()) {
-      b.append("<p class=\"refusal\" id=\"refusal\">").append(esc(refused.get())).append("</p>");
-      return page("Runs", b.toString());
-    }
-    b.append("<p class=\"live\">live: <span id=\"live-status\">updates every 2 s</span></p>");
-    b.append("<table id=\"runs\" data-live=\"2000\"><thead><tr><th>run</th><th>flow</th>")
-        .append("<th>status</th><th>queue</th><th>steps</th><th>children</th><th>created</th>")
-        .append("<th>completed</th></tr></thead><tbody>");
-    ArrayNode runs = rows.orElseThrow();
-    if (runs.isEmpty()) {
-      b.append("<tr><td colspan=\"8\" class=\"empty\">no runs match</td></tr>");
-    }
-    for (JsonNode r : runs) {
-      b.append("<tr data-run=\"")
-          .append(text(r.get("runId")))
-          .append("\"><td>")
-          .append(runLink(r.path("runId").asText()))
-          .append("</td><td>")
-          .append(text(r.get("name")))
-          .append("</td><td>")
-          .append(badge(r.path("status").asText()))
-          .append(
-              r.hasNonNull("waitingReason")
-                  ? " <span class=\"note\">" + text(r.get("waitingReason")) + "</span>"
-                  : "")
-          .append("</td><td>")
-          .append(text(r.get("queue")))
-          .append("</td><td>")
-          .append(r.path("stepsSucceeded").asInt())
-          .append('/')
-          .append(r.path("stepsTotal").asInt())
-          .append("</td><td>")
-          .append(r.path("children").asLong())
-          .append("</td><td>")
-          .append(text(r.get("createdAt")))
-          .append("</td><td>")
-          .append(text(r.get("completedAt")))
-          .append("</td></tr>");
-    }
-    b.append("</tbody></table>");
-    return page("Runs", b.toString());
+  }
+
+  private static void row(StringBuilder b, JsonNode r) {
+    b.append("<tr data-run=\"")
+        .append(text(r.get("runId")))
+        .append("\"><td>")
+        .append(runLink(r.path("runId").asText()))
+        .append("</td><td>")
+        .append(text(r.get("name")))
+        .append("</td><td>")
+        .append(badge(r))
+        .append(
+            r.hasNonNull("waitingReason") && !r.has("waitingFor")
+                ? " <span class=\"note\">" + text(r.get("waitingReason")) + "</span>"
+                : "")
+        .append("</td><td>")
+        .append(text(r.get("queue")))
+        .append("</td><td>")
+        .append(r.path("stepsSucceeded").asInt())
+        .append('/')
+        .append(r.path("stepsTotal").asInt())
+        .append("</td><td>")
+        .append(r.path("children").asLong())
+        .append("</td><td>")
+        .append(text(r.get("createdAt")))
+        .append("</td><td>")
+        .append(text(r.get("completedAt")))
+        .append("</td></tr>");
   }
 
   /** A run's page: header, input, output or failure, steps, signals, actions, children, journal. */
@@ -157,52 +179,12 @@ final class ConsolePages {
     b.append("<h1>Run <code id=\"run-id\">").append(esc(id)).append("</code></h1>");
     done.ifPresent(
         d -> b.append("<p class=\"notice\" id=\"notice\">").append(esc(d)).append("</p>"));
-    b.append("<dl class=\"facts\">");
-    fact(b, "flow", text(run.get("name")));
-    fact(
-        b,
-        "status",
-        "<span id=\"run-status\">"
-            + badge(run.path("status").asText())
-            + "</span>"
-            + (run.hasNonNull("completionReason")
-                ? " (" + text(run.get("completionReason")) + ")"
-                : ""));
-    fact(b, "queue", text(run.get("queue")));
-    fact(b, "created", text(run.get("createdAt")));
-    fact(b, "completed", text(run.get("completedAt")));
-    fact(b, "admission key", "<code>" + text(run.get("admissionKey")) + "</code>");
-    if (run.hasNonNull("parentRunId")) {
-      fact(b, "parent", runLink(run.get("parentRunId").asText()));
-    }
-    if (run.hasNonNull("rerunOf")) {
-      fact(b, "rerun of", runLink(run.get("rerunOf").asText()));
-    }
-    if (!run.path("reruns").isEmpty()) {
-      StringBuilder r = new StringBuilder();
-      run.get("reruns").forEach(x -> r.append(runLink(x.asText())).append(' '));
-      fact(b, "rerun as", r.toString());
-    }
-    if (run.hasNonNull("waitingReason")) {
-      fact(b, "waiting", text(run.get("waitingReason")));
-    }
-    b.append("</dl>");
+    facts(b, run);
     b.append("<section id=\"input\"><h2>Input</h2><pre>")
         .append(run.hasNonNull("input") ? json(run.get("input")) : "(none)")
         .append("</pre></section>");
     if (run.has("failure")) {
-      JsonNode f = run.get("failure");
-      b.append("<section id=\"failure\" class=\"failure\"><h2>Failure</h2><p>step <code>")
-          .append(text(f.get("stepId")))
-          .append("</code>: <strong>")
-          .append(esc(f.path("diagnostic").asText("failed")))
-          .append("</strong>")
-          .append(f.hasNonNull("message") ? ": " + text(f.get("message")) : "")
-          .append("</p>")
-          .append(f.hasNonNull("fix") ? "<p>fix: " + text(f.get("fix")) + "</p>" : "")
-          .append("<details><summary>diagnostic</summary><pre>")
-          .append(json(f))
-          .append("</pre></details></section>");
+      failure(b, run.get("failure"));
     }
     if (run.has("output")) {
       b.append("<section id=\"output\"><h2>Output</h2><pre>")
@@ -231,6 +213,53 @@ final class ConsolePages {
     return page("Run " + id, b.toString());
   }
 
+  private static void facts(StringBuilder b, JsonNode run) {
+    b.append("<dl class=\"facts\">");
+    fact(b, "flow", text(run.get("name")));
+    fact(
+        b,
+        "status",
+        "<span id=\"run-status\">"
+            + badge(run)
+            + "</span>"
+            + (run.hasNonNull("completionReason")
+                ? " (" + text(run.get("completionReason")) + ")"
+                : ""));
+    fact(b, "queue", text(run.get("queue")));
+    fact(b, "created", text(run.get("createdAt")));
+    fact(b, "completed", text(run.get("completedAt")));
+    fact(b, "admission key", "<code>" + text(run.get("admissionKey")) + "</code>");
+    if (run.hasNonNull("parentRunId")) {
+      fact(b, "parent", runLink(run.get("parentRunId").asText()));
+    }
+    if (run.hasNonNull("rerunOf")) {
+      fact(b, "rerun of", runLink(run.get("rerunOf").asText()));
+    }
+    if (!run.path("reruns").isEmpty()) {
+      StringBuilder r = new StringBuilder();
+      run.get("reruns").forEach(x -> r.append(runLink(x.asText())).append(' '));
+      fact(b, "rerun as", r.toString());
+    }
+    if (run.hasNonNull("waitingReason")) {
+      fact(b, "waiting", text(run.get("waitingReason")));
+    }
+    b.append("</dl>");
+  }
+
+  private static void failure(StringBuilder b, JsonNode f) {
+    b.append("<section id=\"failure\" class=\"failure\"><h2>Failure</h2><p>step <code>")
+        .append(text(f.get("stepId")))
+        .append("</code>: <strong>")
+        .append(esc(f.path("diagnostic").asText("failed")))
+        .append("</strong>")
+        .append(f.hasNonNull("message") ? ": " + text(f.get("message")) : "")
+        .append("</p>")
+        .append(f.hasNonNull("fix") ? "<p>fix: " + text(f.get("fix")) + "</p>" : "")
+        .append("<details><summary>diagnostic</summary><pre>")
+        .append(json(f))
+        .append("</pre></details></section>");
+  }
+
   private static void fact(StringBuilder b, String name, String html) {
     b.append("<dt>").append(esc(name)).append("</dt><dd>").append(html).append("</dd>");
   }
@@ -239,15 +268,16 @@ final class ConsolePages {
     b.append("<div class=\"step\" data-step=\"")
         .append(text(s.get("stepId")))
         .append("\"><h3>step <code>")
-        .append(text(s.get("stepId")))
-        .append("</code> <small>")
-        .append(text(s.get("kind")))
-        .append("</small> ")
-        .append(badge(s.path("status").asText()))
+        .append(esc(s.path("label").asText(s.path("stepId").asText())))
+        .append("</code> ")
+        .append(badge(s))
         .append(" <small>")
         .append(s.path("attemptCount").asInt())
         .append(" attempt(s)")
-        .append(s.hasNonNull("lastReason") ? ", last " + text(s.get("lastReason")) : "")
+        .append(
+            s.hasNonNull("lastReason") && !s.has("waitingFor")
+                ? ", last " + text(s.get("lastReason"))
+                : "")
         .append("</small></h3>");
     if (s.has("waitsFor")) {
       b.append("<p class=\"wait\">waits for ")
@@ -265,10 +295,27 @@ final class ConsolePages {
           .append(text(s.get("resolveCommand")))
           .append("</code>)</p>");
     }
+    attempts(b, s.path("attempts"));
+    effects(b, s.path("effects"));
+    if (s.has("receipt")) {
+      b.append("<details open><summary>receipt: what the tool answered</summary><pre>")
+          .append(json(Payloads.readable(s.get("receipt").path("output"))))
+          .append("</pre></details><details><summary>receipt</summary><pre>")
+          .append(json(s.get("receipt")))
+          .append("</pre></details>");
+    } else if (s.hasNonNull("output")) {
+      b.append("<details><summary>output</summary><pre>")
+          .append(json(s.get("output")))
+          .append("</pre></details>");
+    }
+    b.append("</div>");
+  }
+
+  private static void attempts(StringBuilder b, JsonNode attempts) {
     b.append("<table class=\"attempts\"><thead><tr><th>attempt</th><th>worker</th><th>lease</th>")
         .append("<th>started</th><th>ended</th><th>took</th><th>reason</th><th>disposition</th>")
         .append("<th>diagnostic</th></tr></thead><tbody>");
-    for (JsonNode a : s.path("attempts")) {
+    for (JsonNode a : attempts) {
       b.append("<tr><td>")
           .append(a.path("attempt").asInt())
           .append("</td><td>")
@@ -292,37 +339,31 @@ final class ConsolePages {
           .append("</td></tr>");
     }
     b.append("</tbody></table>");
-    if (!s.path("effects").isEmpty()) {
-      b.append("<table class=\"effects\"><thead><tr><th>effect</th><th>idempotency key</th>")
-          .append("<th>attempt</th><th>state</th><th>receipt / output</th></tr></thead><tbody>");
-      for (JsonNode e : s.path("effects")) {
-        b.append("<tr><td><code>")
-            .append(text(e.get("surfacePath")))
-            .append("</code></td><td><code>")
-            .append(text(e.get("idempotencyKey")))
-            .append("</code></td><td>")
-            .append(e.path("attempt").asInt())
-            .append("</td><td>")
-            .append(
-                e.path("confirmed").asBoolean()
-                    ? "confirmed " + text(e.get("confirmedAt"))
-                    : "recorded, not confirmed")
-            .append("</td><td><pre>")
-            .append(e.hasNonNull("output") ? json(e.get("output")) : "")
-            .append("</pre></td></tr>");
-      }
-      b.append("</tbody></table>");
+  }
+
+  private static void effects(StringBuilder b, JsonNode effects) {
+    if (effects.isEmpty()) {
+      return;
     }
-    if (s.has("receipt")) {
-      b.append("<details open><summary>receipt</summary><pre>")
-          .append(json(s.get("receipt")))
-          .append("</pre></details>");
-    } else if (s.hasNonNull("output")) {
-      b.append("<details><summary>output</summary><pre>")
-          .append(json(s.get("output")))
-          .append("</pre></details>");
+    b.append("<table class=\"effects\"><thead><tr><th>effect</th><th>idempotency key</th>")
+        .append("<th>attempt</th><th>state</th><th>receipt / output</th></tr></thead><tbody>");
+    for (JsonNode e : effects) {
+      b.append("<tr><td><code>")
+          .append(text(e.get("surfacePath")))
+          .append("</code></td><td><code>")
+          .append(text(e.get("idempotencyKey")))
+          .append("</code></td><td>")
+          .append(e.path("attempt").asInt())
+          .append("</td><td>")
+          .append(
+              e.path("confirmed").asBoolean()
+                  ? "confirmed " + text(e.get("confirmedAt"))
+                  : "recorded, not confirmed")
+          .append("</td><td><pre>")
+          .append(e.hasNonNull("output") ? json(e.get("output")) : "")
+          .append("</pre></td></tr>");
     }
-    b.append("</div>");
+    b.append("</tbody></table>");
   }
 
   static String took(String started, String ended) {
@@ -330,13 +371,17 @@ final class ConsolePages {
       return "";
     }
     try {
-      Duration d = Duration.between(Instant.parse(started), Instant.parse(ended));
-      return d.toMillis() < 10_000
-          ? d.toMillis() + " ms"
-          : String.format(java.util.Locale.ROOT, "%.1f s", d.toMillis() / 1000.0);
+      return took(Duration.between(Instant.parse(started), Instant.parse(ended)));
     } catch (DateTimeParseException e) {
       return "";
     }
+  }
+
+  /** A duration as people read it: milliseconds under 10 s, else seconds. */
+  static String took(Duration d) {
+    return d.toMillis() < 10_000
+        ? d.toMillis() + " ms"
+        : String.format(java.util.Locale.ROOT, "%.1f s", d.toMillis() / 1000.0);
   }
 
   private static void signals(StringBuilder b, JsonNode signals) {
@@ -374,9 +419,9 @@ final class ConsolePages {
         .append("\"><h3>")
         .append(runLink(c.path("runId").asText()))
         .append(" ")
-        .append(text(c.get("name")))
+        .append(esc(c.path("label").asText(c.path("name").asText())))
         .append(" ")
-        .append(badge(c.path("status").asText()))
+        .append(badge(c))
         .append("</h3>");
     for (JsonNode s : c.path("steps")) {
       step(b, s);

@@ -38,9 +38,13 @@ final class RunJson {
   static ObjectNode tree(Journal journal, RunSnapshot run, int depth) {
     List<JournalRecord> entries = journal.entries(run.runId());
     ObjectNode r = summary(run);
+    r.put("label", StepLabel.ofRun(run.spec(), run.name(), run.parentRunId().isPresent()));
+    RunWaits.put(r, run.status().wire(), RunWaits.of(journal, run, entries));
     ArrayNode steps = r.putArray("steps");
     for (StepSnapshot s : run.steps()) {
       ObjectNode o = step(s, entries);
+      o.put("label", StepLabel.of(run.spec(), s.stepId()));
+      RunWaits.put(o, s.status().wire(), RunWaits.step(journal, run, s, entries));
       DurableTasks.of(entries, s.stepId()).ifPresent(t -> o.set("task", task(t)));
       for (JsonNode st : run.spec().path("steps")) {
         if (st.path("id").asText().equals(s.stepId())) {
@@ -194,49 +198,7 @@ final class RunJson {
     Map<Integer, ObjectNode> attempts = new LinkedHashMap<>();
     Map<String, ObjectNode> effects = new LinkedHashMap<>();
     for (JournalRecord rec : entries) {
-      switch (rec.entry()) {
-        case JournalEntry.StepAttemptStarted a when a.stepId().equals(s.stepId()) -> {
-          ObjectNode at = Session.JSON.createObjectNode();
-          at.put("attempt", a.attempt());
-          at.put("workerId", a.workerId().value());
-          at.put("leaseId", a.leaseId());
-          at.put("leaseDeadline", a.leaseDeadline().toString());
-          at.put("idempotencyKey", a.idempotencyKey());
-          at.put("startedAt", rec.at().toString());
-          attempts.put(a.attempt(), at);
-        }
-        case JournalEntry.StepCompleted c when c.stepId().equals(s.stepId()) -> {
-          ObjectNode at = attempts.computeIfAbsent(c.attempt(), k -> attemptStub(k));
-          at.put("endedAt", rec.at().toString());
-          at.put("reason", c.reason().wire());
-          at.put("disposition", c.disposition().wire());
-          at.put("nextAttemptAt", c.nextAttemptAt().map(Instant::toString).orElse(null));
-          c.trajectoryTail().ifPresent(t -> at.set("diagnostic", t));
-        }
-        case JournalEntry.EffectRecorded e when e.stepId().equals(s.stepId()) -> {
-          ObjectNode ef = effects.computeIfAbsent(e.surfacePath(), k -> effectStub(k));
-          ef.put("idempotencyKey", e.idempotencyKey());
-          ef.put("attempt", e.attempt());
-          ef.put("recordedAt", rec.at().toString());
-          ef.put("takenOver", e.takenOver());
-          ef.put("confirmed", false);
-        }
-        case JournalEntry.EffectConfirmed e when e.stepId().equals(s.stepId()) -> {
-          ObjectNode ef = effects.computeIfAbsent(e.surfacePath(), k -> effectStub(k));
-          ef.put("idempotencyKey", e.idempotencyKey());
-          ef.put("attempt", e.attempt());
-          ef.put("confirmed", true);
-          ef.put("confirmedAt", rec.at().toString());
-          ef.set("output", e.output().orElse(null));
-        }
-        case JournalEntry.StepResolved r when r.stepId().equals(s.stepId()) -> {
-          o.put("resolvedBy", r.by());
-          o.put("resolvedPerformed", r.performed());
-        }
-        default -> {
-          // Entries of other steps, or run-scoped ones: they are in the run's timeline.
-        }
-      }
+      add(o, s.stepId(), rec, attempts, effects);
     }
     ArrayNode a = o.putArray("attempts");
     attempts.values().forEach(a::add);
@@ -244,6 +206,58 @@ final class RunJson {
     effects.values().forEach(e::add);
     BodyWait.of(s, entries).ifPresent(w -> o.set("waitsFor", w));
     return o;
+  }
+
+  /** What {@code rec} says about step {@code stepId}: an attempt, an effect, a resolution. */
+  private static void add(
+      ObjectNode o,
+      String stepId,
+      JournalRecord rec,
+      Map<Integer, ObjectNode> attempts,
+      Map<String, ObjectNode> effects) {
+    switch (rec.entry()) {
+      case JournalEntry.StepAttemptStarted a when a.stepId().equals(stepId) -> {
+        ObjectNode at = Session.JSON.createObjectNode();
+        at.put("attempt", a.attempt());
+        at.put("workerId", a.workerId().value());
+        at.put("leaseId", a.leaseId());
+        at.put("leaseDeadline", a.leaseDeadline().toString());
+        at.put("idempotencyKey", a.idempotencyKey());
+        at.put("startedAt", rec.at().toString());
+        attempts.put(a.attempt(), at);
+      }
+      case JournalEntry.StepCompleted c when c.stepId().equals(stepId) -> {
+        ObjectNode at = attempts.computeIfAbsent(c.attempt(), k -> attemptStub(k));
+        at.put("endedAt", rec.at().toString());
+        at.put("reason", c.reason().wire());
+        at.put("disposition", c.disposition().wire());
+        at.put("nextAttemptAt", c.nextAttemptAt().map(Instant::toString).orElse(null));
+        c.trajectoryTail().ifPresent(t -> at.set("diagnostic", t));
+      }
+      case JournalEntry.EffectRecorded e when e.stepId().equals(stepId) -> {
+        ObjectNode ef = effects.computeIfAbsent(e.surfacePath(), k -> effectStub(k));
+        ef.put("idempotencyKey", e.idempotencyKey());
+        ef.put("attempt", e.attempt());
+        ef.put("recordedAt", rec.at().toString());
+        ef.put("takenOver", e.takenOver());
+        ef.put("confirmed", false);
+      }
+      case JournalEntry.EffectConfirmed e when e.stepId().equals(stepId) -> {
+        ObjectNode ef = effects.computeIfAbsent(e.surfacePath(), k -> effectStub(k));
+        ef.put("idempotencyKey", e.idempotencyKey());
+        ef.put("attempt", e.attempt());
+        ef.put("confirmed", true);
+        ef.put("confirmedAt", rec.at().toString());
+        ef.set("output", e.output().orElse(null));
+      }
+      case JournalEntry.StepResolved r when r.stepId().equals(stepId) -> {
+        o.put("resolvedBy", r.by());
+        o.put("resolvedPerformed", r.performed());
+      }
+      default -> {
+        // Entries of other steps, or run-scoped ones: they are in the run's timeline.
+      }
+    }
   }
 
   private static ObjectNode attemptStub(int attempt) {

@@ -1,15 +1,13 @@
 package dev.flows.ops;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.flows.kernel.journal.JournalEntry;
-import dev.flows.kernel.journal.JournalRecord;
 import java.io.PrintStream;
 import java.util.List;
 
 /**
  * A run as people read it: the human form of {@link RunJson#tree} (a header, steps with attempts
- * and effects, the timeline) and one progress line per journal entry. Shared by {@code runs show},
- * {@code runs watch} and {@code run}.
+ * and effects, the timeline), receipts and failures in one line. Shared by {@code runs show},
+ * {@code runs watch} and {@code run}; {@link ProgressLines} has the line of each journal entry.
  */
 final class RunText {
   private RunText() {}
@@ -33,109 +31,13 @@ final class RunText {
         + (f.hasNonNull("fix") ? " (fix: " + f.get("fix").asText() + ")" : "");
   }
 
-  /** One human line for a journal entry (progress of run, watch and the timeline of show). */
-  static String line(JournalRecord rec) {
-    String text =
-        switch (rec.entry()) {
-          case JournalEntry.RunSpawned e ->
-              "run started"
-                  + e.parentRunId().map(p -> " (child of " + p.value() + ")").orElse("")
-                  + " by "
-                  + e.createdBy();
-          case JournalEntry.RunCancelRequested e -> "cancel requested: " + e.reason();
-          case JournalEntry.StepAttemptStarted e ->
-              "step "
-                  + e.stepId()
-                  + " started (attempt "
-                  + e.attempt()
-                  + ", worker "
-                  + e.workerId().value()
-                  + ", lease "
-                  + e.leaseId()
-                  + " until "
-                  + e.leaseDeadline()
-                  + ")";
-          case JournalEntry.StepCompleted e -> completedLine(e);
-          case JournalEntry.EffectRecorded e ->
-              "step "
-                  + e.stepId()
-                  + " effect recorded "
-                  + e.surfacePath()
-                  + " key "
-                  + shortKey(e.idempotencyKey())
-                  + (e.takenOver() ? " (taken over from a dead attempt)" : "");
-          case JournalEntry.EffectConfirmed e ->
-              "step "
-                  + e.stepId()
-                  + " effect confirmed "
-                  + e.surfacePath()
-                  + " key "
-                  + shortKey(e.idempotencyKey());
-          case JournalEntry.RunCompleted e ->
-              "run completed: "
-                  + e.reason().wire()
-                  + e.failedStepId().map(s -> " (failed step " + s + ")").orElse("");
-          case JournalEntry.RunResumed e -> "run resumed by " + e.by();
-          case JournalEntry.StepResolved e ->
-              "step "
-                  + e.stepId()
-                  + " resolved by "
-                  + e.by()
-                  + (e.performed() ? ": performed" : ": not performed, it runs again");
-          case JournalEntry.StepAnswered e ->
-              "step "
-                  + e.stepId()
-                  + " answered by "
-                  + e.by()
-                  + ": "
-                  + clip(e.responses().toString())
-                  + "; the call is sent again";
-          case JournalEntry.EffectTask e ->
-              "step "
-                  + e.stepId()
-                  + " task "
-                  + e.task().taskId()
-                  + " "
-                  + e.task().status()
-                  + e.task().statusMessage().map(m -> ": " + Database.oneLine(clip(m))).orElse("");
-          case JournalEntry.EffectTaskCancel e ->
-              "step "
-                  + e.stepId()
-                  + " task "
-                  + e.taskId()
-                  + " cancel sent by "
-                  + e.by()
-                  + ": "
-                  + e.reason();
-        };
-    return rec.at() + "  " + text;
-  }
-
-  private static String completedLine(JournalEntry.StepCompleted e) {
-    StringBuilder b = new StringBuilder("step ").append(e.stepId());
-    switch (e.disposition()) {
-      case STEP_DONE ->
-          b.append(
-              e.reason() == dev.flows.kernel.journal.CompletionReason.SUCCESS
-                  ? " completed"
-                  : " failed: " + e.reason().wire());
-      case RETRY ->
-          b.append(" retrying after ")
-              .append(e.reason().wire())
-              .append(e.nextAttemptAt().map(t -> " at " + t).orElse(""));
-      case PARK -> b.append(" parked: ").append(e.reason().wire());
-    }
-    b.append(" (attempt ").append(e.attempt()).append(')');
-    e.output()
-        .filter(RunJson::isReceipt)
-        .ifPresent(r -> b.append("; receipt ").append(receiptText(r)));
-    e.trajectoryTail()
-        .map(t -> t.has("diagnostic") ? t.get("diagnostic") : t)
-        .ifPresent(d -> b.append("; diagnostic ").append(Database.oneLine(clip(d.toString()))));
-    return b.toString();
-  }
-
+  /** The receipt in one line, its payload folded ({@link Payloads#oneLine}). */
   static String receiptText(JsonNode receipt) {
+    return receiptText(receipt, false);
+  }
+
+  /** The receipt in one line: the call, its key, and what the tool answered as JSON. */
+  static String receiptText(JsonNode receipt, boolean full) {
     return "mcp "
         + receipt.path("server").asText()
         + "/"
@@ -143,7 +45,7 @@ final class RunText {
         + " key "
         + shortKey(receipt.path("idempotencyKey").asText())
         + " output "
-        + clip(receipt.path("output").toString());
+        + Payloads.oneLine(Payloads.readable(receipt.path("output")), full);
   }
 
   private static final int CLIP = 200;
@@ -158,18 +60,41 @@ final class RunText {
   }
 
   /**
-   * The human form of {@link RunJson#tree}: a header, steps with attempts and effects, the
-   * timeline.
+   * The human form of {@link RunJson#tree}: a header, steps (named by their label, with the status
+   * people read) with attempts and effects, the timeline, then the children; payloads folded unless
+   * {@code full}.
    */
-  static void print(PrintStream p, JsonNode run, String indent) {
+  static void print(PrintStream p, JsonNode run, String indent, boolean full) {
+    header(p, run, indent);
+    for (JsonNode s : run.path("steps")) {
+      step(p, s, indent + "  ", full);
+    }
+    p.println(indent + "  timeline:");
+    for (JsonNode e : run.path("timeline")) {
+      p.println(
+          indent
+              + "    #"
+              + e.path("seq").asLong()
+              + " "
+              + e.path("at").asText()
+              + " "
+              + e.path("type").asText()
+              + timelineDetail(e));
+    }
+    for (JsonNode c : run.path("children")) {
+      print(p, c, indent + "  ", full);
+    }
+  }
+
+  private static void header(PrintStream p, JsonNode run, String indent) {
     p.println(
         indent
             + "run "
             + run.path("runId").asText()
             + "  "
-            + run.path("name").asText()
+            + run.path("label").asText(run.path("name").asText())
             + "  "
-            + run.path("status").asText()
+            + run.path("displayStatus").asText(run.path("status").asText())
             + (run.path("completionReason").isTextual()
                 ? " (" + run.path("completionReason").asText() + ")"
                 : "")
@@ -196,124 +121,146 @@ final class RunText {
                   ? " (start `flows worker --flows DIR` where DIR holds the flow file)"
                   : ""));
     }
-    for (JsonNode s : run.path("steps")) {
+  }
+
+  private static void step(PrintStream p, JsonNode s, String indent, boolean full) {
+    boolean waiting = s.has("waitingFor");
+    p.println(
+        indent
+            + "step "
+            + s.path("label").asText(s.path("stepId").asText())
+            + ": "
+            + s.path("displayStatus").asText(s.path("status").asText())
+            + ", "
+            + s.path("attemptCount").asInt()
+            + " attempt(s)"
+            + (s.path("lastReason").isTextual() && !waiting
+                ? ", last " + s.path("lastReason").asText()
+                : ""));
+    if (s.has("waitsFor")) {
+      p.println(indent + "  waits for " + BodyWait.text(s.get("waitsFor")));
+    }
+    if (s.has("policy")) {
+      p.println(indent + "  policy: " + CallPolicyView.text(s.get("policy")));
+    }
+    if (s.has("task")) {
+      p.println(indent + "  " + taskText(s.get("task")));
+    }
+    attempts(p, s, indent + "  ", full);
+    for (JsonNode e : s.path("effects")) {
       p.println(
           indent
-              + "  step "
-              + s.path("stepId").asText()
-              + " ["
-              + s.path("kind").asText()
-              + "] "
-              + s.path("status").asText()
-              + ", "
-              + s.path("attemptCount").asInt()
-              + " attempt(s)"
-              + (s.path("lastReason").isTextual()
-                  ? ", last " + s.path("lastReason").asText()
-                  : ""));
-      if (s.has("waitsFor")) {
-        p.println(indent + "    waits for " + BodyWait.text(s.get("waitsFor")));
-      }
-      if (s.has("policy")) {
-        p.println(indent + "    policy: " + CallPolicyView.text(s.get("policy")));
-      }
-      if (s.has("task")) {
-        JsonNode t = s.get("task");
+              + "  effect "
+              + e.path("surfacePath").asText()
+              + " key "
+              + shortKey(e.path("idempotencyKey").asText())
+              + (e.path("confirmed").asBoolean() ? " confirmed" : " recorded, not confirmed"));
+      CallPolicyView.memoText(e.path("output")).ifPresent(m -> p.println(indent + "    " + m));
+    }
+    operatorAction(p, s, indent + "  ");
+    if (s.has("receipt")) {
+      JsonNode r = s.get("receipt");
+      payload(
+          p,
+          indent + "  ",
+          "receipt mcp "
+              + r.path("server").asText()
+              + "/"
+              + r.path("tool").asText()
+              + " key "
+              + shortKey(r.path("idempotencyKey").asText())
+              + " output",
+          Payloads.readable(r.path("output")),
+          full);
+    } else if (!s.path("output").isMissingNode() && !s.path("output").isNull()) {
+      payload(p, indent + "  ", "output", s.get("output"), full);
+    }
+  }
+
+  private static String taskText(JsonNode t) {
+    return "task "
+        + t.path("taskId").asText()
+        + " "
+        + t.path("status").asText()
+        + (t.hasNonNull("statusMessage")
+            ? ": " + Database.oneLine(clip(t.get("statusMessage").asText()))
+            : "")
+        + " (since "
+        + t.path("updatedAt").asText()
+        + ")"
+        + (t.has("cancelSentAt")
+            ? "; cancel sent "
+                + t.path("cancelSentAt").asText()
+                + ": "
+                + t.path("cancelReason").asText()
+            : "");
+  }
+
+  private static void attempts(PrintStream p, JsonNode s, String indent, boolean full) {
+    for (JsonNode a : s.path("attempts")) {
+      p.println(
+          indent
+              + "attempt "
+              + a.path("attempt").asInt()
+              + ": worker "
+              + a.path("workerId").asText("?")
+              + ", lease "
+              + a.path("leaseId").asText("?")
+              + " until "
+              + a.path("leaseDeadline").asText("?")
+              + (a.has("reason")
+                  ? " -> " + a.path("reason").asText() + " / " + a.path("disposition").asText()
+                  : " (open)"));
+      if (a.has("diagnostic")) {
         p.println(
             indent
-                + "    task "
-                + t.path("taskId").asText()
-                + " "
-                + t.path("status").asText()
-                + (t.hasNonNull("statusMessage")
-                    ? ": " + Database.oneLine(clip(t.get("statusMessage").asText()))
-                    : "")
-                + " (since "
-                + t.path("updatedAt").asText()
-                + ")"
-                + (t.has("cancelSentAt")
-                    ? "; cancel sent "
-                        + t.path("cancelSentAt").asText()
+                + "  diagnostic "
+                + Database.oneLine(Payloads.oneLine(a.get("diagnostic"), full)));
+      }
+    }
+  }
+
+  /** What an operator does about a parked step: the input it asks for, or how to resolve it. */
+  private static void operatorAction(PrintStream p, JsonNode s, String indent) {
+    if (s.has("inputRequest")) {
+      s.get("inputRequest")
+          .path("requests")
+          .fields()
+          .forEachRemaining(
+              r -> {
+                JsonNode params = r.getValue().path("params");
+                p.println(
+                    indent
+                        + "asks for input "
+                        + r.getKey()
                         + ": "
-                        + t.path("cancelReason").asText()
-                    : ""));
-      }
-      for (JsonNode a : s.path("attempts")) {
-        p.println(
-            indent
-                + "    attempt "
-                + a.path("attempt").asInt()
-                + ": worker "
-                + a.path("workerId").asText("?")
-                + ", lease "
-                + a.path("leaseId").asText("?")
-                + " until "
-                + a.path("leaseDeadline").asText("?")
-                + (a.has("reason")
-                    ? " -> " + a.path("reason").asText() + " / " + a.path("disposition").asText()
-                    : " (open)"));
-        if (a.has("diagnostic")) {
-          p.println(
-              indent
-                  + "      diagnostic "
-                  + Database.oneLine(clip(a.get("diagnostic").toString())));
-        }
-      }
-      for (JsonNode e : s.path("effects")) {
-        p.println(
-            indent
-                + "    effect "
-                + e.path("surfacePath").asText()
-                + " key "
-                + shortKey(e.path("idempotencyKey").asText())
-                + (e.path("confirmed").asBoolean() ? " confirmed" : " recorded, not confirmed"));
-        CallPolicyView.memoText(e.path("output")).ifPresent(m -> p.println(indent + "      " + m));
-      }
-      if (s.has("inputRequest")) {
-        JsonNode ir = s.get("inputRequest");
-        ir.path("requests")
-            .fields()
-            .forEachRemaining(
-                r -> {
-                  JsonNode params = r.getValue().path("params");
-                  p.println(
-                      indent
-                          + "    asks for input "
-                          + r.getKey()
-                          + ": "
-                          + params.path("message").asText()
-                          + (params.has("url")
-                              ? " (visit " + params.path("url").asText() + ")"
-                              : params.has("requestedSchema")
-                                  ? " (schema " + params.get("requestedSchema") + ")"
-                                  : " (" + r.getValue().path("method").asText() + ")"));
-                });
-        p.println(indent + "    to answer: " + s.get("resolveCommand").asText());
-      } else if (s.has("resolveCommand")) {
-        p.println(indent + "    to resolve: " + s.get("resolveCommand").asText());
-        p.println(indent + "      (" + resolveHelp(s.get("resolveCommand").asText()) + ")");
-      }
-      if (s.has("receipt")) {
-        p.println(indent + "    receipt " + receiptText(s.get("receipt")));
-      } else if (!s.path("output").isMissingNode() && !s.path("output").isNull()) {
-        p.println(indent + "    output " + clip(s.get("output").toString()));
-      }
+                        + params.path("message").asText()
+                        + (params.has("url")
+                            ? " (visit " + params.path("url").asText() + ")"
+                            : params.has("requestedSchema")
+                                ? " (schema " + params.get("requestedSchema") + ")"
+                                : " (" + r.getValue().path("method").asText() + ")"));
+              });
+      p.println(indent + "to answer: " + s.get("resolveCommand").asText());
+    } else if (s.has("resolveCommand")) {
+      p.println(indent + "to resolve: " + s.get("resolveCommand").asText());
+      p.println(indent + "  (" + resolveHelp(s.get("resolveCommand").asText()) + ")");
     }
-    p.println(indent + "  timeline:");
-    for (JsonNode e : run.path("timeline")) {
-      p.println(
-          indent
-              + "    #"
-              + e.path("seq").asLong()
-              + " "
-              + e.path("at").asText()
-              + " "
-              + e.path("type").asText()
-              + timelineDetail(e));
+  }
+
+  /**
+   * {@code head} and the payload: on the same line when it fits, else pretty-printed below it,
+   * folded by whole lines unless {@code full}.
+   */
+  private static void payload(
+      PrintStream p, String indent, String head, JsonNode node, boolean full) {
+    String line = node.toString();
+    if (line.length() <= Payloads.LINE_LIMIT) {
+      p.println(indent + head + " " + line);
+      return;
     }
-    for (JsonNode c : run.path("children")) {
-      print(p, c, indent + "  ");
-    }
+    p.println(indent + head + ":");
+    Payloads.lines(node, full).forEach(l -> p.println(indent + "  " + l));
   }
 
   private static String timelineDetail(JsonNode e) {

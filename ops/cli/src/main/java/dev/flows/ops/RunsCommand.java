@@ -79,7 +79,7 @@ final class RunsCommand implements Callable<Integer> {
    * failed (the failed step's diagnostic, message and fix) or how to resolve it. In JSON: {@code
    * {"type", "run", "output"?, "failure"?}}.
    */
-  static void emitEnd(Session s, Journal journal, RunSnapshot now, String type) {
+  static void emitEnd(Session s, Journal journal, RunSnapshot now, String type, boolean full) {
     ObjectNode end = s.object();
     end.put("type", type);
     end.set("run", RunJson.summary(now));
@@ -98,7 +98,7 @@ final class RunsCommand implements Callable<Integer> {
             + " "
             + now.status().wire()
             + now.completionReason().map(r -> " (" + r.wire() + ")").orElse("")
-            + (end.has("output") ? "; output " + RunText.clip(end.get("output").toString()) : "")
+            + (end.has("output") ? "; output " + Payloads.oneLine(end.get("output"), full) : "")
             + failure.map(f -> "; " + RunText.failureText(f)).orElse("")
             + (now.status() == RunStatus.PARKED ? "; " + parkedHint(journal, now) : ""));
   }
@@ -160,6 +160,11 @@ final class RunsCommand implements Callable<Integer> {
           "A run's steps, attempts, leases, effects, receipts, diagnostics and timeline; child"
               + " runs nested under it.")
   static final class Show extends OnRun {
+    @Option(
+        names = "--full",
+        description = "Show payloads (receipts, outputs, diagnostics) whole, not folded.")
+    boolean full;
+
     Show(Session s) {
       super(s);
     }
@@ -170,7 +175,7 @@ final class RunsCommand implements Callable<Integer> {
       tree.set("reruns", s.readyDatabase().withConnection(c -> reruns(c, id)));
       ObjectNode out = s.object();
       out.set("run", tree);
-      s.emit(out, p -> RunText.print(p, tree, ""));
+      s.emit(out, p -> RunText.print(p, tree, "", full));
       return Exit.SUCCESS;
     }
   }
@@ -199,14 +204,19 @@ final class RunsCommand implements Callable<Integer> {
           "Follow a run (and its children) until it ends or parks, one line per journal entry."
               + " Exit 0 succeeded, 1 failed or canceled, 3 parked.")
   static final class Watch extends OnRun {
+    @Option(
+        names = "--full",
+        description = "Show payloads (receipts, outputs, diagnostics) whole, not folded.")
+    boolean full;
+
     Watch(Session s) {
       super(s);
     }
 
     @Override
     int call(RunRef id, Journal journal, RunSnapshot before) throws InterruptedException {
-      RunSnapshot now = new RunFollower(s, journal, id).untilSettled();
-      emitEnd(s, journal, now, "watch.end");
+      RunSnapshot now = new RunFollower(s, journal, id, full).untilSettled();
+      emitEnd(s, journal, now, "watch.end", full);
       return exitFor(now.status());
     }
   }

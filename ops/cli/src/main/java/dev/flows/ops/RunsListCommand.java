@@ -81,39 +81,38 @@ final class ListRuns implements Callable<Integer> {
             limit(limit, s.config(), "--limit"),
             all);
     ArrayNode runs = s.readyDatabase().withConnection(c -> rows(c, q));
+    RunWaits.annotate(s::journal, runs);
     ObjectNode out = s.object();
     out.set("runs", runs);
-    s.emit(
-        out,
-        p -> {
-          if (runs.isEmpty()) {
-            p.println("no runs" + (all ? "" : " (root runs; --all includes children)"));
-            return;
-          }
-          p.println(
-              String.format(
-                  Locale.ROOT,
-                  "%-38s %-20s %-10s %-6s %-8s %s",
-                  "RUN",
-                  "FLOW",
-                  "STATUS",
-                  "STEPS",
-                  "CHILDREN",
-                  "CREATED"));
-          for (JsonNode r : runs) {
-            p.println(
-                String.format(
-                    Locale.ROOT,
-                    "%-38s %-20s %-10s %-6s %-8d %s",
-                    r.path("runId").asText(),
-                    r.path("name").asText(),
-                    r.path("status").asText(),
-                    r.path("stepsSucceeded").asInt() + "/" + r.path("stepsTotal").asInt(),
-                    r.path("children").asLong(),
-                    r.path("createdAt").asText()));
-          }
-        });
+    s.emit(out, p -> table(p, runs));
     return Exit.SUCCESS;
+  }
+
+  /** The rows as a table; STATUS is the status people read (waits shown, {@link RunWaits}). */
+  private void table(java.io.PrintStream p, ArrayNode runs) {
+    if (runs.isEmpty()) {
+      p.println("no runs" + (all ? "" : " (root runs; --all includes children)"));
+      return;
+    }
+    int width = "STATUS".length();
+    for (JsonNode r : runs) {
+      width = Math.max(width, r.path("displayStatus").asText().length());
+    }
+    String row = "%-38s %-20s %-" + width + "s %-6s %-8s %s";
+    p.println(
+        String.format(Locale.ROOT, row, "RUN", "FLOW", "STATUS", "STEPS", "CHILDREN", "CREATED"));
+    for (JsonNode r : runs) {
+      p.println(
+          String.format(
+              Locale.ROOT,
+              row,
+              r.path("runId").asText(),
+              r.path("name").asText(),
+              r.path("displayStatus").asText(),
+              r.path("stepsSucceeded").asInt() + "/" + r.path("stepsTotal").asInt(),
+              r.path("children").asLong(),
+              r.path("createdAt").asText()));
+    }
   }
 
   /**

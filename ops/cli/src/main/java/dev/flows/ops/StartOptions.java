@@ -20,6 +20,11 @@ final class StartOptions {
       description = "Attempts the in-process worker runs at once (default 16).")
   int capacity = 16;
 
+  @Option(
+      names = "--full",
+      description = "Show payloads (receipts, outputs, diagnostics) whole, not folded.")
+  boolean full;
+
   Optional<String> admissionKey() {
     return Optional.ofNullable(key);
   }

@@ -98,6 +98,13 @@ final class WorkerCommand implements Callable<Integer> {
               + " free port). Traces and OTLP export follow the standard OTEL_* variables.")
   Integer metricsPort;
 
+  @Option(
+      names = "--quiet",
+      description =
+          "Print only the worker's start and stop and the attempts that end in an error (by"
+              + " default: a line per attempt taken and per attempt ended).")
+  boolean quiet;
+
   private final Session s;
 
   WorkerCommand(Session s) {
@@ -147,6 +154,7 @@ final class WorkerCommand implements Callable<Integer> {
               stopped.countDown();
             });
     Runtime.getRuntime().addShutdownHook(hook);
+    engine.worker().observeAttempts(new WorkerLines(s, quiet));
     engine.startWorker();
     kept.ifPresent(
         r ->

@@ -262,8 +262,8 @@ class RunsCommandTest {
     Cli.Result r = watching.get(60, TimeUnit.SECONDS);
     assertThat(r.exit()).isZero();
     assertThat(r.out())
-        .contains("step a started")
-        .contains("step a completed")
+        .contains("a (command true) started")
+        .contains("a (command true) completed")
         .contains("succeeded");
   }
 
