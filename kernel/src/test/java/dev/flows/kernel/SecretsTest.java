@@ -52,7 +52,8 @@ class SecretsTest {
                 "cannot reach (at jdbc:postgresql://h/db?user=flows&password="
                     + MARKER
                     + ") fix: start it"))
-        .isEqualTo("cannot reach (at jdbc:postgresql://h/db?user=flows&password=***) fix: start it");
+        .isEqualTo(
+            "cannot reach (at jdbc:postgresql://h/db?user=flows&password=***) fix: start it");
     assertThat(Secrets.redact("(at jdbc:postgresql://h/db?password=" + MARKER + ")"))
         .isEqualTo("(at jdbc:postgresql://h/db?password=***)");
     assertThat(Secrets.redact("(at postgres://u:" + MARKER + "@h/db)"))

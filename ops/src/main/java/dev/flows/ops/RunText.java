@@ -212,7 +212,10 @@ final class RunText {
                   ? ", last " + s.path("lastReason").asText()
                   : ""));
       if (s.has("waitsFor")) {
-        p.println(indent + "    waits for " + BodyWait.text(s.get("waitsFor")));
+        p.println(
+            indent
+                + "    waits for "
+                + BodyWait.text(s.get("waitsFor"), run.path("runId").asText()));
       }
       if (s.has("policy")) {
         p.println(indent + "    policy: " + CallPolicyView.text(s.get("policy")));
