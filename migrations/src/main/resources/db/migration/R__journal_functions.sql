@@ -785,10 +785,8 @@ BEGIN
   IF NOT FOUND THEN
     RAISE EXCEPTION 'run_not_found: no run %', p_run_id USING ERRCODE = 'P0002';
   END IF;
-  IF v_run.tombstone OR v_run.status IN ('succeeded', 'failed', 'canceled') THEN
-    RAISE EXCEPTION 'run_terminal: run % is already %: it takes no signals', p_run_id,
-      v_run.status USING ERRCODE = '55000';
-  END IF;
+  -- A keyed signal sent before is answered whatever the run's state: a retry after the run ended
+  -- (the signal taken, the body done) is the same request, already done.
   IF p_key IS NOT NULL THEN
     SELECT * INTO v_old FROM flows.signal_mailbox m
      WHERE m.run_id = p_run_id AND m.dedup_key = p_key;
@@ -796,6 +794,10 @@ BEGIN
       RETURN QUERY SELECT v_old.run_id, v_old.name, v_old.seq, true;
       RETURN;
     END IF;
+  END IF;
+  IF v_run.tombstone OR v_run.status IN ('succeeded', 'failed', 'canceled') THEN
+    RAISE EXCEPTION 'run_terminal: run % has already ended (%): a signal is delivered only to a run that has not ended',
+      p_run_id, v_run.status USING ERRCODE = '55000';
   END IF;
   SELECT coalesce(max(m.seq), 0) + 1 INTO v_seq FROM flows.signal_mailbox m
    WHERE m.run_id = p_run_id AND m.name = p_name;

@@ -72,11 +72,11 @@ final class SignalVerbs {
 
   private static RuntimeException terminal(String message, RunRef runId) {
     for (RunStatus s : RunStatus.values()) {
-      if (s.terminal() && message.contains("already " + s.wire())) {
-        return Refusals.terminal(runId, s);
+      if (s.terminal() && message.contains("ended (" + s.wire() + ")")) {
+        return Signals.ended(runId, s);
       }
     }
-    return Refusals.terminal(runId, RunStatus.CANCELED);
+    return Signals.ended(runId, RunStatus.CANCELED);
   }
 
   Optional<JsonNode> take(LeaseToken lease, String name, String surfacePath) {

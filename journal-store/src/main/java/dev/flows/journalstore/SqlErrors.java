@@ -66,7 +66,46 @@ public final class SqlErrors {
     return false;
   }
 
+  /**
+   * Whether {@code e} (or a cause) is the server refusing the login (SQLSTATE class 28: a wrong
+   * password {@code 28P01}, a role or {@code pg_hba.conf} that lets no one in {@code 28000}).
+   */
+  public static boolean authFailure(Throwable e) {
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      if (t instanceof SQLException s
+          && s.getSQLState() != null
+          && s.getSQLState().startsWith("28")) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** The refusal of a login: not retryable, since the same credentials meet the same answer. */
+  public static FlowsException authFailed(Throwable e, String where) {
+    SQLException login =
+        sqlCauses(e)
+            .filter(s -> s.getSQLState() != null && s.getSQLState().startsWith("28"))
+            .findFirst()
+            .orElseThrow();
+    return new FlowsException(
+        ErrorCode.DATABASE_AUTH_FAILED,
+        "the database refused the login: "
+            + String.valueOf(login.getMessage()).replaceAll("\\s*\\R\\s*", " ").strip()
+            + " [sqlstate "
+            + login.getSQLState()
+            + "]",
+        where,
+        "check the user and password (in the URL, the user/password given with it, or PGPASSWORD)"
+            + " and that pg_hba.conf lets this user in from here",
+        false,
+        e);
+  }
+
   public static FlowsException translate(Exception e) {
+    if (authFailure(e)) {
+      return authFailed(e, "sqlstate " + sqlCause(e).map(SQLException::getSQLState).orElse(""));
+    }
     Optional<SQLException> sql = sqlCause(e);
     String state = sql.map(SQLException::getSQLState).orElse("");
     String message = sql.map(SQLException::getMessage).orElse(String.valueOf(e.getMessage()));
@@ -113,6 +152,16 @@ public final class SqlErrors {
             : "",
         RETRYABLE_ERRORS.contains(state),
         e);
+  }
+
+  private static java.util.stream.Stream<SQLException> sqlCauses(Throwable e) {
+    java.util.stream.Stream.Builder<SQLException> out = java.util.stream.Stream.builder();
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      if (t instanceof SQLException s) {
+        out.add(s);
+      }
+    }
+    return out.build();
   }
 
   private static Optional<SQLException> sqlCause(Throwable e) {

@@ -22,6 +22,7 @@ public enum ErrorCode {
   INPUT_REQUIRED("input_required", false),
   INVALID_TRANSITION("invalid_transition", false),
   DATABASE_UNAVAILABLE("database_unavailable", true),
+  DATABASE_AUTH_FAILED("database_auth_failed", false),
   DATABASE_ERROR("database_error", false),
   MIGRATION_PENDING("migration_pending", false),
   CONFIG_INVALID("config_invalid", false),

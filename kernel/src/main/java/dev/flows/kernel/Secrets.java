@@ -16,8 +16,10 @@ public final class Secrets {
   public static final String MASK = "***";
 
   // A query or property parameter whose name ends in "password" (password, sslpassword, ...).
+  // Closing parentheses right before the value's end belong to the text around the URL ("(at
+  // jdbc:...&password=x)"), so they are kept; one inside the value is masked with it.
   private static final Pattern PASSWORD_PARAMETER =
-      Pattern.compile("(?i)([?&;][^&#;=\\s\"']*password=)[^&#;\\s\"']*");
+      Pattern.compile("(?i)([?&;][^&#;=\\s\"']*password=)[^&#;\\s\"']*?(?=\\)*(?:[&#;\\s\"']|$))");
   // scheme://user:password@ (the password may not hold '@', '/' or a blank unless URL-encoded).
   private static final Pattern USER_INFO =
       Pattern.compile("(?i)\\b([a-z][a-z0-9+.-]*://[^:/@\\s\"']*):[^@/\\s\"']*@");

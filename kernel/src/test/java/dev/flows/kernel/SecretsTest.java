@@ -44,4 +44,25 @@ class SecretsTest {
     String plain = "jdbc:postgresql://localhost:5432/flows as flows (port 5432) user=flows";
     assertThat(Secrets.redact(plain, List.of("", " "))).isEqualTo(plain);
   }
+
+  @Test
+  void aPasswordParameterClosingAParenthesizedPlaceKeepsTheParenthesis() {
+    assertThat(
+            Secrets.redact(
+                "cannot reach (at jdbc:postgresql://h/db?user=flows&password="
+                    + MARKER
+                    + ") fix: start it"))
+        .isEqualTo(
+            "cannot reach (at jdbc:postgresql://h/db?user=flows&password=***) fix: start it");
+    assertThat(Secrets.redact("(at jdbc:postgresql://h/db?password=" + MARKER + ")"))
+        .isEqualTo("(at jdbc:postgresql://h/db?password=***)");
+    assertThat(Secrets.redact("(at postgres://u:" + MARKER + "@h/db)"))
+        .isEqualTo("(at postgres://u:***@h/db)");
+  }
+
+  @Test
+  void aPasswordHoldingAParenthesisIsMaskedWhole() {
+    assertThat(Secrets.redact("jdbc:postgresql://h/db?password=a)b(c&user=x"))
+        .isEqualTo("jdbc:postgresql://h/db?password=***&user=x");
+  }
 }

@@ -1,6 +1,7 @@
 package dev.flows.examples.servers;
 
 import io.modelcontextprotocol.modern.McpSchema;
+import io.modelcontextprotocol.modern.server.HmacRequestStateCodec;
 import io.modelcontextprotocol.modern.server.McpRequestContext;
 import io.modelcontextprotocol.modern.server.McpServer;
 import io.modelcontextprotocol.modern.server.McpSyncResponse;
@@ -8,6 +9,7 @@ import io.modelcontextprotocol.modern.server.feature.McpSyncTool;
 import io.modelcontextprotocol.modern.server.feature.McpSyncToolRepository;
 import io.modelcontextprotocol.modern.server.feature.ToolsFeature;
 import io.modelcontextprotocol.modern.server.feature.ToolsPage;
+import java.security.SecureRandom;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -38,7 +40,19 @@ final class ModernTools {
     return McpServer.builder()
         .serverInfo(McpSchema.Implementation.builder(name, version).build())
         .feature(ToolsFeature.ofSync(repository))
+        .requestStateCodec(HmacRequestStateCodec.builder().key(processKey()).build())
         .build();
+  }
+
+  /**
+   * The key that seals the request state of input requests: one per process, chosen here rather
+   * than left to the SDK (which warns that it chose one), since an example server is always a
+   * single process.
+   */
+  private static byte[] processKey() {
+    byte[] key = new byte[32];
+    new SecureRandom().nextBytes(key);
+    return key;
   }
 
   static McpSyncTool of(ExampleTool tool) {

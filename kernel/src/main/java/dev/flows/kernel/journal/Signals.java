@@ -5,6 +5,8 @@ import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.flows.kernel.ErrorCode;
 import dev.flows.kernel.FlowsException;
+import dev.flows.kernel.RunTerminalException;
+import dev.flows.kernel.lifecycle.RunStatus;
 import java.util.Optional;
 import java.util.regex.Pattern;
 
@@ -35,6 +37,25 @@ public final class Signals {
           "signal " + name,
           "pass a shorter key, or none");
     }
+  }
+
+  /**
+   * The refusal of a signal to a run that has ended (or was tombstoned, {@code canceled}): nothing
+   * would ever take it. A keyed signal sent before the run ended is answered {@code deduped} first.
+   */
+  public static RunTerminalException ended(RunRef runId, RunStatus status) {
+    return new RunTerminalException(
+        "run "
+            + runId.value()
+            + " has already ended ("
+            + status.wire()
+            + "): a signal is delivered only to a run that has not ended",
+        runId.value(),
+        "check the run id (`flows runs show "
+            + runId.value()
+            + "`); to act on a new run, start one (`flows runs rerun "
+            + runId.value()
+            + "`) and signal it");
   }
 
   /** What the effect a signal is delivered at journals: its name, number and payload. */

@@ -2669,6 +2669,38 @@ public abstract class JournalContract {
   }
 
   @Test
+  void aKeyedSignalAlreadySentIsDedupedAfterTheRunEnded() {
+    RunRef id = start(run(agent("root", "/memo/*")));
+    SignalSent first = journal.sendSignal(id, "approve", json("n", "1"), Optional.of("ticket-42"));
+    ClaimedAttempt a = claimOne();
+    assertThat(journal.takeSignal(a.lease(), "approve", "/memo/1")).isPresent();
+    journal.complete(a.lease(), ok());
+    assertThat(snapshot(id).status()).isEqualTo(RunStatus.SUCCEEDED);
+    assertThat(journal.sendSignal(id, "approve", json("n", "1"), Optional.of("ticket-42")))
+        .isEqualTo(new SignalSent(id, "approve", first.seq(), true));
+    assertRefused(
+        () -> journal.sendSignal(id, "approve", json("n", "1"), Optional.of("ticket-43")),
+        ErrorCode.RUN_TERMINAL);
+  }
+
+  @Test
+  void aSignalToAnEndedRunSaysTheRunHasEndedAndNotToStartItUnderAnotherId() {
+    RunRef id = start(run(agent("root")));
+    journal.complete(claimOne().lease(), ok());
+    assertThatThrownBy(() -> journal.sendSignal(id, "approve", json("n", "1"), Optional.empty()))
+        .isInstanceOf(FlowsException.class)
+        .satisfies(
+            e -> {
+              FlowsException f = (FlowsException) e;
+              assertThat(f.code()).isEqualTo(ErrorCode.RUN_TERMINAL);
+              assertThat(f.getMessage())
+                  .contains("run " + id.value() + " has already ended (succeeded)")
+                  .contains("signal");
+              assertThat(f.fix().orElseThrow()).doesNotContain("different id");
+            });
+  }
+
+  @Test
   void aSignalReadiesTheBodySuspendedForItAtOnce() {
     RunRef id = start(run(agent("root", "/memo/*")));
     ClaimedAttempt first = claimOne();

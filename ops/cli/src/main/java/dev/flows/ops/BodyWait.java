@@ -68,14 +68,17 @@ final class BodyWait {
     return Optional.of(w);
   }
 
-  static String text(JsonNode w) {
+  /** What {@code w} shows for run {@code runId}: a signal wait names the command that sends it. */
+  static String text(JsonNode w, String runId) {
     return w.path("kind").asText().equals("timer")
         ? "a timer due " + w.path("until").asText()
         : "signal '"
             + w.path("signal").asText()
             + "' (times out "
             + w.path("until").asText()
-            + "; `flows runs signal RUN "
+            + "; `flows runs signal "
+            + runId
+            + " "
             + w.path("signal").asText()
             + " [PAYLOAD_JSON]` sends it)";
   }

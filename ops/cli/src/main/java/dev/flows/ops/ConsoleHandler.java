@@ -316,7 +316,7 @@ final class ConsoleHandler extends Handler.Abstract {
       case RUN_NOT_FOUND, STEP_NOT_FOUND -> 404;
       case RUN_TERMINAL, RUN_NOT_ENDED -> 409;
       case DATABASE_UNAVAILABLE -> 503;
-      case INTERNAL_ERROR, DATABASE_ERROR -> 500;
+      case INTERNAL_ERROR, DATABASE_ERROR, DATABASE_AUTH_FAILED -> 500;
       default -> 400;
     };
   }

@@ -193,7 +193,7 @@ final class ConsolePages {
     }
     b.append("<section id=\"steps\"><h2>Steps</h2>");
     for (JsonNode s : run.path("steps")) {
-      step(b, s);
+      step(b, s, id);
     }
     b.append("</section>");
     signals(b, run.path("signals"));
@@ -264,7 +264,7 @@ final class ConsolePages {
     b.append("<dt>").append(esc(name)).append("</dt><dd>").append(html).append("</dd>");
   }
 
-  private static void step(StringBuilder b, JsonNode s) {
+  private static void step(StringBuilder b, JsonNode s, String runId) {
     b.append("<div class=\"step\" data-step=\"")
         .append(text(s.get("stepId")))
         .append("\"><h3>step <code>")
@@ -281,7 +281,7 @@ final class ConsolePages {
         .append("</small></h3>");
     if (s.has("waitsFor")) {
       b.append("<p class=\"wait\">waits for ")
-          .append(esc(BodyWait.text(s.get("waitsFor"))))
+          .append(esc(BodyWait.text(s.get("waitsFor"), runId)))
           .append("</p>");
     }
     if (s.hasNonNull("resolvedBy")) {
@@ -424,7 +424,7 @@ final class ConsolePages {
         .append(badge(c))
         .append("</h3>");
     for (JsonNode s : c.path("steps")) {
-      step(b, s);
+      step(b, s, c.path("runId").asText());
     }
     for (JsonNode g : c.path("children")) {
       child(b, g);

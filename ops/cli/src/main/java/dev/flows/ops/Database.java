@@ -1,5 +1,6 @@
 package dev.flows.ops;
 
+import dev.flows.journalstore.SqlErrors;
 import dev.flows.kernel.ErrorCode;
 import dev.flows.kernel.FlowsException;
 import dev.flows.kernel.Secrets;
@@ -182,12 +183,17 @@ final class Database {
     }
   }
 
-  /** A failure to reach the server is {@code database_unavailable}; any other refusal an error. */
+  /**
+   * A refused login is {@code database_auth_failed}; a failure to reach the server {@code
+   * database_unavailable}; any other refusal an error.
+   */
   static FlowsException translate(SQLException e, String where) {
     String state = e.getSQLState() == null ? "" : e.getSQLState();
+    if (SqlErrors.authFailure(e)) {
+      return SqlErrors.authFailed(e, where);
+    }
     boolean unreachable =
         state.startsWith("08")
-            || state.startsWith("28")
             || state.equals("3D000")
             || state.startsWith("57P")
             || causedBy(e, ConnectException.class)

@@ -278,7 +278,10 @@ final class DbCommand implements Callable<Integer> {
                           .map(r -> "yes, port " + r.port() + ", pid " + r.pid())
                           .orElse("no (the next command that needs it starts it)"));
               printSettings(p, d);
-              running.ifPresent(r -> p.println("  psql: " + psql(r, server.passwordFile())));
+              if (running.isPresent()) {
+                p.println("  url: " + d.path("jdbcUrl").asText());
+                p.println("  psql: " + psql(running.get(), server.passwordFile()));
+              }
             });
         return Exit.SUCCESS;
       }

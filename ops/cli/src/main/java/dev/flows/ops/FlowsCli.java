@@ -65,12 +65,14 @@ public final class FlowsCli implements Callable<Integer> {
     // Library log lines (slf4j-simple writes to System.err) are masked like the command's own,
     // on the terminal and in the log file alike.
     List<String> secrets = DatabaseTarget.secrets(args, System.getenv());
-    PrintStream out = RedactingStream.wrap(System.out, secrets);
+    PrintStream plain = System.out;
+    PrintStream out = RedactingStream.wrap(plain, secrets);
     System.setOut(out);
     System.setErr(RedactingStream.wrap(System.err, secrets));
     PrintStream terminal = CliLog.install(args, System.getenv());
     System.setErr(RedactingStream.wrap(System.err, secrets));
-    int code = run(args, out, terminal, System.getenv());
+    // run() masks what the command prints; only picocli's help and version text go out plain.
+    int code = run(args, plain, terminal, System.getenv());
     out.flush();
     terminal.flush();
     System.exit(code);
@@ -99,18 +101,23 @@ public final class FlowsCli implements Callable<Integer> {
     fromRawWords(args, global);
     Session session = new Session(out, err, env, config, global);
     try (session) {
-      CommandLine cl = new CommandLine(FlowsCli.class, new Factory(session, global));
-      cl.setOut(new PrintWriter(out, true, StandardCharsets.UTF_8));
+      CommandLine cl = commandLine(session, global);
+      // Help and version text hold no secret, and masking would mangle the URL placeholders.
+      cl.setOut(new PrintWriter(rawOut, true, StandardCharsets.UTF_8));
       cl.setErr(new PrintWriter(err, true, StandardCharsets.UTF_8));
       cl.setParameterExceptionHandler(
           (ParameterException e, String[] a) -> {
             fromRawWords(args, global);
+            String command = e.getCommandLine().getCommandSpec().qualifiedName();
             session.refuse(
-                new FlowsException(
-                    ErrorCode.INVALID_INPUT,
-                    Database.oneLine(e.getMessage()),
-                    e.getCommandLine().getCommandSpec().qualifiedName(),
-                    "see `" + e.getCommandLine().getCommandSpec().qualifiedName() + " --help`"));
+                OptionValues.refusal(e, config)
+                    .orElseGet(
+                        () ->
+                            new FlowsException(
+                                ErrorCode.INVALID_INPUT,
+                                Database.oneLine(e.getMessage()),
+                                command,
+                                "see `" + command + " --help`")));
             return Exit.REFUSED;
           });
       cl.setExecutionExceptionHandler(
@@ -122,6 +129,12 @@ public final class FlowsCli implements Callable<Integer> {
       cl.setExecutionStrategy(
           parsed -> {
             bindGlobals(parsed, global);
+            try {
+              OptionValues.check(parsed, config);
+            } catch (FlowsException f) {
+              session.refuse(f);
+              return Exit.forCode(f.code());
+            }
             return new CommandLine.RunLast().execute(parsed);
           });
       return cl.execute(args);
@@ -133,6 +146,11 @@ public final class FlowsCli implements Callable<Integer> {
       out.flush();
       err.flush();
     }
+  }
+
+  /** The command tree, its commands built with {@code session} and the shared global options. */
+  static CommandLine commandLine(Session session, GlobalOptions global) {
+    return new CommandLine(FlowsCli.class, new Factory(session, global));
   }
 
   /** When parsing failed, the options are not bound; the raw words still say what was asked. */

@@ -67,7 +67,7 @@ final class RunText {
   static void print(PrintStream p, JsonNode run, String indent, boolean full) {
     header(p, run, indent);
     for (JsonNode s : run.path("steps")) {
-      step(p, s, indent + "  ", full);
+      step(p, s, run.path("runId").asText(), indent + "  ", full);
     }
     p.println(indent + "  timeline:");
     for (JsonNode e : run.path("timeline")) {
@@ -123,7 +123,8 @@ final class RunText {
     }
   }
 
-  private static void step(PrintStream p, JsonNode s, String indent, boolean full) {
+  private static void step(
+      PrintStream p, JsonNode s, String runId, String indent, boolean full) {
     boolean waiting = s.has("waitingFor");
     p.println(
         indent
@@ -138,7 +139,8 @@ final class RunText {
                 ? ", last " + s.path("lastReason").asText()
                 : ""));
     if (s.has("waitsFor")) {
-      p.println(indent + "  waits for " + BodyWait.text(s.get("waitsFor")));
+      p.println(
+          indent + "  waits for " + BodyWait.text(s.get("waitsFor"), runId));
     }
     if (s.has("policy")) {
       p.println(indent + "  policy: " + CallPolicyView.text(s.get("policy")));

@@ -13,11 +13,11 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Timestamp;
+import java.time.DateTimeException;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.LocalDate;
 import java.time.ZoneOffset;
-import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -264,7 +264,7 @@ final class ListRuns implements Callable<Integer> {
         return LocalDate.parse(t).atStartOfDay(ZoneOffset.UTC).toInstant();
       }
       return Instant.parse(t);
-    } catch (DateTimeParseException | ArithmeticException e) {
+    } catch (DateTimeException | ArithmeticException | NumberFormatException e) {
       throw new FlowsException(
           ErrorCode.INVALID_INPUT,
           "cannot read " + place + " " + text,

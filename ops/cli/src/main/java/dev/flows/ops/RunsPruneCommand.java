@@ -45,7 +45,7 @@ final class RunsPruneCommand implements Callable<Integer> {
 
   @Override
   public Integer call() {
-    Duration period = WorkerSettings.duration(olderThan, "--older-than");
+    Duration period = OptionValues.duration("--older-than", olderThan, "--older-than");
     String by = RunsCommand.operator();
     Journal journal = s.journal();
     if (dryRun) {

@@ -113,17 +113,11 @@ final class WorkerCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws InterruptedException {
-    if (metricsPort != null && (metricsPort < 0 || metricsPort > 65_535)) {
-      throw new FlowsException(
-          ErrorCode.CONFIG_INVALID,
-          "no port " + metricsPort,
-          "--metrics-port",
-          "give a port from 0 to 65535 (0 picks a free one)");
-    }
     WorkerConfig config =
         WorkerSettings.resolve(
             new WorkerSettings.Flags(capacity, lease, poll, reconcile, stopGrace), s.env());
     Set<String> served = WorkerSettings.queues(queues);
+    Optional<WorkerSettings.Retention> kept = WorkerSettings.retention(retention, s.env());
     List<Path> dirs = flowDirectories();
     FlowsEngine engine =
         EngineSupport.engine(
@@ -137,7 +131,6 @@ final class WorkerCommand implements Callable<Integer> {
           "flows: this worker runs any flow source found in the journal"
               + " (--accept-journal-sources), not only those under --flows");
     }
-    Optional<WorkerSettings.Retention> kept = WorkerSettings.retention(retention, s.env());
     java.util.concurrent.atomic.AtomicReference<Pruner> pruner =
         new java.util.concurrent.atomic.AtomicReference<>();
     OpsTelemetry telemetry =

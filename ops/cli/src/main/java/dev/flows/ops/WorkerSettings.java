@@ -8,12 +8,9 @@ import dev.flows.worker.WorkerConfig;
 import java.time.Duration;
 import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 /**
  * {@code flows worker}'s settings: each from its flag, else its {@code FLOWS_WORKER_*} variable,
@@ -37,9 +34,6 @@ final class WorkerSettings {
    */
   static final Duration MIN_LEASE = Duration.ofSeconds(1);
 
-  private static final Pattern DURATION = Pattern.compile("(\\d{1,9})(ms|s|m|h|d)");
-  private static final String DURATION_FIX = "write a duration such as 30s, 500ms, 2m, 1h or 30d";
-
   private WorkerSettings() {}
 
   /** The flags as given (null when absent). */
@@ -48,25 +42,16 @@ final class WorkerSettings {
   static WorkerConfig resolve(Flags flags, Map<String, String> env) {
     WorkerConfig.Builder b = WorkerConfig.defaults().toBuilder().pollInterval(CLI_POLL);
     setting(flags.capacity(), "--capacity", env, CAPACITY_VARIABLE)
-        .ifPresent(v -> b.capacity(capacity(v)));
-    Optional<Given> lease = setting(flags.lease(), "--lease", env, LEASE_VARIABLE);
-    lease.ifPresent(v -> b.defaultLease(duration(v)));
-    setting(flags.poll(), "--poll", env, POLL_VARIABLE).ifPresent(v -> b.pollInterval(positive(v)));
+        .ifPresent(v -> b.capacity((int) OptionValues.count("--capacity", v.value(), v.place())));
+    setting(flags.lease(), "--lease", env, LEASE_VARIABLE)
+        .ifPresent(v -> b.defaultLease(duration("--lease", v)));
+    setting(flags.poll(), "--poll", env, POLL_VARIABLE)
+        .ifPresent(v -> b.pollInterval(duration("--poll", v)));
     setting(flags.reconcile(), "--reconcile", env, RECONCILE_VARIABLE)
-        .ifPresent(v -> b.reconcileInterval(positive(v)));
+        .ifPresent(v -> b.reconcileInterval(duration("--reconcile", v)));
     setting(flags.stopGrace(), "--stop-grace", env, STOP_GRACE_VARIABLE)
-        .ifPresent(v -> b.stopGrace(duration(v)));
-    WorkerConfig config = b.build();
-    if (config.defaultLease().compareTo(MIN_LEASE) < 0) {
-      Given at = lease.orElseThrow();
-      throw refused(
-          at,
-          "a lease of "
-              + at.value()
-              + " is shorter than the renewal period allows (renewed every third of the lease)",
-          "give a lease of at least " + MIN_LEASE.toSeconds() + "s (default 30s)");
-    }
-    return config;
+        .ifPresent(v -> b.stopGrace(duration("--stop-grace", v)));
+    return b.build();
   }
 
   /** The queues to serve: each {@code --queue}, else {@link Queues#DEFAULT}. */
@@ -100,45 +85,8 @@ final class WorkerSettings {
     return v == null || v.isBlank() ? Optional.empty() : Optional.of(new Given(v.trim(), variable));
   }
 
-  private static int capacity(Given g) {
-    try {
-      int n = Integer.parseInt(g.value());
-      if (n >= 1) {
-        return n;
-      }
-    } catch (NumberFormatException e) {
-      // refused below
-    }
-    throw refused(g, "capacity must be a whole number >= 1, not " + g.value(), "e.g. 16");
-  }
-
-  private static Duration positive(Given g) {
-    Duration d = duration(g);
-    if (d.isZero()) {
-      throw refused(g, "must be longer than zero, not " + g.value(), DURATION_FIX);
-    }
-    return d;
-  }
-
-  private static Duration duration(Given g) {
-    return duration(g.value(), g.place());
-  }
-
-  /** A duration as operators write it (500ms, 30s, 2m, 1h, 30d), or {@code config_invalid}. */
-  static Duration duration(String value, String place) {
-    Matcher m = DURATION.matcher(value.trim().toLowerCase(Locale.ROOT));
-    if (!m.matches()) {
-      throw new FlowsException(
-          ErrorCode.CONFIG_INVALID, "\"" + value + "\" is not a duration", place, DURATION_FIX);
-    }
-    long n = Long.parseLong(m.group(1));
-    return switch (m.group(2)) {
-      case "ms" -> Duration.ofMillis(n);
-      case "s" -> Duration.ofSeconds(n);
-      case "m" -> Duration.ofMinutes(n);
-      case "h" -> Duration.ofHours(n);
-      default -> Duration.ofDays(n);
-    };
+  private static Duration duration(String option, Given g) {
+    return OptionValues.duration(option, g.value(), g.place());
   }
 
   /**
@@ -156,10 +104,6 @@ final class WorkerSettings {
   static Optional<Retention> retention(String flag, Map<String, String> env) {
     // One setting read once: the period shown is the text the Pruner's period was parsed from.
     return setting(flag, "--retention", env, RETENTION_VARIABLE)
-        .map(g -> new Retention(positive(g), g.value()));
-  }
-
-  private static FlowsException refused(Given g, String message, String fix) {
-    return new FlowsException(ErrorCode.CONFIG_INVALID, message, g.place(), fix);
+        .map(g -> new Retention(duration("--retention", g), g.value()));
   }
 }

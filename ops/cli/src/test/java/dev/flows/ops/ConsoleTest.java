@@ -403,6 +403,7 @@ class ConsoleTest {
     assertThat(r.errLines())
         .singleElement()
         .asString()
-        .startsWith("error config_invalid: port 70000");
+        .startsWith(
+            "error config_invalid: --port must be a whole number from 0 to 65535, not 70000");
   }
 }

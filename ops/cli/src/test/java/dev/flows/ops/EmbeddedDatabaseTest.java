@@ -162,12 +162,17 @@ class EmbeddedDatabaseTest {
                 + "')\" psql -h localhost -p "
                 + port
                 + " -U flows flows");
+    String url = cli.run("db", "status", "--json").json().path("database").path("jdbcUrl").asText();
+    assertThat(url).startsWith("jdbc:postgresql://localhost:" + port + "/");
+    assertThat(status.out().lines().map(String::strip)).contains("url: " + url);
   }
 
   @Test
   @Order(6)
-  void theDatabaseAcceptsOnlyItsPassword() throws Exception {
+  void theDatabaseAcceptsOnlyItsPasswordAndAWrongOneIsRefusedAtOnceAsAnAuthenticationFailure()
+      throws Exception {
     JsonNode d = cli.run("db", "status", "--json").json().path("database");
+    long started = System.nanoTime();
     Cli.Result r =
         cli.run(
             "db",
@@ -175,7 +180,14 @@ class EmbeddedDatabaseTest {
             "--json",
             "--db",
             "postgres://flows:wrong@localhost:" + d.path("port").asInt() + "/flows");
-    Refusals.assertJsonRefused(r, "database_unavailable", Exit.FAILED);
+    Refusals.assertJsonRefused(r, "database_auth_failed", Exit.REFUSED);
+    JsonNode e = r.json().path("error");
+    assertThat(e.path("retryable").asBoolean()).isFalse();
+    assertThat(e.path("fix").asText()).contains("user").contains("password");
+    assertThat(r.err()).doesNotContain("wrong");
+    assertThat(java.time.Duration.ofNanos(System.nanoTime() - started))
+        .as("refused at once, not after a connection timeout")
+        .isLessThan(OpsConfig.DEFAULT_CONNECT_TIMEOUT);
   }
 
   @Test

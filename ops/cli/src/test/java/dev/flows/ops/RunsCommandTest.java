@@ -454,8 +454,8 @@ class RunsCommandTest {
         2);
     assertJsonRefused(cli.run("runs", "list", "--status", "bogus", "--json"), "invalid_input", 2);
     assertJsonRefused(
-        cli.run("runs", "list", "--since", "yesterday", "--json"), "invalid_input", 2);
-    assertJsonRefused(cli.run("runs", "list", "--limit", "0", "--json"), "invalid_input", 2);
+        cli.run("runs", "list", "--since", "yesterday", "--json"), "config_invalid", 2);
+    assertJsonRefused(cli.run("runs", "list", "--limit", "0", "--json"), "config_invalid", 2);
     assertThat(journal.run(run).orElseThrow().status()).isEqualTo(RunStatus.PARKED);
   }
 

@@ -145,7 +145,7 @@ class RunsPruneCommandTest {
         cli.run("runs", "prune", "--older-than", "soon", "--json"), "config_invalid", Exit.REFUSED);
     assertRefused(
         cli.run("runs", "prune", "--older-than", "0s", "--batch", "0"),
-        "invalid_input",
+        "config_invalid",
         Exit.REFUSED);
     assertThat(journal.run(ended)).isPresent();
   }

@@ -2,6 +2,7 @@ package dev.flows.embed;
 
 import com.zaxxer.hikari.HikariDataSource;
 import dev.flows.journalstore.JournalStoreConfig;
+import dev.flows.journalstore.LoginCheck;
 import dev.flows.journalstore.PostgresJournal;
 import dev.flows.journalstore.SqlErrors;
 import dev.flows.kernel.ErrorCode;
@@ -48,6 +49,7 @@ final class Storage implements AutoCloseable {
                 JournalStoreConfig.DEFAULT_LISTEN_POLL_INTERVAL,
                 JournalStoreConfig.DEFAULT_LISTEN_RECONNECT_DELAY,
                 JournalStoreConfig.DEFAULT_EXPIRY_BATCH_SIZE);
+        LoginCheck.refuseWrongLogin(config, withoutQuery(u.jdbcUrl()));
         HikariDataSource pool = new HikariDataSource(PostgresJournal.poolConfig(config));
         try {
           checkSchema(pool, migrate, withoutQuery(u.jdbcUrl()));

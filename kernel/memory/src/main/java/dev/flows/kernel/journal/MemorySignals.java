@@ -1,7 +1,6 @@
 package dev.flows.kernel.journal;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.flows.kernel.RunTerminalException;
 import dev.flows.kernel.journal.MemoryState.RunRow;
 import dev.flows.kernel.journal.MemoryState.SignalRow;
 import dev.flows.kernel.journal.MemoryState.StepRow;
@@ -25,17 +24,17 @@ final class MemorySignals {
   SignalSent send(RunRef runId, String name, JsonNode payload, Optional<String> key, Instant now) {
     Signals.check(name, key);
     RunRow run = state.existing(runId);
-    if (run.status.terminal()) {
-      throw new RunTerminalException(
-          "run " + runId + " is already " + run.status.wire() + ": it takes no signals",
-          runId.value());
-    }
+    // A keyed signal sent before is answered whatever the run's state: a retry after the run
+    // ended (the signal taken, the body done) is the same request, already done.
     if (key.isPresent()) {
       for (SignalRow s : state.signals) {
         if (s.runId.equals(runId) && s.key.equals(key)) {
           return new SignalSent(runId, s.name, s.seq, true);
         }
       }
+    }
+    if (run.status.terminal()) {
+      throw Signals.ended(runId, run.status);
     }
     SignalRow row = new SignalRow();
     row.runId = runId;
