@@ -41,6 +41,8 @@ final class DemoCommand implements Callable<Integer> {
   static final String ROOT_VARIABLE = "FLOWS_ROOT";
   static final String FLOW = "flows-examples/flows/triage.flow.java";
 
+  private static final int MAX_PORT = 65_535;
+
   private final Session s;
 
   @Option(
@@ -50,6 +52,15 @@ final class DemoCommand implements Callable<Integer> {
           "The MCP revision to speak to the example servers, which serve both: auto (default:"
               + " 2026-07-28 after server/discover), 2026-07-28, 2025-11-25 or 2025-06-18.")
   String protocol = McpProtocol.AUTO.wire();
+
+  @Option(
+      names = "--port",
+      paramLabel = "PORT",
+      description =
+          "Port of the example payments server the demo starts (default: the one in"
+              + " flows-examples/flows/flows.json, or any free port when that one is taken; 0: any"
+              + " free port).")
+  Integer port;
 
   DemoCommand(Session s) {
     this.s = s;
@@ -106,14 +117,57 @@ final class DemoCommand implements Callable<Integer> {
     return new FlowsConfig(shipped.file(), mcp);
   }
 
+  /**
+   * The example payments server on {@code --port}, else on {@code shipped}'s port, else (that one
+   * taken) on any free port: a demo runs beside a tour's payments server or anything else there.
+   */
+  private DemoPaymentsServer startPayments(Path root, URI shipped, String token) {
+    if (port != null && (port < 0 || port > MAX_PORT)) {
+      throw new FlowsException(
+          ErrorCode.CONFIG_INVALID,
+          "no port " + port,
+          "flows demo --port",
+          "give a port from 0 to " + MAX_PORT + " (0 picks a free one)");
+    }
+    int wanted = port != null ? port : shipped.getPort();
+    try {
+      return DemoPaymentsServer.start(root, wanted, token);
+    } catch (FlowsException taken) {
+      if (port != null) {
+        throw taken;
+      }
+      DemoPaymentsServer any = DemoPaymentsServer.start(root, 0, token);
+      s.notice(
+          "flows demo: port "
+              + wanted
+              + " is taken; the example payments server uses "
+              + any.endpoint()
+              + " instead (`flows demo --port PORT` picks one)");
+      return any;
+    }
+  }
+
+  /** {@code servers} with the payments server at {@code url} (where the demo started it). */
+  static FlowsConfig withPaymentsAt(FlowsConfig servers, URI url) {
+    Map<String, ServerEntry> mcp = new java.util.LinkedHashMap<>(servers.mcp());
+    ServerEntry payments = mcp.get("payments");
+    McpServerConfig.Http h = (McpServerConfig.Http) payments.config();
+    mcp.put(
+        "payments",
+        new ServerEntry(
+            new McpServerConfig.Http(h.name(), url, h.headers(), h.auth(), h.protocol()),
+            payments.honoursIdempotencyKeys()));
+    return new FlowsConfig(servers.file(), mcp);
+  }
+
   @Override
   public Integer call() throws Exception {
     McpProtocol revision = protocol();
     Path root = root();
     Path flowFile = root.resolve(FLOW);
-    FlowsConfig servers = pinned(FlowsConfigLoader.loadNearest(flowFile), revision);
-    ServerEntry payments = servers.server("payments").orElseThrow();
-    URI url = ((dev.flows.kernel.mcp.McpServerConfig.Http) payments.config()).url();
+    FlowsConfig shipped = pinned(FlowsConfigLoader.loadNearest(flowFile), revision);
+    ServerEntry payments = shipped.server("payments").orElseThrow();
+    URI url = ((McpServerConfig.Http) payments.config()).url();
     byte[] secret = new byte[16];
     new SecureRandom().nextBytes(secret);
     String token = HexFormat.of().formatHex(secret);
@@ -124,13 +178,15 @@ final class DemoCommand implements Callable<Integer> {
             Map.of(),
             Map.of(),
             Map.of());
-    DemoPaymentsServer server = DemoPaymentsServer.start(root, url, token);
+    DemoPaymentsServer server = startPayments(root, url, token);
+    FlowsConfig servers = withPaymentsAt(shipped, server.endpoint());
     s.notice(
         "flows demo: payments server (Streamable HTTP, bearer auth) on "
             + server.endpoint()
             + "; MCP revision "
             + revision.wire());
     try (server;
+        OpsTelemetry telemetry = EngineSupport.telemetry(s);
         FlowsEngine engine =
             EngineSupport.engine(s.journal(EngineSupport.poolFor(4)), 4, credentials)) {
       LoadedFlow flow = LoadedFlow.load(flowFile.toString(), flowFile.getParent());

@@ -48,15 +48,17 @@ final class DemoPaymentsServer implements AutoCloseable {
   }
 
   /**
-   * Starts the server of checkout {@code root} on the port of {@code url}, behind {@code token}.
+   * Starts the server of checkout {@code root} on {@code port} (0: a free one), behind {@code
+   * token}.
    */
-  static DemoPaymentsServer start(Path root, URI url, String token) {
+  static DemoPaymentsServer start(Path root, int port, String token) {
+    URI url = URI.create("http://127.0.0.1:" + port + "/mcp");
     Path launcher = root.resolve(LAUNCHER);
     if (!Files.isRegularFile(launcher)) {
       throw cannotStart(url, launcher + " is missing", "run ./flows demo from a flows checkout");
     }
     ProcessBuilder pb =
-        new ProcessBuilder(List.of("bash", launcher.toString(), Integer.toString(url.getPort())))
+        new ProcessBuilder(List.of("bash", launcher.toString(), Integer.toString(port)))
             .redirectErrorStream(true);
     pb.environment().put(TOKEN_ENV, token);
     Process process;
@@ -73,7 +75,7 @@ final class DemoPaymentsServer implements AutoCloseable {
       stop(process);
       String why =
           e instanceof ExecutionException ? e.getCause().getMessage() : "not ready in time";
-      throw cannotStart(url, why, "free the port (is another `flows demo` running?)");
+      throw cannotStart(url, why, "give another port with `flows demo --port PORT` (0 picks a free one)");
     } catch (InterruptedException e) {
       stop(process);
       Thread.currentThread().interrupt();

@@ -42,6 +42,15 @@ final class EngineSupport {
     return engine;
   }
 
+  /**
+   * The OpenTelemetry SDK of a command that runs work in-process ({@code run}, {@code runs rerun},
+   * {@code demo}): installed when {@code OTEL_*} asks for it, as for {@code flows worker}; the
+   * API's no-op otherwise. Close it after the engine, so the last spans are exported.
+   */
+  static OpsTelemetry telemetry(Session s) {
+    return OpsTelemetry.start(s.env(), java.util.Optional.empty(), s.readyDatabase().dataSource());
+  }
+
   /** Parses {@code --input}; malformed JSON is refused before anything else happens. */
   static JsonNode input(String text) {
     return json(text, "--input", "--input '{\"text\":\"hello\"}'");

@@ -42,7 +42,17 @@ final class RunCommand implements Callable<Integer> {
   @Override
   public Integer call() throws InterruptedException {
     JsonNode in = EngineSupport.input(input);
-    LoadedFlow loaded = LoadedFlow.load(flow, Path.of("").toAbsolutePath());
+    Path here = Path.of("").toAbsolutePath();
+    if (start.key != null) {
+      Optional<RunSnapshot> ended = EndedRunByKey.find(s, flow, here, start.key, in);
+      if (ended.isPresent()) {
+        RunSnapshot run = ended.get();
+        announce(s, run.runId(), false, run.name(), Optional.empty());
+        RunsCommand.emitEnd(s, s.journal(), run, "run.end");
+        return RunsCommand.exitFor(run.status());
+      }
+    }
+    LoadedFlow loaded = LoadedFlow.load(flow, here);
     Journal journal = s.journal(EngineSupport.poolFor(start.capacity));
     return startAndFollow(s, journal, loaded, in, start, Optional.empty());
   }
@@ -59,7 +69,9 @@ final class RunCommand implements Callable<Integer> {
       StartOptions options,
       Optional<RunRef> rerunOf)
       throws InterruptedException {
-    try (FlowsEngine engine = EngineSupport.engine(journal, options.capacity)) {
+    // Telemetry is closed last, so the spans of the engine's last attempts are exported.
+    try (OpsTelemetry telemetry = EngineSupport.telemetry(s);
+        FlowsEngine engine = EngineSupport.engine(journal, options.capacity)) {
       StartedRun started;
       try {
         started = engine.start(loaded, in, options.admissionKey(), rerunOf);
@@ -67,19 +79,7 @@ final class RunCommand implements Callable<Integer> {
         return EngineSupport.refusePreflight(s, e);
       }
       RunRef id = started.runId();
-      String name = loaded.flow().header().name();
-      ObjectNode ev = s.object();
-      ev.put("type", "run.started").put("run", id.value()).put("created", started.created());
-      ev.put("flow", name);
-      rerunOf.ifPresent(old -> ev.put("rerunOf", old.value()));
-      s.event(
-          ev,
-          (started.created() ? "started run " : "found run ")
-              + id.value()
-              + " (flow "
-              + name
-              + rerunOf.map(old -> ", rerun of " + old.value()).orElse("")
-              + ")");
+      announce(s, id, started.created(), loaded.flow().header().name(), rerunOf);
       if (options.detach) {
         s.notice(
             "detached; a `flows worker` will run it. Follow it with `flows runs watch "
@@ -94,5 +94,22 @@ final class RunCommand implements Callable<Integer> {
       RunsCommand.emitEnd(s, engine.journal(), end, "run.end", options.full);
       return RunsCommand.exitFor(end.status());
     }
+  }
+
+  /** The first line of a start: the run started, or found under its key. */
+  private static void announce(
+      Session s, RunRef id, boolean created, String name, Optional<RunRef> rerunOf) {
+    ObjectNode ev = s.object();
+    ev.put("type", "run.started").put("run", id.value()).put("created", created);
+    ev.put("flow", name);
+    rerunOf.ifPresent(old -> ev.put("rerunOf", old.value()));
+    s.event(
+        ev,
+        (created ? "started run " : "found run ")
+            + id.value()
+            + " (flow "
+            + name
+            + rerunOf.map(old -> ", rerun of " + old.value()).orElse("")
+            + ")");
   }
 }

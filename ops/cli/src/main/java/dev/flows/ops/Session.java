@@ -11,6 +11,7 @@ import dev.flows.kernel.FlowsException;
 import dev.flows.kernel.journal.Journal;
 import dev.flows.kernel.json.Jackson;
 import dev.flows.migrations.Migrations;
+import dev.flows.migrations.SchemaCheck;
 import java.io.PrintStream;
 import java.nio.file.Path;
 import java.util.List;
@@ -115,12 +116,16 @@ final class Session implements AutoCloseable {
   }
 
   /**
-   * The database with this build's schema. The embedded default is migrated on the spot (it is
-   * ours); any other database with pending migrations is refused {@code migration_pending}, so an
-   * operator decides when a shared database changes ({@code flows db migrate}).
+   * The database with this build's schema, checked with one query ({@link SchemaCheck}); Flyway
+   * starts only when that finds something to do. The embedded default is migrated on the spot (it
+   * is ours); any other database with pending migrations is refused {@code migration_pending}, so
+   * an operator decides when a shared database changes ({@code flows db migrate}).
    */
   Database readyDatabase() {
     Database db = database();
+    if (!schemaChecked && db.withConnection(SchemaCheck::current)) {
+      schemaChecked = true;
+    }
     if (!schemaChecked) {
       Migrations migrations = Migrations.of(db.dataSource());
       List<String> pending = pending(migrations, db);

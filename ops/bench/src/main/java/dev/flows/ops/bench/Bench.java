@@ -145,6 +145,7 @@ public final class Bench {
     s.put("scaling", ScalingBench::new);
     s.put("prune", PruneBench::section);
     s.put("tracing", TracingBench::new);
+    s.put("cli", CliBench::new);
     s.put("shortruns", ShortRunsBench::new);
     s.put("dbos", DbosBench::new);
     return java.util.Collections.unmodifiableMap(s);

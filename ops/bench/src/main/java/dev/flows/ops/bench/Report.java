@@ -117,6 +117,9 @@ final class Report {
 
   Optional<Tracing> tracing = Optional.empty();
 
+  /** The cli section's commands, the bare JVM start first; empty when it did not run. */
+  List<CliBench.Timed> cli = List.of();
+
   /** The waiting section's numbers; {@code heap} and {@code liveHeap} are -1 when unknown. */
   record Waiting(
       int runs,
@@ -261,6 +264,10 @@ final class Report {
     tracing = Optional.of(t);
   }
 
+  void cli(List<CliBench.Timed> commands) {
+    cli = List.copyOf(commands);
+  }
+
   void scalingSteps(int n) {
     scalingSteps = n;
   }
@@ -289,6 +296,7 @@ final class Report {
     ScalingMarkdown.render(this, md);
     PruneMarkdown.render(this, md);
     TracingMarkdown.render(this, md);
+    CliMarkdown.render(this, md);
     ShortRunsMarkdown.render(this, md);
     DbosMarkdown.render(this, md);
     TargetsMarkdown.render(this, md);

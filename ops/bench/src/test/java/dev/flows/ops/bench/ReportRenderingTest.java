@@ -7,6 +7,7 @@ import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
+import java.util.Set;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -86,6 +87,11 @@ class ReportRenderingTest {
     r.tracing(
         new Report.Tracing(
             new TracingBench.Mode(1000, 50, 4.5), new TracingBench.Mode(900, 45, 5.0), 12, 34567));
+    r.cli(
+        List.of(
+            new CliBench.Timed("java -version (bare JVM)", ms(40, 45, 60), Set.of(0)),
+            new CliBench.Timed("runs show", ms(400, 450, 700), Set.of(0)),
+            new CliBench.Timed("runs signal", ms(500, 520, 900), Set.of(2, 0))));
     r.shortRun(
         new ShortRunsBench.Cell(
             "10 f.step",
