@@ -59,7 +59,7 @@ class OnInputTest {
       import java.nio.file.StandardOpenOption;
       import java.util.Map;
 
-      public class Asker implements Flow {
+      public class Asker implements Flow<JsonNode, JsonNode> {
         public FlowHeader header() {
           return FlowHeader.named("asker").mcp("forms").build();
         }
@@ -93,7 +93,7 @@ class OnInputTest {
       import java.nio.file.StandardOpenOption;
       import java.util.Map;
 
-      public class Live implements Flow {
+      public class Live implements Flow<JsonNode, JsonNode> {
         public FlowHeader header() {
           return FlowHeader.named("live").mcp("tools").build();
         }
