@@ -51,13 +51,11 @@ class TypedExampleCliTest {
     assertThat(r.exit()).as(r.err()).isZero();
     JsonNode end = r.jsonLines().getLast();
     assertThat(end.path("type").asText()).isEqualTo("run.end");
-    // The journal keeps JSON, not its key order: compared as JSON.
-    assertThat(end.path("output"))
-        .isEqualTo(
-            new com.fasterxml.jackson.databind.ObjectMapper()
-                .readTree(
-                    "{\"employee\":\"bo\",\"amountCents\":900,\"status\":\"approved\","
-                        + "\"by\":\"policy\"}"));
+    JsonNode out = end.path("output");
+    assertThat(List.of(out.path("employee").asText(), out.path("amountCents").asLong()))
+        .containsExactly("bo", 900L);
+    assertThat(List.of(out.path("status").asText(), out.path("by").asText()))
+        .containsExactly("approved", "policy");
   }
 
   @Test

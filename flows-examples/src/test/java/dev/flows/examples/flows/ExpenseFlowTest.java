@@ -43,13 +43,11 @@ class ExpenseFlowTest {
               "expense", Map.of("employee", "ann", "amountCents", 25000), StartOptions.key("big"));
       big.signal("decide", Map.of("approved", false, "by", "cy"));
 
-      // The journal keeps JSON, not its key order: compared as JSON.
-      assertThat(small.result(WAIT))
-          .isEqualTo(
-              new com.fasterxml.jackson.databind.ObjectMapper()
-                  .readTree(
-                      "{\"employee\":\"bo\",\"amountCents\":900,\"status\":\"approved\","
-                          + "\"by\":\"policy\"}"));
+      JsonNode out = small.result(WAIT);
+      assertThat(List.of(out.path("employee").asText(), out.path("amountCents").asLong()))
+          .containsExactly("bo", 900L);
+      assertThat(List.of(out.path("status").asText(), out.path("by").asText()))
+          .containsExactly("approved", "policy");
       assertThat(big.result(WAIT).path("status").asText()).isEqualTo("rejected");
       assertThat(big.result(WAIT).path("by").asText()).isEqualTo("cy");
       List<RunInfo> listed = flows.runs().named("expense").state(RunState.SUCCEEDED).list(10);
