@@ -17,7 +17,7 @@ import java.util.Optional;
  * <p>Input: {"email": "...", "amountCents": 25000, "currency": "EUR", "thresholdCents": 10000,
  * "approvalTimeout": "PT24H"} (all optional).
  */
-public class Approval implements Flow {
+public class Approval implements Flow<JsonNode, JsonNode> {
   @Override
   public FlowHeader header() {
     return FlowHeader.named("approval").version("1").mcp("payments").build();

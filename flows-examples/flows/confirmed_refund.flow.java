@@ -17,7 +17,7 @@ import java.util.Map;
  *
  * <p>Input: {"email": "...", "amountCents": 1200, "currency": "EUR", "autoConfirmCents": 0}.
  */
-public class ConfirmedRefund implements Flow {
+public class ConfirmedRefund implements Flow<JsonNode, JsonNode> {
   @Override
   public FlowHeader header() {
     return FlowHeader.named("confirmed_refund").version("1").mcp("payments").build();

@@ -11,7 +11,7 @@ import java.util.Map;
  *
  * <p>Input: {"message": "...", "a": 2, "b": 3} (all optional).
  */
-public class Everything implements Flow {
+public class Everything implements Flow<JsonNode, JsonNode> {
   @Override
   public FlowHeader header() {
     return FlowHeader.named("everything").version("1").mcp("everything").build();

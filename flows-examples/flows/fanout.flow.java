@@ -19,7 +19,7 @@ import java.util.Map;
  *
  * <p>Input: {"messages": ["...", ...]} (optional: ten sample messages).
  */
-public class FanoutTriage implements Flow {
+public class FanoutTriage implements Flow<JsonNode, JsonNode> {
   static final List<String> SAMPLE =
       List.of(
           "I was charged twice for my subscription, please refund",

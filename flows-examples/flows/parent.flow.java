@@ -16,7 +16,7 @@ import java.util.Map;
  *
  * <p>Input: {"email": "...", "amountCents": 1200} (optional).
  */
-public class Parent implements Flow {
+public class Parent implements Flow<JsonNode, JsonNode> {
   @Override
   public FlowHeader header() {
     return FlowHeader.named("parent").version("1").mcp("payments").build();

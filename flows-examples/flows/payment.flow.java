@@ -14,7 +14,7 @@ import java.util.Map;
  *
  * <p>Input: {"email": "...", "amountCents": 1999, "currency": "EUR"} (all optional).
  */
-public class Payment implements Flow {
+public class Payment implements Flow<JsonNode, JsonNode> {
   @Override
   public FlowHeader header() {
     return FlowHeader.named("payment").version("1").mcp("payments").build();

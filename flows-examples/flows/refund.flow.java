@@ -12,7 +12,7 @@ import java.util.Map;
  *
  * <p>Input: {"customer": "cus_...", "amountCents": 1200, "currency": "EUR"}.
  */
-public class Refund implements Flow {
+public class Refund implements Flow<JsonNode, JsonNode> {
   static final long MAX_CENTS = 50_000;
 
   @Override

@@ -13,7 +13,7 @@ import java.util.Map;
  *
  * <p>Input: {"email": "...", "message": "...", "subject": "..."} (all optional).
  */
-public class Triage implements Flow {
+public class Triage implements Flow<JsonNode, JsonNode> {
   static final long GOODWILL_CENTS = 500;
 
   @Override

@@ -9,15 +9,19 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.flows.embed.Flows;
 import dev.flows.embed.RunHandle;
 import dev.flows.embed.RunParkedException;
+import dev.flows.embed.RunState;
+import dev.flows.embed.StartOptions;
 import dev.flows.examples.servers.ExamplesConfig;
 import dev.flows.examples.servers.IdempotencyLedger;
 import dev.flows.examples.servers.PaymentsServer;
+import dev.flows.journalstore.JournalStoreConfig;
+import dev.flows.journalstore.PostgresJournal;
 import dev.flows.journalstore.testing.TestDatabase;
 import dev.flows.kernel.ErrorCode;
 import dev.flows.kernel.FlowsException;
 import dev.flows.kernel.journal.RunRef;
-import dev.flows.kernel.lifecycle.RunStatus;
 import dev.flows.sdk.Flow;
+import dev.flows.sdk.RunId;
 import dev.flows.sdk.compile.FlowSource;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -49,7 +53,16 @@ class ConfirmedRefundFlowTest {
     payments.close();
   }
 
-  private static Flows flows(Path dir, Flow flow, String db) throws Exception {
+  /** The journal of the database {@code flows} was built on, read as an operator would. */
+  private java.util.List<dev.flows.kernel.journal.JournalRecord> entriesOf(RunRef run) {
+    try (PostgresJournal j = PostgresJournal.connect(JournalStoreConfig.forUrl(url))) {
+      return j.entries(run);
+    }
+  }
+
+  private String url;
+
+  private Flows flows(Path dir, Flow<?, ?> flow, String db) throws Exception {
     ObjectNode p = JSON.createObjectNode();
     p.put("url", payments.endpoint().toString()).put("idempotencyKeys", true);
     p.putObject("auth").put("mode", "api-token").put("tokenEnv", PaymentsServer.TOKEN_ENV);
@@ -57,7 +70,7 @@ class ConfirmedRefundFlowTest {
     config.putObject("mcp").set("payments", p);
     Files.writeString(dir.resolve("flows.json"), config.toString());
     return Flows.builder()
-        .jdbcUrl(TestDatabase.fresh(db).jdbcUrl())
+        .jdbcUrl(url = TestDatabase.fresh(db).jdbcUrl())
         .migrate(true)
         .register(flow)
         .flowsJson(dir)
@@ -66,7 +79,7 @@ class ConfirmedRefundFlowTest {
         .build();
   }
 
-  private static Flow compiled() {
+  private static Flow<?, ?> compiled() {
     return FlowSource.compile(ExampleFlowsTest.FLOWS.resolve("confirmed_refund.flow.java")).flow();
   }
 
@@ -104,16 +117,16 @@ class ConfirmedRefundFlowTest {
   @Test
   void aRefundParksForItsConfirmationAndRefundsOnceTheApplicationAnswers(@TempDir Path dir)
       throws Exception {
-    Flow flow = compiled();
+    Flow<?, ?> flow = compiled();
     try (Flows flows = flows(dir, flow, "confirmed_refund")) {
       RunHandle<JsonNode> h =
           flows.start(
-              flow.getClass(),
+              "confirmed_refund",
               Map.of("email", "ivy@example.com", "amountCents", 1200, "currency", "EUR"),
-              "refund-ivy");
+              StartOptions.key("refund-ivy"));
       RunParkedException parked = awaitParked(h);
       assertThat(parked.code()).isEqualTo(ErrorCode.INPUT_REQUIRED);
-      String call = parked.parkedRun().value();
+      RunId call = parked.parkedRun();
       assertThat(parked.stepId()).isEqualTo("call");
       assertThat(refundKeys()).as("nothing refunded before the confirmation").isEmpty();
 
@@ -122,8 +135,7 @@ class ConfirmedRefundFlowTest {
               () -> flows.answer(call, "call", JSON.createObjectNode().put("confirm", "yes")))
           .isInstanceOfSatisfying(
               FlowsException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.INVALID_INPUT));
-      assertThat(flows.journal().run(new RunRef(call)).orElseThrow().status())
-          .isEqualTo(RunStatus.PARKED);
+      assertThat(flows.handle(call).state()).isEqualTo(RunState.PARKED);
 
       flows.answer(call, "call", JSON.createObjectNode().put("confirmAmountCents", 1200));
       JsonNode out = h.result(Runs.SETTLE_DEADLINE);
@@ -141,11 +153,11 @@ class ConfirmedRefundFlowTest {
 
   @Test
   void aSmallRefundIsConfirmedByTheFlowItselfWithoutParking(@TempDir Path dir) throws Exception {
-    Flow flow = compiled();
+    Flow<?, ?> flow = compiled();
     try (Flows flows = flows(dir, flow, "confirmed_refund_auto")) {
       RunHandle<JsonNode> h =
           flows.start(
-              flow.getClass(),
+              "confirmed_refund",
               Map.of(
                   "email",
                   "jo@example.com",
@@ -155,11 +167,11 @@ class ConfirmedRefundFlowTest {
                   "EUR",
                   "autoConfirmCents",
                   500),
-              "refund-jo");
+              StartOptions.key("refund-jo"));
       JsonNode out = h.result(Runs.SETTLE_DEADLINE);
       assertThat(out.path("status").asText()).isEqualTo("refunded");
       assertThat(out.path("amountCents").asLong()).isEqualTo(300);
-      assertThat(flows.journal().entries(h.runId()))
+      assertThat(entriesOf(new RunRef(h.runId().value())))
           .as("the flow's confirmation is journaled as a memo")
           .anySatisfy(
               r ->

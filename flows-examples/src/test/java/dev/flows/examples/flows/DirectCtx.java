@@ -47,8 +47,8 @@ final class DirectCtx implements Ctx {
   }
 
   @Override
-  public RunRef runId() {
-    return runId;
+  public dev.flows.sdk.RunId runId() {
+    return new dev.flows.sdk.RunId(runId.value());
   }
 
   @Override
@@ -202,31 +202,14 @@ final class DirectCtx implements Ctx {
     };
   }
 
-  /**
-   * The example flows make no f.run / f.sh calls; this direct context checks MCP wiring only, so a
-   * command here means an example changed and its test must move to the engine tests.
-   */
-  @Override
-  public JsonNode run(String... argv) {
-    throw new AssertionError("an example flow ran a command; test it through the engine instead");
-  }
-
-  @Override
-  public JsonNode sh(String command) {
-    throw new AssertionError("an example flow ran a command; test it through the engine instead");
-  }
-
-  @Override
-  public Pending<JsonNode> runAsync(String... argv) {
-    throw new AssertionError("an example flow ran a command; test it through the engine instead");
-  }
-
   /** Every pending result here is already there: waiting is asking each for it. */
   @Override
-  public void all(Pending<?>... pending) {
+  public List<Object> all(Pending<?>... pending) {
+    List<Object> out = new java.util.ArrayList<>();
     for (Pending<?> p : pending) {
-      p.get();
+      out.add(p.get());
     }
+    return out;
   }
 
   @Override
@@ -245,15 +228,19 @@ final class DirectCtx implements Ctx {
   }
 
   @Override
-  public FlowCall flow(String name) {
+  public FlowCall<Object, JsonNode> flow(String name) {
     throw new AssertionError("an example flow started a child flow; test it through the engine");
   }
 
   @Override
-  public FlowCall flow(Class<? extends dev.flows.sdk.Flow> type) {
+  public <I, O> FlowCall<I, O> flow(Class<? extends dev.flows.sdk.Flow<I, O>> type) {
     throw new AssertionError("an example flow started a child flow; test it through the engine");
   }
 
+  /**
+   * The example flows run no commands; this direct context checks MCP wiring only, so a command
+   * here means an example changed and its test must move to the engine tests.
+   */
   @Override
   public Command command(String... argv) {
     throw new AssertionError("an example flow ran a command; test it through the engine instead");
@@ -276,6 +263,13 @@ final class DirectCtx implements Ctx {
 
   @Override
   public java.util.Optional<JsonNode> awaitSignal(String name, java.time.Duration timeout) {
+    throw new AssertionError(
+        "an example flow awaited a signal; test it through the engine instead");
+  }
+
+  @Override
+  public <T> java.util.Optional<T> awaitSignal(
+      String name, Class<T> type, java.time.Duration timeout) {
     throw new AssertionError(
         "an example flow awaited a signal; test it through the engine instead");
   }

@@ -103,7 +103,7 @@ class ExampleFlowsTest {
                 triage.header(),
                 input,
                 Map.of("tickets", tickets, "payments", pay));
-        JsonNode out = triage.run(f, input);
+        JsonNode out = (JsonNode) triage.run(f, input);
         assertThat(out.path("ticket").asText()).startsWith("T-");
         assertThat(out.path("category").asText()).isEqualTo("billing");
         assertThat(out.path("priority").asText()).isEqualTo("high");
@@ -156,9 +156,11 @@ class ExampleFlowsTest {
       throws Exception {
     McpSyncClient pay = Clients.http(payments.endpoint(), TOKEN);
     try {
-      return payment.run(
-          new DirectCtx(new RunRef("payment_1"), payment.header(), input, Map.of("payments", pay)),
-          input);
+      return (JsonNode)
+          payment.run(
+              new DirectCtx(
+                  new RunRef("payment_1"), payment.header(), input, Map.of("payments", pay)),
+              input);
     } finally {
       pay.closeGracefully();
     }
@@ -183,13 +185,14 @@ class ExampleFlowsTest {
       Flow flow = compile("everything.flow.java");
       JsonNode input = JSON.readTree("{\"message\":\"hi\",\"a\":20,\"b\":22}");
       JsonNode out =
-          flow.run(
-              new DirectCtx(
-                  new RunRef("everything_1"),
-                  flow.header(),
-                  input,
-                  Map.of("everything", everything)),
-              input);
+          (JsonNode)
+              flow.run(
+                  new DirectCtx(
+                      new RunRef("everything_1"),
+                      flow.header(),
+                      input,
+                      Map.of("everything", everything)),
+                  input);
       assertThat(out.path("echo").asText()).contains("hi");
       assertThat(out.path("sum").asText()).contains("42");
     } finally {

@@ -43,7 +43,7 @@ class DatabaseRestartLauncherIT {
       import com.fasterxml.jackson.databind.node.JsonNodeFactory;
       import dev.flows.sdk.*;
 
-      public class Quick implements Flow {
+      public class Quick implements Flow<JsonNode, JsonNode> {
         public FlowHeader header() {
           return FlowHeader.named("quick").build();
         }

@@ -39,7 +39,7 @@ class DurableInputLauncherIT {
       import dev.flows.sdk.*;
       import java.util.Map;
 
-      public class Asker implements Flow {
+      public class Asker implements Flow<JsonNode, JsonNode> {
         public FlowHeader header() {
           return FlowHeader.named("asker").mcp("forms").build();
         }

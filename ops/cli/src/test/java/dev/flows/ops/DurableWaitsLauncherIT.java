@@ -40,7 +40,7 @@ class DurableWaitsLauncherIT {
       import java.nio.file.*;
       import java.time.Duration;
 
-      public class Sleeper implements Flow {
+      public class Sleeper implements Flow<JsonNode, JsonNode> {
         public FlowHeader header() {
           return FlowHeader.named("sleeper").build();
         }
@@ -69,7 +69,7 @@ class DurableWaitsLauncherIT {
       import dev.flows.sdk.*;
       import java.time.Duration;
 
-      public class Approver implements Flow {
+      public class Approver implements Flow<JsonNode, JsonNode> {
         public FlowHeader header() {
           return FlowHeader.named("approver").build();
         }

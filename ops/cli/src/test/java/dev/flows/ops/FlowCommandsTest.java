@@ -30,7 +30,7 @@ class FlowCommandsTest {
       import dev.flows.sdk.*;
       import java.util.Map;
 
-      public class Greet implements Flow {
+      public class Greet implements Flow<JsonNode, JsonNode> {
         public FlowHeader header() {
           return FlowHeader.named("greet").mcp("tools").build();
         }
@@ -190,14 +190,14 @@ class FlowCommandsTest {
     Path shell =
         flowFile(
             "Shell",
-            "    f.sh(\"echo nope; exit 3\");\n"
+            "    f.shell(\"echo nope; exit 3\").call();\n"
                 + "    return JsonNodeFactory.instance.objectNode();\n");
 
     Cli.Result r = cli.run("--db", db.jdbcUrl(), "run", shell.toString());
 
     assertThat(r.exit()).as(r.err()).isEqualTo(Exit.FAILED);
     String last = r.out().lines().reduce((a, b) -> b).orElseThrow();
-    assertThat(last).contains("f.sh(echo nope; exit 3) failed").doesNotContain("f.run(");
+    assertThat(last).contains("f.shell(echo nope; exit 3) failed").doesNotContain("f.command(");
   }
 
   @Test

@@ -66,7 +66,7 @@ class MetricsEndpointTest {
       import dev.flows.sdk.*;
       import java.util.Map;
 
-      public class Metered implements Flow {
+      public class Metered implements Flow<JsonNode, JsonNode> {
         public FlowHeader header() {
           return FlowHeader.named("metered").version("1").mcp("tools").build();
         }

@@ -19,13 +19,13 @@ class QueueCommandsTest {
       import com.fasterxml.jackson.databind.JsonNode;
       import dev.flows.sdk.*;
 
-      public class Refund implements Flow {
+      public class Refund implements Flow<JsonNode, JsonNode> {
         public FlowHeader header() {
           return FlowHeader.named("refund").queue("payments").build();
         }
 
         public JsonNode run(Ctx f, JsonNode input) {
-          return f.sh("pwd");
+          return f.shell("pwd").call();
         }
       }
       """;

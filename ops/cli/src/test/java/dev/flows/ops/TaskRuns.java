@@ -31,7 +31,7 @@ final class TaskRuns {
       import dev.flows.sdk.*;
       import java.util.Map;
 
-      public class Slow implements Flow {
+      public class Slow implements Flow<JsonNode, JsonNode> {
         public FlowHeader header() {
           return FlowHeader.named("slowjob").mcp("jobs").build();
         }

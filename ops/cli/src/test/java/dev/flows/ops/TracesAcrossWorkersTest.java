@@ -66,7 +66,7 @@ class TracesAcrossWorkersTest {
       import dev.flows.sdk.*;
       import java.util.Map;
 
-      public class Traced implements Flow {
+      public class Traced implements Flow<JsonNode, JsonNode> {
         public FlowHeader header() {
           return FlowHeader.named("traced").version("1").mcp("tools").build();
         }
@@ -176,7 +176,7 @@ class TracesAcrossWorkersTest {
       import dev.flows.sdk.*;
       import java.util.Map;
 
-      public class Broken implements Flow {
+      public class Broken implements Flow<JsonNode, JsonNode> {
         public FlowHeader header() {
           return FlowHeader.named("broken").version("1").mcp("tools").build();
         }

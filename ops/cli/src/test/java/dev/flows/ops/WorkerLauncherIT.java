@@ -30,14 +30,14 @@ class WorkerLauncherIT {
       import com.fasterxml.jackson.databind.node.JsonNodeFactory;
       import dev.flows.sdk.*;
 
-      public class Slow implements Flow {
+      public class Slow implements Flow<JsonNode, JsonNode> {
         public FlowHeader header() {
           return FlowHeader.named("slow").build();
         }
 
         public JsonNode run(Ctx f, JsonNode input) {
-          f.sh("sleep 8");
-          String second = f.sh("echo second").path("stdout").asText().trim();
+          f.shell("sleep 8").call();
+          String second = f.shell("echo second").call().path("stdout").asText().trim();
           return JsonNodeFactory.instance.objectNode().put("second", second);
         }
       }
@@ -105,7 +105,7 @@ class WorkerLauncherIT {
         import com.fasterxml.jackson.databind.JsonNode;
         import dev.flows.sdk.*;
 
-        public class NAME implements Flow {
+        public class NAME implements Flow<JsonNode, JsonNode> {
           public FlowHeader header() {
             return FlowHeader.named("NAME").queue("QUEUE").build();
           }

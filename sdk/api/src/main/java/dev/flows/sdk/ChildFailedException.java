@@ -3,18 +3,17 @@ package dev.flows.sdk;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.flows.kernel.ErrorCode;
 import dev.flows.kernel.FlowsException;
-import dev.flows.kernel.journal.RunRef;
 
 /**
  * An {@code f.*} call whose child run failed. The code is the child's diagnostic (e.g. {@code
  * mcp_tool_error}); a body may catch it and go on, or let it fail the flow.
  */
 public final class ChildFailedException extends FlowsException {
-  private final RunRef child;
+  private final RunId child;
   private final JsonNode diagnostic;
 
   public ChildFailedException(
-      ErrorCode code, String message, RunRef child, JsonNode diagnostic, boolean retryable) {
+      ErrorCode code, String message, RunId child, JsonNode diagnostic, boolean retryable) {
     super(
         code,
         message,
@@ -26,7 +25,7 @@ public final class ChildFailedException extends FlowsException {
     this.diagnostic = diagnostic;
   }
 
-  public RunRef child() {
+  public RunId child() {
     return child;
   }
 

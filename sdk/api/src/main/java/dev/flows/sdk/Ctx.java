@@ -1,7 +1,6 @@
 package dev.flows.sdk;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.flows.kernel.journal.RunRef;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -14,9 +13,9 @@ import java.util.UUID;
  */
 public interface Ctx {
   /** The root run this body belongs to. */
-  RunRef runId();
+  RunId runId();
 
-  /** The flow's input as given at start. */
+  /** The flow's input as given at start, as JSON (the body's typed input was read from it). */
   JsonNode input();
 
   /**
@@ -43,33 +42,26 @@ public interface Ctx {
    */
   StepCall step(String name);
 
-  /** A deterministic child run executing {@code argv} (no shell). */
-  JsonNode run(String... argv);
-
-  /** A deterministic child run executing {@code command} with {@code /bin/sh -c}. */
-  JsonNode sh(String command);
-
-  /** {@link #run(String...)} with a policy: {@code f.command(argv).timeout(d).retry(p).call()}. */
+  /**
+   * A command run as a deterministic child run of this one, {@code argv} executed with no shell:
+   * {@code f.command("scripts/notify.sh", id).call()}, or with a policy, {@code
+   * f.command(argv).timeout(d).retry(p).call()}; {@code callAsync()} does not wait. It answers
+   * {@code {"exitCode", "stdout", "stderr"}}; a non-zero exit fails the call.
+   */
   Command command(String... argv);
 
-  /** {@link #sh(String)} with a policy: {@code f.shell(command).timeout(d).retry(p).call()}. */
+  /** As {@link #command}, {@code command} run with {@code /bin/sh -c}. */
   Command shell(String command);
-
-  /**
-   * As {@link #run(String...)}, without waiting: the child run is admitted now (its position taken)
-   * and runs while the body goes on; {@link Pending#get}, {@link #all} or {@link #any} wait for it.
-   */
-  Pending<JsonNode> runAsync(String... argv);
 
   /**
    * Waits until every one of {@code pending} ended, then throws the failure of the first that
    * failed, in argument order (a {@link ChildFailedException}). While it waits past {@code
    * suspendAfter} the body gives its attempt back, awaiting all of them, and is replayed when they
-   * ended. Writes nothing to the journal.
+   * ended. Writes nothing to the journal. Answers the results in argument order.
    */
-  void all(Pending<?>... pending);
+  List<Object> all(Pending<?>... pending);
 
-  /** As {@link #all(Pending...)}, answering the results in the order given. */
+  /** As {@link #all(Pending...)} for pending results of one type. */
   <T> List<T> all(List<? extends Pending<T>> pending);
 
   /**
@@ -89,12 +81,16 @@ public interface Ctx {
    * a flow class registered with the worker under that name, or a {@code NAME.flow.java} under the
    * worker's {@code --flows} directories, in that order.
    *
-   * @throws dev.flows.kernel.FlowsException {@code flow_not_found} when there is none of them
+   * <p>Its input is anything Jackson turns into JSON; its output is answered as JSON. Fails {@code
+   * flow_not_found} when there is none of them.
    */
-  FlowCall flow(String name);
+  FlowCall<Object, JsonNode> flow(String name);
 
-  /** A flow class (with a public no-argument constructor), to run as a child of this one. */
-  FlowCall flow(Class<? extends Flow> type);
+  /**
+   * A flow class (with a public no-argument constructor), to run as a child of this one: {@code
+   * Refunded r = f.flow(Refund.class).call(new RefundRequest(...))}.
+   */
+  <I, O> FlowCall<I, O> flow(Class<? extends Flow<I, O>> type);
 
   /**
    * A durable timer: the body waits {@code duration} and goes on. It holds no thread, lease or
@@ -104,7 +100,7 @@ public interface Ctx {
    * at the due time (or a little after, never before). Journal: a memo {@code
    * {"verb":"f.sleep","until":...}} at the call's position.
    *
-   * @throws dev.flows.kernel.FlowsException {@code invalid_input} for a negative duration
+   * <p>Fails {@code invalid_input} for a negative duration.
    */
   void sleep(Duration duration);
 
@@ -123,10 +119,16 @@ public interface Ctx {
    * {@code /memo/<position>/outcome}: {@code {"signal","seq","payload"}} or {@code
    * {"signal","timeout":true}}.
    *
-   * @throws dev.flows.kernel.FlowsException {@code invalid_input} for a bad name or a timeout that
-   *     is not positive
+   * <p>Fails {@code invalid_input} for a bad name or a timeout that is not positive.
    */
   Optional<JsonNode> awaitSignal(String name, Duration timeout);
+
+  /**
+   * As {@link #awaitSignal(String, Duration)}, the payload read as a {@code type} (a payload that
+   * does not fit fails {@code invalid_input}): {@code f.awaitSignal("approve", Approval.class,
+   * Duration.ofHours(24))}.
+   */
+  <T> Optional<T> awaitSignal(String name, Class<T> type, Duration timeout);
 
   /**
    * The time, journaled on first use (a memo {@code {"verb":"f.now","value":...}}) and answered
@@ -199,7 +201,7 @@ public interface Ctx {
   /** Answers one request a server made for input during a call (see {@link McpTool#onInput}). */
   @FunctionalInterface
   interface InputHandler {
-    InputReply answer(dev.flows.kernel.mcp.InputRequest request) throws Exception;
+    InputReply answer(InputPrompt request) throws Exception;
   }
 
   /** A step handle with a policy; immutable: each policy method answers a new handle. */
@@ -231,33 +233,31 @@ public interface Ctx {
   }
 
   /**
-   * A child flow handle. The child is a run of its own (its own body and journal) whose parent is
-   * this run, its id derived from the call's position, so a replay finds it; cancelling this run
-   * cancels it, and this run ending cancels it when still open. Its MCP servers come from this
-   * run's frozen inventory: a server the child declares must be declared by this flow too.
+   * A child flow handle, taking an {@code I} and answering an {@code O}; immutable: each policy
+   * method answers a new handle. The child is a run of its own (its own body and journal) whose
+   * parent is this run, its id derived from the call's position, so a replay finds it; cancelling
+   * this run cancels it, and this run ending cancels it when still open. Its MCP servers come from
+   * this run's frozen inventory: a server the child declares must be declared by this flow too.
    */
-  interface FlowCall {
+  interface FlowCall<I, O> {
     /**
-     * Starts the child with {@code input} (a JSON value or anything Jackson turns into one) and
-     * waits for its result, holding no thread past {@code suspendAfter}. A child that failed throws
-     * {@link ChildFailedException} with its diagnostic.
+     * Starts the child with {@code input} and waits for its result, holding no thread past {@code
+     * suspendAfter}. A child that failed throws {@link ChildFailedException} with its diagnostic.
      */
-    JsonNode call(Object input);
+    O call(I input);
 
     /** As {@link #call}, without waiting. */
-    Pending<JsonNode> startAsync(Object input);
+    Pending<O> callAsync(I input);
 
     /**
      * Each attempt's child run must end within {@code timeout} of its start: past it, the child is
      * cancelled (the reason names the timeout) and the attempt fails {@code timeout}. The deadline
      * is journaled when the child is started, so a replay waits for the same one; a waiting body
      * holds no thread past {@code suspendAfter} and is woken at the deadline or the child's end.
-     * Retried only under an explicit {@link #retry} policy that does not name {@code timeout}.
-     *
-     * @throws dev.flows.kernel.FlowsException {@code invalid_input} for a timeout that is not
-     *     positive
+     * Retried only under an explicit {@link #retry} policy that does not name {@code timeout}. A
+     * timeout that is not positive fails {@code invalid_input}.
      */
-    FlowCall timeout(Duration timeout);
+    FlowCall<I, O> timeout(Duration timeout);
 
     /**
      * A child run that failed is followed by a new child run (its id derived from the call's
@@ -266,7 +266,7 @@ public interface Ctx {
      * code; then the call fails {@code retries_exhausted} with the last child's diagnostic. A child
      * cancelled by anyone but its timeout is not retried.
      */
-    FlowCall retry(RetryPolicy policy);
+    FlowCall<I, O> retry(RetryPolicy policy);
   }
 
   /** The body of a memoized step. */

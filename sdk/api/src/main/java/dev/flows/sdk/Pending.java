@@ -1,8 +1,8 @@
 package dev.flows.sdk;
 
 /**
- * The result of a call issued without waiting ({@code callAsync}, {@code runAsync}, {@code
- * startAsync}). The call's position was taken and its child run admitted when it was issued, so a
+ * The result of a call issued without waiting (every {@code callAsync}: of a tool, a command, a
+ * child flow). The call's position was taken and its child run admitted when it was issued, so a
  * replay finds the same call whatever order the answers came in. Wait for one with {@link #get},
  * for several with {@link Ctx#all} or {@link Ctx#any}.
  */

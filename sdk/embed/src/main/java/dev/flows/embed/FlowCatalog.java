@@ -73,7 +73,7 @@ final class FlowCatalog {
     }
   }
 
-  FlowCatalog(List<Flow> flows) {
+  FlowCatalog(List<? extends Flow<?, ?>> flows) {
     for (Flow f : flows) {
       Registered r = new Registered(f);
       Registered sameName = byName.putIfAbsent(r.name(), r);

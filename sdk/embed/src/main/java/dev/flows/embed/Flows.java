@@ -1,6 +1,7 @@
 package dev.flows.embed;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JavaType;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.flows.kernel.ErrorCode;
@@ -13,7 +14,9 @@ import dev.flows.kernel.journal.RunSnapshot;
 import dev.flows.kernel.journal.StartedRun;
 import dev.flows.kernel.json.Jackson;
 import dev.flows.sdk.Flow;
+import dev.flows.sdk.RunId;
 import dev.flows.sdk.config.FlowsConfig;
+import dev.flows.sdk.runtime.FlowTypes;
 import dev.flows.sdk.runtime.FlowsEngine;
 import dev.flows.sdk.runtime.Inventory;
 import dev.flows.worker.Worker;
@@ -28,7 +31,8 @@ import java.util.function.Function;
  * <pre>{@code
  * Flows flows = Flows.builder().dataSource(ds).register(new Triage()).worker(w -> w.capacity(16))
  *     .build();
- * JsonNode out = flows.start(Triage.class, input, "order-42").result(Duration.ofMinutes(5));
+ * JsonNode out =
+ *     flows.start(Triage.class, input, StartOptions.key("order-42")).result(Duration.ofMinutes(5));
  * }</pre>
  *
  * <p>Each registered flow is preflighted (servers connected, tools listed) once, at its first
@@ -68,31 +72,53 @@ public final class Flows implements AutoCloseable {
   }
 
   /**
-   * Starts a run of the registered {@code flow}, or finds the one {@code key} started before (same
-   * key, same run: the start is idempotent). {@code input} is a JsonNode or anything Jackson turns
-   * into one. Refused before anything is journaled when preflight fails ({@code mcp_unreachable},
-   * ...).
+   * Starts a run of the registered {@code flow} as {@code options} say: {@code
+   * flows.start(Triage.class, input, StartOptions.key("order-42"))}. With a key, the start finds
+   * the run the same key started before (same key, same run: the start is idempotent). {@code
+   * input} is a JsonNode or anything Jackson turns into one. Refused before anything is journaled
+   * when preflight fails ({@code mcp_unreachable}, ...); {@code flow_not_found} for a class not
+   * registered.
    */
-  public RunHandle<JsonNode> start(Class<? extends Flow> flow, Object input, String key) {
-    return start(flow, input, Optional.of(key), Function.identity());
+  public <I, O> RunHandle<O> start(
+      Class<? extends Flow<I, O>> flow, I input, StartOptions options) {
+    JavaType output = FlowTypes.output(flow);
+    return start(
+        catalog.of(flow),
+        input,
+        options,
+        j -> FlowTypes.read(j, output, "the output of flow " + flow.getSimpleName()));
   }
 
-  /** As {@link #start(Class, Object, String)}, answering the output as a {@code resultType}. */
-  public <T> RunHandle<T> start(
-      Class<? extends Flow> flow, Object input, String key, Class<T> resultType) {
-    return start(flow, input, Optional.of(key), as(resultType));
+  /** Starts a new run each call (no key), on the header's queue. */
+  public <I, O> RunHandle<O> start(Class<? extends Flow<I, O>> flow, I input) {
+    return start(flow, input, StartOptions.none());
   }
 
-  /** Starts a new run each call (no key). */
-  public RunHandle<JsonNode> start(Class<? extends Flow> flow, Object input) {
-    return start(flow, input, Optional.empty(), Function.identity());
+  /**
+   * As {@link #start(Class, Object, StartOptions)}, naming the flow by its header's name, for a
+   * caller that does not compile against the flow's class. {@code flow_not_found} when no flow of
+   * that name is registered.
+   */
+  public RunHandle<JsonNode> start(String flowName, Object input, StartOptions options) {
+    FlowCatalog.Registered r =
+        catalog
+            .named(flowName)
+            .orElseThrow(
+                () ->
+                    new FlowsException(
+                        ErrorCode.FLOW_NOT_FOUND,
+                        "no flow named " + flowName + " is registered",
+                        "Flows.start",
+                        "register it with Flows.builder().register(flow)"));
+    return start(r, input, options, Function.identity());
   }
 
   private <T> RunHandle<T> start(
-      Class<? extends Flow> flow, Object input, Optional<String> key, Function<JsonNode, T> as) {
-    FlowCatalog.Registered r = catalog.of(flow);
+      FlowCatalog.Registered r, Object input, StartOptions options, Function<JsonNode, T> as) {
     Inventory inventory = r.inventory(f -> engine.preflight(f, servers));
-    Worker.ClaimedHere admitted = engine.admitHere(r.loaded(), json(input), key, inventory);
+    Worker.ClaimedHere admitted =
+        engine.admitHere(
+            r.loaded(), json(input), options.idempotencyKey(), options.queueName(), inventory);
     StartedRun started = admitted.started();
     return new RunHandle<>(this, started.runId(), started.created(), as, admitted.end());
   }
@@ -101,24 +127,42 @@ public final class Flows implements AutoCloseable {
    * A handle on an existing root run, e.g. one another process started: no worker and no registered
    * flow are needed to wait for its result. {@code run_not_found} when the journal has no such run.
    */
-  public RunHandle<JsonNode> handle(String runId) {
+  public RunHandle<JsonNode> handle(RunId runId) {
     return handle(runId, Function.identity());
   }
 
-  public <T> RunHandle<T> handle(String runId, Class<T> resultType) {
+  /** As {@link #handle(RunId)}, answering the output as a {@code resultType}. */
+  public <T> RunHandle<T> handle(RunId runId, Class<T> resultType) {
     return handle(runId, as(resultType));
   }
 
-  private <T> RunHandle<T> handle(String runId, Function<JsonNode, T> as) {
-    RunRef id = new RunRef(runId);
+  private <T> RunHandle<T> handle(RunId runId, Function<JsonNode, T> as) {
+    RunRef id = Boundary.ref(runId);
     if (journal().run(id).isEmpty()) {
-      throw new NotFoundException(ErrorCode.RUN_NOT_FOUND, "no run with id " + runId, runId);
+      throw new NotFoundException(
+          ErrorCode.RUN_NOT_FOUND, "no run with id " + runId, runId.value());
     }
     return new RunHandle<>(this, id, false, as, Optional.empty());
   }
 
-  /** The inventory the next start of {@code flow} freezes (preflighting if none is held yet). */
-  public Inventory inventory(Class<? extends Flow> flow) {
+  /**
+   * A search of the runs in the journal, newest first: {@code
+   * flows.runs().named("triage").state(RunState.FAILED).list(50)}. Root runs of every flow, not
+   * only the registered ones, unless filtered.
+   */
+  public RunQuery runs() {
+    return RunQuery.all(storage.dataSource());
+  }
+
+  /**
+   * The inventory the next start of {@code flow} freezes (preflighting if none is held yet), as
+   * journaled in the run's spec: per server its transport, protocol version and tools.
+   */
+  public JsonNode inventory(Class<? extends Flow<?, ?>> flow) {
+    return inventoryOf(flow).json();
+  }
+
+  Inventory inventoryOf(Class<? extends Flow<?, ?>> flow) {
     FlowCatalog.Registered r = catalog.of(flow);
     return r.inventory(f -> engine.preflight(f, servers));
   }
@@ -127,12 +171,12 @@ public final class Flows implements AutoCloseable {
    * Preflights {@code flow} again (connect, list tools) and keeps the new inventory for later
    * starts; runs already started keep the one frozen into them. On failure the old one stays.
    */
-  public Inventory refreshInventory(Class<? extends Flow> flow) {
-    return catalog.of(flow).refresh(f -> engine.preflight(f, servers));
+  public JsonNode refreshInventory(Class<? extends Flow<?, ?>> flow) {
+    return catalog.of(flow).refresh(f -> engine.preflight(f, servers)).json();
   }
 
-  /** The journal this instance writes to, for reads beyond a handle (entries, children). */
-  public Journal journal() {
+  /** The journal this instance writes to; internal: the public API answers public snapshots. */
+  Journal journal() {
     return engine.journal();
   }
 
@@ -144,14 +188,17 @@ public final class Flows implements AutoCloseable {
    * {@link FlowsException} ({@code invalid_input}: not parked for input or an answer that does not
    * fit, writing nothing; {@code run_not_found}; {@code step_not_found}).
    */
-  public RunSnapshot answer(String runId, String stepId, JsonNode response) {
-    return journal()
-        .answerInput(new RunRef(runId), stepId, new InputAnswer.Accept(response), ANSWERED_BY);
+  public RunInfo answer(RunId runId, String stepId, JsonNode response) {
+    return Boundary.info(
+        journal()
+            .answerInput(
+                Boundary.ref(runId), stepId, new InputAnswer.Accept(response), ANSWERED_BY));
   }
 
   /** Declines every request of an MCP call parked {@code input_required}; see {@link #answer}. */
-  public RunSnapshot decline(String runId, String stepId) {
-    return journal().answerInput(new RunRef(runId), stepId, new InputAnswer.Decline(), ANSWERED_BY);
+  public RunInfo decline(RunId runId, String stepId) {
+    return Boundary.info(
+        journal().answerInput(Boundary.ref(runId), stepId, new InputAnswer.Decline(), ANSWERED_BY));
   }
 
   /** Who answered, as journaled in {@code step.answered}. */

@@ -42,7 +42,7 @@ public final class FlowsBuilder {
   private static final String PLACE = "Flows.builder()";
 
   private Optional<Storage.Target> database = Optional.empty();
-  private final List<Flow> flows = new ArrayList<>();
+  private final List<Flow<?, ?>> flows = new ArrayList<>();
   private final Map<String, ServerEntry> servers = new LinkedHashMap<>();
   private Optional<Path> flowsJson = Optional.empty();
   private Optional<WorkerConfig> worker = Optional.empty();
@@ -80,7 +80,7 @@ public final class FlowsBuilder {
    * A flow this instance starts and (with a worker) runs: this very instance, for every run of its
    * name at its version.
    */
-  public FlowsBuilder register(Flow flow) {
+  public FlowsBuilder register(Flow<?, ?> flow) {
     flows.add(flow);
     return this;
   }
@@ -113,7 +113,7 @@ public final class FlowsBuilder {
     return this;
   }
 
-  /** Runs a worker in this process with the default {@link WorkerConfig}. */
+  /** Runs a worker in this process with the worker's defaults. */
   public FlowsBuilder worker() {
     return worker(w -> {});
   }
@@ -122,9 +122,9 @@ public final class FlowsBuilder {
    * Runs a worker in this process, configured from the defaults by {@code options} (e.g. {@code w
    * -> w.capacity(16)}). Without a worker, this instance only starts runs and waits for them.
    */
-  public FlowsBuilder worker(Consumer<WorkerConfig.Builder> options) {
+  public FlowsBuilder worker(Consumer<WorkerOptions> options) {
     WorkerConfig.Builder b = WorkerConfig.defaults().toBuilder();
-    options.accept(b);
+    options.accept(new WorkerOptions(b));
     worker = Optional.of(b.build());
     return this;
   }
@@ -135,12 +135,14 @@ public final class FlowsBuilder {
     return this;
   }
 
-  public FlowsBuilder sdkConfig(SdkConfig config) {
+  /** The engine's settings; internal: the public options are this builder's methods. */
+  FlowsBuilder sdkConfig(SdkConfig config) {
     this.sdk = config;
     return this;
   }
 
-  public FlowsBuilder mcpClient(McpClientConfig config) {
+  /** The MCP client's settings; internal, as {@link #sdkConfig}. */
+  FlowsBuilder mcpClient(McpClientConfig config) {
     this.mcpClient = config;
     return this;
   }

@@ -3,6 +3,7 @@ package dev.flows.embed;
 import dev.flows.kernel.ErrorCode;
 import dev.flows.kernel.FlowsException;
 import dev.flows.kernel.journal.RunRef;
+import dev.flows.sdk.RunId;
 import java.time.Duration;
 
 /**
@@ -23,7 +24,7 @@ public final class ResultTimeoutException extends FlowsException {
     this.runId = runId;
   }
 
-  public RunRef runId() {
-    return runId;
+  public RunId runId() {
+    return Boundary.id(runId);
   }
 }

@@ -35,8 +35,8 @@ public final class RunFailedException extends RunNotSucceededException {
   }
 
   /** Why the run ended: {@code step_failed} or {@code budget_exceeded}. */
-  public RunCompletionReason reason() {
-    return reason;
+  public String reason() {
+    return reason.wire();
   }
 
   /** The step that failed, when the journal names one. */

@@ -6,8 +6,8 @@ import dev.flows.kernel.NotFoundException;
 import dev.flows.kernel.journal.RunRef;
 import dev.flows.kernel.journal.RunSnapshot;
 import dev.flows.kernel.journal.RunWatch;
-import dev.flows.kernel.journal.SignalSent;
 import dev.flows.kernel.lifecycle.RunStatus;
+import dev.flows.sdk.RunId;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -15,6 +15,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Function;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A root run started (or found) by {@link Flows}: its id, its status, and its result once it ends.
@@ -64,8 +65,8 @@ public final class RunHandle<T> {
     this.endHere = endHere;
   }
 
-  public RunRef runId() {
-    return runId;
+  public RunId runId() {
+    return Boundary.id(runId);
   }
 
   /**
@@ -77,7 +78,11 @@ public final class RunHandle<T> {
   }
 
   /** The run as the journal sees it now. */
-  public RunSnapshot snapshot() {
+  public RunInfo snapshot() {
+    return Boundary.info(read());
+  }
+
+  private RunSnapshot read() {
     return flows
         .journal()
         .run(runId)
@@ -87,8 +92,8 @@ public final class RunHandle<T> {
                     ErrorCode.RUN_NOT_FOUND, "no run with id " + runId.value(), runId.value()));
   }
 
-  public RunStatus status() {
-    return snapshot().status();
+  public RunState state() {
+    return snapshot().state();
   }
 
   /**
@@ -112,7 +117,7 @@ public final class RunHandle<T> {
     // Opened before the first read, so a change between the read and the wait still wakes it.
     try (RunWatch watch = flows.journal().watchRun(runId)) {
       while (true) {
-        RunSnapshot run = snapshot();
+        RunSnapshot run = read();
         if (run.status() == RunStatus.SUCCEEDED) {
           return convert.apply(RunOutcomes.output(run));
         }
@@ -147,7 +152,7 @@ public final class RunHandle<T> {
       try {
         return end.get(Math.min(left, LONGEST_PAUSE.toNanos()), TimeUnit.NANOSECONDS);
       } catch (TimeoutException e) {
-        if (snapshot().status() != RunStatus.RUNNING) {
+        if (read().status() != RunStatus.RUNNING) {
           return Optional.empty();
         }
       } catch (ExecutionException e) {
@@ -170,20 +175,21 @@ public final class RunHandle<T> {
    * gets it then (kept in order, each delivered once). Refused {@code run_terminal} once the run
    * ended.
    */
-  public SignalSent signal(String name, Object payload) {
+  public SignalReceipt signal(String name, @Nullable Object payload) {
     return signal(name, payload, Optional.empty());
   }
 
   /** As {@link #signal(String, Object)}; a second send with the same {@code key} sends nothing. */
-  public SignalSent signal(String name, Object payload, Optional<String> key) {
+  public SignalReceipt signal(String name, @Nullable Object payload, Optional<String> key) {
     JsonNode json = MAPPER.valueToTree(payload);
-    return flows
-        .journal()
-        .sendSignal(
-            runId,
-            name,
-            json == null ? com.fasterxml.jackson.databind.node.NullNode.getInstance() : json,
-            key);
+    return Boundary.receipt(
+        flows
+            .journal()
+            .sendSignal(
+                runId,
+                name,
+                json == null ? com.fasterxml.jackson.databind.node.NullNode.getInstance() : json,
+                key));
   }
 
   @Override

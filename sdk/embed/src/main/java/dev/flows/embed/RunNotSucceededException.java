@@ -3,6 +3,7 @@ package dev.flows.embed;
 import dev.flows.kernel.ErrorCode;
 import dev.flows.kernel.FlowsException;
 import dev.flows.kernel.journal.RunRef;
+import dev.flows.sdk.RunId;
 
 /**
  * A run that will not give a result (not now, at least): it failed, it is parked until an operator
@@ -18,7 +19,7 @@ public abstract sealed class RunNotSucceededException extends FlowsException
     this.runId = runId;
   }
 
-  public RunRef runId() {
-    return runId;
+  public RunId runId() {
+    return Boundary.id(runId);
   }
 }

@@ -3,6 +3,7 @@ package dev.flows.embed;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.flows.kernel.ErrorCode;
 import dev.flows.kernel.journal.RunRef;
+import dev.flows.sdk.RunId;
 
 /**
  * The run is parked: a step stopped until an operator decides (today: an effect whose outcome is
@@ -39,8 +40,8 @@ public final class RunParkedException extends RunNotSucceededException {
   }
 
   /** The run whose step is parked: the root itself, or the child run of the call it waits on. */
-  public RunRef parkedRun() {
-    return parkedRun;
+  public RunId parkedRun() {
+    return Boundary.id(parkedRun);
   }
 
   /** The parked step of {@link #parkedRun()}. */

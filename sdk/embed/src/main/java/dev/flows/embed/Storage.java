@@ -30,10 +30,13 @@ final class Storage implements AutoCloseable {
 
   private final PostgresJournal journal;
   private final Optional<HikariDataSource> ownedPool;
+  private final DataSource dataSource;
 
-  private Storage(PostgresJournal journal, Optional<HikariDataSource> ownedPool) {
+  private Storage(
+      PostgresJournal journal, Optional<HikariDataSource> ownedPool, DataSource dataSource) {
     this.journal = journal;
     this.ownedPool = ownedPool;
+    this.dataSource = dataSource;
   }
 
   static Storage open(Target target, int poolSize, boolean migrate) {
@@ -53,7 +56,7 @@ final class Storage implements AutoCloseable {
         HikariDataSource pool = new HikariDataSource(PostgresJournal.poolConfig(config));
         try {
           checkSchema(pool, migrate, withoutQuery(u.jdbcUrl()));
-          yield new Storage(PostgresJournal.using(pool, config), Optional.of(pool));
+          yield new Storage(PostgresJournal.using(pool, config), Optional.of(pool), pool);
         } catch (RuntimeException e) {
           pool.close();
           throw e;
@@ -63,13 +66,19 @@ final class Storage implements AutoCloseable {
         String url = urlOf(g.dataSource());
         checkSchema(g.dataSource(), migrate, url);
         JournalStoreConfig config = JournalStoreConfig.forUrl(url).withPoolSize(poolSize);
-        yield new Storage(PostgresJournal.listeningOn(g.dataSource(), config), Optional.empty());
+        yield new Storage(
+            PostgresJournal.listeningOn(g.dataSource(), config), Optional.empty(), g.dataSource());
       }
     };
   }
 
   PostgresJournal journal() {
     return journal;
+  }
+
+  /** The pool the journal uses, for the reads the journal port has no verb for (run listing). */
+  DataSource dataSource() {
+    return dataSource;
   }
 
   /** The database's URL without its query (which may carry a password), for messages. */

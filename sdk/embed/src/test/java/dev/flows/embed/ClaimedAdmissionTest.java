@@ -10,6 +10,7 @@ import dev.flows.kernel.journal.JournalEntry;
 import dev.flows.kernel.journal.JournalRecord;
 import dev.flows.kernel.journal.RunRef;
 import dev.flows.kernel.lifecycle.StepStatus;
+import dev.flows.sdk.RunId;
 import java.io.PrintWriter;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -54,9 +55,11 @@ class ClaimedAdmissionTest {
   void aRunStartedWhereTheWorkerHasAFreeSlotIsAdmittedClaimedInTheAdmissionsTransaction()
       throws Exception {
     try (Flows flows = settledWorker()) {
-      RunHandle<JsonNode> h = flows.start(TestFlows.Shout.class, Map.of("text", "hi"), "c1");
+      RunHandle<JsonNode> h =
+          flows.start(
+              TestFlows.Shout.class, TestFlows.json(Map.of("text", "hi")), StartOptions.key("c1"));
       assertThat(h.result(WAIT).path("text").asText()).isEqualTo("HI");
-      List<JournalRecord> entries = flows.journal().entries(h.runId());
+      List<JournalRecord> entries = flows.journal().entries(Boundary.ref(h.runId()));
       assertThat(entries.get(0).entry()).isInstanceOf(JournalEntry.RunSpawned.class);
       assertThat(entries.get(1).entry()).isInstanceOf(JournalEntry.StepAttemptStarted.class);
       // One transaction, one clock reading: a claim would be a later transaction.
@@ -68,13 +71,14 @@ class ClaimedAdmissionTest {
   @Test
   void theCallerGetsTheResultOfARunItsWorkerEndedWithoutReadingTheJournal() throws Exception {
     try (Flows flows = settledWorker()) {
-      RunHandle<JsonNode> h = flows.start(TestFlows.Shout.class, Map.of("text", "yo"), "c2");
+      RunHandle<JsonNode> h =
+          flows.start(
+              TestFlows.Shout.class, TestFlows.json(Map.of("text", "yo")), StartOptions.key("c2"));
       int before = counted.byThisThread();
       assertThat(h.result(WAIT).path("text").asText()).isEqualTo("YO");
       assertThat(counted.byThisThread() - before).as("connections the waiter borrowed").isZero();
       // A second handle on the same run (no attempt of its own to wait for) reads the journal.
-      assertThat(flows.handle(h.runId().value()).result(WAIT).path("text").asText())
-          .isEqualTo("YO");
+      assertThat(flows.handle(h.runId()).result(WAIT).path("text").asText()).isEqualTo("YO");
       assertThat(counted.byThisThread() - before).isPositive();
     }
   }
@@ -83,7 +87,7 @@ class ClaimedAdmissionTest {
   void withNoFreeSlotOrNoWorkerTheRunIsAdmittedForAClaimerAsBefore() throws Exception {
     TestFlows.Blocker.hold = true;
     TestFlows.Blocker.started = new CountDownLatch(1);
-    RunRef waiting;
+    RunId waiting;
     try (Flows flows =
         on().register(new TestFlows.Blocker())
             .register(new TestFlows.Shout())
@@ -93,10 +97,15 @@ class ClaimedAdmissionTest {
                         .pollInterval(Duration.ofMillis(50))
                         .stopGrace(Duration.ofMillis(100)))
             .build()) {
-      flows.start(TestFlows.Blocker.class, Map.of(), "b");
+      flows.start(TestFlows.Blocker.class, TestFlows.json(Map.of()), StartOptions.key("b"));
       assertThat(TestFlows.Blocker.started.await(60, TimeUnit.SECONDS)).isTrue();
-      waiting = flows.start(TestFlows.Shout.class, Map.of("text", "w"), "w").runId();
-      assertThat(flows.journal().run(waiting).orElseThrow().steps().getFirst().status())
+      waiting =
+          flows
+              .start(
+                  TestFlows.Shout.class, TestFlows.json(Map.of("text", "w")), StartOptions.key("w"))
+              .runId();
+      assertThat(
+              flows.journal().run(Boundary.ref(waiting)).orElseThrow().steps().getFirst().status())
           .as("no slot was free: the run waits for a claim")
           .isEqualTo(StepStatus.READY);
     }
@@ -107,11 +116,13 @@ class ClaimedAdmissionTest {
                 .register(new TestFlows.Shout())
                 .register(new TestFlows.Blocker())
                 .build()) {
-      assertThat(worker.handle(waiting.value()).result(WAIT).path("text").asText()).isEqualTo("W");
-      assertThat(startedInTheAdmission(worker, waiting)).isFalse();
-      RunHandle<JsonNode> h = starter.start(TestFlows.Shout.class, Map.of("text", "x"), "x");
+      assertThat(worker.handle(waiting).result(WAIT).path("text").asText()).isEqualTo("W");
+      assertThat(startedInTheAdmission(worker, Boundary.ref(waiting))).isFalse();
+      RunHandle<JsonNode> h =
+          starter.start(
+              TestFlows.Shout.class, TestFlows.json(Map.of("text", "x")), StartOptions.key("x"));
       assertThat(h.result(WAIT).path("text").asText()).isEqualTo("X");
-      assertThat(startedInTheAdmission(starter, h.runId())).isFalse();
+      assertThat(startedInTheAdmission(starter, Boundary.ref(h.runId()))).isFalse();
     }
   }
 
@@ -122,7 +133,7 @@ class ClaimedAdmissionTest {
    */
   private Flows settledWorker() throws InterruptedException {
     Flows flows = on().register(new TestFlows.Shout()).worker(w -> w.capacity(4)).build();
-    flows.start(TestFlows.Shout.class, Map.of("text", "warm-up")).result(WAIT);
+    flows.start(TestFlows.Shout.class, TestFlows.json(Map.of("text", "warm-up"))).result(WAIT);
     return flows;
   }
 

@@ -41,9 +41,10 @@ class DeferredAdmissionTest {
   void aKeylessStartWhoseBodyEndsAtOnceIsAdmittedWithItsEndInOneTransaction() throws Exception {
     try (Flows flows = quietWorker()) {
       for (int i = 0; i < 5; i++) {
-        RunHandle<JsonNode> h = flows.start(TestFlows.Shout.class, Map.of("text", "hi" + i));
+        RunHandle<JsonNode> h =
+            flows.start(TestFlows.Shout.class, TestFlows.json(Map.of("text", "hi" + i)));
         assertThat(h.result(WAIT).path("text").asText()).isEqualTo("HI" + i);
-        assertThat(types(flows, h.runId()))
+        assertThat(types(flows, Boundary.ref(h.runId())))
             .containsExactly(
                 "run.spawned",
                 "step.attempt.started",
@@ -51,7 +52,9 @@ class DeferredAdmissionTest {
                 "effect.confirmed",
                 "step.completed",
                 "run.completed");
-        assertThat(transactions(h.runId())).as("transactions that wrote run %d", i).isEqualTo(1);
+        assertThat(transactions(Boundary.ref(h.runId())))
+            .as("transactions that wrote run %d", i)
+            .isEqualTo(1);
       }
     }
   }
@@ -59,10 +62,18 @@ class DeferredAdmissionTest {
   @Test
   void aStartWithAKeyIsAdmittedBeforeItsBodyRuns() throws Exception {
     try (Flows flows = quietWorker()) {
-      RunHandle<JsonNode> h = flows.start(TestFlows.Shout.class, Map.of("text", "k"), "k1");
+      RunHandle<JsonNode> h =
+          flows.start(
+              TestFlows.Shout.class, TestFlows.json(Map.of("text", "k")), StartOptions.key("k1"));
       assertThat(h.result(WAIT).path("text").asText()).isEqualTo("K");
-      assertThat(transactions(h.runId())).isEqualTo(2);
-      assertThat(flows.start(TestFlows.Shout.class, Map.of("text", "k"), "k1").runId())
+      assertThat(transactions(Boundary.ref(h.runId()))).isEqualTo(2);
+      assertThat(
+              flows
+                  .start(
+                      TestFlows.Shout.class,
+                      TestFlows.json(Map.of("text", "k")),
+                      StartOptions.key("k1"))
+                  .runId())
           .isEqualTo(h.runId());
     }
   }
@@ -77,10 +88,10 @@ class DeferredAdmissionTest {
             .register(new TestFlows.Shout())
             .worker(w -> w.capacity(4).stopGrace(Duration.ofMillis(100)))
             .build()) {
-      RunHandle<JsonNode> h = flows.start(TestFlows.Blocker.class, Map.of());
+      RunHandle<JsonNode> h = flows.start(TestFlows.Blocker.class, TestFlows.json(Map.of()));
       // Answered while the body still blocks: the run is in the journal, its attempt running.
       assertThat(TestFlows.Blocker.started.await(60, TimeUnit.SECONDS)).isTrue();
-      var run = flows.journal().run(h.runId()).orElseThrow();
+      var run = flows.journal().run(Boundary.ref(h.runId())).orElseThrow();
       assertThat(run.status()).isEqualTo(RunStatus.RUNNING);
       assertThat(run.steps().getFirst().status()).isEqualTo(StepStatus.RUNNING);
     } finally {
@@ -89,7 +100,7 @@ class DeferredAdmissionTest {
   }
 
   /** Makes {@code n} steps, then waits for {@link #release}. */
-  static final class Many implements dev.flows.sdk.Flow {
+  static final class Many implements dev.flows.sdk.Flow<JsonNode, JsonNode> {
     static volatile CountDownLatch release = new CountDownLatch(1);
 
     @Override
@@ -122,10 +133,10 @@ class DeferredAdmissionTest {
             .worker(w -> w.capacity(4).stopGrace(Duration.ofMillis(100)))
             .build()) {
       long t0 = System.nanoTime();
-      RunHandle<JsonNode> h = flows.start(Many.class, Map.of("n", 100));
+      RunHandle<JsonNode> h = flows.start(Many.class, TestFlows.json(Map.of("n", 100)));
       // Admitted once the 65th memo was handed over, not two minutes after the body started.
       assertThat(Duration.ofNanos(System.nanoTime() - t0)).isLessThan(Duration.ofSeconds(60));
-      assertThat(flows.journal().run(h.runId()).orElseThrow().status())
+      assertThat(flows.journal().run(Boundary.ref(h.runId())).orElseThrow().status())
           .isEqualTo(RunStatus.RUNNING);
       Many.release.countDown();
       h.result(WAIT);
@@ -137,12 +148,15 @@ class DeferredAdmissionTest {
   @Test
   void aBodyThatFailsAtOnceLeavesItsRunFailedWithItsFailureJournaled() throws Exception {
     try (Flows flows = quietWorker()) {
-      RunHandle<JsonNode> h = flows.start(TestFlows.Boom.class, Map.of("order", "o-1"));
+      RunHandle<JsonNode> h =
+          flows.start(TestFlows.Boom.class, TestFlows.json(Map.of("order", "o-1")));
       assertThatThrownBy(() -> h.result(WAIT))
           .isInstanceOf(RunFailedException.class)
           .hasMessageContaining("no stock for o-1");
-      assertThat(flows.journal().run(h.runId()).orElseThrow().status()).isEqualTo(RunStatus.FAILED);
-      assertThat(types(flows, h.runId())).startsWith("run.spawned", "step.attempt.started");
+      assertThat(flows.journal().run(Boundary.ref(h.runId())).orElseThrow().status())
+          .isEqualTo(RunStatus.FAILED);
+      assertThat(types(flows, Boundary.ref(h.runId())))
+          .startsWith("run.spawned", "step.attempt.started");
     }
   }
 
@@ -157,7 +171,12 @@ class DeferredAdmissionTest {
             .register(new TestFlows.Boom())
             .worker(w -> w.capacity(4).pollInterval(Duration.ofMinutes(10)))
             .build();
-    flows.start(TestFlows.Shout.class, Map.of("text", "warm-up"), "warm-up").result(WAIT);
+    flows
+        .start(
+            TestFlows.Shout.class,
+            TestFlows.json(Map.of("text", "warm-up")),
+            StartOptions.key("warm-up"))
+        .result(WAIT);
     return flows;
   }
 

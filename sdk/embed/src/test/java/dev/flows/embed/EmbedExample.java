@@ -24,14 +24,14 @@ final class EmbedExample {
             .worker(w -> w.capacity(16)) // without a worker: start and wait only
             .migrate(true) // else a schema behind this build is refused migration_pending
             .build()) {
-      RunHandle<JsonNode> h = flows.start(Triage.class, input, "order-42"); // same key, same run
+      RunHandle<JsonNode> h = flows.start(Triage.class, input, StartOptions.key("order-42"));
       try {
         JsonNode out = h.result(Duration.ofMinutes(5));
         return "category " + out.path("category").asText();
       } catch (RunFailedException e) { // e.code(): the diagnostic; e.diagnostic(): its details
         return "failed " + e.code().wire();
       } catch (RunParkedException e) { // an operator decides: e.parkedRun(), e.stepId()
-        return "parked at " + e.parkedRun().value();
+        return "parked at " + e.parkedRun();
       } catch (RunCanceledException | ResultTimeoutException e) {
         return e.code().wire();
       }

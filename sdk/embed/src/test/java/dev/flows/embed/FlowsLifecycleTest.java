@@ -139,17 +139,20 @@ class FlowsLifecycleTest {
               .register(new TestFlows.Blocker())
               .worker(w -> w.capacity(2).pollInterval(Duration.ofMillis(50)).stopGrace(STOP_GRACE))
               .build();
-      RunHandle<JsonNode> h = flows.start(TestFlows.Blocker.class, Map.of(), "drain");
+      RunHandle<JsonNode> h =
+          flows.start(TestFlows.Blocker.class, TestFlows.json(Map.of()), StartOptions.key("drain"));
       assertThat(TestFlows.Blocker.started.await(60, TimeUnit.SECONDS)).isTrue();
 
       flows.close();
 
       assertThat(pool.isClosed()).isFalse();
       try (Flows reader = Flows.builder().dataSource(pool).build()) {
-        RunSnapshot run = reader.handle(h.runId().value()).snapshot();
+        RunSnapshot run = reader.journal().run(Boundary.ref(h.runId())).orElseThrow();
         assertThat(run.steps().getFirst().status()).isEqualTo(StepStatus.READY);
         List<JournalEntry> entries =
-            reader.journal().entries(h.runId()).stream().map(JournalRecord::entry).toList();
+            reader.journal().entries(Boundary.ref(h.runId())).stream()
+                .map(JournalRecord::entry)
+                .toList();
         // Every attempt that started was completed: no lease is left to expire.
         assertThat(entries.stream().filter(e -> e instanceof JournalEntry.StepAttemptStarted))
             .hasSize(1);
@@ -170,7 +173,7 @@ class FlowsLifecycleTest {
           TestFlows.withWorker(Flows.builder().dataSource(pool))
               .register(new TestFlows.Blocker())
               .build()) {
-        JsonNode out = next.handle(h.runId().value()).result(Duration.ofSeconds(60));
+        JsonNode out = next.handle(h.runId()).result(Duration.ofSeconds(60));
         assertThat(out.path("done").asBoolean()).isTrue();
       }
     }

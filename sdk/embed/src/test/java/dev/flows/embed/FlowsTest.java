@@ -11,8 +11,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.flows.journalstore.testing.TestDatabase;
 import dev.flows.kernel.ErrorCode;
 import dev.flows.kernel.FlowsException;
-import dev.flows.kernel.lifecycle.RunStatus;
 import dev.flows.mcp.testkit.Jvm;
+import dev.flows.sdk.RunId;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -32,15 +32,19 @@ class FlowsTest {
 
   @Test
   void aStartedRunAnswersItsOutputThroughItsHandle() throws Exception {
-    try (Flows flows = withWorker(on(db).register(new TestFlows.Shout())).build()) {
+    try (Flows flows =
+        withWorker(on(db).register(new TestFlows.Shout()).register(new TestFlows.TypedShout()))
+            .build()) {
       RunHandle<JsonNode> h =
-          flows.start(TestFlows.Shout.class, JSON.objectNode().put("text", "hi"), "k1");
+          flows.start(
+              TestFlows.Shout.class, JSON.objectNode().put("text", "hi"), StartOptions.key("k1"));
 
       assertThat(h.created()).isTrue();
       assertThat(h.result(WAIT).path("text").asText()).isEqualTo("HI");
-      assertThat(h.status()).isEqualTo(RunStatus.SUCCEEDED);
+      assertThat(h.state()).isEqualTo(RunState.SUCCEEDED);
       RunHandle<TestFlows.Shouted> typed =
-          flows.start(TestFlows.Shout.class, Map.of("text", "yo"), "k2", TestFlows.Shouted.class);
+          flows.start(
+              TestFlows.TypedShout.class, new TestFlows.Words("yo"), StartOptions.key("k2"));
       assertThat(typed.result(WAIT)).isEqualTo(new TestFlows.Shouted("YO"));
     }
   }
@@ -49,9 +53,12 @@ class FlowsTest {
   void startingTwiceWithOneKeyFindsTheSameRunAndAnotherKeyStartsAnother() throws Exception {
     try (Flows flows = withWorker(on(db).register(new TestFlows.Shout())).build()) {
       JsonNode in = JSON.objectNode().put("text", "once");
-      RunHandle<JsonNode> first = flows.start(TestFlows.Shout.class, in, "order-42");
-      RunHandle<JsonNode> again = flows.start(TestFlows.Shout.class, in, "order-42");
-      RunHandle<JsonNode> other = flows.start(TestFlows.Shout.class, in, "order-43");
+      RunHandle<JsonNode> first =
+          flows.start(TestFlows.Shout.class, in, StartOptions.key("order-42"));
+      RunHandle<JsonNode> again =
+          flows.start(TestFlows.Shout.class, in, StartOptions.key("order-42"));
+      RunHandle<JsonNode> other =
+          flows.start(TestFlows.Shout.class, in, StartOptions.key("order-43"));
 
       assertThat(again.runId()).isEqualTo(first.runId());
       assertThat(first.created()).isTrue();
@@ -64,7 +71,9 @@ class FlowsTest {
   @Test
   void aFailedRunThrowsRunFailedExceptionWithItsDiagnostic() {
     try (Flows flows = withWorker(on(db).register(new TestFlows.Boom())).build()) {
-      RunHandle<JsonNode> h = flows.start(TestFlows.Boom.class, Map.of("order", "o-7"), "b");
+      RunHandle<JsonNode> h =
+          flows.start(
+              TestFlows.Boom.class, TestFlows.json(Map.of("order", "o-7")), StartOptions.key("b"));
 
       RunFailedException e = catchThrowableOfType(RunFailedException.class, () -> h.result(WAIT));
       assertThat(e.code()).isEqualTo(ErrorCode.FLOW_FAILED);
@@ -72,7 +81,7 @@ class FlowsTest {
       assertThat(e.stepId()).contains("body");
       assertThat(e.getMessage()).contains("no stock for o-7");
       assertThat(e.diagnostic().path("diagnostic").asText()).isEqualTo("flow_failed");
-      assertThat(h.status()).isEqualTo(RunStatus.FAILED);
+      assertThat(h.state()).isEqualTo(RunState.FAILED);
     }
   }
 
@@ -84,31 +93,35 @@ class FlowsTest {
                     .register(new TestFlows.Fragile())
                     .mcpServer(Jvm.stdioServer("fragile", List.of(), Map.of())))
             .build()) {
-      RunHandle<JsonNode> h = flows.start(TestFlows.Fragile.class, Map.of(), "p");
+      RunHandle<JsonNode> h =
+          flows.start(TestFlows.Fragile.class, TestFlows.json(Map.of()), StartOptions.key("p"));
 
       RunParkedException e = catchThrowableOfType(RunParkedException.class, () -> h.result(WAIT));
       assertThat(e.code()).isEqualTo(ErrorCode.EFFECT_OUTCOME_UNKNOWN);
       assertThat(e.runId()).isEqualTo(h.runId());
-      assertThat(flows.journal().children(h.runId())).containsExactly(e.parkedRun());
+      assertThat(flows.journal().children(Boundary.ref(h.runId())))
+          .containsExactly(Boundary.ref(e.parkedRun()));
       assertThat(e.stepId()).isEqualTo("call");
       assertThat(e.diagnostic().path("server").asText()).isEqualTo("fragile");
       assertThat(e.diagnostic().path("tool").asText()).isEqualTo("die");
       assertThat(e.fix()).hasValueSatisfying(f -> assertThat(f).contains("flows runs resolve"));
-      assertThat(h.status()).isEqualTo(RunStatus.PARKED);
+      assertThat(h.state()).isEqualTo(RunState.PARKED);
     }
   }
 
   @Test
   void aCanceledRunThrowsRunCanceledExceptionWithTheReason() {
     try (Flows flows = on(db).register(new TestFlows.Shout()).build()) {
-      RunHandle<JsonNode> h = flows.start(TestFlows.Shout.class, Map.of("text", "x"), "c");
+      RunHandle<JsonNode> h =
+          flows.start(
+              TestFlows.Shout.class, TestFlows.json(Map.of("text", "x")), StartOptions.key("c"));
       h.cancel("the customer withdrew");
 
       RunCanceledException e =
           catchThrowableOfType(RunCanceledException.class, () -> h.result(WAIT));
       assertThat(e.code()).isEqualTo(ErrorCode.RUN_CANCELED);
       assertThat(e.reason()).isEqualTo("the customer withdrew");
-      assertThat(h.status()).isEqualTo(RunStatus.CANCELED);
+      assertThat(h.state()).isEqualTo(RunState.CANCELED);
     }
   }
 
@@ -116,7 +129,9 @@ class FlowsTest {
   void aRunThatDoesNotEndInTimeThrowsResultTimeoutExceptionAndGoesOn() {
     // No worker anywhere: the run cannot end.
     try (Flows flows = on(db).register(new TestFlows.Shout()).build()) {
-      RunHandle<JsonNode> h = flows.start(TestFlows.Shout.class, Map.of("text", "x"), "t");
+      RunHandle<JsonNode> h =
+          flows.start(
+              TestFlows.Shout.class, TestFlows.json(Map.of("text", "x")), StartOptions.key("t"));
       long began = System.nanoTime();
 
       ResultTimeoutException e =
@@ -126,7 +141,7 @@ class FlowsTest {
           .isGreaterThanOrEqualTo(Duration.ofMillis(300));
       assertThat(e.code()).isEqualTo(ErrorCode.RESULT_TIMEOUT);
       assertThat(e.retryable()).isTrue();
-      assertThat(h.status()).isEqualTo(RunStatus.RUNNING);
+      assertThat(h.state()).isEqualTo(RunState.RUNNING);
     }
   }
 
@@ -134,10 +149,17 @@ class FlowsTest {
   void aSecondFlowsWithNoWorkerAndNoFlowsReattachesByIdAndGetsTheResult() throws Exception {
     String runId;
     try (Flows starter = on(db).register(new TestFlows.Shout()).build()) {
-      runId = starter.start(TestFlows.Shout.class, Map.of("text", "far"), "r").runId().value();
+      runId =
+          starter
+              .start(
+                  TestFlows.Shout.class,
+                  TestFlows.json(Map.of("text", "far")),
+                  StartOptions.key("r"))
+              .runId()
+              .value();
     }
     try (Flows waiter = on(db).build()) {
-      RunHandle<JsonNode> h = waiter.handle(runId);
+      RunHandle<JsonNode> h = waiter.handle(RunId.of(runId));
       assertThat(h.created()).isFalse();
       // Waits before any worker exists; the worker of another instance ends the run.
       CompletableFuture<JsonNode> out =
@@ -152,7 +174,7 @@ class FlowsTest {
       try (Flows worker = withWorker(on(db).register(new TestFlows.Shout())).build()) {
         assertThat(out.get().path("text").asText()).isEqualTo("FAR");
       }
-      assertThat(waiter.handle(runId, TestFlows.Shouted.class).result(WAIT).text())
+      assertThat(waiter.handle(RunId.of(runId), TestFlows.Shouted.class).result(WAIT).text())
           .isEqualTo("FAR");
     }
   }
@@ -160,7 +182,7 @@ class FlowsTest {
   @Test
   void aHandleOnARunTheJournalLacksIsRefusedRunNotFound() {
     try (Flows flows = on(db).build()) {
-      assertThatThrownBy(() -> flows.handle("run_nobody"))
+      assertThatThrownBy(() -> flows.handle(RunId.of("run_nobody")))
           .isInstanceOfSatisfying(
               FlowsException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.RUN_NOT_FOUND));
     }
@@ -169,7 +191,10 @@ class FlowsTest {
   @Test
   void startingAFlowThatWasNotRegisteredIsRefusedFlowNotFound() {
     try (Flows flows = on(db).build()) {
-      assertThatThrownBy(() -> flows.start(TestFlows.Shout.class, Map.of(), "x"))
+      assertThatThrownBy(
+              () ->
+                  flows.start(
+                      TestFlows.Shout.class, TestFlows.json(Map.of()), StartOptions.key("x")))
           .isInstanceOfSatisfying(
               FlowsException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.FLOW_NOT_FOUND));
     }

@@ -10,6 +10,7 @@ import dev.flows.kernel.ErrorCode;
 import dev.flows.kernel.mcp.McpAuth;
 import dev.flows.kernel.mcp.McpServerConfig;
 import dev.flows.mcp.testkit.JettyMcpServer;
+import dev.flows.sdk.runtime.Inventory;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Optional;
@@ -55,13 +56,18 @@ class InventoryCacheTest {
   void startsReuseOnePreflightUntilTheInventoryIsRefreshed() {
     try (Flows flows = on(db).register(new TestFlows.Grower()).mcpServer(web).build()) {
       assertThat(sessionsOpened()).as("build connects to no server").isZero();
-      flows.start(TestFlows.Grower.class, Map.of("call", "echo"), "a");
-      flows.start(TestFlows.Grower.class, Map.of("call", "echo"), "b");
-      flows.start(TestFlows.Grower.class, Map.of("call", "echo"));
+      flows.start(
+          TestFlows.Grower.class, TestFlows.json(Map.of("call", "echo")), StartOptions.key("a"));
+      flows.start(
+          TestFlows.Grower.class, TestFlows.json(Map.of("call", "echo")), StartOptions.key("b"));
+      flows.start(TestFlows.Grower.class, TestFlows.json(Map.of("call", "echo")));
       assertThat(sessionsOpened()).isEqualTo(1);
 
-      assertThat(flows.refreshInventory(TestFlows.Grower.class).hasTool("web", "echo")).isTrue();
-      flows.start(TestFlows.Grower.class, Map.of("call", "echo"), "c");
+      assertThat(
+              new Inventory(flows.refreshInventory(TestFlows.Grower.class)).hasTool("web", "echo"))
+          .isTrue();
+      flows.start(
+          TestFlows.Grower.class, TestFlows.json(Map.of("call", "echo")), StartOptions.key("c"));
       assertThat(sessionsOpened()).isEqualTo(2);
     }
   }
@@ -70,9 +76,15 @@ class InventoryCacheTest {
   void aRunThatMetAToolTheInventoryLackedMakesTheNextStartPreflightAgain() throws Exception {
     try (Flows flows = withWorker(on(db).register(new TestFlows.Grower()).mcpServer(web)).build()) {
       String added =
-          flows.start(TestFlows.Grower.class, Map.of("add", "late"), "add").result(WAIT).asText();
+          flows
+              .start(
+                  TestFlows.Grower.class,
+                  TestFlows.json(Map.of("add", "late")),
+                  StartOptions.key("add"))
+              .result(WAIT)
+              .asText();
       assertThat(added).contains("late");
-      assertThat(flows.inventory(TestFlows.Grower.class).hasTool("web", "late"))
+      assertThat(new Inventory(flows.inventory(TestFlows.Grower.class)).hasTool("web", "late"))
           .as("the inventory frozen before the tool was added")
           .isFalse();
 
@@ -81,17 +93,24 @@ class InventoryCacheTest {
               RunFailedException.class,
               () ->
                   flows
-                      .start(TestFlows.Grower.class, Map.of("call", "late"), "first")
+                      .start(
+                          TestFlows.Grower.class,
+                          TestFlows.json(Map.of("call", "late")),
+                          StartOptions.key("first"))
                       .result(WAIT));
       assertThat(unknown.code()).isEqualTo(ErrorCode.MCP_UNKNOWN_TOOL);
 
       assertThat(
               flows
-                  .start(TestFlows.Grower.class, Map.of("call", "late"), "second")
+                  .start(
+                      TestFlows.Grower.class,
+                      TestFlows.json(Map.of("call", "late")),
+                      StartOptions.key("second"))
                   .result(WAIT)
                   .asText())
           .isEqualTo("late");
-      assertThat(flows.inventory(TestFlows.Grower.class).hasTool("web", "late")).isTrue();
+      assertThat(new Inventory(flows.inventory(TestFlows.Grower.class)).hasTool("web", "late"))
+          .isTrue();
     }
   }
 }

@@ -10,8 +10,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.flows.journalstore.testing.TestDatabase;
 import dev.flows.kernel.ErrorCode;
 import dev.flows.kernel.FlowsException;
-import dev.flows.kernel.journal.SignalSent;
-import dev.flows.kernel.lifecycle.RunStatus;
 import dev.flows.kernel.lifecycle.StepStatus;
 import dev.flows.sdk.Ctx;
 import dev.flows.sdk.Flow;
@@ -34,7 +32,7 @@ class SignalsTest {
   }
 
   /** Waits for two signals {@code approve}, each at most {@code input.seconds}. */
-  static final class TwoApprovals implements Flow {
+  static final class TwoApprovals implements Flow<JsonNode, JsonNode> {
     @Override
     public FlowHeader header() {
       return FlowHeader.named("two-approvals").build();
@@ -51,7 +49,7 @@ class SignalsTest {
   }
 
   /** Sleeps {@code input.ms} and answers when it woke, by its journaled clock. */
-  static final class Nap implements Flow {
+  static final class Nap implements Flow<JsonNode, JsonNode> {
     @Override
     public FlowHeader header() {
       return FlowHeader.named("nap").build();
@@ -69,15 +67,18 @@ class SignalsTest {
   @Test
   void aSignalSentDuringTheWaitIsAnsweredAndOneSentTwiceWithAKeyIsDeliveredOnce() throws Exception {
     try (Flows flows = withWorker(on(db).register(new TwoApprovals())).build()) {
-      RunHandle<JsonNode> h = flows.start(TwoApprovals.class, Map.of("seconds", 2), "a1");
+      RunHandle<JsonNode> h =
+          flows.start(
+              TwoApprovals.class, TestFlows.json(Map.of("seconds", 2)), StartOptions.key("a1"));
       long until = System.nanoTime() + WAIT.toNanos();
-      while (h.snapshot().steps().getFirst().status() != StepStatus.READY) {
+      while (flows.journal().run(Boundary.ref(h.runId())).orElseThrow().steps().getFirst().status()
+          != StepStatus.READY) {
         assertThat(System.nanoTime()).as("the body suspended on its wait").isLessThan(until);
         Thread.sleep(20);
       }
 
-      SignalSent first = h.signal("approve", Map.of("by", "ann"), Optional.of("ticket-7"));
-      SignalSent again = h.signal("approve", Map.of("by", "bob"), Optional.of("ticket-7"));
+      SignalReceipt first = h.signal("approve", Map.of("by", "ann"), Optional.of("ticket-7"));
+      SignalReceipt again = h.signal("approve", Map.of("by", "bob"), Optional.of("ticket-7"));
 
       assertThat(first.deduped()).isFalse();
       assertThat(again.deduped()).isTrue();
@@ -89,7 +90,9 @@ class SignalsTest {
   @Test
   void aSignalToAnEndedRunIsRefusedRunTerminal() throws Exception {
     try (Flows flows = withWorker(on(db).register(new TwoApprovals())).build()) {
-      RunHandle<JsonNode> h = flows.start(TwoApprovals.class, Map.of("seconds", 3600), "a2");
+      RunHandle<JsonNode> h =
+          flows.start(
+              TwoApprovals.class, TestFlows.json(Map.of("seconds", 3600)), StartOptions.key("a2"));
       h.signal("approve", "one");
       h.signal("approve", "two");
       assertThat(h.result(WAIT)).isEqualTo(JSON.arrayNode().add("one").add("two"));
@@ -102,13 +105,22 @@ class SignalsTest {
   @Test
   void aSleepingRunResumesAtOrAfterItsDueTime() throws Exception {
     try (Flows flows = withWorker(on(db).register(new Nap())).build()) {
-      RunHandle<JsonNode> h = flows.start(Nap.class, Map.of("ms", 1500), "n1");
+      RunHandle<JsonNode> h =
+          flows.start(Nap.class, TestFlows.json(Map.of("ms", 1500)), StartOptions.key("n1"));
       JsonNode out = h.result(WAIT);
       Instant before = Instant.parse(out.path("before").asText());
       Instant after = Instant.parse(out.path("after").asText());
       assertThat(Duration.between(before, after)).isGreaterThanOrEqualTo(Duration.ofMillis(1500));
-      assertThat(h.status()).isEqualTo(RunStatus.SUCCEEDED);
-      assertThat(h.snapshot().steps().getFirst().attempts()).isEqualTo(2);
+      assertThat(h.state()).isEqualTo(RunState.SUCCEEDED);
+      assertThat(
+              flows
+                  .journal()
+                  .run(Boundary.ref(h.runId()))
+                  .orElseThrow()
+                  .steps()
+                  .getFirst()
+                  .attempts())
+          .isEqualTo(2);
     }
   }
 }

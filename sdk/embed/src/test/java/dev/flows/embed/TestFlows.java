@@ -21,12 +21,17 @@ final class TestFlows {
     return Flows.builder().jdbcUrl(db.jdbcUrl());
   }
 
+  /** {@code value} as the JSON input of a {@code Flow<JsonNode, JsonNode>}. */
+  static JsonNode json(Object value) {
+    return dev.flows.kernel.json.Jackson.mapper().valueToTree(value);
+  }
+
   static FlowsBuilder withWorker(FlowsBuilder b) {
     return b.worker(w -> w.capacity(4).pollInterval(Duration.ofMillis(50)));
   }
 
   /** No servers: answers its input's text, upper-cased, after one memo. */
-  static final class Shout implements Flow {
+  static final class Shout implements Flow<JsonNode, JsonNode> {
     @Override
     public FlowHeader header() {
       return FlowHeader.named("shout").build();
@@ -39,11 +44,27 @@ final class TestFlows {
     }
   }
 
-  /** The result type {@link Shout}'s output reads as. */
+  /** The result type {@link Shout}'s output reads as, and {@link TypedShout}'s output. */
   record Shouted(String text) {}
 
+  /** {@link TypedShout}'s input. */
+  record Words(String text) {}
+
+  /** As {@link Shout}, typed: a record in, a record out, through a typed step. */
+  static final class TypedShout implements Flow<Words, Shouted> {
+    @Override
+    public FlowHeader header() {
+      return FlowHeader.named("typed-shout").build();
+    }
+
+    @Override
+    public Shouted run(Ctx f, Words input) {
+      return new Shouted(f.step("upper", String.class, () -> input.text().toUpperCase()));
+    }
+  }
+
   /** Throws: the run fails {@code flow_failed}. */
-  static final class Boom implements Flow {
+  static final class Boom implements Flow<JsonNode, JsonNode> {
     @Override
     public FlowHeader header() {
       return FlowHeader.named("boom").build();
@@ -59,7 +80,7 @@ final class TestFlows {
    * Calls {@code die} on server {@code fragile}: the server exits during the call, so its outcome
    * is unknown, and the tool is not safe to send again: the call parks, and the body with it.
    */
-  static final class Fragile implements Flow {
+  static final class Fragile implements Flow<JsonNode, JsonNode> {
     @Override
     public FlowHeader header() {
       return FlowHeader.named("fragile").mcp("fragile").build();
@@ -72,7 +93,7 @@ final class TestFlows {
   }
 
   /** Blocks in its body while {@link #hold} is set, after counting down {@link #started}. */
-  static final class Blocker implements Flow {
+  static final class Blocker implements Flow<JsonNode, JsonNode> {
     static volatile boolean hold = true;
     static volatile CountDownLatch started = new CountDownLatch(1);
 
@@ -95,7 +116,7 @@ final class TestFlows {
    * On server {@code web}: {@code {"add": NAME}} adds a tool NAME to the server; {@code {"call":
    * NAME}} calls it (the tool answers its own name).
    */
-  static final class Grower implements Flow {
+  static final class Grower implements Flow<JsonNode, JsonNode> {
     @Override
     public FlowHeader header() {
       return FlowHeader.named("grower").mcp("web").build();

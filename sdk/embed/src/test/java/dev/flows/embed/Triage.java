@@ -8,7 +8,7 @@ import dev.flows.sdk.FlowHeader;
 import java.util.Map;
 
 /** The README's flow: one memo and one call of the {@code tickets} server's {@code echo} tool. */
-public final class Triage implements Flow {
+public final class Triage implements Flow<JsonNode, JsonNode> {
   @Override
   public FlowHeader header() {
     return FlowHeader.named("triage").version("1").mcp("tickets").build();

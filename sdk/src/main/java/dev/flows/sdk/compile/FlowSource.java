@@ -116,7 +116,7 @@ public final class FlowSource {
           ErrorCode.FLOW_INVALID,
           "no class implementing dev.flows.sdk.Flow found",
           origin,
-          "declare `public class NAME implements Flow { ... }`");
+          "declare `public class NAME implements Flow<IN, OUT> { ... }`");
     }
     String simple = cm.group(1);
     Matcher pm = PACKAGE.matcher(source);

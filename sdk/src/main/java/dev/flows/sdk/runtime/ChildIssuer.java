@@ -185,7 +185,7 @@ final class ChildIssuer {
     return new ChildFailedException(
         ErrorCode.DISPATCH_TIMEOUT,
         call + " was cancelled before it started: " + ChildReports.cancelReason(journal, child),
-        child,
+        new dev.flows.sdk.RunId(child.value()),
         JSON.objectNode().put("call", call),
         false);
   }

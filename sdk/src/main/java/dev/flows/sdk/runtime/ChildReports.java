@@ -29,7 +29,7 @@ final class ChildReports {
             + " was not picked up within "
             + deadline.toMillis()
             + " ms; the child run was cancelled",
-        child,
+        new dev.flows.sdk.RunId(child.value()),
         JSON.objectNode().put("call", call),
         false);
   }
@@ -52,7 +52,8 @@ final class ChildReports {
                     ? ErrorCode.RUN_TERMINAL
                     : ErrorCode.FLOW_FAILED);
     String message = tail.path("message").asText(reason.wire());
-    return new ChildFailedException(ec, call + " failed: " + message, child, tail, false);
+    return new ChildFailedException(
+        ec, call + " failed: " + message, new dev.flows.sdk.RunId(child.value()), tail, false);
   }
 
   static String cancelReason(Journal journal, RunRef child) {
@@ -84,7 +85,7 @@ final class ChildReports {
 
   /** How a command call reads in messages: as the body wrote it, {@code f.sh} or {@code f.run}. */
   static String commandCall(List<String> argv, boolean shell) {
-    return (shell ? "f.sh(" : "f.run(") + String.join(" ", argv) + ")";
+    return (shell ? "f.shell(" : "f.command(") + String.join(" ", argv) + ")";
   }
 
   /** How the call that made child run {@code child} reads in messages. */

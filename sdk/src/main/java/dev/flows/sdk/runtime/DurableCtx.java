@@ -98,7 +98,7 @@ final class DurableCtx implements Ctx {
     this.children =
         new Children(
             journal,
-            runId(),
+            run(),
             config,
             clock,
             resident,
@@ -106,13 +106,13 @@ final class DurableCtx implements Ctx {
             attempt.lease().attempt() == 1,
             writer::flush);
     // The calls this body makes find their trace's root without reading the journal.
-    RunTraces.rootKnown(runId(), RunTraces.root(journal, runId(), attempt.parentRunId()));
+    RunTraces.rootKnown(run(), RunTraces.root(journal, run(), attempt.parentRunId()));
     // What earlier attempts did, read once: replayed positions answer from here.
     this.memos = new BodyMemos(journal, attempt, writer, header.name(), children.known());
     this.waits =
         new Waits(journal, attempt.lease(), memos, clock, this::nextPosition, this::suspend);
     this.deterministic = new Deterministic(memos, clock, this::nextPosition);
-    this.inputs = new InputAnswers(journal, memos, runId());
+    this.inputs = new InputAnswers(journal, memos, run());
     this.fanout =
         new Fanout(
             children, memos, inputs, this::nextPosition, this::checkNotSuspended, header.name());
@@ -120,7 +120,7 @@ final class DurableCtx implements Ctx {
     this.issuer =
         new ChildIssuer(
             journal,
-            runId(),
+            run(),
             header.name(),
             config,
             clock,
@@ -134,7 +134,7 @@ final class DurableCtx implements Ctx {
         new StepCalls(
             memos,
             header.name(),
-            runId().value(),
+            run().value(),
             clock,
             config.suspendAfter(),
             this::nextPosition,
@@ -157,7 +157,11 @@ final class DurableCtx implements Ctx {
   }
 
   @Override
-  public RunRef runId() {
+  public dev.flows.sdk.RunId runId() {
+    return new dev.flows.sdk.RunId(run().value());
+  }
+
+  RunRef run() {
     return attempt.lease().runId();
   }
 
@@ -268,6 +272,12 @@ final class DurableCtx implements Ctx {
   }
 
   @Override
+  public <T> Optional<T> awaitSignal(String name, Class<T> type, Duration timeout) {
+    return awaitSignal(name, timeout)
+        .map(j -> FlowTypes.read(j, type, "the payload of signal " + name));
+  }
+
+  @Override
   public Instant now() {
     return deterministic.now();
   }
@@ -285,16 +295,6 @@ final class DurableCtx implements Ctx {
   private FlowsException invalid(String message, String call) {
     return new FlowsException(
         ErrorCode.INVALID_INPUT, message, "flow " + header.name(), "fix the " + call + " call");
-  }
-
-  @Override
-  public JsonNode run(String... argv) {
-    return command(argv).call();
-  }
-
-  @Override
-  public Pending<JsonNode> runAsync(String... argv) {
-    return command(argv).callAsync();
   }
 
   @Override
@@ -346,13 +346,8 @@ final class DurableCtx implements Ctx {
   }
 
   @Override
-  public JsonNode sh(String command) {
-    return shell(command).call();
-  }
-
-  @Override
-  public void all(Pending<?>... pending) {
-    fanout.all(untyped(pending));
+  public List<Object> all(Pending<?>... pending) {
+    return fanout.all(untyped(pending));
   }
 
   @Override
@@ -376,13 +371,14 @@ final class DurableCtx implements Ctx {
   }
 
   @Override
-  public FlowCall flow(String name) {
-    return new DurableFlowCall(this, flows.named(name), CallPolicy.DEFAULT);
+  public FlowCall<Object, JsonNode> flow(String name) {
+    return new DurableFlowCall<>(this, flows.named(name), CallPolicy.DEFAULT, FlowTypes.JSON);
   }
 
   @Override
-  public FlowCall flow(Class<? extends Flow> type) {
-    return new DurableFlowCall(this, flows.ofClass(type), CallPolicy.DEFAULT);
+  public <I, O> FlowCall<I, O> flow(Class<? extends Flow<I, O>> type) {
+    return new DurableFlowCall<>(
+        this, flows.ofClass(type), CallPolicy.DEFAULT, FlowTypes.output(type));
   }
 
   JsonNode callFlow(ChildFlows.Target target, Object input, CallPolicy policy) {
@@ -396,19 +392,23 @@ final class DurableCtx implements Ctx {
         });
   }
 
-  Pending<JsonNode> startFlow(ChildFlows.Target target, Object input, CallPolicy policy) {
+  <T> Pending<T> startFlow(
+      ChildFlows.Target target,
+      Object input,
+      CallPolicy policy,
+      java.util.function.Function<JsonNode, T> convert) {
     if (!policy.isDefault()) {
       FlowAttempts a = flowAttempts(target, input, policy);
-      return fanout.pending(a.position(), a, Optional.empty(), j -> j);
+      return fanout.pending(a.position(), a, Optional.empty(), convert);
     }
     ChildIssuer.Issue issued = issueFlow(target, input, Optional.empty());
-    return fanout.pending(issued.position(), issued.child(), issued.ready(), j -> j);
+    return fanout.pending(issued.position(), issued.child(), issued.ready(), convert);
   }
 
   private FlowAttempts flowAttempts(ChildFlows.Target target, Object input, CallPolicy policy) {
     JsonNode in = input == null ? JSON.nullNode() : MAPPER.valueToTree(input);
     return FlowAttempts.issue(
-        new FlowAttempts.Deps(journal, memos, issuer, clock, runId(), header.name()),
+        new FlowAttempts.Deps(journal, memos, issuer, clock, run(), header.name()),
         target,
         flows.spec(target, in, rootInventory(), config),
         policy);

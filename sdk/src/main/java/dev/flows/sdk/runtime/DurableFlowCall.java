@@ -1,6 +1,6 @@
 package dev.flows.sdk.runtime;
 
-import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.JavaType;
 import dev.flows.sdk.CallPolicy;
 import dev.flows.sdk.Ctx;
 import dev.flows.sdk.Pending;
@@ -11,25 +11,30 @@ import java.time.Duration;
  * {@code f.flow(...)}: an immutable handle on a child flow with its policy; each call takes its own
  * position, and each policy method answers a new handle.
  */
-record DurableFlowCall(DurableCtx ctx, ChildFlows.Target target, CallPolicy policy)
-    implements Ctx.FlowCall {
+record DurableFlowCall<I, O>(
+    DurableCtx ctx, ChildFlows.Target target, CallPolicy policy, JavaType output)
+    implements Ctx.FlowCall<I, O> {
   @Override
-  public JsonNode call(Object input) {
-    return ctx.callFlow(target, input, policy);
+  public O call(I input) {
+    return FlowTypes.read(ctx.callFlow(target, input, policy), output, what());
   }
 
   @Override
-  public Pending<JsonNode> startAsync(Object input) {
-    return ctx.startFlow(target, input, policy);
+  public Pending<O> callAsync(I input) {
+    return ctx.startFlow(target, input, policy, j -> FlowTypes.<O>read(j, output, what()));
+  }
+
+  private String what() {
+    return "the output of flow " + target.call();
   }
 
   @Override
-  public Ctx.FlowCall timeout(Duration timeout) {
-    return new DurableFlowCall(ctx, target, policy.withTimeout(timeout));
+  public Ctx.FlowCall<I, O> timeout(Duration timeout) {
+    return new DurableFlowCall<>(ctx, target, policy.withTimeout(timeout), output);
   }
 
   @Override
-  public Ctx.FlowCall retry(RetryPolicy retry) {
-    return new DurableFlowCall(ctx, target, policy.withRetry(retry));
+  public Ctx.FlowCall<I, O> retry(RetryPolicy retry) {
+    return new DurableFlowCall<>(ctx, target, policy.withRetry(retry), output);
   }
 }

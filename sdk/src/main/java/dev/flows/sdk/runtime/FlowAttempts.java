@@ -206,7 +206,7 @@ final class FlowAttempts implements Children.Awaited {
     return new ChildFailedException(
         ErrorCode.RETRIES_EXHAUSTED,
         call + " failed all " + attempt + " attempts; the last: " + last.getMessage(),
-        child,
+        new dev.flows.sdk.RunId(child.value()),
         last.diagnostic(),
         false);
   }
@@ -222,7 +222,8 @@ final class FlowAttempts implements Children.Awaited {
     ObjectNode diagnostic =
         JSON.objectNode().put("diagnostic", ErrorCode.TIMEOUT.wire()).put("message", message);
     diagnostic.put("call", call).put("deadline", deadline.orElseThrow().toString());
-    return new ChildFailedException(ErrorCode.TIMEOUT, message, child, diagnostic, false);
+    return new ChildFailedException(
+        ErrorCode.TIMEOUT, message, new dev.flows.sdk.RunId(child.value()), diagnostic, false);
   }
 
   /** The reason the child of a timed-out attempt is cancelled with: made from journaled values. */

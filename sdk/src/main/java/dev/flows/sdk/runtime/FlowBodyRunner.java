@@ -122,7 +122,7 @@ public final class FlowBodyRunner {
             resolver);
     StepOutcome outcome;
     try {
-      JsonNode result = flow.run(ctx, attempt.step().input());
+      JsonNode result = FlowTypes.run(flow, ctx, attempt.step().input());
       // The run's result is seen by others only with every memo the body made: those not sent
       // yet are journaled by the completion, in its transaction.
       List<MemoEffect> unsent = ctx.memos().takeUnsent();

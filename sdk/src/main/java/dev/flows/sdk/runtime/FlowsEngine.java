@@ -167,7 +167,7 @@ public final class FlowsEngine implements AutoCloseable {
       LoadedFlow flow, JsonNode input, Optional<String> key, Optional<RunRef> rerunOf) {
     FlowsConfig servers = FlowsConfigLoader.loadNearest(flow.configSearchStart());
     Inventory inventory = preflight(flow, servers);
-    return admit(flow, input, key, inventory, rerunOf).started();
+    return admit(flow, input, key, inventory, rerunOf, Optional.empty()).started();
   }
 
   /** Admits a root run for an already preflighted flow. Idempotent by {@code key}. */
@@ -187,7 +187,18 @@ public final class FlowsEngine implements AutoCloseable {
    */
   public Worker.ClaimedHere admitHere(
       LoadedFlow flow, JsonNode input, Optional<String> key, Inventory inventory) {
-    return admit(flow, input, key, inventory, Optional.empty());
+    return admit(flow, input, key, inventory, Optional.empty(), Optional.empty());
+  }
+
+  /** As above, the run going to {@code queue} instead of the header's queue when one is given. */
+  public Worker.ClaimedHere admitHere(
+      LoadedFlow flow,
+      JsonNode input,
+      Optional<String> key,
+      Optional<String> queue,
+      Inventory inventory) {
+    queue.ifPresent(dev.flows.kernel.journal.Queues::require);
+    return admit(flow, input, key, inventory, Optional.empty(), queue);
   }
 
   private Worker.ClaimedHere admit(
@@ -195,7 +206,8 @@ public final class FlowsEngine implements AutoCloseable {
       JsonNode input,
       Optional<String> key,
       Inventory inventory,
-      Optional<RunRef> rerunOf) {
+      Optional<RunRef> rerunOf,
+      Optional<String> queue) {
     flow.compiled().ifPresentOrElse(resolver::registerSource, () -> resolver.register(flow.flow()));
     RunSpec spec = Lowering.root(flow.flow().header(), flow.origin(), input, inventory, config);
     String admission =
@@ -209,7 +221,7 @@ public final class FlowsEngine implements AutoCloseable {
             Optional.empty(),
             "flow:" + flow.flow().header().name(),
             rerunOf,
-            flow.flow().header().queue());
+            queue.orElse(flow.flow().header().queue()));
     Worker.ClaimedHere admitted =
         worker
             .startClaimed(request, key.isEmpty() ? config.memoDelay() : Duration.ZERO)

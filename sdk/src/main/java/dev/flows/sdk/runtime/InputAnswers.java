@@ -160,7 +160,7 @@ final class InputAnswers {
     try {
       for (Iterator<String> it = requests.fieldNames(); it.hasNext(); ) {
         String key = it.next();
-        InputReply reply = handler.answer(InputRequest.of(requests.get(key)));
+        InputReply reply = handler.answer(prompt(InputRequest.of(requests.get(key))));
         switch (reply) {
           case InputReply.Accept a -> byKey.set(key, a.content());
           case InputReply.Decline d -> declined = true;
@@ -218,5 +218,15 @@ final class InputAnswers {
       }
     }
     return n;
+  }
+
+  /** A server's request as the public API shows it to a body's handler. */
+  static dev.flows.sdk.InputPrompt prompt(InputRequest r) {
+    return switch (r) {
+      case InputRequest.Form f ->
+          new dev.flows.sdk.InputPrompt.Form(f.message(), f.requestedSchema(), f.raw());
+      case InputRequest.Url u -> new dev.flows.sdk.InputPrompt.Url(u.message(), u.url(), u.raw());
+      case InputRequest.Other o -> new dev.flows.sdk.InputPrompt.Other(o.method(), o.raw());
+    };
   }
 }

@@ -18,7 +18,7 @@ class FlowSourceTest {
       import com.fasterxml.jackson.databind.node.JsonNodeFactory;
       import dev.flows.sdk.*;
 
-      public class Hello implements Flow {
+      public class Hello implements Flow<JsonNode, JsonNode> {
         public FlowHeader header() {
           return FlowHeader.named("hello").version("3").mcp("tickets").build();
         }

@@ -59,7 +59,7 @@ class CallPoliciesTest {
       import java.time.Duration;
       import java.util.Map;
 
-      public class Slow implements Flow {
+      public class Slow implements Flow<JsonNode, JsonNode> {
         public FlowHeader header() {
           return FlowHeader.named("slow").version("1").mcp("tools").build();
         }
@@ -119,7 +119,7 @@ class CallPoliciesTest {
       import dev.flows.sdk.*;
       import java.time.Duration;
 
-      public class Shell implements Flow {
+      public class Shell implements Flow<JsonNode, JsonNode> {
         public FlowHeader header() {
           return FlowHeader.named("shell").version("1").build();
         }
@@ -191,7 +191,7 @@ class CallPoliciesTest {
       import dev.flows.sdk.*;
       import java.time.Duration;
 
-      public class Flaky implements Flow {
+      public class Flaky implements Flow<JsonNode, JsonNode> {
         public FlowHeader header() {
           return FlowHeader.named("flaky").version("1").build();
         }
@@ -299,7 +299,7 @@ class CallPoliciesTest {
       import dev.flows.sdk.*;
       import java.util.Map;
 
-      public class Pay implements Flow {
+      public class Pay implements Flow<JsonNode, JsonNode> {
         public FlowHeader header() {
           return FlowHeader.named("pay").version("1").mcp("SERVER").build();
         }

@@ -122,7 +122,7 @@ class ChildFlowPolicyTest {
     return flow(
         name,
         (f, in) -> {
-          runs.add(f.runId());
+          runs.add(new RunRef(f.runId().value()));
           if (runs.size() <= failures) {
             throw new FlowsException(
                 code, "run " + runs.size() + " of " + name + " failed", name, "retry");
@@ -299,10 +299,10 @@ class ChildFlowPolicyTest {
                       .retry(
                           RetryPolicy.attempts(2)
                               .backoff(Duration.ofMillis(10), 1.0, Duration.ofMillis(10)))
-                      .startAsync(null);
+                      .callAsync(null);
               Pending<JsonNode> timed =
-                  f.flow("stuck-async").timeout(Duration.ofMillis(800)).startAsync(null);
-              Pending<JsonNode> plain = f.flow(ChildFlowTest.Doubler.class).startAsync(21);
+                  f.flow("stuck-async").timeout(Duration.ofMillis(800)).callAsync(null);
+              Pending<Integer> plain = f.flow(ChildFlowTest.Doubler.class).callAsync(21);
               try {
                 f.all(retried, timed, plain);
                 return JSON.textNode("no failure");
@@ -310,7 +310,7 @@ class ChildFlowPolicyTest {
                 return JSON.objectNode()
                     .put("code", e.code().wire())
                     .put("retried", retried.get().path("ok").asInt())
-                    .put("plain", plain.get().asInt());
+                    .put("plain", plain.get());
               }
             });
     try (FlowsEngine engine = engine(flaky, stuck, parent)) {
@@ -333,9 +333,8 @@ class ChildFlowPolicyTest {
         flow(
             "parent-defaults",
             (f, in) -> {
-              JsonNode plain = f.flow(ChildFlowTest.Doubler.class).call(4);
-              JsonNode timed =
-                  f.flow(ChildFlowTest.Doubler.class).timeout(Duration.ofHours(1)).call(4);
+              int plain = f.flow(ChildFlowTest.Doubler.class).call(4);
+              int timed = f.flow(ChildFlowTest.Doubler.class).timeout(Duration.ofHours(1)).call(4);
               return JSON.arrayNode().add(plain).add(timed);
             });
     try (FlowsEngine engine = engine(parent)) {

@@ -119,15 +119,16 @@ class ChildFlowTest {
   }
 
   /** A flow class started by its class. */
-  public static final class Doubler implements Flow {
+  /** A typed child flow: an Integer in, an Integer out. */
+  public static final class Doubler implements Flow<Integer, Integer> {
     @Override
     public FlowHeader header() {
       return FlowHeader.named("doubler").build();
     }
 
     @Override
-    public JsonNode run(Ctx f, JsonNode input) {
-      return JSON.numberNode(input.asInt() * 2);
+    public Integer run(Ctx f, Integer input) {
+      return input * 2;
     }
   }
 
@@ -137,9 +138,10 @@ class ChildFlowTest {
         flow(
             "parent-async",
             (f, in) -> {
-              Pending<JsonNode> one = f.flow(Doubler.class).startAsync(1);
-              Pending<JsonNode> two = f.flow(Doubler.class).startAsync(21);
-              return JSON.arrayNode().addAll(f.all(List.of(one, two)));
+              Pending<Integer> one = f.flow(Doubler.class).callAsync(1);
+              Pending<Integer> two = f.flow(Doubler.class).callAsync(21);
+              List<Integer> both = f.all(List.of(one, two));
+              return JSON.arrayNode().add(both.get(0)).add(both.get(1));
             });
     try (FlowsEngine engine = engine(parent)) {
       RunRef root = start(engine, parent, JSON.objectNode());

@@ -43,7 +43,7 @@ class CrashMatrixTest {
       import dev.flows.sdk.*;
       import java.util.Map;
 
-      public class Pay implements Flow {
+      public class Pay implements Flow<JsonNode, JsonNode> {
         public FlowHeader header() {
           return FlowHeader.named("pay").version("1").mcp("SERVER").build();
         }

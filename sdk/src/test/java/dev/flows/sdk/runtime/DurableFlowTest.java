@@ -68,7 +68,7 @@ class DurableFlowTest {
   }
 
   /** A flow whose body is a lambda, for tests. */
-  record TestFlow(FlowHeader header, Body body) implements Flow {
+  record TestFlow(FlowHeader header, Body body) implements Flow<JsonNode, JsonNode> {
     interface Body {
       JsonNode run(Ctx f, JsonNode input) throws Exception;
     }

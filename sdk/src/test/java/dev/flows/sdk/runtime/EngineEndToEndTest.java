@@ -37,7 +37,7 @@ class EngineEndToEndTest {
       import dev.flows.sdk.*;
       import java.util.Map;
 
-      public class Triage implements Flow {
+      public class Triage implements Flow<JsonNode, JsonNode> {
         public FlowHeader header() {
           return FlowHeader.named("triage").version("1").mcp("tools").build();
         }
@@ -173,7 +173,7 @@ class EngineEndToEndTest {
       import dev.flows.sdk.*;
       import java.util.Map;
 
-      public class Waiter implements Flow {
+      public class Waiter implements Flow<JsonNode, JsonNode> {
         public FlowHeader header() {
           return FlowHeader.named("waiter").version("1").mcp("tools").build();
         }

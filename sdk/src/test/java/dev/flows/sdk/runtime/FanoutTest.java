@@ -41,7 +41,7 @@ class FanoutTest {
       import java.util.List;
       import java.util.Map;
 
-      public class Fan implements Flow {
+      public class Fan implements Flow<JsonNode, JsonNode> {
         public FlowHeader header() {
           return FlowHeader.named("fan").version("1").mcp("tools").build();
         }

@@ -21,7 +21,7 @@ import org.junit.jupiter.api.Test;
 
 /** A worker claims a class-path flow's body only when it has that flow at that version. */
 class FlowRoutingTest {
-  public static final class V1 implements Flow {
+  public static final class V1 implements Flow<JsonNode, JsonNode> {
     @Override
     public FlowHeader header() {
       return FlowHeader.named("routed").version("1").build();
@@ -33,7 +33,7 @@ class FlowRoutingTest {
     }
   }
 
-  public static final class V2 implements Flow {
+  public static final class V2 implements Flow<JsonNode, JsonNode> {
     @Override
     public FlowHeader header() {
       return FlowHeader.named("routed").version("2").build();

@@ -52,14 +52,14 @@ class OnInputTest {
       """
       import com.fasterxml.jackson.databind.JsonNode;
       import com.fasterxml.jackson.databind.node.JsonNodeFactory;
-      import dev.flows.kernel.mcp.InputRequest;
+      import dev.flows.sdk.InputPrompt;
       import dev.flows.sdk.*;
       import java.nio.file.Files;
       import java.nio.file.Path;
       import java.nio.file.StandardOpenOption;
       import java.util.Map;
 
-      public class Asker implements Flow {
+      public class Asker implements Flow<JsonNode, JsonNode> {
         public FlowHeader header() {
           return FlowHeader.named("asker").mcp("forms").build();
         }
@@ -68,7 +68,7 @@ class OnInputTest {
           String mode = input.path("mode").asText();
           Path log = Path.of(input.path("log").asText());
           String said = f.mcp("forms").tool("ask_form").onInput(request -> {
-            Files.writeString(log, ((InputRequest.Form) request).message() + "\\n",
+            Files.writeString(log, ((InputPrompt.Form) request).message() + "\\n",
                 StandardOpenOption.CREATE, StandardOpenOption.APPEND);
             return switch (mode) {
               case "decline" -> InputReply.decline();
@@ -93,7 +93,7 @@ class OnInputTest {
       import java.nio.file.StandardOpenOption;
       import java.util.Map;
 
-      public class Live implements Flow {
+      public class Live implements Flow<JsonNode, JsonNode> {
         public FlowHeader header() {
           return FlowHeader.named("live").mcp("tools").build();
         }

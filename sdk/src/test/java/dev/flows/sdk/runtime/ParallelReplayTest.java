@@ -142,8 +142,8 @@ class ParallelReplayTest {
     RunRef root =
         start(
             (f, in) -> {
-              Pending<JsonNode> a = f.runAsync("true", "a");
-              Pending<JsonNode> b = f.runAsync("true", "b");
+              Pending<JsonNode> a = f.command("true", "a").callAsync();
+              Pending<JsonNode> b = f.command("true", "b").callAsync();
               String won = f.any(a, b) == a ? "a" : "b";
               winners.add(won);
               f.sleep(Duration.ofMillis(300));

@@ -40,7 +40,7 @@ class SharedLeaseKeeperTest {
       import dev.flows.sdk.*;
       import java.util.Map;
 
-      public class Waits implements Flow {
+      public class Waits implements Flow<JsonNode, JsonNode> {
         public FlowHeader header() {
           return FlowHeader.named("waits").version("1").mcp("tools").build();
         }

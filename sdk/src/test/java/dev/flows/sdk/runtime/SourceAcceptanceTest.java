@@ -46,7 +46,7 @@ class SourceAcceptanceTest {
         import com.fasterxml.jackson.databind.JsonNode;
         import dev.flows.sdk.*;
 
-        public class CLASS implements Flow {
+        public class CLASS implements Flow<JsonNode, JsonNode> {
           public FlowHeader header() {
             return FlowHeader.named("accepted").build();
           }
@@ -141,7 +141,7 @@ class SourceAcceptanceTest {
   @Test
   void aFlowsCommandsRunInItsFilesDirectoryRecordedInTheChildsSpec() throws Exception {
     Path flowDir = Files.createDirectories(dir.resolve("the flow's dir"));
-    String src = source("Pwd", "return f.sh(\"pwd\");");
+    String src = source("Pwd", "return f.shell(\"pwd\").call();");
     InMemoryJournal journal = new InMemoryJournal(Clock.systemUTC());
     RunRef run = admitFromElsewhere(journal, src, Optional.of(flowDir.toString()));
     try (FlowsEngine any = engine(journal).acceptJournalSources()) {
@@ -164,7 +164,7 @@ class SourceAcceptanceTest {
   @Test
   void aCommandWhoseFlowDirectoryIsNotOnTheWorkerFailsNamingTheDirectory() throws Exception {
     String missing = dir.resolve("gone").toString();
-    String src = source("Gone", "return f.sh(\"true\");");
+    String src = source("Gone", "return f.shell(\"true\").call();");
     InMemoryJournal journal = new InMemoryJournal(Clock.systemUTC());
     RunRef run = admitFromElsewhere(journal, src, Optional.of(missing));
     try (FlowsEngine any = engine(journal).acceptJournalSources()) {

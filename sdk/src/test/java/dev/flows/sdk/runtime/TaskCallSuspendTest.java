@@ -41,7 +41,7 @@ class TaskCallSuspendTest {
       import dev.flows.sdk.*;
       import java.util.Map;
 
-      public class Job implements Flow {
+      public class Job implements Flow<JsonNode, JsonNode> {
         public FlowHeader header() {
           return FlowHeader.named("job").mcp("jobs").build();
         }

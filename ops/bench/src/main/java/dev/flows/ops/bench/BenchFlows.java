@@ -45,7 +45,7 @@ public final class BenchFlows {
   }
 
   /** {@code n} no-op {@code f.step}s. */
-  public static final class Steps implements Flow {
+  public static final class Steps implements Flow<JsonNode, JsonNode> {
     @Override
     public FlowHeader header() {
       return FlowHeader.named("bench-steps").version("1").build();
@@ -64,7 +64,7 @@ public final class BenchFlows {
   }
 
   /** {@code n} durable calls of the no-op tool on {@code server}. */
-  public static final class Mcp implements Flow {
+  public static final class Mcp implements Flow<JsonNode, JsonNode> {
     @Override
     public FlowHeader header() {
       return FlowHeader.named("bench-mcp").version("1").mcp(STDIO, HTTP).build();
@@ -89,7 +89,7 @@ public final class BenchFlows {
   }
 
   /** One durable call of the test server's {@code sleep} tool: a body that waits. */
-  public static final class Slow implements Flow {
+  public static final class Slow implements Flow<JsonNode, JsonNode> {
     @Override
     public FlowHeader header() {
       return FlowHeader.named("bench-slow").version("1").mcp(STDIO).build();
@@ -103,7 +103,7 @@ public final class BenchFlows {
   }
 
   /** A body that holds its attempt (and lease) for {@code ms}: the victim of the recovery test. */
-  public static final class Hold implements Flow {
+  public static final class Hold implements Flow<JsonNode, JsonNode> {
     @Override
     public FlowHeader header() {
       return FlowHeader.named("bench-hold").version("1").build();
@@ -117,7 +117,7 @@ public final class BenchFlows {
   }
 
   /** A durable timer until {@code input.until}: a body that sleeps holding nothing. */
-  public static final class Sleeper implements Flow {
+  public static final class Sleeper implements Flow<JsonNode, JsonNode> {
     @Override
     public FlowHeader header() {
       return FlowHeader.named("bench-sleeper").version("1").build();
@@ -134,7 +134,7 @@ public final class BenchFlows {
    * One durable call of the task server's {@code slow} tool, made as a task that works {@code ms}
    * and hints polls every {@code pollMs}.
    */
-  public static final class Task implements Flow {
+  public static final class Task implements Flow<JsonNode, JsonNode> {
     @Override
     public FlowHeader header() {
       return FlowHeader.named("bench-task").version("1").mcp(TASKS).build();

@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.flows.embed.Flows;
 import dev.flows.embed.FlowsBuilder;
 import dev.flows.embed.ResultTimeoutException;
+import dev.flows.embed.StartOptions;
 import dev.flows.sdk.Flow;
 import java.sql.Array;
 import java.sql.Connection;
@@ -179,7 +180,7 @@ record ShortRunsBench(Bench.Plan plan, Pg pg, Report report) implements Section 
   private ClientLoad.Client client(Flows flows, Shape shape) {
     Duration timeout = ClientLoad.resultTimeout(plan.mode());
     return id -> {
-      var handle = flows.start(shape.flow().getClass(), shape.input(id));
+      var handle = flows.start(shape.flow().header().name(), shape.input(id), StartOptions.none());
       try {
         handle.result(timeout);
       } catch (ResultTimeoutException e) {

@@ -76,7 +76,7 @@ final class ChaosLoad {
       import dev.flows.sdk.*;
       import java.util.Map;
 
-      public class ChaosTask implements Flow {
+      public class ChaosTask implements Flow<JsonNode, JsonNode> {
         public FlowHeader header() {
           return FlowHeader.named("chaos-task").version("1").mcp("SERVER").build();
         }
@@ -105,7 +105,7 @@ final class ChaosLoad {
       import dev.flows.sdk.*;
       import java.util.Map;
 
-      public class ChaosNAME implements Flow {
+      public class ChaosNAME implements Flow<JsonNode, JsonNode> {
         public FlowHeader header() {
           return FlowHeader.named("chaos-SERVER").version("1").mcp("SERVER").build();
         }

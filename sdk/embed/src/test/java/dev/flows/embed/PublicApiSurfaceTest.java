@@ -1,0 +1,87 @@
+package dev.flows.embed;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.flows.sdk.Flow;
+import java.io.IOException;
+import java.net.URISyntaxException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The public API of {@code sdk/api} (package {@code dev.flows.sdk}) and {@code sdk/embed} (package
+ * {@code dev.flows.embed}) is pinned: every public type and member, as the compiled classes declare
+ * them, is listed in {@code sdk/api/api-surface.txt} and {@code sdk/embed/api-surface.txt}, a
+ * report a reviewer reads. A change of the surface fails here, printing the difference, until the
+ * list is updated in the same commit ({@code -Dapi.surface.update=true} rewrites both files). And
+ * no public signature names a type the two modules do not own, beyond {@code java.*}, Jackson's
+ * {@code JsonNode} family and JSpecify: a leak fails unless it is in {@code
+ * sdk/embed/api-leaks.txt}, the list of the leaks still to close, which can only shrink (a leak
+ * gone must leave the list too).
+ */
+class PublicApiSurfaceTest {
+  private static final Path ROOT = Path.of("../..").toAbsolutePath().normalize();
+  private static final boolean UPDATE = Boolean.getBoolean("api.surface.update");
+
+  @Test
+  void theSurfaceOfSdkApiIsTheCheckedInList() throws Exception {
+    pinned(
+        ApiSurface.of(classes(Flow.class), "dev.flows.sdk").lines(),
+        ROOT.resolve("sdk/api/api-surface.txt"));
+  }
+
+  @Test
+  void theSurfaceOfSdkEmbedIsTheCheckedInList() throws Exception {
+    pinned(
+        ApiSurface.of(classes(Flows.class), "dev.flows.embed").lines(),
+        ROOT.resolve("sdk/embed/api-surface.txt"));
+  }
+
+  @Test
+  void noPublicSignatureNamesATypeTheApiDoesNotOwnBeyondTheListedLeaks() throws Exception {
+    Set<String> leaks = new TreeSet<>();
+    leaks.addAll(ApiSurface.of(classes(Flow.class), "dev.flows.sdk").leaks());
+    leaks.addAll(ApiSurface.of(classes(Flows.class), "dev.flows.embed").leaks());
+    pinned(List.copyOf(leaks), ROOT.resolve("sdk/embed/api-leaks.txt"));
+  }
+
+  /** Fails with the difference when {@code actual} is not the file's lines (or rewrites it). */
+  private static void pinned(List<String> actual, Path file) throws IOException {
+    if (UPDATE) {
+      Files.write(file, actual);
+      return;
+    }
+    List<String> expected = Files.exists(file) ? Files.readAllLines(file) : List.of();
+    List<String> diff = new ArrayList<>();
+    expected.stream().filter(l -> !actual.contains(l)).forEach(l -> diff.add("- " + l));
+    actual.stream().filter(l -> !expected.contains(l)).forEach(l -> diff.add("+ " + l));
+    assertThat(diff)
+        .as(
+            "%s differs from the compiled classes (- listed only, + compiled only); if the change"
+                + " is meant, update the file in the same commit (-Dapi.surface.update=true)",
+            ROOT.relativize(file))
+        .isEmpty();
+  }
+
+  /** Where {@code anchor}'s module's classes are: its classes directory or its jar. */
+  private static Path classes(Class<?> anchor) throws URISyntaxException {
+    return Path.of(anchor.getProtectionDomain().getCodeSource().getLocation().toURI());
+  }
+
+  static Stream<String> classNames(Path classesRoot) throws IOException {
+    try (Stream<Path> files = Files.walk(classesRoot)) {
+      return files
+          .filter(p -> p.toString().endsWith(".class"))
+          .map(p -> classesRoot.relativize(p).toString())
+          .map(n -> n.substring(0, n.length() - ".class".length()).replace('/', '.'))
+          .toList()
+          .stream();
+    }
+  }
+}
