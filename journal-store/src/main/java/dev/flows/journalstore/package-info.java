@@ -4,7 +4,8 @@
  * admit}), {@code Claims}, {@code AttemptVerbs} (a live attempt's heartbeat and effects), {@code
  * MemoEffects} (the memo group commit), {@code AttemptEnds}, {@code StoredFunctionVerbs} (the
  * one-statement attempt ends), {@code Cancels}, {@code Expiry}, {@code OperatorVerbs}, {@code
- * LeaseRenewal} and {@code RunQueries}; the run-level consequences every end shares are {@code RunEnds}.
+ * LeaseRenewal} and {@code RunQueries}; the run-level consequences every end shares are {@code
+ * RunEnds}.
  *
  * <p>Two data-access styles, one per kind of statement, both run by {@code JournalDb}:
  *

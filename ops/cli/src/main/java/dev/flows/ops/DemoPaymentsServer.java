@@ -75,7 +75,8 @@ final class DemoPaymentsServer implements AutoCloseable {
       stop(process);
       String why =
           e instanceof ExecutionException ? e.getCause().getMessage() : "not ready in time";
-      throw cannotStart(url, why, "give another port with `flows demo --port PORT` (0 picks a free one)");
+      throw cannotStart(
+          url, why, "give another port with `flows demo --port PORT` (0 picks a free one)");
     } catch (InterruptedException e) {
       stop(process);
       Thread.currentThread().interrupt();

@@ -123,8 +123,7 @@ final class RunText {
     }
   }
 
-  private static void step(
-      PrintStream p, JsonNode s, String runId, String indent, boolean full) {
+  private static void step(PrintStream p, JsonNode s, String runId, String indent, boolean full) {
     boolean waiting = s.has("waitingFor");
     p.println(
         indent
@@ -139,8 +138,7 @@ final class RunText {
                 ? ", last " + s.path("lastReason").asText()
                 : ""));
     if (s.has("waitsFor")) {
-      p.println(
-          indent + "  waits for " + BodyWait.text(s.get("waitsFor"), runId));
+      p.println(indent + "  waits for " + BodyWait.text(s.get("waitsFor"), runId));
     }
     if (s.has("policy")) {
       p.println(indent + "  policy: " + CallPolicyView.text(s.get("policy")));

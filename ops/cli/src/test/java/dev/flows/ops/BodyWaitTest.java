@@ -27,7 +27,7 @@ class BodyWaitTest {
   @Test
   void theSignalHintOfRunsShowNamesTheRunItIsFor() throws Exception {
     ByteArrayOutputStream out = new ByteArrayOutputStream();
-    RunText.print(new PrintStream(out, true, StandardCharsets.UTF_8), waitingRun(), "");
+    RunText.print(new PrintStream(out, true, StandardCharsets.UTF_8), waitingRun(), "", false);
     String text = out.toString(StandardCharsets.UTF_8);
     assertThat(text).contains("flows runs signal " + RUN + " approve").doesNotContain(" RUN ");
   }

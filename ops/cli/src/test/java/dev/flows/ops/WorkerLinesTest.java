@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.flows.journalstore.JournalStoreConfig;
 import dev.flows.journalstore.PostgresJournal;
 import dev.flows.journalstore.testing.TestDatabase;
+import dev.flows.kernel.journal.Admit;
 import dev.flows.kernel.journal.RunRef;
 import dev.flows.kernel.journal.Specs;
 import dev.flows.kernel.journal.StartRun;
@@ -60,9 +61,10 @@ class WorkerLinesTest {
 
   private static RunRef start(String flow, String command) {
     return journal
-        .startRun(
+        .admit(
             StartRun.of(
-                flow + "-" + UUID.randomUUID(), Specs.named(flow, Specs.command("a", command))))
+                flow + "-" + UUID.randomUUID(), Specs.named(flow, Specs.command("a", command))),
+            Admit.queued())
         .runId();
   }
 
