@@ -3,19 +3,26 @@ package dev.flows.kernel.instruction;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.flows.kernel.ErrorCode;
 import dev.flows.kernel.FlowsException;
+import dev.flows.kernel.json.StrictJson;
+import dev.flows.kernel.json.StrictJson.Expected;
+import dev.flows.kernel.json.StrictJson.Place;
+import dev.flows.kernel.json.StrictJson.Problem;
+import java.util.List;
 import java.util.Optional;
 
-/** Reading an instruction's fields, refusing a missing or mistyped one by its path. */
+/**
+ * Reading an instruction's fields through the kernel's strict reader, refusing a missing or
+ * mistyped one by its dotted path (e.g. {@code instruction.type}).
+ */
 final class Fields {
   static final String TYPE = "type";
+  private static final StrictJson JSON = new StrictJson(Fields::refused);
 
   private Fields() {}
 
   /** The tree is an object of type {@code type}. */
   static void expectType(JsonNode json, String type) {
-    if (!json.isObject()) {
-      throw refused("instruction", "an instruction is a JSON object, not " + json.getNodeType());
-    }
+    JSON.object(json, Place.at("instruction"));
     String actual = text(json, TYPE, "instruction");
     if (!actual.equals(type)) {
       throw refused(
@@ -25,74 +32,55 @@ final class Fields {
   }
 
   static String text(JsonNode json, String field, String at) {
-    JsonNode v = json.get(field);
-    if (v == null || !v.isTextual()) {
-      throw missing(field, at, "a string");
-    }
-    return v.asText();
+    return JSON.string(json, at, field);
   }
 
   static Optional<String> optionalText(JsonNode json, String field, String at) {
-    JsonNode v = json.get(field);
-    if (v == null) {
-      return Optional.empty();
-    }
-    if (!v.isTextual()) {
-      throw missing(field, at, "a string");
-    }
-    return Optional.of(v.asText());
+    return JSON.optionalString(json, at, field);
   }
 
   static JsonNode object(JsonNode json, String field, String at) {
-    JsonNode v = json.get(field);
-    if (v == null || !v.isObject()) {
-      throw missing(field, at, "an object");
-    }
-    return v;
+    return JSON.object(json, at, field);
   }
 
   static JsonNode present(JsonNode json, String field, String at) {
-    JsonNode v = json.get(field);
-    if (v == null) {
-      throw missing(field, at, "a JSON value");
-    }
-    return v;
+    return JSON.required(json, at, field, Expected.VALUE);
   }
 
   static boolean optionalBoolean(JsonNode json, String field, String at, boolean absent) {
-    JsonNode v = json.get(field);
-    if (v == null) {
-      return absent;
-    }
-    if (!v.isBoolean()) {
-      throw missing(field, at, "a boolean");
-    }
-    return v.asBoolean();
+    return JSON.optionalBoolean(json, at, field).orElse(absent);
   }
 
   /** An optional array of strings: empty when absent. */
-  static Optional<java.util.List<String>> optionalTexts(JsonNode json, String field, String at) {
-    JsonNode v = json.get(field);
-    if (v == null) {
-      return Optional.empty();
-    }
-    java.util.List<String> out = new java.util.ArrayList<>();
-    if (v.isArray()) {
-      v.forEach(e -> out.add(e.isTextual() ? e.asText() : null));
-    }
-    if (!v.isArray() || out.contains(null)) {
-      throw missing(field, at, "an array of strings");
-    }
-    return Optional.of(java.util.List.copyOf(out));
+  static Optional<List<String>> optionalTexts(JsonNode json, String field, String at) {
+    return JSON.optionalStrings(json, at, field);
   }
 
   /** A refusal of a field whose value is not one of those allowed. */
-  static FlowsException notOneOf(String field, String at, java.util.List<String> allowed) {
+  static FlowsException notOneOf(String field, String at, List<String> allowed) {
     return missing(field, at, "one of " + allowed);
   }
 
   static FlowsException unknownKind(String kind, String place) {
     return refused(place, "an origin of kind '" + kind + "' is neither 'class' nor 'source'");
+  }
+
+  private static FlowsException refused(Place place, Problem problem) {
+    String at = place.parent();
+    if (place.key().isEmpty()) {
+      return refused(
+          at,
+          "an instruction is a JSON object, not "
+              + (problem instanceof Problem.WrongType t ? t.value().getNodeType() : problem));
+    }
+    String field = place.key().get();
+    return switch (problem) {
+      case Problem.Missing m -> missing(field, at, m.expected().described());
+      case Problem.WrongType t -> missing(field, at, t.expected().described());
+      case Problem.WrongElement e -> missing(field, at, e.container().described());
+      case Problem.UnknownField u ->
+          refused(at + "." + u.field(), "the instruction has an unknown field '" + u.field() + "'");
+    };
   }
 
   private static FlowsException missing(String field, String at, String what) {

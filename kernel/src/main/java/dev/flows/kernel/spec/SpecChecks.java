@@ -3,6 +3,10 @@ package dev.flows.kernel.spec;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.flows.kernel.InvalidSpecException;
+import dev.flows.kernel.json.StrictJson;
+import dev.flows.kernel.json.StrictJson.Expected;
+import dev.flows.kernel.json.StrictJson.Place;
+import dev.flows.kernel.json.StrictJson.Problem;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -27,27 +31,50 @@ final class SpecChecks {
   private SpecChecks() {}
 
   static ObjectNode object(JsonNode v, String p, String what) {
-    if (!v.isObject()) {
-      throw wrongType(v, p, what, "an object");
-    }
-    return (ObjectNode) v;
+    return reader(what, what).object(v, Place.at(p));
   }
 
   static void onlyFields(ObjectNode o, String p, List<String> allowed) {
-    for (String f : fieldNames(o)) {
-      if (!allowed.contains(f)) {
-        String hint =
-            allowed.stream()
-                .filter(a -> loose(a).equals(loose(f)))
-                .findFirst()
-                .map(a -> "did you mean \"" + a + "\"? ")
-                .orElse("remove it; ");
-        throw new InvalidSpecException(
-            "unknown field " + shown(f),
-            at(p, f),
-            hint + "the fields allowed here are " + String.join(", ", allowed));
-      }
-    }
+    reader("", "").onlyFields(o, p, allowed);
+  }
+
+  /**
+   * The strict reader refusing as a run spec does; {@code what} names the value read, {@code
+   * element} one of its elements.
+   */
+  private static StrictJson reader(String what, String element) {
+    return new StrictJson(
+        (place, problem) ->
+            switch (problem) {
+              case Problem.UnknownField u -> unknownField(place.pointer(), u);
+              case Problem.Missing m ->
+                  new InvalidSpecException(
+                      "missing required field \"" + place.key().orElse("") + "\"",
+                      place.pointer(),
+                      "add \"" + place.key().orElse("") + "\" here");
+              case Problem.WrongType t ->
+                  wrongType(t.value(), place.pointer(), what, t.expected().described());
+              case Problem.WrongElement e ->
+                  wrongType(
+                      e.value(),
+                      StrictJson.pointer(place.pointer(), e.element()),
+                      element,
+                      Expected.STRING.described());
+            });
+  }
+
+  private static InvalidSpecException unknownField(String pointer, Problem.UnknownField u) {
+    String f = u.field();
+    String hint =
+        u.allowed().stream()
+            .filter(a -> loose(a).equals(loose(f)))
+            .findFirst()
+            .map(a -> "did you mean \"" + a + "\"? ")
+            .orElse("remove it; ");
+    return new InvalidSpecException(
+        "unknown field " + shown(f),
+        pointer,
+        hint + "the fields allowed here are " + String.join(", ", u.allowed()));
   }
 
   /** Spelling-insensitive form, so {@code depends_on} can be pointed to {@code dependsOn}. */
@@ -60,12 +87,7 @@ final class SpecChecks {
   }
 
   static JsonNode required(ObjectNode o, String p, String field) {
-    JsonNode v = o.get(field);
-    if (v == null) {
-      throw new InvalidSpecException(
-          "missing required field \"" + field + "\"", at(p, field), "add \"" + field + "\" here");
-    }
-    return v;
+    return reader("", "").required(o, p, field, Expected.VALUE);
   }
 
   static <T> Optional<T> optional(ObjectNode o, String field, Function<JsonNode, T> read) {
@@ -74,10 +96,7 @@ final class SpecChecks {
   }
 
   static String string(JsonNode v, String p, String what) {
-    if (!v.isTextual()) {
-      throw wrongType(v, p, what, "a string");
-    }
-    return v.textValue();
+    return reader(what, what).string(v, Place.at(p));
   }
 
   static void nonBlank(String s, String p, String what, String fix) {
@@ -87,13 +106,11 @@ final class SpecChecks {
   }
 
   static List<String> distinctStrings(JsonNode v, String p, String what, String element) {
-    if (!v.isArray()) {
-      throw wrongType(v, p, what, "an array of strings");
-    }
+    List<String> all = reader(what, element).strings(v, Place.at(p));
     List<String> out = new ArrayList<>();
     Set<String> seen = new HashSet<>();
-    for (int j = 0; j < v.size(); j++) {
-      String s = string(v.get(j), at(p, j), element);
+    for (int j = 0; j < all.size(); j++) {
+      String s = all.get(j);
       if (!seen.add(s)) {
         throw new InvalidSpecException(
             shown(s) + " is listed twice in " + what, at(p, j), "list it once");
@@ -200,7 +217,7 @@ final class SpecChecks {
 
   /** RFC 6901: "~" and "/" inside a reference token are escaped as "~0" and "~1". */
   static String at(String pointer, String field) {
-    return pointer + "/" + field.replace("~", "~0").replace("/", "~1");
+    return StrictJson.pointer(pointer, field);
   }
 
   static String at(String pointer, int index) {

@@ -46,8 +46,6 @@ class MethodLengthTest {
           "EntryCodec#decode",
           "EntryCodec#encode",
           "SucceededAdmissions#writeTogether",
-          "FlowsConfigLoader#oauth",
-          "FlowsConfigLoader#server",
           "DurableCtx#DurableCtx",
           "StreamableHttpTransport#send",
           // The tools and the test kit (ops/bench, worker/mcp-testkit).

@@ -6,6 +6,9 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.flows.kernel.ErrorCode;
 import dev.flows.kernel.FlowsException;
 import dev.flows.kernel.json.Jackson;
+import dev.flows.kernel.json.StrictJson;
+import dev.flows.kernel.json.StrictJson.Place;
+import dev.flows.kernel.json.StrictJson.Problem;
 import dev.flows.kernel.mcp.McpAuth;
 import dev.flows.kernel.mcp.McpAuth.ClientAuth;
 import dev.flows.kernel.mcp.McpAuth.ClientRegistration;
@@ -19,7 +22,6 @@ import java.net.URI;
 import java.net.URISyntaxException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
@@ -27,6 +29,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.TreeSet;
 import java.util.regex.Pattern;
 
 /**
@@ -120,18 +123,28 @@ public final class FlowsConfigLoader {
           "give exactly one of \"command\" (a local stdio server) or \"url\" (Streamable HTTP)");
     }
     boolean idem = w.optBool(n, ptr, "idempotencyKeys", false);
-    McpProtocol protocol = McpProtocol.AUTO;
-    if (n.has("protocol")) {
-      String p = w.string(n, ptr, "protocol");
-      protocol =
-          McpProtocol.fromWire(p)
-              .orElseThrow(
-                  () ->
-                      w.refuse(
-                          ptr + "/protocol",
-                          "unknown MCP protocol revision '" + p + "'",
-                          "use one of " + String.join(", ", McpProtocol.wires())));
+    McpProtocol protocol = protocol(w, n, ptr);
+    Optional<TaskUse> tasks = tasks(w, n, ptr);
+    McpServerConfig config =
+        stdio ? stdio(w, name, n, ptr, protocol) : http(w, name, n, ptr, protocol);
+    return new ServerEntry(config, idem, tasks);
+  }
+
+  private static McpProtocol protocol(Walker w, JsonNode n, String ptr) {
+    if (!n.has("protocol")) {
+      return McpProtocol.AUTO;
     }
+    String p = w.string(n, ptr, "protocol");
+    return McpProtocol.fromWire(p)
+        .orElseThrow(
+            () ->
+                w.refuse(
+                    ptr + "/protocol",
+                    "unknown MCP protocol revision '" + p + "'",
+                    "use one of " + String.join(", ", McpProtocol.wires())));
+  }
+
+  private static Optional<TaskUse> tasks(Walker w, JsonNode n, String ptr) {
     Optional<String> use =
         n.has("tasks") ? Optional.of(w.string(n, ptr, "tasks")) : Optional.empty();
     Optional<TaskUse> tasks = use.flatMap(TaskUse::fromWire);
@@ -141,59 +154,67 @@ public final class FlowsConfigLoader {
           "unknown task use '" + use.get() + "'",
           "use one of automatic, required, forbidden");
     }
-    if (stdio) {
-      w.onlyKeys(
-          n,
-          ptr,
-          Set.of(
-              "command", "args", "env", "setEnv", "cwd", "idempotencyKeys", "protocol", "tasks"));
-      String command = w.string(n, ptr, "command");
-      if (command.isBlank()) {
-        throw w.refuse(ptr + "/command", "is empty", "name the program to start");
-      }
-      List<String> args = w.optStrings(n, ptr, "args");
-      List<String> env = w.optStrings(n, ptr, "env");
-      Set<String> seen = new HashSet<>();
-      for (int i = 0; i < env.size(); i++) {
-        String v = env.get(i);
-        if (!ENV_NAME.matcher(v).matches()) {
-          throw w.refuse(
-              ptr + "/env/" + i,
-              "'" + v + "' is not an environment variable name",
-              "list names (^[A-Za-z_][A-Za-z0-9_]*$) to copy from the parent environment");
-        }
-        if (!seen.add(v)) {
-          throw w.refuse(ptr + "/env/" + i, "'" + v + "' is listed twice", "list each name once");
-        }
-      }
-      Map<String, String> setEnv = w.optStringMap(n, ptr, "setEnv");
-      for (String k : setEnv.keySet()) {
-        if (!ENV_NAME.matcher(k).matches()) {
-          throw w.refuse(
-              ptr + "/setEnv/" + Walker.escape(k),
-              "'" + k + "' is not an environment variable name",
-              "use ^[A-Za-z_][A-Za-z0-9_]*$");
-        }
-      }
-      Optional<String> cwd =
-          n.has("cwd")
-              ? Optional.of(
-                  w.file
-                      .toAbsolutePath()
-                      .getParent()
-                      .resolve(w.string(n, ptr, "cwd"))
-                      .normalize()
-                      .toString())
-              : Optional.empty();
-      return new ServerEntry(
-          new McpServerConfig.Stdio(name, command, args, env, setEnv, cwd, protocol), idem, tasks);
+    return tasks;
+  }
+
+  private static McpServerConfig stdio(
+      Walker w, String name, JsonNode n, String ptr, McpProtocol protocol) {
+    w.onlyKeys(
+        n,
+        ptr,
+        Set.of("command", "args", "env", "setEnv", "cwd", "idempotencyKeys", "protocol", "tasks"));
+    String command = w.string(n, ptr, "command");
+    if (command.isBlank()) {
+      throw w.refuse(ptr + "/command", "is empty", "name the program to start");
     }
+    List<String> args = w.optStrings(n, ptr, "args");
+    List<String> env = envNames(w, w.optStrings(n, ptr, "env"), ptr);
+    Map<String, String> setEnv = w.optStringMap(n, ptr, "setEnv");
+    for (String k : setEnv.keySet()) {
+      if (!ENV_NAME.matcher(k).matches()) {
+        throw w.refuse(
+            ptr + "/setEnv/" + Walker.escape(k),
+            "'" + k + "' is not an environment variable name",
+            "use ^[A-Za-z_][A-Za-z0-9_]*$");
+      }
+    }
+    Optional<String> cwd =
+        n.has("cwd")
+            ? Optional.of(
+                w.file
+                    .toAbsolutePath()
+                    .getParent()
+                    .resolve(w.string(n, ptr, "cwd"))
+                    .normalize()
+                    .toString())
+            : Optional.empty();
+    return new McpServerConfig.Stdio(name, command, args, env, setEnv, cwd, protocol);
+  }
+
+  private static List<String> envNames(Walker w, List<String> env, String ptr) {
+    Set<String> seen = new HashSet<>();
+    for (int i = 0; i < env.size(); i++) {
+      String v = env.get(i);
+      if (!ENV_NAME.matcher(v).matches()) {
+        throw w.refuse(
+            ptr + "/env/" + i,
+            "'" + v + "' is not an environment variable name",
+            "list names (^[A-Za-z_][A-Za-z0-9_]*$) to copy from the parent environment");
+      }
+      if (!seen.add(v)) {
+        throw w.refuse(ptr + "/env/" + i, "'" + v + "' is listed twice", "list each name once");
+      }
+    }
+    return env;
+  }
+
+  private static McpServerConfig http(
+      Walker w, String name, JsonNode n, String ptr, McpProtocol protocol) {
     w.onlyKeys(n, ptr, Set.of("url", "headers", "auth", "idempotencyKeys", "protocol", "tasks"));
     URI url = url(w, w.string(n, ptr, "url"), ptr + "/url");
     Map<String, String> headers = w.optStringMap(n, ptr, "headers");
     McpAuth auth = n.has("auth") ? auth(w, n.get("auth"), ptr + "/auth") : new McpAuth.None();
-    return new ServerEntry(
-        new McpServerConfig.Http(name, url, headers, auth, protocol), idem, tasks);
+    return new McpServerConfig.Http(name, url, headers, auth, protocol);
   }
 
   private static URI url(Walker w, String s, String ptr) {
@@ -250,16 +271,34 @@ public final class FlowsConfigLoader {
   private static McpAuth oauth(Walker w, JsonNode n, String ptr) {
     String grant = w.string(n, ptr, "grant");
     List<String> scopes = w.optStrings(n, ptr, "scopes");
-    return switch (grant) {
-      case "provided" -> {
-        w.onlyKeys(n, ptr, Set.of("mode", "grant", "provider", "scopes"));
-        yield new McpAuth.OAuth(new OAuthGrant.ProvidedToken(w.string(n, ptr, "provider")), scopes);
-      }
-      case "client_credentials" -> {
-        w.onlyKeys(
-            n,
-            ptr,
-            Set.of(
+    OAuthGrant g =
+        switch (grant) {
+          case "provided" -> {
+            w.onlyKeys(n, ptr, Set.of("mode", "grant", "provider", "scopes"));
+            yield new OAuthGrant.ProvidedToken(w.string(n, ptr, "provider"));
+          }
+          case "client_credentials" -> {
+            w.onlyKeys(n, ptr, withClientAuth());
+            yield new OAuthGrant.ClientCredentials(
+                w.string(n, ptr, "clientId"), clientAuth(w, n, ptr));
+          }
+          case "enterprise_managed" -> enterpriseManaged(w, n, ptr);
+          case "authorization_code" -> authorizationCode(w, n, ptr);
+          default ->
+              throw w.refuse(
+                  ptr + "/grant",
+                  "unknown oauth grant '" + grant + "'",
+                  "use one of provided, client_credentials, authorization_code,"
+                      + " enterprise_managed");
+        };
+    return new McpAuth.OAuth(g, scopes);
+  }
+
+  /** The keys of a grant whose client authenticates at the token endpoint, plus {@code more}. */
+  private static Set<String> withClientAuth(String... more) {
+    Set<String> keys =
+        new HashSet<>(
+            List.of(
                 "mode",
                 "grant",
                 "clientId",
@@ -267,72 +306,33 @@ public final class FlowsConfigLoader {
                 "privateKeyEnv",
                 "tokenEndpointAuth",
                 "scopes"));
-        yield new McpAuth.OAuth(
-            new OAuthGrant.ClientCredentials(w.string(n, ptr, "clientId"), clientAuth(w, n, ptr)),
-            scopes);
-      }
-      case "enterprise_managed" -> {
-        w.onlyKeys(
-            n,
-            ptr,
-            Set.of(
-                "mode",
-                "grant",
-                "clientId",
-                "clientSecretEnv",
-                "privateKeyEnv",
-                "tokenEndpointAuth",
-                "idpTokenEndpoint",
-                "idTokenEnv",
-                "idTokenProvider",
-                "scopes"));
-        yield new McpAuth.OAuth(
-            new OAuthGrant.EnterpriseManaged(
-                w.string(n, ptr, "clientId"),
-                clientAuth(w, n, ptr),
-                url(w, w.string(n, ptr, "idpTokenEndpoint"), ptr + "/idpTokenEndpoint"),
-                secret(w, n, ptr, "idTokenEnv", "idTokenProvider")),
-            scopes);
-      }
-      case "authorization_code" -> {
-        w.onlyKeys(
-            n,
-            ptr,
-            Set.of(
-                "mode",
-                "grant",
-                "clientId",
-                "clientIdUrl",
-                "clientName",
-                "clientSecretEnv",
-                "privateKeyEnv",
-                "tokenEndpointAuth",
-                "redirectUri",
-                "completer",
-                "scopes"));
-        String clientName = n.has("clientName") ? w.string(n, ptr, "clientName") : "flows";
-        ClientRegistration reg;
-        if (n.has("clientId")) {
-          reg =
-              new ClientRegistration.PreRegistered(
-                  w.string(n, ptr, "clientId"), clientAuth(w, n, ptr));
-        } else if (n.has("clientIdUrl")) {
-          reg =
-              new ClientRegistration.MetadataDocument(w.string(n, ptr, "clientIdUrl"), clientName);
-        } else {
-          reg = new ClientRegistration.Dynamic(clientName);
-        }
-        yield new McpAuth.OAuth(
-            new OAuthGrant.AuthorizationCode(
-                reg, w.string(n, ptr, "redirectUri"), w.string(n, ptr, "completer")),
-            scopes);
-      }
-      default ->
-          throw w.refuse(
-              ptr + "/grant",
-              "unknown oauth grant '" + grant + "'",
-              "use one of provided, client_credentials, authorization_code, enterprise_managed");
-    };
+    keys.addAll(List.of(more));
+    return keys;
+  }
+
+  private static OAuthGrant enterpriseManaged(Walker w, JsonNode n, String ptr) {
+    w.onlyKeys(n, ptr, withClientAuth("idpTokenEndpoint", "idTokenEnv", "idTokenProvider"));
+    return new OAuthGrant.EnterpriseManaged(
+        w.string(n, ptr, "clientId"),
+        clientAuth(w, n, ptr),
+        url(w, w.string(n, ptr, "idpTokenEndpoint"), ptr + "/idpTokenEndpoint"),
+        secret(w, n, ptr, "idTokenEnv", "idTokenProvider"));
+  }
+
+  private static OAuthGrant authorizationCode(Walker w, JsonNode n, String ptr) {
+    w.onlyKeys(n, ptr, withClientAuth("clientIdUrl", "clientName", "redirectUri", "completer"));
+    String clientName = n.has("clientName") ? w.string(n, ptr, "clientName") : "flows";
+    ClientRegistration reg;
+    if (n.has("clientId")) {
+      reg =
+          new ClientRegistration.PreRegistered(w.string(n, ptr, "clientId"), clientAuth(w, n, ptr));
+    } else if (n.has("clientIdUrl")) {
+      reg = new ClientRegistration.MetadataDocument(w.string(n, ptr, "clientIdUrl"), clientName);
+    } else {
+      reg = new ClientRegistration.Dynamic(clientName);
+    }
+    return new OAuthGrant.AuthorizationCode(
+        reg, w.string(n, ptr, "redirectUri"), w.string(n, ptr, "completer"));
   }
 
   /**
@@ -388,9 +388,13 @@ public final class FlowsConfigLoader {
     return v;
   }
 
-  /** Typed reads with pointers; every refusal names the file and the place. */
+  /**
+   * Typed reads with pointers through the kernel's strict reader; every refusal names the file and
+   * the place.
+   */
   private static final class Walker {
     final Path file;
+    private final StrictJson json = new StrictJson(this::refuse);
 
     Walker(Path file) {
       this.file = file;
@@ -405,83 +409,62 @@ public final class FlowsConfigLoader {
       return new FlowsException(ErrorCode.CONFIG_INVALID, FILE_NAME + " " + problem, where, fix);
     }
 
+    private FlowsException refuse(Place place, Problem problem) {
+      String key = place.key().orElse("");
+      return switch (problem) {
+        case Problem.UnknownField u ->
+            refuse(
+                place.pointer(),
+                "has unknown key \"" + u.field() + "\"",
+                "remove it; allowed here: " + String.join(", ", new TreeSet<>(u.allowed())));
+        case Problem.Missing m ->
+            refuse(place.pointer(), "is missing \"" + key + "\"", "add \"" + key + "\"");
+        case Problem.WrongElement e ->
+            refuse(
+                StrictJson.pointer(place.pointer(), e.element()),
+                "must be a string",
+                "write \"...\"");
+        case Problem.WrongType t ->
+            switch (t.expected()) {
+              case OBJECT -> refuse(place.pointer(), "must be a JSON object", "write {...} here");
+              case STRING ->
+                  refuse(place.pointer(), "must be a string", "write \"" + key + "\": \"...\"");
+              case BOOLEAN ->
+                  refuse(place.pointer(), "must be true or false", "write true or false");
+              case STRING_ARRAY ->
+                  refuse(place.pointer(), "must be an array of strings", "write [\"...\"]");
+              case STRING_MAP ->
+                  refuse(
+                      place.pointer(),
+                      "must be an object of strings",
+                      "write {\"Name\": \"value\"}");
+              case VALUE -> refuse(place.pointer(), "must be a JSON value", "write a JSON value");
+            };
+      };
+    }
+
     void object(JsonNode n, String ptr) {
-      if (!n.isObject()) {
-        throw refuse(ptr, "must be a JSON object", "write {...} here");
-      }
+      json.object(n, Place.at(ptr));
     }
 
     void onlyKeys(JsonNode n, String ptr, Set<String> allowed) {
-      for (Iterator<String> it = n.fieldNames(); it.hasNext(); ) {
-        String k = it.next();
-        if (!allowed.contains(k)) {
-          throw refuse(
-              ptr + "/" + escape(k),
-              "has unknown key \"" + k + "\"",
-              "remove it; allowed here: " + String.join(", ", new java.util.TreeSet<>(allowed)));
-        }
-      }
+      json.onlyFields(n, ptr, allowed);
     }
 
     String string(JsonNode n, String ptr, String key) {
-      JsonNode v = n.get(key);
-      if (v == null) {
-        throw refuse(ptr + "/" + key, "is missing \"" + key + "\"", "add \"" + key + "\"");
-      }
-      if (!v.isTextual()) {
-        throw refuse(ptr + "/" + key, "must be a string", "write \"" + key + "\": \"...\"");
-      }
-      return v.asText();
+      return json.string(n, ptr, key);
     }
 
     boolean optBool(JsonNode n, String ptr, String key, boolean dflt) {
-      JsonNode v = n.get(key);
-      if (v == null) {
-        return dflt;
-      }
-      if (!v.isBoolean()) {
-        throw refuse(ptr + "/" + key, "must be true or false", "write true or false");
-      }
-      return v.asBoolean();
+      return json.optionalBoolean(n, ptr, key).orElse(dflt);
     }
 
     List<String> optStrings(JsonNode n, String ptr, String key) {
-      JsonNode v = n.get(key);
-      if (v == null) {
-        return List.of();
-      }
-      if (!v.isArray()) {
-        throw refuse(ptr + "/" + key, "must be an array of strings", "write [\"...\"]");
-      }
-      List<String> out = new ArrayList<>();
-      for (int i = 0; i < v.size(); i++) {
-        if (!v.get(i).isTextual()) {
-          throw refuse(ptr + "/" + key + "/" + i, "must be a string", "write \"...\"");
-        }
-        out.add(v.get(i).asText());
-      }
-      return out;
+      return json.optionalStrings(n, ptr, key).orElse(List.of());
     }
 
     Map<String, String> optStringMap(JsonNode n, String ptr, String key) {
-      JsonNode v = n.get(key);
-      if (v == null) {
-        return Map.of();
-      }
-      if (!v.isObject()) {
-        throw refuse(
-            ptr + "/" + key, "must be an object of strings", "write {\"Name\": \"value\"}");
-      }
-      Map<String, String> out = new LinkedHashMap<>();
-      for (Iterator<Map.Entry<String, JsonNode>> it = v.fields(); it.hasNext(); ) {
-        Map.Entry<String, JsonNode> e = it.next();
-        if (!e.getValue().isTextual()) {
-          throw refuse(
-              ptr + "/" + key + "/" + escape(e.getKey()), "must be a string", "write \"...\"");
-        }
-        out.put(e.getKey(), e.getValue().asText());
-      }
-      return out;
+      return json.optionalStringMap(n, ptr, key).orElse(Map.of());
     }
   }
 }
