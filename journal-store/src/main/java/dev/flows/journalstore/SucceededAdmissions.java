@@ -16,6 +16,8 @@ import dev.flows.kernel.lifecycle.StepTransition;
 import dev.flows.kernel.spec.Routes;
 import dev.flows.kernel.spec.RunSpecJson;
 import dev.flows.kernel.spec.StepSpec;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -129,48 +131,9 @@ final class SucceededAdmissions {
     db.autocommitRows(
         START_SUCCEEDED,
         (sql, ps) -> {
-          sql.bind(ps, "runIds", text(calls, c -> c.admission().runId().value()));
-          sql.bind(ps, "names", text(calls, c -> c.admission().request().spec().name()));
-          sql.bind(
-              ps,
-              "parentRunIds",
-              text(
-                  calls,
-                  c -> c.admission().request().parentRunId().map(RunRef::value).orElse(null)));
-          sql.bind(ps, "admissionKeys", text(calls, c -> c.admission().request().admissionKey()));
-          sql.bind(ps, "specs", text(calls, c -> c.admission().spec()));
-          sql.bind(ps, "specHashes", text(calls, c -> c.admission().specHash()));
-          sql.bind(ps, "createdBy", text(calls, c -> c.admission().request().createdBy()));
-          sql.bind(
-              ps,
-              "rerunOf",
-              text(calls, c -> c.admission().request().rerunOf().map(RunRef::value).orElse(null)));
-          sql.bind(ps, "queues", text(calls, c -> c.admission().request().queue()));
-          sql.bind(ps, "stepIds", text(calls, c -> c.admission().attempt().step().id()));
-          sql.bind(ps, "kinds", text(calls, c -> c.admission().attempt().step().kind().wire()));
-          sql.bind(ps, "routes", text(calls, c -> Routes.of(c.admission().attempt().step())));
-          sql.bind(
-              ps,
-              "maxIterations",
-              calls.stream()
-                  .mapToInt(c -> c.admission().attempt().step().maxIterations())
-                  .toArray());
-          sql.bind(ps, "stepSpecs", text(calls, Call::stepSpec));
-          sql.bind(
-              ps,
-              "leaseMs",
-              calls.stream().mapToLong(c -> c.admission().attempt().leaseMs()).toArray());
-          sql.bind(ps, "keys", text(calls, c -> c.admission().attempt().idempotencyKey()));
-          sql.bind(ps, "spawned", text(calls, c -> c.admission().spawned()));
-          sql.bind(ps, "started", text(calls, c -> c.admission().started()));
-          sql.bind(ps, "stepOutputs", text(calls, c -> c.end().stepOutput()));
-          sql.bind(ps, "completed", text(calls, c -> c.end().completed()));
-          sql.bind(ps, "runCompleted", text(calls, c -> c.end().runCompleted()));
-          sql.bind(ps, "memoRuns", memoRuns.stream().mapToInt(Integer::intValue).toArray());
-          sql.bind(ps, "surfacePaths", text(memos, MemoEffects.MemoCall::surfacePath));
-          sql.bind(ps, "outputs", text(memos, m -> m.output().orElse(null)));
-          sql.bind(ps, "recordedPayloads", text(memos, MemoEffects.MemoCall::recordedPayload));
-          sql.bind(ps, "confirmedPayloads", text(memos, MemoEffects.MemoCall::confirmedPayload));
+          bindRuns(sql, ps, calls);
+          bindAttempts(sql, ps, calls);
+          bindMemos(sql, ps, memos, memoRuns);
           sql.bind(ps, "now", db.clock());
         },
         rs ->
@@ -183,6 +146,61 @@ final class SucceededAdmissions {
       }
     }
     return List.of(answers);
+  }
+
+  /** The runs' admission rows, one array element per run. */
+  private static void bindRuns(PositionalSql sql, PreparedStatement ps, List<Call> calls)
+      throws SQLException {
+    sql.bind(ps, "runIds", text(calls, c -> c.admission().runId().value()));
+    sql.bind(ps, "names", text(calls, c -> c.admission().request().spec().name()));
+    sql.bind(
+        ps,
+        "parentRunIds",
+        text(calls, c -> c.admission().request().parentRunId().map(RunRef::value).orElse(null)));
+    sql.bind(ps, "admissionKeys", text(calls, c -> c.admission().request().admissionKey()));
+    sql.bind(ps, "specs", text(calls, c -> c.admission().spec()));
+    sql.bind(ps, "specHashes", text(calls, c -> c.admission().specHash()));
+    sql.bind(ps, "createdBy", text(calls, c -> c.admission().request().createdBy()));
+    sql.bind(
+        ps,
+        "rerunOf",
+        text(calls, c -> c.admission().request().rerunOf().map(RunRef::value).orElse(null)));
+    sql.bind(ps, "queues", text(calls, c -> c.admission().request().queue()));
+  }
+
+  /** Each run's one step, its claimed attempt and its end, one array element per run. */
+  private static void bindAttempts(PositionalSql sql, PreparedStatement ps, List<Call> calls)
+      throws SQLException {
+    sql.bind(ps, "stepIds", text(calls, c -> c.admission().attempt().step().id()));
+    sql.bind(ps, "kinds", text(calls, c -> c.admission().attempt().step().kind().wire()));
+    sql.bind(ps, "routes", text(calls, c -> Routes.of(c.admission().attempt().step())));
+    sql.bind(
+        ps,
+        "maxIterations",
+        calls.stream().mapToInt(c -> c.admission().attempt().step().maxIterations()).toArray());
+    sql.bind(ps, "stepSpecs", text(calls, Call::stepSpec));
+    sql.bind(
+        ps, "leaseMs", calls.stream().mapToLong(c -> c.admission().attempt().leaseMs()).toArray());
+    sql.bind(ps, "keys", text(calls, c -> c.admission().attempt().idempotencyKey()));
+    sql.bind(ps, "spawned", text(calls, c -> c.admission().spawned()));
+    sql.bind(ps, "started", text(calls, c -> c.admission().started()));
+    sql.bind(ps, "stepOutputs", text(calls, c -> c.end().stepOutput()));
+    sql.bind(ps, "completed", text(calls, c -> c.end().completed()));
+    sql.bind(ps, "runCompleted", text(calls, c -> c.end().runCompleted()));
+  }
+
+  /** The memos the runs' attempts recorded, each with the 1-based run it belongs to. */
+  private static void bindMemos(
+      PositionalSql sql,
+      PreparedStatement ps,
+      List<MemoEffects.MemoCall> memos,
+      List<Integer> memoRuns)
+      throws SQLException {
+    sql.bind(ps, "memoRuns", memoRuns.stream().mapToInt(Integer::intValue).toArray());
+    sql.bind(ps, "surfacePaths", text(memos, MemoEffects.MemoCall::surfacePath));
+    sql.bind(ps, "outputs", text(memos, m -> m.output().orElse(null)));
+    sql.bind(ps, "recordedPayloads", text(memos, MemoEffects.MemoCall::recordedPayload));
+    sql.bind(ps, "confirmedPayloads", text(memos, MemoEffects.MemoCall::confirmedPayload));
   }
 
   /** A Java array, bound as is (see {@link MemoEffects}). */

@@ -12,15 +12,12 @@ import dev.flows.kernel.journal.StartedRun;
 import dev.flows.kernel.journal.WorkerId;
 import dev.flows.worker.telemetry.FlowsTelemetry;
 import dev.flows.worker.telemetry.RunTraces;
-import java.net.InetAddress;
-import java.net.UnknownHostException;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
-import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Semaphore;
@@ -42,7 +39,6 @@ import org.slf4j.LoggerFactory;
  */
 public final class Worker implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(Worker.class);
-  private static final WorkerId PROCESS_ID = processId();
 
   /**
    * After a wake-up, how long the reconciler lets claims land before reading the next lease
@@ -79,7 +75,7 @@ public final class Worker implements AutoCloseable {
   /** A worker with this process's id: one worker id per process. */
   public Worker(
       Journal journal, ExecutorRegistry executors, WorkerConfig config, InstantSource clock) {
-    this(journal, executors, config, clock, PROCESS_ID);
+    this(journal, executors, config, clock, ProcessWorkerId.ID);
   }
 
   /** A worker with a chosen id, for hosting several workers in one process (tests). */
@@ -148,24 +144,8 @@ public final class Worker implements AutoCloseable {
     this.starts = new LocalStarts(this.journal, deferring, attempts, slots, id, config, clock);
   }
 
-  /** {@code host/pid/random}: unique per process, and says where to look when an attempt hangs. */
-  private static WorkerId processId() {
-    String host;
-    try {
-      host = InetAddress.getLocalHost().getHostName();
-    } catch (UnknownHostException e) {
-      host = "unknown-host";
-    }
-    return new WorkerId(
-        host
-            + "/"
-            + ProcessHandle.current().pid()
-            + "/"
-            + UUID.randomUUID().toString().substring(0, 8));
-  }
-
   public static WorkerId processWorkerId() {
-    return PROCESS_ID;
+    return ProcessWorkerId.ID;
   }
 
   public WorkerId id() {

@@ -44,82 +44,11 @@ final class ConsoleActions {
     RunSnapshot before = RunsCommand.existing(journal, id);
     ObjectNode json = Session.JSON.createObjectNode().put("runId", id.value()).put("by", actor);
     return switch (action) {
-      case "cancel" -> {
-        String reason =
-            ConsoleHandler.given(form, "reason")
-                .map(r -> r + " (by " + actor + ")")
-                .orElse("canceled by " + actor);
-        CancelOutcome out = journal.cancelRun(id, reason);
-        json.put("status", out.status().wire()).put("alreadyTerminal", out.alreadyTerminal());
-        yield new Done(
-            id,
-            out.alreadyTerminal()
-                ? "run had already ended " + out.status().wire()
-                : "run " + out.status().wire(),
-            json);
-      }
-      case "resume" -> {
-        RunSnapshot after = journal.resumeRun(id, actor);
-        json.set("run", RunJson.summary(after));
-        yield new Done(id, "run " + after.status().wire() + "; a worker picks it up", json);
-      }
-      case "resolve" -> {
-        String step = required(form, "step", "the parked step's id");
-        boolean performed =
-            switch (ConsoleHandler.given(form, "outcome").orElse("")) {
-              case "performed" -> true;
-              case "not-performed" -> false;
-              default ->
-                  throw new FlowsException(
-                      ErrorCode.INVALID_INPUT,
-                      "outcome must be performed or not-performed",
-                      "outcome",
-                      "choose whether the effect was performed");
-            };
-        Optional<JsonNode> output =
-            performed
-                ? Optional.of(
-                    RunsCommand.Resolve.json(
-                        ConsoleHandler.given(form, "output").orElse(""), "output"))
-                : Optional.empty();
-        RunSnapshot after = RunsCommand.Resolve.resolve(journal, before, step, output, actor);
-        json.set("run", RunJson.summary(after));
-        json.put("stepId", step).put("performed", performed);
-        yield new Done(
-            id,
-            "step "
-                + step
-                + (performed ? " resolved as performed" : " resolved as not performed")
-                + "; run "
-                + after.status().wire(),
-            json);
-      }
-      case "signal" -> {
-        String name = required(form, "name", "the signal's name, e.g. approve");
-        JsonNode payload =
-            ConsoleHandler.given(form, "payload")
-                .map(p -> EngineSupport.json(p, "payload", "{\"approved\":true}"))
-                .orElse(NullNode.getInstance());
-        // The key says who sent it; an operator's own key keeps sending idempotent per actor.
-        String key =
-            actor + "/" + ConsoleHandler.given(form, "key").orElse(UUID.randomUUID().toString());
-        SignalSent sent = journal.sendSignal(id, name, payload, Optional.of(key));
-        json.put("name", sent.name()).put("seq", sent.seq()).put("deduped", sent.deduped());
-        json.put("key", key);
-        yield new Done(
-            id,
-            sent.deduped()
-                ? "signal " + name + " was sent with this key before; nothing sent"
-                : "signal " + name + " #" + sent.seq() + " sent",
-            json);
-      }
-      case "rerun" -> {
-        Rerun.Again again = Rerun.again(journal, id, Optional.empty());
-        RunRef started = admit(again, id, actor);
-        json.put("rerunOf", id.value()).put("newRunId", started.value());
-        yield new Done(
-            started, "started run " + started.value() + " (rerun of " + id.value() + ")", json);
-      }
+      case "cancel" -> cancel(id, form, actor, json);
+      case "resume" -> resume(id, actor, json);
+      case "resolve" -> resolve(before, id, form, actor, json);
+      case "signal" -> signal(id, form, actor, json);
+      case "rerun" -> rerun(id, actor, json);
       default ->
           throw new ConsoleHandler.Refusal(
               404,
@@ -128,6 +57,86 @@ final class ConsoleActions {
               action,
               "use cancel, resume, rerun, resolve or signal");
     };
+  }
+
+  private Done cancel(RunRef id, Fields form, String actor, ObjectNode json) {
+    String reason =
+        ConsoleHandler.given(form, "reason")
+            .map(r -> r + " (by " + actor + ")")
+            .orElse("canceled by " + actor);
+    CancelOutcome out = journal.cancelRun(id, reason);
+    json.put("status", out.status().wire()).put("alreadyTerminal", out.alreadyTerminal());
+    return new Done(
+        id,
+        out.alreadyTerminal()
+            ? "run had already ended " + out.status().wire()
+            : "run " + out.status().wire(),
+        json);
+  }
+
+  private Done resume(RunRef id, String actor, ObjectNode json) {
+    RunSnapshot after = journal.resumeRun(id, actor);
+    json.set("run", RunJson.summary(after));
+    return new Done(id, "run " + after.status().wire() + "; a worker picks it up", json);
+  }
+
+  private Done resolve(RunSnapshot before, RunRef id, Fields form, String actor, ObjectNode json) {
+    String step = required(form, "step", "the parked step's id");
+    boolean performed =
+        switch (ConsoleHandler.given(form, "outcome").orElse("")) {
+          case "performed" -> true;
+          case "not-performed" -> false;
+          default ->
+              throw new FlowsException(
+                  ErrorCode.INVALID_INPUT,
+                  "outcome must be performed or not-performed",
+                  "outcome",
+                  "choose whether the effect was performed");
+        };
+    Optional<JsonNode> output =
+        performed
+            ? Optional.of(
+                RunsCommand.Resolve.json(ConsoleHandler.given(form, "output").orElse(""), "output"))
+            : Optional.empty();
+    RunSnapshot after = RunsCommand.Resolve.resolve(journal, before, step, output, actor);
+    json.set("run", RunJson.summary(after));
+    json.put("stepId", step).put("performed", performed);
+    return new Done(
+        id,
+        "step "
+            + step
+            + (performed ? " resolved as performed" : " resolved as not performed")
+            + "; run "
+            + after.status().wire(),
+        json);
+  }
+
+  private Done signal(RunRef id, Fields form, String actor, ObjectNode json) {
+    String name = required(form, "name", "the signal's name, e.g. approve");
+    JsonNode payload =
+        ConsoleHandler.given(form, "payload")
+            .map(p -> EngineSupport.json(p, "payload", "{\"approved\":true}"))
+            .orElse(NullNode.getInstance());
+    // The key says who sent it; an operator's own key keeps sending idempotent per actor.
+    String key =
+        actor + "/" + ConsoleHandler.given(form, "key").orElse(UUID.randomUUID().toString());
+    SignalSent sent = journal.sendSignal(id, name, payload, Optional.of(key));
+    json.put("name", sent.name()).put("seq", sent.seq()).put("deduped", sent.deduped());
+    json.put("key", key);
+    return new Done(
+        id,
+        sent.deduped()
+            ? "signal " + name + " was sent with this key before; nothing sent"
+            : "signal " + name + " #" + sent.seq() + " sent",
+        json);
+  }
+
+  private Done rerun(RunRef id, String actor, ObjectNode json) {
+    Rerun.Again again = Rerun.again(journal, id, Optional.empty());
+    RunRef started = admit(again, id, actor);
+    json.put("rerunOf", id.value()).put("newRunId", started.value());
+    return new Done(
+        started, "started run " + started.value() + " (rerun of " + id.value() + ")", json);
   }
 
   /** Admits the rerun (preflighted, as {@code runs rerun --detach}); a worker runs it. */

@@ -31,7 +31,7 @@ final class RunCommand implements Callable<Integer> {
   @Option(names = "--input", paramLabel = "JSON", description = "The flow's input (default {}).")
   String input;
 
-  @Mixin StartOptions start = new StartOptions();
+  @Mixin RunStartFlags start = new RunStartFlags();
 
   private final Session s;
 
@@ -66,7 +66,7 @@ final class RunCommand implements Callable<Integer> {
       Journal journal,
       LoadedFlow loaded,
       JsonNode in,
-      StartOptions options,
+      RunStartFlags options,
       Optional<RunRef> rerunOf)
       throws InterruptedException {
     // Telemetry is closed last, so the spans of the engine's last attempts are exported.

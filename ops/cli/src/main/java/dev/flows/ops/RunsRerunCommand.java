@@ -39,7 +39,7 @@ final class Rerun implements Callable<Integer> {
       description = "The flow file to run (default: the file or class the run was started from).")
   String source;
 
-  @Mixin StartOptions start = new StartOptions();
+  @Mixin RunStartFlags start = new RunStartFlags();
 
   private final Session s;
 

@@ -8,7 +8,6 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.TreeMap;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -19,13 +18,6 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class MainClassNamesTest {
   private static final Path ROOT = Launcher.repoRoot();
-
-  /**
-   * Names still held twice while a change that gives each rule one owner lands (sdk/api's and the
-   * kernel's RetryPolicy, embed's and journal-store's RunEnds). An entry that is no longer
-   * duplicated fails the test, so the list only shrinks.
-   */
-  private static final Set<String> KNOWN = Set.of("RetryPolicy", "RunEnds");
 
   /** Each simple name held by more than one main source, with the sources holding it. */
   static Map<String, List<String>> duplicated(Path root) throws IOException {
@@ -44,8 +36,7 @@ class MainClassNamesTest {
   @Test
   void noTwoMainClassesShareASimpleName() throws IOException {
     Map<String, List<String>> found = duplicated(ROOT);
-    assertThat(found.keySet()).as("simple names held twice").isSubsetOf(KNOWN);
-    assertThat(KNOWN).as("known duplicates that are gone: remove them").isSubsetOf(found.keySet());
+    assertThat(found).as("simple names held twice").isEmpty();
   }
 
   @Test

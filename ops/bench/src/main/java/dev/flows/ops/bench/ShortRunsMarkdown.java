@@ -17,6 +17,12 @@ final class ShortRunsMarkdown {
     if (results.shortRuns.isEmpty()) {
       return;
     }
+    rates(results, md);
+    stages(results, md);
+  }
+
+  /** What a short run is, then per shape and clients: runs/s, commits per run, latency. */
+  private static void rates(Report results, StringBuilder md) {
     md.append("\n## Short runs\n\n")
         .append(
             "Runs as an application makes them through the embedding API: C client threads, each"
@@ -61,6 +67,10 @@ final class ShortRunsMarkdown {
               f2(c.total().p50()),
               f2(c.total().p99())));
     }
+  }
+
+  /** Where a run's time goes, for the runs admitted first and those admitted with their end. */
+  private static void stages(Report results, StringBuilder md) {
     md.append(
         "\nWhere a run's time goes, p50 / p99 ms, over the runs admitted before their body ran"
             + " (counted in the third column). Start and result seen: the caller's"

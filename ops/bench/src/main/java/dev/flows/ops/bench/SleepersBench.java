@@ -76,19 +76,7 @@ record SleepersBench(Bench.Plan plan, Pg pg, Report report) implements Section {
           && count(url, "SELECT count(*) FROM flows.runs WHERE status = 'succeeded'") < n) {
         Thread.sleep(500);
       }
-      List<Double> lags = new ArrayList<>();
-      try (Connection c = DriverManager.getConnection(url);
-          ResultSet r =
-              c.createStatement()
-                  .executeQuery(
-                      "SELECT extract(epoch FROM s.at - CAST(e.output ->> 'until' AS timestamptz))"
-                          + " * 1000 FROM flows.effect_elections e JOIN flows.journal_entries s"
-                          + " ON s.run_id = e.run_id AND s.entry_type = 'step.attempt.started'"
-                          + " AND s.attempt = 2 WHERE e.surface_path = '/memo/1'")) {
-        while (r.next()) {
-          lags.add(r.getDouble(1));
-        }
-      }
+      List<Double> lags = lagsMs(url);
       java.util.Collections.sort(lags);
       report.sleepers(
           new Report.Sleepers(
@@ -107,5 +95,23 @@ record SleepersBench(Bench.Plan plan, Pg pg, Report report) implements Section {
       w.waitFor(30, TimeUnit.SECONDS);
     }
     pg.drop("bench_sleepers");
+  }
+
+  /** Each sleeper's lag from its due time to the attempt that resumed it, in ms. */
+  private static List<Double> lagsMs(String url) throws Exception {
+    List<Double> lags = new ArrayList<>();
+    try (Connection c = DriverManager.getConnection(url);
+        ResultSet r =
+            c.createStatement()
+                .executeQuery(
+                    "SELECT extract(epoch FROM s.at - CAST(e.output ->> 'until' AS timestamptz))"
+                        + " * 1000 FROM flows.effect_elections e JOIN flows.journal_entries s"
+                        + " ON s.run_id = e.run_id AND s.entry_type = 'step.attempt.started'"
+                        + " AND s.attempt = 2 WHERE e.surface_path = '/memo/1'")) {
+      while (r.next()) {
+        lags.add(r.getDouble(1));
+      }
+    }
+    return lags;
   }
 }

@@ -38,6 +38,18 @@ final class TargetsMarkdown {
 
   private static List<Target> targets(Report results) {
     List<Target> out = new ArrayList<>();
+    throughput(results, out);
+    commits(results, out);
+    addedLatency(results, out);
+    recovery(results, out);
+    waiting(results, out);
+    results.tasks.ifPresent(t -> out.addAll(taskTargets(t)));
+    prune(results, out);
+    return out;
+  }
+
+  /** f.step throughput per concurrency, against INSERT+COMMIT. */
+  private static void throughput(Report results, List<Target> out) {
     for (int c : results.steps.keySet()) {
       double ratio = results.steps.get(c) / results.inserts.get(c).perSecond();
       double bound = c >= 16 ? 1.0 : 0.5;
@@ -56,6 +68,10 @@ final class TargetsMarkdown {
               ratio >= bound,
               f2(bound / ratio) + "× short"));
     }
+  }
+
+  /** Commits per f.step and per durable f.mcp. */
+  private static void commits(Report results, List<Target> out) {
     double[] step = results.commits.get("f.step");
     if (step != null) {
       // A commit the engine owes each step shows as N more transactions; one more in the whole
@@ -79,6 +95,10 @@ final class TargetsMarkdown {
               call[3] <= 3.0,
               f2(call[3] - 3) + " too many"));
     }
+  }
+
+  /** What a durable f.mcp adds to a call, in commits. */
+  private static void addedLatency(Report results, List<Target> out) {
     Baseline.Result one = results.inserts.get(1);
     if (one != null) {
       double commit = one.latency().p50();
@@ -104,6 +124,10 @@ final class TargetsMarkdown {
                     f2(added / (3 * commit)) + "× over"));
           });
     }
+  }
+
+  /** Recovery of a dead worker's runs, per lease. */
+  private static void recovery(Report results, List<Target> out) {
     for (Report.Recovery r : results.recovery.stream().filter(Report.Recovery::judged).toList()) {
       double worst = r.stats().ms(1.0) / 1000;
       double bound = r.lease().toSeconds() + 1.0;
@@ -115,6 +139,10 @@ final class TargetsMarkdown {
               worst <= bound,
               f2(worst - bound) + " s over"));
     }
+  }
+
+  /** Memory and renewal cost of a worker with many waiting runs. */
+  private static void waiting(Report results, List<Target> out) {
     results.waiting.ifPresent(
         w -> {
           out.add(
@@ -132,7 +160,10 @@ final class TargetsMarkdown {
                   w.commitsPerRenewal() <= 1.0,
                   f1(w.commitsPerRenewal()) + "× over"));
         });
-    results.tasks.ifPresent(t -> out.addAll(taskTargets(t)));
+  }
+
+  /** Claim latency while pruning. */
+  private static void prune(Report results, List<Target> out) {
     results.prune.ifPresent(
         r ->
             out.add(
@@ -142,7 +173,6 @@ final class TargetsMarkdown {
                     "≤ 2×",
                     r.p99Ratio() <= 2.0,
                     f2(r.p99Ratio() / 2.0) + "× over")));
-    return out;
   }
 
   /**

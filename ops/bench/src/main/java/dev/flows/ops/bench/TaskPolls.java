@@ -45,13 +45,56 @@ record TaskPolls(
 
   /** Reads {@code events} of tasks that each work {@code taskMs} and hint {@code hintMs}. */
   static TaskPolls of(List<JsonNode> events, long hintMs, long taskMs) {
-    Map<String, List<Long>> times = new HashMap<>();
+    Log log = new Log();
+    events.forEach(log::add);
+    List<Long> gaps = gaps(log.times);
+    List<Long> lags = new ArrayList<>();
+    log.completed.forEach((task, at) -> lags.add(at - (log.times.get(task).getFirst() + taskMs)));
+    Collections.sort(lags);
+    long floor = (long) Math.floor(hintMs * (1 - TOLERANCE));
+    long below = gaps.stream().filter(g -> g < floor).count();
+    long from = log.lastCreated;
+    long to = log.firstEnded;
+    double plateau = to > from ? (to - from) / 1000.0 : 0;
+    long plateauPolls = log.pollTimes.stream().filter(t -> t >= from && t < to).count();
+    return new TaskPolls(
+        log.times.size(),
+        log.polls,
+        log.completed.size(),
+        gaps.size(),
+        gaps.isEmpty() ? Double.NaN : gaps.getFirst(),
+        gaps.isEmpty() ? Double.NaN : gaps.get((gaps.size() - 1) / 2),
+        below,
+        plateau,
+        plateau > 0 ? plateauPolls : 0,
+        lags.isEmpty() ? Double.NaN : lags.get((lags.size() - 1) / 2),
+        lags.isEmpty() ? Double.NaN : lags.getLast());
+  }
+
+  /** Creation → first poll and poll → next poll gaps of every task, shortest first. */
+  private static List<Long> gaps(Map<String, List<Long>> times) {
+    List<Long> gaps = new ArrayList<>();
+    for (List<Long> t : times.values()) {
+      // The events are appended in order, but two threads may log out of step by a millisecond.
+      Collections.sort(t);
+      for (int i = 1; i < t.size(); i++) {
+        gaps.add(t.get(i) - t.get(i - 1));
+      }
+    }
+    Collections.sort(gaps);
+    return gaps;
+  }
+
+  /** The events log read event by event: each task's creation and poll times, and the polls. */
+  private static final class Log {
+    final Map<String, List<Long>> times = new HashMap<>();
+    final Map<String, Long> completed = new HashMap<>();
+    final List<Long> pollTimes = new ArrayList<>();
     long lastCreated = Long.MIN_VALUE;
     long firstEnded = Long.MAX_VALUE;
-    long polls = 0;
-    Map<String, Long> completed = new HashMap<>();
-    List<Long> pollTimes = new ArrayList<>();
-    for (JsonNode e : events) {
+    long polls;
+
+    void add(JsonNode e) {
       long at = e.path("at").asLong();
       String task = e.path("taskId").asText();
       switch (e.path("event").asText()) {
@@ -61,7 +104,7 @@ record TaskPolls(
         }
         case "tasks/get" -> {
           if (!times.containsKey(task)) {
-            continue;
+            return;
           }
           times.get(task).add(at);
           pollTimes.add(at);
@@ -76,36 +119,6 @@ record TaskPolls(
         default -> {}
       }
     }
-    List<Long> gaps = new ArrayList<>();
-    for (List<Long> t : times.values()) {
-      // The events are appended in order, but two threads may log out of step by a millisecond.
-      Collections.sort(t);
-      for (int i = 1; i < t.size(); i++) {
-        gaps.add(t.get(i) - t.get(i - 1));
-      }
-    }
-    Collections.sort(gaps);
-    List<Long> lags = new ArrayList<>();
-    completed.forEach((task, at) -> lags.add(at - (times.get(task).getFirst() + taskMs)));
-    Collections.sort(lags);
-    long floor = (long) Math.floor(hintMs * (1 - TOLERANCE));
-    long below = gaps.stream().filter(g -> g < floor).count();
-    double plateau = firstEnded > lastCreated ? (firstEnded - lastCreated) / 1000.0 : 0;
-    long from = lastCreated;
-    long to = firstEnded;
-    long plateauPolls = pollTimes.stream().filter(t -> t >= from && t < to).count();
-    return new TaskPolls(
-        times.size(),
-        polls,
-        completed.size(),
-        gaps.size(),
-        gaps.isEmpty() ? Double.NaN : gaps.getFirst(),
-        gaps.isEmpty() ? Double.NaN : gaps.get((gaps.size() - 1) / 2),
-        below,
-        plateau,
-        plateau > 0 ? plateauPolls : 0,
-        lags.isEmpty() ? Double.NaN : lags.get((lags.size() - 1) / 2),
-        lags.isEmpty() ? Double.NaN : lags.getLast());
   }
 
   /** Polls per task created (NaN without tasks). */

@@ -74,74 +74,7 @@ record TasksBench(Bench.Plan plan, Pg pg, Report report) implements Section {
       try {
         awaitReady(w, wlog);
         Thread.sleep(2_000);
-        Sample idle = Sample.of(w.pid(), wlog, url);
-        long t0 = System.nanoTime();
-        admitAll(
-            url,
-            n,
-            Engines.loaded(BenchFlows.TASK),
-            JSON.objectNode().put("ms", length.toMillis()).put("pollMs", HINT.toMillis()),
-            Engines.taskInventory(server.url()));
-        long working = 0;
-        long until = t0 + length.toNanos();
-        // The plateau: every task working and every body given back (suspended on its call).
-        while (System.nanoTime() < until
-            && ((working = working(url)) < n || bodiesSuspended(url) < n)
-            && ended(url) == 0) {
-          Thread.sleep(200);
-        }
-        double ramp = (System.nanoTime() - t0) / 1e9;
-        log("  " + working + " tasks working at once after " + (int) ramp + " s");
-        Sample plateau = Sample.of(w.pid(), wlog, url);
-        // Attempts running and threads sampled until the first task ends: their most.
-        long maxRunning = plateau.running();
-        long maxThreads = plateau.procThreads();
-        while (ended(url) == 0 && System.nanoTime() < until + HINT.toNanos() * 2) {
-          maxRunning = Math.max(maxRunning, running(url));
-          maxThreads = Math.max(maxThreads, threads(w.pid()));
-          Thread.sleep(200);
-        }
-        long drainStart = System.nanoTime();
-        long drainBy = drainStart + DRAIN_TIMEOUT.toNanos();
-        while (System.nanoTime() < drainBy && rootsEnded(url) < n) {
-          Thread.sleep(200);
-        }
-        double drain = (System.nanoTime() - drainStart) / 1e9;
-        long succeeded =
-            count(
-                url,
-                "SELECT count(*) FROM flows.runs WHERE parent_run_id IS NULL"
-                    + " AND status = 'succeeded'");
-        TaskPolls polls = TaskPolls.of(read(events), HINT.toMillis(), length.toMillis());
-        log(
-            "  threads "
-                + idle.dump()
-                + " → "
-                + plateau.dump()
-                + ", polls/task "
-                + polls.pollsPerTask()
-                + ", min gap "
-                + polls.minGapMs()
-                + " ms, drained in "
-                + (int) drain
-                + " s, "
-                + succeeded
-                + " succeeded");
-        report.tasks(
-            new Report.Tasks(
-                n,
-                CAPACITY,
-                HINT.toMillis(),
-                length.toMillis(),
-                working,
-                ramp,
-                idle,
-                plateau,
-                maxRunning,
-                maxThreads,
-                drain,
-                succeeded,
-                polls));
+        report.tasks(measure(w, wlog, url, n, length, server, events));
       } finally {
         w.destroyForcibly();
         w.waitFor(30, TimeUnit.SECONDS);
@@ -154,6 +87,92 @@ record TasksBench(Bench.Plan plan, Pg pg, Report report) implements Section {
       }
     }
     Files.delete(dir);
+  }
+
+  /** Admits {@code n} runs on the ready worker {@code w}, samples it idle and working, drains. */
+  private Report.Tasks measure(
+      Process w, Path wlog, String url, int n, Duration length, TaskTestServer server, Path events)
+      throws Exception {
+    Sample idle = Sample.of(w.pid(), wlog, url);
+    long t0 = System.nanoTime();
+    admitAll(
+        url,
+        n,
+        Engines.loaded(BenchFlows.TASK),
+        JSON.objectNode().put("ms", length.toMillis()).put("pollMs", HINT.toMillis()),
+        Engines.taskInventory(server.url()));
+    long working = 0;
+    long until = t0 + length.toNanos();
+    // The plateau: every task working and every body given back (suspended on its call).
+    while (System.nanoTime() < until
+        && ((working = working(url)) < n || bodiesSuspended(url) < n)
+        && ended(url) == 0) {
+      Thread.sleep(200);
+    }
+    double ramp = (System.nanoTime() - t0) / 1e9;
+    log("  " + working + " tasks working at once after " + (int) ramp + " s");
+    Sample plateau = Sample.of(w.pid(), wlog, url);
+    Most most = most(w, url, plateau, until + HINT.toNanos() * 2);
+    double drain = drainSeconds(url, n);
+    long succeeded =
+        count(
+            url,
+            "SELECT count(*) FROM flows.runs WHERE parent_run_id IS NULL"
+                + " AND status = 'succeeded'");
+    TaskPolls polls = TaskPolls.of(read(events), HINT.toMillis(), length.toMillis());
+    log(
+        "  threads "
+            + idle.dump()
+            + " → "
+            + plateau.dump()
+            + ", polls/task "
+            + polls.pollsPerTask()
+            + ", min gap "
+            + polls.minGapMs()
+            + " ms, drained in "
+            + (int) drain
+            + " s, "
+            + succeeded
+            + " succeeded");
+    return new Report.Tasks(
+        n,
+        CAPACITY,
+        HINT.toMillis(),
+        length.toMillis(),
+        working,
+        ramp,
+        idle,
+        plateau,
+        most.running(),
+        most.threads(),
+        drain,
+        succeeded,
+        polls);
+  }
+
+  /** The most attempts running and OS threads seen. */
+  private record Most(long running, long threads) {}
+
+  /** Attempts running and threads sampled until the first task ends (or {@code by}): their most. */
+  private static Most most(Process w, String url, Sample plateau, long by) throws Exception {
+    long maxRunning = plateau.running();
+    long maxThreads = plateau.procThreads();
+    while (ended(url) == 0 && System.nanoTime() < by) {
+      maxRunning = Math.max(maxRunning, running(url));
+      maxThreads = Math.max(maxThreads, threads(w.pid()));
+      Thread.sleep(200);
+    }
+    return new Most(maxRunning, maxThreads);
+  }
+
+  /** Waits (up to the drain timeout) for the {@code n} root runs to end; the seconds it took. */
+  private static double drainSeconds(String url, int n) throws Exception {
+    long drainStart = System.nanoTime();
+    long drainBy = drainStart + DRAIN_TIMEOUT.toNanos();
+    while (System.nanoTime() < drainBy && rootsEnded(url) < n) {
+      Thread.sleep(200);
+    }
+    return (System.nanoTime() - drainStart) / 1e9;
   }
 
   /**

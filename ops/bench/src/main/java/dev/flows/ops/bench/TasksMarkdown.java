@@ -16,7 +16,12 @@ final class TasksMarkdown {
   }
 
   private static void render(Report.Tasks t, StringBuilder md) {
-    TaskPolls p = t.polls();
+    resources(t, md);
+    polls(t, md);
+  }
+
+  /** What was measured, then threads and memory idle and with every task working. */
+  private static void resources(Report.Tasks t, StringBuilder md) {
     md.append("\n## Task-backed calls in flight on one worker\n\n")
         .append(t.runs())
         .append(" runs, each one durable `f.mcp` call of the task test server's `slow` tool")
@@ -64,8 +69,13 @@ final class TasksMarkdown {
                 f1(t.liveHeapPerTask() / 1024),
                 f1(t.drainSeconds()),
                 t.succeeded() + " of " + t.runs()))
-        .append("\n")
-        .append(
+        .append("\n");
+  }
+
+  /** How the server's tasks were polled, from its own events log. */
+  private static void polls(Report.Tasks t, StringBuilder md) {
+    TaskPolls p = t.polls();
+    md.append(
             header(
                 "tasks",
                 "tasks/get",

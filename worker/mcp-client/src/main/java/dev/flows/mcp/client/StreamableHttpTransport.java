@@ -165,29 +165,20 @@ public final class StreamableHttpTransport implements McpClientTransport, Cancel
       send(message, false);
       return;
     }
-    if (status >= 300 && status < 400) {
-      McpHttp.discard(r);
-      throw error(
-          McpDiagnostic.HANDSHAKE_REJECTED,
-          "redirect ("
-              + status
-              + ") to "
-              + r.headers().firstValue("Location").orElse("?")
-              + " refused",
-          null);
-    }
-    if (status >= 400) {
-      String body = McpHttp.discard(r);
-      McpDiagnostic d =
-          init
-              ? McpDiagnostic.HANDSHAKE_REJECTED
-              : status >= 500 ? McpDiagnostic.MCP_RESULT_UNAVAILABLE : McpDiagnostic.MCP_TOOL_ERROR;
-      throw error(
-          d, "HTTP " + status + (body.isBlank() ? "" : ": " + McpHttp.abbreviate(body)), null);
-    }
+    HttpRefusals.refuseUnlessAnswered(r, init, server.name());
     if (init) {
       r.headers().firstValue(SESSION).ifPresent(s -> sessionId = s);
     }
+    receive(r, message);
+    if (message instanceof JSONRPCNotification n
+        && McpSchema.METHOD_NOTIFICATION_INITIALIZED.equals(n.method())) {
+      openGetStream();
+    }
+  }
+
+  /** Hands the server's answer to {@code message} on, as a stream, as JSON, or not at all. */
+  private void receive(HttpResponse<InputStream> r, JSONRPCMessage message) {
+    int status = r.statusCode();
     String type =
         r.headers().firstValue("Content-Type").orElse("").toLowerCase(java.util.Locale.ROOT);
     if (status == 202 || status == 204) {
@@ -205,10 +196,6 @@ public final class StreamableHttpTransport implements McpClientTransport, Cancel
       }
     } else {
       McpHttp.discard(r);
-    }
-    if (message instanceof JSONRPCNotification n
-        && McpSchema.METHOD_NOTIFICATION_INITIALIZED.equals(n.method())) {
-      openGetStream();
     }
   }
 

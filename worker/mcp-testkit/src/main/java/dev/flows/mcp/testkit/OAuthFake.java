@@ -39,36 +39,44 @@ public final class OAuthFake {
   public OAuthFake(FaultServer server) {
     this.server = server;
     String base = server.base().toString();
-    server.gate =
-        r -> {
-          String auth = r.header("Authorization").orElse("");
-          Set<String> granted = auth.startsWith("Bearer ") ? tokens.get(auth.substring(7)) : null;
-          String prm = base + "/.well-known/oauth-protected-resource/mcp";
-          if (granted == null) {
-            return Optional.of(
-                new FaultServer.Answer(
-                    401,
-                    Map.of(
-                        "WWW-Authenticate",
-                        "Bearer resource_metadata=\"" + prm + "\", scope=\"" + baseScope + "\""),
-                    ""));
-          }
-          if (r.body().contains("\"tools/call\"")
-              && !granted.containsAll(List.of(callScope.split(" ")))) {
-            return Optional.of(
-                new FaultServer.Answer(
-                    403,
-                    Map.of(
-                        "WWW-Authenticate",
-                        "Bearer error=\"insufficient_scope\", scope=\""
-                            + callScope
-                            + "\", resource_metadata=\""
-                            + prm
-                            + "\""),
-                    ""));
-          }
-          return Optional.empty();
-        };
+    server.gate = r -> gate(r, base);
+    routeMetadata(base);
+    routeAuthorizationServer(base);
+  }
+
+  /** 401 without a token this fake issued, 403 on a tool call without {@code callScope}. */
+  private Optional<FaultServer.Answer> gate(FaultServer.Seen r, String base) {
+    String auth = r.header("Authorization").orElse("");
+    Set<String> granted = auth.startsWith("Bearer ") ? tokens.get(auth.substring(7)) : null;
+    String prm = base + "/.well-known/oauth-protected-resource/mcp";
+    if (granted == null) {
+      return Optional.of(
+          new FaultServer.Answer(
+              401,
+              Map.of(
+                  "WWW-Authenticate",
+                  "Bearer resource_metadata=\"" + prm + "\", scope=\"" + baseScope + "\""),
+              ""));
+    }
+    if (r.body().contains("\"tools/call\"")
+        && !granted.containsAll(List.of(callScope.split(" ")))) {
+      return Optional.of(
+          new FaultServer.Answer(
+              403,
+              Map.of(
+                  "WWW-Authenticate",
+                  "Bearer error=\"insufficient_scope\", scope=\""
+                      + callScope
+                      + "\", resource_metadata=\""
+                      + prm
+                      + "\""),
+              ""));
+    }
+    return Optional.empty();
+  }
+
+  /** The protected-resource and authorization-server metadata. */
+  private void routeMetadata(String base) {
     server.route(
         "/.well-known/oauth-protected-resource/mcp",
         r ->
@@ -90,6 +98,10 @@ public final class OAuthFake {
           m.put("token_endpoint_auth_methods_supported", List.of("client_secret_post"));
           return json(m);
         });
+  }
+
+  /** Dynamic registration, the authorize endpoint and the token endpoint. */
+  private void routeAuthorizationServer(String base) {
     server.route(
         "/as/register",
         r ->

@@ -53,8 +53,20 @@ public final class TestTools {
    * echo, add, noop, env, pid, sleep, fail, die, spawn_grandchild, add_tool, meta, ledger, timed.
    */
   public static List<SyncToolSpecification> all(AtomicReference<McpSyncServer> self) {
-    Map<String, Object> none = schema(Map.of(), List.of());
     List<SyncToolSpecification> tools = new ArrayList<>();
+    Map<String, Object> none = schema(Map.of(), List.of());
+    basic(tools, none);
+    processes(tools, none);
+    tools.add(addTool(self, none));
+    tools.add(meta(none));
+    tools.add(ledger(none));
+    tools.add(timed());
+    tools.add(askLive());
+    return tools;
+  }
+
+  /** echo, add, noop, env, pid, sleep and fail: answers from the arguments alone. */
+  private static void basic(List<SyncToolSpecification> tools, Map<String, Object> none) {
     tools.add(
         tool(
             "echo",
@@ -99,6 +111,10 @@ public final class TestTools {
             none,
             null,
             a -> CallToolResult.builder().addTextContent("it broke").isError(true).build()));
+  }
+
+  /** die (halts this server) and spawn_grandchild (leaves a process behind). */
+  private static void processes(List<SyncToolSpecification> tools, Map<String, Object> none) {
     tools.add(
         tool(
             "die",
@@ -124,86 +140,91 @@ public final class TestTools {
                 return CallToolResult.builder().addTextContent(e.toString()).isError(true).build();
               }
             }));
-    tools.add(
-        tool(
-            "add_tool",
-            schema(Map.of("name", Map.of("type", "string")), List.of("name")),
-            null,
-            a -> {
-              String name = String.valueOf(a.get("name"));
-              self.get().addTool(tool(name, none, null, x -> text(name)));
-              return text("added " + name);
-            }));
-    tools.add(
-        SyncToolSpecification.builder()
-            .tool(
-                McpSchema.Tool.builder()
-                    .name("meta")
-                    .description("answers the request's _meta")
-                    .inputSchema(none)
-                    .build())
-            .callHandler(
-                (ex, req) ->
-                    text(
-                        String.valueOf(
-                            req.meta() == null ? Map.of() : new java.util.TreeMap<>(req.meta()))))
-            .build());
-    tools.add(
-        SyncToolSpecification.builder()
-            .tool(
-                McpSchema.Tool.builder()
-                    .name("ledger")
-                    .description(
-                        "performs once per idempotency key (from _meta): the key is appended to the file"
-                            + " named by FLOWS_TEST_LEDGER the first time; every call is appended to"
-                            + " FLOWS_TEST_LEDGER.calls")
-                    .inputSchema(none)
-                    .build())
-            .callHandler(
-                (ex, req) -> {
-                  Object key =
-                      req.meta() == null
-                          ? null
-                          : req.meta().get(McpTransportPort.IDEMPOTENCY_KEY_META);
-                  String file = System.getenv("FLOWS_TEST_LEDGER");
-                  if (file == null) {
-                    return CallToolResult.builder()
-                        .addTextContent("FLOWS_TEST_LEDGER is not set")
-                        .isError(true)
-                        .build();
-                  }
-                  java.nio.file.Path ledger = java.nio.file.Path.of(file);
-                  java.nio.file.Path calls = java.nio.file.Path.of(file + ".calls");
-                  // Several server processes (one per worker) may share a ledger: the check and
-                  // the append hold a file lock, so that they are one step across processes too.
-                  synchronized (TestTools.class) {
-                    try (java.nio.channels.FileChannel lock =
-                            java.nio.channels.FileChannel.open(
-                                java.nio.file.Path.of(file + ".lock"),
-                                java.nio.file.StandardOpenOption.CREATE,
-                                java.nio.file.StandardOpenOption.WRITE);
-                        var held = lock.lock()) {
-                      append(calls, key + "\n");
-                      // Idempotency-aware: a key seen before is not performed again.
-                      if (java.nio.file.Files.exists(ledger)
-                          && java.nio.file.Files.readAllLines(ledger)
-                              .contains(String.valueOf(key))) {
-                        return text("performed " + key);
-                      }
-                      append(ledger, key + "\n");
-                    } catch (IOException e) {
-                      return CallToolResult.builder()
-                          .addTextContent(e.toString())
-                          .isError(true)
-                          .build();
-                    }
-                  }
-                  return text("performed " + key);
-                })
-            .build());
-    tools.add(timed());
-    tools.add(askLive());
-    return tools;
+  }
+
+  /** {@code add_tool {name}}: adds a tool named {@code name} to the running server. */
+  private static SyncToolSpecification addTool(
+      AtomicReference<McpSyncServer> self, Map<String, Object> none) {
+    return tool(
+        "add_tool",
+        schema(Map.of("name", Map.of("type", "string")), List.of("name")),
+        null,
+        a -> {
+          String name = String.valueOf(a.get("name"));
+          self.get().addTool(tool(name, none, null, x -> text(name)));
+          return text("added " + name);
+        });
+  }
+
+  /** {@code meta}: answers the request's {@code _meta}. */
+  private static SyncToolSpecification meta(Map<String, Object> none) {
+    return SyncToolSpecification.builder()
+        .tool(
+            McpSchema.Tool.builder()
+                .name("meta")
+                .description("answers the request's _meta")
+                .inputSchema(none)
+                .build())
+        .callHandler(
+            (ex, req) ->
+                text(
+                    String.valueOf(
+                        req.meta() == null ? Map.of() : new java.util.TreeMap<>(req.meta()))))
+        .build();
+  }
+
+  /** {@code ledger}: performs once per idempotency key, see {@link #ledgerCall}. */
+  private static SyncToolSpecification ledger(Map<String, Object> none) {
+    return SyncToolSpecification.builder()
+        .tool(
+            McpSchema.Tool.builder()
+                .name("ledger")
+                .description(
+                    "performs once per idempotency key (from _meta): the key is appended to the file"
+                        + " named by FLOWS_TEST_LEDGER the first time; every call is appended to"
+                        + " FLOWS_TEST_LEDGER.calls")
+                .inputSchema(none)
+                .build())
+        .callHandler((ex, req) -> ledgerCall(req))
+        .build();
+  }
+
+  /**
+   * Appends the call's idempotency key to {@code FLOWS_TEST_LEDGER.calls}, and to {@code
+   * FLOWS_TEST_LEDGER} the first time the key is seen.
+   */
+  private static CallToolResult ledgerCall(McpSchema.CallToolRequest req) {
+    Object key = req.meta() == null ? null : req.meta().get(McpTransportPort.IDEMPOTENCY_KEY_META);
+    String file = System.getenv("FLOWS_TEST_LEDGER");
+    if (file == null) {
+      return CallToolResult.builder()
+          .addTextContent("FLOWS_TEST_LEDGER is not set")
+          .isError(true)
+          .build();
+    }
+    java.nio.file.Path ledger = java.nio.file.Path.of(file);
+    java.nio.file.Path calls = java.nio.file.Path.of(file + ".calls");
+    // Several server processes (one per worker) may share a ledger: the check and
+    // the append hold a file lock, so that they are one step across processes too.
+    synchronized (TestTools.class) {
+      try (java.nio.channels.FileChannel lock =
+              java.nio.channels.FileChannel.open(
+                  java.nio.file.Path.of(file + ".lock"),
+                  java.nio.file.StandardOpenOption.CREATE,
+                  java.nio.file.StandardOpenOption.WRITE);
+          var held = lock.lock()) {
+        append(calls, key + "\n");
+        // Idempotency-aware: a key seen before is not performed again.
+        if (java.nio.file.Files.exists(ledger)
+            && java.nio.file.Files.readAllLines(ledger).contains(String.valueOf(key))) {
+          return text("performed " + key);
+        }
+        append(ledger, key + "\n");
+      } catch (IOException e) {
+        return CallToolResult.builder().addTextContent(e.toString()).isError(true).build();
+      }
+    }
+    return text("performed " + key);
   }
 
   /**

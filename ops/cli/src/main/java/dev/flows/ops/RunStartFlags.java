@@ -4,7 +4,7 @@ import java.util.Optional;
 import picocli.CommandLine.Option;
 
 /** How a command that admits a flow run starts it: {@code flows run} and {@code runs rerun}. */
-final class StartOptions {
+final class RunStartFlags {
   @Option(
       names = "--key",
       paramLabel = "KEY",
