@@ -74,7 +74,7 @@ class ConfirmedRefundFlowTest {
         .migrate(true)
         .register(flow)
         .flowsJson(dir)
-        .credentials(Runs.withPaymentsToken(TOKEN))
+        .secrets(name -> name.equals(PaymentsServer.TOKEN_ENV) ? TOKEN : System.getenv(name))
         .worker(w -> w.pollInterval(Duration.ofMillis(50)))
         .build();
   }

@@ -91,7 +91,7 @@ class FlowsTest {
         withWorker(
                 on(db)
                     .register(new TestFlows.Fragile())
-                    .mcpServer(Jvm.stdioServer("fragile", List.of(), Map.of())))
+                    .mcpServer(McpServer.of(Jvm.stdioServer("fragile", List.of(), Map.of()))))
             .build()) {
       RunHandle<JsonNode> h =
           flows.start(TestFlows.Fragile.class, TestFlows.json(Map.of()), StartOptions.key("p"));

@@ -9,6 +9,7 @@ import dev.flows.kernel.journal.StepOutcome;
 import dev.flows.kernel.spec.Backoff;
 import dev.flows.sdk.CallPolicy;
 import dev.flows.sdk.Ctx.StepBody;
+import dev.flows.sdk.FlowsError;
 import dev.flows.sdk.RetryPolicy;
 import java.time.Duration;
 import java.time.Instant;
@@ -128,7 +129,12 @@ final class StepCalls implements PolicyHandles.StepRunner {
         Thread.currentThread().interrupt();
         throw interrupted(call);
       }
-      String code = failure instanceof FlowsException fe ? fe.code().wire() : "";
+      String code =
+          switch (failure) {
+            case FlowsException fe -> fe.code().wire();
+            case FlowsError fe -> fe.code();
+            default -> "";
+          };
       boolean retried = attempt < p.maxAttempts() && p.retries(code, failure);
       ObjectNode record = JSON.objectNode().put("name", name).put("attempt", attempt);
       record.put("at", clock.instant().toString());

@@ -70,7 +70,7 @@ class CallPoliciesTest {
                 .call(Map.of("ms", 60000));
             return JsonNodeFactory.instance.objectNode().put("code", "none");
           } catch (ChildFailedException e) {
-            return JsonNodeFactory.instance.objectNode().put("code", e.code().wire());
+            return JsonNodeFactory.instance.objectNode().put("code", e.code());
           }
         }
       }
@@ -130,7 +130,7 @@ class CallPoliciesTest {
                 .backoff(Duration.ofMillis(50), 1.0, Duration.ofMillis(50))).call();
             return JsonNodeFactory.instance.objectNode().put("code", "none");
           } catch (ChildFailedException e) {
-            return JsonNodeFactory.instance.objectNode().put("code", e.code().wire());
+            return JsonNodeFactory.instance.objectNode().put("code", e.code());
           }
         }
       }
@@ -203,7 +203,7 @@ class CallPoliciesTest {
                     .backoff(Duration.ofMillis(300), 2.0, Duration.ofSeconds(5)))
                 .call(() -> { throw new IllegalStateException("still down"); });
           } catch (FlowsException e) {
-            out.put("down", e.code().wire()).put("downMessage", e.getMessage());
+            out.put("down", e.code()).put("downMessage", e.getMessage());
           }
           try {
             f.step("refused").retry(RetryPolicy.attempts(3)
@@ -216,7 +216,7 @@ class CallPoliciesTest {
             f.step("slow").timeout(Duration.ofMillis(200))
                 .call(() -> { Thread.sleep(30_000); return 1; });
           } catch (FlowsException e) {
-            out.put("slow", e.code().wire());
+            out.put("slow", e.code());
           }
           int[] calls = {0};
           int third = f.step("third").retry(RetryPolicy.attempts(3)
