@@ -125,7 +125,7 @@ class ConfirmedRefundFlowTest {
               Map.of("email", "ivy@example.com", "amountCents", 1200, "currency", "EUR"),
               StartOptions.key("refund-ivy"));
       RunParkedException parked = awaitParked(h);
-      assertThat(parked.code()).isEqualTo(ErrorCode.INPUT_REQUIRED);
+      assertThat(parked.code()).isEqualTo(ErrorCode.INPUT_REQUIRED.wire());
       RunId call = parked.parkedRun();
       assertThat(parked.stepId()).isEqualTo("call");
       assertThat(refundKeys()).as("nothing refunded before the confirmation").isEmpty();

@@ -100,7 +100,7 @@ class InventoryCacheTest {
                           TestFlows.json(Map.of("call", "late")),
                           StartOptions.key("first"))
                       .result(WAIT));
-      assertThat(unknown.code()).isEqualTo(ErrorCode.MCP_UNKNOWN_TOOL);
+      assertThat(unknown.code()).isEqualTo(ErrorCode.MCP_UNKNOWN_TOOL.wire());
 
       assertThat(
               flows

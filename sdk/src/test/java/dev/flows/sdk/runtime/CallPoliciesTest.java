@@ -203,7 +203,7 @@ class CallPoliciesTest {
                     .backoff(Duration.ofMillis(300), 2.0, Duration.ofSeconds(5)))
                 .call(() -> { throw new IllegalStateException("still down"); });
           } catch (FlowsException e) {
-            out.put("down", e.code()).put("downMessage", e.getMessage());
+            out.put("down", e.code().wire()).put("downMessage", e.getMessage());
           }
           try {
             f.step("refused").retry(RetryPolicy.attempts(3)
@@ -216,7 +216,7 @@ class CallPoliciesTest {
             f.step("slow").timeout(Duration.ofMillis(200))
                 .call(() -> { Thread.sleep(30_000); return 1; });
           } catch (FlowsException e) {
-            out.put("slow", e.code());
+            out.put("slow", e.code().wire());
           }
           int[] calls = {0};
           int third = f.step("third").retry(RetryPolicy.attempts(3)
