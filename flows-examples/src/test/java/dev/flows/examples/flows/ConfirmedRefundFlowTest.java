@@ -74,7 +74,7 @@ class ConfirmedRefundFlowTest {
         .migrate(true)
         .register(flow)
         .flowsJson(dir)
-        .credentials(Runs.withPaymentsToken(TOKEN))
+        .secrets(name -> name.equals(PaymentsServer.TOKEN_ENV) ? TOKEN : System.getenv(name))
         .worker(w -> w.pollInterval(Duration.ofMillis(50)))
         .build();
   }
@@ -125,7 +125,7 @@ class ConfirmedRefundFlowTest {
               Map.of("email", "ivy@example.com", "amountCents", 1200, "currency", "EUR"),
               StartOptions.key("refund-ivy"));
       RunParkedException parked = awaitParked(h);
-      assertThat(parked.code()).isEqualTo(ErrorCode.INPUT_REQUIRED);
+      assertThat(parked.code()).isEqualTo(ErrorCode.INPUT_REQUIRED.wire());
       RunId call = parked.parkedRun();
       assertThat(parked.stepId()).isEqualTo("call");
       assertThat(refundKeys()).as("nothing refunded before the confirmation").isEmpty();

@@ -1,19 +1,18 @@
 package dev.flows.sdk;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.flows.kernel.ErrorCode;
-import dev.flows.kernel.FlowsException;
 
 /**
  * An {@code f.*} call whose child run failed. The code is the child's diagnostic (e.g. {@code
- * mcp_tool_error}); a body may catch it and go on, or let it fail the flow.
+ * mcp_tool_error}); a body may catch it and go on, or let it fail the flow (the attempt then fails
+ * with the child's diagnostic).
  */
-public final class ChildFailedException extends FlowsException {
+public final class ChildFailedException extends FlowsError {
   private final RunId child;
   private final JsonNode diagnostic;
 
   public ChildFailedException(
-      ErrorCode code, String message, RunId child, JsonNode diagnostic, boolean retryable) {
+      String code, String message, RunId child, JsonNode diagnostic, boolean retryable) {
     super(
         code,
         message,

@@ -216,7 +216,7 @@ public final class Flows implements AutoCloseable {
   /** The exception for a run that did not succeed; a tool the inventory lacked refreshes it. */
   RunNotSucceededException ended(RunSnapshot run) {
     RunNotSucceededException e = RunOutcomes.notSucceeded(journal(), run);
-    if (e.code() == ErrorCode.MCP_UNKNOWN_TOOL) {
+    if (e.code().equals(ErrorCode.MCP_UNKNOWN_TOOL.wire())) {
       catalog.named(run.name()).ifPresent(FlowCatalog.Registered::forget);
     }
     return e;

@@ -3,7 +3,6 @@ package dev.flows.embed;
 import dev.flows.kernel.ErrorCode;
 import dev.flows.kernel.FlowsException;
 import dev.flows.kernel.mcp.McpClientConfig;
-import dev.flows.kernel.mcp.McpServerConfig;
 import dev.flows.mcp.client.McpCredentials;
 import dev.flows.sdk.Flow;
 import dev.flows.sdk.config.FlowsConfig;
@@ -22,7 +21,9 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.function.Consumer;
+import java.util.function.Function;
 import javax.sql.DataSource;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Options of a {@link Flows}, each with a default (SURFACE.md, "Embedding API"). Only the database
@@ -85,19 +86,13 @@ public final class FlowsBuilder {
     return this;
   }
 
-  /** An MCP server given in code, which does not dedupe calls by idempotency key. */
-  public FlowsBuilder mcpServer(McpServerConfig server) {
-    return mcpServer(server, false);
-  }
-
   /**
-   * An MCP server given in code. {@code honoursIdempotencyKeys}: it dedupes calls by the key in
-   * {@code _meta}, so a call whose outcome is unknown may be sent again (flows.json's {@code
-   * "idempotencyKeys"}).
+   * An MCP server given in code ({@link McpServer#stdio}, {@link McpServer#http}); two of one name
+   * are refused {@code config_invalid}.
    */
-  public FlowsBuilder mcpServer(McpServerConfig server, boolean honoursIdempotencyKeys) {
-    if (servers.putIfAbsent(server.name(), new ServerEntry(server, honoursIdempotencyKeys))
-        != null) {
+  public FlowsBuilder mcpServer(McpServer server) {
+    ServerEntry entry = new ServerEntry(server.config(), server.honoursIdempotencyKeys());
+    if (servers.putIfAbsent(server.name(), entry) != null) {
       throw refusal(
           "two MCP servers named " + server.name(), "give each server once, with its own name");
     }
@@ -147,9 +142,12 @@ public final class FlowsBuilder {
     return this;
   }
 
-  /** Secrets for MCP servers' auth; default: read from the environment. */
-  public FlowsBuilder credentials(McpCredentials credentials) {
-    this.credentials = Optional.of(credentials);
+  /**
+   * Where the secrets that MCP servers' auth names ({@code "env:NAME"} in flows.json) are read: the
+   * value of {@code NAME}, or null when it is not set; default: this process's environment.
+   */
+  public FlowsBuilder secrets(Function<String, @Nullable String> lookup) {
+    this.credentials = Optional.of(new McpCredentials(lookup::apply, Map.of(), Map.of(), Map.of()));
     return this;
   }
 

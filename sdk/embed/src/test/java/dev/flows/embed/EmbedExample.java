@@ -1,7 +1,6 @@
 package dev.flows.embed;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.flows.kernel.mcp.McpServerConfig;
 import java.time.Duration;
 import javax.sql.DataSource;
 
@@ -13,7 +12,7 @@ import javax.sql.DataSource;
 final class EmbedExample {
   private EmbedExample() {}
 
-  static String triage(DataSource ds, McpServerConfig tickets, JsonNode input)
+  static String triage(DataSource ds, McpServer tickets, JsonNode input)
       throws InterruptedException {
     // README:begin
     try (Flows flows =
@@ -29,11 +28,11 @@ final class EmbedExample {
         JsonNode out = h.result(Duration.ofMinutes(5));
         return "category " + out.path("category").asText();
       } catch (RunFailedException e) { // e.code(): the diagnostic; e.diagnostic(): its details
-        return "failed " + e.code().wire();
+        return "failed " + e.code();
       } catch (RunParkedException e) { // an operator decides: e.parkedRun(), e.stepId()
         return "parked at " + e.parkedRun();
       } catch (RunCanceledException | ResultTimeoutException e) {
-        return e.code().wire();
+        return e.code();
       }
     } // close() drains the worker as SIGTERM does, and closes what build() opened
     // README:end

@@ -98,7 +98,7 @@ class FlowsLifecycleTest {
                 on(db)
                     .register(new TestFlows.Fragile())
                     .flowsJson(dir.resolve("flows.json"))
-                    .mcpServer(server)
+                    .mcpServer(McpServer.of(server))
                     .build())
         .isInstanceOfSatisfying(
             FlowsException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.CONFIG_INVALID));

@@ -76,7 +76,7 @@ class FlowsTest {
               TestFlows.Boom.class, TestFlows.json(Map.of("order", "o-7")), StartOptions.key("b"));
 
       RunFailedException e = catchThrowableOfType(RunFailedException.class, () -> h.result(WAIT));
-      assertThat(e.code()).isEqualTo(ErrorCode.FLOW_FAILED);
+      assertThat(e.code()).isEqualTo(ErrorCode.FLOW_FAILED.wire());
       assertThat(e.runId()).isEqualTo(h.runId());
       assertThat(e.stepId()).contains("body");
       assertThat(e.getMessage()).contains("no stock for o-7");
@@ -86,18 +86,44 @@ class FlowsTest {
   }
 
   @Test
+  void aFlowsErrorABodyThrowsFailsTheRunWithItsCodeAndAnUnknownCodeAsFlowFailed() {
+    try (Flows flows = withWorker(on(db).register(new TestFlows.Refuses())).build()) {
+      RunHandle<JsonNode> known =
+          flows.start(
+              TestFlows.Refuses.class,
+              TestFlows.json(Map.of("code", "invalid_input")),
+              StartOptions.key("known"));
+      RunHandle<JsonNode> unknown =
+          flows.start(
+              TestFlows.Refuses.class,
+              TestFlows.json(Map.of("code", "order_closed")),
+              StartOptions.key("unknown"));
+
+      RunFailedException e =
+          catchThrowableOfType(RunFailedException.class, () -> known.result(WAIT));
+      assertThat(e.code()).isEqualTo("invalid_input");
+      assertThat(e.diagnostic().path("place").asText()).isEqualTo("order o-7");
+      assertThat(e.diagnostic().path("fix").asText()).isEqualTo("open it");
+      RunFailedException u =
+          catchThrowableOfType(RunFailedException.class, () -> unknown.result(WAIT));
+      assertThat(u.code()).isEqualTo("flow_failed");
+      assertThat(u.getMessage()).contains("the order is closed");
+    }
+  }
+
+  @Test
   void aRunParkedOnACallOfUnknownOutcomeThrowsRunParkedExceptionNamingTheCall() {
     try (Flows flows =
         withWorker(
                 on(db)
                     .register(new TestFlows.Fragile())
-                    .mcpServer(Jvm.stdioServer("fragile", List.of(), Map.of())))
+                    .mcpServer(McpServer.of(Jvm.stdioServer("fragile", List.of(), Map.of()))))
             .build()) {
       RunHandle<JsonNode> h =
           flows.start(TestFlows.Fragile.class, TestFlows.json(Map.of()), StartOptions.key("p"));
 
       RunParkedException e = catchThrowableOfType(RunParkedException.class, () -> h.result(WAIT));
-      assertThat(e.code()).isEqualTo(ErrorCode.EFFECT_OUTCOME_UNKNOWN);
+      assertThat(e.code()).isEqualTo(ErrorCode.EFFECT_OUTCOME_UNKNOWN.wire());
       assertThat(e.runId()).isEqualTo(h.runId());
       assertThat(flows.journal().children(Boundary.ref(h.runId())))
           .containsExactly(Boundary.ref(e.parkedRun()));
@@ -119,7 +145,7 @@ class FlowsTest {
 
       RunCanceledException e =
           catchThrowableOfType(RunCanceledException.class, () -> h.result(WAIT));
-      assertThat(e.code()).isEqualTo(ErrorCode.RUN_CANCELED);
+      assertThat(e.code()).isEqualTo(ErrorCode.RUN_CANCELED.wire());
       assertThat(e.reason()).isEqualTo("the customer withdrew");
       assertThat(h.state()).isEqualTo(RunState.CANCELED);
     }
@@ -139,7 +165,7 @@ class FlowsTest {
               ResultTimeoutException.class, () -> h.result(Duration.ofMillis(300)));
       assertThat(Duration.ofNanos(System.nanoTime() - began))
           .isGreaterThanOrEqualTo(Duration.ofMillis(300));
-      assertThat(e.code()).isEqualTo(ErrorCode.RESULT_TIMEOUT);
+      assertThat(e.code()).isEqualTo(ErrorCode.RESULT_TIMEOUT.wire());
       assertThat(e.retryable()).isTrue();
       assertThat(h.state()).isEqualTo(RunState.RUNNING);
     }

@@ -54,7 +54,8 @@ class InventoryCacheTest {
 
   @Test
   void startsReuseOnePreflightUntilTheInventoryIsRefreshed() {
-    try (Flows flows = on(db).register(new TestFlows.Grower()).mcpServer(web).build()) {
+    try (Flows flows =
+        on(db).register(new TestFlows.Grower()).mcpServer(McpServer.of(web)).build()) {
       assertThat(sessionsOpened()).as("build connects to no server").isZero();
       flows.start(
           TestFlows.Grower.class, TestFlows.json(Map.of("call", "echo")), StartOptions.key("a"));
@@ -74,7 +75,8 @@ class InventoryCacheTest {
 
   @Test
   void aRunThatMetAToolTheInventoryLackedMakesTheNextStartPreflightAgain() throws Exception {
-    try (Flows flows = withWorker(on(db).register(new TestFlows.Grower()).mcpServer(web)).build()) {
+    try (Flows flows =
+        withWorker(on(db).register(new TestFlows.Grower()).mcpServer(McpServer.of(web))).build()) {
       String added =
           flows
               .start(
@@ -98,7 +100,7 @@ class InventoryCacheTest {
                           TestFlows.json(Map.of("call", "late")),
                           StartOptions.key("first"))
                       .result(WAIT));
-      assertThat(unknown.code()).isEqualTo(ErrorCode.MCP_UNKNOWN_TOOL);
+      assertThat(unknown.code()).isEqualTo(ErrorCode.MCP_UNKNOWN_TOOL.wire());
 
       assertThat(
               flows

@@ -66,7 +66,7 @@ class ReadmeExampleTest {
     String answer =
         EmbedExample.triage(
             db.dataSource(),
-            Jvm.stdioServer("tickets", List.of(), Map.of()),
+            McpServer.of(Jvm.stdioServer("tickets", List.of(), Map.of())),
             JsonNodeFactory.instance.objectNode().put("text", "  refund please "));
     assertThat(answer).isEqualTo("category refund please");
   }

@@ -6,6 +6,7 @@ import dev.flows.journalstore.testing.TestDatabase;
 import dev.flows.sdk.Ctx;
 import dev.flows.sdk.Flow;
 import dev.flows.sdk.FlowHeader;
+import dev.flows.sdk.FlowsError;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
@@ -73,6 +74,20 @@ final class TestFlows {
     @Override
     public JsonNode run(Ctx f, JsonNode input) {
       throw new IllegalStateException("no stock for " + input.path("order").asText());
+    }
+  }
+
+  /** Throws the public {@code FlowsError} with the code given as input {@code code}. */
+  static final class Refuses implements Flow<JsonNode, JsonNode> {
+    @Override
+    public FlowHeader header() {
+      return FlowHeader.named("refuses").build();
+    }
+
+    @Override
+    public JsonNode run(Ctx f, JsonNode input) {
+      throw new FlowsError(
+          input.path("code").asText(), "the order is closed", "order o-7", "open it", false, null);
     }
   }
 

@@ -183,7 +183,7 @@ final class ChildIssuer {
 
   private ChildFailedException cancelledBeforeStart(RunRef child, String call) {
     return new ChildFailedException(
-        ErrorCode.DISPATCH_TIMEOUT,
+        ErrorCode.DISPATCH_TIMEOUT.wire(),
         call + " was cancelled before it started: " + ChildReports.cancelReason(journal, child),
         new dev.flows.sdk.RunId(child.value()),
         JSON.objectNode().put("call", call),

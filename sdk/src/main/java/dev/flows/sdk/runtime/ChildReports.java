@@ -24,7 +24,7 @@ final class ChildReports {
 
   static ChildFailedException dispatchTimeout(Duration deadline, RunRef child, String call) {
     return new ChildFailedException(
-        ErrorCode.DISPATCH_TIMEOUT,
+        ErrorCode.DISPATCH_TIMEOUT.wire(),
         call
             + " was not picked up within "
             + deadline.toMillis()
@@ -53,7 +53,11 @@ final class ChildReports {
                     : ErrorCode.FLOW_FAILED);
     String message = tail.path("message").asText(reason.wire());
     return new ChildFailedException(
-        ec, call + " failed: " + message, new dev.flows.sdk.RunId(child.value()), tail, false);
+        ec.wire(),
+        call + " failed: " + message,
+        new dev.flows.sdk.RunId(child.value()),
+        tail,
+        false);
   }
 
   static String cancelReason(Journal journal, RunRef child) {

@@ -112,8 +112,7 @@ final class FlowAttempts implements Children.Awaited {
     if (n == 1) {
       m.set("policy", StepCalls.json(policy));
     }
-    after.ifPresent(
-        e -> m.putObject("after").put("code", e.code().wire()).put("message", e.getMessage()));
+    after.ifPresent(e -> m.putObject("after").put("code", e.code()).put("message", e.getMessage()));
     return d.memos().keepFlowRecord(pos, String.valueOf(n), m);
   }
 
@@ -180,11 +179,11 @@ final class FlowAttempts implements Children.Awaited {
     if (timedOut) {
       e = timedOut(c.run());
     }
-    String raw = e.diagnostic().path("diagnostic").asText(e.code().wire());
+    String raw = e.diagnostic().path("diagnostic").asText(e.code());
     boolean retried =
         (timedOut || s.status() == RunStatus.FAILED)
             && attempt < retry.maxAttempts()
-            && retry.retries(e.code().wire(), e)
+            && retry.retries(e.code(), e)
             && retry.retries(raw, null);
     if (retried) {
       long delay =
@@ -204,7 +203,7 @@ final class FlowAttempts implements Children.Awaited {
       return last; // not retried: a code the policy names, or a child cancelled by someone else
     }
     return new ChildFailedException(
-        ErrorCode.RETRIES_EXHAUSTED,
+        ErrorCode.RETRIES_EXHAUSTED.wire(),
         call + " failed all " + attempt + " attempts; the last: " + last.getMessage(),
         new dev.flows.sdk.RunId(child.value()),
         last.diagnostic(),
@@ -223,7 +222,11 @@ final class FlowAttempts implements Children.Awaited {
         JSON.objectNode().put("diagnostic", ErrorCode.TIMEOUT.wire()).put("message", message);
     diagnostic.put("call", call).put("deadline", deadline.orElseThrow().toString());
     return new ChildFailedException(
-        ErrorCode.TIMEOUT, message, new dev.flows.sdk.RunId(child.value()), diagnostic, false);
+        ErrorCode.TIMEOUT.wire(),
+        message,
+        new dev.flows.sdk.RunId(child.value()),
+        diagnostic,
+        false);
   }
 
   /** The reason the child of a timed-out attempt is cancelled with: made from journaled values. */

@@ -14,6 +14,7 @@ import dev.flows.kernel.journal.StepOutcome;
 import dev.flows.kernel.spec.StepBody;
 import dev.flows.sdk.ChildFailedException;
 import dev.flows.sdk.Flow;
+import dev.flows.sdk.FlowsError;
 import dev.flows.worker.mcp.InlineMcpCalls;
 import java.time.InstantSource;
 import java.util.List;
@@ -184,6 +185,9 @@ public final class FlowBodyRunner {
     if (e instanceof FlowsException fe) {
       return new StepOutcome.Failed(CompletionReason.WORKER_ERROR, tail(fe), false);
     }
+    if (e instanceof FlowsError fe && ErrorCode.fromWire(fe.code()).isPresent()) {
+      return new StepOutcome.Failed(CompletionReason.WORKER_ERROR, tail(fe), false);
+    }
     FlowsException wrapped =
         new FlowsException(
             ErrorCode.FLOW_FAILED,
@@ -197,15 +201,28 @@ public final class FlowBodyRunner {
   }
 
   static ObjectNode tail(FlowsException e) {
-    ObjectNode t = JSON.objectNode().put("type", FlowBodyInstruction.TYPE);
-    ObjectNode d = t;
-    d.put("diagnostic", e.code().wire()).put("message", e.getMessage());
-    e.place().ifPresent(p -> d.put("place", p));
-    e.fix().ifPresent(f -> d.put("fix", f));
+    return tail(e.code().wire(), e.getMessage(), e.place(), e.fix());
+  }
+
+  /**
+   * The public exception a body threw (a {@link ChildFailedException} it let through, or one it
+   * made), read back by its code: journaled exactly as the engine's own.
+   */
+  private static ObjectNode tail(FlowsError e) {
+    ObjectNode d = tail(e.code(), e.getMessage(), e.place(), e.fix());
     if (e instanceof ChildFailedException c) {
       d.put("child", c.child().value());
       d.set("childTail", c.diagnostic());
     }
-    return t;
+    return d;
+  }
+
+  private static ObjectNode tail(
+      String code, String message, Optional<String> place, Optional<String> fix) {
+    ObjectNode d = JSON.objectNode().put("type", FlowBodyInstruction.TYPE);
+    d.put("diagnostic", code).put("message", message);
+    place.ifPresent(p -> d.put("place", p));
+    fix.ifPresent(f -> d.put("fix", f));
+    return d;
   }
 }

@@ -19,6 +19,7 @@ import dev.flows.kernel.mcp.InputRequest;
 import dev.flows.kernel.mcp.InputResponses;
 import dev.flows.kernel.mcp.LiveInput;
 import dev.flows.sdk.Ctx;
+import dev.flows.sdk.FlowsError;
 import dev.flows.sdk.InputReply;
 import dev.flows.worker.mcp.LiveInputs;
 import java.util.Iterator;
@@ -181,6 +182,8 @@ final class InputAnswers {
       ObjectNode error = memo.putObject("error");
       if (e instanceof FlowsException f) {
         error.put("code", f.code().wire());
+      } else if (e instanceof FlowsError f) {
+        error.put("code", f.code());
       }
       error.put("exception", e.getClass().getName());
       error.put("message", String.valueOf(e.getMessage()));

@@ -9,6 +9,7 @@ import dev.flows.kernel.journal.StepOutcome;
 import dev.flows.kernel.spec.Backoff;
 import dev.flows.sdk.CallPolicy;
 import dev.flows.sdk.Ctx.StepBody;
+import dev.flows.sdk.FlowsError;
 import dev.flows.sdk.RetryPolicy;
 import java.time.Duration;
 import java.time.Instant;
@@ -128,7 +129,7 @@ final class StepCalls implements PolicyHandles.StepRunner {
         Thread.currentThread().interrupt();
         throw interrupted(call);
       }
-      String code = failure instanceof FlowsException fe ? fe.code().wire() : "";
+      String code = codeOf(failure);
       boolean retried = attempt < p.maxAttempts() && p.retries(code, failure);
       ObjectNode record = JSON.objectNode().put("name", name).put("attempt", attempt);
       record.put("at", clock.instant().toString());
@@ -156,6 +157,15 @@ final class StepCalls implements PolicyHandles.StepRunner {
   }
 
   /** One attempt of the body, on a thread of its own when it has a timeout. */
+  /** The refusal code of a step body's failure, engine's or public; empty when it has none. */
+  private static String codeOf(Exception failure) {
+    return switch (failure) {
+      case FlowsException fe -> fe.code().wire();
+      case FlowsError fe -> fe.code();
+      default -> "";
+    };
+  }
+
   private Object once(String name, Optional<Duration> timeout, StepBody<?> body) throws Exception {
     if (timeout.isEmpty()) {
       return body.get();

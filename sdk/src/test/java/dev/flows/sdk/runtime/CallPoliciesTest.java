@@ -70,7 +70,7 @@ class CallPoliciesTest {
                 .call(Map.of("ms", 60000));
             return JsonNodeFactory.instance.objectNode().put("code", "none");
           } catch (ChildFailedException e) {
-            return JsonNodeFactory.instance.objectNode().put("code", e.code().wire());
+            return JsonNodeFactory.instance.objectNode().put("code", e.code());
           }
         }
       }
@@ -130,7 +130,7 @@ class CallPoliciesTest {
                 .backoff(Duration.ofMillis(50), 1.0, Duration.ofMillis(50))).call();
             return JsonNodeFactory.instance.objectNode().put("code", "none");
           } catch (ChildFailedException e) {
-            return JsonNodeFactory.instance.objectNode().put("code", e.code().wire());
+            return JsonNodeFactory.instance.objectNode().put("code", e.code());
           }
         }
       }

@@ -92,7 +92,7 @@ class ChildFlowPolicyTest {
 
   private static JsonNode failure(ChildFailedException e) {
     return JSON.objectNode()
-        .put("code", e.code().wire())
+        .put("code", e.code())
         .put("message", e.getMessage())
         .put("child", e.child().value())
         .put("childMessage", e.diagnostic().path("message").asText());
@@ -308,7 +308,7 @@ class ChildFlowPolicyTest {
                 return JSON.textNode("no failure");
               } catch (ChildFailedException e) {
                 return JSON.objectNode()
-                    .put("code", e.code().wire())
+                    .put("code", e.code())
                     .put("retried", retried.get().path("ok").asInt())
                     .put("plain", plain.get());
               }

@@ -207,7 +207,7 @@ class ChildFlowTest {
                 return JSON.textNode("no failure");
               } catch (ChildFailedException e) {
                 return JSON.objectNode()
-                    .put("code", e.code().wire())
+                    .put("code", e.code())
                     .put("message", e.getMessage())
                     .put("child", e.child().value())
                     .put("childDiagnostic", e.diagnostic().path("message").asText());

@@ -436,7 +436,7 @@ class DurableFlowTest {
                     f.mcp("tickets").tool("classify").call(Map.of());
                     return JSON.textNode("unexpected");
                   } catch (ChildFailedException e) {
-                    return JSON.textNode(e.code().wire());
+                    return JSON.textNode(e.code());
                   }
                 }));
     MiniWorker w = new MiniWorker(journal, slowStarts);

@@ -1,5 +1,6 @@
 package dev.flows.ops.bench;
 
+import dev.flows.embed.McpServer;
 import dev.flows.kernel.mcp.McpServerConfig;
 import dev.flows.mcp.testkit.JettyMcpServer;
 import dev.flows.mcp.testkit.Jvm;
@@ -22,6 +23,17 @@ record McpServers(McpServerConfig.Stdio stdio, JettyMcpServer http, Inventory in
         ? stdio
         : new McpServerConfig.Http(
             BenchFlows.HTTP, http.url(), Map.of(), new dev.flows.kernel.mcp.McpAuth.None());
+  }
+
+  /** The server as an embedding service gives it; both no-op servers dedupe by key. */
+  McpServer embedded(String server) {
+    McpServer s =
+        server.equals(BenchFlows.STDIO)
+            ? McpServer.stdio(stdio.name(), stdio.command(), stdio.args())
+                .inheritEnv(stdio.envAllowlist())
+                .env(stdio.env())
+            : McpServer.http(BenchFlows.HTTP, http.url());
+    return s.honouringIdempotencyKeys();
   }
 
   @Override

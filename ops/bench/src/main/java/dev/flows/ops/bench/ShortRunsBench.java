@@ -171,8 +171,7 @@ record ShortRunsBench(Bench.Plan plan, Pg pg, Report report) implements Section 
     capacity.ifPresent(c -> b.worker(w -> w.capacity(c).stopGrace(Engines.STOP_GRACE)));
     shapes.stream().map(Shape::flow).distinct().forEach(b::register);
     if (shapes.stream().anyMatch(Shape::mcp)) {
-      b.mcpServer(servers.config(BenchFlows.STDIO), true)
-          .mcpServer(servers.config(BenchFlows.HTTP), true);
+      b.mcpServer(servers.embedded(BenchFlows.STDIO)).mcpServer(servers.embedded(BenchFlows.HTTP));
     }
     return b.build();
   }
