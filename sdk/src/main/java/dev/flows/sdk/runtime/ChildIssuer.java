@@ -39,7 +39,7 @@ final class ChildIssuer {
   private final String flow;
   private final SdkConfig config;
   private final InstantSource clock;
-  private final DurableCtx.ChildStarter starter;
+  private final ChildStarter starter;
   private final Optional<InlineMcpCalls> inline;
   private final Children children;
   private final BodyMemos memos;
@@ -52,7 +52,7 @@ final class ChildIssuer {
       String flow,
       SdkConfig config,
       InstantSource clock,
-      DurableCtx.ChildStarter starter,
+      ChildStarter starter,
       Optional<InlineMcpCalls> inline,
       Children children,
       BodyMemos memos,

@@ -5,11 +5,9 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import dev.flows.kernel.ErrorCode;
 import dev.flows.kernel.FlowsException;
-import dev.flows.kernel.journal.Admit;
 import dev.flows.kernel.journal.ClaimedAttempt;
 import dev.flows.kernel.journal.Journal;
 import dev.flows.kernel.journal.RunRef;
-import dev.flows.kernel.journal.StartRun;
 import dev.flows.kernel.journal.StepOutcome;
 import dev.flows.kernel.json.Jackson;
 import dev.flows.kernel.spec.RunSpec;
@@ -39,15 +37,6 @@ import java.util.Optional;
 final class DurableCtx implements Ctx {
   static final ObjectMapper MAPPER = Jackson.mapper();
   private static final JsonNodeFactory JSON = JsonNodeFactory.instance;
-
-  /** Starts a child run; a seam so tests can hold a start back past the dispatch deadline. */
-  @FunctionalInterface
-  interface ChildStarter {
-    /** Admits the child queued, for any worker to claim. */
-    ChildStarter QUEUED = (journal, request) -> journal.admit(request, Admit.queued());
-
-    void start(Journal journal, StartRun request);
-  }
 
   private final Journal journal;
   private final ClaimedAttempt attempt;
@@ -117,19 +106,7 @@ final class DurableCtx implements Ctx {
         new Fanout(
             children, memos, inputs, this::nextPosition, this::checkNotSuspended, header.name());
     this.flows = new ChildFlows(resolver, header.name(), rootInstruction());
-    this.issuer =
-        new ChildIssuer(
-            journal,
-            run(),
-            header.name(),
-            config,
-            clock,
-            starter,
-            inline,
-            children,
-            memos,
-            this::nextPosition,
-            this::suspend);
+    this.issuer = issuer();
     this.steps =
         new StepCalls(
             memos,
@@ -139,6 +116,22 @@ final class DurableCtx implements Ctx {
             config.suspendAfter(),
             this::nextPosition,
             this::suspend);
+  }
+
+  /** Issues this body's child runs: MCP calls, commands and child flows. */
+  private ChildIssuer issuer() {
+    return new ChildIssuer(
+        journal,
+        run(),
+        header.name(),
+        config,
+        clock,
+        starter,
+        inline,
+        children,
+        memos,
+        this::nextPosition,
+        this::suspend);
   }
 
   private void checkNotSuspended() {

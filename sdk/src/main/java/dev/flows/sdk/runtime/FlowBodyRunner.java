@@ -29,7 +29,7 @@ public final class FlowBodyRunner {
   private final Journal journal;
   private final FlowResolver resolver;
   private final SdkConfig config;
-  private final DurableCtx.ChildStarter starter;
+  private final ChildStarter starter;
   private final Optional<InlineMcpCalls> inline;
   private final ResidentWaits resident;
   private final InstantSource clock;
@@ -40,7 +40,7 @@ public final class FlowBodyRunner {
         journal,
         resolver,
         config,
-        DurableCtx.ChildStarter.QUEUED,
+        ChildStarter.QUEUED,
         Optional.empty(),
         InstantSource.system());
   }
@@ -61,24 +61,24 @@ public final class FlowBodyRunner {
       SdkConfig config,
       InlineMcpCalls inline,
       InstantSource clock) {
-    this(journal, resolver, config, DurableCtx.ChildStarter.QUEUED, Optional.of(inline), clock);
+    this(journal, resolver, config, ChildStarter.QUEUED, Optional.of(inline), clock);
   }
 
   FlowBodyRunner(
-      Journal journal, FlowResolver resolver, SdkConfig config, DurableCtx.ChildStarter starter) {
+      Journal journal, FlowResolver resolver, SdkConfig config, ChildStarter starter) {
     this(journal, resolver, config, starter, Optional.empty(), InstantSource.system());
   }
 
   /** A runner without inline MCP calls whose bodies judge time by {@code clock}. */
   FlowBodyRunner(Journal journal, FlowResolver resolver, SdkConfig config, InstantSource clock) {
-    this(journal, resolver, config, DurableCtx.ChildStarter.QUEUED, Optional.empty(), clock);
+    this(journal, resolver, config, ChildStarter.QUEUED, Optional.empty(), clock);
   }
 
   private FlowBodyRunner(
       Journal journal,
       FlowResolver resolver,
       SdkConfig config,
-      DurableCtx.ChildStarter starter,
+      ChildStarter starter,
       Optional<InlineMcpCalls> inline,
       InstantSource clock) {
     this.journal = journal;
