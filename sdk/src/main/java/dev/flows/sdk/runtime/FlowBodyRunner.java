@@ -36,13 +36,7 @@ public final class FlowBodyRunner {
 
   /** A runner whose bodies await every child a claimer runs (no inline MCP calls). */
   public FlowBodyRunner(Journal journal, FlowResolver resolver, SdkConfig config) {
-    this(
-        journal,
-        resolver,
-        config,
-        ChildStarter.QUEUED,
-        Optional.empty(),
-        InstantSource.system());
+    this(journal, resolver, config, ChildStarter.QUEUED, Optional.empty(), InstantSource.system());
   }
 
   /**
@@ -64,8 +58,7 @@ public final class FlowBodyRunner {
     this(journal, resolver, config, ChildStarter.QUEUED, Optional.of(inline), clock);
   }
 
-  FlowBodyRunner(
-      Journal journal, FlowResolver resolver, SdkConfig config, ChildStarter starter) {
+  FlowBodyRunner(Journal journal, FlowResolver resolver, SdkConfig config, ChildStarter starter) {
     this(journal, resolver, config, starter, Optional.empty(), InstantSource.system());
   }
 
