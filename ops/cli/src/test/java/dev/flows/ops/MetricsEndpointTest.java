@@ -253,6 +253,8 @@ class MetricsEndpointTest {
     assertThat(r.errLines())
         .singleElement()
         .asString()
-        .startsWith("error config_invalid: no port 70000 (at --metrics-port)");
+        .startsWith(
+            "error config_invalid: --metrics-port must be a whole number from 0 to 65535, not 70000"
+                + " (at --metrics-port)");
   }
 }

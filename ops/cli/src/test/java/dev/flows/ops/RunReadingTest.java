@@ -35,7 +35,7 @@ class RunReadingTest {
       import dev.flows.sdk.*;
       import java.time.Duration;
 
-      public class Sleeper implements Flow {
+      public class Sleeper implements Flow<JsonNode, JsonNode> {
         public FlowHeader header() {
           return FlowHeader.named("sleeper").build();
         }
@@ -56,13 +56,13 @@ class RunReadingTest {
       import java.util.Map;
 import java.util.Optional;
 
-      public class Tree implements Flow {
+      public class Tree implements Flow<JsonNode, JsonNode> {
         public FlowHeader header() {
           return FlowHeader.named("tree").mcp("tools").build();
         }
 
         public JsonNode run(Ctx f, JsonNode input) {
-          f.run("true");
+          f.command("true").call();
           f.mcp("tools").tool("echo").call(Map.of("text", input.path("doc").asText()));
           return JsonNodeFactory.instance.objectNode().put("done", true);
         }

@@ -23,7 +23,10 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class TypedExampleCliTest {
   private static final Path EXPENSE =
-      Path.of("..").toAbsolutePath().normalize().resolve("flows-examples/flows/expense.flow.java");
+      Path.of("../..")
+          .toAbsolutePath()
+          .normalize()
+          .resolve("flows-examples/flows/expense.flow.java");
 
   private static TestDatabase.Fresh db;
   @TempDir static Path dir;

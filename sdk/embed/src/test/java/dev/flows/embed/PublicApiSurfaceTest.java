@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.flows.sdk.Flow;
 import java.io.IOException;
 import java.net.URISyntaxException;
+import java.nio.file.FileSystem;
+import java.nio.file.FileSystems;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -74,11 +76,25 @@ class PublicApiSurfaceTest {
     return Path.of(anchor.getProtectionDomain().getCodeSource().getLocation().toURI());
   }
 
+  /**
+   * The classes under {@code classesRoot}: a classes directory when a module's tests run alone, its
+   * jar when the whole build has packaged it first.
+   */
   static Stream<String> classNames(Path classesRoot) throws IOException {
-    try (Stream<Path> files = Files.walk(classesRoot)) {
+    if (Files.isRegularFile(classesRoot)) {
+      try (FileSystem jar = FileSystems.newFileSystem(classesRoot)) {
+        return namesUnder(jar.getPath("/"));
+      }
+    }
+    return namesUnder(classesRoot);
+  }
+
+  private static Stream<String> namesUnder(Path root) throws IOException {
+    try (Stream<Path> files = Files.walk(root)) {
       return files
           .filter(p -> p.toString().endsWith(".class"))
-          .map(p -> classesRoot.relativize(p).toString())
+          .map(p -> root.relativize(p).toString())
+          .filter(n -> !n.startsWith("META-INF"))
           .map(n -> n.substring(0, n.length() - ".class".length()).replace('/', '.'))
           .toList()
           .stream();

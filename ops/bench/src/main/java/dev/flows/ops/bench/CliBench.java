@@ -37,7 +37,7 @@ record CliBench(Bench.Plan plan, Pg pg, Report report) implements Section {
       import com.fasterxml.jackson.databind.JsonNode;
       import dev.flows.sdk.*;
 
-      public class BenchCli implements Flow {
+      public class BenchCli implements Flow<JsonNode, JsonNode> {
         public FlowHeader header() {
           return FlowHeader.named("bench-cli").version("1").build();
         }
