@@ -143,7 +143,7 @@ public class ForwardingJournal implements Journal {
     return delegate.waitingForConnection();
   }
 
-  // ---- inline effects (perf-mcp)
+  // ---- inline effects
 
   @Override
   public CompletionAck confirmAndComplete(

@@ -1889,7 +1889,7 @@ public abstract class JournalContract {
     }
   }
 
-  // ---- inline effects: admitted electing, confirmAndComplete, watchRun (perf-mcp)
+  // ---- inline effects: admitted electing, confirmAndComplete, watchRun
 
   private static final String INLINE_SURFACE = "/mcp/s/t";
 
