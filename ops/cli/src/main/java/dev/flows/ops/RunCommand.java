@@ -48,7 +48,7 @@ final class RunCommand implements Callable<Integer> {
       if (ended.isPresent()) {
         RunSnapshot run = ended.get();
         announce(s, run.runId(), false, run.name(), Optional.empty());
-        RunsCommand.emitEnd(s, s.journal(), run, "run.end", start.full);
+        RunsCommand.emitEnd(s, s.journal(), run, "run.end", start.full());
         return RunsCommand.exitFor(run.status());
       }
     }
@@ -90,8 +90,8 @@ final class RunCommand implements Callable<Integer> {
       // The run is in its flow's queue: the in-process worker serves that one.
       engine.serveQueues(java.util.Set.of(loaded.flow().header().queue()));
       engine.startWorker();
-      RunSnapshot end = new RunFollower(s, engine.journal(), id, options.full).untilSettled();
-      RunsCommand.emitEnd(s, engine.journal(), end, "run.end", options.full);
+      RunSnapshot end = new RunFollower(s, engine.journal(), id, options.full()).untilSettled();
+      RunsCommand.emitEnd(s, engine.journal(), end, "run.end", options.full());
       return RunsCommand.exitFor(end.status());
     }
   }

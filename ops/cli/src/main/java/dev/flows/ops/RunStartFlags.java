@@ -1,6 +1,7 @@
 package dev.flows.ops;
 
 import java.util.Optional;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /** How a command that admits a flow run starts it: {@code flows run} and {@code runs rerun}. */
@@ -20,10 +21,11 @@ final class RunStartFlags {
       description = "Attempts the in-process worker runs at once (default 16).")
   int capacity = 16;
 
-  @Option(
-      names = "--full",
-      description = "Show payloads (receipts, outputs, diagnostics) whole, not folded.")
-  boolean full;
+  @Mixin PayloadFlags payloads = new PayloadFlags();
+
+  boolean full() {
+    return payloads.full;
+  }
 
   Optional<String> admissionKey() {
     return Optional.ofNullable(key);

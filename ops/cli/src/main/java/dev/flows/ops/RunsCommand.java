@@ -23,6 +23,7 @@ import java.util.Optional;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
@@ -160,10 +161,7 @@ final class RunsCommand implements Callable<Integer> {
           "A run's steps, attempts, leases, effects, receipts, diagnostics and timeline; child"
               + " runs nested under it.")
   static final class Show extends OnRun {
-    @Option(
-        names = "--full",
-        description = "Show payloads (receipts, outputs, diagnostics) whole, not folded.")
-    boolean full;
+    @Mixin PayloadFlags payloads = new PayloadFlags();
 
     Show(Session s) {
       super(s);
@@ -175,7 +173,7 @@ final class RunsCommand implements Callable<Integer> {
       tree.set("reruns", s.readyDatabase().withConnection(c -> reruns(c, id)));
       ObjectNode out = s.object();
       out.set("run", tree);
-      s.emit(out, p -> RunText.print(p, tree, "", full));
+      s.emit(out, p -> RunText.print(p, tree, "", payloads.full));
       return Exit.SUCCESS;
     }
   }
@@ -204,10 +202,7 @@ final class RunsCommand implements Callable<Integer> {
           "Follow a run (and its children) until it ends or parks, one line per journal entry."
               + " Exit 0 succeeded, 1 failed or canceled, 3 parked.")
   static final class Watch extends OnRun {
-    @Option(
-        names = "--full",
-        description = "Show payloads (receipts, outputs, diagnostics) whole, not folded.")
-    boolean full;
+    @Mixin PayloadFlags payloads = new PayloadFlags();
 
     Watch(Session s) {
       super(s);
@@ -215,8 +210,8 @@ final class RunsCommand implements Callable<Integer> {
 
     @Override
     int call(RunRef id, Journal journal, RunSnapshot before) throws InterruptedException {
-      RunSnapshot now = new RunFollower(s, journal, id, full).untilSettled();
-      emitEnd(s, journal, now, "watch.end", full);
+      RunSnapshot now = new RunFollower(s, journal, id, payloads.full).untilSettled();
+      emitEnd(s, journal, now, "watch.end", payloads.full);
       return exitFor(now.status());
     }
   }
