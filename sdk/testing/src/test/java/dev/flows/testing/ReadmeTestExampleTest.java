@@ -17,8 +17,7 @@ class ReadmeTestExampleTest {
   void readmeShowsTheExternalProjectsTestAsItIs() throws Exception {
     String test =
         Files.readString(
-            Path.of(
-                "src/it/external-project/src/test/java/com/example/orders/ShipOrderTest.java"));
+            Path.of("src/it/external-project/src/test/java/com/example/orders/ShipOrderTest.java"));
     String readme = Files.readString(ROOT.resolve("README.md"));
     String shown = test.substring(test.indexOf("@FlowsTest")).strip();
     String section = readme.substring(readme.indexOf("**Test a flow**"));
