@@ -60,6 +60,19 @@ class ApprovalTest {
     assertThat(env.mcpServer("payments").tool("charge").calls()).hasSize(1);
   }
 
+  @Test
+  void aWeeksSignalTimeoutPassesInMilliseconds(FlowsTestEnvironment env) throws Exception {
+    env.flows().inventory(Approval.class);
+    long t0 = System.nanoTime();
+    RunHandle<JsonNode> run =
+        env.flows()
+            .start("approval", JSON.createObjectNode().put("approvalTimeout", "P7D"), none());
+
+    assertThat(env.result(run).path("reason").asText()).isEqualTo("no approval within PT168H");
+    assertThat(env.elapsed()).isGreaterThanOrEqualTo(Duration.ofDays(7));
+    assertThat(Duration.ofNanos(System.nanoTime() - t0)).isLessThan(Duration.ofSeconds(5));
+  }
+
   private static dev.flows.embed.StartOptions none() {
     return dev.flows.embed.StartOptions.none();
   }
