@@ -26,8 +26,7 @@ public final class FlowsTestExtension implements ParameterResolver, AfterEachCal
     ExtensionContext.Store store = context.getStore(NAMESPACE);
     FlowsTestEnvironment env = store.get(KEY, FlowsTestEnvironment.class);
     if (env == null) {
-      Optional<FlowsTest> options =
-          AnnotationSupport.findAnnotation(context.getRequiredTestClass(), FlowsTest.class);
+      Optional<FlowsTest> options = options(context.getRequiredTestClass());
       env =
           FlowsTestEnvironment.builder()
               .journal(options.map(FlowsTest::journal).orElse(JournalKind.MEMORY))
@@ -36,6 +35,17 @@ public final class FlowsTestExtension implements ParameterResolver, AfterEachCal
       store.put(KEY, env);
     }
     return env;
+  }
+
+  /** The annotation on the test class, else on the class it is nested in (a {@code @Nested}). */
+  private static Optional<FlowsTest> options(Class<?> testClass) {
+    for (Class<?> c = testClass; c != null; c = c.getEnclosingClass()) {
+      Optional<FlowsTest> found = AnnotationSupport.findAnnotation(c, FlowsTest.class);
+      if (found.isPresent()) {
+        return found;
+      }
+    }
+    return Optional.empty();
   }
 
   @Override

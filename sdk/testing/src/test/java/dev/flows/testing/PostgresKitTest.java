@@ -38,6 +38,14 @@ class PostgresKitTest {
     assertThat(env.flows().runs().named("approval").list(10)).hasSize(1);
   }
 
+  @org.junit.jupiter.api.Nested
+  class Nested {
+    @Test
+    void aNestedClassGetsTheJournalItsEnclosingClassAsksFor(FlowsTestEnvironment env) {
+      assertThat(env.journalKind()).isEqualTo(JournalKind.POSTGRES);
+    }
+  }
+
   @Test
   void aChargeWhoseWorkerDiedIsParkedAndNotSentAgainOnPostgres(FlowsTestEnvironment env)
       throws Exception {
