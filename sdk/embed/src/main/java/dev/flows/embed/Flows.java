@@ -148,10 +148,21 @@ public final class Flows implements AutoCloseable {
   /**
    * A search of the runs in the journal, newest first: {@code
    * flows.runs().named("triage").state(RunState.FAILED).list(50)}. Root runs of every flow, not
-   * only the registered ones, unless filtered.
+   * only the registered ones, unless filtered. Refused {@code config_invalid} on the test kit's
+   * in-memory journal, which has no run listing.
    */
   public RunQuery runs() {
-    return RunQuery.all(storage.dataSource());
+    return RunQuery.all(
+        storage
+            .dataSource()
+            .orElseThrow(
+                () ->
+                    new FlowsException(
+                        ErrorCode.CONFIG_INVALID,
+                        "the in-memory journal has no run listing",
+                        "Flows.runs()",
+                        "list runs on Postgres (FlowsTestEnvironment with Journal.POSTGRES), or"
+                            + " keep the handles start answered")));
   }
 
   /**

@@ -1,7 +1,9 @@
 package dev.flows.embed;
 
+import dev.flows.embed.internal.EmbedInternals;
 import dev.flows.kernel.ErrorCode;
 import dev.flows.kernel.FlowsException;
+import dev.flows.kernel.journal.Journal;
 import dev.flows.kernel.mcp.McpClientConfig;
 import dev.flows.mcp.client.McpCredentials;
 import dev.flows.sdk.Flow;
@@ -14,6 +16,7 @@ import dev.flows.sdk.runtime.SdkConfig;
 import dev.flows.worker.WorkerConfig;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -176,6 +179,40 @@ public final class FlowsBuilder {
         poolSize.orElse(
             worker.isPresent() ? workerConfig.capacity() + POOL_HEADROOM : ADMISSION_POOL_SIZE);
     Storage storage = Storage.open(target, pool, migrate);
+    return assemble(storage, catalog, config, workerConfig, InstantSource.system());
+  }
+
+  static {
+    EmbedInternals.install(FlowsBuilder::onJournal);
+  }
+
+  /**
+   * On a journal its maker keeps (the test kit's, reading time from {@code clock}): no database
+   * option, no worker (the kit runs its own), the same checks of flows against servers.
+   */
+  private static Flows onJournal(
+      FlowsBuilder b, Journal journal, Optional<DataSource> listing, InstantSource clock) {
+    if (b.database.isPresent() || b.worker.isPresent()) {
+      throw refusal(
+          "a database or a worker was given to a Flows on a given journal",
+          "let the test kit choose the journal and run the workers");
+    }
+    FlowsConfig config = b.servers();
+    FlowCatalog catalog = new FlowCatalog(b.flows);
+    List<FlowsException> problems = catalog.pureProblems(config);
+    if (!problems.isEmpty()) {
+      throw new PreflightException(problems);
+    }
+    return b.assemble(
+        Storage.given(journal, listing), catalog, config, WorkerConfig.defaults(), clock);
+  }
+
+  private Flows assemble(
+      Storage storage,
+      FlowCatalog catalog,
+      FlowsConfig config,
+      WorkerConfig workerConfig,
+      InstantSource clock) {
     try {
       FlowsEngine engine =
           new FlowsEngine(
@@ -183,7 +220,8 @@ public final class FlowsBuilder {
               workerConfig,
               sdk,
               mcpClient,
-              credentials.orElseGet(McpCredentials::fromEnvironment));
+              credentials.orElseGet(McpCredentials::fromEnvironment),
+              clock);
       catalog.all().forEach(r -> engine.register(r.flow()));
       return new Flows(storage, engine, catalog, config, worker.isPresent());
     } catch (RuntimeException e) {

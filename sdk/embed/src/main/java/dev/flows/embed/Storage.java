@@ -7,6 +7,7 @@ import dev.flows.journalstore.PostgresJournal;
 import dev.flows.journalstore.SqlErrors;
 import dev.flows.kernel.ErrorCode;
 import dev.flows.kernel.FlowsException;
+import dev.flows.kernel.journal.Journal;
 import dev.flows.migrations.Migrations;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -17,7 +18,8 @@ import javax.sql.DataSource;
 /**
  * The journal a {@link Flows} writes to, on a pool it opened from a JDBC URL (closed with it) or on
  * the caller's {@link DataSource} (left open), after the schema check: pending migrations are
- * applied when asked, else refused {@code migration_pending}.
+ * applied when asked, else refused {@code migration_pending}. Or a journal the test kit made
+ * ({@link #given}), which it closes itself.
  */
 final class Storage implements AutoCloseable {
   /** Where the database is. */
@@ -28,15 +30,33 @@ final class Storage implements AutoCloseable {
     record GivenPool(DataSource dataSource) implements Target {}
   }
 
-  private final PostgresJournal journal;
+  private final Journal journal;
   private final Optional<HikariDataSource> ownedPool;
-  private final DataSource dataSource;
+  private final Optional<DataSource> dataSource;
+  private final Runnable closeJournal;
 
   private Storage(
-      PostgresJournal journal, Optional<HikariDataSource> ownedPool, DataSource dataSource) {
+      Journal journal,
+      Optional<HikariDataSource> ownedPool,
+      Optional<DataSource> dataSource,
+      Runnable closeJournal) {
     this.journal = journal;
     this.ownedPool = ownedPool;
     this.dataSource = dataSource;
+    this.closeJournal = closeJournal;
+  }
+
+  private static Storage postgres(
+      PostgresJournal journal, Optional<HikariDataSource> ownedPool, DataSource dataSource) {
+    return new Storage(journal, ownedPool, Optional.of(dataSource), journal::close);
+  }
+
+  /**
+   * A journal its maker keeps and closes (the test kit's in-memory or test-clock one); {@code
+   * listing} is the database run listing reads, when there is one.
+   */
+  static Storage given(Journal journal, Optional<DataSource> listing) {
+    return new Storage(journal, Optional.empty(), listing, () -> {});
   }
 
   static Storage open(Target target, int poolSize, boolean migrate) {
@@ -56,7 +76,7 @@ final class Storage implements AutoCloseable {
         HikariDataSource pool = new HikariDataSource(PostgresJournal.poolConfig(config));
         try {
           checkSchema(pool, migrate, withoutQuery(u.jdbcUrl()));
-          yield new Storage(PostgresJournal.using(pool, config), Optional.of(pool), pool);
+          yield postgres(PostgresJournal.using(pool, config), Optional.of(pool), pool);
         } catch (RuntimeException e) {
           pool.close();
           throw e;
@@ -66,18 +86,21 @@ final class Storage implements AutoCloseable {
         String url = urlOf(g.dataSource());
         checkSchema(g.dataSource(), migrate, url);
         JournalStoreConfig config = JournalStoreConfig.forUrl(url).withPoolSize(poolSize);
-        yield new Storage(
+        yield postgres(
             PostgresJournal.listeningOn(g.dataSource(), config), Optional.empty(), g.dataSource());
       }
     };
   }
 
-  PostgresJournal journal() {
+  Journal journal() {
     return journal;
   }
 
-  /** The pool the journal uses, for the reads the journal port has no verb for (run listing). */
-  DataSource dataSource() {
+  /**
+   * The pool the journal uses, for the reads the journal port has no verb for (run listing); empty
+   * on the test kit's in-memory journal.
+   */
+  Optional<DataSource> dataSource() {
     return dataSource;
   }
 
@@ -129,7 +152,7 @@ final class Storage implements AutoCloseable {
   /** Closes the journal, then the pool it opened (never a pool the caller gave). */
   @Override
   public void close() {
-    journal.close();
+    closeJournal.run();
     ownedPool.ifPresent(HikariDataSource::close);
   }
 }

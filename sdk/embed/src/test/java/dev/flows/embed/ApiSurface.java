@@ -25,7 +25,7 @@ import java.util.function.Consumer;
  */
 final class ApiSurface {
   /** Packages whose types a public signature may name, beyond the API's own. */
-  private static final List<String> ALLOWED_PREFIXES =
+  static final List<String> ALLOWED_PREFIXES =
       List.of(
           "java.",
           "javax.sql.",
@@ -34,18 +34,33 @@ final class ApiSurface {
           "org.jspecify.");
 
   /** The packages the public API owns: sdk/api's and sdk/embed's. */
-  private static final Set<String> OWNED = Set.of("dev.flows.sdk", "dev.flows.embed");
+  static final Set<String> OWNED = Set.of("dev.flows.sdk", "dev.flows.embed");
 
   /** By type: its header line, then its members' lines, sorted. */
   private final java.util.SortedMap<String, Set<String>> types = new java.util.TreeMap<>();
 
   private Set<String> lines = new TreeSet<>();
   private final Set<String> leaks = new TreeSet<>();
+  private final Set<String> owned;
+  private final List<String> allowedPrefixes;
 
-  private ApiSurface() {}
+  private ApiSurface(Set<String> owned, List<String> allowedPrefixes) {
+    this.owned = owned;
+    this.allowedPrefixes = allowedPrefixes;
+  }
 
   static ApiSurface of(Path classesRoot, String pkg) throws Exception {
-    ApiSurface s = new ApiSurface();
+    return of(classesRoot, pkg, OWNED, ALLOWED_PREFIXES);
+  }
+
+  /**
+   * As {@link #of(Path, String)} for an API that owns {@code owned} and may name {@code
+   * allowedPrefixes} (the test kit's, which also names JUnit's and AssertJ's types).
+   */
+  static ApiSurface of(
+      Path classesRoot, String pkg, Set<String> owned, List<String> allowedPrefixes)
+      throws Exception {
+    ApiSurface s = new ApiSurface(owned, allowedPrefixes);
     List<String> names = PublicApiSurfaceTest.classNames(classesRoot).toList();
     for (String name : names) {
       if (!name.startsWith(pkg + ".") || name.substring(pkg.length() + 1).contains(".")) {
@@ -170,10 +185,10 @@ final class ApiSurface {
   private void leak(Class<?> named, String where) {
     String n = named.getName();
     String pkg = named.getPackageName();
-    if (named.isPrimitive() || OWNED.contains(pkg)) {
+    if (named.isPrimitive() || owned.contains(pkg)) {
       return;
     }
-    for (String allowed : ALLOWED_PREFIXES) {
+    for (String allowed : allowedPrefixes) {
       if (n.startsWith(allowed)) {
         return;
       }

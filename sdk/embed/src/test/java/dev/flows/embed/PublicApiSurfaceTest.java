@@ -26,7 +26,7 @@ import org.junit.jupiter.api.Test;
  * {@code JsonNode} family and JSpecify: there is no list of allowed leaks, any one fails.
  */
 class PublicApiSurfaceTest {
-  private static final Path ROOT = Path.of("../..").toAbsolutePath().normalize();
+  static final Path ROOT = Path.of("../..").toAbsolutePath().normalize();
   private static final boolean UPDATE = Boolean.getBoolean("api.surface.update");
 
   @Test
@@ -54,7 +54,7 @@ class PublicApiSurfaceTest {
   }
 
   /** Fails with the difference when {@code actual} is not the file's lines (or rewrites it). */
-  private static void pinned(List<String> actual, Path file) throws IOException {
+  static void pinned(List<String> actual, Path file) throws IOException {
     if (UPDATE) {
       Files.write(file, actual);
       return;
@@ -72,7 +72,7 @@ class PublicApiSurfaceTest {
   }
 
   /** Where {@code anchor}'s module's classes are: its classes directory or its jar. */
-  private static Path classes(Class<?> anchor) throws URISyntaxException {
+  static Path classes(Class<?> anchor) throws URISyntaxException {
     return Path.of(anchor.getProtectionDomain().getCodeSource().getLocation().toURI());
   }
 
