@@ -112,7 +112,8 @@ class ModuleArrowsTest {
               Set.of("flows-kernel", "flows-sdk-api", "flows-worker", "flows-mcp-client"),
               Set.of("kernel", "sdk", "worker", "mcp.client"),
               union(PERSISTENCE, OTEL_SDK.toArray(String[]::new))),
-          // The embedding API assembles everything below it; only ops and the examples are above.
+          // The embedding API assembles everything below it; only ops, the Spring Boot starter and
+          // the examples are above.
           new Rule(
               "sdk/embed",
               "flows-embed",
@@ -127,6 +128,14 @@ class ModuleArrowsTest {
               Set.of(
                   "kernel", "sdk", "worker", "mcp.client", "journalstore", "migrations", "embed"),
               OTEL_SDK),
+          // The Spring Boot starter: the embedding API under Spring's lifecycle; nothing product
+          // depends on it, and it builds on the public API alone (no journal, no pool of its own).
+          new Rule(
+              "sdk/spring-boot-starter",
+              "flows-spring-boot-starter",
+              Set.of("flows-embed", "flows-sdk-api", "flows-kernel"),
+              Set.of("embed", "sdk.Flow", "kernel.FlowsException", "kernel.ErrorCode", "spring"),
+              union(OTEL_SDK, "org.jdbi", "com.zaxxer", "org.flywaydb", "org.postgresql")),
           // The product: the CLI, console, embedded database and telemetry.
           new Rule(
               "ops/cli",
@@ -139,6 +148,12 @@ class ModuleArrowsTest {
               "flows-examples",
               Set.of("flows-sdk", "flows-sdk-api", "flows-kernel"),
               Set.of("kernel", "sdk", "examples"),
+              PERSISTENCE),
+          new Rule(
+              "flows-examples/spring-app",
+              "flows-examples-spring-app",
+              Set.of("flows-spring-boot-starter", "flows-sdk-api"),
+              Set.of("embed", "sdk", "examples"),
               PERSISTENCE));
 
   /** Modules no product module may depend on or import: the tools and the examples. */
@@ -146,7 +161,8 @@ class ModuleArrowsTest {
       Map.of(
           "flows-bench", "dev.flows.ops.bench",
           "flows-chaos", "dev.flows.ops.chaos",
-          "flows-examples", "dev.flows.examples");
+          "flows-examples", "dev.flows.examples",
+          "flows-examples-spring-app", "dev.flows.examples.spring");
 
   /** Where the in-memory journal is, and who may use it outside tests (no one). */
   static final String MEMORY_JOURNAL = "flows-kernel-memory";
