@@ -22,8 +22,10 @@ public class OrdersController {
     this.flows = flows;
   }
 
+  // README:begin
   @PostMapping("/orders")
   public PackOrder.Packed pack(@RequestBody PackOrder.Order order) throws InterruptedException {
     return flows.start(PackOrder.class, order, StartOptions.key(order.id())).result(WAIT);
   }
+  // README:end
 }

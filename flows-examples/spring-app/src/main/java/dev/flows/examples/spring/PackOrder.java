@@ -10,6 +10,7 @@ import org.springframework.stereotype.Component;
  * steps, so a run a crash interrupts after pricing resumes at packing. A bean: the starter
  * registers every {@code Flow} bean.
  */
+// README:begin
 @Component
 public class PackOrder implements Flow<PackOrder.Order, PackOrder.Packed> {
   public record Order(String id, int quantity, long unitCents, long packingMillis) {}
@@ -35,3 +36,4 @@ public class PackOrder implements Flow<PackOrder.Order, PackOrder.Packed> {
     return new Packed(order.id(), total, parcel);
   }
 }
+// README:end
