@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.flows.embed.Flows;
 import dev.flows.embed.RunHandle;
+import dev.flows.embed.RunInfo;
 import dev.flows.embed.RunState;
 import dev.flows.embed.StartOptions;
 import dev.flows.journalstore.testing.TestDatabase;
@@ -16,6 +17,7 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
+import java.util.UUID;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.beans.factory.annotation.Value;
@@ -92,21 +94,21 @@ class OrdersApplicationTest {
                 "server.port=0",
                 "flows.worker.stop-grace=30s")
             .run();
+    // A key of its own per try: a rerun must not find the run of an earlier try.
+    String id = "slow-" + UUID.randomUUID();
     RunHandle<PackOrder.Packed> started =
         other
             .getBean(Flows.class)
-            .start(
-                PackOrder.class,
-                new PackOrder.Order("slow-1", 2, 100, 1_500),
-                StartOptions.key("slow-1"));
+            .start(PackOrder.class, new PackOrder.Order(id, 2, 100, 1_500), StartOptions.key(id));
 
     // The other instance's worker holds the run in its packing step when its context closes.
     other.close();
 
     // The drain let the step finish: the run ended before close returned, nothing handed over.
-    assertThat(flows.handle(started.runId()).snapshot().state()).isEqualTo(RunState.SUCCEEDED);
+    RunInfo afterClose = flows.handle(started.runId()).snapshot();
+    assertThat(afterClose.state()).as(afterClose.toString()).isEqualTo(RunState.SUCCEEDED);
     assertThat(flows.handle(started.runId(), PackOrder.Packed.class).result(Duration.ofSeconds(5)))
-        .isEqualTo(new PackOrder.Packed("slow-1", 200, "parcel-slow-1"));
+        .isEqualTo(new PackOrder.Packed(id, 200, "parcel-" + id));
   }
 
   private HttpResponse<String> get(String path) throws Exception {
