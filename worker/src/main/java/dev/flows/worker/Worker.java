@@ -156,6 +156,11 @@ public final class Worker implements AutoCloseable {
     return attempts.stats(congested.get());
   }
 
+  /** Whether the claim loop runs: started, not stopping, and its thread alive. */
+  public synchronized boolean claiming() {
+    return claimLoop != null && !stopped() && claimLoop.isAlive();
+  }
+
   public synchronized void start() {
     if (claimLoop != null) {
       throw new IllegalStateException("worker already started");

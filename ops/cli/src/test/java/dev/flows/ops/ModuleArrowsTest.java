@@ -112,7 +112,8 @@ class ModuleArrowsTest {
               Set.of("flows-kernel", "flows-sdk-api", "flows-worker", "flows-mcp-client"),
               Set.of("kernel", "sdk", "worker", "mcp.client"),
               union(PERSISTENCE, OTEL_SDK.toArray(String[]::new))),
-          // The embedding API assembles everything below it; only ops and the examples are above.
+          // The embedding API assembles everything below it; only ops, the Spring Boot starter and
+          // the examples are above.
           new Rule(
               "sdk/embed",
               "flows-embed",
@@ -152,6 +153,14 @@ class ModuleArrowsTest {
                   "embed",
                   "testing"),
               OTEL_SDK),
+          // The Spring Boot starter: the embedding API under Spring's lifecycle; nothing product
+          // depends on it, and it builds on the public API alone (no journal, no pool of its own).
+          new Rule(
+              "sdk/spring-boot-starter",
+              "flows-spring-boot-starter",
+              Set.of("flows-embed", "flows-sdk-api", "flows-kernel"),
+              Set.of("embed", "sdk.Flow", "kernel.FlowsException", "kernel.ErrorCode", "spring"),
+              union(OTEL_SDK, "org.jdbi", "com.zaxxer", "org.flywaydb", "org.postgresql")),
           // The product: the CLI, console, embedded database and telemetry.
           new Rule(
               "ops/cli",
@@ -164,6 +173,12 @@ class ModuleArrowsTest {
               "flows-examples",
               Set.of("flows-sdk", "flows-sdk-api", "flows-kernel"),
               Set.of("kernel", "sdk", "examples"),
+              PERSISTENCE),
+          new Rule(
+              "flows-examples/spring-app",
+              "flows-examples-spring-app",
+              Set.of("flows-spring-boot-starter", "flows-sdk-api"),
+              Set.of("embed", "sdk", "examples"),
               PERSISTENCE));
 
   /**
@@ -175,7 +190,8 @@ class ModuleArrowsTest {
           "flows-bench", "dev.flows.ops.bench",
           "flows-chaos", "dev.flows.ops.chaos",
           "flows-examples", "dev.flows.examples",
-          "flows-testing", "dev.flows.testing");
+          "flows-testing", "dev.flows.testing",
+          "flows-examples-spring-app", "dev.flows.examples.spring");
 
   /** Where the in-memory journal is, and who may use it outside tests: the test kit alone. */
   static final String MEMORY_JOURNAL = "flows-kernel-memory";

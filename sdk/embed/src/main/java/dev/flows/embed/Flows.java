@@ -13,6 +13,7 @@ import dev.flows.kernel.journal.RunRef;
 import dev.flows.kernel.journal.RunSnapshot;
 import dev.flows.kernel.journal.StartedRun;
 import dev.flows.kernel.json.Jackson;
+import dev.flows.migrations.SchemaCheck;
 import dev.flows.sdk.Flow;
 import dev.flows.sdk.RunId;
 import dev.flows.sdk.config.FlowsConfig;
@@ -20,6 +21,9 @@ import dev.flows.sdk.runtime.FlowTypes;
 import dev.flows.sdk.runtime.FlowsEngine;
 import dev.flows.sdk.runtime.Inventory;
 import dev.flows.worker.Worker;
+import dev.flows.worker.WorkerStats;
+import java.sql.Connection;
+import java.sql.SQLException;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Function;
@@ -50,6 +54,8 @@ public final class Flows implements AutoCloseable {
   private final FlowsConfig servers;
   private final boolean runsWorker;
   private final AtomicBoolean closed = new AtomicBoolean();
+  private final AtomicBoolean workerStarted = new AtomicBoolean();
+  private final AtomicBoolean drained = new AtomicBoolean();
 
   Flows(
       Storage storage,
@@ -62,9 +68,6 @@ public final class Flows implements AutoCloseable {
     this.catalog = catalog;
     this.servers = servers;
     this.runsWorker = runsWorker;
-    if (runsWorker) {
-      engine.startWorker();
-    }
   }
 
   public static FlowsBuilder builder() {
@@ -220,6 +223,76 @@ public final class Flows implements AutoCloseable {
     return runsWorker;
   }
 
+  /**
+   * Starts the worker of an instance built with {@link WorkerOptions#startLater()} (a built worker
+   * starts at build otherwise); does nothing once started. Refused {@code config_invalid} without a
+   * worker, or after {@link #drainWorker()}.
+   */
+  public void startWorker() {
+    if (!runsWorker || drained.get()) {
+      throw new FlowsException(
+          ErrorCode.CONFIG_INVALID,
+          runsWorker ? "the worker was drained" : "this Flows was built without a worker",
+          "Flows.startWorker",
+          runsWorker
+              ? "build a new Flows to run a worker again"
+              : "build with .worker(w -> w.startLater())");
+    }
+    if (workerStarted.compareAndSet(false, true)) {
+      engine.startWorker();
+    }
+  }
+
+  /**
+   * Drains the worker as {@link #close()} does, keeping the instance open: runs can still be
+   * started (queued for any worker), read and waited for. Idempotent; nothing to do without a
+   * worker.
+   */
+  public void drainWorker() {
+    if (drained.compareAndSet(false, true)) {
+      engine.close();
+    }
+  }
+
+  /**
+   * Checks the database (one connection, one query of the schema history) and reads the worker's
+   * state; never throws: a database that does not answer is reported, not raised.
+   */
+  public FlowsHealth health() {
+    FlowsHealth.Worker worker = workerState();
+    Connection c;
+    try {
+      c = storage.dataSource().getConnection();
+    } catch (SQLException | RuntimeException e) {
+      return new FlowsHealth(false, false, worker, Optional.of(String.valueOf(e.getMessage())));
+    }
+    try (c) {
+      return new FlowsHealth(true, SchemaCheck.current(c), worker, Optional.empty());
+    } catch (SQLException | RuntimeException e) {
+      // It answered, but not with a schema history of this build's shape.
+      return new FlowsHealth(true, false, worker, Optional.of(String.valueOf(e.getMessage())));
+    }
+  }
+
+  /** What the worker does now, read from memory (no query). */
+  public FlowsHealth.Worker workerState() {
+    if (!runsWorker) {
+      return FlowsHealth.Worker.NONE;
+    }
+    if (engine.worker().claiming()) {
+      return FlowsHealth.Worker.CLAIMING;
+    }
+    return workerStarted.get() || drained.get()
+        ? FlowsHealth.Worker.STOPPED
+        : FlowsHealth.Worker.NOT_STARTED;
+  }
+
+  /** The attempts of this instance's worker since it started (all zero without a worker). */
+  public WorkerCounts workerCounts() {
+    WorkerStats s = engine.worker().stats();
+    return new WorkerCounts(s.claimed(), s.completed(), s.leaseLost(), s.failed());
+  }
+
   void cancel(RunRef run, String reason) {
     engine.cancelTree(run, reason);
   }
@@ -273,7 +346,7 @@ public final class Flows implements AutoCloseable {
   public void close() {
     if (closed.compareAndSet(false, true)) {
       try {
-        engine.close();
+        drainWorker();
       } finally {
         storage.close();
       }

@@ -23,6 +23,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalInt;
+import java.util.Set;
 import java.util.function.Consumer;
 import java.util.function.Function;
 import javax.sql.DataSource;
@@ -50,6 +51,8 @@ public final class FlowsBuilder {
   private final Map<String, ServerEntry> servers = new LinkedHashMap<>();
   private Optional<Path> flowsJson = Optional.empty();
   private Optional<WorkerConfig> worker = Optional.empty();
+  private Set<String> queues = Set.of();
+  private boolean startWorkerLater;
   private boolean migrate;
   private SdkConfig sdk = SdkConfig.DEFAULTS;
   private McpClientConfig mcpClient = McpClientConfig.DEFAULTS;
@@ -122,8 +125,11 @@ public final class FlowsBuilder {
    */
   public FlowsBuilder worker(Consumer<WorkerOptions> options) {
     WorkerConfig.Builder b = WorkerConfig.defaults().toBuilder();
-    options.accept(new WorkerOptions(b));
+    WorkerOptions o = new WorkerOptions(b);
+    options.accept(o);
     worker = Optional.of(b.build());
+    queues = o.queues();
+    startWorkerLater = o.startsLater();
     return this;
   }
 
@@ -223,7 +229,14 @@ public final class FlowsBuilder {
               credentials.orElseGet(McpCredentials::fromEnvironment),
               clock);
       catalog.all().forEach(r -> engine.register(r.flow()));
-      return new Flows(storage, engine, catalog, config, worker.isPresent());
+      if (!queues.isEmpty()) {
+        engine.serveQueues(queues);
+      }
+      Flows built = new Flows(storage, engine, catalog, config, worker.isPresent());
+      if (worker.isPresent() && !startWorkerLater) {
+        built.startWorker();
+      }
+      return built;
     } catch (RuntimeException e) {
       storage.close();
       throw e;

@@ -1,7 +1,11 @@
 package dev.flows.embed;
 
+import dev.flows.kernel.ErrorCode;
+import dev.flows.kernel.FlowsException;
+import dev.flows.kernel.journal.Queues;
 import dev.flows.worker.WorkerConfig;
 import java.time.Duration;
+import java.util.Set;
 
 /**
  * The options of the worker a {@link Flows} runs ({@link
@@ -10,9 +14,44 @@ import java.time.Duration;
  */
 public final class WorkerOptions {
   private final WorkerConfig.Builder builder;
+  private Set<String> queues = Set.of(Queues.DEFAULT);
+  private boolean startLater;
 
   WorkerOptions(WorkerConfig.Builder builder) {
     this.builder = builder;
+  }
+
+  /**
+   * The queues it claims from (default: {@code default} only); a name that is not a queue name, or
+   * none at all, is refused {@code config_invalid}.
+   */
+  public WorkerOptions queues(Set<String> names) {
+    if (names.isEmpty() || !names.stream().allMatch(Queues::valid)) {
+      throw new FlowsException(
+          ErrorCode.CONFIG_INVALID,
+          "worker queues " + names + " are not one or more queue names",
+          "WorkerOptions.queues",
+          "name at least one queue, each as `flows worker --queue` takes it");
+    }
+    queues = Set.copyOf(names);
+    return this;
+  }
+
+  /**
+   * The worker starts at {@link Flows#startWorker()} instead of at build: for a container that
+   * starts its components in an order of its own (the Spring Boot starter's lifecycle).
+   */
+  public WorkerOptions startLater() {
+    startLater = true;
+    return this;
+  }
+
+  Set<String> queues() {
+    return queues;
+  }
+
+  boolean startsLater() {
+    return startLater;
   }
 
   /** Steps this worker runs at once (default 16). */

@@ -72,9 +72,11 @@ final class StepCalls implements PolicyHandles.StepRunner {
       Object value;
       try {
         value = body.get();
-      } catch (RuntimeException ex) {
-        throw ex;
       } catch (Exception ex) {
+        interruptedEndsTheAttempt(ex, call);
+        if (ex instanceof RuntimeException re) {
+          throw re;
+        }
         throw threw(name, ex);
       }
       return memos.keepBehind(pos, memo(name, value)).path("value");
@@ -125,10 +127,7 @@ final class StepCalls implements PolicyHandles.StepRunner {
       } catch (Exception ex) {
         failure = ex;
       }
-      if (failure instanceof InterruptedException || Thread.currentThread().isInterrupted()) {
-        Thread.currentThread().interrupt();
-        throw interrupted(call);
-      }
+      interruptedEndsTheAttempt(failure, call);
       String code = codeOf(failure);
       boolean retried = attempt < p.maxAttempts() && p.retries(code, failure);
       ObjectNode record = JSON.objectNode().put("name", name).put("attempt", attempt);
@@ -267,6 +266,18 @@ final class StepCalls implements PolicyHandles.StepRunner {
         "handle the exception in the step body",
         false,
         ex);
+  }
+
+  /**
+   * A body interrupted (its worker drains past the stop grace, or its lease was lost) ends the
+   * attempt, never the step: the interrupt is kept so the runner completes nothing final, and the
+   * run is re-driven by the journal.
+   */
+  private static void interruptedEndsTheAttempt(Exception failure, String call) {
+    if (failure instanceof InterruptedException || Thread.currentThread().isInterrupted()) {
+      Thread.currentThread().interrupt();
+      throw interrupted(call);
+    }
   }
 
   private static FlowsException interrupted(String call) {
