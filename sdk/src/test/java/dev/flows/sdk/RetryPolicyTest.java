@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.flows.kernel.ErrorCode;
-import dev.flows.kernel.FlowsException;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 
@@ -36,19 +35,19 @@ class RetryPolicyTest {
   void aMalformedPolicyIsRefusedInvalidInput() {
     assertThatThrownBy(() -> RetryPolicy.attempts(0))
         .isInstanceOfSatisfying(
-            FlowsException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.INVALID_INPUT))
+            FlowsError.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.INVALID_INPUT.wire()))
         .hasMessageContaining("at least 1 attempt");
     assertThatThrownBy(
             () ->
                 RetryPolicy.attempts(2).backoff(Duration.ofSeconds(2), 2.0, Duration.ofSeconds(1)))
-        .isInstanceOf(FlowsException.class)
+        .isInstanceOf(FlowsError.class)
         .hasMessageContaining("max backoff");
     assertThatThrownBy(
             () -> RetryPolicy.attempts(2).backoff(Duration.ofMillis(1), 0.5, Duration.ofSeconds(1)))
-        .isInstanceOf(FlowsException.class)
+        .isInstanceOf(FlowsError.class)
         .hasMessageContaining("multiplier");
     assertThatThrownBy(() -> CallPolicy.DEFAULT.withTimeout(Duration.ZERO))
-        .isInstanceOf(FlowsException.class)
+        .isInstanceOf(FlowsError.class)
         .hasMessageContaining("positive");
   }
 }

@@ -18,9 +18,9 @@ import dev.flows.journalstore.JournalStoreConfig;
 import dev.flows.journalstore.PostgresJournal;
 import dev.flows.journalstore.testing.TestDatabase;
 import dev.flows.kernel.ErrorCode;
-import dev.flows.kernel.FlowsException;
 import dev.flows.kernel.journal.RunRef;
 import dev.flows.sdk.Flow;
+import dev.flows.sdk.FlowsError;
 import dev.flows.sdk.RunId;
 import dev.flows.sdk.compile.FlowSource;
 import java.nio.file.Files;
@@ -134,7 +134,8 @@ class ConfirmedRefundFlowTest {
       assertThatThrownBy(
               () -> flows.answer(call, "call", JSON.createObjectNode().put("confirm", "yes")))
           .isInstanceOfSatisfying(
-              FlowsException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.INVALID_INPUT));
+              FlowsError.class,
+              e -> assertThat(e.code()).isEqualTo(ErrorCode.INVALID_INPUT.wire()));
       assertThat(flows.handle(call).state()).isEqualTo(RunState.PARKED);
 
       flows.answer(call, "call", JSON.createObjectNode().put("confirmAmountCents", 1200));

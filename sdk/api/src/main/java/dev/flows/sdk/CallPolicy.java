@@ -1,7 +1,6 @@
 package dev.flows.sdk;
 
 import dev.flows.kernel.ErrorCode;
-import dev.flows.kernel.FlowsException;
 import java.time.Duration;
 import java.util.Optional;
 
@@ -19,15 +18,12 @@ public record CallPolicy(
       new CallPolicy(Optional.empty(), Optional.empty(), Optional.empty(), Optional.empty());
 
   /**
-   * @throws FlowsException {@code invalid_input} for a timeout that is not positive
+   * @throws FlowsError {@code invalid_input} for a timeout that is not positive
    */
   public CallPolicy withTimeout(Duration d) {
     if (d == null || !d.isPositive()) {
-      throw new FlowsException(
-          ErrorCode.INVALID_INPUT,
-          "a call timeout must be positive, got " + d,
-          "timeout",
-          "pass a positive Duration");
+      throw invalid(
+          "a call timeout must be positive, got " + d, "timeout", "pass a positive Duration");
     }
     return new CallPolicy(Optional.of(d), retry, onUnknownOutcome, tasks);
   }
@@ -46,10 +42,13 @@ public record CallPolicy(
 
   private static <T> T given(T value, String what) {
     if (value == null) {
-      throw new FlowsException(
-          ErrorCode.INVALID_INPUT, what + " needs a value, got null", what, "pass a value");
+      throw invalid(what + " needs a value, got null", what, "pass a value");
     }
     return value;
+  }
+
+  private static FlowsError invalid(String message, String place, String fix) {
+    return new FlowsError(ErrorCode.INVALID_INPUT.wire(), message, place, fix, false, null);
   }
 
   public boolean isDefault() {

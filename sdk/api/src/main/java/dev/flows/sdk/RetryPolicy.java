@@ -1,7 +1,6 @@
 package dev.flows.sdk;
 
 import dev.flows.kernel.ErrorCode;
-import dev.flows.kernel.FlowsException;
 import dev.flows.kernel.spec.Backoff;
 import dev.flows.kernel.spec.BackoffPolicy;
 import java.time.Duration;
@@ -16,7 +15,7 @@ import java.util.List;
  * not retried. Written {@code RetryPolicy.attempts(3).backoff(Duration.ofMillis (200), 2.0,
  * Duration.ofSeconds(5)).doNotRetry(IllegalArgumentException.class)}.
  *
- * @throws FlowsException {@code invalid_input} for fewer than one attempt, a negative backoff, a
+ * @throws FlowsError {@code invalid_input} for fewer than one attempt, a negative backoff, a
  *     multiplier below 1, a {@code maxBackoff} below {@code initialBackoff} or a blank name
  */
 public record RetryPolicy(
@@ -115,8 +114,13 @@ public record RetryPolicy(
                 initialBackoff.toMillis(), multiplier, maxBackoff.toMillis(), attempt));
   }
 
-  private static FlowsException invalid(String message) {
-    return new FlowsException(
-        ErrorCode.INVALID_INPUT, message, "RetryPolicy", "fix the retry policy of the call");
+  private static FlowsError invalid(String message) {
+    return new FlowsError(
+        ErrorCode.INVALID_INPUT.wire(),
+        message,
+        "RetryPolicy",
+        "fix the retry policy of the call",
+        false,
+        null);
   }
 }

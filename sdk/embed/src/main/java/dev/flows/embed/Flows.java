@@ -20,6 +20,7 @@ import dev.flows.sdk.config.FlowsConfig;
 import dev.flows.sdk.runtime.FlowTypes;
 import dev.flows.sdk.runtime.FlowsEngine;
 import dev.flows.sdk.runtime.Inventory;
+import dev.flows.sdk.runtime.PublicError;
 import dev.flows.worker.Worker;
 import dev.flows.worker.WorkerStats;
 import java.sql.Connection;
@@ -85,12 +86,15 @@ public final class Flows implements AutoCloseable {
    */
   public <I, O> RunHandle<O> start(
       Class<? extends Flow<I, O>> flow, I input, StartOptions options) {
-    JavaType output = FlowTypes.output(flow);
-    return start(
-        catalog.of(flow),
-        input,
-        options,
-        j -> FlowTypes.read(j, output, "the output of flow " + flow.getSimpleName()));
+    return PublicError.guard(
+        () -> {
+          JavaType output = FlowTypes.output(flow);
+          return start(
+              catalog.of(flow),
+              input,
+              options,
+              j -> FlowTypes.<O>read(j, output, "the output of flow " + flow.getSimpleName()));
+        });
   }
 
   /** Starts a new run each call (no key), on the header's queue. */
@@ -100,21 +104,31 @@ public final class Flows implements AutoCloseable {
 
   /**
    * As {@link #start(Class, Object, StartOptions)}, naming the flow by its header's name, for a
-   * caller that does not compile against the flow's class. {@code flow_not_found} when no flow of
-   * that name is registered.
+   * caller that does not compile against the flow's class. A flow this instance does not host (or
+   * hosts at another version than {@link StartOptions#version}) is started for the workers that do:
+   * routed as the newest run of it in the journal (at that version) was ({@link RoutedStarts});
+   * {@code flow_not_found} when there is none.
    */
   public RunHandle<JsonNode> start(String flowName, Object input, StartOptions options) {
-    FlowCatalog.Registered r =
-        catalog
-            .named(flowName)
-            .orElseThrow(
-                () ->
-                    new FlowsException(
-                        ErrorCode.FLOW_NOT_FOUND,
-                        "no flow named " + flowName + " is registered",
-                        "Flows.start",
-                        "register it with Flows.builder().register(flow)"));
-    return start(r, input, options, Function.identity());
+    return PublicError.guard(
+        () -> {
+          Optional<FlowCatalog.Registered> here =
+              catalog
+                  .named(flowName)
+                  .filter(
+                      r ->
+                          options
+                              .versionName()
+                              .map(r.flow().header().version()::equals)
+                              .orElse(true));
+          if (here.isPresent()) {
+            return start(here.get(), input, options, Function.identity());
+          }
+          StartedRun started =
+              RoutedStarts.start(engine, storage.dataSource(), flowName, json(input), options);
+          return new RunHandle<>(
+              this, started.runId(), started.created(), Function.identity(), Optional.empty());
+        });
   }
 
   private <T> RunHandle<T> start(
@@ -141,6 +155,10 @@ public final class Flows implements AutoCloseable {
   }
 
   private <T> RunHandle<T> handle(RunId runId, Function<JsonNode, T> as) {
+    return PublicError.guard(() -> handleOf(runId, as));
+  }
+
+  private <T> RunHandle<T> handleOf(RunId runId, Function<JsonNode, T> as) {
     RunRef id = Boundary.ref(runId);
     if (journal().run(id).isEmpty()) {
       throw new NotFoundException(
@@ -174,7 +192,7 @@ public final class Flows implements AutoCloseable {
    * journaled in the run's spec: per server its transport, protocol version and tools.
    */
   public JsonNode inventory(Class<? extends Flow<?, ?>> flow) {
-    return inventoryOf(flow).json();
+    return PublicError.guard(() -> inventoryOf(flow).json());
   }
 
   Inventory inventoryOf(Class<? extends Flow<?, ?>> flow) {
@@ -187,7 +205,8 @@ public final class Flows implements AutoCloseable {
    * starts; runs already started keep the one frozen into them. On failure the old one stays.
    */
   public JsonNode refreshInventory(Class<? extends Flow<?, ?>> flow) {
-    return catalog.of(flow).refresh(f -> engine.preflight(f, servers)).json();
+    return PublicError.guard(
+        () -> catalog.of(flow).refresh(f -> engine.preflight(f, servers)).json());
   }
 
   /** The journal this instance writes to; internal: the public API answers public snapshots. */
@@ -200,20 +219,29 @@ public final class Flows implements AutoCloseable {
    * response} is checked against what the server asked (a form's content; {@code {}} for a visited
    * URL; with several requests an object keyed by request) and journaled, and the call is sent
    * again with it by whichever worker claims it; a parked flow awaiting it resumes. Refused with
-   * {@link FlowsException} ({@code invalid_input}: not parked for input or an answer that does not
-   * fit, writing nothing; {@code run_not_found}; {@code step_not_found}).
+   * {@link dev.flows.sdk.FlowsError} ({@code invalid_input}: not parked for input or an answer that
+   * does not fit, writing nothing; {@code run_not_found}; {@code step_not_found}).
    */
   public RunInfo answer(RunId runId, String stepId, JsonNode response) {
-    return Boundary.info(
-        journal()
-            .answerInput(
-                Boundary.ref(runId), stepId, new InputAnswer.Accept(response), ANSWERED_BY));
+    return PublicError.guard(
+        () ->
+            Boundary.info(
+                journal()
+                    .answerInput(
+                        Boundary.ref(runId),
+                        stepId,
+                        new InputAnswer.Accept(response),
+                        ANSWERED_BY)));
   }
 
   /** Declines every request of an MCP call parked {@code input_required}; see {@link #answer}. */
   public RunInfo decline(RunId runId, String stepId) {
-    return Boundary.info(
-        journal().answerInput(Boundary.ref(runId), stepId, new InputAnswer.Decline(), ANSWERED_BY));
+    return PublicError.guard(
+        () ->
+            Boundary.info(
+                journal()
+                    .answerInput(
+                        Boundary.ref(runId), stepId, new InputAnswer.Decline(), ANSWERED_BY)));
   }
 
   /** Who answered, as journaled in {@code step.answered}. */

@@ -7,11 +7,13 @@ import dev.flows.kernel.journal.Journal;
 import dev.flows.kernel.mcp.McpClientConfig;
 import dev.flows.mcp.client.McpCredentials;
 import dev.flows.sdk.Flow;
+import dev.flows.sdk.FlowsError;
 import dev.flows.sdk.config.FlowsConfig;
 import dev.flows.sdk.config.FlowsConfigLoader;
 import dev.flows.sdk.config.ServerEntry;
 import dev.flows.sdk.runtime.FlowsEngine;
 import dev.flows.sdk.runtime.PreflightException;
+import dev.flows.sdk.runtime.PublicError;
 import dev.flows.sdk.runtime.SdkConfig;
 import dev.flows.worker.WorkerConfig;
 import java.nio.file.Files;
@@ -31,7 +33,7 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * Options of a {@link Flows}, each with a default (SURFACE.md, "Embedding API"). Only the database
- * is required. {@link #build} refuses with one {@link FlowsException} per problem kind: no or two
+ * is required. {@link #build} refuses with one {@link FlowsError} per problem kind: no or two
  * databases, two servers or flows of one name ({@code config_invalid}), a flow declaring a server
  * no one gave ({@code mcp_undeclared_server}, every one at once), an unreachable database ({@code
  * database_unavailable}), a schema behind this build without {@link #migrate} ({@code
@@ -127,7 +129,7 @@ public final class FlowsBuilder {
     WorkerConfig.Builder b = WorkerConfig.defaults().toBuilder();
     WorkerOptions o = new WorkerOptions(b);
     options.accept(o);
-    worker = Optional.of(b.build());
+    worker = Optional.of(PublicError.guard(b::build));
     queues = o.queues();
     startWorkerLater = o.startsLater();
     return this;
@@ -171,6 +173,10 @@ public final class FlowsBuilder {
    * the database schema; starts the worker when one was asked for.
    */
   public Flows build() {
+    return PublicError.guard(this::built);
+  }
+
+  private Flows built() {
     Storage.Target target =
         database.orElseThrow(
             () -> refusal("no database was given", "call .dataSource(ds) or .jdbcUrl(url)"));
@@ -273,7 +279,7 @@ public final class FlowsBuilder {
     return new FlowsConfig(file, all);
   }
 
-  private static FlowsException refusal(String message, String fix) {
-    return new FlowsException(ErrorCode.CONFIG_INVALID, message, PLACE, fix);
+  private static FlowsError refusal(String message, String fix) {
+    return PublicError.of(new FlowsException(ErrorCode.CONFIG_INVALID, message, PLACE, fix));
   }
 }

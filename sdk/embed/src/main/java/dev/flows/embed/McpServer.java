@@ -4,6 +4,8 @@ import dev.flows.kernel.ErrorCode;
 import dev.flows.kernel.FlowsException;
 import dev.flows.kernel.mcp.McpAuth;
 import dev.flows.kernel.mcp.McpServerConfig;
+import dev.flows.sdk.FlowsError;
+import dev.flows.sdk.runtime.PublicError;
 import java.net.URI;
 import java.util.List;
 import java.util.Map;
@@ -113,11 +115,12 @@ public final class McpServer {
     throw notFor(option);
   }
 
-  private FlowsException notFor(String option) {
-    return new FlowsException(
-        ErrorCode.CONFIG_INVALID,
-        "MCP server " + config.name() + ": " + option + " is not an option of this transport",
-        "mcpServer " + config.name(),
-        "give " + option + " only to a server of the transport it belongs to");
+  private FlowsError notFor(String option) {
+    return PublicError.of(
+        new FlowsException(
+            ErrorCode.CONFIG_INVALID,
+            "MCP server " + config.name() + ": " + option + " is not an option of this transport",
+            "mcpServer " + config.name(),
+            "give " + option + " only to a server of the transport it belongs to"));
   }
 }

@@ -2,12 +2,14 @@ package dev.flows.embed;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.flows.kernel.ErrorCode;
+import dev.flows.kernel.FlowsException;
 import dev.flows.kernel.NotFoundException;
 import dev.flows.kernel.journal.RunRef;
 import dev.flows.kernel.journal.RunSnapshot;
 import dev.flows.kernel.journal.RunWatch;
 import dev.flows.kernel.lifecycle.RunStatus;
 import dev.flows.sdk.RunId;
+import dev.flows.sdk.runtime.PublicError;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -79,7 +81,7 @@ public final class RunHandle<T> {
 
   /** The run as the journal sees it now. */
   public RunInfo snapshot() {
-    return Boundary.info(read());
+    return PublicError.guard(() -> Boundary.info(read()));
   }
 
   private RunSnapshot read() {
@@ -106,6 +108,14 @@ public final class RunHandle<T> {
    * @throws ResultTimeoutException the run was still running when the timeout passed
    */
   public T result(Duration timeout) throws InterruptedException {
+    try {
+      return awaitResult(timeout);
+    } catch (FlowsException e) {
+      throw PublicError.of(e);
+    }
+  }
+
+  private T awaitResult(Duration timeout) throws InterruptedException {
     long deadline = System.nanoTime() + timeout.toNanos();
     if (endHere.isPresent()) {
       Optional<JsonNode> output = endedHere(endHere.get(), deadline);
@@ -166,7 +176,7 @@ public final class RunHandle<T> {
    * RunCanceledException}. A run that already ended stays as it is.
    */
   public void cancel(String reason) {
-    flows.cancel(runId, reason);
+    PublicError.guard(() -> flows.cancel(runId, reason));
   }
 
   /**
@@ -182,14 +192,10 @@ public final class RunHandle<T> {
   /** As {@link #signal(String, Object)}; a second send with the same {@code key} sends nothing. */
   public SignalReceipt signal(String name, @Nullable Object payload, Optional<String> key) {
     JsonNode json = MAPPER.valueToTree(payload);
-    return Boundary.receipt(
-        flows
-            .journal()
-            .sendSignal(
-                runId,
-                name,
-                json == null ? com.fasterxml.jackson.databind.node.NullNode.getInstance() : json,
-                key));
+    JsonNode sent =
+        json == null ? com.fasterxml.jackson.databind.node.NullNode.getInstance() : json;
+    return PublicError.guard(
+        () -> Boundary.receipt(flows.journal().sendSignal(runId, name, sent, key)));
   }
 
   @Override

@@ -2,6 +2,7 @@ package dev.flows.embed;
 
 import dev.flows.kernel.ErrorCode;
 import dev.flows.kernel.FlowsException;
+import dev.flows.sdk.runtime.PublicError;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -106,6 +107,10 @@ public final class RunQuery {
    *     database_error} when the database cannot be read
    */
   public List<RunInfo> list(int limit) {
+    return PublicError.guard(() -> page(limit));
+  }
+
+  private List<RunInfo> page(int limit) {
     if (limit < 1 || limit > MAX_PAGE) {
       throw new FlowsException(
           ErrorCode.INVALID_INPUT,

@@ -3,6 +3,7 @@ package dev.flows.embed;
 import dev.flows.kernel.ErrorCode;
 import dev.flows.kernel.FlowsException;
 import dev.flows.kernel.journal.Queues;
+import dev.flows.sdk.runtime.PublicError;
 import java.util.Objects;
 import java.util.Optional;
 
@@ -16,17 +17,23 @@ import java.util.Optional;
  *       new run.
  *   <li>{@link #queue}: the queue the run goes to instead of the flow header's; only workers
  *       serving it claim the run and its children.
+ *   <li>{@link #version}: for a start by name, the flow's version the run must run at (a flow this
+ *       instance hosts at another version, or no run of it at that version in the journal, is
+ *       {@code flow_not_found}).
  * </ul>
  */
 public final class StartOptions {
-  private static final StartOptions NONE = new StartOptions(Optional.empty(), Optional.empty());
+  private static final StartOptions NONE =
+      new StartOptions(Optional.empty(), Optional.empty(), Optional.empty());
 
   private final Optional<String> key;
   private final Optional<String> queue;
+  private final Optional<String> version;
 
-  private StartOptions(Optional<String> key, Optional<String> queue) {
+  private StartOptions(Optional<String> key, Optional<String> queue, Optional<String> version) {
     this.key = key;
     this.queue = queue;
+    this.version = version;
   }
 
   /** A new run each start, on the flow header's queue. */
@@ -42,20 +49,35 @@ public final class StartOptions {
   /** These options with the idempotency key {@code key}. */
   public StartOptions withKey(String key) {
     Objects.requireNonNull(key, "key");
-    return new StartOptions(Optional.of(key), queue);
+    return new StartOptions(Optional.of(key), queue, version);
   }
 
   /** These options with the run going to {@code queue}. */
   public StartOptions queue(String queue) {
     Objects.requireNonNull(queue, "queue");
     if (!Queues.valid(queue)) {
-      throw new FlowsException(
-          ErrorCode.INVALID_INPUT,
-          "not a queue name: " + queue,
-          "StartOptions.queue",
-          "use 1 to 100 of A-Z a-z 0-9 _ . - starting with a letter or digit");
+      throw PublicError.of(
+          new FlowsException(
+              ErrorCode.INVALID_INPUT,
+              "not a queue name: " + queue,
+              "StartOptions.queue",
+              "use 1 to 100 of A-Z a-z 0-9 _ . - starting with a letter or digit"));
     }
-    return new StartOptions(key, Optional.of(queue));
+    return new StartOptions(key, Optional.of(queue), version);
+  }
+
+  /** These options with the run of a flow started by name at {@code version}. */
+  public StartOptions version(String version) {
+    Objects.requireNonNull(version, "version");
+    if (version.isBlank()) {
+      throw PublicError.of(
+          new FlowsException(
+              ErrorCode.INVALID_INPUT,
+              "a flow version must not be blank",
+              "StartOptions.version",
+              "give the version the flow's header declares"));
+    }
+    return new StartOptions(key, queue, Optional.of(version));
   }
 
   Optional<String> idempotencyKey() {
@@ -66,8 +88,18 @@ public final class StartOptions {
     return queue;
   }
 
+  Optional<String> versionName() {
+    return version;
+  }
+
   @Override
   public String toString() {
-    return "StartOptions[key=" + key.orElse("-") + ", queue=" + queue.orElse("-") + "]";
+    return "StartOptions[key="
+        + key.orElse("-")
+        + ", queue="
+        + queue.orElse("-")
+        + ", version="
+        + version.orElse("-")
+        + "]";
   }
 }

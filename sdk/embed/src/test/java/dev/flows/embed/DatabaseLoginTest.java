@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.flows.journalstore.JournalStoreConfig;
 import dev.flows.kernel.ErrorCode;
-import dev.flows.kernel.FlowsException;
+import dev.flows.sdk.FlowsError;
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -65,9 +65,9 @@ class DatabaseLoginTest {
     long started = System.nanoTime();
     assertThatThrownBy(() -> Flows.builder().jdbcUrl(url, ROLE, "wrong-password").build().close())
         .isInstanceOfSatisfying(
-            FlowsException.class,
+            FlowsError.class,
             e -> {
-              assertThat(e.code()).isEqualTo(ErrorCode.DATABASE_AUTH_FAILED);
+              assertThat(e.code()).isEqualTo(ErrorCode.DATABASE_AUTH_FAILED.wire());
               assertThat(e.retryable()).isFalse();
               assertThat(e.getMessage()).contains("28P01").doesNotContain("wrong-password");
               assertThat(e.fix()).hasValueSatisfying(f -> assertThat(f).contains("password"));

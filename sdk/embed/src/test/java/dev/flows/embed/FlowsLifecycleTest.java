@@ -9,7 +9,6 @@ import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.flows.journalstore.testing.TestDatabase;
 import dev.flows.kernel.ErrorCode;
-import dev.flows.kernel.FlowsException;
 import dev.flows.kernel.journal.CompletionReason;
 import dev.flows.kernel.journal.Disposition;
 import dev.flows.kernel.journal.JournalEntry;
@@ -17,6 +16,7 @@ import dev.flows.kernel.journal.JournalRecord;
 import dev.flows.kernel.journal.RunSnapshot;
 import dev.flows.kernel.lifecycle.StepStatus;
 import dev.flows.mcp.testkit.Jvm;
+import dev.flows.sdk.FlowsError;
 import dev.flows.sdk.runtime.PreflightException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -38,9 +38,9 @@ class FlowsLifecycleTest {
 
     assertThatThrownBy(() -> on(db).build())
         .isInstanceOfSatisfying(
-            FlowsException.class,
+            FlowsError.class,
             e -> {
-              assertThat(e.code()).isEqualTo(ErrorCode.MIGRATION_PENDING);
+              assertThat(e.code()).isEqualTo(ErrorCode.MIGRATION_PENDING.wire());
               assertThat(e.fix()).hasValueSatisfying(f -> assertThat(f).contains("migrate(true)"));
             });
     on(db).migrate(true).build().close();
@@ -61,8 +61,8 @@ class FlowsLifecycleTest {
                     .poolSize(1)
                     .build())
         .isInstanceOfSatisfying(
-            FlowsException.class,
-            e -> assertThat(e.code()).isEqualTo(ErrorCode.DATABASE_UNAVAILABLE));
+            FlowsError.class,
+            e -> assertThat(e.code()).isEqualTo(ErrorCode.DATABASE_UNAVAILABLE.wire()));
   }
 
   @Test
@@ -76,10 +76,11 @@ class FlowsLifecycleTest {
                     .register(new TestFlows.Grower())
                     .build())
         .isInstanceOfSatisfying(
-            PreflightException.class,
+            FlowsError.class,
             e -> {
-              assertThat(e.code()).isEqualTo(ErrorCode.MCP_UNDECLARED_SERVER);
-              assertThat(e.problems()).hasSize(2);
+              assertThat(e.code()).isEqualTo(ErrorCode.MCP_UNDECLARED_SERVER.wire());
+              assertThat(e.getMessage()).startsWith("2 problems; first: ");
+              assertThat(e.getCause()).isInstanceOf(PreflightException.class);
             });
   }
 
@@ -101,14 +102,14 @@ class FlowsLifecycleTest {
                     .mcpServer(McpServer.of(server))
                     .build())
         .isInstanceOfSatisfying(
-            FlowsException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.CONFIG_INVALID));
+            FlowsError.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.CONFIG_INVALID.wire()));
   }
 
   @Test
   void twoDatabasesOrTwoFlowsOfOneNameAreRefusedConfigInvalid() {
     assertThatThrownBy(() -> Flows.builder().jdbcUrl("jdbc:postgresql://h/d").jdbcUrl("x"))
         .isInstanceOfSatisfying(
-            FlowsException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.CONFIG_INVALID));
+            FlowsError.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.CONFIG_INVALID.wire()));
     assertThatThrownBy(
             () ->
                 Flows.builder()
@@ -117,10 +118,10 @@ class FlowsLifecycleTest {
                     .register(new TestFlows.Shout())
                     .build())
         .isInstanceOfSatisfying(
-            FlowsException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.CONFIG_INVALID));
+            FlowsError.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.CONFIG_INVALID.wire()));
     assertThatThrownBy(() -> Flows.builder().build())
         .isInstanceOfSatisfying(
-            FlowsException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.CONFIG_INVALID));
+            FlowsError.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.CONFIG_INVALID.wire()));
   }
 
   @Test

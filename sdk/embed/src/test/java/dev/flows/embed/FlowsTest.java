@@ -10,8 +10,8 @@ import static org.assertj.core.api.Assertions.catchThrowableOfType;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.flows.journalstore.testing.TestDatabase;
 import dev.flows.kernel.ErrorCode;
-import dev.flows.kernel.FlowsException;
 import dev.flows.mcp.testkit.Jvm;
+import dev.flows.sdk.FlowsError;
 import dev.flows.sdk.RunId;
 import java.time.Duration;
 import java.util.List;
@@ -210,7 +210,8 @@ class FlowsTest {
     try (Flows flows = on(db).build()) {
       assertThatThrownBy(() -> flows.handle(RunId.of("run_nobody")))
           .isInstanceOfSatisfying(
-              FlowsException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.RUN_NOT_FOUND));
+              FlowsError.class,
+              e -> assertThat(e.code()).isEqualTo(ErrorCode.RUN_NOT_FOUND.wire()));
     }
   }
 
@@ -222,7 +223,8 @@ class FlowsTest {
                   flows.start(
                       TestFlows.Shout.class, TestFlows.json(Map.of()), StartOptions.key("x")))
           .isInstanceOfSatisfying(
-              FlowsException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.FLOW_NOT_FOUND));
+              FlowsError.class,
+              e -> assertThat(e.code()).isEqualTo(ErrorCode.FLOW_NOT_FOUND.wire()));
     }
   }
 }

@@ -9,11 +9,11 @@ import static org.assertj.core.api.Assertions.catchThrowableOfType;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.flows.journalstore.testing.TestDatabase;
 import dev.flows.kernel.ErrorCode;
-import dev.flows.kernel.FlowsException;
 import dev.flows.kernel.lifecycle.StepStatus;
 import dev.flows.sdk.Ctx;
 import dev.flows.sdk.Flow;
 import dev.flows.sdk.FlowHeader;
+import dev.flows.sdk.FlowsError;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Map;
@@ -97,8 +97,8 @@ class SignalsTest {
       h.signal("approve", "two");
       assertThat(h.result(WAIT)).isEqualTo(JSON.arrayNode().add("one").add("two"));
 
-      FlowsException e = catchThrowableOfType(FlowsException.class, () -> h.signal("approve", 3));
-      assertThat(e.code()).isEqualTo(ErrorCode.RUN_TERMINAL);
+      FlowsError e = catchThrowableOfType(FlowsError.class, () -> h.signal("approve", 3));
+      assertThat(e.code()).isEqualTo(ErrorCode.RUN_TERMINAL.wire());
     }
   }
 

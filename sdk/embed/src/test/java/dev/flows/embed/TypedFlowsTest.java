@@ -8,10 +8,10 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.flows.journalstore.testing.TestDatabase;
 import dev.flows.kernel.ErrorCode;
-import dev.flows.kernel.FlowsException;
 import dev.flows.sdk.Ctx;
 import dev.flows.sdk.Flow;
 import dev.flows.sdk.FlowHeader;
+import dev.flows.sdk.FlowsError;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -84,7 +84,8 @@ class TypedFlowsTest {
       assertThat(h.snapshot().admissionKey()).isEqualTo("flow:approve-order:o-2");
       assertThatThrownBy(() -> flows.start("nobody", new Order("x", 1), StartOptions.none()))
           .isInstanceOfSatisfying(
-              FlowsException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.FLOW_NOT_FOUND));
+              FlowsError.class,
+              e -> assertThat(e.code()).isEqualTo(ErrorCode.FLOW_NOT_FOUND.wire()));
     }
   }
 
@@ -136,7 +137,8 @@ class TypedFlowsTest {
       assertThat(flows.runs().createdAfter(Instant.now().plusSeconds(60)).list(10)).isEmpty();
       assertThatThrownBy(() -> flows.runs().list(0))
           .isInstanceOfSatisfying(
-              FlowsException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.INVALID_INPUT));
+              FlowsError.class,
+              e -> assertThat(e.code()).isEqualTo(ErrorCode.INVALID_INPUT.wire()));
     }
   }
 

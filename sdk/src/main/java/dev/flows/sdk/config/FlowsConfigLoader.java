@@ -10,10 +10,7 @@ import dev.flows.kernel.json.StrictJson;
 import dev.flows.kernel.json.StrictJson.Place;
 import dev.flows.kernel.json.StrictJson.Problem;
 import dev.flows.kernel.mcp.McpAuth;
-import dev.flows.kernel.mcp.McpAuth.ClientAuth;
-import dev.flows.kernel.mcp.McpAuth.ClientRegistration;
-import dev.flows.kernel.mcp.McpAuth.OAuthGrant;
-import dev.flows.kernel.mcp.McpAuth.SecretSource;
+import dev.flows.kernel.mcp.McpAuthJson;
 import dev.flows.kernel.mcp.McpProtocol;
 import dev.flows.kernel.mcp.McpServerConfig;
 import dev.flows.sdk.TaskUse;
@@ -40,7 +37,7 @@ import java.util.regex.Pattern;
 public final class FlowsConfigLoader {
   public static final String FILE_NAME = "flows.json";
   private static final ObjectMapper MAPPER = Jackson.mapper();
-  private static final Pattern ENV_NAME = Pattern.compile("[A-Za-z_][A-Za-z0-9_]*");
+  private static final Pattern ENV_NAME = McpAuthJson.ENV_NAME;
   private static final Pattern SERVER_NAME = Pattern.compile("[A-Za-z][A-Za-z0-9_-]{0,63}");
 
   private FlowsConfigLoader() {}
@@ -211,13 +208,16 @@ public final class FlowsConfigLoader {
   private static McpServerConfig http(
       Walker w, String name, JsonNode n, String ptr, McpProtocol protocol) {
     w.onlyKeys(n, ptr, Set.of("url", "headers", "auth", "idempotencyKeys", "protocol", "tasks"));
-    URI url = url(w, w.string(n, ptr, "url"), ptr + "/url");
+    URI url = w.url(w.string(n, ptr, "url"), ptr + "/url");
     Map<String, String> headers = w.optStringMap(n, ptr, "headers");
-    McpAuth auth = n.has("auth") ? auth(w, n.get("auth"), ptr + "/auth") : new McpAuth.None();
+    McpAuth auth =
+        n.has("auth")
+            ? McpAuthJson.readUserForm(n.get("auth"), ptr + "/auth", w)
+            : new McpAuth.None();
     return new McpServerConfig.Http(name, url, headers, auth, protocol);
   }
 
-  private static URI url(Walker w, String s, String ptr) {
+  private static URI httpUrl(Walker w, String s, String ptr) {
     URI u;
     try {
       u = new URI(s);
@@ -242,157 +242,11 @@ public final class FlowsConfigLoader {
     return u;
   }
 
-  private static McpAuth auth(Walker w, JsonNode n, String ptr) {
-    w.object(n, ptr);
-    String mode = w.string(n, ptr, "mode");
-    return switch (mode) {
-      case "none" -> {
-        w.onlyKeys(n, ptr, Set.of("mode"));
-        yield new McpAuth.None();
-      }
-      case "api-token" -> {
-        w.onlyKeys(n, ptr, Set.of("mode", "header", "scheme", "tokenEnv", "provider"));
-        String header = n.has("header") ? w.string(n, ptr, "header") : "Authorization";
-        Optional<String> scheme =
-            n.has("scheme")
-                ? Optional.of(w.string(n, ptr, "scheme")).filter(s -> !s.isEmpty())
-                : Optional.of("Bearer");
-        yield new McpAuth.ApiToken(header, scheme, secret(w, n, ptr, "tokenEnv", "provider"));
-      }
-      case "oauth" -> oauth(w, n, ptr);
-      default ->
-          throw w.refuse(
-              ptr + "/mode",
-              "unknown auth mode '" + mode + "'",
-              "use one of none, api-token, oauth");
-    };
-  }
-
-  private static McpAuth oauth(Walker w, JsonNode n, String ptr) {
-    String grant = w.string(n, ptr, "grant");
-    List<String> scopes = w.optStrings(n, ptr, "scopes");
-    OAuthGrant g =
-        switch (grant) {
-          case "provided" -> {
-            w.onlyKeys(n, ptr, Set.of("mode", "grant", "provider", "scopes"));
-            yield new OAuthGrant.ProvidedToken(w.string(n, ptr, "provider"));
-          }
-          case "client_credentials" -> {
-            w.onlyKeys(n, ptr, withClientAuth());
-            yield new OAuthGrant.ClientCredentials(
-                w.string(n, ptr, "clientId"), clientAuth(w, n, ptr));
-          }
-          case "enterprise_managed" -> enterpriseManaged(w, n, ptr);
-          case "authorization_code" -> authorizationCode(w, n, ptr);
-          default ->
-              throw w.refuse(
-                  ptr + "/grant",
-                  "unknown oauth grant '" + grant + "'",
-                  "use one of provided, client_credentials, authorization_code,"
-                      + " enterprise_managed");
-        };
-    return new McpAuth.OAuth(g, scopes);
-  }
-
-  /** The keys of a grant whose client authenticates at the token endpoint, plus {@code more}. */
-  private static Set<String> withClientAuth(String... more) {
-    Set<String> keys =
-        new HashSet<>(
-            List.of(
-                "mode",
-                "grant",
-                "clientId",
-                "clientSecretEnv",
-                "privateKeyEnv",
-                "tokenEndpointAuth",
-                "scopes"));
-    keys.addAll(List.of(more));
-    return keys;
-  }
-
-  private static OAuthGrant enterpriseManaged(Walker w, JsonNode n, String ptr) {
-    w.onlyKeys(n, ptr, withClientAuth("idpTokenEndpoint", "idTokenEnv", "idTokenProvider"));
-    return new OAuthGrant.EnterpriseManaged(
-        w.string(n, ptr, "clientId"),
-        clientAuth(w, n, ptr),
-        url(w, w.string(n, ptr, "idpTokenEndpoint"), ptr + "/idpTokenEndpoint"),
-        secret(w, n, ptr, "idTokenEnv", "idTokenProvider"));
-  }
-
-  private static OAuthGrant authorizationCode(Walker w, JsonNode n, String ptr) {
-    w.onlyKeys(n, ptr, withClientAuth("clientIdUrl", "clientName", "redirectUri", "completer"));
-    String clientName = n.has("clientName") ? w.string(n, ptr, "clientName") : "flows";
-    ClientRegistration reg;
-    if (n.has("clientId")) {
-      reg =
-          new ClientRegistration.PreRegistered(w.string(n, ptr, "clientId"), clientAuth(w, n, ptr));
-    } else if (n.has("clientIdUrl")) {
-      reg = new ClientRegistration.MetadataDocument(w.string(n, ptr, "clientIdUrl"), clientName);
-    } else {
-      reg = new ClientRegistration.Dynamic(clientName);
-    }
-    return new OAuthGrant.AuthorizationCode(
-        reg, w.string(n, ptr, "redirectUri"), w.string(n, ptr, "completer"));
-  }
-
-  /**
-   * How the client authenticates at the token endpoint. Defaults to client_secret_basic when a
-   * secret variable is named, none otherwise.
-   */
-  private static ClientAuth clientAuth(Walker w, JsonNode n, String ptr) {
-    String method =
-        n.has("tokenEndpointAuth")
-            ? w.string(n, ptr, "tokenEndpointAuth")
-            : n.has("privateKeyEnv")
-                ? "private_key_jwt"
-                : n.has("clientSecretEnv") ? "client_secret_basic" : "none";
-    return switch (method) {
-      case "client_secret_basic" ->
-          new ClientAuth.SecretBasic(
-              new SecretSource.EnvVar(envName(w, n, ptr, "clientSecretEnv")));
-      case "client_secret_post" ->
-          new ClientAuth.SecretPost(new SecretSource.EnvVar(envName(w, n, ptr, "clientSecretEnv")));
-      case "private_key_jwt" ->
-          new ClientAuth.PrivateKeyJwt(
-              new SecretSource.EnvVar(envName(w, n, ptr, "privateKeyEnv")));
-      case "none" -> new ClientAuth.NoSecret();
-      default ->
-          throw w.refuse(
-              ptr + "/tokenEndpointAuth",
-              "unknown token endpoint auth method '" + method + "'",
-              "use client_secret_basic, client_secret_post, private_key_jwt or none");
-    };
-  }
-
-  private static SecretSource secret(
-      Walker w, JsonNode n, String ptr, String envKey, String providerKey) {
-    if (n.has(envKey) == n.has(providerKey)) {
-      throw w.refuse(
-          ptr,
-          "needs exactly one of \"" + envKey + "\" or \"" + providerKey + "\"",
-          "name the environment variable holding the token (never the token itself)");
-    }
-    return n.has(envKey)
-        ? new SecretSource.EnvVar(envName(w, n, ptr, envKey))
-        : new SecretSource.Provider(w.string(n, ptr, providerKey));
-  }
-
-  private static String envName(Walker w, JsonNode n, String ptr, String key) {
-    String v = w.string(n, ptr, key);
-    if (!ENV_NAME.matcher(v).matches()) {
-      throw w.refuse(
-          ptr + "/" + key,
-          "must name an environment variable, not hold a secret",
-          "write the variable's name (^[A-Za-z_][A-Za-z0-9_]*$) and export the secret there");
-    }
-    return v;
-  }
-
   /**
    * Typed reads with pointers through the kernel's strict reader; every refusal names the file and
    * the place.
    */
-  private static final class Walker {
+  private static final class Walker implements McpAuthJson.UserForm {
     final Path file;
     private final StrictJson json = new StrictJson(this::refuse);
 
@@ -404,7 +258,18 @@ public final class FlowsConfigLoader {
       return key.replace("~", "~0").replace("/", "~1");
     }
 
-    FlowsException refuse(String pointer, String problem, String fix) {
+    @Override
+    public StrictJson json() {
+      return json;
+    }
+
+    @Override
+    public URI url(String value, String pointer) {
+      return httpUrl(this, value, pointer);
+    }
+
+    @Override
+    public FlowsException refuse(String pointer, String problem, String fix) {
       String where = file + "#" + (pointer.isEmpty() ? "/" : pointer);
       return new FlowsException(ErrorCode.CONFIG_INVALID, FILE_NAME + " " + problem, where, fix);
     }

@@ -20,6 +20,6 @@ record ChildPending<T>(
     implements Pending<T> {
   @Override
   public T get() {
-    return owner.get(this);
+    return PublicError.guard(() -> owner.get(this));
   }
 }

@@ -16,12 +16,14 @@ record DurableFlowCall<I, O>(
     implements Ctx.FlowCall<I, O> {
   @Override
   public O call(I input) {
-    return FlowTypes.read(ctx.callFlow(target, input, policy), output, what());
+    return PublicError.guard(
+        () -> FlowTypes.<O>read(ctx.callFlow(target, input, policy), output, what()));
   }
 
   @Override
   public Pending<O> callAsync(I input) {
-    return ctx.startFlow(target, input, policy, j -> FlowTypes.<O>read(j, output, what()));
+    return PublicError.guard(
+        () -> ctx.startFlow(target, input, policy, j -> FlowTypes.<O>read(j, output, what())));
   }
 
   private String what() {

@@ -116,7 +116,7 @@ public final class FlowBodyRunner {
             resolver);
     StepOutcome outcome;
     try {
-      JsonNode result = FlowTypes.run(flow, ctx, attempt.step().input());
+      JsonNode result = FlowTypes.run(flow, new AuthorCtx(ctx), attempt.step().input());
       // The run's result is seen by others only with every memo the body made: those not sent
       // yet are journaled by the completion, in its transaction.
       List<MemoEffect> unsent = ctx.memos().takeUnsent();
@@ -177,6 +177,9 @@ public final class FlowBodyRunner {
     }
     if (e instanceof FlowsException fe) {
       return new StepOutcome.Failed(CompletionReason.WORKER_ERROR, tail(fe), false);
+    }
+    if (e instanceof PublicError pe) {
+      return new StepOutcome.Failed(CompletionReason.WORKER_ERROR, tail(pe.engine()), false);
     }
     if (e instanceof FlowsError fe && ErrorCode.fromWire(fe.code()).isPresent()) {
       return new StepOutcome.Failed(CompletionReason.WORKER_ERROR, tail(fe), false);

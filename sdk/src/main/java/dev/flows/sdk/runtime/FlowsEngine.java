@@ -1,6 +1,7 @@
 package dev.flows.sdk.runtime;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.flows.kernel.instruction.FlowBodyInstruction;
 import dev.flows.kernel.journal.Admit;
 import dev.flows.kernel.journal.Journal;
 import dev.flows.kernel.journal.RunRef;
@@ -11,6 +12,7 @@ import dev.flows.kernel.mcp.McpClientConfig;
 import dev.flows.kernel.spec.RunSpec;
 import dev.flows.mcp.client.McpCredentials;
 import dev.flows.mcp.client.McpSessions;
+import dev.flows.sdk.FlowHeader;
 import dev.flows.sdk.config.FlowsConfig;
 import dev.flows.sdk.config.FlowsConfigLoader;
 import dev.flows.worker.AgentExecutor;
@@ -210,16 +212,11 @@ public final class FlowsEngine implements AutoCloseable {
       Optional<String> queue) {
     flow.compiled().ifPresentOrElse(resolver::registerSource, () -> resolver.register(flow.flow()));
     RunSpec spec = Lowering.root(flow.flow().header(), flow.origin(), input, inventory, config);
-    String admission =
-        key.map(k -> "flow:" + flow.flow().header().name() + ":" + k)
-            .orElseGet(() -> "flow:" + UUID.randomUUID());
     StartRun request =
-        new StartRun(
-            Optional.empty(),
-            admission,
+        request(
+            flow.flow().header().name(),
             spec,
-            Optional.empty(),
-            "flow:" + flow.flow().header().name(),
+            key,
             rerunOf,
             queue.orElse(flow.flow().header().queue()));
     Worker.ClaimedHere admitted =
@@ -233,6 +230,37 @@ public final class FlowsEngine implements AutoCloseable {
       dev.flows.worker.telemetry.FlowsTelemetry.metrics().runStarted(spec.name());
     }
     return admitted;
+  }
+
+  /**
+   * The admission of a root run of flow {@code name}: keyed {@code flow:<name>:<key>} (the same key
+   * finds the same run), else a new run each time.
+   */
+  private static StartRun request(
+      String name, RunSpec spec, Optional<String> key, Optional<RunRef> rerunOf, String queue) {
+    String admission =
+        key.map(k -> "flow:" + name + ":" + k).orElseGet(() -> "flow:" + UUID.randomUUID());
+    return new StartRun(
+        Optional.empty(), admission, spec, Optional.empty(), "flow:" + name, rerunOf, queue);
+  }
+
+  /**
+   * Admits a root run of a flow this engine need not host, as {@code like} (the body of a run of it
+   * in the journal) was admitted: the same origin, version and route, so a worker hosting the flow
+   * claims it, and the same frozen servers; with {@code input}, on {@code queue}.
+   */
+  public StartedRun admitLike(
+      FlowBodyInstruction like, JsonNode input, Optional<String> key, String queue) {
+    dev.flows.kernel.journal.Queues.require(queue);
+    FlowHeader header = FlowHeader.named(like.flow()).version(like.version()).build();
+    RunSpec spec =
+        Lowering.root(header, like.origin(), input, new Inventory(like.inventory()), config);
+    StartedRun started =
+        journal.admit(request(like.flow(), spec, key, Optional.empty(), queue), Admit.queued());
+    if (started.created()) {
+      dev.flows.worker.telemetry.FlowsTelemetry.metrics().runStarted(spec.name());
+    }
+    return started;
   }
 
   /** Registers a class-path flow so this engine's worker can run (and replay) it. */

@@ -36,12 +36,12 @@ final class PolicyHandles {
       implements Ctx.McpTool {
     @Override
     public McpResult call(Object arguments) {
-      return ctx.callMcp(this, arguments);
+      return PublicError.guard(() -> ctx.callMcp(this, arguments));
     }
 
     @Override
     public Pending<McpResult> callAsync(Object arguments) {
-      return ctx.callMcpAsync(this, arguments);
+      return PublicError.guard(() -> ctx.callMcpAsync(this, arguments));
     }
 
     @Override
@@ -62,11 +62,13 @@ final class PolicyHandles {
     @Override
     public Ctx.McpTool onInput(Ctx.InputHandler handler) {
       if (handler == null) {
-        throw new dev.flows.kernel.FlowsException(
-            dev.flows.kernel.ErrorCode.INVALID_INPUT,
+        throw new dev.flows.sdk.FlowsError(
+            dev.flows.kernel.ErrorCode.INVALID_INPUT.wire(),
             "onInput needs a handler, got null",
             "f.mcp(\"" + server + "\").tool(\"" + tool + "\")",
-            "pass a lambda answering InputReply.accept(...) or InputReply.decline()");
+            "pass a lambda answering InputReply.accept(...) or InputReply.decline()",
+            false,
+            null);
       }
       return new Tool(ctx, server, tool, policy, Optional.of(handler));
     }
@@ -90,12 +92,12 @@ final class PolicyHandles {
 
     @Override
     public JsonNode call(Ctx.StepBody<?> body) {
-      return runner.run(name, policy, body);
+      return PublicError.guard(() -> runner.run(name, policy, body));
     }
 
     @Override
     public <T> T call(Class<T> type, Ctx.StepBody<T> body) {
-      return runner.run(name, policy, type, body);
+      return PublicError.guard(() -> runner.run(name, policy, type, body));
     }
   }
 
@@ -117,12 +119,12 @@ final class PolicyHandles {
 
     @Override
     public JsonNode call() {
-      return ctx.runCommand(argv, shell, policy);
+      return PublicError.guard(() -> ctx.runCommand(argv, shell, policy));
     }
 
     @Override
     public Pending<JsonNode> callAsync() {
-      return ctx.runCommandAsync(argv, shell, policy);
+      return PublicError.guard(() -> ctx.runCommandAsync(argv, shell, policy));
     }
   }
 }

@@ -187,7 +187,6 @@ class CallPoliciesTest {
       import com.fasterxml.jackson.databind.JsonNode;
       import com.fasterxml.jackson.databind.node.JsonNodeFactory;
       import com.fasterxml.jackson.databind.node.ObjectNode;
-      import dev.flows.kernel.FlowsException;
       import dev.flows.sdk.*;
       import java.time.Duration;
 
@@ -202,8 +201,8 @@ class CallPoliciesTest {
             f.step("down").retry(RetryPolicy.attempts(3)
                     .backoff(Duration.ofMillis(300), 2.0, Duration.ofSeconds(5)))
                 .call(() -> { throw new IllegalStateException("still down"); });
-          } catch (FlowsException e) {
-            out.put("down", e.code().wire()).put("downMessage", e.getMessage());
+          } catch (FlowsError e) {
+            out.put("down", e.code()).put("downMessage", e.getMessage());
           }
           try {
             f.step("refused").retry(RetryPolicy.attempts(3)
@@ -215,8 +214,8 @@ class CallPoliciesTest {
           try {
             f.step("slow").timeout(Duration.ofMillis(200))
                 .call(() -> { Thread.sleep(30_000); return 1; });
-          } catch (FlowsException e) {
-            out.put("slow", e.code().wire());
+          } catch (FlowsError e) {
+            out.put("slow", e.code());
           }
           int[] calls = {0};
           int third = f.step("third").retry(RetryPolicy.attempts(3)

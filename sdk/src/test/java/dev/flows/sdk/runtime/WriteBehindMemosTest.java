@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import dev.flows.kernel.ErrorCode;
-import dev.flows.kernel.FlowsException;
 import dev.flows.kernel.journal.Admit;
 import dev.flows.kernel.journal.InMemoryJournal;
 import dev.flows.kernel.journal.Journal;
@@ -20,6 +19,7 @@ import dev.flows.kernel.lifecycle.RunStatus;
 import dev.flows.sdk.Ctx;
 import dev.flows.sdk.Flow;
 import dev.flows.sdk.FlowHeader;
+import dev.flows.sdk.FlowsError;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
 import java.time.Duration;
@@ -342,8 +342,8 @@ class WriteBehindMemosTest {
                   secondHandedOver.countDown();
                   try {
                     f.mcp("tickets").tool("classify").call(Map.of("text", "x"));
-                  } catch (FlowsException e) {
-                    refusal.set(e.code());
+                  } catch (FlowsError e) {
+                    refusal.set(ErrorCode.fromWire(e.code()).orElseThrow());
                     refusedAt.set("f.mcp");
                     throw e;
                   }
@@ -395,8 +395,8 @@ class WriteBehindMemosTest {
                             return v;
                           });
                     }
-                  } catch (FlowsException e) {
-                    refusal.set(e.code());
+                  } catch (FlowsError e) {
+                    refusal.set(ErrorCode.fromWire(e.code()).orElseThrow());
                     throw e;
                   }
                 }));
