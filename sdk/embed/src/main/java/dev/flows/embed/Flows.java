@@ -125,7 +125,21 @@ public final class Flows implements AutoCloseable {
             return start(here.get(), input, options, Function.identity());
           }
           StartedRun started =
-              RoutedStarts.start(engine, storage.dataSource(), flowName, json(input), options);
+              RoutedStarts.start(
+                  engine,
+                  storage
+                      .dataSource()
+                      .orElseThrow(
+                          () ->
+                              new FlowsException(
+                                  ErrorCode.FLOW_NOT_FOUND,
+                                  "no flow named " + flowName + " is registered here",
+                                  "Flows.start",
+                                  "register the flow with this instance (the in-memory journal"
+                                      + " cannot route a run to a flow another service hosts)")),
+                  flowName,
+                  json(input),
+                  options);
           return new RunHandle<>(
               this, started.runId(), started.created(), Function.identity(), Optional.empty());
         });
@@ -179,12 +193,13 @@ public final class Flows implements AutoCloseable {
             .dataSource()
             .orElseThrow(
                 () ->
-                    new FlowsException(
-                        ErrorCode.CONFIG_INVALID,
-                        "the in-memory journal has no run listing",
-                        "Flows.runs()",
-                        "list runs on Postgres (FlowsTestEnvironment with Journal.POSTGRES), or"
-                            + " keep the handles start answered")));
+                    PublicError.of(
+                        new FlowsException(
+                            ErrorCode.CONFIG_INVALID,
+                            "the in-memory journal has no run listing",
+                            "Flows.runs()",
+                            "list runs on Postgres (FlowsTestEnvironment with Journal.POSTGRES), or"
+                                + " keep the handles start answered"))));
   }
 
   /**
@@ -259,16 +274,17 @@ public final class Flows implements AutoCloseable {
    */
   public void startWorker() {
     if (!runsWorker || drained.get()) {
-      throw new FlowsException(
-          ErrorCode.CONFIG_INVALID,
-          runsWorker ? "the worker was drained" : "this Flows was built without a worker",
-          "Flows.startWorker",
-          runsWorker
-              ? "build a new Flows to run a worker again"
-              : "build with .worker(w -> w.startLater())");
+      throw PublicError.of(
+          new FlowsException(
+              ErrorCode.CONFIG_INVALID,
+              runsWorker ? "the worker was drained" : "this Flows was built without a worker",
+              "Flows.startWorker",
+              runsWorker
+                  ? "build a new Flows to run a worker again"
+                  : "build with .worker(w -> w.startLater())"));
     }
     if (workerStarted.compareAndSet(false, true)) {
-      engine.startWorker();
+      PublicError.guard(engine::startWorker);
     }
   }
 

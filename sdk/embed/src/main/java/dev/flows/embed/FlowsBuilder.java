@@ -128,7 +128,7 @@ public final class FlowsBuilder {
   public FlowsBuilder worker(Consumer<WorkerOptions> options) {
     WorkerConfig.Builder b = WorkerConfig.defaults().toBuilder();
     WorkerOptions o = new WorkerOptions(b);
-    options.accept(o);
+    PublicError.guard(() -> options.accept(o));
     worker = Optional.of(PublicError.guard(b::build));
     queues = o.queues();
     startWorkerLater = o.startsLater();

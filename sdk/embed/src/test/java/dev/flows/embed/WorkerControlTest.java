@@ -8,7 +8,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.flows.journalstore.testing.TestDatabase;
 import dev.flows.kernel.ErrorCode;
-import dev.flows.kernel.FlowsException;
+import dev.flows.sdk.FlowsError;
 import java.time.Duration;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
@@ -66,7 +66,8 @@ class WorkerControlTest {
       assertThat(drained.health().up()).isFalse();
       assertThatThrownBy(drained::startWorker)
           .isInstanceOfSatisfying(
-              FlowsException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.CONFIG_INVALID));
+              FlowsError.class,
+              e -> assertThat(e.code()).isEqualTo(ErrorCode.CONFIG_INVALID.wire()));
 
       RunHandle<JsonNode> h =
           drained.start("shout", JSON.objectNode().put("text", "later"), StartOptions.key("k2"));
@@ -99,9 +100,9 @@ class WorkerControlTest {
   void noQueueOrABadQueueNameIsRefused() {
     assertThatThrownBy(() -> Flows.builder().worker(w -> w.queues(Set.of())))
         .isInstanceOfSatisfying(
-            FlowsException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.CONFIG_INVALID));
+            FlowsError.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.CONFIG_INVALID.wire()));
     assertThatThrownBy(() -> Flows.builder().worker(w -> w.queues(Set.of("no spaces"))))
         .isInstanceOfSatisfying(
-            FlowsException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.CONFIG_INVALID));
+            FlowsError.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.CONFIG_INVALID.wire()));
   }
 }

@@ -5,8 +5,8 @@ import dev.flows.embed.FlowsBuilder;
 import dev.flows.embed.McpServer;
 import dev.flows.embed.WorkerOptions;
 import dev.flows.kernel.ErrorCode;
-import dev.flows.kernel.FlowsException;
 import dev.flows.sdk.Flow;
+import dev.flows.sdk.FlowsError;
 import io.micrometer.core.instrument.binder.MeterBinder;
 import java.net.URI;
 import javax.sql.DataSource;
@@ -65,16 +65,18 @@ public class FlowsAutoConfiguration {
     }
     try {
       return b.build();
-    } catch (FlowsException e) {
-      if (e.code() != ErrorCode.MIGRATION_PENDING) {
+    } catch (FlowsError e) {
+      if (!e.code().equals(ErrorCode.MIGRATION_PENDING.wire())) {
         throw e;
       }
       // The same refusal, its fix in this application's terms (a property, not a builder call).
-      throw new FlowsException(
+      throw new FlowsError(
           e.code(),
           e.getMessage(),
           e.place().orElse(PLACE),
-          "set flows.migrate=true, or run `flows db migrate` against the same database");
+          "set flows.migrate=true, or run `flows db migrate` against the same database",
+          e.retryable(),
+          e);
     }
   }
 
@@ -104,8 +106,7 @@ public class FlowsAutoConfiguration {
   static McpServer server(String name, FlowsProperties.McpServerProperties p) {
     String where = "flows.mcp-servers." + name;
     if ((p.command() == null) == (p.url() == null)) {
-      throw new FlowsException(
-          ErrorCode.CONFIG_INVALID,
+      throw configInvalid(
           "MCP server " + name + " needs either a command or a url",
           where,
           "set " + where + ".command (a stdio server) or " + where + ".url (an HTTP one)");
@@ -124,8 +125,7 @@ public class FlowsAutoConfiguration {
     try {
       return URI.create(url);
     } catch (IllegalArgumentException e) {
-      throw new FlowsException(
-          ErrorCode.CONFIG_INVALID,
+      throw configInvalid(
           "MCP server URL " + url + " is not a URI",
           where + ".url",
           "give an http:// or https:// URL");
@@ -153,5 +153,10 @@ public class FlowsAutoConfiguration {
     FlowsMeters flowsMeters(Flows flows) {
       return new FlowsMeters(flows);
     }
+  }
+
+  /** A refusal of the application's flows properties, as the public API raises its refusals. */
+  private static FlowsError configInvalid(String message, String place, String fix) {
+    return new FlowsError(ErrorCode.CONFIG_INVALID.wire(), message, place, fix, false, null);
   }
 }

@@ -7,10 +7,10 @@ import dev.flows.embed.Flows;
 import dev.flows.embed.FlowsHealth;
 import dev.flows.journalstore.testing.TestDatabase;
 import dev.flows.kernel.ErrorCode;
-import dev.flows.kernel.FlowsException;
 import dev.flows.sdk.Ctx;
 import dev.flows.sdk.Flow;
 import dev.flows.sdk.FlowHeader;
+import dev.flows.sdk.FlowsError;
 import java.io.InputStream;
 import java.lang.reflect.Proxy;
 import java.nio.charset.StandardCharsets;
@@ -86,8 +86,8 @@ class FlowsAutoConfigurationTest {
               // refused flow_not_found.
               assertThatThrownBy(() -> flows.start(Triage.class, new Name("bob")))
                   .isInstanceOfSatisfying(
-                      FlowsException.class,
-                      e -> assertThat(e.code()).isNotEqualTo(ErrorCode.FLOW_NOT_FOUND));
+                      FlowsError.class,
+                      e -> assertThat(e.code()).isNotEqualTo(ErrorCode.FLOW_NOT_FOUND.wire()));
               assertThat(context.getBean(FlowsHealthIndicator.class).health().getStatus())
                   .isEqualTo(Status.UP);
             });
@@ -110,10 +110,8 @@ class FlowsAutoConfigurationTest {
         .withBean(Triage.class, Triage::new)
         .run(
             context ->
-                assertThat(context)
-                    .getFailure()
-                    .rootCause()
-                    .isInstanceOf(FlowsException.class)
+                assertThat(flowsError(context.getStartupFailure()))
+                    .isInstanceOf(FlowsError.class)
                     .hasMessageContaining("tickets"));
   }
 
@@ -123,12 +121,12 @@ class FlowsAutoConfigurationTest {
         .withBean(DataSource.class, () -> reportingUrl("jdbc:h2:mem:orders"))
         .run(
             context -> {
-              Throwable root = rootCause(context.getStartupFailure());
+              Throwable root = flowsError(context.getStartupFailure());
               assertThat(root)
                   .isInstanceOfSatisfying(
-                      FlowsException.class,
+                      FlowsError.class,
                       e -> {
-                        assertThat(e.code()).isEqualTo(ErrorCode.CONFIG_INVALID);
+                        assertThat(e.code()).isEqualTo(ErrorCode.CONFIG_INVALID.wire());
                         assertThat(e.getMessage()).contains("not a Postgres database");
                       });
               FailureAnalysis analysis =
@@ -146,11 +144,11 @@ class FlowsAutoConfigurationTest {
         .withBean(DataSource.class, empty::dataSource)
         .run(
             context ->
-                assertThat(rootCause(context.getStartupFailure()))
+                assertThat(flowsError(context.getStartupFailure()))
                     .isInstanceOfSatisfying(
-                        FlowsException.class,
+                        FlowsError.class,
                         e -> {
-                          assertThat(e.code()).isEqualTo(ErrorCode.MIGRATION_PENDING);
+                          assertThat(e.code()).isEqualTo(ErrorCode.MIGRATION_PENDING.wire());
                           assertThat(e.fix())
                               .hasValue(
                                   "set flows.migrate=true, or run `flows db migrate` against the"
@@ -169,9 +167,9 @@ class FlowsAutoConfigurationTest {
         .withPropertyValues("flows.mcp-servers.tickets.cwd=/tmp")
         .run(
             context ->
-                assertThat(rootCause(context.getStartupFailure()))
+                assertThat(flowsError(context.getStartupFailure()))
                     .isInstanceOfSatisfying(
-                        FlowsException.class,
+                        FlowsError.class,
                         e -> assertThat(e.place()).hasValue("flows.mcp-servers.tickets")));
   }
 
@@ -204,9 +202,10 @@ class FlowsAutoConfigurationTest {
     }
   }
 
-  private static Throwable rootCause(Throwable t) {
+  /** The public refusal in {@code t}'s causes (the engine's own exception is its cause). */
+  private static Throwable flowsError(Throwable t) {
     Throwable c = t;
-    while (c.getCause() != null && c.getCause() != c) {
+    while (!(c instanceof FlowsError) && c.getCause() != null && c.getCause() != c) {
       c = c.getCause();
     }
     return c;
