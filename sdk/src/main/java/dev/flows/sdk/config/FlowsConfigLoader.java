@@ -40,8 +40,8 @@ import java.util.regex.Pattern;
 public final class FlowsConfigLoader {
   public static final String FILE_NAME = "flows.json";
   private static final ObjectMapper MAPPER = Jackson.mapper();
-  private static final Pattern ENV_NAME = Pattern.compile("[A-Za-z_][A-Za-z0-9_]*");
-  private static final Pattern SERVER_NAME = Pattern.compile("[A-Za-z][A-Za-z0-9_-]{0,63}");
+  static final Pattern ENV_NAME = Pattern.compile("[A-Za-z_][A-Za-z0-9_]*");
+  static final Pattern SERVER_NAME = Pattern.compile("[A-Za-z][A-Za-z0-9_-]{0,63}");
 
   private FlowsConfigLoader() {}
 
@@ -92,7 +92,7 @@ public final class FlowsConfigLoader {
     }
     Walker w = new Walker(file);
     w.object(root, "");
-    w.onlyKeys(root, "", Set.of("mcp"));
+    w.onlyKeys(root, "", Set.of("mcp", "models"));
     Map<String, ServerEntry> servers = new LinkedHashMap<>();
     JsonNode mcp = root.path("mcp");
     if (!mcp.isMissingNode()) {
@@ -109,7 +109,7 @@ public final class FlowsConfigLoader {
         servers.put(e.getKey(), server(w, e.getKey(), e.getValue(), ptr));
       }
     }
-    return new FlowsConfig(Optional.of(file), servers);
+    return new FlowsConfig(Optional.of(file), servers, ModelEntries.parse(w, root.path("models")));
   }
 
   private static ServerEntry server(Walker w, String name, JsonNode n, String ptr) {
@@ -217,7 +217,7 @@ public final class FlowsConfigLoader {
     return new McpServerConfig.Http(name, url, headers, auth, protocol);
   }
 
-  private static URI url(Walker w, String s, String ptr) {
+  static URI url(Walker w, String s, String ptr) {
     URI u;
     try {
       u = new URI(s);
@@ -377,7 +377,7 @@ public final class FlowsConfigLoader {
         : new SecretSource.Provider(w.string(n, ptr, providerKey));
   }
 
-  private static String envName(Walker w, JsonNode n, String ptr, String key) {
+  static String envName(Walker w, JsonNode n, String ptr, String key) {
     String v = w.string(n, ptr, key);
     if (!ENV_NAME.matcher(v).matches()) {
       throw w.refuse(
@@ -392,7 +392,7 @@ public final class FlowsConfigLoader {
    * Typed reads with pointers through the kernel's strict reader; every refusal names the file and
    * the place.
    */
-  private static final class Walker {
+  static final class Walker {
     final Path file;
     private final StrictJson json = new StrictJson(this::refuse);
 
