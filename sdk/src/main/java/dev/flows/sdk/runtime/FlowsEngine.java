@@ -118,9 +118,15 @@ public final class FlowsEngine implements AutoCloseable {
   /** Why a single-file flow's body waits when no worker was given its source. */
   public static final String UNACCEPTED_SOURCE = "no worker accepts this flow source";
 
-  /** This engine's worker also runs the single-file flows under {@code dirs}. */
+  /**
+   * This engine's worker also runs the single-file flows under {@code dirs}, and calls the models
+   * the nearest flows.json of each declares (the file those flows' own starts read).
+   */
   public FlowsEngine acceptSourcesUnder(List<java.nio.file.Path> dirs) {
     resolver.acceptSourcesUnder(dirs);
+    for (java.nio.file.Path dir : dirs) {
+      FlowsConfigLoader.loadNearest(dir).models().values().forEach(models::declare);
+    }
     return this;
   }
 

@@ -112,6 +112,9 @@ final class ModelCalls {
       }
       return answer(journaled.get(), h);
     }
+    // This worker must have the model before anything is recorded: another worker may have it.
+    Map.Entry<String, ModelPort> port =
+        models.registry().models().require(h.model(), "flow " + header.name());
     memos.flush();
     String surface = "/memo/" + pos;
     EffectElection e = journal.recordEffect(lease, surface);
@@ -120,7 +123,7 @@ final class ModelCalls {
       return answer(e.confirmedOutput().get(), h);
     }
     FaultPoint.AFTER_RECORD.reached();
-    ObjectNode memo = ask(h, e.idempotencyKey());
+    ObjectNode memo = ask(h, port, e.idempotencyKey());
     FaultPoint.AFTER_CALL_BEFORE_CONFIRM.reached();
     journal.confirmEffect(lease, surface, Optional.of(memo));
     memos.remember(pos, memo);
@@ -128,11 +131,9 @@ final class ModelCalls {
   }
 
   /** The memo of one model call: its receipt, or the provider's refusal. */
-  private ObjectNode ask(Handle<?> h, String key) {
+  private ObjectNode ask(Handle<?> h, Map.Entry<String, ModelPort> port, String key) {
     ObjectNode memo = BodyMemos.verb(VERB);
     try {
-      Map.Entry<String, ModelPort> port =
-          models.registry().models().require(h.model(), "flow " + header.name());
       LlmRequest request =
           new LlmRequest(
               h.messages().isEmpty() ? List.of(LlmMessage.user("")) : h.messages(),

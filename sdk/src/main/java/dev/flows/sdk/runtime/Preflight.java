@@ -167,7 +167,8 @@ public final class Preflight {
    */
   public static Inventory connect(
       FlowHeader header, FlowsConfig config, Duration timeout, McpCredentials credentials) {
-    List<FlowsException> pure = pure(header, config, Set.of());
+    // The servers it connects must be declared; models are the pure pass's alone.
+    List<FlowsException> pure = pure(header, config, Set.of(), Set.copyOf(header.models()));
     if (!pure.isEmpty()) {
       throw new PreflightException(pure);
     }

@@ -25,14 +25,13 @@ import dev.flows.worker.llm.ModelRegistry;
 import java.net.URI;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
 /** {@code f.llm}: a model call journaled as an effect of the body, replayed from the journal. */
-class LlmCallsTest {
+class ModelCallsTest {
   private static final JsonNodeFactory JSON = JsonNodeFactory.instance;
   private static final FlowHeader HEADER =
       FlowHeader.named("triage").version("1").models("fast").build();
@@ -253,7 +252,22 @@ class LlmCallsTest {
                 .filter(r -> r.entry() instanceof JournalEntry.EffectRecorded)
                 .toList())
         .isEmpty();
-    assertThat(List.of(journal.entries(root).toString()))
-        .anyMatch(s -> s.contains("llm_undeclared_model"));
+    assertThat(journal.entries(root).toString()).contains("llm_undeclared_model");
+  }
+
+  @Test
+  void aDeclaredModelThisWorkerLacksFailsLlmUndeclaredModelWithNothingRecorded() throws Exception {
+    RunRef root =
+        start(
+            new TestFlow(
+                HEADER,
+                (f, in) -> JSON.objectNode().put("t", f.llm("fast").user("x").call().text())));
+    RunSnapshot done = DurableFlowTest.drive(journal, worker(), root, () -> false);
+    assertThat(done.status()).isEqualTo(RunStatus.FAILED);
+    assertThat(journal.entries(root))
+        .noneMatch(r -> r.entry() instanceof JournalEntry.EffectRecorded);
+    assertThat(journal.entries(root).toString())
+        .contains("llm_undeclared_model")
+        .contains("model 'fast' is not declared");
   }
 }
