@@ -112,7 +112,14 @@ final class ModelCalls {
       }
       return answer(journaled.get(), h);
     }
-    // This worker must have the model before anything is recorded: another worker may have it.
+    if (h.messages().isEmpty()) {
+      throw new FlowsException(
+          ErrorCode.INVALID_INPUT,
+          described + " has no message to send",
+          "flow " + header.name(),
+          "add .user(text) (or .system(text)) before .call()");
+    }
+    // A model this worker lacks fails the call before anything is recorded for it.
     Map.Entry<String, ModelPort> port =
         models.registry().models().require(h.model(), "flow " + header.name());
     memos.flush();
@@ -136,7 +143,7 @@ final class ModelCalls {
     try {
       LlmRequest request =
           new LlmRequest(
-              h.messages().isEmpty() ? List.of(LlmMessage.user("")) : h.messages(),
+              h.messages(),
               h.structured() ? Optional.of(ResponseSchemas.of(h.type())) : Optional.empty());
       LlmAnswer a = models.calls().call(port.getValue(), request);
       memo.setAll(LlmReceipt.of(h.model(), port.getValue(), a, key));

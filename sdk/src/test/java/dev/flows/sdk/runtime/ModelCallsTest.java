@@ -270,4 +270,22 @@ class ModelCallsTest {
         .contains("llm_undeclared_model")
         .contains("model 'fast' is not declared");
   }
+
+  @Test
+  void aCallWithoutAMessageIsRefusedInvalidInputWithNothingRecorded() throws Exception {
+    AtomicInteger asked = new AtomicInteger();
+    registry.register("fast", new ClientModelPort("fast", counting(asked, "x")));
+    RunRef root =
+        start(
+            new TestFlow(
+                HEADER, (f, in) -> JSON.objectNode().put("t", f.llm("fast").call().text())));
+    RunSnapshot done = DurableFlowTest.drive(journal, worker(), root, () -> false);
+    assertThat(done.status()).isEqualTo(RunStatus.FAILED);
+    assertThat(journal.entries(root).toString())
+        .contains("invalid_input")
+        .contains("has no message to send");
+    assertThat(journal.entries(root))
+        .noneMatch(r -> r.entry() instanceof JournalEntry.EffectRecorded);
+    assertThat(asked).hasValue(0);
+  }
 }
