@@ -57,6 +57,11 @@ final class DirectCtx implements Ctx {
   }
 
   @Override
+  public dev.flows.sdk.LlmCall<String> llm(String model) {
+    throw new AssertionError("the example flows call no model; the runtime's tests cover f.llm");
+  }
+
+  @Override
   public McpServer mcp(String server) {
     if (!header.mcp().contains(server)) {
       throw new AssertionError("the body calls " + server + ", which its header does not declare");

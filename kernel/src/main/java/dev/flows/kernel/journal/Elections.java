@@ -24,9 +24,18 @@ public final class Elections {
     TAKE_OVER
   }
 
-  /** Refuses {@code effect_not_declared} unless {@code step} is an agent declaring the surface. */
+  /**
+   * Refuses {@code effect_not_declared} unless {@code step} is an agent declaring the surface, or
+   * an llm step recording its model call ({@link StepBody.Llm#SURFACE}).
+   */
   public static void requireDeclared(StepSpec step, LeaseToken lease, String surfacePath) {
-    if (!(step.body() instanceof StepBody.Agent agent) || !agent.declares(surfacePath)) {
+    boolean declared =
+        switch (step.body()) {
+          case StepBody.Agent agent -> agent.declares(surfacePath);
+          case StepBody.Llm llm -> surfacePath.equals(StepBody.Llm.SURFACE);
+          case StepBody.Deterministic d -> false;
+        };
+    if (!declared) {
       throw new FlowsException(
           ErrorCode.EFFECT_NOT_DECLARED,
           "surface " + surfacePath + " is not declared by step " + lease.stepId(),

@@ -18,7 +18,8 @@ public enum MemoVerb {
   ON_INPUT("onInput"),
   NOW("f.now"),
   RANDOM_UUID("f.randomUUID"),
-  RANDOM("f.random");
+  RANDOM("f.random"),
+  LLM("f.llm");
 
   /** The memo field naming the verb. */
   public static final String FIELD = "verb";

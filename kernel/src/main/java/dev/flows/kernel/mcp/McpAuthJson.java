@@ -329,7 +329,8 @@ public final class McpAuthJson {
         : new SecretSource.Provider(in.json().string(n, ptr, providerKey));
   }
 
-  private static String envName(UserForm in, JsonNode n, String ptr, String key) {
+  /** {@code key}'s value, which must name an environment variable, never hold a secret. */
+  public static String envName(UserForm in, JsonNode n, String ptr, String key) {
     String v = in.json().string(n, ptr, key);
     if (!ENV_NAME.matcher(v).matches()) {
       throw in.refuse(

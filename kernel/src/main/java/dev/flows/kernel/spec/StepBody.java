@@ -30,8 +30,14 @@ public sealed interface StepBody {
     }
   }
 
-  /** Asks a model. {@code model} is empty when the worker's default applies. */
+  /**
+   * Asks a model. {@code model} is empty when the worker's default applies. Its one effect, the
+   * model call, is recorded on {@link #SURFACE} (no declaration needed: the kind implies it).
+   */
   record Llm(String prompt, String model) implements StepBody {
+    /** The surface of an llm step's model call. */
+    public static final String SURFACE = "/llm";
+
     @Override
     public StepKind kind() {
       return StepKind.LLM;

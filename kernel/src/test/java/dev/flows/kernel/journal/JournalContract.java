@@ -839,6 +839,17 @@ public abstract class JournalContract {
   }
 
   @Test
+  void anLlmStepRecordsItsModelCallOnItsOwnSurfaceAndNowhereElse() {
+    RunRef id = start(run(llm("l")));
+    ClaimedAttempt a = claim(1, StepKind.LLM).getFirst();
+    assertRefused(() -> journal.recordEffect(a.lease(), "/memo/1"), ErrorCode.EFFECT_NOT_DECLARED);
+    EffectElection e = journal.recordEffect(a.lease(), StepBody.Llm.SURFACE);
+    assertThat(e.deduped()).isFalse();
+    journal.confirmEffect(a.lease(), StepBody.Llm.SURFACE, Optional.of(json("output", "hi")));
+    assertThat(entriesOf(id, JournalEntry.EffectConfirmed.class)).hasSize(1);
+  }
+
+  @Test
   void confirmingWithoutARecordIsRefused() {
     start(run(agent("a", "/x")));
     ClaimedAttempt a = claimOne();

@@ -171,8 +171,9 @@ class ModuleArrowsTest {
           new Rule(
               "flows-examples",
               "flows-examples",
-              Set.of("flows-sdk", "flows-sdk-api", "flows-kernel"),
-              Set.of("kernel", "sdk", "examples"),
+              // The test kit's scripted model server is bin/model-server.
+              Set.of("flows-sdk", "flows-sdk-api", "flows-kernel", "flows-mcp-testkit"),
+              Set.of("kernel", "sdk", "examples", "mcp.testkit"),
               PERSISTENCE),
           new Rule(
               "flows-examples/spring-app",

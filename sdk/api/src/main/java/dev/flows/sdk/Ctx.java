@@ -25,6 +25,13 @@ public interface Ctx {
   McpServer mcp(String server);
 
   /**
+   * A call to a model the header declares ({@code .models("fast")}), declared under {@code models}
+   * in flows.json or given in code: {@code f.llm("fast").user(text).call().text()}. Naming an
+   * undeclared model fails {@code llm_undeclared_model}.
+   */
+  LlmCall<String> llm(String model);
+
+  /**
    * A memoized in-process step: {@code body} runs once, its JSON result is journaled, and a replay
    * returns the journaled result without running it.
    */

@@ -9,9 +9,12 @@ import java.util.regex.Pattern;
 /**
  * What a flow declares about itself before it runs: its name, its version (a run replays only under
  * the version it started with), {@code tools.mcp}, the MCP servers its body may call, and the
- * {@link Queues queue} its runs go to (only workers serving that queue claim them).
+ * {@link Queues queue} its runs go to (only workers serving that queue claim them), and the models
+ * its body may call ({@code f.llm("fast")}), declared under {@code models} in flows.json or given
+ * in code.
  */
-public record FlowHeader(String name, String version, List<String> mcp, String queue) {
+public record FlowHeader(
+    String name, String version, List<String> mcp, String queue, List<String> models) {
   private static final Pattern NAME = Pattern.compile("[A-Za-z][A-Za-z0-9_.-]{0,99}");
 
   public FlowHeader {
@@ -26,6 +29,12 @@ public record FlowHeader(String name, String version, List<String> mcp, String q
       throw new IllegalArgumentException("flow version must not be blank");
     }
     mcp = List.copyOf(new LinkedHashSet<>(mcp));
+    models = List.copyOf(new LinkedHashSet<>(Objects.requireNonNull(models, "models")));
+  }
+
+  /** A header declaring no models. */
+  public FlowHeader(String name, String version, List<String> mcp, String queue) {
+    this(name, version, mcp, queue, List.of());
   }
 
   /** A header whose runs go to the {@link Queues#DEFAULT default} queue. */
@@ -43,6 +52,7 @@ public record FlowHeader(String name, String version, List<String> mcp, String q
     private String version = "1";
     private List<String> mcp = List.of();
     private String queue = Queues.DEFAULT;
+    private List<String> models = List.of();
 
     private Builder(String name) {
       this.name = name;
@@ -58,6 +68,12 @@ public record FlowHeader(String name, String version, List<String> mcp, String q
       return this;
     }
 
+    /** The models the body may call ({@code f.llm(name)}), by their declared names. */
+    public Builder models(String... names) {
+      this.models = List.of(names);
+      return this;
+    }
+
     /** The queue this flow's runs go to; {@code flows worker --queue NAME} serves it. */
     public Builder queue(String q) {
       this.queue = q;
@@ -65,7 +81,7 @@ public record FlowHeader(String name, String version, List<String> mcp, String q
     }
 
     public FlowHeader build() {
-      return new FlowHeader(name, version, mcp, queue);
+      return new FlowHeader(name, version, mcp, queue, models);
     }
   }
 }

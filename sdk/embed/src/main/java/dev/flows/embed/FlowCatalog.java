@@ -108,10 +108,10 @@ final class FlowCatalog {
   }
 
   /** The pure preflight pass of every registered flow: no network, every problem at once. */
-  List<FlowsException> pureProblems(FlowsConfig servers) {
+  List<FlowsException> pureProblems(FlowsConfig servers, Set<String> modelsInCode) {
     List<FlowsException> problems = new ArrayList<>();
     for (Registered r : byClass.values()) {
-      problems.addAll(Preflight.pure(r.flow.header(), servers, Set.of()));
+      problems.addAll(Preflight.pure(r.flow.header(), servers, Set.of(), modelsInCode));
     }
     return problems;
   }

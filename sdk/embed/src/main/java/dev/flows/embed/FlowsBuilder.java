@@ -8,9 +8,11 @@ import dev.flows.kernel.mcp.McpClientConfig;
 import dev.flows.mcp.client.McpCredentials;
 import dev.flows.sdk.Flow;
 import dev.flows.sdk.FlowsError;
+import dev.flows.sdk.ModelClient;
 import dev.flows.sdk.config.FlowsConfig;
 import dev.flows.sdk.config.FlowsConfigLoader;
 import dev.flows.sdk.config.ServerEntry;
+import dev.flows.sdk.runtime.ClientModelPort;
 import dev.flows.sdk.runtime.FlowsEngine;
 import dev.flows.sdk.runtime.PreflightException;
 import dev.flows.sdk.runtime.PublicError;
@@ -51,6 +53,7 @@ public final class FlowsBuilder {
   private Optional<Storage.Target> database = Optional.empty();
   private final List<Flow<?, ?>> flows = new ArrayList<>();
   private final Map<String, ServerEntry> servers = new LinkedHashMap<>();
+  private final Map<String, ModelClient> models = new LinkedHashMap<>();
   private Optional<Path> flowsJson = Optional.empty();
   private Optional<WorkerConfig> worker = Optional.empty();
   private Set<String> queues = Set.of();
@@ -103,6 +106,18 @@ public final class FlowsBuilder {
     if (servers.putIfAbsent(server.name(), entry) != null) {
       throw refusal(
           "two MCP servers named " + server.name(), "give each server once, with its own name");
+    }
+    return this;
+  }
+
+  /**
+   * A model given in code under {@code name}, for flows whose header declares it ({@code
+   * .models(name)}): {@code f.llm(name)} and {@code llm} steps call it. Two of one name, or one
+   * flows.json also declares, are refused {@code config_invalid}.
+   */
+  public FlowsBuilder model(String name, ModelClient model) {
+    if (models.putIfAbsent(name, model) != null) {
+      throw refusal("two models named " + name, "give each model once, with its own name");
     }
     return this;
   }
@@ -182,7 +197,7 @@ public final class FlowsBuilder {
             () -> refusal("no database was given", "call .dataSource(ds) or .jdbcUrl(url)"));
     FlowsConfig config = servers();
     FlowCatalog catalog = new FlowCatalog(flows);
-    List<FlowsException> problems = catalog.pureProblems(config);
+    List<FlowsException> problems = catalog.pureProblems(config, models.keySet());
     if (!problems.isEmpty()) {
       throw new PreflightException(problems);
     }
@@ -235,6 +250,8 @@ public final class FlowsBuilder {
               credentials.orElseGet(McpCredentials::fromEnvironment),
               clock);
       catalog.all().forEach(r -> engine.register(r.flow()));
+      models.forEach((name, m) -> engine.models().register(name, new ClientModelPort(name, m)));
+      config.models().values().forEach(engine.models()::declare);
       if (!queues.isEmpty()) {
         engine.serveQueues(queues);
       }
@@ -253,6 +270,7 @@ public final class FlowsBuilder {
   private FlowsConfig servers() {
     Optional<Path> file = Optional.empty();
     Map<String, ServerEntry> all = new LinkedHashMap<>();
+    Map<String, dev.flows.kernel.llm.ModelConfig> declared = new LinkedHashMap<>();
     if (flowsJson.isPresent()) {
       Path given = flowsJson.get();
       Path found =
@@ -268,6 +286,14 @@ public final class FlowsBuilder {
       FlowsConfig loaded = FlowsConfigLoader.load(found);
       file = loaded.file();
       all.putAll(loaded.mcp());
+      declared.putAll(loaded.models());
+    }
+    for (String name : models.keySet()) {
+      if (declared.containsKey(name)) {
+        throw refusal(
+            "model " + name + " is given in code and in " + file.orElseThrow(),
+            "give it in one place");
+      }
     }
     for (ServerEntry s : servers.values()) {
       if (all.putIfAbsent(s.name(), s) != null) {
@@ -276,7 +302,7 @@ public final class FlowsBuilder {
             "give it in one place");
       }
     }
-    return new FlowsConfig(file, all);
+    return new FlowsConfig(file, all, declared);
   }
 
   private static FlowsError refusal(String message, String fix) {

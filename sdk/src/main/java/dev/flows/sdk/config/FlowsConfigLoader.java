@@ -37,8 +37,8 @@ import java.util.regex.Pattern;
 public final class FlowsConfigLoader {
   public static final String FILE_NAME = "flows.json";
   private static final ObjectMapper MAPPER = Jackson.mapper();
-  private static final Pattern ENV_NAME = McpAuthJson.ENV_NAME;
-  private static final Pattern SERVER_NAME = Pattern.compile("[A-Za-z][A-Za-z0-9_-]{0,63}");
+  static final Pattern ENV_NAME = McpAuthJson.ENV_NAME;
+  static final Pattern SERVER_NAME = Pattern.compile("[A-Za-z][A-Za-z0-9_-]{0,63}");
 
   private FlowsConfigLoader() {}
 
@@ -89,7 +89,7 @@ public final class FlowsConfigLoader {
     }
     Walker w = new Walker(file);
     w.object(root, "");
-    w.onlyKeys(root, "", Set.of("mcp"));
+    w.onlyKeys(root, "", Set.of("mcp", "models"));
     Map<String, ServerEntry> servers = new LinkedHashMap<>();
     JsonNode mcp = root.path("mcp");
     if (!mcp.isMissingNode()) {
@@ -106,7 +106,7 @@ public final class FlowsConfigLoader {
         servers.put(e.getKey(), server(w, e.getKey(), e.getValue(), ptr));
       }
     }
-    return new FlowsConfig(Optional.of(file), servers);
+    return new FlowsConfig(Optional.of(file), servers, ModelEntries.parse(w, root.path("models")));
   }
 
   private static ServerEntry server(Walker w, String name, JsonNode n, String ptr) {
@@ -217,7 +217,7 @@ public final class FlowsConfigLoader {
     return new McpServerConfig.Http(name, url, headers, auth, protocol);
   }
 
-  private static URI httpUrl(Walker w, String s, String ptr) {
+  static URI httpUrl(Walker w, String s, String ptr) {
     URI u;
     try {
       u = new URI(s);
@@ -242,11 +242,16 @@ public final class FlowsConfigLoader {
     return u;
   }
 
+  /** {@code key}'s value, the name of an environment variable (the auth codec's one rule). */
+  static String envName(Walker w, JsonNode n, String ptr, String key) {
+    return McpAuthJson.envName(w, n, ptr, key);
+  }
+
   /**
    * Typed reads with pointers through the kernel's strict reader; every refusal names the file and
    * the place.
    */
-  private static final class Walker implements McpAuthJson.UserForm {
+  static final class Walker implements McpAuthJson.UserForm {
     final Path file;
     private final StrictJson json = new StrictJson(this::refuse);
 

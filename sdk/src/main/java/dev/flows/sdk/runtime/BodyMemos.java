@@ -170,6 +170,11 @@ final class BodyMemos {
     return memo;
   }
 
+  /** A memo the body journaled itself at {@code pos} (recorded, then confirmed). */
+  void remember(int pos, JsonNode memo) {
+    memos.put(pos, memo);
+  }
+
   /** The barrier: every memo handed over is journaled (or its refusal is thrown). */
   void flush() {
     writer.flush();

@@ -92,6 +92,11 @@ final class ChildReports {
     return (shell ? "f.shell(" : "f.command(") + String.join(" ", argv) + ")";
   }
 
+  /** How an MCP call reads in messages, as the body wrote it. */
+  static String mcpCall(String server, String tool) {
+    return "f.mcp(\"" + server + "\").tool(\"" + tool + "\")";
+  }
+
   /** How the call that made child run {@code child} reads in messages. */
   static String describe(Journal journal, RunRef child) {
     return journal

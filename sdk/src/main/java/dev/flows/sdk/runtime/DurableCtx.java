@@ -57,6 +57,7 @@ final class DurableCtx implements Ctx {
   private final ChildIssuer issuer;
   private final StepCalls steps;
   private final InputAnswers inputs;
+  private final ModelCalls models;
 
   private int position;
 
@@ -73,7 +74,8 @@ final class DurableCtx implements Ctx {
       Optional<InlineMcpCalls> inline,
       ResidentWaits resident,
       InstantSource clock,
-      FlowResolver resolver) {
+      FlowResolver resolver,
+      BodyModels models) {
     this.journal = journal;
     this.clock = clock;
     this.resident = resident;
@@ -107,6 +109,7 @@ final class DurableCtx implements Ctx {
             children, memos, inputs, this::nextPosition, this::checkNotSuspended, header.name());
     this.flows = new ChildFlows(resolver, header.name(), rootInstruction());
     this.issuer = issuer();
+    this.models = new ModelCalls(journal, attempt, memos, header, models, this::nextPosition);
     this.steps =
         new StepCalls(
             memos,
@@ -164,6 +167,12 @@ final class DurableCtx implements Ctx {
   }
 
   @Override
+  public dev.flows.sdk.LlmCall<String> llm(String model) {
+    checkNotSuspended();
+    return models.call(model);
+  }
+
+  @Override
   public McpServer mcp(String server) {
     if (!header.mcp().contains(server)) {
       throw new FlowsException(
@@ -179,7 +188,7 @@ final class DurableCtx implements Ctx {
     return new McpResult(
         child(
             mcpSpec(t.server(), t.tool(), args, t.policy()),
-            mcpCall(t.server(), t.tool()),
+            ChildReports.mcpCall(t.server(), t.tool()),
             Optional.of(Lowering.mcpSurface(t.server(), t.tool())),
             t.onInput()));
   }
@@ -187,14 +196,10 @@ final class DurableCtx implements Ctx {
   Pending<McpResult> callMcpAsync(PolicyHandles.Tool t, Object args) {
     return issueAsync(
         mcpSpec(t.server(), t.tool(), args, t.policy()),
-        mcpCall(t.server(), t.tool()),
+        ChildReports.mcpCall(t.server(), t.tool()),
         Optional.of(Lowering.mcpSurface(t.server(), t.tool())),
         McpResult::new,
         t.onInput());
-  }
-
-  private static String mcpCall(String server, String tool) {
-    return "f.mcp(\"" + server + "\").tool(\"" + tool + "\")";
   }
 
   private RunSpec mcpSpec(String server, String tool, Object args, CallPolicy policy) {
@@ -322,12 +327,9 @@ final class DurableCtx implements Ctx {
       throw new FlowsException(
           ErrorCode.INVALID_INPUT, "f.run needs a command", header.name(), "pass argv");
     }
-    return Lowering.command(header.name(), argv, shell, commandDir(), policy, config);
-  }
-
-  /** A single-file flow's commands run in its file's directory, recorded when it was admitted. */
-  private Optional<String> commandDir() {
-    return Lowering.commandDir(rootInstruction());
+    // A single-file flow's commands run in its file's directory, recorded when it was admitted.
+    Optional<String> dir = Lowering.commandDir(rootInstruction());
+    return Lowering.command(header.name(), argv, shell, dir, policy, config);
   }
 
   private JsonNode rootInstruction() {

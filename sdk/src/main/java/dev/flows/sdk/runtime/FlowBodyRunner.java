@@ -33,6 +33,7 @@ public final class FlowBodyRunner {
   private final Optional<InlineMcpCalls> inline;
   private final ResidentWaits resident;
   private final InstantSource clock;
+  private volatile BodyModels models = BodyModels.none();
 
   /** A runner whose bodies await every child a claimer runs (no inline MCP calls). */
   public FlowBodyRunner(Journal journal, FlowResolver resolver, SdkConfig config) {
@@ -83,6 +84,12 @@ public final class FlowBodyRunner {
     this.resident = new ResidentWaits(config.maxResidentWaits());
   }
 
+  /** The models this runner's bodies call ({@code f.llm}); none until given. */
+  public FlowBodyRunner models(BodyModels models) {
+    this.models = models;
+    return this;
+  }
+
   /**
    * Runs the body. Answers the outcome to complete the attempt with; an interrupt (the lease was
    * lost) propagates so the caller completes nothing.
@@ -113,7 +120,8 @@ public final class FlowBodyRunner {
             inline,
             resident,
             clock,
-            resolver);
+            resolver,
+            models);
     StepOutcome outcome;
     try {
       JsonNode result = FlowTypes.run(flow, new AuthorCtx(ctx), attempt.step().input());

@@ -22,6 +22,9 @@ import dev.flows.worker.Worker;
 import dev.flows.worker.WorkerConfig;
 import dev.flows.worker.WorkerLease;
 import dev.flows.worker.exec.DeterministicExecutor;
+import dev.flows.worker.llm.LlmCalls;
+import dev.flows.worker.llm.LlmExecutor;
+import dev.flows.worker.llm.ModelRegistry;
 import dev.flows.worker.mcp.InlineMcpCalls;
 import dev.flows.worker.mcp.McpToolExecutor;
 import dev.flows.worker.mcp.TaskCancels;
@@ -45,6 +48,8 @@ public final class FlowsEngine implements AutoCloseable {
   private final Worker worker;
   private final InlineMcpCalls inline;
   private final WorkerConfig workerConfig;
+  private final ModelRegistry models = ModelRegistry.fromEnvironment();
+  private final LlmCalls llmCalls = LlmCalls.standard();
 
   public FlowsEngine(
       Journal journal,
@@ -93,10 +98,13 @@ public final class FlowsEngine implements AutoCloseable {
     this.workerConfig = workerConfig;
     this.inline =
         new InlineMcpCalls(this.journal, mcp, leases, workerId, workerConfig.defaultLease(), clock);
-    FlowBodyRunner runner = new FlowBodyRunner(this.journal, resolver, config, inline, clock);
+    FlowBodyRunner runner =
+        new FlowBodyRunner(this.journal, resolver, config, inline, clock)
+            .models(new BodyModels(models, llmCalls));
     ExecutorRegistry executors =
         ExecutorRegistry.of(
             new DeterministicExecutor(workerConfig),
+            new LlmExecutor(models, llmCalls),
             new AgentExecutor(List.of(new FlowInstructionExecutor(runner), mcp)));
     this.worker =
         new Worker(this.journal, executors, workerConfig, clock, workerId, Optional.of(leases));
@@ -112,9 +120,15 @@ public final class FlowsEngine implements AutoCloseable {
   /** Why a single-file flow's body waits when no worker was given its source. */
   public static final String UNACCEPTED_SOURCE = "no worker accepts this flow source";
 
-  /** This engine's worker also runs the single-file flows under {@code dirs}. */
+  /**
+   * This engine's worker also runs the single-file flows under {@code dirs}, and calls the models
+   * the nearest flows.json of each declares (the file those flows' own starts read).
+   */
   public FlowsEngine acceptSourcesUnder(List<java.nio.file.Path> dirs) {
     resolver.acceptSourcesUnder(dirs);
+    for (java.nio.file.Path dir : dirs) {
+      FlowsConfigLoader.loadNearest(dir).models().values().forEach(models::declare);
+    }
     return this;
   }
 
@@ -143,6 +157,14 @@ public final class FlowsEngine implements AutoCloseable {
     return journal;
   }
 
+  /**
+   * The models this engine's worker calls ({@code llm} steps, {@code f.llm}): those given in code
+   * and those of every flows.json a start read.
+   */
+  public ModelRegistry models() {
+    return models;
+  }
+
   public FlowResolver resolver() {
     return resolver;
   }
@@ -156,7 +178,15 @@ public final class FlowsEngine implements AutoCloseable {
    * {@link PreflightException} with every problem; nothing is journaled.
    */
   public Inventory preflight(LoadedFlow flow, FlowsConfig servers) {
-    return Preflight.check(flow, servers, config.preflightTimeout(), credentials);
+    Inventory inventory =
+        Preflight.check(
+            flow,
+            servers,
+            models.models().byName().keySet(),
+            config.preflightTimeout(),
+            credentials);
+    servers.models().values().forEach(models::declare);
+    return inventory;
   }
 
   /** Preflights with the nearest flows.json and admits the root run. */

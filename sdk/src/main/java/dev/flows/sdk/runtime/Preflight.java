@@ -37,7 +37,34 @@ public final class Preflight {
    */
   public static List<FlowsException> pure(
       FlowHeader header, FlowsConfig config, Set<String> bodyServers) {
+    return pure(header, config, bodyServers, Set.of());
+  }
+
+  /**
+   * As {@link #pure(FlowHeader, FlowsConfig, Set)}, {@code modelsInCode} the models a service gave
+   * in code (they count as declared, as flows.json's {@code models} do).
+   */
+  public static List<FlowsException> pure(
+      FlowHeader header, FlowsConfig config, Set<String> bodyServers, Set<String> modelsInCode) {
     List<FlowsException> problems = new ArrayList<>();
+    for (int i = 0; i < header.models().size(); i++) {
+      String m = header.models().get(i);
+      if (config.model(m).isEmpty() && !modelsInCode.contains(m)) {
+        problems.add(
+            new FlowsException(
+                ErrorCode.LLM_UNDECLARED_MODEL,
+                "the header declares model '"
+                    + m
+                    + "' but "
+                    + config.origin()
+                    + " has no entry for it"
+                    + (config.models().isEmpty()
+                        ? ""
+                        : " (it has: " + config.models().keySet() + ")"),
+                "flow " + header.name() + " models[" + i + "]",
+                "add \"" + m + "\" under \"models\" in flows.json, or fix the name in the header"));
+      }
+    }
     for (int i = 0; i < header.mcp().size(); i++) {
       String s = header.mcp().get(i);
       if (config.server(s).isEmpty()) {
@@ -74,8 +101,18 @@ public final class Preflight {
    */
   public static Inventory check(
       LoadedFlow flow, FlowsConfig config, Duration timeout, McpCredentials credentials) {
+    return check(flow, config, Set.of(), timeout, credentials);
+  }
+
+  /** As above, {@code modelsInCode} the models given in code (declared as flows.json's are). */
+  public static Inventory check(
+      LoadedFlow flow,
+      FlowsConfig config,
+      Set<String> modelsInCode,
+      Duration timeout,
+      McpCredentials credentials) {
     FlowHeader header = flow.flow().header();
-    List<FlowsException> problems = pure(header, config, flow.bodyServers());
+    List<FlowsException> problems = pure(header, config, flow.bodyServers(), modelsInCode);
     if (!problems.isEmpty()) {
       throw new PreflightException(problems);
     }
@@ -130,7 +167,8 @@ public final class Preflight {
    */
   public static Inventory connect(
       FlowHeader header, FlowsConfig config, Duration timeout, McpCredentials credentials) {
-    List<FlowsException> pure = pure(header, config, Set.of());
+    // The servers it connects must be declared; models are the pure pass's alone.
+    List<FlowsException> pure = pure(header, config, Set.of(), Set.copyOf(header.models()));
     if (!pure.isEmpty()) {
       throw new PreflightException(pure);
     }

@@ -5,12 +5,15 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.flows.kernel.ErrorCode;
 import dev.flows.kernel.FlowsException;
+import dev.flows.kernel.llm.ModelConfig;
+import dev.flows.kernel.llm.ModelProvider;
 import dev.flows.kernel.mcp.McpAuth;
 import dev.flows.kernel.mcp.McpProtocol;
 import dev.flows.kernel.mcp.McpServerConfig;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -137,7 +140,60 @@ class FlowsConfigLoaderTest {
             "unknown protocol revision",
             "{\"mcp\": {\"a\": {\"command\": \"x\", \"protocol\": \"2024-01-01\"}}}",
             "/mcp/a/protocol"),
-        Arguments.of("bad server name", "{\"mcp\": {\"a/b\": {\"command\": \"x\"}}}", "/mcp/a~1b"));
+        Arguments.of("bad server name", "{\"mcp\": {\"a/b\": {\"command\": \"x\"}}}", "/mcp/a~1b"),
+        Arguments.of(
+            "unknown model provider",
+            "{\"models\": {\"m\": {\"provider\": \"cohere\", \"model\": \"x\"}}}",
+            "/models/m/provider"),
+        Arguments.of(
+            "model without a model id",
+            "{\"models\": {\"m\": {\"provider\": \"openai\"}}}",
+            "/models/m/model"),
+        Arguments.of(
+            "openai-compatible without a baseUrl",
+            "{\"models\": {\"m\": {\"provider\": \"openai-compatible\", \"model\": \"x\"}}}",
+            "/models/m"),
+        Arguments.of(
+            "an API key instead of its variable's name",
+            "{\"models\": {\"m\": {\"provider\": \"openai\", \"model\": \"x\","
+                + " \"apiKeyEnv\": \"sk-proj-abc123\"}}}",
+            "/models/m/apiKeyEnv"),
+        Arguments.of(
+            "a timeout that is not a positive number",
+            "{\"models\": {\"m\": {\"provider\": \"openai\", \"model\": \"x\","
+                + " \"timeoutMs\": -5}}}",
+            "/models/m/timeoutMs"),
+        Arguments.of(
+            "unknown model key",
+            "{\"models\": {\"m\": {\"provider\": \"openai\", \"model\": \"x\", \"key\": \"k\"}}}",
+            "/models/m/key"));
+  }
+
+  @Test
+  void modelsAreReadWithTheirProviderKeyVariableAndTimeout() {
+    FlowsConfig c =
+        FlowsConfigLoader.parse(
+            FILE,
+            """
+            {"models": {
+              "fast": {"provider": "openai", "model": "gpt-4o-mini", "apiKeyEnv": "OPENAI_API_KEY"},
+              "smart": {"provider": "anthropic", "model": "claude-sonnet-4-5",
+                        "apiKeyEnv": "ANTHROPIC_API_KEY", "timeoutMs": 120000},
+              "local": {"provider": "ollama", "model": "llama3.2"},
+              "proxy": {"provider": "openai-compatible", "model": "m",
+                        "baseUrl": "http://127.0.0.1:8080/v1"}
+            }}
+            """);
+    ModelConfig fast = c.model("fast").orElseThrow();
+    assertThat(fast.provider()).isEqualTo(ModelProvider.OPENAI);
+    assertThat(fast.model()).isEqualTo("gpt-4o-mini");
+    assertThat(fast.apiKeyEnv()).contains("OPENAI_API_KEY");
+    assertThat(fast.timeout()).isEqualTo(ModelConfig.DEFAULT_TIMEOUT);
+    assertThat(c.model("smart").orElseThrow().timeout()).isEqualTo(Duration.ofMinutes(2));
+    assertThat(c.model("local").orElseThrow().baseUrl()).isEmpty();
+    assertThat(c.model("proxy").orElseThrow().baseUrl().orElseThrow().toString())
+        .isEqualTo("http://127.0.0.1:8080/v1");
+    assertThat(c.mcp()).isEmpty();
   }
 
   @ParameterizedTest(name = "{0} is refused at {2}")

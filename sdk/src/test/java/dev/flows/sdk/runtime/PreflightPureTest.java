@@ -36,4 +36,20 @@ class PreflightPureTest {
     assertThat(problems.get(1).getMessage()).contains("f.mcp(\"linear\")");
     assertThat(problems).allSatisfy(p -> assertThat(p.fix()).isPresent());
   }
+
+  @Test
+  void aHeaderModelNeitherInFlowsJsonNorGivenInCodeIsLlmUndeclaredModel() {
+    FlowsConfig withModels =
+        FlowsConfigLoader.parse(
+            Path.of("/p/flows.json"),
+            "{\"models\": {\"fast\": {\"provider\": \"openai\", \"model\": \"gpt-4o-mini\"}}}");
+    FlowHeader h = FlowHeader.named("f").models("fast", "smart", "mine").build();
+    List<FlowsException> problems = Preflight.pure(h, withModels, Set.of(), Set.of("mine"));
+    assertThat(problems).hasSize(1);
+    FlowsException p = problems.getFirst();
+    assertThat(p.code()).isEqualTo(ErrorCode.LLM_UNDECLARED_MODEL);
+    assertThat(p.place()).contains("flow f models[1]");
+    assertThat(p.getMessage()).contains("smart").contains("/p/flows.json").contains("fast");
+    assertThat(p.fix()).isPresent();
+  }
 }

@@ -1,0 +1,18 @@
+package dev.flows.kernel.llm;
+
+import java.util.Objects;
+
+/**
+ * A model's answer: its text, the tokens used and why it stopped ({@code stop}, {@code length},
+ * {@code tool_calls}, {@code content_filter}, {@code other}).
+ */
+public record LlmAnswer(String text, LlmUsage usage, String finishReason) {
+  public static final String STOP = "stop";
+  public static final String CONTENT_FILTER = "content_filter";
+
+  public LlmAnswer {
+    Objects.requireNonNull(text, "text");
+    Objects.requireNonNull(usage, "usage");
+    Objects.requireNonNull(finishReason, "finishReason");
+  }
+}

@@ -1,0 +1,197 @@
+package dev.flows.sdk.runtime;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.flows.kernel.ErrorCode;
+import dev.flows.kernel.FlowsException;
+import dev.flows.kernel.journal.ClaimedAttempt;
+import dev.flows.kernel.journal.EffectElection;
+import dev.flows.kernel.journal.Journal;
+import dev.flows.kernel.journal.LeaseToken;
+import dev.flows.kernel.journal.MemoVerb;
+import dev.flows.kernel.llm.LlmAnswer;
+import dev.flows.kernel.llm.LlmException;
+import dev.flows.kernel.llm.LlmMessage;
+import dev.flows.kernel.llm.LlmReceipt;
+import dev.flows.kernel.llm.LlmRequest;
+import dev.flows.kernel.llm.ModelPort;
+import dev.flows.sdk.FlowHeader;
+import dev.flows.sdk.LlmCall;
+import dev.flows.sdk.LlmResult;
+import dev.flows.sdk.TokenUsage;
+import dev.flows.worker.FaultPoint;
+import dev.flows.worker.llm.ResponseSchemas;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.function.IntSupplier;
+
+/**
+ * {@code f.llm}: a model call as an effect of the body's step at {@code /memo/<position>}. The
+ * memos written behind the body are journaled first; then the effect is recorded (its key elected),
+ * the model asked, and the effect confirmed with {@code {"verb":"f.llm", ...receipt}} or, when the
+ * provider refused, {@code {"verb":"f.llm", model, error:{code, message}}}. A replay answers from
+ * that memo without asking the model; a call recorded by an attempt that died before confirming it
+ * is asked again under the same key (a model call has no outside effect).
+ */
+final class ModelCalls {
+  private static final String VERB = MemoVerb.LLM.wire();
+  private final Journal journal;
+  private final LeaseToken lease;
+  private final BodyMemos memos;
+  private final FlowHeader header;
+  private final BodyModels models;
+  private final IntSupplier nextPosition;
+
+  ModelCalls(
+      Journal journal,
+      ClaimedAttempt attempt,
+      BodyMemos memos,
+      FlowHeader header,
+      BodyModels models,
+      IntSupplier nextPosition) {
+    this.journal = journal;
+    this.lease = attempt.lease();
+    this.memos = memos;
+    this.header = header;
+    this.models = models;
+    this.nextPosition = nextPosition;
+  }
+
+  LlmCall<String> call(String model) {
+    if (!header.models().contains(model)) {
+      throw new FlowsException(
+          ErrorCode.LLM_UNDECLARED_MODEL,
+          "the body calls model '" + model + "' that the header does not declare",
+          "flow " + header.name(),
+          "add \"" + model + "\" to the header's models (and to flows.json or the builder)");
+    }
+    return new Handle<>(this, model, List.of(), String.class, false);
+  }
+
+  /** A call being written; immutable. */
+  record Handle<T>(
+      ModelCalls calls, String model, List<LlmMessage> messages, Class<T> type, boolean structured)
+      implements LlmCall<T> {
+    @Override
+    public LlmCall<T> system(String text) {
+      return with(LlmMessage.system(text));
+    }
+
+    @Override
+    public LlmCall<T> user(String text) {
+      return with(LlmMessage.user(text));
+    }
+
+    private Handle<T> with(LlmMessage m) {
+      List<LlmMessage> more = new ArrayList<>(messages);
+      more.add(m);
+      return new Handle<>(calls, model, more, type, structured);
+    }
+
+    @Override
+    public <R> LlmCall<R> responseFormat(Class<R> t) {
+      return new Handle<>(calls, model, messages, t, true);
+    }
+
+    @Override
+    public LlmResult<T> call() {
+      return calls.perform(this);
+    }
+  }
+
+  private <T> LlmResult<T> perform(Handle<T> h) {
+    int pos = nextPosition.getAsInt();
+    String described = "f.llm(\"" + h.model() + "\")";
+    Optional<JsonNode> journaled = memos.of(pos, VERB, described);
+    if (journaled.isPresent()) {
+      if (!journaled.get().path("model").asText().equals(h.model())) {
+        throw memos.refuse(pos, journaled.get(), described);
+      }
+      return answer(journaled.get(), h);
+    }
+    if (h.messages().isEmpty()) {
+      throw new FlowsException(
+          ErrorCode.INVALID_INPUT,
+          described + " has no message to send",
+          "flow " + header.name(),
+          "add .user(text) (or .system(text)) before .call()");
+    }
+    // A model this worker lacks fails the call before anything is recorded for it.
+    Map.Entry<String, ModelPort> port =
+        models.registry().models().require(h.model(), "flow " + header.name());
+    memos.flush();
+    String surface = "/memo/" + pos;
+    EffectElection e = journal.recordEffect(lease, surface);
+    if (e.deduped() && e.confirmedOutput().isPresent()) {
+      memos.remember(pos, e.confirmedOutput().get());
+      return answer(e.confirmedOutput().get(), h);
+    }
+    FaultPoint.AFTER_RECORD.reached();
+    ObjectNode memo = ask(h, port, e.idempotencyKey());
+    FaultPoint.AFTER_CALL_BEFORE_CONFIRM.reached();
+    journal.confirmEffect(lease, surface, Optional.of(memo));
+    memos.remember(pos, memo);
+    return answer(memo, h);
+  }
+
+  /** The memo of one model call: its receipt, or the provider's refusal. */
+  private ObjectNode ask(Handle<?> h, Map.Entry<String, ModelPort> port, String key) {
+    ObjectNode memo = BodyMemos.verb(VERB);
+    try {
+      LlmRequest request =
+          new LlmRequest(
+              h.messages(),
+              h.structured() ? Optional.of(ResponseSchemas.of(h.type())) : Optional.empty());
+      LlmAnswer a = models.calls().call(port.getValue(), request);
+      memo.setAll(LlmReceipt.of(h.model(), port.getValue(), a, key));
+    } catch (LlmException refused) {
+      memo.put("model", h.model()).put("idempotencyKey", key);
+      memo.putObject("error")
+          .put("code", refused.code().wire())
+          .put("message", refused.getMessage());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new FlowsException(
+          ErrorCode.LEASE_CONFLICT,
+          "attempt interrupted during a model call",
+          "f.llm(\"" + h.model() + "\")",
+          "the journal re-drives the run");
+    }
+    return memo;
+  }
+
+  private static <T> LlmResult<T> answer(JsonNode memo, Handle<T> h) {
+    JsonNode error = memo.path("error");
+    if (error.isObject()) {
+      ErrorCode code = ErrorCode.fromWire(error.path("code").asText()).orElse(ErrorCode.LLM_ERROR);
+      throw new FlowsException(
+          code,
+          error.path("message").asText(),
+          "f.llm(\"" + h.model() + "\")",
+          "see the provider's message; the refusal is journaled, so a replay answers it again");
+    }
+    LlmAnswer a = LlmReceipt.answer(memo);
+    TokenUsage usage = new TokenUsage(a.usage().inputTokens(), a.usage().outputTokens());
+    ObjectNode receipt = memo.deepCopy();
+    receipt.remove(MemoVerb.FIELD);
+    return new LlmResult<>(a.text(), value(a.text(), h), usage, receipt);
+  }
+
+  private static <T> T value(String text, Handle<T> h) {
+    if (!h.structured()) {
+      return h.type().cast(text);
+    }
+    try {
+      return DurableCtx.MAPPER.readValue(text, h.type());
+    } catch (JsonProcessingException e) {
+      throw new FlowsException(
+          ErrorCode.LLM_ERROR,
+          "the model's answer is not a " + h.type().getSimpleName() + ": " + e.getOriginalMessage(),
+          "f.llm(\"" + h.model() + "\")",
+          "make the prompt ask for the schema's fields, or read .text() instead");
+    }
+  }
+}
