@@ -226,7 +226,7 @@ public final class FlowsBuilder {
     }
     FlowsConfig config = b.servers();
     FlowCatalog catalog = new FlowCatalog(b.flows);
-    List<FlowsException> problems = catalog.pureProblems(config);
+    List<FlowsException> problems = catalog.pureProblems(config, b.models.keySet());
     if (!problems.isEmpty()) {
       throw new PreflightException(problems);
     }

@@ -61,7 +61,8 @@ final class ModelEntries {
     }
     Optional<URI> baseUrl =
         n.has("baseUrl")
-            ? Optional.of(FlowsConfigLoader.httpUrl(w, w.string(n, ptr, "baseUrl"), ptr + "/baseUrl"))
+            ? Optional.of(
+                FlowsConfigLoader.httpUrl(w, w.string(n, ptr, "baseUrl"), ptr + "/baseUrl"))
             : Optional.empty();
     if (provider == ModelProvider.OPENAI_COMPATIBLE && baseUrl.isEmpty()) {
       throw w.refuse(

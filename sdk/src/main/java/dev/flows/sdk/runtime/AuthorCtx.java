@@ -3,6 +3,8 @@ package dev.flows.sdk.runtime;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.flows.sdk.Ctx;
 import dev.flows.sdk.Flow;
+import dev.flows.sdk.LlmCall;
+import dev.flows.sdk.LlmResult;
 import dev.flows.sdk.Pending;
 import dev.flows.sdk.RunId;
 import java.time.Duration;
@@ -121,5 +123,33 @@ record AuthorCtx(DurableCtx ctx) implements Ctx {
   @Override
   public double random() {
     return PublicError.guard(ctx::random);
+  }
+
+  @Override
+  public LlmCall<String> llm(String model) {
+    return new GuardedLlmCall<>(PublicError.guard(() -> ctx.llm(model)));
+  }
+
+  /** A model call whose refusals and failures reach the body as {@link PublicError}s. */
+  private record GuardedLlmCall<T>(LlmCall<T> inner) implements LlmCall<T> {
+    @Override
+    public LlmCall<T> system(String text) {
+      return new GuardedLlmCall<>(PublicError.guard(() -> inner.system(text)));
+    }
+
+    @Override
+    public LlmCall<T> user(String text) {
+      return new GuardedLlmCall<>(PublicError.guard(() -> inner.user(text)));
+    }
+
+    @Override
+    public <R> LlmCall<R> responseFormat(Class<R> type) {
+      return new GuardedLlmCall<>(PublicError.guard(() -> inner.responseFormat(type)));
+    }
+
+    @Override
+    public LlmResult<T> call() {
+      return PublicError.guard(inner::call);
+    }
   }
 }
