@@ -47,6 +47,8 @@ public enum ErrorCode {
   MCP_UNKNOWN_TOOL("mcp_unknown_tool", false),
   MCP_TOOL_ERROR("mcp_tool_error", false),
   MCP_RESULT_UNAVAILABLE("mcp_result_unavailable", false),
+  SCHEDULE_NOT_FOUND("schedule_not_found", false),
+  SCHEDULE_EXISTS("schedule_exists", false),
   INTERNAL_ERROR("internal_error", false);
 
   private final String wire;
