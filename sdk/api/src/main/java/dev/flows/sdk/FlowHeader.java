@@ -4,20 +4,24 @@ import dev.flows.kernel.journal.Queues;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.regex.Pattern;
 
 /**
  * What a flow declares about itself before it runs: its name, its version (a run replays only under
- * the version it started with), {@code tools.mcp}, the MCP servers its body may call, and the
- * {@link Queues queue} its runs go to (only workers serving that queue claim them).
+ * the version it started with), {@code tools.mcp}, the MCP servers its body may call, the {@link
+ * Queues queue} its runs go to (only workers serving that queue claim them), and optionally the
+ * {@link Schedule} it starts on (applied when a worker starts with the flow).
  */
-public record FlowHeader(String name, String version, List<String> mcp, String queue) {
+public record FlowHeader(
+    String name, String version, List<String> mcp, String queue, Optional<Schedule> schedule) {
   private static final Pattern NAME = Pattern.compile("[A-Za-z][A-Za-z0-9_.-]{0,99}");
 
   public FlowHeader {
     Objects.requireNonNull(name, "name");
     Objects.requireNonNull(version, "version");
     Objects.requireNonNull(queue, "queue");
+    Objects.requireNonNull(schedule, "schedule");
     Queues.require(queue);
     if (!NAME.matcher(name).matches()) {
       throw new IllegalArgumentException("flow name must match " + NAME.pattern() + ": " + name);
@@ -26,6 +30,11 @@ public record FlowHeader(String name, String version, List<String> mcp, String q
       throw new IllegalArgumentException("flow version must not be blank");
     }
     mcp = List.copyOf(new LinkedHashSet<>(mcp));
+  }
+
+  /** A header whose runs go to queue {@code queue}, on no schedule. */
+  public FlowHeader(String name, String version, List<String> mcp, String queue) {
+    this(name, version, mcp, queue, Optional.empty());
   }
 
   /** A header whose runs go to the {@link Queues#DEFAULT default} queue. */
@@ -43,6 +52,7 @@ public record FlowHeader(String name, String version, List<String> mcp, String q
     private String version = "1";
     private List<String> mcp = List.of();
     private String queue = Queues.DEFAULT;
+    private Optional<Schedule> schedule = Optional.empty();
 
     private Builder(String name) {
       this.name = name;
@@ -64,8 +74,14 @@ public record FlowHeader(String name, String version, List<String> mcp, String q
       return this;
     }
 
+    /** Starts this flow on {@code s} too: {@code .schedule(Schedule.cron("0 3 * * *"))}. */
+    public Builder schedule(Schedule s) {
+      this.schedule = Optional.of(s);
+      return this;
+    }
+
     public FlowHeader build() {
-      return new FlowHeader(name, version, mcp, queue);
+      return new FlowHeader(name, version, mcp, queue, schedule);
     }
   }
 }
