@@ -95,34 +95,7 @@ final class MemorySchedules {
     } else {
       Optional<RunRef> last = s.lastRun();
       for (Ticking.Decided t : plan.ticks()) {
-        if (!t.decision().starts()) {
-          written.add(new ScheduleEntry.TickNotStarted(t.nominal(), t.source(), t.decision()));
-          continue;
-        }
-        Optional<RunRef> canceled = Optional.empty();
-        if (t.decision() == TickDecision.CANCELED_OTHER && last.isPresent()) {
-          ends.cancelRun(
-              last.get(), "canceled by tick " + t.nominal() + " of schedule " + name, now);
-          canceled = last;
-        }
-        StartRun r = Schedules.tickRun(template, s, t.nominal());
-        try {
-          StartedRun started = admission.admit(r, Admit.queued(), now);
-          last = Optional.of(started.runId());
-          written.add(
-              new ScheduleEntry.TickStarted(
-                  t.nominal(),
-                  t.source(),
-                  t.decision(),
-                  started.runId(),
-                  started.created(),
-                  canceled));
-        } catch (RunAdmissionConflictException | RunTerminalException e) {
-          // The tick's run id or key admitted another run (a changed flow) or was tombstoned.
-          written.add(
-              new ScheduleEntry.TickNotStarted(
-                  t.nominal(), t.source(), TickDecision.SKIPPED_CONFLICT));
-        }
+        last = decide(s, t, template, last, now, written);
       }
       schedules.put(
           name,
@@ -131,6 +104,39 @@ final class MemorySchedules {
     }
     written.forEach(e -> append(name, by, e, now));
     return written;
+  }
+
+  /** Journals tick {@code t}, admitting its run when it starts; answers the schedule's last run. */
+  private Optional<RunRef> decide(
+      ScheduleState s,
+      Ticking.Decided t,
+      StartRun template,
+      Optional<RunRef> last,
+      Instant now,
+      List<ScheduleEntry> written) {
+    if (!t.decision().starts()) {
+      written.add(new ScheduleEntry.TickNotStarted(t.nominal(), t.source(), t.decision()));
+      return last;
+    }
+    Optional<RunRef> canceled = Optional.empty();
+    if (t.decision() == TickDecision.CANCELED_OTHER && last.isPresent()) {
+      ends.cancelRun(
+          last.get(), "canceled by tick " + t.nominal() + " of schedule " + s.name(), now);
+      canceled = last;
+    }
+    try {
+      StartedRun started =
+          admission.admit(Schedules.tickRun(template, s, t.nominal()), Admit.queued(), now);
+      written.add(
+          new ScheduleEntry.TickStarted(
+              t.nominal(), t.source(), t.decision(), started.runId(), started.created(), canceled));
+      return Optional.of(started.runId());
+    } catch (RunAdmissionConflictException | RunTerminalException e) {
+      // The tick's run id or key admitted another run (a changed flow) or was tombstoned.
+      written.add(
+          new ScheduleEntry.TickNotStarted(t.nominal(), t.source(), TickDecision.SKIPPED_CONFLICT));
+      return last;
+    }
   }
 
   private Optional<RunStatus> lastStatus(ScheduleState s) {
