@@ -27,7 +27,7 @@ import java.util.function.BiFunction;
  * flow that declares MCP servers is preflighted once with the nearest flows.json and its inventory
  * kept for its later ticks.
  */
-final class ScheduleTemplates {
+public final class ScheduleTemplates {
   private final FlowResolver resolver;
   private final SdkConfig config;
   private final BiFunction<LoadedFlow, FlowsConfig, Inventory> preflight;
@@ -95,7 +95,7 @@ final class ScheduleTemplates {
   }
 
   /** The definition of the schedule a header declares: named after its flow, with input {}. */
-  static ScheduleDefinition definition(Schedule s, String flow, String queue) {
+  public static ScheduleDefinition definition(Schedule s, String flow, String queue) {
     Calendar calendar =
         s.cron()
             .<Calendar>map(Calendar::cron)
