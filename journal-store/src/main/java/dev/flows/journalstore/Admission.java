@@ -171,28 +171,29 @@ final class Admission {
       Optional<StepStatus> stepStatus) {}
 
   private StartedRun queued(StartRun r) {
+    return db.tx(h -> queuedIn(h, r, db.now(h)));
+  }
+
+  /** A queued admission inside transaction {@code h} (a schedule's tick admits its run so). */
+  StartedRun queuedIn(Handle h, StartRun r, Instant now) {
     String hash = RunSpecJson.hash(r.spec());
-    return db.tx(
-        h -> {
-          Instant now = db.now(h);
-          // A concurrent start with the same id or key makes our insert do nothing; the
-          // second pass then finds that run.
-          for (int pass = 0; ; pass++) {
-            Optional<StartedRun> existing = existingAdmission(h, r, hash);
-            if (existing.isPresent()) {
-              return existing.get();
-            }
-            RunRef runId = r.runId().orElseGet(RunRef::random);
-            if (insertRun(h, r, runId, hash, now)) {
-              // Taken once the row is in: a concurrent start of the same run inserts nothing.
-              db.transitions().run(RunTransition.SPAWNED, Optional.empty());
-              return spawn(h, r, runId, hash, now);
-            }
-            if (pass > 0) {
-              throw new IllegalStateException("run insert conflicted twice for " + runId);
-            }
-          }
-        });
+    // A concurrent start with the same id or key makes our insert do nothing; the
+    // second pass then finds that run.
+    for (int pass = 0; ; pass++) {
+      Optional<StartedRun> existing = existingAdmission(h, r, hash);
+      if (existing.isPresent()) {
+        return existing.get();
+      }
+      RunRef runId = r.runId().orElseGet(RunRef::random);
+      if (insertRun(h, r, runId, hash, now)) {
+        // Taken once the row is in: a concurrent start of the same run inserts nothing.
+        db.transitions().run(RunTransition.SPAWNED, Optional.empty());
+        return spawn(h, r, runId, hash, now);
+      }
+      if (pass > 0) {
+        throw new IllegalStateException("run insert conflicted twice for " + runId);
+      }
+    }
   }
 
   private static Optional<StartedRun> existingAdmission(Handle h, StartRun r, String hash) {

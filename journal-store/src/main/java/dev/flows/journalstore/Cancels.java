@@ -59,6 +59,11 @@ final class Cancels {
         == 1;
   }
 
+  /** Cancels run {@code runId} inside transaction {@code h}, when it exists. */
+  void cancelIn(Handle h, RunRef runId, String reason, Instant now) {
+    VerbStatements.lockRun(h, runId).ifPresent(run -> cancelExisting(h, run, reason, now));
+  }
+
   private CancelOutcome cancelExisting(Handle h, RunRow run, String reason, Instant now) {
     Optional<RunTransition> runCancel = Lifecycle.cancelFor(run.status());
     if (runCancel.isEmpty()) {

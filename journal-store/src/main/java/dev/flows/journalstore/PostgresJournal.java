@@ -22,6 +22,11 @@ import dev.flows.kernel.journal.SignalSent;
 import dev.flows.kernel.journal.StartRun;
 import dev.flows.kernel.journal.StepOutcome;
 import dev.flows.kernel.lifecycle.TransitionLog;
+import dev.flows.kernel.schedule.ScheduleChange;
+import dev.flows.kernel.schedule.ScheduleEntry;
+import dev.flows.kernel.schedule.ScheduleRecord;
+import dev.flows.kernel.schedule.ScheduleState;
+import dev.flows.kernel.schedule.Schedules;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
@@ -54,6 +59,7 @@ public final class PostgresJournal implements Journal, AutoCloseable {
   private final RunQueries reads;
   private final SignalVerbs signals;
   private final TaskVerbs tasks;
+  private final ScheduleVerbs schedules;
 
   private PostgresJournal(
       DataSource dataSource,
@@ -87,6 +93,7 @@ public final class PostgresJournal implements Journal, AutoCloseable {
     this.reads = new RunQueries(db);
     this.signals = new SignalVerbs(db, fence, attemptVerbs);
     this.tasks = new TaskVerbs(db, fence);
+    this.schedules = new ScheduleVerbs(db, admission, cancels);
   }
 
   /**
@@ -370,5 +377,35 @@ public final class PostgresJournal implements Journal, AutoCloseable {
   private <T> T signalled(RunRef runId, T committed) {
     listener.changed(runId.value());
     return committed;
+  }
+
+  @Override
+  public Schedules.Changed changeSchedule(ScheduleChange change) {
+    return schedules.change(change);
+  }
+
+  @Override
+  public Optional<ScheduleState> schedule(String name) {
+    return schedules.schedule(name);
+  }
+
+  @Override
+  public List<ScheduleState> schedules() {
+    return schedules.all();
+  }
+
+  @Override
+  public List<ScheduleRecord> scheduleEntries(String name) {
+    return schedules.entries(name);
+  }
+
+  @Override
+  public List<ScheduleState> dueSchedules(java.util.Set<String> flows, int limit) {
+    return schedules.due(flows, limit);
+  }
+
+  @Override
+  public List<ScheduleEntry> takeTicks(String name, StartRun template, String by) {
+    return schedules.take(name, template, by);
   }
 }

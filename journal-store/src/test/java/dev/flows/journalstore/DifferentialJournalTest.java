@@ -40,6 +40,8 @@ class DifferentialJournalTest {
     fixture = PostgresFixture.create("differential", scriptClock);
     // Emptied between scripts: this database only, whose journal is otherwise append-only.
     fixture.execute("ALTER TABLE flows.journal_entries DISABLE TRIGGER journal_no_truncate");
+    fixture.execute(
+        "ALTER TABLE flows.schedule_entries DISABLE TRIGGER schedule_entries_no_truncate");
     cleaner = DriverManager.getConnection(fixture.db().jdbcUrl());
   }
 
@@ -51,31 +53,7 @@ class DifferentialJournalTest {
 
   @Test
   void postgresAnswersAndJournalsExactlyAsTheReferenceJournalOnEveryScript() {
-    Differential differential =
-        new Differential(
-            new Differential.Subject() {
-              @Override
-              public Journal open(ManualClock clock) {
-                try (Statement st = cleaner.createStatement()) {
-                  st.execute(
-                      "TRUNCATE flows.journal_entries, flows.effect_elections, flows.step_wait_notes,"
-                          + " flows.signal_mailbox, flows.mcp_task_state,"
-                          + " flows.steps,"
-                          + " flows.runs");
-                } catch (SQLException e) {
-                  throw new IllegalStateException("could not empty the journal", e);
-                }
-                CLOCK.set(clock);
-                return fixture.journal();
-              }
-
-              @Override
-              public TransitionLog transitions(Journal journal) {
-                return ((PostgresJournal) journal).transitions();
-              }
-            },
-            VERBS_PER_SCRIPT,
-            REPLAY);
+    Differential differential = new Differential(subject(), VERBS_PER_SCRIPT, REPLAY);
     long started = System.nanoTime();
     long[] seeds = seeds().toArray();
     for (long seed : seeds) {
@@ -88,6 +66,40 @@ class DifferentialJournalTest {
         seeds[0],
         seeds[seeds.length - 1],
         (System.nanoTime() - started) / 1e9);
+  }
+
+  @Test
+  void postgresAnswersAndJournalsExactlyAsTheReferenceJournalOnScriptsOfScheduleVerbs() {
+    Differential differential = Differential.ofSchedules(subject(), VERBS_PER_SCRIPT, REPLAY);
+    for (long seed = 1; seed <= Integer.getInteger("differential.scheduleScripts", 100); seed++) {
+      differential.run(seed);
+    }
+  }
+
+  /** Postgres, emptied before each script. */
+  private static Differential.Subject subject() {
+    return new Differential.Subject() {
+      @Override
+      public Journal open(ManualClock clock) {
+        try (Statement st = cleaner.createStatement()) {
+          st.execute(
+              "TRUNCATE flows.journal_entries, flows.effect_elections, flows.step_wait_notes,"
+                  + " flows.schedules, flows.schedule_entries,"
+                  + " flows.signal_mailbox, flows.mcp_task_state,"
+                  + " flows.steps,"
+                  + " flows.runs");
+        } catch (SQLException e) {
+          throw new IllegalStateException("could not empty the journal", e);
+        }
+        CLOCK.set(clock);
+        return fixture.journal();
+      }
+
+      @Override
+      public TransitionLog transitions(Journal journal) {
+        return ((PostgresJournal) journal).transitions();
+      }
+    };
   }
 
   private static LongStream seeds() {

@@ -128,8 +128,9 @@ class SchemaTest {
             "18 durable input",
             "19 task backed calls",
             "20 cheaper admissions",
+            "21 schedules",
             "journal functions (repeatable)");
-    assertThat(m.migrate()).isEqualTo(20);
+    assertThat(m.migrate()).isEqualTo(21);
     assertThat(m.pending()).isEmpty();
     assertThat(m.migrate()).isZero();
   }

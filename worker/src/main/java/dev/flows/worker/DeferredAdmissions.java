@@ -29,6 +29,11 @@ import dev.flows.kernel.journal.TaskNote;
 import dev.flows.kernel.journal.TaskToCancel;
 import dev.flows.kernel.journal.WorkerId;
 import dev.flows.kernel.lifecycle.RunStatus;
+import dev.flows.kernel.schedule.ScheduleChange;
+import dev.flows.kernel.schedule.ScheduleEntry;
+import dev.flows.kernel.schedule.ScheduleRecord;
+import dev.flows.kernel.schedule.ScheduleState;
+import dev.flows.kernel.schedule.Schedules;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Collection;
@@ -451,5 +456,35 @@ public final class DeferredAdmissions implements Journal {
   public RunWatch watchRun(RunRef runId) {
     admitted(runId);
     return journal.watchRun(runId);
+  }
+
+  @Override
+  public Schedules.Changed changeSchedule(ScheduleChange change) {
+    return journal.changeSchedule(change);
+  }
+
+  @Override
+  public Optional<ScheduleState> schedule(String name) {
+    return journal.schedule(name);
+  }
+
+  @Override
+  public List<ScheduleState> schedules() {
+    return journal.schedules();
+  }
+
+  @Override
+  public List<ScheduleRecord> scheduleEntries(String name) {
+    return journal.scheduleEntries(name);
+  }
+
+  @Override
+  public List<ScheduleState> dueSchedules(java.util.Set<String> flows, int limit) {
+    return journal.dueSchedules(flows, limit);
+  }
+
+  @Override
+  public List<ScheduleEntry> takeTicks(String name, StartRun template, String by) {
+    return journal.takeTicks(name, template, by);
   }
 }

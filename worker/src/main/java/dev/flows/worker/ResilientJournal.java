@@ -21,6 +21,11 @@ import dev.flows.kernel.journal.RunWatch;
 import dev.flows.kernel.journal.SignalSent;
 import dev.flows.kernel.journal.StartRun;
 import dev.flows.kernel.journal.StepOutcome;
+import dev.flows.kernel.schedule.ScheduleChange;
+import dev.flows.kernel.schedule.ScheduleEntry;
+import dev.flows.kernel.schedule.ScheduleRecord;
+import dev.flows.kernel.schedule.ScheduleState;
+import dev.flows.kernel.schedule.Schedules;
 import io.github.resilience4j.core.IntervalFunction;
 import io.github.resilience4j.retry.Retry;
 import io.github.resilience4j.retry.RetryConfig;
@@ -352,5 +357,39 @@ public final class ResilientJournal implements Journal {
   @Override
   public int noteUnaccepted(ClaimRequest request, String routePrefix, String reason) {
     return call(() -> delegate.noteUnaccepted(request, routePrefix, reason));
+  }
+
+  @Override
+  public Schedules.Changed changeSchedule(ScheduleChange change) {
+    return change instanceof ScheduleChange.Trigger
+        // A trigger's tick is the journal's now: one repeated after a lost answer would be a
+        // second.
+        ? delegate.changeSchedule(change)
+        : call(() -> delegate.changeSchedule(change));
+  }
+
+  @Override
+  public Optional<ScheduleState> schedule(String name) {
+    return call(() -> delegate.schedule(name));
+  }
+
+  @Override
+  public List<ScheduleState> schedules() {
+    return call(() -> delegate.schedules());
+  }
+
+  @Override
+  public List<ScheduleRecord> scheduleEntries(String name) {
+    return call(() -> delegate.scheduleEntries(name));
+  }
+
+  @Override
+  public List<ScheduleState> dueSchedules(java.util.Set<String> flows, int limit) {
+    return call(() -> delegate.dueSchedules(flows, limit));
+  }
+
+  @Override
+  public List<ScheduleEntry> takeTicks(String name, StartRun template, String by) {
+    return call(() -> delegate.takeTicks(name, template, by));
   }
 }

@@ -15,6 +15,11 @@ import dev.flows.kernel.journal.RunRef;
 import dev.flows.kernel.journal.RunSnapshot;
 import dev.flows.kernel.journal.StartRun;
 import dev.flows.kernel.journal.StepOutcome;
+import dev.flows.kernel.schedule.ScheduleChange;
+import dev.flows.kernel.schedule.ScheduleEntry;
+import dev.flows.kernel.schedule.ScheduleRecord;
+import dev.flows.kernel.schedule.ScheduleState;
+import dev.flows.kernel.schedule.Schedules;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -173,5 +178,35 @@ public class ForwardingJournal implements Journal {
   @Override
   public int noteUnaccepted(ClaimRequest request, String routePrefix, String reason) {
     return delegate.noteUnaccepted(request, routePrefix, reason);
+  }
+
+  @Override
+  public Schedules.Changed changeSchedule(ScheduleChange change) {
+    return delegate.changeSchedule(change);
+  }
+
+  @Override
+  public Optional<ScheduleState> schedule(String name) {
+    return delegate.schedule(name);
+  }
+
+  @Override
+  public List<ScheduleState> schedules() {
+    return delegate.schedules();
+  }
+
+  @Override
+  public List<ScheduleRecord> scheduleEntries(String name) {
+    return delegate.scheduleEntries(name);
+  }
+
+  @Override
+  public List<ScheduleState> dueSchedules(java.util.Set<String> flows, int limit) {
+    return delegate.dueSchedules(flows, limit);
+  }
+
+  @Override
+  public List<ScheduleEntry> takeTicks(String name, StartRun template, String by) {
+    return delegate.takeTicks(name, template, by);
   }
 }

@@ -1,9 +1,17 @@
 package dev.flows.kernel.journal;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.flows.kernel.schedule.ScheduleChange;
+import dev.flows.kernel.schedule.ScheduleEntry;
+import dev.flows.kernel.schedule.ScheduleRecord;
+import dev.flows.kernel.schedule.ScheduleState;
+import dev.flows.kernel.schedule.Schedules;
+import dev.flows.kernel.schedule.TickDecision;
+import dev.flows.kernel.schedule.Ticking;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 
 /**
  * The journal port: the only way runs, steps, leases and effects change. Every implementation must
@@ -273,6 +281,46 @@ public interface Journal {
   default int waitingForConnection() {
     return 0;
   }
+
+  // ---------------------------------------------------------------- schedules
+
+  /**
+   * Applies {@code change} to its schedule by the rule of {@link Schedules#change}, at the
+   * journal's now, journaling its entries ({@code schedule.created}, {@code .updated}, {@code
+   * .paused}, {@code .resumed}, {@code .deleted}, {@code .ticks.requested}) in one transaction; a
+   * change that changes nothing writes nothing. Answers the schedule after it (empty after a
+   * delete). Refused as the rule refuses, writing nothing.
+   */
+  Schedules.Changed changeSchedule(ScheduleChange change);
+
+  /** The schedule named {@code name}; empty when there is none (or it was deleted). */
+  Optional<ScheduleState> schedule(String name);
+
+  /** Every schedule, by name. */
+  List<ScheduleState> schedules();
+
+  /** The journal of schedule {@code name} in order, kept after the schedule is deleted. */
+  List<ScheduleRecord> scheduleEntries(String name);
+
+  /**
+   * Up to {@code limit} schedules of flows named in {@code flows} that have ticks to decide at the
+   * journal's now ({@link Ticking#due}: the database clock judges it on Postgres), earliest due
+   * first.
+   */
+  List<ScheduleState> dueSchedules(Set<String> flows, int limit);
+
+  /**
+   * Takes schedule {@code name}'s due ticks at the journal's now, by the rule of {@link
+   * Ticking#plan}, in one transaction under the schedule's lock: each tick decided once, whichever
+   * worker comes first. A tick that starts admits {@code template} queued, under the tick's
+   * admission key ({@link Schedules#admissionKey}), created by {@link Schedules#createdBy}, in the
+   * schedule's queue ({@code schedule.tick.started}, after canceling the run started before it for
+   * {@link TickDecision#CANCELED_OTHER}); the others are journaled {@code schedule.tick.skipped} or
+   * {@code schedule.tick.buffered} with their decision. A last run that failed pauses a schedule
+   * that pauses on failure instead ({@code schedule.paused}). Answers the entries written: none
+   * when nothing was due (another worker took the ticks), or the schedule is gone or paused.
+   */
+  List<ScheduleEntry> takeTicks(String name, StartRun template, String by);
 
   /**
    * Watches run {@code runId}: the watch's {@link RunWatch#await} returns early once the run may

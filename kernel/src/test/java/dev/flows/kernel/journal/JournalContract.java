@@ -2984,4 +2984,283 @@ public abstract class JournalContract {
     assertThat(prune(Duration.ofDays(1), java.util.OptionalInt.empty(), false).empty()).isTrue();
     assertThat(journal.run(recent)).isPresent();
   }
+
+  // ---------------------------------------------------------------- schedules
+
+  private static final Instant CONTRACT_START = Instant.parse("2026-01-01T00:00:00Z");
+
+  private static dev.flows.kernel.schedule.ScheduleDefinition everySecond(
+      String name, dev.flows.kernel.schedule.Overlap overlap) {
+    return dev.flows.kernel.schedule.ScheduleDefinition.of(
+            name,
+            "nightly",
+            dev.flows.kernel.schedule.Calendar.every(Duration.ofSeconds(1), Duration.ZERO))
+        .withOverlap(overlap);
+  }
+
+  private static StartRun tickTemplate() {
+    return StartRun.of("template", run(agent("a")));
+  }
+
+  private List<dev.flows.kernel.schedule.ScheduleEntry> take(String name) {
+    return journal.takeTicks(name, tickTemplate(), WORKER.value());
+  }
+
+  private dev.flows.kernel.schedule.ScheduleState create(
+      dev.flows.kernel.schedule.ScheduleDefinition d) {
+    return journal
+        .changeSchedule(new dev.flows.kernel.schedule.ScheduleChange.Create(d, "test"))
+        .schedule();
+  }
+
+  private static List<dev.flows.kernel.schedule.TickDecision> decisions(
+      List<dev.flows.kernel.schedule.ScheduleEntry> entries) {
+    return entries.stream()
+        .map(
+            e ->
+                switch (e) {
+                  case dev.flows.kernel.schedule.ScheduleEntry.TickStarted t -> t.decision();
+                  case dev.flows.kernel.schedule.ScheduleEntry.TickNotStarted t -> t.decision();
+                  default -> throw new AssertionError("not a tick: " + e);
+                })
+        .toList();
+  }
+
+  private RunRef startedRun(dev.flows.kernel.schedule.ScheduleEntry e) {
+    return ((dev.flows.kernel.schedule.ScheduleEntry.TickStarted) e).runId();
+  }
+
+  @Test
+  void everyScheduleChangeIsJournaledAndAChangeThatChangesNothingWritesNothing() {
+    var d = everySecond("sync", dev.flows.kernel.schedule.Overlap.SKIP);
+    create(d);
+    create(d);
+    assertThatThrownBy(() -> create(d.withOverlap(dev.flows.kernel.schedule.Overlap.ALLOW_ALL)))
+        .isInstanceOf(FlowsException.class)
+        .extracting(e -> ((FlowsException) e).code())
+        .isEqualTo(ErrorCode.SCHEDULE_EXISTS);
+    journal.changeSchedule(
+        new dev.flows.kernel.schedule.ScheduleChange.Update(
+            d.withOverlap(dev.flows.kernel.schedule.Overlap.ALLOW_ALL), "ops"));
+    journal.changeSchedule(
+        new dev.flows.kernel.schedule.ScheduleChange.Pause("sync", "maintenance", "ops"));
+    journal.changeSchedule(
+        new dev.flows.kernel.schedule.ScheduleChange.Pause("sync", "again", "ops"));
+    assertThat(journal.schedule("sync").orElseThrow().paused()).isTrue();
+    journal.changeSchedule(new dev.flows.kernel.schedule.ScheduleChange.Resume("sync", "ops"));
+    journal.changeSchedule(new dev.flows.kernel.schedule.ScheduleChange.Delete("sync", "ops"));
+
+    assertThat(journal.schedule("sync")).isEmpty();
+    assertThat(journal.schedules()).isEmpty();
+    assertThat(journal.scheduleEntries("sync").stream().map(r -> r.entry().type()))
+        .containsExactly(
+            "schedule.created",
+            "schedule.updated",
+            "schedule.paused",
+            "schedule.resumed",
+            "schedule.deleted");
+    assertThat(journal.scheduleEntries("sync").get(2).by()).isEqualTo("ops");
+    assertThatThrownBy(
+            () ->
+                journal.changeSchedule(
+                    new dev.flows.kernel.schedule.ScheduleChange.Resume("sync", "ops")))
+        .isInstanceOf(FlowsException.class)
+        .extracting(e -> ((FlowsException) e).code())
+        .isEqualTo(ErrorCode.SCHEDULE_NOT_FOUND);
+  }
+
+  @Test
+  void aDueTickIsTakenOnceAndItsRunIsAdmittedUnderTheTicksKey() {
+    var s = create(everySecond("sync", dev.flows.kernel.schedule.Overlap.ALLOW_ALL));
+    assertThat(s.nextTick()).contains(CONTRACT_START.plusSeconds(1));
+    assertThat(journal.dueSchedules(Set.of("nightly"), 10)).isEmpty();
+    assertThat(take("sync")).isEmpty();
+
+    elapse(Duration.ofSeconds(1));
+    assertThat(journal.dueSchedules(Set.of("other"), 10)).isEmpty();
+    assertThat(journal.dueSchedules(Set.of("nightly"), 10))
+        .extracting(dev.flows.kernel.schedule.ScheduleState::name)
+        .containsExactly("sync");
+    List<dev.flows.kernel.schedule.ScheduleEntry> first = take("sync");
+    List<dev.flows.kernel.schedule.ScheduleEntry> second = take("sync");
+
+    assertThat(decisions(first)).containsExactly(dev.flows.kernel.schedule.TickDecision.STARTED);
+    assertThat(second).isEmpty();
+    RunRef id = startedRun(first.getFirst());
+    assertThat(entriesOf(id, JournalEntry.RunSpawned.class).getFirst().admissionKey())
+        .isEqualTo(
+            dev.flows.kernel.schedule.Schedules.admissionKey(
+                "sync", CONTRACT_START.plusSeconds(1)));
+    assertThat(journal.schedule("sync").orElseThrow().nextTick())
+        .contains(CONTRACT_START.plusSeconds(2));
+    assertThat(journal.schedule("sync").orElseThrow().lastRun()).contains(id);
+    assertThat(journal.scheduleEntries("sync")).hasSize(2);
+  }
+
+  @Test
+  void ticksMissedPastTheCatchUpWindowAreJournaledSkippedAndTheTenMostRecentRunOnceEach() {
+    create(
+        everySecond("sync", dev.flows.kernel.schedule.Overlap.ALLOW_ALL)
+            .withCatchUpWindow(Duration.ofSeconds(10)));
+    elapse(Duration.ofSeconds(30));
+
+    List<dev.flows.kernel.schedule.ScheduleEntry> taken = take("sync");
+    assertThat(take("sync")).isEmpty();
+
+    Map<Instant, dev.flows.kernel.schedule.TickDecision> byTick = new java.util.TreeMap<>();
+    for (dev.flows.kernel.schedule.ScheduleEntry e : taken) {
+      Instant nominal =
+          switch (e) {
+            case dev.flows.kernel.schedule.ScheduleEntry.TickStarted t -> t.nominal();
+            case dev.flows.kernel.schedule.ScheduleEntry.TickNotStarted t -> t.nominal();
+            default -> throw new AssertionError(e);
+          };
+      assertThat(byTick.put(nominal, decisions(List.of(e)).getFirst())).isNull();
+    }
+    Instant now = CONTRACT_START.plusSeconds(30);
+    assertThat(byTick).hasSize(30);
+    for (int i = 1; i <= 30; i++) {
+      // Seen due 30 - i seconds late: up to the 10 s window it runs; the first to run finds none.
+      assertThat(byTick.get(CONTRACT_START.plusSeconds(i)))
+          .as("tick " + i)
+          .isEqualTo(
+              i < 20
+                  ? dev.flows.kernel.schedule.TickDecision.SKIPPED_MISSED
+                  : i == 20
+                      ? dev.flows.kernel.schedule.TickDecision.STARTED
+                      : dev.flows.kernel.schedule.TickDecision.STARTED_ALONGSIDE);
+    }
+    long missedRun =
+        byTick.entrySet().stream()
+            .filter(t -> t.getKey().isBefore(now) && t.getValue().starts())
+            .count();
+    assertThat(missedRun).isEqualTo(10);
+    assertThat(
+            taken.stream()
+                .filter(e -> e instanceof dev.flows.kernel.schedule.ScheduleEntry.TickStarted)
+                .map(this::startedRun)
+                .distinct()
+                .count())
+        .isEqualTo(11);
+  }
+
+  @Test
+  void aTickWhileTheRunGoesOnIsSkippedUnderSkip() {
+    assertThat(overlapDecisions(dev.flows.kernel.schedule.Overlap.SKIP))
+        .containsExactly(
+            dev.flows.kernel.schedule.TickDecision.STARTED,
+            dev.flows.kernel.schedule.TickDecision.SKIPPED_OVERLAP,
+            dev.flows.kernel.schedule.TickDecision.SKIPPED_OVERLAP);
+  }
+
+  @Test
+  void underBufferOneOneTickWaitsAndStartsWhenTheRunEndsAndTheNextIsSkipped() {
+    assertThat(overlapDecisions(dev.flows.kernel.schedule.Overlap.BUFFER_ONE))
+        .containsExactly(
+            dev.flows.kernel.schedule.TickDecision.STARTED,
+            dev.flows.kernel.schedule.TickDecision.BUFFERED,
+            dev.flows.kernel.schedule.TickDecision.SKIPPED_BUFFER_FULL);
+    RunRef first = journal.schedule("sync").orElseThrow().lastRun().orElseThrow();
+    journal.cancelRun(first, "done");
+
+    List<dev.flows.kernel.schedule.ScheduleEntry> released = take("sync");
+    assertThat(decisions(released)).containsExactly(dev.flows.kernel.schedule.TickDecision.STARTED);
+    assertThat(
+            ((dev.flows.kernel.schedule.ScheduleEntry.TickStarted) released.getFirst()).nominal())
+        .isEqualTo(CONTRACT_START.plusSeconds(2));
+    assertThat(journal.schedule("sync").orElseThrow().pending()).isEmpty();
+  }
+
+  @Test
+  void underBufferAllEveryTickWaitsAndTheyStartOneAfterAnother() {
+    assertThat(overlapDecisions(dev.flows.kernel.schedule.Overlap.BUFFER_ALL))
+        .containsExactly(
+            dev.flows.kernel.schedule.TickDecision.STARTED,
+            dev.flows.kernel.schedule.TickDecision.BUFFERED,
+            dev.flows.kernel.schedule.TickDecision.BUFFERED);
+    for (int second = 2; second <= 3; second++) {
+      journal.cancelRun(journal.schedule("sync").orElseThrow().lastRun().orElseThrow(), "done");
+      List<dev.flows.kernel.schedule.ScheduleEntry> released = take("sync");
+      assertThat(
+              ((dev.flows.kernel.schedule.ScheduleEntry.TickStarted) released.getFirst()).nominal())
+          .isEqualTo(CONTRACT_START.plusSeconds(second));
+      assertThat(take("sync")).as("one waiting tick at a time").isEmpty();
+    }
+  }
+
+  @Test
+  void underCancelOtherEachTickCancelsTheRunStillGoingAndStarts() {
+    assertThat(overlapDecisions(dev.flows.kernel.schedule.Overlap.CANCEL_OTHER))
+        .containsExactly(
+            dev.flows.kernel.schedule.TickDecision.STARTED,
+            dev.flows.kernel.schedule.TickDecision.CANCELED_OTHER,
+            dev.flows.kernel.schedule.TickDecision.CANCELED_OTHER);
+    List<RunRef> runs =
+        journal.scheduleEntries("sync").stream()
+            .map(dev.flows.kernel.schedule.ScheduleRecord::entry)
+            .filter(e -> e instanceof dev.flows.kernel.schedule.ScheduleEntry.TickStarted)
+            .map(this::startedRun)
+            .toList();
+    assertThat(snapshot(runs.get(0)).status()).isEqualTo(RunStatus.CANCELED);
+    assertThat(snapshot(runs.get(1)).status()).isEqualTo(RunStatus.CANCELED);
+    assertThat(snapshot(runs.get(2)).status()).isEqualTo(RunStatus.RUNNING);
+  }
+
+  @Test
+  void underAllowAllEveryTickStartsAlongside() {
+    assertThat(overlapDecisions(dev.flows.kernel.schedule.Overlap.ALLOW_ALL))
+        .containsExactly(
+            dev.flows.kernel.schedule.TickDecision.STARTED,
+            dev.flows.kernel.schedule.TickDecision.STARTED_ALONGSIDE,
+            dev.flows.kernel.schedule.TickDecision.STARTED_ALONGSIDE);
+  }
+
+  /** Three ticks one second apart, taken one by one, the first run never ending. */
+  private List<dev.flows.kernel.schedule.TickDecision> overlapDecisions(
+      dev.flows.kernel.schedule.Overlap overlap) {
+    create(everySecond("sync", overlap));
+    List<dev.flows.kernel.schedule.ScheduleEntry> all = new java.util.ArrayList<>();
+    for (int i = 0; i < 3; i++) {
+      elapse(Duration.ofSeconds(1));
+      all.addAll(take("sync"));
+    }
+    return decisions(all);
+  }
+
+  @Test
+  void aScheduleThatPausesOnFailurePausesWhenItsLastRunFailed() {
+    create(everySecond("sync", dev.flows.kernel.schedule.Overlap.SKIP).withPauseOnFailure(true));
+    elapse(Duration.ofSeconds(1));
+    take("sync");
+    journal.complete(claimOne().lease(), retryableFailure());
+    elapse(Duration.ofSeconds(1));
+
+    assertThat(take("sync"))
+        .extracting(dev.flows.kernel.schedule.ScheduleEntry::type)
+        .containsExactly("schedule.paused");
+    assertThat(take("sync")).isEmpty();
+    assertThat(journal.schedule("sync").orElseThrow().paused()).isTrue();
+  }
+
+  @Test
+  void aTriggeredTickAndABackfillWaitTheirTurnAndRunUnderTheirOwnKeys() {
+    create(everySecond("sync", dev.flows.kernel.schedule.Overlap.SKIP));
+    journal.changeSchedule(new dev.flows.kernel.schedule.ScheduleChange.Trigger("sync", "ops"));
+    List<dev.flows.kernel.schedule.ScheduleEntry> triggered = take("sync");
+    assertThat(triggered).hasSize(1);
+    var t = (dev.flows.kernel.schedule.ScheduleEntry.TickStarted) triggered.getFirst();
+    assertThat(t.source()).isEqualTo(dev.flows.kernel.schedule.TickSource.TRIGGER);
+    assertThat(t.nominal()).isEqualTo(CONTRACT_START);
+    journal.cancelRun(t.runId(), "done");
+
+    journal.changeSchedule(
+        new dev.flows.kernel.schedule.ScheduleChange.Backfill(
+            "sync", CONTRACT_START.minusSeconds(10), CONTRACT_START.minusSeconds(9), "ops"));
+    assertThat(journal.schedule("sync").orElseThrow().pending()).hasSize(2);
+    var b = (dev.flows.kernel.schedule.ScheduleEntry.TickStarted) take("sync").getFirst();
+    assertThat(b.source()).isEqualTo(dev.flows.kernel.schedule.TickSource.BACKFILL);
+    assertThat(b.nominal()).isEqualTo(CONTRACT_START.minusSeconds(10));
+    assertThat(journal.scheduleEntries("sync").stream().map(r -> r.entry().type()))
+        .contains("schedule.ticks.requested");
+  }
 }

@@ -38,6 +38,7 @@ import picocli.CommandLine.ParseResult;
       CheckCommand.class,
       WorkerCommand.class,
       RunsCommand.class,
+      SchedulesCommand.class,
       McpCommand.class,
       DbCommand.class,
       UiCommand.class,
@@ -58,7 +59,7 @@ public final class FlowsCli implements Callable<Integer> {
         ErrorCode.INVALID_INPUT,
         "a subcommand is required",
         "flows",
-        "run `flows --help` for the list (demo, run, check, worker, runs, mcp, db, ui)");
+        "run `flows --help` for the list (demo, run, check, worker, runs, schedules, mcp, db, ui)");
   }
 
   public static void main(String[] args) {

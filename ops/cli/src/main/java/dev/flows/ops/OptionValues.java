@@ -79,13 +79,23 @@ final class OptionValues {
           "--older-than",
           new Span(Duration.ZERO, LONGEST_PERIOD, DURATION_FIX + " (0s: every ended run)"));
 
+  /** A schedule's interval, offset, catch-up window or jitter (the kernel bounds each further). */
+  private static final Span SCHEDULE_SPAN = new Span(Duration.ZERO, LONGEST_PERIOD, DURATION_FIX);
+
   private OptionValues() {}
+
+  /** A schedule's duration option given at {@code place}. */
+  static Duration scheduleDuration(String value, String place) {
+    return duration(SCHEDULE_SPAN, value, place);
+  }
 
   /** The rule of {@code option} ({@code --limit}'s bound is the configured list maximum). */
   static Optional<Rule> rule(String option, OpsConfig config) {
     return switch (option) {
       case "--limit" -> Optional.of(new Count(1, config.listMaxLimit(), "e.g. 50"));
       case "--since" -> Optional.of(new Since());
+      case "--every", "--offset", "--catch-up-window", "--jitter" -> Optional.of(SCHEDULE_SPAN);
+      case "--entries" -> Optional.of(new Count(1, MOST_PRUNE_BATCH, "e.g. 50"));
       default -> Optional.ofNullable(RULES.get(option));
     };
   }

@@ -449,8 +449,10 @@ class ModuleArrowsTest {
     String kernelPom = Files.readString(ROOT.resolve("kernel/pom.xml"));
     // JSpecify: annotations only (@NullMarked, @Nullable), no code an author's build runs.
     assertThat(thirdParty(apiPom)).containsExactly("org.jspecify:jspecify");
+    // cron-utils: schedules' cron expressions are read and stepped in the kernel, the one place
+    // both journals share their rules (dev.flows.kernel.schedule.Calendar).
     assertThat(thirdParty(kernelPom))
-        .containsExactly("com.fasterxml.jackson.core:jackson-databind");
+        .containsExactly("com.cronutils:cron-utils", "com.fasterxml.jackson.core:jackson-databind");
   }
 
   private static Set<String> thirdParty(String pom) {

@@ -4,23 +4,30 @@ import dev.flows.kernel.journal.Queues;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.regex.Pattern;
 
 /**
  * What a flow declares about itself before it runs: its name, its version (a run replays only under
- * the version it started with), {@code tools.mcp}, the MCP servers its body may call, and the
- * {@link Queues queue} its runs go to (only workers serving that queue claim them), and the models
- * its body may call ({@code f.llm("fast")}), declared under {@code models} in flows.json or given
- * in code.
+ * the version it started with), {@code tools.mcp}, the MCP servers its body may call, the {@link
+ * Queues queue} its runs go to (only workers serving that queue claim them), the models its body
+ * may call ({@code f.llm("fast")}), declared under {@code models} in flows.json or given in code,
+ * and optionally the {@link Schedule} it starts on (applied when a worker starts with the flow).
  */
 public record FlowHeader(
-    String name, String version, List<String> mcp, String queue, List<String> models) {
+    String name,
+    String version,
+    List<String> mcp,
+    String queue,
+    List<String> models,
+    Optional<Schedule> schedule) {
   private static final Pattern NAME = Pattern.compile("[A-Za-z][A-Za-z0-9_.-]{0,99}");
 
   public FlowHeader {
     Objects.requireNonNull(name, "name");
     Objects.requireNonNull(version, "version");
     Objects.requireNonNull(queue, "queue");
+    Objects.requireNonNull(schedule, "schedule");
     Queues.require(queue);
     if (!NAME.matcher(name).matches()) {
       throw new IllegalArgumentException("flow name must match " + NAME.pattern() + ": " + name);
@@ -32,9 +39,20 @@ public record FlowHeader(
     models = List.copyOf(new LinkedHashSet<>(Objects.requireNonNull(models, "models")));
   }
 
-  /** A header declaring no models. */
+  /** A header declaring these models, on no schedule. */
+  public FlowHeader(String name, String version, List<String> mcp, String queue, List<String> models) {
+    this(name, version, mcp, queue, models, Optional.empty());
+  }
+
+  /** A header on this schedule (or none), declaring no models. */
+  public FlowHeader(
+      String name, String version, List<String> mcp, String queue, Optional<Schedule> schedule) {
+    this(name, version, mcp, queue, List.of(), schedule);
+  }
+
+  /** A header whose runs go to queue {@code queue}, declaring no models, on no schedule. */
   public FlowHeader(String name, String version, List<String> mcp, String queue) {
-    this(name, version, mcp, queue, List.of());
+    this(name, version, mcp, queue, List.of(), Optional.empty());
   }
 
   /** A header whose runs go to the {@link Queues#DEFAULT default} queue. */
@@ -53,6 +71,7 @@ public record FlowHeader(
     private List<String> mcp = List.of();
     private String queue = Queues.DEFAULT;
     private List<String> models = List.of();
+    private Optional<Schedule> schedule = Optional.empty();
 
     private Builder(String name) {
       this.name = name;
@@ -80,8 +99,14 @@ public record FlowHeader(
       return this;
     }
 
+    /** Starts this flow on {@code s} too: {@code .schedule(Schedule.cron("0 3 * * *"))}. */
+    public Builder schedule(Schedule s) {
+      this.schedule = Optional.of(s);
+      return this;
+    }
+
     public FlowHeader build() {
-      return new FlowHeader(name, version, mcp, queue, models);
+      return new FlowHeader(name, version, mcp, queue, models, schedule);
     }
   }
 }

@@ -203,6 +203,15 @@ public final class Flows implements AutoCloseable {
   }
 
   /**
+   * The schedules in the journal: create, list, pause, resume, update, delete, trigger, backfill
+   * ({@link FlowSchedules}). Their ticks are started by workers with the flow, this instance's
+   * worker among them when it runs one.
+   */
+  public FlowSchedules schedules() {
+    return new FlowSchedules(journal(), Flows::json);
+  }
+
+  /**
    * The inventory the next start of {@code flow} freezes (preflighting if none is held yet), as
    * journaled in the run's spec: per server its transport, protocol version and tools.
    */

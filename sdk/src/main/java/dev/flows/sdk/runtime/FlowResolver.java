@@ -42,6 +42,11 @@ public final class FlowResolver {
     return this;
   }
 
+  /** The names of the flow classes registered. */
+  public Set<String> names() {
+    return Set.copyOf(byName.keySet());
+  }
+
   /** The flow class registered under {@code name}, if any. */
   public Optional<Flow> registered(String name) {
     return Optional.ofNullable(byName.get(name));

@@ -50,6 +50,9 @@ public final class FlowsEngine implements AutoCloseable {
   private final WorkerConfig workerConfig;
   private final ModelRegistry models = ModelRegistry.fromEnvironment();
   private final LlmCalls llmCalls = LlmCalls.standard();
+  private final ScheduleTicker ticker;
+  private final ScheduleTemplates templates;
+  private final String workerName;
 
   public FlowsEngine(
       Journal journal,
@@ -115,6 +118,21 @@ public final class FlowsEngine implements AutoCloseable {
     this.worker.noteWhenUnaccepted(FlowResolver.SOURCE_ROUTES, UNACCEPTED_SOURCE);
     // Tasks of runs that ended (canceled, failed) while the task still ran get tasks/cancel.
     this.worker.addSweep(new TaskCancels(this.journal, sessions, workerId));
+    // Ticks of schedules of the flow classes registered here: whichever worker sees one first.
+    this.templates = new ScheduleTemplates(resolver, config, this::preflight);
+    this.workerName = workerId.value();
+    this.ticker =
+        new ScheduleTicker(
+            this.journal,
+            resolver::names,
+            templates::of,
+            workerId.value(),
+            ScheduleTicker.DEFAULT_POLL);
+  }
+
+  /** This engine's schedule ticker (started with the worker). */
+  public ScheduleTicker scheduleTicker() {
+    return ticker;
   }
 
   /** Why a single-file flow's body waits when no worker was given its source. */
@@ -308,8 +326,14 @@ public final class FlowsEngine implements AutoCloseable {
     return this;
   }
 
+  /**
+   * Starts the worker and the schedule ticker, after applying the schedule each registered flow's
+   * header declares ({@link ScheduleTemplates#applyHeaders}).
+   */
   public void startWorker() {
+    templates.applyHeaders(journal, "worker:" + workerName);
     worker.start();
+    ticker.start();
   }
 
   /** Cancels a run and every open run under it. */
@@ -322,6 +346,7 @@ public final class FlowsEngine implements AutoCloseable {
 
   @Override
   public void close() {
+    ticker.close();
     worker.close();
     // Calls whose bodies suspended are not the worker's attempts: stop them the same way.
     inline.close(

@@ -25,8 +25,20 @@ public final class TestWorkerMain {
   static Process launch(
       String jdbcUrl, Duration lease, java.util.Optional<FaultPoint> fault, int skip)
       throws java.io.IOException {
+    return launch(jdbcUrl, lease, fault, skip, java.util.List.of());
+  }
+
+  /** As above, with {@code jvmFlags} (e.g. {@code -Dflows.test.tickFlow=true}). */
+  static Process launch(
+      String jdbcUrl,
+      Duration lease,
+      java.util.Optional<FaultPoint> fault,
+      int skip,
+      java.util.List<String> jvmFlags)
+      throws java.io.IOException {
     java.util.List<String> cmd = new java.util.ArrayList<>();
     cmd.add(Jvm.java());
+    cmd.addAll(jvmFlags);
     cmd.add("-XX:TieredStopAtLevel=1");
     cmd.add("-XX:+UseSerialGC");
     fault.ifPresent(f -> cmd.add("-Dflows.fault=" + f.wire()));
@@ -64,6 +76,10 @@ public final class TestWorkerMain {
             McpCredentials.fromEnvironment());
     // The harness admits its flows from another process: this worker runs any journal source.
     engine.acceptJournalSources();
+    // -Dflows.test.tickFlow: this worker has TickFlow, whose header starts it every second.
+    if (Boolean.getBoolean("flows.test.tickFlow")) {
+      engine.register(new TickFlow());
+    }
     Runtime.getRuntime()
         .addShutdownHook(
             new Thread(

@@ -5,6 +5,11 @@ import dev.flows.kernel.journal.MemoryState.RunRow;
 import dev.flows.kernel.lifecycle.RunStatus;
 import dev.flows.kernel.lifecycle.StepStatus;
 import dev.flows.kernel.lifecycle.TransitionLog;
+import dev.flows.kernel.schedule.ScheduleChange;
+import dev.flows.kernel.schedule.ScheduleEntry;
+import dev.flows.kernel.schedule.ScheduleRecord;
+import dev.flows.kernel.schedule.ScheduleState;
+import dev.flows.kernel.schedule.Schedules;
 import dev.flows.kernel.spec.Routes;
 import java.time.Clock;
 import java.time.Duration;
@@ -13,6 +18,7 @@ import java.util.Collection;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 
 /**
  * The reference journal: every rule of the contract in plain Java under one lock, timed by an
@@ -33,6 +39,7 @@ public final class InMemoryJournal implements Journal {
   private final MemoryOperator operator = new MemoryOperator(state, wakeups, ends);
   private final MemoryRetention retention = new MemoryRetention(state);
   private final MemoryTasks tasks = new MemoryTasks(state);
+  private final MemorySchedules schedules = new MemorySchedules(state, admission, ends);
 
   public InMemoryJournal(Clock clock) {
     this.clock = clock;
@@ -243,5 +250,35 @@ public final class InMemoryJournal implements Journal {
                 .map(s -> s.notBefore)
                 .min(Comparator.naturalOrder())
                 .map(t -> Duration.between(now, t)));
+  }
+
+  @Override
+  public Schedules.Changed changeSchedule(ScheduleChange change) {
+    return verb(now -> schedules.change(change, now));
+  }
+
+  @Override
+  public Optional<ScheduleState> schedule(String name) {
+    return verb(now -> schedules.schedule(name));
+  }
+
+  @Override
+  public List<ScheduleState> schedules() {
+    return verb(now -> schedules.all());
+  }
+
+  @Override
+  public List<ScheduleRecord> scheduleEntries(String name) {
+    return verb(now -> schedules.entries(name));
+  }
+
+  @Override
+  public List<ScheduleState> dueSchedules(Set<String> flows, int limit) {
+    return verb(now -> schedules.due(flows, limit, now));
+  }
+
+  @Override
+  public List<ScheduleEntry> takeTicks(String name, StartRun template, String by) {
+    return verb(now -> schedules.take(name, template, by, now));
   }
 }

@@ -53,6 +53,7 @@ public final class Differential {
   private final Subject subject;
   private final int verbsPerScript;
   private final String replay;
+  private final List<Verbs.Verb> verbs;
   private final Set<StepTransition> stepsTaken = EnumSet.noneOf(StepTransition.class);
   private final Set<RunTransition> runsTaken = EnumSet.noneOf(RunTransition.class);
 
@@ -60,9 +61,19 @@ public final class Differential {
    * @param replay the command that replays one seed, with {@code %d} where the seed goes
    */
   public Differential(Subject subject, int verbsPerScript, String replay) {
+    this(subject, verbsPerScript, replay, Verbs.ALL);
+  }
+
+  private Differential(Subject subject, int verbsPerScript, String replay, List<Verbs.Verb> verbs) {
     this.subject = subject;
     this.verbsPerScript = verbsPerScript;
     this.replay = replay;
+    this.verbs = verbs;
+  }
+
+  /** Scripts of the schedule verbs ({@link Verbs#SCHEDULES}) instead of every verb. */
+  public static Differential ofSchedules(Subject subject, int verbsPerScript, String replay) {
+    return new Differential(subject, verbsPerScript, replay, Verbs.SCHEDULES);
   }
 
   /** The step transitions the scripts run so far made the journals take. */
@@ -135,11 +146,11 @@ public final class Differential {
     }
   }
 
-  private static Verbs.Call next(Script s) {
-    int total = Verbs.ALL.stream().mapToInt(Verbs.Verb::weight).sum();
+  private Verbs.Call next(Script s) {
+    int total = verbs.stream().mapToInt(Verbs.Verb::weight).sum();
     while (true) {
       int r = s.random.nextInt(total);
-      for (Verbs.Verb v : Verbs.ALL) {
+      for (Verbs.Verb v : verbs) {
         r -= v.weight();
         if (r < 0) {
           Optional<Verbs.Call> call = v.make().apply(s);

@@ -47,6 +47,14 @@ class DifferentialTest {
   }
 
   @Test
+  void theReferenceJournalAgreesWithItselfOnScriptsOfScheduleVerbs() {
+    Differential d = Differential.ofSchedules(REFERENCE, 30, REPLAY);
+    for (long seed = 1; seed <= 300; seed++) {
+      d.run(seed);
+    }
+  }
+
+  @Test
   void aJournalWhoseHeartbeatAnswersOneMillisecondLaterIsCaughtWithItsSeedAndReplay() {
     Differential d = new Differential(changedHeartbeat(), 40, REPLAY);
     assertThatThrownBy(

@@ -30,6 +30,11 @@ import dev.flows.kernel.journal.RunRef;
 import dev.flows.kernel.journal.StartRun;
 import dev.flows.kernel.journal.StepOutcome;
 import dev.flows.kernel.journal.WorkerId;
+import dev.flows.kernel.schedule.Calendar;
+import dev.flows.kernel.schedule.Overlap;
+import dev.flows.kernel.schedule.ScheduleChange;
+import dev.flows.kernel.schedule.ScheduleDefinition;
+import dev.flows.kernel.schedule.ScheduleEntry;
 import dev.flows.kernel.spec.BackoffPolicy;
 import dev.flows.kernel.spec.RunSpec;
 import dev.flows.kernel.spec.StepKind;
@@ -113,6 +118,86 @@ final class Verbs {
               "tasks to cancel",
               1,
               s -> Optional.of(Call.of("tasksToCancel", j -> j.tasksToCancel(s.between(1, 4))))));
+
+  /**
+   * The schedule verbs, with the run verbs that end or wait out a tick's run: scripts of their own,
+   * so that the scripts of {@link #ALL} stay what their seeds name.
+   */
+  static final List<Verb> SCHEDULES =
+      List.of(
+          new Verb("change schedule", 4, s -> Optional.of(changeSchedule(s))),
+          new Verb("take ticks", 6, s -> Optional.of(takeTicks(s))),
+          new Verb(
+              "due schedules",
+              1,
+              s -> Optional.of(Call.of("dueSchedules", j -> j.dueSchedules(Set.of("flow"), 5)))),
+          new Verb("read schedules", 1, s -> Optional.of(readSchedules(s))),
+          new Verb("advance time", 6, s -> Optional.of(advance(s))),
+          new Verb("claim", 3, s -> Optional.of(claim(s))),
+          new Verb("complete", 3, Verbs::complete),
+          new Verb("cancel", 2, Verbs::cancel));
+
+  // ---- schedules
+
+  private static final List<String> SCHEDULE_NAMES = List.of("s1", "s2");
+
+  private static Call changeSchedule(Script s) {
+    String name = s.pick(SCHEDULE_NAMES);
+    ScheduleDefinition d =
+        ScheduleDefinition.of(
+                name,
+                "flow",
+                s.chance(0.5)
+                    ? Calendar.every(Duration.ofSeconds(s.between(1, 3)), Duration.ZERO)
+                    : Calendar.cron("*/2 * * * * *"))
+            .withOverlap(s.pick(List.of(Overlap.values())))
+            .withCatchUpWindow(Duration.ofSeconds(s.between(0, 5)))
+            .withPauseOnFailure(s.chance(0.3));
+    ScheduleChange c =
+        switch (s.between(0, 7)) {
+          case 0, 1 -> new ScheduleChange.Create(d, "ops");
+          case 2 -> new ScheduleChange.Update(d, "ops");
+          case 3 -> new ScheduleChange.Pause(name, "why", "ops");
+          case 4 -> new ScheduleChange.Resume(name, "ops");
+          case 5 -> new ScheduleChange.Delete(name, "ops");
+          case 6 -> new ScheduleChange.Trigger(name, "ops");
+          default ->
+              new ScheduleChange.Backfill(
+                  name,
+                  Differential.START.minusSeconds(10),
+                  Differential.START.minusSeconds(s.between(2, 8)),
+                  "ops");
+        };
+    return Call.of("change schedule " + c, j -> j.changeSchedule(c));
+  }
+
+  private static Call takeTicks(Script s) {
+    String name = s.pick(SCHEDULE_NAMES);
+    StartRun template = StartRun.of("template", run(agent("a")));
+    return Call.of("take ticks " + name, j -> j.takeTicks(name, template, "worker"))
+        .learning(
+            answer ->
+                ((List<?>) answer)
+                    .forEach(
+                        e -> {
+                          if (e instanceof ScheduleEntry.TickStarted t) {
+                            s.runs.add(t.runId());
+                          }
+                        }));
+  }
+
+  /** The schedules and their journals (sequence numbers count other scripts' entries too). */
+  private static Call readSchedules(Script s) {
+    String name = s.pick(SCHEDULE_NAMES);
+    return Call.of(
+        "read schedules",
+        j ->
+            List.of(
+                j.schedules(),
+                j.scheduleEntries(name).stream()
+                    .map(r -> List.of(r.at(), r.schedule(), r.by(), r.entry()))
+                    .toList()));
+  }
 
   // ---- admission
 

@@ -1,0 +1,1 @@
+SELECT status FROM flows.runs WHERE run_id = :runId

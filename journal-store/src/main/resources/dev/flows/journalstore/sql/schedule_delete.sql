@@ -1,0 +1,1 @@
+DELETE FROM flows.schedules WHERE name = :name
