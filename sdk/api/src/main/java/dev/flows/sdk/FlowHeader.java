@@ -40,7 +40,8 @@ public record FlowHeader(
   }
 
   /** A header declaring these models, on no schedule. */
-  public FlowHeader(String name, String version, List<String> mcp, String queue, List<String> models) {
+  public FlowHeader(
+      String name, String version, List<String> mcp, String queue, List<String> models) {
     this(name, version, mcp, queue, models, Optional.empty());
   }
 

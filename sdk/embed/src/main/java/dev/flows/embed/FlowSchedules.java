@@ -9,6 +9,7 @@ import dev.flows.kernel.schedule.ScheduleDefinition;
 import dev.flows.kernel.schedule.ScheduleState;
 import dev.flows.kernel.schedule.Schedules;
 import dev.flows.sdk.Schedule;
+import dev.flows.sdk.runtime.PublicError;
 import dev.flows.sdk.runtime.ScheduleTemplates;
 import java.time.Instant;
 import java.util.List;
@@ -47,7 +48,8 @@ public final class FlowSchedules {
   public ScheduleInfo create(
       String name, String flow, Schedule schedule, Object input, String queue) {
     ScheduleDefinition d = definition(name, flow, schedule, input, queue);
-    return info(journal.changeSchedule(new ScheduleChange.Create(d, BY)).schedule());
+    return PublicError.guard(
+        () -> info(journal.changeSchedule(new ScheduleChange.Create(d, BY)).schedule()));
   }
 
   /** Replaces schedule {@code name}'s calendar and policies by {@code schedule}'s. */
@@ -55,39 +57,48 @@ public final class FlowSchedules {
     ScheduleDefinition now = state(name).definition();
     ScheduleDefinition d =
         definition(name, now.flow(), schedule, now.input(), now.queue()).withVersion(now.version());
-    return info(journal.changeSchedule(new ScheduleChange.Update(d, BY)).schedule());
+    return PublicError.guard(
+        () -> info(journal.changeSchedule(new ScheduleChange.Update(d, BY)).schedule()));
   }
 
   public Optional<ScheduleInfo> get(String name) {
-    return journal.schedule(name).map(FlowSchedules::info);
+    return PublicError.guard(() -> journal.schedule(name).map(FlowSchedules::info));
   }
 
   /** Every schedule, by name. */
   public List<ScheduleInfo> list() {
-    return journal.schedules().stream().map(FlowSchedules::info).toList();
+    return PublicError.guard(() -> journal.schedules().stream().map(FlowSchedules::info).toList());
   }
 
   public ScheduleInfo pause(String name, String reason) {
-    return info(journal.changeSchedule(new ScheduleChange.Pause(name, reason, BY)).schedule());
+    return PublicError.guard(
+        () -> info(journal.changeSchedule(new ScheduleChange.Pause(name, reason, BY)).schedule()));
   }
 
   public ScheduleInfo resume(String name) {
-    return info(journal.changeSchedule(new ScheduleChange.Resume(name, BY)).schedule());
+    return PublicError.guard(
+        () -> info(journal.changeSchedule(new ScheduleChange.Resume(name, BY)).schedule()));
   }
 
   /** Deletes it; its journal stays, its runs go on. */
   public void delete(String name) {
-    journal.changeSchedule(new ScheduleChange.Delete(name, BY));
+    PublicError.guard(() -> journal.changeSchedule(new ScheduleChange.Delete(name, BY)));
   }
 
   /** A tick now, started once no run of the schedule goes on. */
   public ScheduleInfo trigger(String name) {
-    return info(journal.changeSchedule(new ScheduleChange.Trigger(name, BY)).schedule());
+    return PublicError.guard(
+        () -> info(journal.changeSchedule(new ScheduleChange.Trigger(name, BY)).schedule()));
   }
 
   /** The calendar's ticks from {@code from} to {@code to}, each started in turn. */
   public ScheduleInfo backfill(String name, Instant from, Instant to) {
-    return info(journal.changeSchedule(new ScheduleChange.Backfill(name, from, to, BY)).schedule());
+    return PublicError.guard(
+        () ->
+            info(
+                journal
+                    .changeSchedule(new ScheduleChange.Backfill(name, from, to, BY))
+                    .schedule()));
   }
 
   private ScheduleState state(String name) {
