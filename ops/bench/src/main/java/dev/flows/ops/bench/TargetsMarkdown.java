@@ -45,7 +45,29 @@ final class TargetsMarkdown {
     waiting(results, out);
     results.tasks.ifPresent(t -> out.addAll(taskTargets(t)));
     prune(results, out);
+    cli(results, out);
     return out;
+  }
+
+  /** The wall time a short command answers in on this machine, median of its calls. */
+  static final double CLI_TARGET_MS = 1000;
+
+  /** Each measured {@code flows} command (not the bare JVM of the first row) within 1 s. */
+  private static void cli(Report results, List<Target> out) {
+    if (results.cli.isEmpty()) {
+      return;
+    }
+    double bare = results.cli.getFirst().wall().p50();
+    for (CliBench.Timed t : results.cli.subList(1, results.cli.size())) {
+      double ms = t.wall().p50();
+      out.add(
+          new Target(
+              "`flows " + t.command() + "` wall time (median)",
+              f0(ms) + " ms (" + f2(ms / bare) + "× a bare JVM start)",
+              "≤ " + f0(CLI_TARGET_MS) + " ms",
+              ms <= CLI_TARGET_MS,
+              f0(ms - CLI_TARGET_MS) + " ms over"));
+    }
   }
 
   /** f.step throughput per concurrency, against INSERT+COMMIT. */
