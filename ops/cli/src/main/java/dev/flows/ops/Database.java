@@ -15,6 +15,7 @@ import java.util.function.Consumer;
 import java.util.function.Supplier;
 import java.util.logging.Logger;
 import javax.sql.DataSource;
+import org.postgresql.PGConnection;
 import org.postgresql.ds.PGSimpleDataSource;
 
 /**
@@ -139,6 +140,9 @@ final class Database implements AutoCloseable {
   private synchronized Connection held() throws SQLException {
     if (held == null || held.isClosed()) {
       held = dataSource.getConnection();
+      // Statements are not prepared on the server: a short command repeats few of them, and so
+      // its one connection also works through a pooler in transaction mode (no LISTEN either).
+      held.unwrap(PGConnection.class).setPrepareThreshold(0);
     }
     if (!held.getAutoCommit()) {
       // What a statement left open is not carried into the next one's.

@@ -49,24 +49,28 @@ final class TargetsMarkdown {
     return out;
   }
 
-  /** The wall time a short command answers in on this machine, median of its calls. */
-  static final double CLI_TARGET_MS = 1000;
+  /**
+   * A short command's median wall time over a bare JVM start's in the same run: 1 s on this machine
+   * idle, where a bare {@code java -version} takes about 90 ms. A ratio, because the machine is
+   * shared and load stretches both alike.
+   */
+  static final double CLI_TARGET_RATIO = 11;
 
-  /** Each measured {@code flows} command (not the bare JVM of the first row) within 1 s. */
+  /** Each measured {@code flows} command (not the bare JVM of the first row) within its bound. */
   private static void cli(Report results, List<Target> out) {
     if (results.cli.isEmpty()) {
       return;
     }
     double bare = results.cli.getFirst().wall().p50();
     for (CliBench.Timed t : results.cli.subList(1, results.cli.size())) {
-      double ms = t.wall().p50();
+      double ratio = t.wall().p50() / bare;
       out.add(
           new Target(
               "`flows " + t.command() + "` wall time (median)",
-              f0(ms) + " ms (" + f2(ms / bare) + "× a bare JVM start)",
-              "≤ " + f0(CLI_TARGET_MS) + " ms",
-              ms <= CLI_TARGET_MS,
-              f0(ms - CLI_TARGET_MS) + " ms over"));
+              f0(t.wall().p50()) + " ms = " + f2(ratio) + "× a bare JVM start",
+              "≤ " + f0(CLI_TARGET_RATIO) + "× (1 s idle)",
+              ratio <= CLI_TARGET_RATIO,
+              f2(ratio / CLI_TARGET_RATIO) + "× over"));
     }
   }
 
