@@ -127,6 +127,24 @@ public final class PostgresJournal implements Journal, AutoCloseable {
   }
 
   /**
+   * A journal for one short command (read a run, list, send a signal): every verb on {@code
+   * statements}, which the caller owns and closes after the journal (typically one connection,
+   * handed out again for each verb, one verb at a time); no pool, no thread. The LISTEN connection,
+   * made by {@code server}, opens only when something first waits or watches, and the check for a
+   * transaction pooler runs then. {@code config} gives the journal's limits; its URL is only named
+   * in messages.
+   */
+  public static PostgresJournal forOneCommand(
+      DataSource statements, JournalStoreConfig config, DataSource server) {
+    return new PostgresJournal(
+        statements,
+        config,
+        Optional.empty(),
+        WorkListener.lazy(config, server::getConnection),
+        Optional.empty());
+  }
+
+  /**
    * A journal on a pool the caller owns and closes after the journal (an application's own pool, or
    * one whose connections it instruments). {@code config} still gives the notification listener's
    * URL and credentials, and the journal's limits.

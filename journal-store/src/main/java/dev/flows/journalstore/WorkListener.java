@@ -46,7 +46,7 @@ final class WorkListener implements AutoCloseable {
   private final Object monitor = new Object();
   private final ThreadLocal<long[]> seen = ThreadLocal.withInitial(() -> new long[] {0});
   private final CountDownLatch firstListen = new CountDownLatch(1);
-  private final Thread thread;
+  private Thread thread; // guarded by this; null until the listener starts
   private long generation; // guarded by monitor
   private volatile boolean closed;
   private volatile Connection current;
@@ -58,6 +58,16 @@ final class WorkListener implements AutoCloseable {
 
   WorkListener(JournalStoreConfig config, Connector connector) {
     this(config, connector, false);
+    start();
+  }
+
+  /**
+   * A listener that connects only when something first waits or watches ({@link #await}, {@link
+   * #watch}): for a journal that serves one short command, which mostly never does. Wake-ups count
+   * from that first call, and the transaction-pooler check runs then.
+   */
+  static WorkListener lazy(JournalStoreConfig config, Connector connector) {
+    return new WorkListener(config, connector, false);
   }
 
   /**
@@ -68,6 +78,7 @@ final class WorkListener implements AutoCloseable {
    */
   WorkListener(JournalStoreConfig config, javax.sql.DataSource pool) {
     this(config, pool::getConnection, true);
+    start();
   }
 
   private WorkListener(JournalStoreConfig config, Connector connector, boolean pooled) {
@@ -75,9 +86,18 @@ final class WorkListener implements AutoCloseable {
     this.connector = connector;
     this.pooled = pooled;
     this.sessions = new SessionCheck(config.jdbcUrl());
-    this.thread = Thread.ofPlatform().daemon().name("flows-work-listener").start(this::loop);
+  }
+
+  /** Starts listening (once) and returns when LISTEN holds, or after the connection timeout. */
+  private void start() {
+    synchronized (this) {
+      if (thread != null || closed) {
+        return;
+      }
+      thread = Thread.ofPlatform().daemon().name("flows-work-listener").start(this::loop);
+    }
     try {
-      // Wake-ups only count from when LISTEN holds; waiting here makes that "from construction".
+      // Wake-ups only count from when LISTEN holds; waiting here makes that "from the start".
       firstListen.await(config.connectionTimeout().toMillis(), TimeUnit.MILLISECONDS);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
@@ -85,6 +105,7 @@ final class WorkListener implements AutoCloseable {
   }
 
   boolean await(Duration timeout) throws InterruptedException {
+    start();
     long[] mine = seen.get();
     long deadline = System.nanoTime() + timeout.toNanos();
     synchronized (monitor) {
@@ -184,7 +205,14 @@ final class WorkListener implements AutoCloseable {
 
   @Override
   public void close() {
-    closed = true;
+    Thread listening;
+    synchronized (this) {
+      closed = true;
+      listening = thread;
+    }
+    if (listening == null) {
+      return;
+    }
     Connection c = current;
     if (c != null && !pooled) {
       try {
@@ -195,7 +223,7 @@ final class WorkListener implements AutoCloseable {
       }
     }
     try {
-      thread.join(config.listenPollInterval().multipliedBy(2).toMillis());
+      listening.join(config.listenPollInterval().multipliedBy(2).toMillis());
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
@@ -205,6 +233,7 @@ final class WorkListener implements AutoCloseable {
 
   /** A watch on one run id; the NOTIFY payload is the run id, so it wakes for that run only. */
   RunWatch watch(String runId) {
+    start();
     RunWatchImpl w = new RunWatchImpl(runId);
     watches.computeIfAbsent(runId, k -> ConcurrentHashMap.newKeySet()).add(w);
     return w;

@@ -9,8 +9,11 @@ import dev.flows.kernel.journal.Admit;
 import dev.flows.kernel.journal.RunRef;
 import dev.flows.kernel.journal.RunWatch;
 import dev.flows.kernel.journal.StartRun;
+import java.lang.reflect.Proxy;
 import java.sql.Connection;
 import java.time.Duration;
+import java.util.concurrent.atomic.AtomicInteger;
+import javax.sql.DataSource;
 import org.junit.jupiter.api.Test;
 
 class CallersPoolTest {
@@ -69,6 +72,45 @@ class CallersPoolTest {
           }
         }
       }
+    }
+  }
+
+  @Test
+  void aJournalForOneCommandListensOnlyOnceSomethingWatchesAndThenWakesOnAnotherProcesssChange()
+      throws Exception {
+    TestDatabase.Fresh db = TestDatabase.fresh("callers_one_command");
+    JournalStoreConfig config = JournalStoreConfig.forUrl(db.jdbcUrl());
+    var h = PostgresJournal.poolConfig(config);
+    h.setMaximumPoolSize(1);
+    AtomicInteger listenerConnects = new AtomicInteger();
+    try (HikariDataSource statements = new HikariDataSource(h);
+        HikariDataSource server = new HikariDataSource(PostgresJournal.poolConfig(config));
+        PostgresJournal other = PostgresJournal.connect(config)) {
+      DataSource counted =
+          (DataSource)
+              Proxy.newProxyInstance(
+                  DataSource.class.getClassLoader(),
+                  new Class<?>[] {DataSource.class},
+                  (proxy, method, args) -> {
+                    if (method.getName().equals("getConnection")) {
+                      listenerConnects.incrementAndGet();
+                    }
+                    return method.invoke(server, args);
+                  });
+      try (PostgresJournal journal = PostgresJournal.forOneCommand(statements, config, counted)) {
+        RunRef run =
+            journal
+                .admit(StartRun.of("one", Specs.run("one", Specs.llm("a"))), Admit.queued())
+                .runId();
+        assertThat(journal.run(run)).isPresent();
+        assertThat(listenerConnects).as("no LISTEN connection for verbs").hasValue(0);
+        try (RunWatch watch = journal.watchRun(run)) {
+          assertThat(listenerConnects.get()).as("the watch listens").isPositive();
+          other.cancelRun(run, "elsewhere");
+          assertThat(watch.await(Duration.ofSeconds(10))).as("woken by NOTIFY").isTrue();
+        }
+      }
+      assertThat(statements.isClosed()).isFalse();
     }
   }
 

@@ -15,10 +15,15 @@ import java.util.function.Consumer;
 import java.util.function.Supplier;
 import java.util.logging.Logger;
 import javax.sql.DataSource;
+import org.postgresql.PGConnection;
 import org.postgresql.ds.PGSimpleDataSource;
 
-/** A reachable database: where it is and how to connect. */
-final class Database {
+/**
+ * A reachable database: where it is and how to connect. A command's own statements ({@link
+ * #withConnection}, {@link #commandConnection}) share one connection, opened when the database is
+ * and closed with it: a short command pays for one login, not one per statement.
+ */
+final class Database implements AutoCloseable {
   /** A unit of JDBC work. */
   @FunctionalInterface
   interface Work<T> {
@@ -29,7 +34,9 @@ final class Database {
   private final Supplier<String> jdbcUrl;
   private final Optional<String> user;
   private final Optional<String> password;
-  private final DataSource dataSource;
+  private final Following dataSource;
+  private final DataSource commandConnection = new Held();
+  private Connection held; // the command's connection; null when none is open
 
   private Database(
       DatabaseTarget target,
@@ -97,8 +104,12 @@ final class Database {
     return dataSource;
   }
 
+  /**
+   * Runs {@code work} on the command's connection (opened again when it was closed or broke: a
+   * server that restarted is reached where it is now).
+   */
   <T> T withConnection(Work<T> work) {
-    try (Connection c = dataSource.getConnection()) {
+    try (Connection c = commandConnection.getConnection()) {
       return work.apply(c);
     } catch (SQLException e) {
       throw translate(e, target.describe());
@@ -106,10 +117,85 @@ final class Database {
   }
 
   /**
+   * The command's connection as a data source: each {@code getConnection} hands out the same open
+   * connection, whose {@code close} leaves it open. For one thread's statements, one at a time.
+   */
+  DataSource commandConnection() {
+    return commandConnection;
+  }
+
+  /** Closes the command's connection (the next statement opens it again). */
+  @Override
+  public synchronized void close() {
+    if (held != null) {
+      try {
+        held.close();
+      } catch (SQLException e) {
+        // A connection that broke: nothing more to release.
+      }
+      held = null;
+    }
+  }
+
+  private synchronized Connection held() throws SQLException {
+    if (held == null || held.isClosed()) {
+      held = dataSource.getConnection();
+      // Statements are not prepared on the server: a short command repeats few of them, and so
+      // its one connection also works through a pooler in transaction mode (no LISTEN either).
+      held.unwrap(PGConnection.class).setPrepareThreshold(0);
+    }
+    if (!held.getAutoCommit()) {
+      // What a statement left open is not carried into the next one's.
+      held.rollback();
+      held.setAutoCommit(true);
+    }
+    return held;
+  }
+
+  /** Hands out {@link #held}, behind a proxy whose {@code close} keeps it open. */
+  private final class Held extends Source {
+    @Override
+    public int getLoginTimeout() {
+      return dataSource.getLoginTimeout();
+    }
+
+    @Override
+    public Connection getConnection() throws SQLException {
+      Connection c = held();
+      return (Connection)
+          java.lang.reflect.Proxy.newProxyInstance(
+              Connection.class.getClassLoader(),
+              new Class<?>[] {Connection.class},
+              (proxy, method, args) -> {
+                switch (method.getName()) {
+                  case "close" -> {
+                    return null;
+                  }
+                  case "isClosed" -> {
+                    return c.isClosed();
+                  }
+                  default -> {
+                    try {
+                      return method.invoke(c, args);
+                    } catch (java.lang.reflect.InvocationTargetException e) {
+                      throw e.getCause();
+                    }
+                  }
+                }
+              });
+    }
+
+    @Override
+    public Connection getConnection(String u, String p) throws SQLException {
+      return getConnection();
+    }
+  }
+
+  /**
    * Opens each connection at the URL of that moment, so a pool over it follows a server that moved
    * (the embedded one restarted on another port) instead of retrying the old address for ever.
    */
-  private static final class Following implements DataSource {
+  private static final class Following extends Source {
     private final Supplier<String> url;
     private final Optional<String> user;
     private final Optional<String> password;
@@ -145,6 +231,14 @@ final class Database {
     }
 
     @Override
+    public int getLoginTimeout() {
+      return timeoutSeconds;
+    }
+  }
+
+  /** What a data source of this class answers besides its connections. */
+  private abstract static class Source implements DataSource {
+    @Override
     public PrintWriter getLogWriter() {
       return null;
     }
@@ -157,11 +251,6 @@ final class Database {
     @Override
     public void setLoginTimeout(int seconds) {
       // The connect timeout comes from OpsConfig.
-    }
-
-    @Override
-    public int getLoginTimeout() {
-      return timeoutSeconds;
     }
 
     @Override

@@ -62,7 +62,7 @@ final class EndedRunByKey {
     if (id.isEmpty()) {
       return Optional.empty();
     }
-    Journal journal = s.journal();
+    Journal journal = s.commandJournal();
     return journal
         .run(id.get())
         .filter(r -> r.status().terminal())

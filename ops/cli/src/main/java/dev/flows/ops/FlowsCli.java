@@ -32,19 +32,25 @@ import picocli.CommandLine.ParseResult;
     name = "flows",
     mixinStandardHelpOptions = true,
     versionProvider = FlowsCli.Version.class,
-    description = "Durable flows with journaled effects, on Postgres.",
-    subcommands = {
-      RunCommand.class,
-      CheckCommand.class,
-      WorkerCommand.class,
-      RunsCommand.class,
-      SchedulesCommand.class,
-      McpCommand.class,
-      DbCommand.class,
-      UiCommand.class,
-      DemoCommand.class
-    })
+    description = "Durable flows with journaled effects, on Postgres.")
 public final class FlowsCli implements Callable<Integer> {
+  /**
+   * The commands, by name, in the order help lists them; {@code runs}' own in {@link
+   * RunsCommand#SUBCOMMANDS}. Added by {@link #commandLine(Session, GlobalOptions, String[])}, not
+   * by annotation, so that a command line builds picocli's model of the command it names only.
+   */
+  static final Map<String, Class<?>> COMMANDS =
+      ordered(
+          "run", RunCommand.class,
+          "check", CheckCommand.class,
+          "worker", WorkerCommand.class,
+          "runs", RunsCommand.class,
+          "schedules", SchedulesCommand.class,
+          "mcp", McpCommand.class,
+          "db", DbCommand.class,
+          "ui", UiCommand.class,
+          "demo", DemoCommand.class);
+
   @Mixin GlobalOptions global;
 
   private final Session session;
@@ -63,6 +69,8 @@ public final class FlowsCli implements Callable<Integer> {
   }
 
   public static void main(String[] args) {
+    // Groovy closures as option values: not used here, and looking for Groovy costs every start.
+    System.setProperty("picocli.disable.closures", "true");
     // Library log lines (slf4j-simple writes to System.err) are masked like the command's own,
     // on the terminal and in the log file alike.
     List<String> secrets = DatabaseTarget.secrets(args, System.getenv());
@@ -102,7 +110,7 @@ public final class FlowsCli implements Callable<Integer> {
     fromRawWords(args, global);
     Session session = new Session(out, err, env, config, global);
     try (session) {
-      CommandLine cl = commandLine(session, global);
+      CommandLine cl = commandLine(session, global, args);
       // Help and version text hold no secret, and masking would mangle the URL placeholders.
       cl.setOut(new PrintWriter(rawOut, true, StandardCharsets.UTF_8));
       cl.setErr(new PrintWriter(err, true, StandardCharsets.UTF_8));
@@ -151,7 +159,77 @@ public final class FlowsCli implements Callable<Integer> {
 
   /** The command tree, its commands built with {@code session} and the shared global options. */
   static CommandLine commandLine(Session session, GlobalOptions global) {
-    return new CommandLine(FlowsCli.class, new Factory(session, global));
+    return commandLine(session, global, new String[0]);
+  }
+
+  /**
+   * The command tree for {@code args}: when they name a command ({@code flows runs show RUN}), the
+   * path to it only, which parses, refuses and helps alike at a fraction of the start-up cost
+   * (picocli builds each command's model by reflection); the whole tree otherwise ({@code flows
+   * --help}, {@code flows runs}, an unknown name, which picocli lists or suggests from).
+   */
+  static CommandLine commandLine(Session session, GlobalOptions global, String[] args) {
+    Factory factory = new Factory(session, global);
+    CommandLine root = new CommandLine(FlowsCli.class, factory);
+    List<String> path = commandWords(args);
+    Class<?> named = path.isEmpty() ? null : COMMANDS.get(path.get(0));
+    if (named == null) {
+      COMMANDS.values().forEach(c -> add(root, c, factory, null));
+    } else {
+      add(root, named, factory, path.size() < 2 ? null : path.get(1));
+    }
+    return root;
+  }
+
+  /**
+   * Adds {@code command} under {@code parent}; of {@code runs}' subcommands only the one {@code
+   * subcommand} names, when it names one, else all.
+   */
+  private static void add(
+      CommandLine parent, Class<?> command, Factory factory, String subcommand) {
+    CommandLine added = add(parent, command, factory);
+    if (command == RunsCommand.class) {
+      Class<?> sub = subcommand == null ? null : RunsCommand.SUBCOMMANDS.get(subcommand);
+      if (sub == null) {
+        RunsCommand.SUBCOMMANDS.values().forEach(c -> add(added, c, factory));
+      } else {
+        add(added, sub, factory);
+      }
+    }
+  }
+
+  private static CommandLine add(CommandLine parent, Class<?> command, Factory factory) {
+    CommandLine sub = new CommandLine(command, factory);
+    parent.addSubcommand(sub);
+    return sub;
+  }
+
+  /**
+   * The first two words of {@code args} that are not options (nor {@code --db}'s value): the names
+   * of the command and, for {@code runs}, its subcommand. Other options take no separate value
+   * before the subcommand's name.
+   */
+  static List<String> commandWords(String[] args) {
+    List<String> words = new java.util.ArrayList<>();
+    for (int i = 0; i < args.length && words.size() < 2; i++) {
+      if (args[i].equals("--db")) {
+        i++;
+      } else if (args[i].equals("--")) {
+        break;
+      } else if (!args[i].startsWith("-")) {
+        words.add(args[i]);
+      }
+    }
+    return words;
+  }
+
+  /** A map of names to command classes, in the order given. */
+  static Map<String, Class<?>> ordered(Object... namesAndClasses) {
+    Map<String, Class<?>> m = new java.util.LinkedHashMap<>();
+    for (int i = 0; i < namesAndClasses.length; i += 2) {
+      m.put((String) namesAndClasses[i], (Class<?>) namesAndClasses[i + 1]);
+    }
+    return java.util.Collections.unmodifiableMap(m);
   }
 
   /** When parsing failed, the options are not bound; the raw words still say what was asked. */

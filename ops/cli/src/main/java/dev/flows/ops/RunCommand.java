@@ -48,7 +48,7 @@ final class RunCommand implements Callable<Integer> {
       if (ended.isPresent()) {
         RunSnapshot run = ended.get();
         announce(s, run.runId(), false, run.name(), Optional.empty());
-        RunsCommand.emitEnd(s, s.journal(), run, "run.end", start.full());
+        RunsCommand.emitEnd(s, s.commandJournal(), run, "run.end", start.full());
         return RunsCommand.exitFor(run.status());
       }
     }

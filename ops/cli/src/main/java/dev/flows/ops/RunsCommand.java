@@ -28,23 +28,22 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
 /** {@code flows runs list | show | watch | cancel | resume | resolve | answer | rerun | signal}. */
-@Command(
-    name = "runs",
-    description = "Inspect and control runs.",
-    mixinStandardHelpOptions = true,
-    subcommands = {
-      ListRuns.class,
-      RunsCommand.Show.class,
-      RunsCommand.Watch.class,
-      RunsCommand.Cancel.class,
-      RunsCommand.Resume.class,
-      RunsCommand.Resolve.class,
-      RunsCommand.Answer.class,
-      Rerun.class,
-      RunsSignalCommand.class,
-      RunsPruneCommand.class
-    })
+@Command(name = "runs", description = "Inspect and control runs.", mixinStandardHelpOptions = true)
 final class RunsCommand implements Callable<Integer> {
+  /** The subcommands, by name, in the order help lists them (added by {@link FlowsCli}). */
+  static final java.util.Map<String, Class<?>> SUBCOMMANDS =
+      FlowsCli.ordered(
+          "list", ListRuns.class,
+          "show", RunsCommand.Show.class,
+          "watch", RunsCommand.Watch.class,
+          "cancel", RunsCommand.Cancel.class,
+          "resume", RunsCommand.Resume.class,
+          "resolve", RunsCommand.Resolve.class,
+          "answer", RunsCommand.Answer.class,
+          "rerun", Rerun.class,
+          "signal", RunsSignalCommand.class,
+          "prune", RunsPruneCommand.class);
+
   @Override
   public Integer call() {
     throw new FlowsException(
@@ -147,8 +146,13 @@ final class RunsCommand implements Callable<Integer> {
     @Override
     public final Integer call() throws InterruptedException {
       RunRef id = runId(run);
-      Journal journal = s.journal();
+      Journal journal = journal();
       return call(id, journal, existing(journal, id));
+    }
+
+    /** The command's journal: one connection, as it reads or changes the run and ends. */
+    Journal journal() {
+      return s.commandJournal();
     }
 
     abstract int call(RunRef id, Journal journal, RunSnapshot before) throws InterruptedException;
@@ -206,6 +210,12 @@ final class RunsCommand implements Callable<Integer> {
 
     Watch(Session s) {
       super(s);
+    }
+
+    /** Pooled: a watch lasts, and its pool follows an embedded server that restarts meanwhile. */
+    @Override
+    Journal journal() {
+      return s.journal();
     }
 
     @Override

@@ -81,7 +81,7 @@ final class ListRuns implements Callable<Integer> {
             limit(limit, s.config(), "--limit"),
             all);
     ArrayNode runs = s.readyDatabase().withConnection(c -> rows(c, q));
-    RunWaits.annotate(s::journal, runs);
+    RunWaits.annotate(s::commandJournal, runs);
     ObjectNode out = s.object();
     out.set("runs", runs);
     s.emit(out, p -> table(p, runs));

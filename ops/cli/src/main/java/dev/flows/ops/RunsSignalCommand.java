@@ -55,7 +55,7 @@ final class RunsSignalCommand implements Callable<Integer> {
         payload == null
             ? NullNode.getInstance()
             : EngineSupport.json(payload, "PAYLOAD_JSON", "'{\"approved\":true}'");
-    Journal journal = s.journal();
+    Journal journal = s.commandJournal();
     SignalSent sent = journal.sendSignal(id, name, body, Optional.ofNullable(key));
     ObjectNode out = s.object();
     out.put("runId", id.value());

@@ -38,6 +38,7 @@ final class Session implements AutoCloseable {
   private boolean schemaChecked;
   private boolean startedEmbedded;
   private PostgresJournal journal;
+  private PostgresJournal commandJournal;
 
   Session(
       PrintStream out,
@@ -177,20 +178,43 @@ final class Session implements AutoCloseable {
   Journal journal(int poolSize) {
     if (journal == null) {
       Database db = readyDatabase();
-      JournalStoreConfig c =
-          new JournalStoreConfig(
-              db.jdbcUrl(),
-              db.user(),
-              db.password(),
-              poolSize,
-              config.connectTimeout(),
-              JournalStoreConfig.DEFAULT_LISTEN_POLL_INTERVAL,
-              JournalStoreConfig.DEFAULT_LISTEN_RECONNECT_DELAY,
-              JournalStoreConfig.DEFAULT_EXPIRY_BATCH_SIZE);
+      JournalStoreConfig c = storeConfig(db, poolSize);
       // Through the database's own connections: they follow an embedded server that restarts.
       journal = PostgresJournal.connect(c, db.dataSource());
+      // The pool serves the command from here on; its one-off connection is not kept idle.
+      db.close();
     }
     return journal;
+  }
+
+  /**
+   * The Postgres journal for a command that reads or changes a run and ends (show, list, signal,
+   * cancel, ...): on the command's one connection, no pool, and a LISTEN connection only if
+   * something waits. The pooled {@link #journal()} when one is open already.
+   */
+  Journal commandJournal() {
+    if (journal != null) {
+      return journal;
+    }
+    if (commandJournal == null) {
+      Database db = readyDatabase();
+      commandJournal =
+          PostgresJournal.forOneCommand(
+              db.commandConnection(), storeConfig(db, 1), db.dataSource());
+    }
+    return commandJournal;
+  }
+
+  private JournalStoreConfig storeConfig(Database db, int poolSize) {
+    return new JournalStoreConfig(
+        db.jdbcUrl(),
+        db.user(),
+        db.password(),
+        poolSize,
+        config.connectTimeout(),
+        JournalStoreConfig.DEFAULT_LISTEN_POLL_INTERVAL,
+        JournalStoreConfig.DEFAULT_LISTEN_RECONNECT_DELAY,
+        JournalStoreConfig.DEFAULT_EXPIRY_BATCH_SIZE);
   }
 
   /** A line for the human on stderr (kept off stdout so {@code --json} output stays parseable). */
@@ -250,10 +274,17 @@ final class Session implements AutoCloseable {
 
   @Override
   public void close() {
+    if (commandJournal != null) {
+      commandJournal.close();
+      commandJournal = null;
+    }
     if (journal != null) {
       journal.close();
       journal = null;
     }
-    database = null;
+    if (database != null) {
+      database.close();
+      database = null;
+    }
   }
 }

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.flows.journalstore.testing.Pgbouncer;
 import dev.flows.journalstore.testing.TestDatabase;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
@@ -56,6 +57,43 @@ class PgbouncerCommandsTest {
     assertThat(shown.json().path("run").path("status").asText()).isEqualTo("succeeded");
     Cli.Result watched = cli.run("--db", url, "--json", "runs", "watch", run);
     assertThat(watched.exit()).as(watched.err()).isZero();
+  }
+
+  /**
+   * A body with more child runs than pgjdbc's threshold for preparing a statement on the server.
+   */
+  private static final String TREE =
+      """
+      import com.fasterxml.jackson.databind.JsonNode;
+      import dev.flows.sdk.*;
+
+      public class Tree implements Flow<JsonNode, JsonNode> {
+        public FlowHeader header() {
+          return FlowHeader.named("tree").version("1").build();
+        }
+
+        public JsonNode run(Ctx f, JsonNode input) {
+          for (int i = 0; i < 7; i++) {
+            f.command("true").call();
+          }
+          return input;
+        }
+      }
+      """;
+
+  @Test
+  void inTransactionModeTheShortCommandsThatNeitherListenNorPrepareAnswer() throws Exception {
+    Path tree = Files.writeString(dir.resolve("tree.flow.java"), TREE);
+    Cli.Result ran = cli.run("--db", db.jdbcUrl(), "--json", "run", tree.toString());
+    assertThat(ran.exit()).as(ran.err()).isZero();
+    String run = ran.jsonLines().getFirst().path("run").asText();
+    String url = transaction.jdbcUrl(db);
+    Cli.Result shown = cli.run("--db", url, "--json", "runs", "show", run);
+    assertThat(shown.exit()).as(shown.err() + transaction.log()).isZero();
+    assertThat(shown.json().path("run").path("children")).hasSize(7);
+    Cli.Result listed = cli.run("--db", url, "--json", "runs", "list", "--all");
+    assertThat(listed.exit()).as(listed.err()).isZero();
+    assertThat(listed.json().path("runs").findValuesAsText("runId")).contains(run);
   }
 
   @Test

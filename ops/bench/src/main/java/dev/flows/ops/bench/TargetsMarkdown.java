@@ -45,7 +45,33 @@ final class TargetsMarkdown {
     waiting(results, out);
     results.tasks.ifPresent(t -> out.addAll(taskTargets(t)));
     prune(results, out);
+    cli(results, out);
     return out;
+  }
+
+  /**
+   * A short command's median wall time over a bare JVM start's in the same run: 1 s on this machine
+   * idle, where a bare {@code java -version} takes about 90 ms. A ratio, because the machine is
+   * shared and load stretches both alike.
+   */
+  static final double CLI_TARGET_RATIO = 11;
+
+  /** Each measured {@code flows} command (not the bare JVM of the first row) within its bound. */
+  private static void cli(Report results, List<Target> out) {
+    if (results.cli.isEmpty()) {
+      return;
+    }
+    double bare = results.cli.getFirst().wall().p50();
+    for (CliBench.Timed t : results.cli.subList(1, results.cli.size())) {
+      double ratio = t.wall().p50() / bare;
+      out.add(
+          new Target(
+              "`flows " + t.command() + "` wall time (median)",
+              f0(t.wall().p50()) + " ms = " + f2(ratio) + "× a bare JVM start",
+              "≤ " + f0(CLI_TARGET_RATIO) + "× (1 s idle)",
+              ratio <= CLI_TARGET_RATIO,
+              f2(ratio / CLI_TARGET_RATIO) + "× over"));
+    }
   }
 
   /** f.step throughput per concurrency, against INSERT+COMMIT. */
