@@ -228,8 +228,8 @@ class ModelCallsTest {
                   try {
                     f.llm("fast").user("x").call();
                     return JSON.objectNode().put("refused", false);
-                  } catch (dev.flows.kernel.FlowsException e) {
-                    return JSON.objectNode().put("refused", e.code().wire());
+                  } catch (dev.flows.sdk.FlowsError e) {
+                    return JSON.objectNode().put("refused", e.code());
                   }
                 }));
     RunSnapshot done = DurableFlowTest.drive(journal, worker(), root, () -> false);
