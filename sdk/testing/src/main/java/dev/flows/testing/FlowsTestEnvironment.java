@@ -14,6 +14,7 @@ import dev.flows.kernel.journal.Journal;
 import dev.flows.kernel.journal.ManualClock;
 import dev.flows.kernel.journal.RunRef;
 import dev.flows.sdk.Flow;
+import dev.flows.sdk.ModelClient;
 import dev.flows.sdk.RunId;
 import java.time.Duration;
 import java.time.Instant;
@@ -52,6 +53,7 @@ public final class FlowsTestEnvironment implements AutoCloseable {
   private final List<Flow<?, ?>> flows = new ArrayList<>();
   private final Map<String, FakeMcpServer> fakes = new LinkedHashMap<>();
   private final List<McpServer> realServers = new ArrayList<>();
+  private final Map<String, ModelClient> models = new LinkedHashMap<>();
   private final CountDownLatch closed = new CountDownLatch(1);
   private final AtomicInteger workerNumbers = new AtomicInteger();
   private final List<KitWorker> workers = new ArrayList<>();
@@ -119,6 +121,27 @@ public final class FlowsTestEnvironment implements AutoCloseable {
   public FlowsTestEnvironment mcpServer(McpServer server) {
     requireNotBuilt("add an MCP server");
     realServers.add(server);
+    return this;
+  }
+
+  /**
+   * The fake model named {@code name} (made at the first call, the same one after): flows whose
+   * header declares it reach it as {@code f.llm(name)}. Script its answers before the run asks.
+   */
+  public FakeModel model(String name) {
+    if (models.get(name) instanceof FakeModel existing) {
+      return existing;
+    }
+    requireNotBuilt("add a model");
+    FakeModel fake = new FakeModel(name);
+    models.put(name, fake);
+    return fake;
+  }
+
+  /** Any model client (a LangChain4j model wrapped, a recorded fixture) under {@code name}. */
+  public FlowsTestEnvironment model(String name, ModelClient client) {
+    requireNotBuilt("add a model");
+    models.put(name, client);
     return this;
   }
 
@@ -239,7 +262,7 @@ public final class FlowsTestEnvironment implements AutoCloseable {
   private synchronized void crashed() {
     workers.getLast().crash();
     Running r = built();
-    workers.add(new KitWorker(r.journal(), clock, flows, workerNumbers.incrementAndGet()));
+    workers.add(new KitWorker(r.journal(), clock, flows, models, workerNumbers.incrementAndGet()));
     clock.advance(LEASE.plusSeconds(1));
   }
 
@@ -272,10 +295,11 @@ public final class FlowsTestEnvironment implements AutoCloseable {
     flows.forEach(b::register);
     fakes.values().forEach(f -> b.mcpServer(f.config()));
     realServers.forEach(b::mcpServer);
+    models.forEach(b::model);
     Flows api =
         EmbedInternals.build(
             b, client.journal(), db.map(EmbeddedDatabase.Fresh::dataSource), clock);
-    workers.add(new KitWorker(journal, clock, flows, workerNumbers.incrementAndGet()));
+    workers.add(new KitWorker(journal, clock, flows, models, workerNumbers.incrementAndGet()));
     return new Running(journal, client, api, new TimeSkips(journal, clock), closeJournal, db);
   }
 

@@ -5,12 +5,15 @@ import dev.flows.kernel.journal.WorkerId;
 import dev.flows.kernel.mcp.McpClientConfig;
 import dev.flows.mcp.client.McpCredentials;
 import dev.flows.sdk.Flow;
+import dev.flows.sdk.ModelClient;
+import dev.flows.sdk.runtime.ClientModelPort;
 import dev.flows.sdk.runtime.FlowsEngine;
 import dev.flows.sdk.runtime.SdkConfig;
 import dev.flows.worker.WorkerConfig;
 import java.time.Duration;
 import java.time.InstantSource;
 import java.util.List;
+import java.util.Map;
 
 /**
  * One worker of the environment: an engine of its own (its own worker id) on its own view of the
@@ -30,7 +33,12 @@ final class KitWorker implements AutoCloseable {
   private final KitJournal view;
   private final FlowsEngine engine;
 
-  KitWorker(Journal shared, InstantSource clock, List<Flow<?, ?>> flows, int number) {
+  KitWorker(
+      Journal shared,
+      InstantSource clock,
+      List<Flow<?, ?>> flows,
+      Map<String, ModelClient> models,
+      int number) {
     this.view = new KitJournal(shared);
     WorkerConfig config =
         WorkerConfig.defaults().toBuilder()
@@ -49,6 +57,8 @@ final class KitWorker implements AutoCloseable {
             clock,
             new WorkerId("flows-testing-worker-" + number));
     flows.forEach(engine::register);
+    // Models are not frozen into a run as its MCP servers are: the worker must know them.
+    models.forEach((name, m) -> engine.models().register(name, new ClientModelPort(name, m)));
     engine.startWorker();
   }
 
