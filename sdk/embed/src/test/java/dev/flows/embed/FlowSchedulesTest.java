@@ -6,7 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.flows.journalstore.testing.TestDatabase;
 import dev.flows.kernel.ErrorCode;
-import dev.flows.kernel.FlowsException;
+import dev.flows.sdk.FlowsError;
 import dev.flows.sdk.Ctx;
 import dev.flows.sdk.Flow;
 import dev.flows.sdk.FlowHeader;
@@ -72,9 +72,9 @@ class FlowSchedulesTest {
       flows.schedules().delete("echo-every-second");
       assertThat(flows.schedules().get("echo-every-second")).isEmpty();
       assertThatThrownBy(() -> flows.schedules().resume("echo-every-second"))
-          .isInstanceOf(FlowsException.class)
-          .extracting(e -> ((FlowsException) e).code())
-          .isEqualTo(ErrorCode.SCHEDULE_NOT_FOUND);
+          .isInstanceOf(FlowsError.class)
+          .extracting(e -> ((FlowsError) e).code())
+          .isEqualTo(ErrorCode.SCHEDULE_NOT_FOUND.wire());
     }
   }
 }

@@ -9,7 +9,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.flows.journalstore.testing.TestDatabase;
 import dev.flows.kernel.ErrorCode;
-import dev.flows.kernel.FlowsException;
+import dev.flows.sdk.FlowsError;
 import dev.flows.mcp.testkit.ScriptedModel;
 import dev.flows.mcp.testkit.ScriptedModelServer;
 import dev.flows.sdk.Ctx;
@@ -70,7 +70,7 @@ class ModelsTest {
     ModelClient client = (messages, schema) -> ModelClient.Answer.of("hi", 1, 1);
     assertThatThrownBy(() -> Flows.builder().model("fast", client).model("fast", client))
         .isInstanceOfSatisfying(
-            FlowsException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.CONFIG_INVALID));
+            FlowsError.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.CONFIG_INVALID.wire()));
     Files.writeString(
         dir.resolve("flows.json"),
         "{\"models\": {\"fast\": {\"provider\": \"openai\", \"model\": \"gpt-4o-mini\"}}}");
@@ -82,7 +82,7 @@ class ModelsTest {
                     .model("fast", client)
                     .build())
         .isInstanceOfSatisfying(
-            FlowsException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.CONFIG_INVALID));
+            FlowsError.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.CONFIG_INVALID.wire()));
   }
 
   @Test
