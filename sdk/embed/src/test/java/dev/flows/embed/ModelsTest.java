@@ -57,10 +57,10 @@ class ModelsTest {
                     .register(new Greeter())
                     .build())
         .isInstanceOfSatisfying(
-            PreflightException.class,
+            FlowsError.class,
             e -> {
-              assertThat(e.code()).isEqualTo(ErrorCode.LLM_UNDECLARED_MODEL);
-              assertThat(e.problems()).hasSize(1);
+              assertThat(e.code()).isEqualTo(ErrorCode.LLM_UNDECLARED_MODEL.wire());
+              assertThat(((PreflightException) e.getCause()).problems()).hasSize(1);
             });
   }
 
