@@ -28,6 +28,9 @@ import java.util.Objects;
  *     pollIntervalMs} hint below it is raised to it); also the first wait when the server hints
  *     none, doubled per poll after that
  * @param taskPollMax the longest wait between two polls of a task (a hint above it is lowered)
+ * @param maxResultBytes the largest single message a server may send (a tools/call result, a
+ *     tools/list page), counted while it is read; past it the request fails {@code
+ *     payload_too_large} and the rest of the message is never held in memory
  */
 public record McpClientConfig(
     Duration connectTimeout,
@@ -43,7 +46,8 @@ public record McpClientConfig(
     int maxAuthChallenges,
     int stderrBufferBytes,
     Duration taskPollMin,
-    Duration taskPollMax) {
+    Duration taskPollMax,
+    int maxResultBytes) {
 
   public static final Duration DEFAULT_CONNECT_TIMEOUT = Duration.ofSeconds(30);
   public static final Duration DEFAULT_LIST_TIMEOUT = Duration.ofSeconds(30);
@@ -59,6 +63,10 @@ public record McpClientConfig(
   public static final int DEFAULT_STDERR_BUFFER_BYTES = 1 << 20;
   public static final Duration DEFAULT_TASK_POLL_MIN = Duration.ofSeconds(1);
   public static final Duration DEFAULT_TASK_POLL_MAX = Duration.ofSeconds(30);
+  public static final int DEFAULT_MAX_RESULT_BYTES = 4 << 20;
+
+  /** Below this not even a handshake answer fits. */
+  public static final int MIN_RESULT_BYTES = 4096;
 
   public static final McpClientConfig DEFAULTS =
       new McpClientConfig(
@@ -75,7 +83,8 @@ public record McpClientConfig(
           DEFAULT_MAX_AUTH_CHALLENGES,
           DEFAULT_STDERR_BUFFER_BYTES,
           DEFAULT_TASK_POLL_MIN,
-          DEFAULT_TASK_POLL_MAX);
+          DEFAULT_TASK_POLL_MAX,
+          DEFAULT_MAX_RESULT_BYTES);
 
   public McpClientConfig {
     for (Duration d :
@@ -105,6 +114,10 @@ public record McpClientConfig(
         || maxAuthChallenges < 0
         || stderrBufferBytes < 0) {
       throw new IllegalArgumentException("limits must be >= 0");
+    }
+    if (maxResultBytes < MIN_RESULT_BYTES) {
+      throw new IllegalArgumentException(
+          "maxResultBytes must be >= " + MIN_RESULT_BYTES + ": " + maxResultBytes);
     }
     if (!taskPollMin.isPositive() || taskPollMax.compareTo(taskPollMin) < 0) {
       throw new IllegalArgumentException(
@@ -143,7 +156,8 @@ public record McpClientConfig(
         maxAuthChallenges,
         stderrBufferBytes,
         min,
-        max);
+        max,
+        maxResultBytes);
   }
 
   /**
@@ -171,7 +185,8 @@ public record McpClientConfig(
         maxAuthChallenges,
         stderrBufferBytes,
         taskPollMin,
-        taskPollMax);
+        taskPollMax,
+        maxResultBytes);
   }
 
   public McpClientConfig withCallTimeout(Duration d) {
@@ -189,7 +204,8 @@ public record McpClientConfig(
         maxAuthChallenges,
         stderrBufferBytes,
         taskPollMin,
-        taskPollMax);
+        taskPollMax,
+        maxResultBytes);
   }
 
   public McpClientConfig withStopGrace(Duration d) {
@@ -207,7 +223,8 @@ public record McpClientConfig(
         maxAuthChallenges,
         stderrBufferBytes,
         taskPollMin,
-        taskPollMax);
+        taskPollMax,
+        maxResultBytes);
   }
 
   public McpClientConfig withBackoff(
@@ -226,6 +243,26 @@ public record McpClientConfig(
         maxAuthChallenges,
         stderrBufferBytes,
         taskPollMin,
-        taskPollMax);
+        taskPollMax,
+        maxResultBytes);
+  }
+
+  public McpClientConfig withMaxResultBytes(int bytes) {
+    return new McpClientConfig(
+        connectTimeout,
+        listTimeout,
+        callTimeout,
+        stopGrace,
+        backoffInitial,
+        backoffMax,
+        backoffFactor,
+        backoffJitter,
+        maxReconnectAttempts,
+        maxStreamResumes,
+        maxAuthChallenges,
+        stderrBufferBytes,
+        taskPollMin,
+        taskPollMax,
+        bytes);
   }
 }

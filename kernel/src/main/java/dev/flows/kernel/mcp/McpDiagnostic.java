@@ -22,7 +22,12 @@ public enum McpDiagnostic {
   /** The tool ran and reported an error, or the server answered the call with a JSON-RPC error. */
   MCP_TOOL_ERROR(ErrorCode.MCP_TOOL_ERROR),
   /** The call was sent but no result arrived in time: the outcome on the server is unknown. */
-  MCP_RESULT_UNAVAILABLE(ErrorCode.MCP_RESULT_UNAVAILABLE);
+  MCP_RESULT_UNAVAILABLE(ErrorCode.MCP_RESULT_UNAVAILABLE),
+  /**
+   * The server's answer grew past the largest message allowed ({@code maxResultBytes}); it was cut
+   * off while it streamed. The tool may have run.
+   */
+  PAYLOAD_TOO_LARGE(ErrorCode.PAYLOAD_TOO_LARGE);
 
   private final ErrorCode code;
 

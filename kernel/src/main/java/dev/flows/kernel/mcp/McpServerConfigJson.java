@@ -43,6 +43,7 @@ public final class McpServerConfigJson {
     if (c.protocol() != McpProtocol.AUTO) {
       n.put("protocol", c.protocol().wire());
     }
+    c.maxResultBytes().ifPresent(b -> n.putObject("limits").put("maxResultBytes", b));
     return n;
   }
 
@@ -57,9 +58,12 @@ public final class McpServerConfigJson {
                 () ->
                     new IllegalArgumentException(
                         "unknown protocol in frozen server config: " + n.path("protocol")));
+    JsonNode limit = n.path("limits").path("maxResultBytes");
+    java.util.OptionalInt maxResultBytes =
+        limit.isInt() ? java.util.OptionalInt.of(limit.asInt()) : java.util.OptionalInt.empty();
     return switch (readUnpinned(n)) {
-      case McpServerConfig.Stdio s -> s.withProtocol(protocol);
-      case McpServerConfig.Http h -> h.withProtocol(protocol);
+      case McpServerConfig.Stdio s -> s.withProtocol(protocol).withMaxResultBytes(maxResultBytes);
+      case McpServerConfig.Http h -> h.withProtocol(protocol).withMaxResultBytes(maxResultBytes);
     };
   }
 

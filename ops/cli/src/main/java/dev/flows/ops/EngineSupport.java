@@ -36,8 +36,12 @@ final class EngineSupport {
   }
 
   static FlowsEngine engine(Journal journal, WorkerConfig config, McpCredentials credentials) {
-    FlowsEngine engine =
-        new FlowsEngine(journal, config, SdkConfig.DEFAULTS, McpClientConfig.DEFAULTS, credentials);
+    return engine(journal, config, McpClientConfig.DEFAULTS, credentials);
+  }
+
+  static FlowsEngine engine(
+      Journal journal, WorkerConfig config, McpClientConfig mcp, McpCredentials credentials) {
+    FlowsEngine engine = new FlowsEngine(journal, config, SdkConfig.DEFAULTS, mcp, credentials);
     engine.registerServiceLoaded();
     return engine;
   }

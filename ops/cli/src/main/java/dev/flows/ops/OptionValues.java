@@ -180,7 +180,7 @@ final class OptionValues {
     return d.get();
   }
 
-  private static long count(Count rule, String value, String place) {
+  static long count(Count rule, String value, String place) {
     String v = value.strip();
     if (COUNT.matcher(v).matches()) {
       long n = Long.parseLong(v);

@@ -91,6 +91,15 @@ final class WorkerCommand implements Callable<Integer> {
   String retention;
 
   @Option(
+      names = "--max-result-bytes",
+      paramLabel = "BYTES",
+      description =
+          "The largest answer an MCP server may send; past it the call fails payload_too_large"
+              + " (default 4194304; a server's flows.json limits.maxResultBytes wins; env"
+              + " FLOWS_WORKER_MAX_RESULT_BYTES).")
+  String maxResultBytes;
+
+  @Option(
       names = "--metrics-port",
       paramLabel = "PORT",
       description =
@@ -123,6 +132,7 @@ final class WorkerCommand implements Callable<Integer> {
         EngineSupport.engine(
             s.journal(EngineSupport.poolFor(config.capacity())),
             config,
+            WorkerSettings.mcpLimits(maxResultBytes, s.env()),
             McpCredentials.fromEnvironment());
     engine.acceptSourcesUnder(dirs).serveQueues(served);
     if (acceptJournalSources) {

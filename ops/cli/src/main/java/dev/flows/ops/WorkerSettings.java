@@ -3,6 +3,7 @@ package dev.flows.ops;
 import dev.flows.kernel.ErrorCode;
 import dev.flows.kernel.FlowsException;
 import dev.flows.kernel.journal.Queues;
+import dev.flows.kernel.mcp.McpClientConfig;
 import dev.flows.worker.Pruner;
 import dev.flows.worker.WorkerConfig;
 import java.time.Duration;
@@ -38,6 +39,30 @@ final class WorkerSettings {
 
   /** The flags as given (null when absent). */
   record Flags(String capacity, String lease, String poll, String reconcile, String stopGrace) {}
+
+  static final String MAX_RESULT_BYTES_VARIABLE = "FLOWS_WORKER_MAX_RESULT_BYTES";
+
+  /**
+   * The MCP client limits of {@code flows worker}: the defaults, with {@code --max-result-bytes}
+   * (or its variable) as the largest answer a server without its own flows.json limit may send.
+   */
+  static McpClientConfig mcpLimits(String maxResultBytes, Map<String, String> env) {
+    return setting(maxResultBytes, "--max-result-bytes", env, MAX_RESULT_BYTES_VARIABLE)
+        .map(
+            g ->
+                McpClientConfig.DEFAULTS.withMaxResultBytes(
+                    (int)
+                        OptionValues.count(
+                            new OptionValues.Count(
+                                McpClientConfig.MIN_RESULT_BYTES,
+                                Integer.MAX_VALUE,
+                                "give a byte count, e.g. "
+                                    + McpClientConfig.DEFAULT_MAX_RESULT_BYTES
+                                    + " (the default)"),
+                            g.value(),
+                            g.place())))
+        .orElse(McpClientConfig.DEFAULTS);
+  }
 
   static WorkerConfig resolve(Flags flags, Map<String, String> env) {
     WorkerConfig.Builder b = WorkerConfig.defaults().toBuilder().pollInterval(CLI_POLL);

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.flows.kernel.ErrorCode;
 import dev.flows.kernel.FlowsException;
+import dev.flows.kernel.mcp.McpClientConfig;
 import dev.flows.worker.WorkerConfig;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -123,6 +124,19 @@ class WorkerSettingsTest {
                     .startsWith("error config_invalid: no directory")
                     .contains("(at --flows)"));
     assertThat(home.resolve("pg")).as("no database was started").doesNotExist();
+  }
+
+  @Test
+  void theLargestMcpResultComesFromTheFlagOrItsVariableAndIsRefusedBelowTheSmallest() {
+    assertThat(WorkerSettings.mcpLimits(null, Map.of()).maxResultBytes())
+        .isEqualTo(McpClientConfig.DEFAULT_MAX_RESULT_BYTES);
+    Map<String, String> env = Map.of("FLOWS_WORKER_MAX_RESULT_BYTES", "65536");
+    assertThat(WorkerSettings.mcpLimits(null, env).maxResultBytes()).isEqualTo(65536);
+    assertThat(WorkerSettings.mcpLimits("1048576", env).maxResultBytes()).isEqualTo(1 << 20);
+    assertRefused(() -> WorkerSettings.mcpLimits("100", Map.of()), "--max-result-bytes");
+    assertRefused(
+        () -> WorkerSettings.mcpLimits(null, Map.of("FLOWS_WORKER_MAX_RESULT_BYTES", "4M")),
+        "FLOWS_WORKER_MAX_RESULT_BYTES");
   }
 
   private static void assertRefused(

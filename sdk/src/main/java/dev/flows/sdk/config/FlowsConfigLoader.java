@@ -11,6 +11,7 @@ import dev.flows.kernel.json.StrictJson.Place;
 import dev.flows.kernel.json.StrictJson.Problem;
 import dev.flows.kernel.mcp.McpAuth;
 import dev.flows.kernel.mcp.McpAuthJson;
+import dev.flows.kernel.mcp.McpClientConfig;
 import dev.flows.kernel.mcp.McpProtocol;
 import dev.flows.kernel.mcp.McpServerConfig;
 import dev.flows.sdk.TaskUse;
@@ -124,7 +125,32 @@ public final class FlowsConfigLoader {
     Optional<TaskUse> tasks = tasks(w, n, ptr);
     McpServerConfig config =
         stdio ? stdio(w, name, n, ptr, protocol) : http(w, name, n, ptr, protocol);
-    return new ServerEntry(config, idem, tasks);
+    return new ServerEntry(config.withMaxResultBytes(maxResultBytes(w, n, ptr)), idem, tasks);
+  }
+
+  /** {@code "limits": {"maxResultBytes": N}}: this server's largest message, else the worker's. */
+  private static java.util.OptionalInt maxResultBytes(Walker w, JsonNode n, String ptr) {
+    if (!n.has("limits")) {
+      return java.util.OptionalInt.empty();
+    }
+    JsonNode limits = n.get("limits");
+    w.object(limits, ptr + "/limits");
+    w.onlyKeys(limits, ptr + "/limits", Set.of("maxResultBytes"));
+    JsonNode max = limits.path("maxResultBytes");
+    if (max.isMissingNode()) {
+      return java.util.OptionalInt.empty();
+    }
+    if (!max.canConvertToInt()
+        || !max.isIntegralNumber()
+        || max.asInt() < McpClientConfig.MIN_RESULT_BYTES) {
+      throw w.refuse(
+          ptr + "/limits/maxResultBytes",
+          "is not a byte count from " + McpClientConfig.MIN_RESULT_BYTES + " to 2147483647",
+          "give the largest answer this server may send, in bytes (default "
+              + McpClientConfig.DEFAULT_MAX_RESULT_BYTES
+              + ")");
+    }
+    return java.util.OptionalInt.of(max.asInt());
   }
 
   private static McpProtocol protocol(Walker w, JsonNode n, String ptr) {
@@ -159,7 +185,16 @@ public final class FlowsConfigLoader {
     w.onlyKeys(
         n,
         ptr,
-        Set.of("command", "args", "env", "setEnv", "cwd", "idempotencyKeys", "protocol", "tasks"));
+        Set.of(
+            "command",
+            "args",
+            "env",
+            "setEnv",
+            "cwd",
+            "idempotencyKeys",
+            "protocol",
+            "tasks",
+            "limits"));
     String command = w.string(n, ptr, "command");
     if (command.isBlank()) {
       throw w.refuse(ptr + "/command", "is empty", "name the program to start");
@@ -207,7 +242,8 @@ public final class FlowsConfigLoader {
 
   private static McpServerConfig http(
       Walker w, String name, JsonNode n, String ptr, McpProtocol protocol) {
-    w.onlyKeys(n, ptr, Set.of("url", "headers", "auth", "idempotencyKeys", "protocol", "tasks"));
+    w.onlyKeys(
+        n, ptr, Set.of("url", "headers", "auth", "idempotencyKeys", "protocol", "tasks", "limits"));
     URI url = w.url(w.string(n, ptr, "url"), ptr + "/url");
     Map<String, String> headers = w.optStringMap(n, ptr, "headers");
     McpAuth auth =

@@ -31,6 +31,7 @@ public final class McpUnreachableException extends FlowsException {
       case MCP_DISCONNECTED, MCP_RESULT_UNAVAILABLE ->
           "check that the server is running and reachable";
       case MCP_UNKNOWN_TOOL, MCP_TOOL_ERROR -> "check the server";
+      case PAYLOAD_TOO_LARGE -> "raise the server's limits.maxResultBytes in flows.json";
     };
   }
 

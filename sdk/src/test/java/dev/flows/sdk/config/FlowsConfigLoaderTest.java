@@ -8,8 +8,10 @@ import dev.flows.kernel.FlowsException;
 import dev.flows.kernel.llm.ModelConfig;
 import dev.flows.kernel.llm.ModelProvider;
 import dev.flows.kernel.mcp.McpAuth;
+import dev.flows.kernel.mcp.McpClientConfig;
 import dev.flows.kernel.mcp.McpProtocol;
 import dev.flows.kernel.mcp.McpServerConfig;
+import dev.flows.kernel.mcp.McpServerConfigJson;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -116,6 +118,18 @@ class FlowsConfigLoaderTest {
             "{\"mcp\": {\"a\": {\"url\": \"http://h/mcp\", \"env\": []}}}",
             "/mcp/a/env"),
         Arguments.of(
+            "a result limit below the smallest",
+            "{\"mcp\": {\"a\": {\"command\": \"x\", \"limits\": {\"maxResultBytes\": 100}}}}",
+            "/mcp/a/limits/maxResultBytes"),
+        Arguments.of(
+            "a result limit that is not a number",
+            "{\"mcp\": {\"a\": {\"url\": \"http://h/mcp\", \"limits\": {\"maxResultBytes\": \"4M\"}}}}",
+            "/mcp/a/limits/maxResultBytes"),
+        Arguments.of(
+            "an unknown limit",
+            "{\"mcp\": {\"a\": {\"command\": \"x\", \"limits\": {\"maxTools\": 5}}}}",
+            "/mcp/a/limits/maxTools"),
+        Arguments.of(
             "unknown auth mode",
             "{\"mcp\": {\"a\": {\"url\": \"http://h/mcp\", \"auth\": {\"mode\": \"magic\"}}}}",
             "/mcp/a/auth/mode"),
@@ -218,6 +232,27 @@ class FlowsConfigLoaderTest {
     FlowsConfig c = FlowsConfigLoader.loadNearest(flow);
     assertThat(c.mcp()).containsOnlyKeys("inner");
     assertThat(c.file()).contains(dir.resolve("a/flows.json").toAbsolutePath());
+  }
+
+  @Test
+  void aServerMayLimitItsLargestResultAndTheLimitSurvivesFreezing() {
+    FlowsConfig c =
+        FlowsConfigLoader.parse(
+            FILE,
+            """
+            {"mcp": {
+              "small": {"command": "x", "limits": {"maxResultBytes": 65536}},
+              "any": {"url": "http://127.0.0.1:9/mcp"}
+            }}
+            """);
+    McpServerConfig small = c.server("small").orElseThrow().config();
+    assertThat(small.maxResultBytes()).hasValue(65536);
+    assertThat(small.limits(McpClientConfig.DEFAULTS).maxResultBytes()).isEqualTo(65536);
+    assertThat(McpServerConfigJson.read(McpServerConfigJson.write(small))).isEqualTo(small);
+    McpServerConfig any = c.server("any").orElseThrow().config();
+    assertThat(any.limits(McpClientConfig.DEFAULTS).maxResultBytes())
+        .isEqualTo(McpClientConfig.DEFAULT_MAX_RESULT_BYTES);
+    assertThat(McpServerConfigJson.write(any).has("limits")).isFalse();
   }
 
   @Test

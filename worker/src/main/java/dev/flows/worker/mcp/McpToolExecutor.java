@@ -423,7 +423,8 @@ public final class McpToolExecutor implements AgentInstructionExecutor {
   private static boolean retried(McpDiagnostic d) {
     return switch (d) {
       case SPAWN_FAILED, HANDSHAKE_TIMEOUT, MCP_DISCONNECTED, MCP_RESULT_UNAVAILABLE -> true;
-      case HANDSHAKE_REJECTED, AUTH_FAILED, MCP_UNKNOWN_TOOL, MCP_TOOL_ERROR -> false;
+      case HANDSHAKE_REJECTED, AUTH_FAILED, MCP_UNKNOWN_TOOL, MCP_TOOL_ERROR, PAYLOAD_TOO_LARGE ->
+          false;
     };
   }
 

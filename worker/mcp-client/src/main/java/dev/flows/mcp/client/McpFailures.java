@@ -24,6 +24,12 @@ final class McpFailures {
     if (ours.isPresent()) {
       return ours.get();
     }
+    Optional<McpDiagnostic> local =
+        find(e, McpError.class).flatMap(rpc -> localDiagnostic(rpc.getJsonRpcError()));
+    if (local.isPresent()) {
+      return new McpException(
+          local.get(), server, McpError.aggregateExceptionMessages(e), McpHttp.fixFor(local.get()));
+    }
     if (lost.isPresent()) {
       return new McpException(
           McpDiagnostic.SPAWN_FAILED,

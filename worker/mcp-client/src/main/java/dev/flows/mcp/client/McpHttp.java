@@ -34,6 +34,8 @@ final class McpHttp {
       case HANDSHAKE_REJECTED -> "check the server URL (redirects are not followed)";
       case HANDSHAKE_TIMEOUT, MCP_DISCONNECTED -> "check that the server is up";
       case MCP_RESULT_UNAVAILABLE -> "the call may or may not have run; retry only if idempotent";
+      case PAYLOAD_TOO_LARGE ->
+          "raise the server's limits.maxResultBytes, or make the tool answer less";
       case SPAWN_FAILED, MCP_UNKNOWN_TOOL, MCP_TOOL_ERROR -> "";
     };
   }

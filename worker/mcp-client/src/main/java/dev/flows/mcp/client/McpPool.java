@@ -36,8 +36,8 @@ public final class McpPool implements AutoCloseable {
           s.name(),
           new McpConnection(
               s.name(),
-              limits,
-              McpTransports.factory(s, limits, credentials),
+              s.limits(limits),
+              McpTransports.factory(s, s.limits(limits), credentials),
               registry,
               random.split()));
     }

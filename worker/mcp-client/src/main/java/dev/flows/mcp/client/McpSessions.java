@@ -48,8 +48,8 @@ public final class McpSessions implements AutoCloseable {
         c =
             new McpConnection(
                     config.name(),
-                    limits,
-                    McpTransports.factory(config, limits, credentials),
+                    config.limits(limits),
+                    McpTransports.factory(config, config.limits(limits), credentials),
                     registry,
                     random.split())
                 // A live elicitation goes to the call that asked, or is declined at once.

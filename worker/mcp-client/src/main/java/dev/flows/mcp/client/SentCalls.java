@@ -7,14 +7,19 @@ import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * The tools/call requests a 2025 transport has sent and not yet seen answered, by id, so a call
- * given up can be named to the server in {@code notifications/cancelled}. The SDK hands the
- * transport the very params object the connection built, which is how the connection names it.
+ * The requests a 2025 transport has sent and not yet seen answered, by id, so a call given up can
+ * be named to the server in {@code notifications/cancelled}, and an answer that could not be read
+ * whole can still be matched to its request. The SDK hands the transport the very params object the
+ * connection built, which is how the connection names it.
  */
 final class SentCalls {
   private final Map<Object, Object> paramsById = new ConcurrentHashMap<>();
+  private final Map<String, Object> awaiting = new ConcurrentHashMap<>();
 
   void sent(JSONRPCMessage m) {
+    if (m instanceof McpSchema.JSONRPCRequest r && r.id() != null) {
+      awaiting.put(String.valueOf(r.id()), r.id());
+    }
     if (m instanceof McpSchema.JSONRPCRequest r
         && McpSchema.METHOD_TOOLS_CALL.equals(r.method())
         && r.params() != null) {
@@ -25,7 +30,13 @@ final class SentCalls {
   void received(JSONRPCMessage m) {
     if (m instanceof McpSchema.JSONRPCResponse r && r.id() != null) {
       paramsById.remove(r.id());
+      awaiting.remove(String.valueOf(r.id()));
     }
+  }
+
+  /** The id of a request sent and not yet answered, as sent, given its text on the wire. */
+  Optional<Object> awaited(String id) {
+    return Optional.ofNullable(awaiting.get(id));
   }
 
   /** Sends, through {@code transport}, the cancel of the request sent with {@code params}. */

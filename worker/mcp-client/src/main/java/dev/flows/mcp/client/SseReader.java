@@ -1,24 +1,42 @@
 package dev.flows.mcp.client;
 
-import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.InputStreamReader;
-import java.nio.charset.StandardCharsets;
 import java.util.Optional;
 import java.util.OptionalLong;
 
-/** A minimal text/event-stream parser: {@code id}, {@code retry}, {@code event}, {@code data}. */
+/**
+ * A minimal text/event-stream parser: {@code id}, {@code retry}, {@code event}, {@code data}. An
+ * event larger than the limit ends the read with {@link TooLarge} while it streams.
+ */
 final class SseReader implements AutoCloseable {
-  private final BufferedReader in;
+  private final InputStream body;
+  private final BoundedLines in;
+  private final int maxBytes;
   private String lastEventId;
   private OptionalLong retryMs = OptionalLong.empty();
 
   /** One dispatched event; {@code data} may be empty (a priming event that only sets an id). */
   record Event(Optional<String> id, String type, String data) {}
 
-  SseReader(InputStream in) {
-    this.in = new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8));
+  /** An event that grew past the limit; the stream is not read further. */
+  static final class TooLarge extends IOException {
+    private final long bytes;
+
+    TooLarge(long bytes) {
+      super("an SSE event passed " + bytes + " bytes");
+      this.bytes = bytes;
+    }
+
+    long bytes() {
+      return bytes;
+    }
+  }
+
+  SseReader(InputStream in, int maxBytes) {
+    this.body = in;
+    this.in = new BoundedLines(in, maxBytes);
+    this.maxBytes = maxBytes;
   }
 
   /** The next event, or empty at end of stream. */
@@ -27,8 +45,12 @@ final class SseReader implements AutoCloseable {
     String type = "message";
     Optional<String> id = Optional.empty();
     boolean any = false;
-    String line;
-    while ((line = in.readLine()) != null) {
+    Optional<BoundedLines.Line> next;
+    while ((next = in.next()).isPresent()) {
+      if (next.get() instanceof BoundedLines.Line.Oversized o) {
+        throw new TooLarge(o.bytes());
+      }
+      String line = ((BoundedLines.Line.Text) next.get()).text();
       if (line.isEmpty()) {
         if (any) {
           return Optional.of(new Event(id, type, data.toString()));
@@ -51,6 +73,9 @@ final class SseReader implements AutoCloseable {
           }
           data.append(value);
           any = true;
+          if (data.length() > maxBytes) {
+            throw new TooLarge(data.length());
+          }
         }
         case "id" -> {
           if (!value.contains("\u0000")) {
@@ -86,6 +111,6 @@ final class SseReader implements AutoCloseable {
 
   @Override
   public void close() throws IOException {
-    in.close();
+    body.close();
   }
 }

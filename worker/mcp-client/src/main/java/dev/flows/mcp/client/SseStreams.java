@@ -65,7 +65,7 @@ final class SseStreams {
   private StreamEnd readEvents(InputStream body, Object awaited) {
     open.add(body);
     boolean answered = false;
-    SseReader sse = new SseReader(body);
+    SseReader sse = new SseReader(body, limits.maxResultBytes());
     try (sse) {
       Optional<SseReader.Event> ev;
       while ((ev = sse.next()).isPresent()) {
@@ -88,6 +88,16 @@ final class SseStreams {
         // Read on to the end even once answered: a body left unread makes the HTTP client drop
         // the connection instead of reusing it, which costs a new TCP connection per call.
         endpoint.deliver(m);
+      }
+    } catch (SseReader.TooLarge e) {
+      LOG.warn("mcp server {}: an SSE event of {}+ bytes was cut off", server, e.bytes());
+      if (awaited != null && !closing.get()) {
+        endpoint.deliver(
+            LocalAnswers.error(
+                awaited,
+                McpDiagnostic.PAYLOAD_TOO_LARGE,
+                LocalAnswers.tooLarge(e.bytes(), limits.maxResultBytes())));
+        answered = true;
       }
     } catch (IOException e) {
       LOG.debug("mcp server {}: SSE stream interrupted: {}", server, e.toString());

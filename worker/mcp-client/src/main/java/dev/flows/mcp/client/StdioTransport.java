@@ -9,11 +9,9 @@ import io.modelcontextprotocol.json.TypeRef;
 import io.modelcontextprotocol.spec.McpClientTransport;
 import io.modelcontextprotocol.spec.McpSchema;
 import io.modelcontextprotocol.spec.McpSchema.JSONRPCMessage;
-import java.io.BufferedReader;
 import java.io.File;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.InputStreamReader;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -260,22 +258,18 @@ public final class StdioTransport implements McpClientTransport, CancellableTran
   }
 
   private void readStdout(Process p, Function<Mono<JSONRPCMessage>, Mono<JSONRPCMessage>> handler) {
-    try (BufferedReader r =
-        new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
-      String line;
-      while ((line = r.readLine()) != null) {
-        if (line.isBlank()) {
-          continue;
-        }
-        JSONRPCMessage msg;
-        try {
-          msg = McpSchema.deserializeJsonRpcMessage(json, line);
-        } catch (IOException | IllegalArgumentException e) {
-          LOG.warn("mcp server {}: ignoring a line that is not JSON-RPC", server.name());
-          continue;
-        }
-        sent.received(msg);
-        handler.apply(Mono.just(msg)).subscribe(m -> {}, e -> LOG.debug("handler failed", e));
+    try (InputStream out = p.getInputStream()) {
+      BoundedLines lines = new BoundedLines(out, limits.maxResultBytes());
+      Optional<BoundedLines.Line> next;
+      while ((next = lines.next()).isPresent()) {
+        StdoutLines.message(server.name(), next.get(), json, sent, limits.maxResultBytes())
+            .ifPresent(
+                msg -> {
+                  sent.received(msg);
+                  handler
+                      .apply(Mono.just(msg))
+                      .subscribe(m -> {}, e -> LOG.debug("handler failed", e));
+                });
       }
     } catch (IOException e) {
       LOG.debug("mcp server {}: stdout closed: {}", server.name(), e.toString());

@@ -190,7 +190,17 @@ public final class StreamableHttpTransport implements McpClientTransport, Cancel
           .start(() -> streams.readResponseStream(r.body(), awaited));
     } else if (type.startsWith("application/json")) {
       try (InputStream body = r.body()) {
-        deliverJson(new String(body.readAllBytes(), StandardCharsets.UTF_8));
+        // Read one byte past the limit, never more: closing the body unread drops the connection.
+        byte[] answer = body.readNBytes(limits.maxResultBytes() + 1);
+        if (answer.length > limits.maxResultBytes()) {
+          String why = LocalAnswers.tooLarge(answer.length, limits.maxResultBytes());
+          if (!(message instanceof JSONRPCRequest req)) {
+            throw error(McpDiagnostic.PAYLOAD_TOO_LARGE, why, null);
+          }
+          deliver(LocalAnswers.error(req.id(), McpDiagnostic.PAYLOAD_TOO_LARGE, why));
+          return;
+        }
+        deliverJson(new String(answer, StandardCharsets.UTF_8));
       } catch (IOException e) {
         throw error(McpDiagnostic.MCP_RESULT_UNAVAILABLE, "reading the answer: " + e, e);
       }

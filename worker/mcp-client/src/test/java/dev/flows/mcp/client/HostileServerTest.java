@@ -1,0 +1,187 @@
+package dev.flows.mcp.client;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.flows.kernel.mcp.McpAuth;
+import dev.flows.kernel.mcp.McpClientConfig;
+import dev.flows.kernel.mcp.McpDiagnostic;
+import dev.flows.kernel.mcp.McpProtocol;
+import dev.flows.kernel.mcp.McpServerConfig;
+import dev.flows.kernel.mcp.ToolCallResult;
+import dev.flows.mcp.testkit.HostileServer;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Servers that answer too much, too slowly or wrongly, through the real client: each call ends with
+ * a diagnostic within its deadline, the connection stays usable, and the client's heap stays
+ * bounded. This module's tests run with a small heap (its pom's {@code surefire.argLine}), so
+ * reading a 200 MB answer whole would fail it with an OutOfMemoryError.
+ */
+class HostileServerTest {
+  /** The heap this suite runs in; see the surefire execution in this module's pom. */
+  static final long HEAP_BOUND_BYTES = 192L << 20;
+
+  private static final McpClientConfig LIMITS =
+      McpClientConfig.DEFAULTS
+          .withStopGrace(Duration.ofSeconds(1))
+          .withCallTimeout(Duration.ofSeconds(20));
+  private static final Duration QUICK = Duration.ofSeconds(15);
+
+  private final List<McpConnection> connections = new ArrayList<>();
+  private final List<AutoCloseable> servers = new ArrayList<>();
+
+  @BeforeAll
+  static void runsWithASmallHeap() {
+    assertThat(Runtime.getRuntime().maxMemory())
+        .as("run with -Xmx at most the bound (this module's surefire.argLine)")
+        .isLessThanOrEqualTo(HEAP_BOUND_BYTES);
+  }
+
+  @AfterEach
+  void stopAll() throws Exception {
+    connections.forEach(McpConnection::stop);
+    for (AutoCloseable s : servers) {
+      s.close();
+    }
+  }
+
+  private McpConnection connected(McpServerConfig server, McpClientConfig limits) throws Exception {
+    McpConnection c = McpTestSupport.connection(server, limits);
+    connections.add(c);
+    McpTestSupport.get(c.connect());
+    return c;
+  }
+
+  private McpConnection stdio(String... flags) throws Exception {
+    return connected(
+        HostileServer.stdio("hostile", flags).withProtocol(McpProtocol.V2025_11_25), LIMITS);
+  }
+
+  private McpConnection http() throws Exception {
+    HostileServer.Http h = HostileServer.http(0);
+    servers.add(h);
+    return connected(
+        new McpServerConfig.Http(
+            "hostile", h.url(), Map.of(), new McpAuth.None(), McpProtocol.V2025_11_25),
+        LIMITS);
+  }
+
+  private static CompletableFuture<ToolCallResult> call(McpConnection c, String tool) {
+    return c.callTool(tool, Map.of(), Map.of());
+  }
+
+  /** The diagnostic the call ends with, asserting it ends within {@code deadline}. */
+  private static McpDiagnostic failsWithin(Duration deadline, CompletableFuture<?> call) {
+    long start = System.nanoTime();
+    McpDiagnostic d = McpTestSupport.diagnosticOf(call);
+    assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(deadline);
+    return d;
+  }
+
+  private static void stillAnswers(McpConnection c) throws Exception {
+    assertThat(McpTestSupport.get(call(c, "echo")).content().toString()).contains("pong");
+  }
+
+  @Test
+  void aTwoHundredMegabyteResultOverStdioIsCutOffAsPayloadTooLarge() throws Exception {
+    McpConnection c = stdio();
+    assertThat(failsWithin(QUICK, call(c, "huge"))).isEqualTo(McpDiagnostic.PAYLOAD_TOO_LARGE);
+    stillAnswers(c);
+  }
+
+  @Test
+  void aTwoHundredMegabyteJsonResultOverHttpIsCutOffAsPayloadTooLarge() throws Exception {
+    McpConnection c = http();
+    assertThat(failsWithin(QUICK, call(c, "huge"))).isEqualTo(McpDiagnostic.PAYLOAD_TOO_LARGE);
+    stillAnswers(c);
+  }
+
+  @Test
+  void aTwoHundredMegabyteSseEventOverHttpIsCutOffAsPayloadTooLarge() throws Exception {
+    McpConnection c = http();
+    assertThat(failsWithin(QUICK, call(c, "sse-huge"))).isEqualTo(McpDiagnostic.PAYLOAD_TOO_LARGE);
+    stillAnswers(c);
+  }
+
+  @Test
+  void aServersLimitCutsOffAnAnswerTheDefaultLimitTakes() throws Exception {
+    McpServerConfig.Stdio server =
+        HostileServer.stdio("hostile", "--tools=200").withProtocol(McpProtocol.V2025_11_25);
+    assertThat(connected(server, LIMITS).tools()).hasSizeGreaterThan(200);
+    McpConnection small =
+        McpTestSupport.connection(
+            server, LIMITS.withMaxResultBytes(McpClientConfig.MIN_RESULT_BYTES));
+    connections.add(small);
+    assertThat(failsWithin(QUICK, small.connect())).isEqualTo(McpDiagnostic.PAYLOAD_TOO_LARGE);
+  }
+
+  @Test
+  void anAnswerThatIsNotJsonFailsTheCallAtOnceAsResultUnavailable() throws Exception {
+    McpConnection c = stdio();
+    assertThat(failsWithin(QUICK, call(c, "invalid")))
+        .isEqualTo(McpDiagnostic.MCP_RESULT_UNAVAILABLE);
+    stillAnswers(c);
+  }
+
+  @Test
+  void jsonNestedAHundredThousandLevelsFailsTheCallWithoutAStackOverflow() throws Exception {
+    McpConnection c = stdio();
+    assertThat(failsWithin(QUICK, call(c, "nested")))
+        .isEqualTo(McpDiagnostic.MCP_RESULT_UNAVAILABLE);
+    stillAnswers(c);
+  }
+
+  @Test
+  void anAnswerToARequestNeverSentIsIgnoredAndTheRealAnswerArrives() throws Exception {
+    McpConnection c = stdio();
+    assertThat(McpTestSupport.get(call(c, "unsolicited")).content().toString()).contains("after");
+  }
+
+  @Test
+  void garbageOnStdoutBeforeTheHandshakeIsSkipped() throws Exception {
+    stillAnswers(stdio("--garbage"));
+  }
+
+  @Test
+  void aHundredThousandToolsInToolsListEndTheConnectWithPayloadTooLarge() throws Exception {
+    McpConnection c =
+        McpTestSupport.connection(
+            HostileServer.stdio("many", "--tools=100000").withProtocol(McpProtocol.V2025_11_25),
+            LIMITS);
+    connections.add(c);
+    long start = System.nanoTime();
+    McpDiagnostic d = McpTestSupport.diagnosticOf(c.connect());
+    assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(QUICK);
+    assertThat(d).isEqualTo(McpDiagnostic.PAYLOAD_TOO_LARGE);
+  }
+
+  @Test
+  void aOneBytePerSecondDripEndsAtTheCallTimeout() throws Exception {
+    McpClientConfig limits = LIMITS.withCallTimeout(Duration.ofSeconds(2));
+    McpConnection c =
+        connected(HostileServer.stdio("drip").withProtocol(McpProtocol.V2025_11_25), limits);
+    assertThat(failsWithin(Duration.ofSeconds(10), call(c, "drip")))
+        .isEqualTo(McpDiagnostic.MCP_RESULT_UNAVAILABLE);
+  }
+
+  @Test
+  void anSseStreamThatNeverEndsEndsTheCallAtItsTimeout() throws Exception {
+    HostileServer.Http h = HostileServer.http(0);
+    servers.add(h);
+    McpConnection c =
+        connected(
+            new McpServerConfig.Http(
+                "endless", h.url(), Map.of(), new McpAuth.None(), McpProtocol.V2025_11_25),
+            LIMITS.withCallTimeout(Duration.ofSeconds(2)));
+    assertThat(failsWithin(Duration.ofSeconds(10), call(c, "sse-endless")))
+        .isEqualTo(McpDiagnostic.MCP_RESULT_UNAVAILABLE);
+    stillAnswers(c);
+  }
+}
