@@ -21,13 +21,17 @@ import java.util.concurrent.TimeoutException;
 final class ProbeReader {
   private ProbeReader() {}
 
-  /** True when the line answering {@code id} is a result listing 2026-07-28. */
-  static boolean answersModern(InputStream in, String id, Duration wait) throws IOException {
+  /**
+   * True when the line answering {@code id} is a result listing 2026-07-28. A line longer than
+   * {@code maxBytes} ends the probe (a 2025 server), so a server cannot fill the heap here either.
+   */
+  static boolean answersModern(InputStream in, String id, Duration wait, int maxBytes)
+      throws IOException {
     CompletableFuture<Boolean> answer =
         CompletableFuture.supplyAsync(
             () -> {
               try {
-                for (String line = line(in); line != null; line = line(in)) {
+                for (String line = line(in, maxBytes); line != null; line = line(in, maxBytes)) {
                   JsonNode m = parse(line);
                   if (m != null && id.equals(m.path("id").asText(null))) {
                     return contains(m.path("result").path("supportedVersions"));
@@ -70,12 +74,15 @@ final class ProbeReader {
     }
   }
 
-  private static String line(InputStream in) throws IOException {
+  private static String line(InputStream in, int maxBytes) throws IOException {
     ByteArrayOutputStream b = new ByteArrayOutputStream();
     int c;
     while ((c = in.read()) >= 0) {
       if (c == '\n') {
         return b.toString(StandardCharsets.UTF_8);
+      }
+      if (b.size() >= maxBytes) {
+        throw new IOException("a line longer than " + maxBytes + " bytes");
       }
       b.write(c);
     }

@@ -159,7 +159,7 @@ public final class StdioTransport implements McpClientTransport, CancellableTran
         t.stdin.write(request.getBytes(StandardCharsets.UTF_8));
         t.stdin.flush();
       }
-      modern = ProbeReader.answersModern(p.getInputStream(), id, wait);
+      modern = ProbeReader.answersModern(p.getInputStream(), id, wait, limits.maxResultBytes());
     } catch (IOException e) {
       // Silent, or its pipe broke: this process's stream may be half read, so a 2025 handshake
       // starts a new one.

@@ -145,6 +145,13 @@ class HostileServerTest {
   }
 
   @Test
+  void aTwoHundredMegabyteAnswerToTheProtocolProbeIsCutOffAndThe2025HandshakeGoesOn()
+      throws Exception {
+    McpConnection c = connected(HostileServer.stdio("probe", "--huge-discover"), LIMITS);
+    stillAnswers(c);
+  }
+
+  @Test
   void garbageOnStdoutBeforeTheHandshakeIsSkipped() throws Exception {
     stillAnswers(stdio("--garbage"));
   }

@@ -25,8 +25,9 @@ import java.util.concurrent.Executors;
  * {@code nested} (JSON nested 100,000 levels), {@code drip} (one byte a second, never finishing),
  * {@code endless} (over HTTP: an SSE stream of comments that never answers) and {@code echo} (a
  * normal answer). Over stdio ({@link #main}, flags {@code --tools=N} for N extra tools in
- * tools/list, {@code --garbage} for lines of garbage on stdout before the handshake) or over HTTP
- * ({@link #http}, the same answers as JSON, or as SSE for tools whose name starts {@code sse-}).
+ * tools/list, {@code --garbage} for lines of garbage on stdout before the handshake, {@code
+ * --huge-discover} for a 200 MB answer to the {@code server/discover} probe) or over HTTP ({@link
+ * #http}, the same answers as JSON, or as SSE for tools whose name starts {@code sse-}).
  */
 public final class HostileServer {
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -46,9 +47,11 @@ public final class HostileServer {
           "sse-echo");
 
   private final int extraTools;
+  private final boolean hugeDiscover;
 
-  private HostileServer(int extraTools) {
+  private HostileServer(int extraTools, boolean hugeDiscover) {
     this.extraTools = extraTools;
+    this.hugeDiscover = hugeDiscover;
   }
 
   /** This server as a child JVM over stdio. */
@@ -74,7 +77,8 @@ public final class HostileServer {
       out.write("Starting up... banner\nnot json {{{\n\u0000\u0001garbage\n".getBytes());
       out.flush();
     }
-    HostileServer server = new HostileServer(extra);
+    HostileServer server =
+        new HostileServer(extra, Arrays.asList(args).contains("--huge-discover"));
     BufferedReader in =
         new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
     String line;
@@ -115,6 +119,14 @@ public final class HostileServer {
                   + end);
       case "tools/list" -> listTools(out, start, end);
       case "tools/call" -> call(req.path("params").path("name").asText(), out, start, end, sse);
+      case "server/discover" -> {
+        if (hugeDiscover) {
+          call("huge", out, start, end, sse);
+        } else {
+          write(
+              out, start + ",\"error\":{\"code\":-32601,\"message\":\"no " + method + "\"}}" + end);
+        }
+      }
       default ->
           write(
               out, start + ",\"error\":{\"code\":-32601,\"message\":\"no " + method + "\"}}" + end);
@@ -192,7 +204,7 @@ public final class HostileServer {
   public static Http http(int extraTools) throws IOException {
     HttpServer http = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
     http.setExecutor(Executors.newVirtualThreadPerTaskExecutor());
-    HostileServer server = new HostileServer(extraTools);
+    HostileServer server = new HostileServer(extraTools, false);
     http.createContext("/mcp", ex -> server.exchange(ex));
     http.start();
     return new Http(http, URI.create("http://127.0.0.1:" + http.getAddress().getPort() + "/mcp"));

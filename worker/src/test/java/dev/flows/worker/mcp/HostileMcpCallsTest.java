@@ -1,0 +1,138 @@
+package dev.flows.worker.mcp;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.flows.kernel.ErrorCode;
+import dev.flows.kernel.instruction.McpCallInstruction;
+import dev.flows.kernel.journal.InMemoryJournal;
+import dev.flows.kernel.journal.JournalEntry;
+import dev.flows.kernel.journal.RunRef;
+import dev.flows.kernel.journal.StartRun;
+import dev.flows.kernel.journal.WorkerId;
+import dev.flows.kernel.lifecycle.RunStatus;
+import dev.flows.kernel.mcp.McpClientConfig;
+import dev.flows.kernel.mcp.McpProtocol;
+import dev.flows.kernel.mcp.McpServerConfigJson;
+import dev.flows.kernel.spec.BackoffPolicy;
+import dev.flows.kernel.spec.RecoveryMode;
+import dev.flows.kernel.spec.RunSpec;
+import dev.flows.kernel.spec.StepBody;
+import dev.flows.kernel.spec.StepSpec;
+import dev.flows.mcp.client.McpCredentials;
+import dev.flows.mcp.client.McpSessions;
+import dev.flows.mcp.testkit.HostileServer;
+import dev.flows.worker.WorkerConfig;
+import dev.flows.worker.WorkerLease;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.InstantSource;
+import java.util.List;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A hostile server's oversized answer through the worker's call path (claim, lease, effect
+ * election, call, completion): the step fails {@code payload_too_large} without a retry, none of
+ * the answer reaches the journal, its attempt completes (so its lease is let go), and another run's
+ * call on the same server connection finishes meanwhile.
+ */
+class HostileMcpCallsTest {
+  private static final JsonNodeFactory JSON = JsonNodeFactory.instance;
+  private static final WorkerId WORKER = new WorkerId("hostile-worker");
+  private static final JsonNode CONNECTION =
+      McpServerConfigJson.write(
+          HostileServer.stdio("hostile").withProtocol(McpProtocol.V2025_11_25));
+  private static McpSessions sessions;
+  private final InMemoryJournal journal = new InMemoryJournal(Clock.systemUTC());
+  private final InlineMcpCalls inline =
+      new InlineMcpCalls(
+          journal,
+          new McpToolExecutor(sessions, journal),
+          new WorkerLease(journal, WorkerConfig.defaults(), InstantSource.system()),
+          WORKER,
+          Duration.ofSeconds(60),
+          InstantSource.system());
+
+  @BeforeAll
+  static void sessions() {
+    sessions = new McpSessions(McpClientConfig.DEFAULTS, McpCredentials.fromEnvironment());
+  }
+
+  @AfterAll
+  static void close() {
+    sessions.close();
+  }
+
+  private static StartRun request(String id, String tool) {
+    ObjectNode in = JSON.objectNode().put("type", "mcp").put("server", "hostile").put("tool", tool);
+    in.set("input", JSON.objectNode());
+    in.set("connection", CONNECTION);
+    in.put("mayReperform", false);
+    StepSpec step =
+        new StepSpec(
+            "call",
+            List.of(),
+            JSON.objectNode(),
+            3,
+            new BackoffPolicy(1, 1, 1.0, 0),
+            OptionalLong.empty(),
+            OptionalLong.empty(),
+            new StepBody.Agent(
+                in, RecoveryMode.INSPECT, List.of(McpCallInstruction.surface("hostile", tool))));
+    return new StartRun(
+        Optional.of(new RunRef(id)),
+        id,
+        new RunSpec(RunSpec.VERSION, "t", List.of(step)),
+        Optional.empty(),
+        "test");
+  }
+
+  private CompletableFuture<InlineMcpCalls.Result> call(String run, String tool) {
+    return CompletableFuture.supplyAsync(
+        () -> {
+          try {
+            return inline.call(request(run, tool), "/mcp/hostile/" + tool);
+          } catch (Exception e) {
+            throw new IllegalStateException(e);
+          }
+        });
+  }
+
+  @Test
+  void aTwoHundredMegabyteAnswerFailsItsStepPayloadTooLargeWhileAnotherRunFinishes()
+      throws Exception {
+    // The echo run connects first so both calls share one server connection.
+    assertThat(call("warm", "echo").get(60, TimeUnit.SECONDS))
+        .isInstanceOf(InlineMcpCalls.Result.Succeeded.class);
+    CompletableFuture<InlineMcpCalls.Result> huge = call("huge", "huge");
+    CompletableFuture<InlineMcpCalls.Result> echo = call("echo", "echo");
+
+    assertThat(echo.get(60, TimeUnit.SECONDS)).isInstanceOf(InlineMcpCalls.Result.Succeeded.class);
+    assertThat(huge.get(60, TimeUnit.SECONDS)).isInstanceOf(InlineMcpCalls.Result.AwaitChild.class);
+    RunRef run = new RunRef("huge");
+    assertThat(journal.run(run).orElseThrow().status()).isEqualTo(RunStatus.FAILED);
+    List<JournalEntry.StepCompleted> completions =
+        journal.entries(run).stream()
+            .map(e -> e.entry())
+            .filter(e -> e instanceof JournalEntry.StepCompleted)
+            .map(JournalEntry.StepCompleted.class::cast)
+            .toList();
+    assertThat(completions).as("not retried").hasSize(1);
+    assertThat(completions.getFirst().trajectoryTail().orElseThrow().path("diagnostic").asText())
+        .isEqualTo(ErrorCode.PAYLOAD_TOO_LARGE.wire());
+    assertThat(String.valueOf(journal.entries(run)).length())
+        .as("none of the answer is journaled")
+        .isLessThan(64 * 1024);
+    // Completed, so its lease is let go: the step is not left running for a reconciler to find.
+    assertThat(journal.run(run).orElseThrow().steps().getFirst().status())
+        .isEqualTo(dev.flows.kernel.lifecycle.StepStatus.FAILED);
+  }
+}
