@@ -111,6 +111,12 @@ class HostileServerTest {
   }
 
   @Test
+  void eightMegabytesOfResponseHeadersAreRefusedByTheHttpClientAsADisconnect() throws Exception {
+    McpConnection c = http();
+    assertThat(failsWithin(QUICK, call(c, "headers"))).isEqualTo(McpDiagnostic.MCP_DISCONNECTED);
+  }
+
+  @Test
   void aServersLimitCutsOffAnAnswerTheDefaultLimitTakes() throws Exception {
     McpServerConfig.Stdio server =
         HostileServer.stdio("hostile", "--tools=200").withProtocol(McpProtocol.V2025_11_25);

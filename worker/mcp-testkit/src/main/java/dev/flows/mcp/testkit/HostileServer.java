@@ -27,7 +27,8 @@ import java.util.concurrent.Executors;
  * normal answer). Over stdio ({@link #main}, flags {@code --tools=N} for N extra tools in
  * tools/list, {@code --garbage} for lines of garbage on stdout before the handshake, {@code
  * --huge-discover} for a 200 MB answer to the {@code server/discover} probe) or over HTTP ({@link
- * #http}, the same answers as JSON, or as SSE for tools whose name starts {@code sse-}).
+ * #http}, the same answers as JSON, or as SSE for tools whose name starts {@code sse-}; tool {@code
+ * headers} answers with 8 MiB of response headers).
  */
 public final class HostileServer {
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -44,7 +45,8 @@ public final class HostileServer {
           "echo",
           "sse-huge",
           "sse-endless",
-          "sse-echo");
+          "sse-echo",
+          "headers");
 
   private final int extraTools;
   private final boolean hugeDiscover;
@@ -221,7 +223,15 @@ public final class HostileServer {
         ex.sendResponseHeaders(202, -1);
         return;
       }
-      boolean sse = req.path("params").path("name").asText().startsWith("sse-");
+      String tool = req.path("params").path("name").asText();
+      boolean sse = tool.startsWith("sse-");
+      if (tool.equals("headers")) {
+        // 8 MiB of response headers, more than any client should hold for one answer.
+        String junk = "x".repeat(64 * 1024);
+        for (int i = 0; i < 128; i++) {
+          ex.getResponseHeaders().add("X-Junk-" + i, junk);
+        }
+      }
       ex.getResponseHeaders().set("Content-Type", sse ? "text/event-stream" : "application/json");
       ex.sendResponseHeaders(200, 0);
       answerQuietly(req, JSON.writeValueAsString(req.get("id")), ex.getResponseBody(), sse);
