@@ -247,8 +247,9 @@ public final class Worker implements AutoCloseable {
   }
 
   private void claimUntilStopped() {
-    // Idle: the last wait ran its whole poll interval without a wake-up. Only then is the backoff
-    // query skipped, so an idle worker costs one claim per poll interval, as before.
+    // Idle: the last wait ran its whole poll interval without a wake-up. An idle worker still asks
+    // when the next step comes due before each wait (an indexed read): a timer or backoff due
+    // within the poll interval is claimed when due, not up to a poll interval late.
     boolean idle = false;
     // Whether work may be waiting. Else a poll takes only a slot free now: a slot an attempt frees
     // goes to this process's next start (startClaimed), not to a claim that would find nothing.
@@ -291,7 +292,7 @@ public final class Worker implements AutoCloseable {
       got.forEach(a -> attempts.launch(a, sent));
       if (got.isEmpty()) {
         try {
-          Duration wait = idle ? config.pollInterval() : untilClaimable();
+          Duration wait = untilClaimable();
           idle = !journal.awaitWork(wait) && wait.equals(config.pollInterval());
         } catch (InterruptedException e) {
           return;

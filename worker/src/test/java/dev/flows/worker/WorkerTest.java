@@ -383,6 +383,39 @@ class WorkerTest {
   }
 
   @Test
+  void anIdleWorkerClaimsATimerAtItsDueTimeNotAtItsNextPoll() {
+    // A step suspended on a timer due 4.5 s after its attempt: the worker's first wait after it
+    // runs a whole poll interval (3 s) without a wake-up, so the worker is idle when it comes due.
+    Duration due = Duration.ofMillis(4500);
+    List<java.time.Instant> dueAt = new java.util.concurrent.CopyOnWriteArrayList<>();
+    List<java.time.Instant> resumedAt = new java.util.concurrent.CopyOnWriteArrayList<>();
+    StepExecutor timer =
+        new StepExecutor() {
+          @Override
+          public StepKind kind() {
+            return StepKind.DETERMINISTIC;
+          }
+
+          @Override
+          public StepOutcome execute(StepExecution execution) {
+            if (dueAt.isEmpty()) {
+              dueAt.add(clock.instant().plus(due));
+              return StepOutcome.Suspended.timer(due);
+            }
+            resumedAt.add(clock.instant());
+            return new StepOutcome.Succeeded(JsonNodeFactory.instance.nullNode());
+          }
+        };
+    RunRef run = start(Specs.run(Specs.command("s", "true")));
+    worker(config.toBuilder().pollInterval(Duration.ofSeconds(3)).build(), timer);
+
+    await().atMost(WAIT).until(() -> status(run) == RunStatus.SUCCEEDED);
+    // At its next poll it would resume 1.5 s late.
+    assertThat(Duration.between(dueAt.getFirst(), resumedAt.getFirst()))
+        .isLessThan(Duration.ofMillis(750));
+  }
+
+  @Test
   void aClaimNeverAsksForMoreAttemptsThanTheClaimBatch() {
     GaugedJournal gauged = new GaugedJournal(journal);
     List<RunRef> runs = new ArrayList<>();

@@ -160,6 +160,7 @@ public final class Bench {
     s.put("cli", CliBench::new);
     s.put("shortruns", ShortRunsBench::new);
     s.put("dbos", DbosBench::new);
+    s.put("growth", GrowthBench::new);
     return java.util.Collections.unmodifiableMap(s);
   }
 

@@ -115,7 +115,7 @@ final class JournalFloor {
   }
 
   /** A one-step run whose agent step declares the memo surfaces, as a flow's root does. */
-  private static RunSpec memoRoot(String name) {
+  static RunSpec memoRoot(String name) {
     StepSpec body =
         new StepSpec(
             BODY_STEP,

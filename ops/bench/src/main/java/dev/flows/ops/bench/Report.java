@@ -146,6 +146,7 @@ final class Report {
   int scalingSteps;
   final Map<Integer, ScalingBench.Result> scaling = new TreeMap<>();
   Optional<PruneBench.Result> prune = Optional.empty();
+  Optional<GrowthBench.Result> growth = Optional.empty();
   Duration runtime = Duration.ZERO;
 
   /** The short-runs section's loads, this engine's, in the order measured. */
@@ -170,6 +171,10 @@ final class Report {
 
   void prune(PruneBench.Result r) {
     prune = Optional.of(r);
+  }
+
+  void growth(GrowthBench.Result r) {
+    growth = Optional.of(r);
   }
 
   void environment(String mode, Map<String, String> settings) throws Exception {
@@ -295,6 +300,7 @@ final class Report {
     TasksMarkdown.render(this, md);
     ScalingMarkdown.render(this, md);
     PruneMarkdown.render(this, md);
+    GrowthMarkdown.render(this, md);
     TracingMarkdown.render(this, md);
     CliMarkdown.render(this, md);
     ShortRunsMarkdown.render(this, md);

@@ -24,6 +24,7 @@ class BenchSmokeTest {
         .contains("added latency of durable f.mcp (http, p50)")
         .contains(
             "## The journal alone", "(the memo statement alone: ", "(its two statements alone: ")
+        .contains("## Cost as the journal grows", "| runs list (console first page) |")
         .doesNotContain("NaN");
     // Every journal write of the success path is counted: a memo step cannot be free.
     assertThat(md).doesNotContain("| f.step | 5 | 0.00 |");

@@ -1,0 +1,184 @@
+package dev.flows.ops.bench;
+
+import static dev.flows.ops.bench.Bench.log;
+import static dev.flows.ops.bench.Runs.admitAndWait;
+import static dev.flows.ops.bench.Runs.awaitEnded;
+import static dev.flows.ops.bench.Runs.count;
+import static dev.flows.ops.bench.Runs.stepsInput;
+
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import dev.flows.journalstore.JournalStoreConfig;
+import dev.flows.journalstore.PostgresJournal;
+import dev.flows.kernel.journal.RunRef;
+import dev.flows.sdk.runtime.FlowsEngine;
+import dev.flows.sdk.runtime.Inventory;
+import dev.flows.worker.WorkerConfig;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * Cost as the journal grows: the same figures on an empty journal, then after filling it with
+ * copies of real ended 10-step runs and of runs waiting (asleep on a timer, awaiting a signal), in
+ * one database, so each figure is a ratio filled / empty measured in the same run.
+ */
+record GrowthBench(Bench.Plan plan, Pg pg, Report report) implements Section {
+  private static final JsonNodeFactory JSON = JsonNodeFactory.instance;
+  private static final Duration DEFAULT_LEASE = WorkerConfig.DEFAULT_LEASE;
+  static final String DB = "bench_growth";
+
+  /** Overrides the plan's ended runs (the waiting runs are a hundredth of them). */
+  static final String RUNS_ENV = "FLOWS_BENCH_GROWTH_RUNS";
+
+  /** How big the filled journal is, and how many samples each figure takes. */
+  record Size(long ended, long waiting, int samples) {
+    static Size of(String mode) {
+      Size planned =
+          switch (mode) {
+            case "smoke" -> new Size(200, 20, 10);
+            case "quick" -> new Size(100_000, 10_000, 200);
+            default -> new Size(10_000_000, 100_000, 500);
+          };
+      return Optional.ofNullable(System.getenv(RUNS_ENV))
+          .map(Long::parseLong)
+          .map(n -> new Size(n, Math.max(2, n / 100), planned.samples()))
+          .orElse(planned);
+    }
+  }
+
+  /** The figures of one journal: latencies by name, then runs/s of 1-step runs. */
+  record Figures(Map<String, Stats> latency, double runsPerSecond) {}
+
+  /** What the section measured. */
+  record Result(Size size, double fillSeconds, Figures empty, Figures filled, List<String> plans) {}
+
+  /** The latency figures, in the order the report gives them. */
+  static final List<String> FIGURES =
+      List.of(
+          "admission",
+          "claim",
+          "memo",
+          "completion",
+          "signal sent",
+          "signal sent -> body resumed",
+          "timer due -> body resumed",
+          "runs list (console first page)",
+          "runs list --all",
+          "runs show");
+
+  @Override
+  public void run() throws Exception {
+    Size size = Size.of(plan.mode());
+    log("journal growth: empty, then " + size.ended() + " ended + " + size.waiting() + " waiting");
+    String url = pg.fresh(DB, true);
+    try {
+      Figures empty = figures(url, size.samples(), "e");
+      long t0 = System.nanoTime();
+      GrowthTemplates.fill(url, size, this::engine);
+      double fillSeconds = (System.nanoTime() - t0) / 1e9;
+      log("  filled in " + (int) fillSeconds + " s");
+      Figures filled = figures(url, size.samples(), "f");
+      report.growth(new Result(size, fillSeconds, empty, filled, GrowthReads.plans(url)));
+    } finally {
+      pg.drop(DB);
+    }
+  }
+
+  private FlowsEngine engine(PostgresJournal journal) {
+    FlowsEngine e = Engines.engine(journal, 4, DEFAULT_LEASE);
+    e.register(GrowthFlows.NAP);
+    e.register(GrowthFlows.WAITER);
+    return e;
+  }
+
+  /** Every figure on the journal as it is now; run ids made here start with {@code tag}. */
+  private Figures figures(String url, int samples, String tag) throws Exception {
+    Map<String, Stats> lat = new LinkedHashMap<>();
+    try (PostgresJournal journal = PostgresJournal.connect(JournalStoreConfig.forUrl(url))) {
+      lat.putAll(GrowthProbe.verbs(journal, samples));
+    }
+    double rate;
+    try (PostgresJournal journal = PostgresJournal.connect(JournalStoreConfig.forUrl(url));
+        FlowsEngine engine = engine(journal)) {
+      engine.startWorker();
+      admitAndWait(url, engine, BenchFlows.STEPS, 4, i -> stepsInput(tag + "w" + i, 1));
+      lat.put("signal sent -> body resumed", signals(url, engine, journal, samples, tag));
+      lat.put("timer due -> body resumed", timers(url, engine, samples, tag));
+      int runs = Math.max(20, samples);
+      double secs =
+          admitAndWait(url, engine, BenchFlows.STEPS, runs, i -> stepsInput(tag + "t" + i, 1));
+      rate = runs / secs;
+    }
+    lat.putAll(GrowthReads.times(url, samples));
+    return new Figures(lat, rate);
+  }
+
+  /** Runs awaiting a signal, each sent one once it waits; send to the body going on. */
+  private static Stats signals(
+      String url, FlowsEngine engine, PostgresJournal journal, int samples, String tag)
+      throws Exception {
+    int n = Math.max(5, samples / 10);
+    List<RunRef> runs = new java.util.ArrayList<>();
+    for (int i = 0; i < n; i++) {
+      runs.add(admit(engine, GrowthFlows.WAITER, JSON.objectNode().put("id", tag + "s" + i)));
+    }
+    awaitWaiting(url, runs);
+    List<Long> lags = new java.util.ArrayList<>();
+    for (int i = 0; i < n; i++) {
+      Instant sent = Instant.now();
+      journal.sendSignal(
+          runs.get(i), GrowthFlows.Waiter.SIGNAL, JSON.objectNode(), Optional.empty());
+      awaitEnded(url, List.of(runs.get(i)), Optional.of(journal));
+      lags.add(Duration.between(sent, GrowthFlows.RESUMED.get(tag + "s" + i)).toNanos());
+    }
+    return Stats.of(lags);
+  }
+
+  /** Runs asleep on timers due 20 ms apart from 2 s on: due time to the body going on. */
+  private static Stats timers(String url, FlowsEngine engine, int samples, String tag)
+      throws Exception {
+    int n = Math.max(5, samples / 10);
+    Instant first = Instant.now().plusSeconds(2);
+    List<RunRef> runs = new java.util.ArrayList<>();
+    for (int i = 0; i < n; i++) {
+      Instant due = first.plusMillis(20L * i);
+      runs.add(
+          admit(
+              engine,
+              GrowthFlows.NAP,
+              JSON.objectNode().put("id", tag + "n" + i).put("until", due.toString())));
+    }
+    awaitEnded(url, runs, Optional.of(engine.journal()));
+    List<Long> lags = new java.util.ArrayList<>();
+    for (int i = 0; i < n; i++) {
+      Instant due = first.plusMillis(20L * i);
+      lags.add(Duration.between(due, GrowthFlows.RESUMED.get(tag + "n" + i)).toNanos());
+    }
+    return Stats.of(lags);
+  }
+
+  static RunRef admit(
+      FlowsEngine engine, dev.flows.sdk.Flow flow, com.fasterxml.jackson.databind.JsonNode input) {
+    return engine.admit(Engines.loaded(flow), input, Optional.empty(), Inventory.empty()).runId();
+  }
+
+  /** Until every run has given its attempt back to wait (its body suspended). */
+  static void awaitWaiting(String url, List<RunRef> runs) throws Exception {
+    String ids = String.join("','", runs.stream().map(RunRef::value).toList());
+    long until = System.nanoTime() + Duration.ofMinutes(2).toNanos();
+    while (count(
+            url,
+            "SELECT count(*) FROM flows.steps WHERE run_id IN ('"
+                + ids
+                + "') AND status = 'ready' AND last_reason = 'suspended'")
+        < runs.size()) {
+      if (System.nanoTime() > until) {
+        throw new IllegalStateException("runs did not come to wait within 2 minutes");
+      }
+      Thread.sleep(20);
+    }
+  }
+}

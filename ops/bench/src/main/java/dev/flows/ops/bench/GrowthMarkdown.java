@@ -1,0 +1,82 @@
+package dev.flows.ops.bench;
+
+import static dev.flows.ops.bench.Tables.f0;
+import static dev.flows.ops.bench.Tables.f1;
+import static dev.flows.ops.bench.Tables.f2;
+import static dev.flows.ops.bench.Tables.header;
+import static dev.flows.ops.bench.Tables.row;
+
+/** Cost as the journal grows: every figure empty and filled, and their ratio. */
+final class GrowthMarkdown {
+  /** The target: every figure on the filled journal within this factor of the empty one's. */
+  static final double TARGET = 1.2;
+
+  private GrowthMarkdown() {}
+
+  static void render(Report results, StringBuilder md) {
+    results.growth.ifPresent(r -> render(r, md));
+  }
+
+  private static void render(GrowthBench.Result r, StringBuilder md) {
+    md.append("\n## Cost as the journal grows\n\n")
+        .append(
+            "One database, measured empty, then filled with "
+                + f0(r.size().ended())
+                + " copies of a real ended run of "
+                + GrowthTemplates.TEMPLATE_STEPS
+                + " f.steps and "
+                + f0(r.size().waiting())
+                + " copies of waiting runs (half asleep on a timer due in a day, half awaiting a"
+                + " signal), every row a template run wrote copied with INSERT ... SELECT"
+                + " generate_series (filled in "
+                + f1(r.fillSeconds())
+                + " s). Journal verbs one at a time, no worker running (admit, claim, memo,"
+                + " signal, complete); then an engine of capacity 4: a signal sent to a waiting"
+                + " run until its body goes on, timers due 20 ms apart until their bodies go on,"
+                + " and 1-step runs admitted at once; then the list statement of `runs list` and"
+                + " the console's first page, and what `runs show` reads. Target: filled / empty"
+                + " at most "
+                + TARGET
+                + " for every figure.\n\n")
+        .append(
+            header(
+                "figure",
+                "empty p50 ms",
+                "filled p50 ms",
+                "p50 ratio",
+                "empty p99 ms",
+                "filled p99 ms",
+                "p99 ratio",
+                "target"));
+    for (String f : GrowthBench.FIGURES) {
+      Stats e = r.empty().latency().get(f);
+      Stats g = r.filled().latency().get(f);
+      double worst = Math.max(g.p50() / e.p50(), g.p99() / e.p99());
+      md.append(
+          row(
+              f,
+              f2(e.p50()),
+              f2(g.p50()),
+              f2(g.p50() / e.p50()),
+              f2(e.p99()),
+              f2(g.p99()),
+              f2(g.p99() / e.p99()),
+              worst <= TARGET ? "met" : "missed"));
+    }
+    double ratio = r.filled().runsPerSecond() / r.empty().runsPerSecond();
+    md.append("\n")
+        .append(header("figure", "empty", "filled", "filled / empty", "target"))
+        .append(
+            row(
+                "1-step runs/s",
+                f1(r.empty().runsPerSecond()),
+                f1(r.filled().runsPerSecond()),
+                f2(ratio),
+                ratio >= 1 / TARGET ? "met" : "missed"));
+    for (String p : r.plans()) {
+      md.append("\nThe console's first page on the filled journal (EXPLAIN ANALYZE):\n\n```\n")
+          .append(p)
+          .append("```\n");
+    }
+  }
+}
