@@ -129,8 +129,9 @@ class SchemaTest {
             "19 task backed calls",
             "20 cheaper admissions",
             "21 schedules",
+            "22 schedules overview for a console",
             "journal functions (repeatable)");
-    assertThat(m.migrate()).isEqualTo(21);
+    assertThat(m.migrate()).isEqualTo(22);
     assertThat(m.pending()).isEmpty();
     assertThat(m.migrate()).isZero();
   }
