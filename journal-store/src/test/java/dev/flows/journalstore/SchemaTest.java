@@ -130,8 +130,9 @@ class SchemaTest {
             "20 cheaper admissions",
             "21 schedules",
             "22 runs list at scale",
+            "25 schedules overview for a console",
             "journal functions (repeatable)");
-    assertThat(m.migrate()).isEqualTo(22);
+    assertThat(m.migrate()).isEqualTo(23);
     assertThat(m.pending()).isEmpty();
     assertThat(m.migrate()).isZero();
   }

@@ -1,6 +1,7 @@
 package dev.flows.kernel.schedule;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.flows.kernel.ErrorCode;
@@ -9,6 +10,7 @@ import dev.flows.kernel.journal.Queues;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneId;
+import java.util.List;
 import java.util.Optional;
 import java.util.regex.Pattern;
 
@@ -29,6 +31,7 @@ public record ScheduleDefinition(
     ZoneId zone,
     Optional<Instant> start,
     Optional<Instant> end,
+    List<Exclusion> exclude,
     Duration jitter,
     Overlap overlap,
     Duration catchUpWindow,
@@ -47,6 +50,7 @@ public record ScheduleDefinition(
       throw invalid("a schedule names its flow", "flow");
     }
     Queues.require(queue);
+    exclude = List.copyOf(exclude);
     if (jitter.isNegative() || catchUpWindow.isNegative()) {
       throw invalid("jitter and catch-up window are not negative", "jitter");
     }
@@ -66,6 +70,7 @@ public record ScheduleDefinition(
         ZoneId.of("UTC"),
         Optional.empty(),
         Optional.empty(),
+        List.of(),
         Duration.ZERO,
         Overlap.SKIP,
         DEFAULT_CATCH_UP_WINDOW,
@@ -83,6 +88,7 @@ public record ScheduleDefinition(
         zone,
         start,
         end,
+        exclude,
         jitter,
         overlap,
         catchUpWindow,
@@ -100,6 +106,7 @@ public record ScheduleDefinition(
         z,
         start,
         end,
+        exclude,
         jitter,
         overlap,
         catchUpWindow,
@@ -117,6 +124,7 @@ public record ScheduleDefinition(
         zone,
         start,
         end,
+        exclude,
         jitter,
         o,
         catchUpWindow,
@@ -134,6 +142,7 @@ public record ScheduleDefinition(
         zone,
         start,
         end,
+        exclude,
         jitter,
         overlap,
         w,
@@ -151,6 +160,7 @@ public record ScheduleDefinition(
         zone,
         start,
         end,
+        exclude,
         jitter,
         overlap,
         catchUpWindow,
@@ -168,6 +178,7 @@ public record ScheduleDefinition(
         zone,
         start,
         end,
+        exclude,
         j,
         overlap,
         catchUpWindow,
@@ -185,6 +196,7 @@ public record ScheduleDefinition(
         zone,
         from,
         until,
+        exclude,
         jitter,
         overlap,
         catchUpWindow,
@@ -202,6 +214,7 @@ public record ScheduleDefinition(
         zone,
         start,
         end,
+        exclude,
         jitter,
         overlap,
         catchUpWindow,
@@ -219,6 +232,25 @@ public record ScheduleDefinition(
         zone,
         start,
         end,
+        exclude,
+        jitter,
+        overlap,
+        catchUpWindow,
+        pauseOnFailure,
+        queue);
+  }
+
+  public ScheduleDefinition withExclude(List<Exclusion> excluded) {
+    return new ScheduleDefinition(
+        name,
+        flow,
+        version,
+        input,
+        calendar,
+        zone,
+        start,
+        end,
+        excluded,
         jitter,
         overlap,
         catchUpWindow,
@@ -229,8 +261,37 @@ public record ScheduleDefinition(
   /** The first nominal tick strictly after {@code t}, within start and end; empty past the end. */
   public Optional<Instant> nextTickAfter(Instant t) {
     Instant from = start.filter(s -> s.isAfter(t)).map(s -> s.minusNanos(1)).orElse(t);
-    return calendar.nextAfter(from, zone).filter(n -> end.isEmpty() || !n.isAfter(end.get()));
+    return calendarTickAfter(from).filter(n -> end.isEmpty() || !n.isAfter(end.get()));
   }
+
+  /**
+   * The calendar's first tick strictly after {@code t} that no {@link Exclusion} covers; empty when
+   * the calendar has none or the search passes {@link #MAX_EXCLUDED_IN_A_ROW} excluded spans in a
+   * row.
+   */
+  public Optional<Instant> calendarTickAfter(Instant t) {
+    Optional<Instant> next = calendar.nextAfter(t, zone);
+    for (int passed = 0; next.isPresent() && passed < MAX_EXCLUDED_IN_A_ROW; passed++) {
+      Instant tick = next.get();
+      Optional<Instant> spanEnd =
+          exclude.stream()
+              .filter(x -> x.covers(tick, zone))
+              .map(x -> x.coveredUntil(tick, zone))
+              .max(Instant::compareTo);
+      if (spanEnd.isEmpty()) {
+        return next;
+      }
+      next = calendar.nextAfter(spanEnd.get(), zone);
+    }
+    return Optional.empty();
+  }
+
+  /**
+   * How many excluded spans in a row (a covered tick's date range, or its minute for a five-field
+   * cron, or the tick alone for a six-field one) the search for a tick passes: a schedule whose
+   * exclusions cover more in a row has no next tick.
+   */
+  public static final int MAX_EXCLUDED_IN_A_ROW = 10_000;
 
   /** When the tick at {@code nominal} is due: delayed by its share of the jitter. */
   public Instant dueAt(Instant nominal) {
@@ -255,6 +316,10 @@ public record ScheduleDefinition(
     o.put("zone", zone.getId());
     start.ifPresent(s -> o.put("start", s.toString()));
     end.ifPresent(s -> o.put("end", s.toString()));
+    if (!exclude.isEmpty()) {
+      ArrayNode excluded = o.putArray("exclude");
+      exclude.forEach(x -> excluded.add(x.wire()));
+    }
     o.put("jitter", jitter.toString())
         .put("overlap", overlap.wire())
         .put("catchUpWindow", catchUpWindow.toString())
@@ -281,6 +346,7 @@ public record ScheduleDefinition(
           ZoneId.of(o.path("zone").asText("UTC")),
           text(o, "start").map(Instant::parse),
           text(o, "end").map(Instant::parse),
+          exclusions(o.path("exclude")),
           Duration.parse(o.path("jitter").asText("PT0S")),
           Overlap.fromWire(o.path("overlap").asText("skip")),
           text(o, "catchUpWindow").map(Duration::parse).orElse(DEFAULT_CATCH_UP_WINDOW),
@@ -291,6 +357,18 @@ public record ScheduleDefinition(
     } catch (RuntimeException e) {
       throw invalid("not a schedule definition: " + e.getMessage(), "definition");
     }
+  }
+
+  private static List<Exclusion> exclusions(JsonNode list) {
+    if (list.isMissingNode() || list.isNull()) {
+      return List.of();
+    }
+    if (!list.isArray()) {
+      throw invalid("exclude is a list of excluded calendars", "exclude");
+    }
+    List<Exclusion> out = new java.util.ArrayList<>();
+    list.forEach(x -> out.add(Exclusion.parse(x.asText())));
+    return out;
   }
 
   private static Optional<String> text(JsonNode o, String field) {

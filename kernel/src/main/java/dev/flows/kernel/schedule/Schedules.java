@@ -169,8 +169,7 @@ public final class Schedules {
           "give --from before --to");
     }
     List<Instant> ticks = new ArrayList<>();
-    Optional<Instant> t =
-        s.definition().calendar().nextAfter(b.from().minusNanos(1), s.definition().zone());
+    Optional<Instant> t = s.definition().calendarTickAfter(b.from().minusNanos(1));
     while (t.isPresent() && !t.get().isAfter(b.to())) {
       if (ticks.size() == MAX_BACKFILL_TICKS) {
         throw new FlowsException(
@@ -180,7 +179,7 @@ public final class Schedules {
             "backfill a shorter range at a time");
       }
       ticks.add(t.get());
-      t = s.definition().calendar().nextAfter(t.get(), s.definition().zone());
+      t = s.definition().calendarTickAfter(t.get());
     }
     return ticks;
   }

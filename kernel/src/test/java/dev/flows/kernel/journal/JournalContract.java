@@ -3098,6 +3098,33 @@ public abstract class JournalContract {
   }
 
   @Test
+  void anExcludedTickIsNeitherTakenNorJournaledNorBackfilled() {
+    create(
+        everySecond("sync", dev.flows.kernel.schedule.Overlap.ALLOW_ALL)
+            .withExclude(List.of(dev.flows.kernel.schedule.Exclusion.parse("0/2 * * * * *"))));
+    elapse(Duration.ofSeconds(10));
+
+    List<dev.flows.kernel.schedule.ScheduleEntry> taken = take("sync");
+
+    assertThat(taken)
+        .extracting(e -> ((dev.flows.kernel.schedule.ScheduleEntry.TickStarted) e).nominal())
+        .containsExactly(
+            CONTRACT_START.plusSeconds(1),
+            CONTRACT_START.plusSeconds(3),
+            CONTRACT_START.plusSeconds(5),
+            CONTRACT_START.plusSeconds(7),
+            CONTRACT_START.plusSeconds(9));
+    assertThat(journal.schedule("sync").orElseThrow().nextTick())
+        .contains(CONTRACT_START.plusSeconds(11));
+    journal.changeSchedule(
+        new dev.flows.kernel.schedule.ScheduleChange.Backfill(
+            "sync", CONTRACT_START, CONTRACT_START.plusSeconds(4), "ops"));
+    assertThat(journal.schedule("sync").orElseThrow().pending())
+        .extracting(dev.flows.kernel.schedule.PendingTick::nominal)
+        .containsExactly(CONTRACT_START.plusSeconds(1), CONTRACT_START.plusSeconds(3));
+  }
+
+  @Test
   void ticksMissedPastTheCatchUpWindowAreJournaledSkippedAndTheTenMostRecentRunOnceEach() {
     create(
         everySecond("sync", dev.flows.kernel.schedule.Overlap.ALLOW_ALL)

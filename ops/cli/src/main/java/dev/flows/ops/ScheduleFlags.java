@@ -3,10 +3,12 @@ package dev.flows.ops;
 import dev.flows.kernel.ErrorCode;
 import dev.flows.kernel.FlowsException;
 import dev.flows.kernel.schedule.Calendar;
+import dev.flows.kernel.schedule.Exclusion;
 import dev.flows.kernel.schedule.Overlap;
 import dev.flows.kernel.schedule.ScheduleDefinition;
 import java.time.Duration;
 import java.time.ZoneId;
+import java.util.List;
 import java.util.Optional;
 import picocli.CommandLine.Option;
 
@@ -73,6 +75,18 @@ final class ScheduleFlags {
   @Option(names = "--end", paramLabel = "INSTANT", description = "No tick after (instant/date).")
   String end;
 
+  @Option(
+      names = "--exclude",
+      paramLabel = "CALENDAR",
+      description =
+          "No tick then, on the zone's wall clock: a date 2026-12-25, a range"
+              + " 2026-12-24..2026-12-26 or a cron ('* * * * SAT,SUN'). Repeatable; on update the"
+              + " given ones replace the schedule's.")
+  List<String> exclude;
+
+  @Option(names = "--clear-exclude", description = "On update: drop the excluded calendars.")
+  boolean clearExclude;
+
   /** A new schedule {@code name} from these options. */
   ScheduleDefinition definition(String name) {
     if (flow == null) {
@@ -96,6 +110,7 @@ final class ScheduleFlags {
             zone == null ? d.zone() : zone(zone),
             start == null ? d.start() : Optional.of(SchedulesCommand.instant(start, "--start")),
             end == null ? d.end() : Optional.of(SchedulesCommand.instant(end, "--end")),
+            exclusions(d.exclude()),
             jitter == null ? d.jitter() : OptionValues.scheduleDuration(jitter, "--jitter"),
             overlap == null ? d.overlap() : Overlap.fromWire(overlap),
             catchUpWindow == null
@@ -104,6 +119,13 @@ final class ScheduleFlags {
             pauseOnFailure == null ? d.pauseOnFailure() : pauseOnFailure,
             queue == null ? d.queue() : queue);
     return out;
+  }
+
+  private List<Exclusion> exclusions(List<Exclusion> before) {
+    if (exclude != null) {
+      return exclude.stream().map(Exclusion::parse).toList();
+    }
+    return clearExclude ? List.of() : before;
   }
 
   private Calendar calendar(Optional<Calendar> before) {

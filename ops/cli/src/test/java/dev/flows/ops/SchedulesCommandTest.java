@@ -102,6 +102,37 @@ class SchedulesCommandTest {
   }
 
   @Test
+  void excludedCalendarsAreGivenReplacedAndClearedByFlags() {
+    Cli.Result created =
+        cli.run(
+            "schedules",
+            "create",
+            "weekdays",
+            "--flow",
+            "reconcile",
+            "--cron",
+            "0 3 * * *",
+            "--exclude",
+            "* * * * SAT,SUN",
+            "--exclude",
+            "2026-12-24..2026-12-26",
+            "--json");
+    assertThat(created.exit()).as(created.err()).isZero();
+    assertThat(created.json().get("schedule").get("definition").get("exclude").toString())
+        .isEqualTo("[\"* * * * SAT,SUN\",\"2026-12-24..2026-12-26\"]");
+
+    cli.run("schedules", "update", "weekdays", "--exclude", "2026-12-31");
+    assertThat(journal.schedule("weekdays").orElseThrow().definition().exclude())
+        .extracting(dev.flows.kernel.schedule.Exclusion::wire)
+        .containsExactly("2026-12-31");
+    cli.run("schedules", "update", "weekdays", "--clear-exclude");
+    assertThat(journal.schedule("weekdays").orElseThrow().definition().exclude()).isEmpty();
+    assertThat(
+            cli.run("schedules", "update", "weekdays", "--exclude", "2026-12-31..2026-12-01").err())
+        .contains("error invalid_input");
+  }
+
+  @Test
   void refusalsCarryTheirCodes() {
     assertThat(
             cli.run("schedules", "show", "nope", "--json").json().get("error").get("code").asText())

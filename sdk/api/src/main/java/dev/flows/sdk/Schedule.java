@@ -1,10 +1,13 @@
 package dev.flows.sdk;
 
 import dev.flows.kernel.schedule.Calendar;
+import dev.flows.kernel.schedule.Exclusion;
 import dev.flows.kernel.schedule.Overlap;
 import dev.flows.kernel.schedule.ScheduleDefinition;
 import java.time.Duration;
 import java.time.ZoneId;
+import java.util.Arrays;
+import java.util.List;
 import java.util.Optional;
 
 /**
@@ -21,6 +24,7 @@ public final class Schedule {
   private final Duration catchUpWindow;
   private final Duration jitter;
   private final boolean pauseOnFailure;
+  private final List<Exclusion> exclude;
 
   private Schedule(
       Calendar calendar,
@@ -28,13 +32,15 @@ public final class Schedule {
       Overlap overlap,
       Duration catchUpWindow,
       Duration jitter,
-      boolean pauseOnFailure) {
+      boolean pauseOnFailure,
+      List<Exclusion> exclude) {
     this.calendar = calendar;
     this.zone = zone;
     this.overlap = overlap;
     this.catchUpWindow = catchUpWindow;
     this.jitter = jitter;
     this.pauseOnFailure = pauseOnFailure;
+    this.exclude = List.copyOf(exclude);
   }
 
   private static Schedule on(Calendar c) {
@@ -44,7 +50,8 @@ public final class Schedule {
         Overlap.SKIP,
         ScheduleDefinition.DEFAULT_CATCH_UP_WINDOW,
         Duration.ZERO,
-        false);
+        false,
+        List.of());
   }
 
   /** A cron expression: five fields, or six with seconds first; read in {@link #zone}. */
@@ -65,28 +72,39 @@ public final class Schedule {
   /** The time zone a cron is read in (default UTC). */
   public Schedule zone(String zoneId) {
     return new Schedule(
-        calendar, ZoneId.of(zoneId), overlap, catchUpWindow, jitter, pauseOnFailure);
+        calendar, ZoneId.of(zoneId), overlap, catchUpWindow, jitter, pauseOnFailure, exclude);
   }
 
   /** What a tick does while the previous run goes on: skip (default), buffer-one, ... */
   public Schedule overlap(String policy) {
     return new Schedule(
-        calendar, zone, Overlap.fromWire(policy), catchUpWindow, jitter, pauseOnFailure);
+        calendar, zone, Overlap.fromWire(policy), catchUpWindow, jitter, pauseOnFailure, exclude);
   }
 
   /** How late a tick may still start (default one minute). */
   public Schedule catchUpWindow(Duration window) {
-    return new Schedule(calendar, zone, overlap, window, jitter, pauseOnFailure);
+    return new Schedule(calendar, zone, overlap, window, jitter, pauseOnFailure, exclude);
   }
 
   /** Each tick delayed by up to {@code max}. */
   public Schedule jitter(Duration max) {
-    return new Schedule(calendar, zone, overlap, catchUpWindow, max, pauseOnFailure);
+    return new Schedule(calendar, zone, overlap, catchUpWindow, max, pauseOnFailure, exclude);
   }
 
   /** Whether a failed run pauses the schedule. */
   public Schedule pauseOnFailure(boolean pause) {
-    return new Schedule(calendar, zone, overlap, catchUpWindow, jitter, pause);
+    return new Schedule(calendar, zone, overlap, catchUpWindow, jitter, pause, exclude);
+  }
+
+  /**
+   * Times without a tick, on the wall clock of {@link #zone}: each a date ({@code 2026-12-25}), a
+   * range of dates ({@code 2026-12-24..2026-12-26}, both included) or a cron expression ({@code "*
+   * * * * SAT,SUN"}; five fields cover whole minutes, six single seconds). Replaces the ones given
+   * before; none by default.
+   */
+  public Schedule exclude(String... calendars) {
+    List<Exclusion> parsed = Arrays.stream(calendars).map(Exclusion::parse).toList();
+    return new Schedule(calendar, zone, overlap, catchUpWindow, jitter, pauseOnFailure, parsed);
   }
 
   /** The cron expression, when this is a cron schedule. */
@@ -127,13 +145,19 @@ public final class Schedule {
     return pauseOnFailure;
   }
 
+  /** The excluded calendars' wire forms, as given to {@link #exclude}. */
+  public List<String> excluded() {
+    return exclude.stream().map(Exclusion::wire).toList();
+  }
+
   private ScheduleDefinition definition() {
     return ScheduleDefinition.of("flow", "flow", calendar)
         .withZone(zone)
         .withOverlap(overlap)
         .withCatchUpWindow(catchUpWindow)
         .withJitter(jitter)
-        .withPauseOnFailure(pauseOnFailure);
+        .withPauseOnFailure(pauseOnFailure)
+        .withExclude(exclude);
   }
 
   @Override

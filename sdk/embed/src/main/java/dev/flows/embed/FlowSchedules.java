@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.flows.kernel.journal.Journal;
 import dev.flows.kernel.journal.Queues;
 import dev.flows.kernel.schedule.Calendar;
+import dev.flows.kernel.schedule.Exclusion;
 import dev.flows.kernel.schedule.ScheduleChange;
 import dev.flows.kernel.schedule.ScheduleDefinition;
 import dev.flows.kernel.schedule.ScheduleState;
@@ -117,6 +118,7 @@ public final class FlowSchedules {
         d.zone(),
         d.start(),
         d.end(),
+        d.exclude(),
         d.jitter(),
         d.overlap(),
         d.catchUpWindow(),
@@ -137,7 +139,8 @@ public final class FlowSchedules {
             .overlap(d.overlap().wire())
             .catchUpWindow(d.catchUpWindow())
             .jitter(d.jitter())
-            .pauseOnFailure(d.pauseOnFailure());
+            .pauseOnFailure(d.pauseOnFailure())
+            .exclude(d.exclude().stream().map(Exclusion::wire).toArray(String[]::new));
     return new ScheduleInfo(
         s.name(),
         d.flow(),

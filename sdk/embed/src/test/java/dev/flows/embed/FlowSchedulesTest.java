@@ -66,6 +66,15 @@ class FlowSchedulesTest {
                   .schedule()
                   .cron())
           .contains("0 3 * * *");
+      assertThat(
+              flows
+                  .schedules()
+                  .update(
+                      "echo-every-second",
+                      Schedule.cron("0 3 * * *").exclude("* * * * SAT,SUN", "2026-12-25"))
+                  .schedule()
+                  .excluded())
+          .containsExactly("* * * * SAT,SUN", "2026-12-25");
       assertThat(flows.schedules().list())
           .extracting(ScheduleInfo::name)
           .containsExactly("echo-every-second");

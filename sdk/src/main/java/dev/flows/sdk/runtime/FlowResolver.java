@@ -106,6 +106,11 @@ public final class FlowResolver {
     return directories.stream().flatMap(d -> d.find(fileName).stream()).findFirst();
   }
 
+  /** Every flow file under the flow directories this worker was given. */
+  List<Path> sourceFiles() {
+    return directories.stream().flatMap(d -> d.files().stream()).distinct().toList();
+  }
+
   /** Remembers an already compiled single-file flow, so its source need not compile again. */
   public FlowResolver registerSource(FlowSource.Compiled compiled) {
     bySourceHash.put(compiled.sourceHash(), compiled.flow());

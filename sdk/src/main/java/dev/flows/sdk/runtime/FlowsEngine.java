@@ -118,13 +118,14 @@ public final class FlowsEngine implements AutoCloseable {
     this.worker.noteWhenUnaccepted(FlowResolver.SOURCE_ROUTES, UNACCEPTED_SOURCE);
     // Tasks of runs that ended (canceled, failed) while the task still ran get tasks/cancel.
     this.worker.addSweep(new TaskCancels(this.journal, sessions, workerId));
-    // Ticks of schedules of the flow classes registered here: whichever worker sees one first.
+    // Ticks of schedules of the flows this worker has (classes, flow files): whichever worker sees
+    // one first.
     this.templates = new ScheduleTemplates(resolver, config, this::preflight);
     this.workerName = workerId.value();
     this.ticker =
         new ScheduleTicker(
             this.journal,
-            resolver::names,
+            templates::names,
             templates::of,
             workerId.value(),
             ScheduleTicker.DEFAULT_POLL);

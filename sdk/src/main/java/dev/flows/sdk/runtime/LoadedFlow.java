@@ -30,17 +30,7 @@ public record LoadedFlow(
             fileOrClass,
             "give the path of a NAME" + FlowSource.SUFFIX + " file, or a flow class name");
       }
-      FlowSource.Compiled c = FlowSource.compile(file);
-      return new LoadedFlow(
-          c.flow(),
-          new FlowBodyInstruction.Origin.SourceFlow(
-              c.className(),
-              c.source(),
-              c.sourceHash(),
-              java.util.Optional.of(file.getParent().toString()),
-              java.util.Optional.of(file.toString())),
-          FlowSource.mcpServersCalled(c.source()),
-          file.getParent());
+      return ofSource(file, FlowSource.compile(file));
     }
     try {
       Class<?> c = Class.forName(fileOrClass);
@@ -70,6 +60,20 @@ public record LoadedFlow(
           fileOrClass,
           "give the flow class a public no-argument constructor");
     }
+  }
+
+  /** The single-file flow {@code file} (an absolute path), compiled as {@code c}. */
+  static LoadedFlow ofSource(Path file, FlowSource.Compiled c) {
+    return new LoadedFlow(
+        c.flow(),
+        new FlowBodyInstruction.Origin.SourceFlow(
+            c.className(),
+            c.source(),
+            c.sourceHash(),
+            java.util.Optional.of(file.getParent().toString()),
+            java.util.Optional.of(file.toString())),
+        FlowSource.mcpServersCalled(c.source()),
+        file.getParent());
   }
 
   /**

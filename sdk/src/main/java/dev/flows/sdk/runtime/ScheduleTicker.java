@@ -7,8 +7,15 @@ import dev.flows.kernel.schedule.ScheduleEntry;
 import dev.flows.kernel.schedule.ScheduleState;
 import dev.flows.worker.TransientFaults;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import java.util.function.Supplier;
@@ -27,8 +34,18 @@ public final class ScheduleTicker implements AutoCloseable {
   /** How often a worker looks for due schedules, unless told otherwise. */
   public static final Duration DEFAULT_POLL = Duration.ofMillis(250);
 
-  /** The most due schedules one poll takes ticks of; the rest wait for the next poll. */
+  /** How many due schedules are read at a time; a poll reads batch after batch. */
   public static final int BATCH = 100;
+
+  /**
+   * Schedules a worker takes ticks of at once: within the connections a worker's pool keeps beyond
+   * its capacity.
+   */
+  public static final int TAKERS = 4;
+
+  private final ExecutorService takers =
+      Executors.newFixedThreadPool(
+          TAKERS, Thread.ofPlatform().daemon().name("flows-schedule-taker-", 0).factory());
 
   private final Journal journal;
   private final Supplier<Set<String>> flows;
@@ -57,22 +74,57 @@ public final class ScheduleTicker implements AutoCloseable {
     this.poll = poll;
   }
 
-  /** Takes the ticks due now; answers how many ticks it decided. */
+  /**
+   * Takes the ticks due now, a batch of due schedules at a time until a batch is not full (many
+   * schedules due at one second are taken in one poll, not one batch per poll); answers how many
+   * ticks it decided.
+   */
   public int tickOnce() {
     Set<String> served = flows.get();
     if (served.isEmpty()) {
       return 0;
     }
     int decided = 0;
-    for (ScheduleState s : journal.dueSchedules(served, BATCH)) {
-      Optional<StartRun> template = templates.apply(s.definition());
-      if (template.isEmpty()) {
-        continue;
+    while (!stopped) {
+      List<ScheduleState> due = journal.dueSchedules(served, BATCH);
+      int taken = take(due);
+      decided += taken;
+      // A full batch that decided nothing holds schedules left to other workers (another
+      // version): the next poll looks again.
+      if (due.size() < BATCH || taken == 0) {
+        break;
       }
-      for (ScheduleEntry e : journal.takeTicks(s.name(), template.get(), by)) {
-        if (e instanceof ScheduleEntry.TickStarted || e instanceof ScheduleEntry.TickNotStarted) {
-          decided++;
-        }
+    }
+    return decided;
+  }
+
+  /**
+   * Takes the ticks of {@code due}, {@link #TAKERS} schedules at once: each take is a transaction
+   * of its own, bound by its commit, so concurrent takes share the database's commits.
+   */
+  private int take(List<ScheduleState> due) {
+    List<Callable<Integer>> takes = new ArrayList<>();
+    for (ScheduleState s : due) {
+      templates.apply(s.definition()).ifPresent(t -> takes.add(() -> take(s, t)));
+    }
+    int decided = 0;
+    try {
+      for (Future<Integer> f : takers.invokeAll(takes)) {
+        decided += f.get();
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } catch (ExecutionException e) {
+      throw e.getCause() instanceof RuntimeException r ? r : new IllegalStateException(e);
+    }
+    return decided;
+  }
+
+  private int take(ScheduleState s, StartRun template) {
+    int decided = 0;
+    for (ScheduleEntry e : journal.takeTicks(s.name(), template, by)) {
+      if (e instanceof ScheduleEntry.TickStarted || e instanceof ScheduleEntry.TickNotStarted) {
+        decided++;
       }
     }
     return decided;
@@ -107,6 +159,7 @@ public final class ScheduleTicker implements AutoCloseable {
   @Override
   public void close() {
     stopped = true;
+    takers.shutdown();
     Thread t = thread;
     if (t != null) {
       t.interrupt();

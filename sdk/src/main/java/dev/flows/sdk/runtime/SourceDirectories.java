@@ -49,6 +49,12 @@ final class SourceDirectories {
     return hashes;
   }
 
+  /** Every flow file under the directories now, in path order (rescanned when due). */
+  synchronized List<Path> files() {
+    hashes();
+    return files.keySet().stream().sorted().toList();
+  }
+
   /** The first flow file named {@code fileName} under the directories (rescanned when due). */
   synchronized java.util.Optional<Path> find(String fileName) {
     hashes();

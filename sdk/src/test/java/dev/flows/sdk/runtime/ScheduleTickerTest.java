@@ -52,6 +52,21 @@ class ScheduleTickerTest {
   }
 
   @Test
+  void schedulesDueAtTheSameSecondBeyondOneBatchAreAllTakenInOnePoll() {
+    engine.register(new TickFlow());
+    int n = ScheduleTicker.BATCH * 2 + 50;
+    for (int i = 0; i < n; i++) {
+      journal.changeSchedule(
+          new ScheduleChange.Create(
+              ScheduleDefinition.of("minutely-" + i, "tick", Calendar.cron("* * * * *")), "test"));
+    }
+    clock.advance(Duration.ofMinutes(1));
+
+    assertThat(engine.scheduleTicker().tickOnce()).isEqualTo(n);
+    assertThat(engine.scheduleTicker().tickOnce()).isZero();
+  }
+
+  @Test
   void aWorkerWithoutTheSchedulesFlowLeavesItsTicksToAnother() {
     create("tick");
     clock.advance(Duration.ofSeconds(1));

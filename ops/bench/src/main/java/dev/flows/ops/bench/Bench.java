@@ -153,6 +153,7 @@ public final class Bench {
     s.put("recovery", RecoveryBench::new);
     s.put("waiting", WaitingBench::new);
     s.put("sleepers", SleepersBench::new);
+    s.put("schedules", SchedulesBench::new);
     s.put("tasks", TasksBench::new);
     s.put("scaling", ScalingBench::new);
     s.put("prune", PruneBench::section);

@@ -58,6 +58,12 @@ final class Report {
 
   Optional<Sleepers> sleepers = Optional.empty();
 
+  /** The schedules section's numbers: ticks admitted of one minute, nominal → admitted lags. */
+  record Schedules(
+      int schedules, int admitted, double lagP50Ms, double lagP99Ms, double lagMaxMs) {}
+
+  Optional<Schedules> schedules = Optional.empty();
+
   /**
    * The tasks section's numbers: {@code working} tasks at once after {@code rampSeconds}, the
    * worker idle and at that plateau, the most attempts running and OS threads seen until the first
@@ -265,6 +271,10 @@ final class Report {
     sleepers = Optional.of(s);
   }
 
+  void schedules(Schedules s) {
+    schedules = Optional.of(s);
+  }
+
   void tracing(Tracing t) {
     tracing = Optional.of(t);
   }
@@ -296,6 +306,7 @@ final class Report {
     CommitsMarkdown.render(this, md);
     RecoveryMarkdown.render(this, md);
     SleepersMarkdown.render(this, md);
+    SchedulesMarkdown.render(this, md);
     WaitingMarkdown.render(this, md);
     TasksMarkdown.render(this, md);
     ScalingMarkdown.render(this, md);
