@@ -66,7 +66,13 @@ final class ConsoleTimelineRows {
 
   private static Row attempt(String step, JsonNode a) {
     List<String> marks = new ArrayList<>();
-    switch (a.path("disposition").asText("")) {
+    // A body that suspends gives its attempt back to wait: a pause, not a retry.
+    String disposition =
+        a.path("reason").asText().equals("suspended")
+            ? "suspended"
+            : a.path("disposition").asText("");
+    switch (disposition) {
+      case "suspended" -> marks.add("suspended");
       case "retry" -> marks.add("retry");
       case "park" -> marks.add("park");
       case "fail" -> marks.add("fail");
