@@ -5,7 +5,7 @@
 // "ok <check>" line per check; the first failed check prints "FAIL <check>: <why>" and exits 1.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { chromium } from 'playwright-core';
 
 const [url, token, runsJson, screenshot] = process.argv.slice(2);
@@ -58,6 +58,7 @@ try {
   }
   expect(ids.indexOf(runs.running) < ids.indexOf(runs.failed),
     'the newer run is not above the older one');
+  await page.screenshot({ path: join(dirname(screenshot), 'run-list.png') });
   console.log('ok ' + current);
 
   check('a filter submitted from the form narrows the list');
@@ -89,6 +90,66 @@ try {
   await page.screenshot({ path: screenshot, fullPage: true });
   console.log('ok ' + current);
 
+  check("a run's timeline shows its child with the parked call, the timer and the signal wait in order, with their durations");
+  await page.goto(url + 'runs/' + encodeURIComponent(runs.body));
+  const items = await page.locator('#timeline details.tl-item').evaluateAll((els) =>
+    els.map((e) => ({
+      kind: e.dataset.kind,
+      ms: Number(e.dataset.ms),
+      marks: e.dataset.marks,
+      label: e.querySelector('.tl-label').textContent,
+      nested: e.parentElement.closest('.tl-nested') !== null,
+    })));
+  const top = items.filter((i) => !i.nested);
+  const at = (kind) => top.findIndex((i) => i.kind === kind);
+  const [child, timer, signal] = ['child', 'timer', 'signal'].map(at);
+  expect(child >= 0 && timer >= 0 && signal >= 0,
+    `timeline items: ${top.map((i) => i.kind).join(', ')}`);
+  expect(child < timer && timer < signal, `out of order: ${top.map((i) => i.kind).join(', ')}`);
+  const within = (i, ms) => top[i].ms >= ms && top[i].ms < ms + 5000;
+  expect(within(child, runs.childMs), `the child took ${top[child].ms} ms`);
+  expect(within(timer, runs.timerMs), `the timer took ${top[timer].ms} ms`);
+  expect(within(signal, runs.signalMs), `the signal wait took ${top[signal].ms} ms`);
+  expect(top[child].label.includes(runs.child), `child label: ${top[child].label}`);
+  const parked = items.find((i) => i.nested && i.kind === 'attempt' && i.marks.includes('park'));
+  expect(parked !== undefined, 'the child\'s parked call attempt is not marked parked');
+  expect(items.some((i) => i.nested && i.kind === 'call' && i.label.includes('tickets · create')),
+    'the child\'s MCP call is not on the timeline');
+  expect(top.some((i) => i.kind === 'delivery' && i.label.includes('approve')),
+    'the signal sent is not on the timeline');
+  await page.screenshot({ path: join(dirname(screenshot), 'run-with-children.png') });
+  console.log('ok ' + current);
+
+  check('selecting a call shows its arguments, output and idempotency key');
+  const call = page.locator('#timeline details.tl-item[data-kind=call]').first();
+  await call.locator(':scope > summary').click();
+  const shown = await call.locator(':scope > .tl-detail').innerText();
+  const childJson = await (await page.request.get(url + 'api/runs/' + encodeURIComponent(runs.child))).json();
+  const key = childJson.run.steps[0].effects[0].idempotencyKey;
+  for (const want of ['arguments', 'printer on fire', 'output', 'T-7', 'idempotency', key]) {
+    expect(shown.includes(want), `the call's detail lacks ${want}: ${shown}`);
+  }
+  console.log('ok ' + current);
+
+  check('the JSON view is one click away');
+  const [json] = await Promise.all([page.waitForNavigation(), page.click('#json-view')]);
+  expect(json.status() === 200 && (await json.json()).run.runId === runs.body, 'no JSON of the run');
+  console.log('ok ' + current);
+
+  // The aim is under a second; on a loaded CI machine the bound only catches a blow-up (a page
+  // that grows quadratically with its entries), and the figure is printed.
+  check("a 1,000-entry run's page renders, its load time printed");
+  await page.goto(url + 'runs/' + encodeURIComponent(runs.many), { waitUntil: 'load' });
+  const nav = await page.evaluate(() => {
+    const n = performance.getEntriesByType('navigation')[0];
+    return { load: n.loadEventEnd, response: n.responseEnd, first: n.responseStart };
+  });
+  const took = nav.load;
+  const entries = await page.locator('#journal tbody tr').count();
+  expect(entries >= 1000, `the journal shows ${entries} entries`);
+  expect(took < 30000, `the page took ${Math.round(took)} ms (first byte at ${Math.round(nav.first)} ms, last at ${Math.round(nav.response)} ms)`);
+  console.log(`ok ${current} (${Math.round(took)} ms for ${entries} entries)`);
+
   check('the list updates itself while open');
   const list = await context.newPage();
   await list.goto(url + '?flow=' + encodeURIComponent(runs.flow));
@@ -110,6 +171,23 @@ try {
   expect((await page.locator('#run-status').innerText()) === 'running', 'the run changed');
   console.log('ok ' + current);
 
+  check('a form posted from another origin is refused, even with the token');
+  const other = await context.newPage();
+  await other.goto('about:blank');
+  await other.setContent(`<form method="post" action="${url}runs/${encodeURIComponent(runs.running)}/cancel">` +
+    `<input name="token" value="${token}"></form>`);
+  const [forged] = await Promise.all([
+    other.waitForNavigation(),
+    other.evaluate(() => document.forms[0].submit()),
+  ]);
+  expect(forged.status() === 403, `the cross-origin post answered ${forged.status()}`);
+  const forgedLine = await other.locator('#refusal').textContent();
+  expect(forgedLine.startsWith('error ui_cross_site:'), forgedLine);
+  await other.close();
+  await page.goto(url + 'runs/' + encodeURIComponent(runs.running));
+  expect((await page.locator('#run-status').innerText()) === 'running', 'the forged post acted');
+  console.log('ok ' + current);
+
   check('an action with the token is done');
   await page.fill('#token', token);
   await Promise.all([
@@ -122,6 +200,29 @@ try {
   const journal = await page.locator('#journal').innerText();
   expect(journal.includes('by ui:127.0.0.1'), 'the cancel is not journaled with its actor');
   expect(!(await page.content()).includes(token), 'the page shows the token');
+  console.log('ok ' + current);
+
+  check('answering an input request through the generated form readies the step');
+  await page.goto(url + 'runs/' + encodeURIComponent(runs.asks));
+  await page.fill('#token', token);
+  const form = page.locator('form[data-action=answer]');
+  expect((await form.locator('input[name="in.who.name"][required]').count()) === 1,
+    'the required string is not a required field');
+  await form.locator('input[name="in.who.name"]').fill('Ada');
+  await form.locator('input[name="in.who.seats"]').fill('3');
+  await form.locator('input[name="in.who.vip"]').check();
+  await form.locator('select[name="in.who.tier"]').selectOption('gold');
+  await Promise.all([page.waitForURL(/done=/), form.locator('button[type=submit]').click()]);
+  const answered = await page.locator('#notice').textContent();
+  expect(answered.startsWith('step call answered'), answered);
+  const after = await (await page.request.get(url + 'api/runs/' + encodeURIComponent(runs.asks))).json();
+  const callStep = after.run.steps.find((s) => s.stepId === 'call');
+  expect(callStep.status === 'ready', `the step is ${callStep.status}`);
+  const entry = after.run.timeline.find((e) => e.type === 'step.answered');
+  expect(entry && entry.by === 'ui:127.0.0.1', 'the answer is not journaled with its actor');
+  const content = entry.responses.who.content;
+  expect(content.name === 'Ada' && content.seats === 3 && content.vip === true &&
+    content.tier === 'gold', 'answered ' + JSON.stringify(content));
   console.log('ok ' + current);
 
   check('the list updates itself while open');

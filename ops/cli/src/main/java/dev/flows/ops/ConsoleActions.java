@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.flows.kernel.ErrorCode;
 import dev.flows.kernel.FlowsException;
 import dev.flows.kernel.journal.CancelOutcome;
+import dev.flows.kernel.journal.InputAnswer;
 import dev.flows.kernel.journal.Journal;
 import dev.flows.kernel.journal.RunRef;
 import dev.flows.kernel.journal.RunSnapshot;
@@ -26,8 +27,8 @@ import org.eclipse.jetty.util.Fields;
 /**
  * The console's operator actions, each through the journal verb its {@code flows runs} command
  * uses, journaled with the actor ({@code ui:<remote address>}) wherever the journal keeps who did
- * it: the cancel's reason, {@code run.resumed} and {@code step.resolved}'s {@code by}, a rerun's
- * admission key and a signal's key.
+ * it: the cancel's reason, {@code run.resumed}, {@code step.resolved} and {@code step.answered}'s
+ * {@code by}, a rerun's admission key and a signal's key.
  */
 final class ConsoleActions {
   /** What an action did: the page to show next, one line, and its JSON. */
@@ -49,13 +50,14 @@ final class ConsoleActions {
       case "resolve" -> resolve(before, id, form, actor, json);
       case "signal" -> signal(id, form, actor, json);
       case "rerun" -> rerun(id, actor, json);
+      case "answer" -> answer(id, form, actor, json);
       default ->
           throw new ConsoleHandler.Refusal(
               404,
               ErrorCode.INVALID_INPUT.wire(),
               "no action " + Database.oneLine(action),
               action,
-              "use cancel, resume, rerun, resolve or signal");
+              "use cancel, resume, rerun, resolve, answer or signal");
     };
   }
 
@@ -107,6 +109,25 @@ final class ConsoleActions {
             + step
             + (performed ? " resolved as performed" : " resolved as not performed")
             + "; run "
+            + after.status().wire(),
+        json);
+  }
+
+  /** Answers or declines a call parked for input, as {@code runs answer}; {@code by} the actor. */
+  private Done answer(RunRef id, Fields form, String actor, ObjectNode json) {
+    String step = required(form, "step", "the parked step's id");
+    InputAnswer answer = ConsoleAnswers.read(journal, id, step, form);
+    boolean declined = answer instanceof InputAnswer.Decline;
+    RunSnapshot after = journal.answerInput(id, step, answer, actor);
+    json.set("run", RunJson.summary(after));
+    json.put("stepId", step).put("declined", declined);
+    after.step(step).ifPresent(st -> json.put("stepStatus", st.status().wire()));
+    return new Done(
+        id,
+        "step "
+            + step
+            + (declined ? " declined" : " answered")
+            + "; the call is sent again with the answer; run "
             + after.status().wire(),
         json);
   }

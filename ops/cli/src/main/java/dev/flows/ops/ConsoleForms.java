@@ -13,12 +13,13 @@ import java.nio.charset.StandardCharsets;
 final class ConsoleForms {
   private ConsoleForms() {}
 
-  static String actions(JsonNode run, boolean enabled) {
+  static String actions(JsonNode run, boolean enabled, String csrf) {
     StringBuilder b = new StringBuilder("<section id=\"actions\"><h2>Actions</h2>");
     if (!enabled) {
       return b.append("<p class=\"readonly\" id=\"readonly\">read-only: start the console with ")
           .append(Console.TOKEN_VARIABLE)
-          .append(" set to cancel, resume, rerun, resolve or signal from here</p></section>")
+          .append(
+              " set to cancel, resume, rerun, resolve, answer or signal from here</p></section>")
           .toString();
     }
     String status = run.path("status").asText();
@@ -31,12 +32,14 @@ final class ConsoleForms {
     if (!ended) {
       form(
           b,
+          csrf,
           base,
           "cancel",
           "<input name=\"reason\" placeholder=\"reason (optional)\">",
           "Cancel run");
       form(
           b,
+          csrf,
           base,
           "signal",
           "<input name=\"name\" placeholder=\"signal name\" required>"
@@ -45,16 +48,23 @@ final class ConsoleForms {
           "Send signal");
     }
     if (status.equals("failed") || status.equals("parked")) {
-      form(b, base, "resume", "", "Resume");
+      form(b, csrf, base, "resume", "", "Resume");
     }
     if (ended && !run.hasNonNull("parentRunId")) {
-      form(b, base, "rerun", "", "Rerun");
+      form(b, csrf, base, "rerun", "", "Rerun");
     }
+    stepForms(b, csrf, base, run);
+    return b.append("</section>").toString();
+  }
+
+  /** Per step: resolving a parked step, answering or declining a call parked for input. */
+  private static void stepForms(StringBuilder b, String csrf, String base, JsonNode run) {
     for (JsonNode s : run.path("steps")) {
-      if (s.path("status").asText().equals("parked")) {
+      if (s.path("status").asText().equals("parked") && !s.has("inputRequest")) {
         String step = esc(s.path("stepId").asText());
         form(
             b,
+            csrf,
             base,
             "resolve",
             "<input type=\"hidden\" name=\"step\" value=\""
@@ -68,19 +78,35 @@ final class ConsoleForms {
             "Resolve");
       }
     }
-    return b.append("<p class=\"note\">answering an input request: the journal has no such verb;")
-        .append(" a body that waits for an answer waits for a signal</p></section>")
-        .toString();
+    for (JsonNode s : run.path("steps")) {
+      if (s.has("inputRequest")) {
+        b.append(ConsoleAnswers.forms(s.get("inputRequest"), csrf));
+      }
+    }
+  }
+
+  /**
+   * The hidden fields every action form posts: the operator token (filled in by the script) and the
+   * session's CSRF token.
+   */
+  static String hidden(String csrf) {
+    return "<input type=\"hidden\" name=\"token\" class=\"token\"><input type=\"hidden\""
+        + " name=\""
+        + ConsoleGuard.CSRF_FIELD
+        + "\" value=\""
+        + esc(csrf)
+        + "\">";
   }
 
   private static void form(
-      StringBuilder b, String base, String action, String fields, String label) {
+      StringBuilder b, String csrf, String base, String action, String fields, String label) {
     b.append("<form class=\"action\" method=\"post\" data-action=\"")
         .append(action)
         .append("\" action=\"")
         .append(base)
         .append(action)
-        .append("\"><input type=\"hidden\" name=\"token\" class=\"token\">")
+        .append("\">")
+        .append(hidden(csrf))
         .append(fields)
         .append(" <button type=\"submit\">")
         .append(label)

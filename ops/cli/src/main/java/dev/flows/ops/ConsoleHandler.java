@@ -17,6 +17,7 @@ import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.time.Clock;
 import java.util.Map;
 import java.util.Optional;
 import javax.sql.DataSource;
@@ -44,6 +45,7 @@ final class ConsoleHandler extends Handler.Abstract {
   private final Optional<byte[]> tokenDigest;
   private final ConsoleActions actions;
   private final OpsConfig config = OpsConfig.defaults();
+  private final Clock clock = Clock.systemUTC();
 
   ConsoleHandler(Journal journal, DataSource dataSource, Optional<String> token) {
     this.journal = journal;
@@ -122,28 +124,15 @@ final class ConsoleHandler extends Handler.Abstract {
             callback,
             200,
             ConsolePages.detail(
-                run, tokenDigest.isPresent(), Optional.ofNullable(q.getValue("done"))));
+                run,
+                tokenDigest.isPresent(),
+                Optional.ofNullable(q.getValue("done")),
+                clock.instant(),
+                ConsoleGuard.session(request, response)));
       }
     } else if (parts.length == 4 && parts[1].equals("runs")) {
       requireMethod(method, "POST");
-      RunRef id = new RunRef(decode(parts[2]));
-      Fields form = fields(request);
-      String actor = authorize(request, form);
-      ConsoleActions.Done done = actions.perform(parts[3], id, form, actor);
-      if (api) {
-        json(response, callback, 200, done.json());
-      } else {
-        response.setStatus(303);
-        response
-            .getHeaders()
-            .put(
-                HttpHeader.LOCATION,
-                "/runs/"
-                    + URLEncoder.encode(done.page().value(), StandardCharsets.UTF_8)
-                    + "?done="
-                    + URLEncoder.encode(done.text(), StandardCharsets.UTF_8));
-        callback.succeeded();
-      }
+      act(request, response, callback, parts, api);
     } else {
       throw new Refusal(
           404,
@@ -151,6 +140,41 @@ final class ConsoleHandler extends Handler.Abstract {
           "no page " + Database.oneLine(path),
           path,
           "start at / (the run list)");
+    }
+  }
+
+  private void act(
+      Request request, Response response, Callback callback, String[] parts, boolean api) {
+    ConsoleActions.Done done;
+    try {
+      ConsoleGuard.sameOrigin(request);
+      RunRef id = new RunRef(decode(parts[2]));
+      Fields form = fields(request);
+      String actor = authorize(request, form);
+      if (request.getHeaders().get(HttpHeader.AUTHORIZATION) == null) {
+        ConsoleGuard.csrf(request, form);
+      }
+      done = actions.perform(parts[3], id, form, actor);
+    } catch (Refusal r) {
+      ConsoleGuard.log(request, parts[3], r.oneLine());
+      throw r;
+    } catch (RuntimeException e) {
+      ConsoleGuard.log(request, parts[3], Database.oneLine(String.valueOf(e.getMessage())));
+      throw e;
+    }
+    if (api) {
+      json(response, callback, 200, done.json());
+    } else {
+      response.setStatus(303);
+      response
+          .getHeaders()
+          .put(
+              HttpHeader.LOCATION,
+              "/runs/"
+                  + URLEncoder.encode(done.page().value(), StandardCharsets.UTF_8)
+                  + "?done="
+                  + URLEncoder.encode(done.text(), StandardCharsets.UTF_8));
+      callback.succeeded();
     }
   }
 
@@ -375,7 +399,9 @@ final class ConsoleHandler extends Handler.Abstract {
     h.put(HttpHeader.CACHE_CONTROL, "no-store");
     h.put("X-Content-Type-Options", "nosniff");
     h.put("X-Frame-Options", "DENY");
-    h.put("Referrer-Policy", "no-referrer");
+    // same-origin, not no-referrer: with no-referrer a browser's form post says Origin: null, and
+    // the console could not tell its own forms from another site's.
+    h.put("Referrer-Policy", "same-origin");
     h.put(
         "Content-Security-Policy",
         "default-src 'self'; script-src 'self'; style-src 'self'; form-action 'self';"

@@ -79,7 +79,9 @@ final class ConsolePages {
         + esc(title)
         + " · flows</title><link rel=\"stylesheet\" href=\"/static/console.css\">"
         + "<script src=\"/static/console.js\" defer></script></head><body>"
-        + "<header><a class=\"home\" href=\"/\">flows</a> <span>console</span></header><main>"
+        + "<header><a class=\"home\" href=\"/\">flows</a> <span>console</span><nav>"
+        + "<a href=\"/\">runs</a><button type=\"button\" id=\"theme-toggle\""
+        + " title=\"switch light and dark\">theme</button></nav></header><main>"
         + body
         + "</main></body></html>\n";
   }
@@ -166,20 +168,23 @@ final class ConsolePages {
         .append("</td><td>")
         .append(r.path("children").asLong())
         .append("</td><td>")
-        .append(text(r.get("createdAt")))
+        .append(time(r.get("createdAt")))
         .append("</td><td>")
-        .append(text(r.get("completedAt")))
+        .append(time(r.get("completedAt")))
         .append("</td></tr>");
   }
 
   /** A run's page: header, input, output or failure, steps, signals, actions, children, journal. */
-  static String detail(JsonNode run, boolean actions, Optional<String> done) {
+  static String detail(
+      JsonNode run, boolean actions, Optional<String> done, Instant now, String csrf) {
     StringBuilder b = new StringBuilder();
     String id = run.path("runId").asText();
     b.append("<h1>Run <code id=\"run-id\">").append(esc(id)).append("</code></h1>");
     done.ifPresent(
         d -> b.append("<p class=\"notice\" id=\"notice\">").append(esc(d)).append("</p>"));
     facts(b, run);
+    b.append(ConsoleTree.render(run));
+    b.append(ConsoleTimeline.render(run, now));
     b.append("<section id=\"input\"><h2>Input</h2><pre>")
         .append(run.hasNonNull("input") ? json(run.get("input")) : "(none)")
         .append("</pre></section>");
@@ -197,7 +202,7 @@ final class ConsolePages {
     }
     b.append("</section>");
     signals(b, run.path("signals"));
-    b.append(ConsoleForms.actions(run, actions));
+    b.append(ConsoleForms.actions(run, actions, csrf));
     b.append("<section id=\"children\"><h2>Child runs</h2>");
     if (run.path("children").isEmpty()) {
       b.append("<p class=\"empty\">none</p>");
@@ -226,8 +231,8 @@ final class ConsolePages {
                 ? " (" + text(run.get("completionReason")) + ")"
                 : ""));
     fact(b, "queue", text(run.get("queue")));
-    fact(b, "created", text(run.get("createdAt")));
-    fact(b, "completed", text(run.get("completedAt")));
+    fact(b, "created", time(run.get("createdAt")));
+    fact(b, "completed", time(run.get("completedAt")));
     fact(b, "admission key", "<code>" + text(run.get("admissionKey")) + "</code>");
     if (run.hasNonNull("parentRunId")) {
       fact(b, "parent", runLink(run.get("parentRunId").asText()));
@@ -258,6 +263,20 @@ final class ConsolePages {
         .append("<details><summary>diagnostic</summary><pre>")
         .append(json(f))
         .append("</pre></details></section>");
+  }
+
+  /**
+   * An instant shown absolute, which the page's script adds the relative reading to ("3 min ago");
+   * empty when there is none.
+   */
+  static String time(String iso) {
+    return iso.isEmpty()
+        ? ""
+        : "<time datetime=\"" + esc(iso) + "\" title=\"" + esc(iso) + "\">" + esc(iso) + "</time>";
+  }
+
+  private static String time(JsonNode n) {
+    return n == null || n.isNull() || n.isMissingNode() ? "" : time(n.asText());
   }
 
   private static void fact(StringBuilder b, String name, String html) {

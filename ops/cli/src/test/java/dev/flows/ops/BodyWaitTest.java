@@ -34,7 +34,8 @@ class BodyWaitTest {
 
   @Test
   void theSignalHintOfTheConsoleNamesTheRunItIsFor() throws Exception {
-    String page = ConsolePages.detail(waitingRun(), false, Optional.empty());
+    String page =
+        ConsolePages.detail(waitingRun(), false, Optional.empty(), java.time.Instant.now(), "csrf");
     assertThat(page).contains("flows runs signal " + RUN + " approve").doesNotContain(" RUN ");
   }
 }

@@ -29,6 +29,9 @@ class ConsoleBrowserTest {
   private static final Path CHROMIUM =
       Path.of(Optional.ofNullable(System.getenv("FLOWS_CHROMIUM")).orElse("/usr/bin/chromium"));
   private static final String TOKEN = "browser-test-token";
+  private static final long CHILD_MS = 300;
+  private static final long TIMER_MS = 400;
+  private static final long SIGNAL_MS = 300;
 
   @Test
   void theConsoleWorksInChromiumListFilterDetailAndActionsWithAndWithoutTheToken()
@@ -56,7 +59,14 @@ class ConsoleBrowserTest {
       RunRef failed = work.failed("browser-failed", "disk_full");
       RunRef detail = work.mcpCall("browser-mcp");
       RunRef running = work.running("browser-running");
+      RunRef[] body = work.body("browser-body", CHILD_MS, TIMER_MS, SIGNAL_MS);
+      RunRef many = work.manyMemos("browser-many", 500);
+      // Last: claiming another run's step would take this one's answered call.
+      RunRef asks = work.parkedForInput("browser-asks");
       ObjectNode runs = JsonNodeFactory.instance.objectNode();
+      runs.put("body", body[0].value()).put("child", body[1].value()).put("many", many.value());
+      runs.put("asks", asks.value());
+      runs.put("childMs", CHILD_MS).put("timerMs", TIMER_MS).put("signalMs", SIGNAL_MS);
       runs.put("failed", failed.value())
           .put("detail", detail.value())
           .put("running", running.value())
@@ -88,11 +98,20 @@ class ConsoleBrowserTest {
           .contains("ok the run list shows the runs newest first")
           .contains("ok a filter submitted from the form narrows the list")
           .contains("ok a run's detail shows input, steps, effects and the journal")
+          .contains(
+              "ok a run's timeline shows its child with the parked call, the timer and the signal"
+                  + " wait in order, with their durations")
+          .contains("ok selecting a call shows its arguments, output and idempotency key")
+          .contains("ok the JSON view is one click away")
+          .contains("ok a 1,000-entry run's page renders, its load time printed")
+          .contains("ok answering an input request through the generated form readies the step")
           .contains("ok an action without the token is refused")
+          .contains("ok a form posted from another origin is refused, even with the token")
           .contains("ok an action with the token is done")
           .contains("ok the list updates itself while open")
           .contains("console.spec: all checks passed")
           .doesNotContain("FAIL");
+      System.out.println(out.lines().filter(l -> l.contains("1,000-entry")).findFirst().orElse(""));
       assertThat(screenshot).exists();
       assertThat(Files.size(screenshot)).isGreaterThan(10_000);
     }

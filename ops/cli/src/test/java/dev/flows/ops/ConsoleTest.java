@@ -75,6 +75,16 @@ class ConsoleTest {
 
   private static HttpResponse<String> post(
       Console c, String path, Map<String, String> form, Optional<String> bearer) throws Exception {
+    return post(c, path, form, bearer, Map.of());
+  }
+
+  private static HttpResponse<String> post(
+      Console c,
+      String path,
+      Map<String, String> form,
+      Optional<String> bearer,
+      Map<String, String> headers)
+      throws Exception {
     StringBuilder body = new StringBuilder();
     form.forEach(
         (k, v) ->
@@ -87,6 +97,7 @@ class ConsoleTest {
             .header("Content-Type", "application/x-www-form-urlencoded")
             .POST(HttpRequest.BodyPublishers.ofString(body.toString()));
     bearer.ifPresent(t -> b.header("Authorization", "Bearer " + t));
+    headers.forEach(b::header);
     return HTTP.send(b.build(), HttpResponse.BodyHandlers.ofString());
   }
 
@@ -194,6 +205,25 @@ class ConsoleTest {
   }
 
   @Test
+  void aRunsTreeShowsChildrenAndGrandchildrenAndHighlightsAFailedLeafUpToTheRoot()
+      throws Exception {
+    RunRef[] tree = work.treeWithAFailedLeaf("tree-ui");
+    String page = get(console, "/runs/" + tree[0].value()).body();
+    assertThat(page).contains("<section id=\"tree\">");
+    for (RunRef r : tree) {
+      assertThat(page).contains("<li data-run=\"" + r.value() + "\"");
+      int at = page.indexOf("<li data-run=\"" + r.value() + "\"");
+      assertThat(page.substring(at, page.indexOf('>', at)))
+          .as(r.value())
+          .contains("class=\"tree-hot tree-failed\"");
+    }
+    int leaf = page.indexOf("<li data-run=\"" + tree[2].value() + "\"");
+    assertThat(page.substring(leaf, page.indexOf('>', leaf))).contains("data-status=\"failed\"");
+    RunRef calm = work.succeeded("tree-none", JsonNodeFactory.instance.objectNode());
+    assertThat(get(console, "/runs/" + calm.value()).body()).doesNotContain("id=\"tree\"");
+  }
+
+  @Test
   void anUnknownRunIsNotFoundWithRunNotFound() throws Exception {
     HttpResponse<String> page = get(console, "/runs/run_does_not_exist");
     assertThat(page.statusCode()).isEqualTo(404);
@@ -246,6 +276,48 @@ class ConsoleTest {
   }
 
   @Test
+  void aFormPostWithTheTokenButWithoutTheSessionsCsrfTokenOrFromAnotherOriginIsRefused()
+      throws Exception {
+    RunRef run = work.running("csrf");
+    int before = entries(run).size();
+    HttpResponse<String> noCsrf =
+        post(console, "/runs/" + run.value() + "/cancel", Map.of("token", TOKEN), Optional.empty());
+    assertThat(noCsrf.statusCode()).isEqualTo(403);
+    assertThat(noCsrf.body()).contains("error ui_cross_site: the form does not carry");
+    HttpResponse<String> page = get(console, "/runs/" + run.value());
+    String cookie = page.headers().firstValue("Set-Cookie").orElseThrow().split(";")[0];
+    HttpResponse<String> forged =
+        post(
+            console,
+            "/runs/" + run.value() + "/cancel",
+            Map.of("token", TOKEN, "csrf", "A".repeat(43)),
+            Optional.empty(),
+            Map.of("Cookie", cookie));
+    assertThat(forged.statusCode()).isEqualTo(403);
+    HttpResponse<String> foreign =
+        post(
+            console,
+            "/api/runs/" + run.value() + "/cancel",
+            Map.of(),
+            Optional.of(TOKEN),
+            Map.of("Origin", "http://evil.example"));
+    assertThat(foreign.statusCode()).isEqualTo(403);
+    assertThat(json(foreign).path("error").path("code").asText()).isEqualTo("ui_cross_site");
+    HttpResponse<String> crossSite =
+        post(
+            console,
+            "/api/runs/" + run.value() + "/cancel",
+            Map.of(),
+            Optional.of(TOKEN),
+            Map.of("Sec-Fetch-Site", "same-site"));
+    assertThat(crossSite.statusCode()).isEqualTo(403);
+    assertThat(entries(run)).hasSize(before);
+    assertThat(page.headers().firstValue("Set-Cookie").orElseThrow())
+        .contains("HttpOnly")
+        .contains("SameSite=Strict");
+  }
+
+  @Test
   void aCancelWithTheTokenIsJournaledWithTheActor() throws Exception {
     RunRef run = work.running("cancel-me");
     HttpResponse<String> r =
@@ -268,12 +340,18 @@ class ConsoleTest {
   @Test
   void aFormActionRedirectsToTheRunAndResumeAndResolveRecordWhoDidIt() throws Exception {
     RunRef failed = work.failed("resume-ui", "boom");
+    HttpResponse<String> page = get(console, "/runs/" + failed.value());
+    String cookie = page.headers().firstValue("Set-Cookie").orElseThrow().split(";")[0];
+    java.util.regex.Matcher csrf =
+        java.util.regex.Pattern.compile("name=\"csrf\" value=\"([^\"]+)\"").matcher(page.body());
+    assertThat(csrf.find()).as("the page's forms carry the CSRF token").isTrue();
     HttpResponse<String> r =
         post(
             console,
             "/runs/" + failed.value() + "/resume",
-            Map.of("token", TOKEN),
-            Optional.empty());
+            Map.of("token", TOKEN, "csrf", csrf.group(1)),
+            Optional.empty(),
+            Map.of("Cookie", cookie));
     assertThat(r.statusCode()).as(r.body()).isEqualTo(303);
     assertThat(r.headers().firstValue("Location").orElseThrow())
         .startsWith("/runs/" + failed.value() + "?done=");

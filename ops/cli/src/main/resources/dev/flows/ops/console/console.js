@@ -1,8 +1,50 @@
 // The console's only script: keeps the operator token in this tab's session storage, copies it
-// into an action form when it is submitted, and refreshes the run list in place every few seconds.
+// into an action form when it is submitted, refreshes the run list in place every few seconds,
+// adds the relative reading to each absolute time, and switches the light and dark themes.
 (function () {
   'use strict';
   var KEY = 'flows-ui-token';
+  var THEME = 'flows-ui-theme';
+
+  function ago(iso) {
+    var ms = Date.now() - Date.parse(iso);
+    if (isNaN(ms)) {
+      return '';
+    }
+    var s = Math.round(Math.abs(ms) / 1000);
+    var text = s < 60 ? s + ' s' : s < 3600 ? Math.round(s / 60) + ' min'
+      : s < 172800 ? Math.round(s / 3600) + ' h' : Math.round(s / 86400) + ' d';
+    return ms >= 0 ? text + ' ago' : 'in ' + text;
+  }
+
+  function relativeTimes(root) {
+    root.querySelectorAll('time[datetime]').forEach(function (t) {
+      if (!t.querySelector('small')) {
+        var small = document.createElement('small');
+        small.textContent = ago(t.getAttribute('datetime'));
+        t.appendChild(small);
+      }
+    });
+  }
+
+  function themes() {
+    var saved = window.localStorage.getItem(THEME);
+    if (saved) {
+      document.documentElement.setAttribute('data-theme', saved);
+    }
+    var button = document.getElementById('theme-toggle');
+    if (!button) {
+      return;
+    }
+    button.addEventListener('click', function () {
+      var dark = document.documentElement.getAttribute('data-theme') === 'dark' ||
+        (!document.documentElement.getAttribute('data-theme') &&
+          window.matchMedia('(prefers-color-scheme: dark)').matches);
+      var next = dark ? 'light' : 'dark';
+      document.documentElement.setAttribute('data-theme', next);
+      window.localStorage.setItem(THEME, next);
+    });
+  }
 
   function refresh(table, status) {
     fetch(window.location.href, { headers: { Accept: 'text/html' }, cache: 'no-store' })
@@ -17,6 +59,7 @@
         var fresh = doc.querySelector('#runs tbody');
         if (fresh) {
           table.querySelector('tbody').replaceWith(document.adoptNode(fresh));
+          relativeTimes(table);
         }
         if (status) {
           status.textContent = 'updated ' + new Date().toLocaleTimeString();
@@ -30,6 +73,8 @@
   }
 
   function start() {
+    themes();
+    relativeTimes(document);
     var token = document.getElementById('token');
     if (token) {
       token.value = window.sessionStorage.getItem(KEY) || '';
