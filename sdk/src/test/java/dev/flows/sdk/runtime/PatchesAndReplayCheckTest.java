@@ -212,6 +212,28 @@ class PatchesAndReplayCheckTest {
     assertThat(journal.entries(waiting)).hasSize(rows);
   }
 
+  @Test
+  void aBodyThatEndsWhereTheJournalHoldsAFurtherCallDivergesThere() throws Exception {
+    code.set(this::v1);
+    RunRef waiting = start();
+    settle(waiting);
+
+    ReplayVerdict shorter =
+        checker()
+            .check(
+                waiting,
+                as(
+                    (f, in) -> {
+                      f.step("a", () -> 1);
+                      return JSON.textNode("no wait");
+                    }));
+
+    assertThat(shorter)
+        .isEqualTo(
+            new ReplayVerdict.Diverges(
+                waiting, 2, "f.awaitSignal(\"go\")", "the body's end (it returned)"));
+  }
+
   /** Every kind of call at once: MCP calls, a command, timers, signals, parallel calls, a patch. */
   private JsonNode everything(dev.flows.sdk.Ctx f, JsonNode in) {
     return everything(f, "b");
