@@ -293,4 +293,13 @@ final class DirectCtx implements Ctx {
   public double random() {
     return Math.random();
   }
+
+  @Override
+  public boolean patched(String id) {
+    // Run directly, every example is new code: it takes every patch.
+    return true;
+  }
+
+  @Override
+  public void deprecatePatch(String id) {}
 }

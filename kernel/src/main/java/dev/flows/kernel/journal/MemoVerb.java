@@ -19,7 +19,8 @@ public enum MemoVerb {
   NOW("f.now"),
   RANDOM_UUID("f.randomUUID"),
   RANDOM("f.random"),
-  LLM("f.llm");
+  LLM("f.llm"),
+  PATCHED("f.patched");
 
   /** The memo field naming the verb. */
   public static final String FIELD = "verb";

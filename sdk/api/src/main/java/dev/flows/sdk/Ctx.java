@@ -149,6 +149,23 @@ public interface Ctx {
   /** A random double in [0, 1), journaled on first use and answered from the journal on replay. */
   double random();
 
+  /**
+   * Whether this run takes the code behind patch {@code id}, so a changed body can go on serving
+   * the runs started on the code before it: true for a run that reaches this point on code that has
+   * the patch (journaled as a memo {@code {"verb":"f.patched","patch":id}} at the call's position,
+   * and answered from it on replay), false for a run whose journal shows it passed this point on
+   * older code (the position holds another call; nothing is journaled and no position is taken).
+   * {@code if (f.patched("triage-v2")) { new step } } keeps old runs on the old path.
+   */
+  boolean patched(String id);
+
+  /**
+   * The cleanup of {@link #patched}: once no run on the code before patch {@code id} is left, the
+   * patch's {@code if} is replaced by this call and the new code kept. A run that journaled the
+   * patch here goes past its memo; any other run takes no position and nothing is journaled.
+   */
+  void deprecatePatch(String id);
+
   /** A server handle: {@code f.mcp("stripe").tool("create_customer").call(args)}. */
   interface McpServer {
     McpTool tool(String name);

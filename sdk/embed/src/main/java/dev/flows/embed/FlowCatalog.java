@@ -5,6 +5,7 @@ import dev.flows.kernel.FlowsException;
 import dev.flows.kernel.instruction.FlowBodyInstruction;
 import dev.flows.sdk.Flow;
 import dev.flows.sdk.config.FlowsConfig;
+import dev.flows.sdk.runtime.FlowVersions;
 import dev.flows.sdk.runtime.Inventory;
 import dev.flows.sdk.runtime.LoadedFlow;
 import dev.flows.sdk.runtime.Preflight;
@@ -76,13 +77,26 @@ final class FlowCatalog {
   FlowCatalog(List<? extends Flow<?, ?>> flows) {
     for (Flow f : flows) {
       Registered r = new Registered(f);
-      Registered sameName = byName.putIfAbsent(r.name(), r);
-      if (sameName != null || byClass.putIfAbsent(f.getClass(), r) != null) {
+      Registered sameName = byName.get(r.name());
+      String version = f.header().version();
+      boolean sameVersion = sameName != null && sameName.flow.header().version().equals(version);
+      if (sameVersion || byClass.putIfAbsent(f.getClass(), r) != null) {
         throw new FlowsException(
             ErrorCode.CONFIG_INVALID,
-            "two flows registered as " + r.name() + " (" + f.getClass().getName() + ")",
+            "two flows registered as "
+                + r.name()
+                + " version "
+                + version
+                + " ("
+                + f.getClass().getName()
+                + ")",
             "Flows.builder().register(...)",
-            "register each flow class once, with a name of its own");
+            "register each flow class once; versions of one name side by side need their own"
+                + " header versions");
+      }
+      // A start by name takes the newest version; runs replay on the one they started with.
+      if (sameName == null || FlowVersions.newer(version, sameName.flow.header().version())) {
+        byName.put(r.name(), r);
       }
     }
   }

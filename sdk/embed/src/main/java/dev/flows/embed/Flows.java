@@ -203,6 +203,22 @@ public final class Flows implements AutoCloseable {
   }
 
   /**
+   * Replays the journal of runs of {@code flow}'s name against the registered instance's code, as a
+   * check before a deploy: nothing is run, sent or journaled (every memo, child, wait and timer is
+   * answered from the journal; the body stops at each journal's end). {@code
+   * flows.replayCheck(Triage.class, ReplayCheck.active()).compatible()}. {@link
+   * ReplayCheck#active()} and {@link ReplayCheck#all()} list runs, so they are refused {@code
+   * config_invalid} on the test kit's in-memory journal as {@link #runs()} is; an unknown run id:
+   * {@code run_not_found}.
+   */
+  public ReplayReport replayCheck(Class<? extends Flow<?, ?>> flow, ReplayCheck runs) {
+    return PublicError.guard(
+        () ->
+            ReplayChecks.run(
+                journal(), engine.resolver(), this::runs, catalog.of(flow).flow(), runs));
+  }
+
+  /**
    * The schedules in the journal: create, list, pause, resume, update, delete, trigger, backfill
    * ({@link FlowSchedules}). Their ticks are started by workers with the flow, this instance's
    * worker among them when it runs one.

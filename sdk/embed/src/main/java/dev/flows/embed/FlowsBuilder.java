@@ -98,6 +98,17 @@ public final class FlowsBuilder {
   }
 
   /**
+   * As {@link #register(Flow)}, each: versions of one flow name (their header versions differ) are
+   * served side by side, a run replaying on the version it started with, a start by name taking the
+   * newest; two of one name and version are refused {@code config_invalid}.
+   */
+  public FlowsBuilder register(Flow<?, ?> flow, Flow<?, ?>... more) {
+    flows.add(flow);
+    flows.addAll(java.util.List.of(more));
+    return this;
+  }
+
+  /**
    * An MCP server given in code ({@link McpServer#stdio}, {@link McpServer#http}); two of one name
    * are refused {@code config_invalid}.
    */

@@ -126,6 +126,16 @@ record AuthorCtx(DurableCtx ctx) implements Ctx {
   }
 
   @Override
+  public boolean patched(String id) {
+    return PublicError.guard(() -> ctx.patched(id));
+  }
+
+  @Override
+  public void deprecatePatch(String id) {
+    PublicError.guard(() -> ctx.deprecatePatch(id));
+  }
+
+  @Override
   public LlmCall<String> llm(String model) {
     return new GuardedLlmCall<>(PublicError.guard(() -> ctx.llm(model)));
   }

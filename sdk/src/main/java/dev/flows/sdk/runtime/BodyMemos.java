@@ -35,6 +35,9 @@ final class BodyMemos {
   static final String FLOW = "/flow/";
   static final String INPUT = "/input/";
 
+  /** The field of an {@code f.patched} memo naming the patch. */
+  static final String PATCH_FIELD = "patch";
+
   private final Journal journal;
   private final ClaimedAttempt attempt;
   private final MemoWriter writer;
@@ -111,6 +114,7 @@ final class BodyMemos {
     }
     JsonNode m = memos.get(pos);
     if (m == null) {
+      fresh(pos, call);
       return Optional.empty();
     }
     if (!verb.equals(verbOf(m))) {
@@ -145,7 +149,27 @@ final class BodyMemos {
     if (verb.equals(STEP)) {
       return "f.step(\"" + memo.path("name").asText() + "\")";
     }
-    return memo.has("signal") ? verb + "(\"" + memo.path("signal").asText() + "\")" : verb + "()";
+    for (String field : List.of("signal", PATCH_FIELD)) {
+      if (memo.has(field)) {
+        return verb + "(\"" + memo.path(field).asText() + "\")";
+      }
+    }
+    return verb + "()";
+  }
+
+  /**
+   * The body makes {@code call} at {@code pos}, where nothing is journaled: past the journal's end.
+   * A replay check ({@link ReplayOnlyJournal}) stops here, before the call does anything.
+   */
+  void fresh(int pos, String call) {
+    if (journal instanceof ReplayOnlyJournal.Marker replay) {
+      throw replay.end(pos, call);
+    }
+  }
+
+  /** Whether a child run was admitted for the call at {@code pos}. */
+  boolean childAt(int pos) {
+    return !children.isEmpty() && children.contains(Lowering.childId(runId(), pos));
   }
 
   /** The memo at {@code pos} (a child call made there is refused by the caller). */

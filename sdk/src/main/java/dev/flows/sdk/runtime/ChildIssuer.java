@@ -94,6 +94,9 @@ final class ChildIssuer {
       Predicate<RunSnapshot> sameCall) {
     int pos = position(call);
     RunRef child = Lowering.childId(root, pos);
+    if (!children.known().contains(child)) {
+      memos.fresh(pos, call);
+    }
     if (!children.known().contains(child) && inline.isPresent() && inlineSurface.isPresent()) {
       Children.Issued issued = new Children.Issued(child, clock.instant(), call);
       Optional<JsonNode> ready =

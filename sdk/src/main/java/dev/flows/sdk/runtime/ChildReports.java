@@ -74,6 +74,11 @@ final class ChildReports {
     return "f.mcp(\"" + c.server() + "\").tool(\"" + c.tool() + "\").call(" + c.input() + ")";
   }
 
+  /** Reads back {@link #nondeterministic}'s message: the position, the journaled call, the new. */
+  static final java.util.regex.Pattern NONDETERMINISTIC =
+      java.util.regex.Pattern.compile(
+          "call #(\\d+) replayed differently: the journal has (.*), the body now makes (.*)$");
+
   static FlowsException nondeterministic(String flow, int pos, String journaled, String now) {
     return new FlowsException(
         ErrorCode.NONDETERMINISTIC_REPLAY,

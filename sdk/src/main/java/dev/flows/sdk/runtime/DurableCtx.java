@@ -24,7 +24,6 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -58,6 +57,8 @@ final class DurableCtx implements Ctx {
   private final StepCalls steps;
   private final InputAnswers inputs;
   private final ModelCalls models;
+  private final Patches patches;
+  private final CallSpecs specs;
 
   private int position;
 
@@ -103,6 +104,8 @@ final class DurableCtx implements Ctx {
     this.waits =
         new Waits(journal, attempt.lease(), memos, clock, this::nextPosition, this::suspend);
     this.deterministic = new Deterministic(memos, clock, this::nextPosition);
+    this.specs = new CallSpecs(header, inventory, config, rootInstruction());
+    this.patches = new Patches(memos, this::peekPosition, this::nextPosition);
     this.inputs = new InputAnswers(journal, memos, run());
     this.fanout =
         new Fanout(
@@ -152,6 +155,17 @@ final class DurableCtx implements Ctx {
     return ++position;
   }
 
+  /** The last position a call took. */
+  int position() {
+    return position;
+  }
+
+  /** The position the next call takes, without taking it. */
+  private int peekPosition() {
+    checkNotSuspended();
+    return position + 1;
+  }
+
   @Override
   public dev.flows.sdk.RunId runId() {
     return new dev.flows.sdk.RunId(run().value());
@@ -187,7 +201,7 @@ final class DurableCtx implements Ctx {
   McpResult callMcp(PolicyHandles.Tool t, Object args) {
     return new McpResult(
         child(
-            mcpSpec(t.server(), t.tool(), args, t.policy()),
+            specs.mcp(t.server(), t.tool(), args, t.policy()),
             ChildReports.mcpCall(t.server(), t.tool()),
             Optional.of(Lowering.mcpSurface(t.server(), t.tool())),
             t.onInput()));
@@ -195,41 +209,11 @@ final class DurableCtx implements Ctx {
 
   Pending<McpResult> callMcpAsync(PolicyHandles.Tool t, Object args) {
     return issueAsync(
-        mcpSpec(t.server(), t.tool(), args, t.policy()),
+        specs.mcp(t.server(), t.tool(), args, t.policy()),
         ChildReports.mcpCall(t.server(), t.tool()),
         Optional.of(Lowering.mcpSurface(t.server(), t.tool())),
         McpResult::new,
         t.onInput());
-  }
-
-  private RunSpec mcpSpec(String server, String tool, Object args, CallPolicy policy) {
-    if (!inventory.hasTool(server, tool)) {
-      throw new FlowsException(
-          ErrorCode.MCP_UNKNOWN_TOOL,
-          "server '%s' has no tool '%s' (tools: %s)"
-              .formatted(server, tool, inventory.tools(server)),
-          "flow " + header.name(),
-          "call one of the server's tools; `flows mcp tools " + server + "` lists them");
-    }
-    JsonNode argsJson = MAPPER.valueToTree(args == null ? Map.of() : args);
-    if (!argsJson.isObject()) {
-      throw new FlowsException(
-          ErrorCode.INVALID_INPUT,
-          "tool arguments must be a JSON object, got " + argsJson.getNodeType(),
-          server + "/" + tool,
-          "pass a Map, a record or an ObjectNode");
-    }
-    return Lowering.mcpCall(
-        header.name(),
-        server,
-        tool,
-        argsJson,
-        inventory.connection(server).orElseThrow(),
-        inventory.mayReperform(server, tool),
-        policy.tasks().isPresent()
-            ? policy
-            : inventory.tasks(server).map(policy::withTasks).orElse(policy),
-        config);
   }
 
   @Override
@@ -290,6 +274,16 @@ final class DurableCtx implements Ctx {
     return deterministic.random();
   }
 
+  @Override
+  public boolean patched(String id) {
+    return patches.patched(id);
+  }
+
+  @Override
+  public void deprecatePatch(String id) {
+    patches.deprecate(id);
+  }
+
   private FlowsException invalid(String message, String call) {
     return new FlowsException(
         ErrorCode.INVALID_INPUT, message, "flow " + header.name(), "fix the " + call + " call");
@@ -307,7 +301,7 @@ final class DurableCtx implements Ctx {
 
   JsonNode runCommand(List<String> argv, boolean shell, CallPolicy policy) {
     return child(
-        commandSpec(argv, shell, policy),
+        specs.command(argv, shell, policy),
         ChildReports.commandCall(argv, shell),
         Optional.empty(),
         Optional.empty());
@@ -315,21 +309,11 @@ final class DurableCtx implements Ctx {
 
   Pending<JsonNode> runCommandAsync(List<String> argv, boolean shell, CallPolicy policy) {
     return issueAsync(
-        commandSpec(argv, shell, policy),
+        specs.command(argv, shell, policy),
         ChildReports.commandCall(argv, shell),
         Optional.empty(),
         j -> j,
         Optional.empty());
-  }
-
-  private RunSpec commandSpec(List<String> argv, boolean shell, CallPolicy policy) {
-    if (argv.isEmpty()) {
-      throw new FlowsException(
-          ErrorCode.INVALID_INPUT, "f.run needs a command", header.name(), "pass argv");
-    }
-    // A single-file flow's commands run in its file's directory, recorded when it was admitted.
-    Optional<String> dir = Lowering.commandDir(rootInstruction());
-    return Lowering.command(header.name(), argv, shell, dir, policy, config);
   }
 
   private JsonNode rootInstruction() {

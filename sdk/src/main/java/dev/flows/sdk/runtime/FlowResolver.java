@@ -29,16 +29,32 @@ public final class FlowResolver {
   /** Sources this process admitted or compiled to admit: a flow it started itself. */
   private static final Set<String> STARTED_HERE = ConcurrentHashMap.newKeySet();
 
+  /** The newest version registered of each class flow: what a start by name takes. */
   private final Map<String, Flow> byName = new ConcurrentHashMap<>();
+
+  /** Every registered class flow by its route, {@code name@version}: what a body replays. */
+  private final Map<String, Flow> byRoute = new ConcurrentHashMap<>();
+
   private final Map<String, Flow> bySourceHash = new ConcurrentHashMap<>();
   private final List<SourceDirectories> directories = new CopyOnWriteArrayList<>();
   private volatile boolean anySource;
 
-  public FlowResolver register(Flow flow) {
-    Flow prior = byName.putIfAbsent(flow.header().name(), flow);
+  /**
+   * Registers a class flow at its header's version. Several versions of one name are served side by
+   * side: a run replays on the version it started with, a start by name takes the newest ({@link
+   * FlowVersions#newer}). Two instances at one name and version are refused.
+   */
+  public synchronized FlowResolver register(Flow flow) {
+    Flow prior = byRoute.putIfAbsent(Lowering.classRoute(flow.header()), flow);
     if (prior != null && prior != flow) {
-      throw new IllegalArgumentException("two flows named " + flow.header().name());
+      throw new IllegalArgumentException(
+          "two flows named " + flow.header().name() + " at version " + flow.header().version());
     }
+    byName.merge(
+        flow.header().name(),
+        flow,
+        (old, added) ->
+            FlowVersions.newer(added.header().version(), old.header().version()) ? added : old);
     return this;
   }
 
@@ -69,6 +85,7 @@ public final class FlowResolver {
     }
     Flow prior = byName.putIfAbsent(flow.header().name(), flow);
     if (prior == null) {
+      byRoute.putIfAbsent(Lowering.classRoute(flow.header()), flow);
       return flow;
     }
     if (prior.getClass() != type) {
@@ -157,10 +174,7 @@ public final class FlowResolver {
     }
     STARTED_HERE.forEach(h -> out.add(sourceRoute(h)));
     directories.forEach(d -> d.hashes().forEach(h -> out.add(sourceRoute(h))));
-    byName
-        .values()
-        .forEach(
-            f -> out.add(Routes.agent(FlowBodyInstruction.TYPE, Lowering.classRoute(f.header()))));
+    byRoute.keySet().forEach(r -> out.add(Routes.agent(FlowBodyInstruction.TYPE, r)));
     return out;
   }
 
@@ -202,7 +216,7 @@ public final class FlowResolver {
           bySourceHash.computeIfAbsent(
               hash, h -> FlowSource.compile("journal:" + name, source).flow());
     } else {
-      flow = byName.get(name);
+      flow = byRoute.getOrDefault(FlowBodyInstruction.classRoute(name, version), byName.get(name));
       if (flow == null) {
         throw new FlowsException(
             ErrorCode.FLOW_NOT_FOUND,
