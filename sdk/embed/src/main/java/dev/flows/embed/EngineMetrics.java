@@ -11,8 +11,8 @@ import java.util.Optional;
  * flows.claim.duration}, {@code mcp.client.operation.duration}), for a service that keeps its
  * meters elsewhere than OpenTelemetry (the Spring Boot starter's Micrometer meters). The metrics
  * are the process's, as the engine's OpenTelemetry instruments are: while one is installed ({@link
- * #recordTo}) it alone records every engine of the process, and OpenTelemetry does not. Called on
- * the engine's hot paths: record and return, never block nor throw.
+ * #recordTo}) it alone (the last installed) records every engine of the process, and OpenTelemetry
+ * does not. Called on the engine's hot paths: record and return, never block nor throw.
  */
 public interface EngineMetrics {
   /** A run admitted. */
@@ -34,8 +34,9 @@ public interface EngineMetrics {
   void mcpCall(String server, String tool, Duration took, Optional<String> errorType);
 
   /**
-   * Records the engine's metrics of this process into {@code metrics} (replacing the one installed
-   * before) until the answer is closed; then OpenTelemetry's instruments record them again.
+   * Records the engine's metrics of this process into {@code metrics} (instead of the one installed
+   * before) until the answer is closed; then the recorder installed before it records again, or,
+   * with none, OpenTelemetry's instruments.
    */
   static Recording recordTo(EngineMetrics metrics) {
     FlowsMetrics port = new EngineMetricsPort(metrics);

@@ -44,21 +44,32 @@ class EngineMetricsTest {
   }
 
   @Test
-  void aRunIsCountedWhileTheRecorderIsInstalledAndNotAfterItsRecordingIsClosed() throws Exception {
+  void theLastRecorderInstalledRecordsAndClosingItHandsTheMetricsBackToTheOneBefore()
+      throws Exception {
     TestDatabase.Fresh db = TestDatabase.fresh("embed_engine_metrics");
-    Recorder recorder = new Recorder();
+    Recorder first = new Recorder();
+    Recorder second = new Recorder();
     try (Flows flows = withWorker(on(db)).register(new TestFlows.Shout()).migrate(true).build()) {
-      try (EngineMetrics.Recording r = EngineMetrics.recordTo(recorder)) {
-        flows.start("shout", JSON.objectNode().put("text", "a"), StartOptions.none()).result(WAIT);
-        // The end is counted by the completing worker, just after the journal took it.
-        long deadline = System.nanoTime() + WAIT.toNanos();
-        while (recorder.events.size() < 2 && System.nanoTime() < deadline) {
-          Thread.sleep(10);
+      try (EngineMetrics.Recording r1 = EngineMetrics.recordTo(first)) {
+        try (EngineMetrics.Recording r2 = EngineMetrics.recordTo(second)) {
+          shout(flows, second);
         }
+        shout(flows, first);
       }
-      flows.start("shout", JSON.objectNode().put("text", "b"), StartOptions.none()).result(WAIT);
+      flows.start("shout", JSON.objectNode().put("text", "c"), StartOptions.none()).result(WAIT);
     }
 
-    assertThat(recorder.events).containsExactly("started shout", "ended shout succeeded");
+    assertThat(second.events).containsExactly("started shout", "ended shout succeeded");
+    assertThat(first.events).containsExactly("started shout", "ended shout succeeded");
+  }
+
+  /** Runs {@code shout} to its end, and waits until {@code recorder} counted the end too. */
+  private static void shout(Flows flows, Recorder recorder) throws Exception {
+    flows.start("shout", JSON.objectNode().put("text", "a"), StartOptions.none()).result(WAIT);
+    // The end is counted by the completing worker, just after the journal took it.
+    long deadline = System.nanoTime() + WAIT.toNanos();
+    while (recorder.events.size() < 2 && System.nanoTime() < deadline) {
+      Thread.sleep(10);
+    }
   }
 }

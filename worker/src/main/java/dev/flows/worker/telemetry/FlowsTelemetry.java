@@ -1,7 +1,8 @@
 package dev.flows.worker.telemetry;
 
 import io.opentelemetry.api.OpenTelemetry;
-import java.util.Optional;
+import java.util.ArrayDeque;
+import java.util.Deque;
 
 /**
  * The OpenTelemetry that flows reports to: the API's no-op until an embedding installs one ({@code
@@ -18,8 +19,11 @@ public final class FlowsTelemetry {
 
   private static volatile FlowsMetrics metrics = new OtelFlowsMetrics(OpenTelemetry.noop());
 
-  /** A recorder an embedding installed: it keeps the metrics when OpenTelemetry is installed. */
-  private static Optional<FlowsMetrics> recorder = Optional.empty();
+  /**
+   * The recorders embeddings installed, the last one recording (it keeps the metrics when
+   * OpenTelemetry is installed); when it stops, the one installed before it records again.
+   */
+  private static final Deque<FlowsMetrics> recorders = new ArrayDeque<>();
 
   private static volatile boolean recording;
 
@@ -31,7 +35,7 @@ public final class FlowsTelemetry {
    */
   public static synchronized void install(OpenTelemetry otel) {
     state = new State(otel, otel != OpenTelemetry.noop());
-    metrics = recorder.orElseGet(() -> new OtelFlowsMetrics(otel));
+    metrics = recorders.isEmpty() ? new OtelFlowsMetrics(otel) : recorders.peek();
   }
 
   /**
@@ -40,18 +44,19 @@ public final class FlowsTelemetry {
    * #stopRecordingTo}.
    */
   public static synchronized void recordMetricsTo(FlowsMetrics to) {
-    recorder = Optional.of(to);
+    recorders.push(to);
     recording = true;
     metrics = to;
   }
 
-  /** Back to OpenTelemetry's instruments, when {@code to} is still the recorder. */
+  /**
+   * {@code to} records no more: the recorder installed before it does, else OpenTelemetry's
+   * instruments.
+   */
   public static synchronized void stopRecordingTo(FlowsMetrics to) {
-    if (recorder.isPresent() && recorder.get() == to) {
-      recorder = Optional.empty();
-      recording = false;
-      metrics = new OtelFlowsMetrics(state.otel());
-    }
+    recorders.removeIf(r -> r == to);
+    recording = !recorders.isEmpty();
+    metrics = recording ? recorders.peek() : new OtelFlowsMetrics(state.otel());
   }
 
   /** Back to the no-op (tests). */
