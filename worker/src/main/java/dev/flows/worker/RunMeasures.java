@@ -12,20 +12,22 @@ final class RunMeasures {
 
   /**
    * Counts the attempt by its reason and, when it ended its run, the run by flow and status. The
-   * flow's name costs a journal read, made only when telemetry is installed; the run's span is
-   * emitted then too.
+   * flow's name costs a journal read, made only when the metrics are recorded somewhere; the run's
+   * span is emitted when telemetry is installed.
    */
   static void completed(
       Journal journal, LeaseToken lease, CompletionAck ack, java.time.Instant now) {
     FlowsTelemetry.metrics().attemptCompleted(ack.reason().wire());
-    if (ack.runStatus().terminal() && FlowsTelemetry.enabled()) {
+    if (ack.runStatus().terminal() && FlowsTelemetry.measured()) {
       try {
         journal
             .run(lease.runId())
             .ifPresent(
                 r -> {
                   FlowsTelemetry.metrics().runEnded(r.name(), ack.runStatus().wire());
-                  RunTraces.runEnded(journal, r, now);
+                  if (FlowsTelemetry.enabled()) {
+                    RunTraces.runEnded(journal, r, now);
+                  }
                 });
       } catch (RuntimeException e) {
         // A metric is never worth failing a completion the journal already took.

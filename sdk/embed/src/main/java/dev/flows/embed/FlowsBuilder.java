@@ -54,6 +54,7 @@ public final class FlowsBuilder {
   private final List<Flow<?, ?>> flows = new ArrayList<>();
   private final Map<String, ServerEntry> servers = new LinkedHashMap<>();
   private final Map<String, ModelClient> models = new LinkedHashMap<>();
+  private final Map<String, Model> declaredModels = new LinkedHashMap<>();
   private Optional<Path> flowsJson = Optional.empty();
   private Optional<WorkerConfig> worker = Optional.empty();
   private Set<String> queues = Set.of();
@@ -127,8 +128,21 @@ public final class FlowsBuilder {
    * flows.json also declares, are refused {@code config_invalid}.
    */
   public FlowsBuilder model(String name, ModelClient model) {
-    if (models.putIfAbsent(name, model) != null) {
+    if (declaredModels.containsKey(name) || models.putIfAbsent(name, model) != null) {
       throw refusal("two models named " + name, "give each model once, with its own name");
+    }
+    return this;
+  }
+
+  /**
+   * A model declared in code ({@link Model#of}), served through LangChain4j as a flows.json {@code
+   * models} entry is. Its name given twice (here, by {@link #model(String, ModelClient)}, or in
+   * flows.json) is refused {@code config_invalid}.
+   */
+  public FlowsBuilder model(Model model) {
+    if (models.containsKey(model.name())
+        || declaredModels.putIfAbsent(model.name(), model) != null) {
+      throw refusal("two models named " + model.name(), "give each model once, with its own name");
     }
     return this;
   }
@@ -180,8 +194,9 @@ public final class FlowsBuilder {
   }
 
   /**
-   * Where the secrets that MCP servers' auth names ({@code "env:NAME"} in flows.json) are read: the
-   * value of {@code NAME}, or null when it is not set; default: this process's environment.
+   * Where the secrets that MCP servers' auth names ({@code "env:NAME"} in flows.json) and models'
+   * API keys ({@code apiKeyEnv}, {@link Model#apiKeySecret}) are read: the value of {@code NAME},
+   * or null when it is not set; default: this process's environment.
    */
   public FlowsBuilder secrets(Function<String, @Nullable String> lookup) {
     this.credentials = Optional.of(new McpCredentials(lookup::apply, Map.of(), Map.of(), Map.of()));
@@ -298,6 +313,13 @@ public final class FlowsBuilder {
       file = loaded.file();
       all.putAll(loaded.mcp());
       declared.putAll(loaded.models());
+    }
+    for (Model m : declaredModels.values()) {
+      if (declared.putIfAbsent(m.name(), m.config()) != null) {
+        throw refusal(
+            "model " + m.name() + " is given in code and in " + file.orElseThrow(),
+            "give it in one place");
+      }
     }
     for (String name : models.keySet()) {
       if (declared.containsKey(name)) {

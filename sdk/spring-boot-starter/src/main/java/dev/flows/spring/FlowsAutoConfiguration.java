@@ -3,14 +3,18 @@ package dev.flows.spring;
 import dev.flows.embed.Flows;
 import dev.flows.embed.FlowsBuilder;
 import dev.flows.embed.McpServer;
+import dev.flows.embed.Model;
 import dev.flows.embed.WorkerOptions;
 import dev.flows.kernel.ErrorCode;
 import dev.flows.sdk.Flow;
 import dev.flows.sdk.FlowsError;
 import io.micrometer.core.instrument.binder.MeterBinder;
 import java.net.URI;
+import java.util.HashMap;
+import java.util.Map;
 import javax.sql.DataSource;
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.actuate.endpoint.SanitizingFunction;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
@@ -48,17 +52,20 @@ public class FlowsAutoConfiguration {
       ObjectProvider<Flow<?, ?>> flowBeans,
       FlowsProperties properties,
       Environment environment) {
+    Map<String, String> apiKeys = new HashMap<>();
     FlowsBuilder b =
         Flows.builder()
             .dataSource(dataSource)
             .migrate(properties.migrate())
-            // An MCP server's "env:NAME" secret: the application's property or variable NAME.
-            .secrets(environment::getProperty);
+            // An "env:NAME" secret or a model's apiKeyEnv: the application's property or variable
+            // NAME; a model's api-key property under its own name.
+            .secrets(n -> apiKeys.containsKey(n) ? apiKeys.get(n) : environment.getProperty(n));
     flowBeans.orderedStream().forEach(b::register);
     if (properties.flowsJson() != null) {
       b.flowsJson(properties.flowsJson());
     }
     properties.mcpServers().forEach((name, server) -> b.mcpServer(server(name, server)));
+    properties.models().forEach((name, model) -> b.model(model(name, model, apiKeys)));
     FlowsProperties.Worker w = properties.worker();
     if (w.enabled()) {
       b.worker(o -> worker(w, o.startLater()));
@@ -121,6 +128,49 @@ public class FlowsAutoConfiguration {
     return p.honoursIdempotencyKeys() ? s.honouringIdempotencyKeys() : s;
   }
 
+  /**
+   * The model {@code name} of the properties; its {@code api-key} is kept in {@code apiKeys} under
+   * the property's name, which the model names as its secret.
+   */
+  static Model model(String name, FlowsProperties.ModelProperties p, Map<String, String> apiKeys) {
+    String where = "flows.models." + name;
+    if (p.provider() == null || p.model() == null) {
+      throw configInvalid(
+          "model " + name + " needs a provider and a model",
+          where,
+          "set "
+              + where
+              + ".provider (openai, anthropic, ollama, openai-compatible) and "
+              + where
+              + ".model (the provider's model id)");
+    }
+    if (p.apiKey() != null && p.apiKeyEnv() != null) {
+      throw configInvalid(
+          "model " + name + " has both api-key and api-key-env",
+          where,
+          "set one of " + where + ".api-key or " + where + ".api-key-env");
+    }
+    try {
+      Model m = Model.of(name, p.provider(), p.model());
+      if (p.baseUrl() != null) {
+        m = m.baseUrl(p.baseUrl());
+      }
+      if (p.timeout() != null) {
+        m = m.timeout(p.timeout());
+      }
+      if (p.apiKey() != null) {
+        apiKeys.put(where + ".api-key", p.apiKey());
+        m = m.apiKeySecret(where + ".api-key");
+      } else if (p.apiKeyEnv() != null) {
+        m = m.apiKeySecret(p.apiKeyEnv());
+      }
+      return m;
+    } catch (FlowsError e) {
+      // The same refusal, placed at the application's properties.
+      throw new FlowsError(e.code(), e.getMessage(), where, e.fix().orElse(null), e.retryable(), e);
+    }
+  }
+
   private static URI uri(String where, String url) {
     try {
       return URI.create(url);
@@ -144,7 +194,7 @@ public class FlowsAutoConfiguration {
     }
   }
 
-  /** The {@code flows.worker.*} meters, with Micrometer. */
+  /** The {@code flows.worker.*} meters and the engine's metrics, with Micrometer. */
   @Configuration(proxyBeanMethods = false)
   @ConditionalOnClass(MeterBinder.class)
   static class Meters {
@@ -153,6 +203,35 @@ public class FlowsAutoConfiguration {
     FlowsMeters flowsMeters(Flows flows) {
       return new FlowsMeters(flows);
     }
+
+    @Bean
+    @ConditionalOnMissingBean
+    FlowsEngineMeters flowsEngineMeters() {
+      return new FlowsEngineMeters();
+    }
+  }
+
+  /**
+   * Models' API keys masked in Actuator's {@code configprops} and {@code env} endpoints even when
+   * they show values ({@code show-values=always}).
+   */
+  @Configuration(proxyBeanMethods = false)
+  @ConditionalOnClass(SanitizingFunction.class)
+  static class Sanitizing {
+    @Bean
+    @ConditionalOnMissingBean(name = "flowsApiKeySanitizer")
+    SanitizingFunction flowsApiKeySanitizer() {
+      return SanitizingFunction.sanitizeValue().ifKeyMatches(FlowsAutoConfiguration::isApiKey);
+    }
+  }
+
+  /**
+   * A model's API key under any of its spellings: {@code flows.models.x.api-key} (properties),
+   * {@code flows.models.x.apiKey} (configprops), {@code FLOWS_MODELS_X_APIKEY} (environment).
+   */
+  static boolean isApiKey(String key) {
+    String k = key.toLowerCase(java.util.Locale.ROOT).replaceAll("[-_.\\[\\]]", "");
+    return k.startsWith("flowsmodels") && k.endsWith("apikey");
   }
 
   /** A refusal of the application's flows properties, as the public API raises its refusals. */

@@ -1,5 +1,6 @@
 package dev.flows.spring;
 
+import java.net.URI;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -19,13 +20,15 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  *     upward from)
  * @param worker The worker this application runs
  * @param mcpServers MCP servers by name, each a command (stdio) or a URL (Streamable HTTP)
+ * @param models Models by name, served through LangChain4j as flows.json's models are
  */
 @ConfigurationProperties("flows")
 public record FlowsProperties(
     @DefaultValue("false") boolean migrate,
     @Nullable Path flowsJson,
     @DefaultValue Worker worker,
-    @DefaultValue Map<String, McpServerProperties> mcpServers) {
+    @DefaultValue Map<String, McpServerProperties> mcpServers,
+    @DefaultValue Map<String, ModelProperties> models) {
 
   /**
    * The worker: started with the application context, drained when it closes.
@@ -67,4 +70,40 @@ public record FlowsProperties(
       @Nullable String url,
       @DefaultValue Map<String, String> headers,
       @DefaultValue("false") boolean honoursIdempotencyKeys) {}
+
+  /**
+   * One model, as a flows.json {@code models} entry.
+   *
+   * @param provider Who serves it: openai, anthropic, ollama or openai-compatible
+   * @param model The provider's model id, e.g. gpt-4o-mini
+   * @param baseUrl Where the provider listens (required for openai-compatible)
+   * @param apiKey The API key (e.g. ${OPENAI_API_KEY}); never printed
+   * @param apiKeyEnv Instead of api-key: the property or environment variable holding the key
+   * @param timeout How long one call may take (default 60s)
+   */
+  public record ModelProperties(
+      @Nullable String provider,
+      @Nullable String model,
+      @Nullable URI baseUrl,
+      @Nullable String apiKey,
+      @Nullable String apiKeyEnv,
+      @Nullable Duration timeout) {
+    /** Says whether a key is set, never the key. */
+    @Override
+    public String toString() {
+      return "ModelProperties[provider="
+          + provider
+          + ", model="
+          + model
+          + ", baseUrl="
+          + baseUrl
+          + ", apiKey="
+          + (apiKey == null ? "none" : "******")
+          + ", apiKeyEnv="
+          + apiKeyEnv
+          + ", timeout="
+          + timeout
+          + "]";
+    }
+  }
 }

@@ -198,12 +198,13 @@ class FlowsAutoConfigurationTest {
               "\"flows.worker.capacity\"",
               "\"flows.worker.stop-grace\"",
               "\"flows.worker.queues\"",
-              "\"flows.mcp-servers\"");
+              "\"flows.mcp-servers\"",
+              "\"flows.models\"");
     }
   }
 
   /** The public refusal in {@code t}'s causes (the engine's own exception is its cause). */
-  private static Throwable flowsError(Throwable t) {
+  static Throwable flowsError(Throwable t) {
     Throwable c = t;
     while (!(c instanceof FlowsError) && c.getCause() != null && c.getCause() != c) {
       c = c.getCause();

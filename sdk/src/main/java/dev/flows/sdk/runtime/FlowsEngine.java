@@ -48,7 +48,7 @@ public final class FlowsEngine implements AutoCloseable {
   private final Worker worker;
   private final InlineMcpCalls inline;
   private final WorkerConfig workerConfig;
-  private final ModelRegistry models = ModelRegistry.fromEnvironment();
+  private final ModelRegistry models;
   private final LlmCalls llmCalls = LlmCalls.standard();
   private final ScheduleTicker ticker;
   private final ScheduleTemplates templates;
@@ -91,6 +91,8 @@ public final class FlowsEngine implements AutoCloseable {
     this.journal = new DeferredAdmissions(journal, workerConfig);
     this.config = config;
     this.credentials = credentials;
+    // A model's API key is a secret as an MCP server's is: read where the embedder says.
+    this.models = new ModelRegistry(credentials::variable);
     this.sessions = new McpSessions(mcpLimits, credentials);
     McpToolExecutor mcp = new McpToolExecutor(sessions, this.journal, clock);
     // A body's first MCP calls run on its own worker, through the same executor, under a lease

@@ -25,11 +25,6 @@ public final class ModelRegistry {
     this.env = env;
   }
 
-  /** API keys read from the process environment. */
-  public static ModelRegistry fromEnvironment() {
-    return new ModelRegistry(name -> Optional.ofNullable(System.getenv(name)));
-  }
-
   /** A model given in code under {@code name}. */
   public synchronized ModelRegistry register(String name, ModelPort port) {
     if (ports.containsKey(name)) {

@@ -83,6 +83,9 @@ class OrdersApplicationTest {
         meters.get("flows.worker.attempts").tag("outcome", "completed").functionCounter();
     assertThat(completed.count()).isPositive();
     assertThat(meters.get("flows.worker.claiming").gauge().value()).isEqualTo(1.0);
+    // The engine's own metrics, recorded into the application's registry.
+    assertThat(meters.get("flows.runs.started").tag("flow", "pack-order").counter().count())
+        .isPositive();
   }
 
   @Test

@@ -34,6 +34,11 @@ public final class McpCredentials {
     return new McpCredentials(System::getenv, Map.of(), Map.of(), Map.of());
   }
 
+  /** The value of the variable {@code name} where this process's secrets are read, if set. */
+  public Optional<String> variable(String name) {
+    return Optional.ofNullable(environment.apply(name));
+  }
+
   /** The secret's current value; {@code auth_failed} when it is not set. */
   public String secret(String server, McpAuth.SecretSource source) {
     Optional<String> v =

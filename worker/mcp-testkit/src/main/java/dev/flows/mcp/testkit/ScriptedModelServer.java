@@ -32,6 +32,7 @@ public final class ScriptedModelServer implements AutoCloseable {
   private final Server jetty;
   private final ScriptedModel script;
   private final List<JsonNode> requests = new ArrayList<>();
+  private final List<String> authorizations = new ArrayList<>();
 
   private ScriptedModelServer(ScriptedModel script, int port) throws Exception {
     this.script = script;
@@ -70,12 +71,18 @@ public final class ScriptedModelServer implements AutoCloseable {
     return List.copyOf(requests);
   }
 
+  /** The {@code Authorization} header of each request answered so far ("" when none), in order. */
+  public synchronized List<String> authorizations() {
+    return List.copyOf(authorizations);
+  }
+
   @Override
   public void close() throws Exception {
     jetty.stop();
   }
 
-  private synchronized int take(JsonNode body) {
+  private synchronized int take(JsonNode body, String authorization) {
+    authorizations.add(authorization == null ? "" : authorization);
     requests.add(body);
     return requests.size() - 1;
   }
@@ -84,7 +91,7 @@ public final class ScriptedModelServer implements AutoCloseable {
     @Override
     protected void doPost(HttpServletRequest req, HttpServletResponse resp) throws IOException {
       JsonNode body = Jackson.mapper().readTree(req.getInputStream());
-      int n = take(body);
+      int n = take(body, req.getHeader("Authorization"));
       resp.setCharacterEncoding(StandardCharsets.UTF_8.name());
       if (n >= script.turns().size()) {
         error(
