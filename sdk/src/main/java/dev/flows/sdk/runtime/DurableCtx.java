@@ -173,6 +173,12 @@ final class DurableCtx implements Ctx {
   }
 
   @Override
+  public dev.flows.sdk.AgentCall<String> agent(String model) {
+    checkNotSuspended();
+    return AgentLoop.start(new AgentLoop.Body(this, models, inventory, header), model);
+  }
+
+  @Override
   public McpServer mcp(String server) {
     if (!header.mcp().contains(server)) {
       throw new FlowsException(
@@ -342,7 +348,7 @@ final class DurableCtx implements Ctx {
 
   @Override
   public List<Object> all(Pending<?>... pending) {
-    return fanout.all(untyped(pending));
+    return fanout.all(Fanout.untyped(pending));
   }
 
   @Override
@@ -352,12 +358,7 @@ final class DurableCtx implements Ctx {
 
   @Override
   public Pending<?> any(Pending<?>... pending) {
-    return fanout.any(untyped(pending));
-  }
-
-  @SuppressWarnings("unchecked")
-  private static List<Pending<Object>> untyped(Pending<?>... pending) {
-    return (List<Pending<Object>>) (List<?>) List.of(pending);
+    return fanout.any(Fanout.untyped(pending));
   }
 
   @Override
