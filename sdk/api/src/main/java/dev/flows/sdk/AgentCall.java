@@ -23,6 +23,12 @@ public interface AgentCall<T> {
   AgentCall<T> maxTurns(int n);
 
   /**
+   * What the agent may spend ({@code Budget.tokens(50_000).turns(8)}), checked before every turn
+   * against its journaled usage; past it: {@code budget_exhausted} with what it used.
+   */
+  AgentCall<T> budget(Budget budget);
+
+  /**
    * The final answer as a {@code type}: its JSON schema goes to the model with every turn, and the
    * last turn's text is read into it (one that does not fit fails {@code llm_error}).
    */

@@ -9,6 +9,7 @@ import dev.flows.kernel.llm.LlmMessage;
 import dev.flows.kernel.llm.LlmToolCall;
 import dev.flows.kernel.llm.LlmToolSpec;
 import dev.flows.sdk.AgentCall;
+import dev.flows.sdk.Budget;
 import dev.flows.sdk.ChildFailedException;
 import dev.flows.sdk.FlowHeader;
 import dev.flows.sdk.McpResult;
@@ -41,7 +42,8 @@ final class AgentLoop {
 
   static AgentCall<String> start(Body body, String model) {
     ModelCalls.Handle<String> call = (ModelCalls.Handle<String>) body.models().call(model);
-    return new Handle<>(body, call, Optional.empty(), List.of(), DEFAULT_MAX_TURNS);
+    return new Handle<>(
+        body, call, Optional.empty(), List.of(), DEFAULT_MAX_TURNS, Budget.unlimited());
   }
 
   /** An agent being written; immutable. */
@@ -50,11 +52,12 @@ final class AgentLoop {
       ModelCalls.Handle<T> call,
       Optional<String> instructions,
       List<Tools> tools,
-      int maxTurns)
+      int maxTurns,
+      Budget budget)
       implements AgentCall<T> {
     @Override
     public AgentCall<T> instructions(String text) {
-      return new Handle<>(body, call, Optional.of(text), tools, maxTurns);
+      return new Handle<>(body, call, Optional.of(text), tools, maxTurns, budget);
     }
 
     @Override
@@ -63,14 +66,14 @@ final class AgentLoop {
       for (String s : servers) {
         more.add(Tools.all(s));
       }
-      return new Handle<>(body, call, instructions, more, maxTurns);
+      return new Handle<>(body, call, instructions, more, maxTurns, budget);
     }
 
     @Override
     public AgentCall<T> tools(Tools... selection) {
       List<Tools> more = new ArrayList<>(tools);
       more.addAll(List.of(selection));
-      return new Handle<>(body, call, instructions, more, maxTurns);
+      return new Handle<>(body, call, instructions, more, maxTurns, budget);
     }
 
     @Override
@@ -83,7 +86,7 @@ final class AgentLoop {
                 described(call.model()),
                 "pass maxTurns(1) or more"));
       }
-      return new Handle<>(body, call, instructions, tools, n);
+      return new Handle<>(body, call, instructions, tools, n, budget);
     }
 
     @Override
@@ -94,7 +97,13 @@ final class AgentLoop {
               call.calls(), call.model(), call.messages(), call.tools(), type, true),
           instructions,
           tools,
-          maxTurns);
+          maxTurns,
+          budget);
+    }
+
+    @Override
+    public AgentCall<T> budget(Budget b) {
+      return new Handle<>(body, call, instructions, tools, maxTurns, b);
     }
 
     @Override
@@ -119,7 +128,9 @@ final class AgentLoop {
     List<LlmMessage> conversation = new ArrayList<>();
     h.instructions().ifPresent(i -> conversation.add(LlmMessage.system(i)));
     conversation.add(LlmMessage.user(text(input)));
+    long tokens = 0;
     for (int turn = 1; turn <= h.maxTurns(); turn++) {
+      checkBudget(h, turn - 1, tokens);
       ModelCalls.Handle<T> ask =
           new ModelCalls.Handle<>(
               h.call().calls(),
@@ -129,6 +140,7 @@ final class AgentLoop {
               h.call().type(),
               h.call().structured());
       LlmAnswer answer = ModelCalls.answerOf(h.call().calls().memo(ask), ask.model());
+      tokens += answer.usage().inputTokens() + answer.usage().outputTokens();
       if (answer.toolCalls().isEmpty()) {
         return ModelCalls.value(answer.text(), ask);
       }
@@ -142,6 +154,25 @@ final class AgentLoop {
             + " turns (maxTurns) and the model still asked for tools",
         described(h.call().model()),
         "raise .maxTurns(n), or narrow the instructions or the tools");
+  }
+
+  /** Refuses the next turn when the turns or tokens used so far reach the agent's budget. */
+  private static void checkBudget(Handle<?> h, int turnsUsed, long tokensUsed) {
+    boolean turnsOut = h.budget().turns().isPresent() && turnsUsed >= h.budget().turns().getAsInt();
+    boolean tokensOut =
+        h.budget().tokens().isPresent() && tokensUsed >= h.budget().tokens().getAsLong();
+    if (turnsOut || tokensOut) {
+      throw new FlowsException(
+          ErrorCode.BUDGET_EXHAUSTED,
+          "the agent used %d turns and %d tokens of its budget (%s turns, %s tokens)"
+              .formatted(
+                  turnsUsed,
+                  tokensUsed,
+                  h.budget().turns().isPresent() ? h.budget().turns().getAsInt() : "any",
+                  h.budget().tokens().isPresent() ? h.budget().tokens().getAsLong() : "any"),
+          described(h.call().model()),
+          "raise the budget, or narrow the instructions or the tools");
+    }
   }
 
   /**

@@ -222,6 +222,41 @@ class AgentTest {
   }
 
   @Test
+  void aTurnPastTheAgentsTokenBudgetIsNotAskedAndFailsBudgetExhaustedWithWhatWasUsed()
+      throws Exception {
+    // Each scripted tool-call turn reports 10 input and 5 output tokens.
+    try (ScriptedModelServer server =
+        ScriptedModelServer.start(
+            ScriptedModel.of(
+                Turn.toolCalls(call("c1", "tickets__classify", "{}")),
+                Turn.toolCalls(call("c2", "tickets__classify", "{}")),
+                Turn.text("too late")))) {
+      declare(registry, server);
+      RunRef root =
+          start(
+              (f, in) -> {
+                try {
+                  f.agent("smart")
+                      .tools("tickets")
+                      .budget(dev.flows.sdk.Budget.tokens(25).turns(5))
+                      .run("triage");
+                  return JSON.textNode("answered");
+                } catch (FlowsError e) {
+                  return JSON.textNode(e.code() + ": " + e.getMessage());
+                }
+              });
+      RunSnapshot done =
+          DurableFlowTest.drive(journal, worker(journal, resolver, registry), root, () -> false);
+
+      assertThat(done.steps().getFirst().output().orElseThrow().asText())
+          .isEqualTo(
+              "budget_exhausted: the agent used 2 turns and 30 tokens of its budget"
+                  + " (5 turns, 25 tokens)");
+      assertThat(server.requests()).hasSize(2);
+    }
+  }
+
+  @Test
   void anAgentOfferingAToolTheInventoryLacksIsRefusedBeforeAnyTurn() throws Exception {
     try (ScriptedModelServer server = ScriptedModelServer.start(ScriptedModel.of())) {
       declare(registry, server);
