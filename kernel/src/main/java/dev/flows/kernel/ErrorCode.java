@@ -52,6 +52,7 @@ public enum ErrorCode {
   LLM_ERROR("llm_error", true),
   LLM_RATE_LIMITED("llm_rate_limited", true),
   LLM_REFUSED("llm_refused", false),
+  BUDGET_EXHAUSTED("budget_exhausted", false),
   SCHEDULE_NOT_FOUND("schedule_not_found", false),
   SCHEDULE_EXISTS("schedule_exists", false),
   INTERNAL_ERROR("internal_error", false);

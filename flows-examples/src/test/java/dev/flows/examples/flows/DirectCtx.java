@@ -57,6 +57,11 @@ final class DirectCtx implements Ctx {
   }
 
   @Override
+  public dev.flows.sdk.AgentCall<String> agent(String model) {
+    throw new AssertionError("the example flows run no agent; the runtime's tests cover f.agent");
+  }
+
+  @Override
   public dev.flows.sdk.LlmCall<String> llm(String model) {
     throw new AssertionError("the example flows call no model; the runtime's tests cover f.llm");
   }

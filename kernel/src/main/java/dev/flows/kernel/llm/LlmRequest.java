@@ -5,15 +5,22 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * What one model call sends: the conversation and, for structured output, the JSON schema the
- * answer must fit ({@code schemaName} names it for providers that want a name).
+ * What one model call sends: the conversation, the tools the model may call, and, for structured
+ * output, the JSON schema the answer must fit ({@code schemaName} names it for providers that want
+ * a name).
  */
-public record LlmRequest(List<LlmMessage> messages, Optional<ResponseSchema> schema) {
+public record LlmRequest(
+    List<LlmMessage> messages, List<LlmToolSpec> tools, Optional<ResponseSchema> schema) {
   public LlmRequest {
     messages = List.copyOf(messages);
+    tools = List.copyOf(tools);
     if (messages.isEmpty()) {
       throw new IllegalArgumentException("a model call needs at least one message");
     }
+  }
+
+  public LlmRequest(List<LlmMessage> messages, Optional<ResponseSchema> schema) {
+    this(messages, List.of(), schema);
   }
 
   /** A one-message request: {@code prompt} as the user. */

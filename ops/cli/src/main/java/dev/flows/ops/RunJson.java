@@ -15,6 +15,7 @@ import dev.flows.kernel.journal.RunSnapshot;
 import dev.flows.kernel.journal.StepSnapshot;
 import dev.flows.kernel.lifecycle.RunStatus;
 import dev.flows.kernel.lifecycle.StepStatus;
+import dev.flows.kernel.llm.LlmReceipts;
 import dev.flows.kernel.mcp.McpReceipt;
 import java.time.Instant;
 import java.util.LinkedHashMap;
@@ -58,6 +59,7 @@ final class RunJson {
       }
       steps.add(o);
     }
+    r.set("usage", usage(entries));
     ArrayNode timeline = r.putArray("timeline");
     entries.forEach(e -> timeline.add(entry(e)));
     ArrayNode children = r.putArray("children");
@@ -290,6 +292,19 @@ final class RunJson {
   /** A task note as JSON: {@code taskId, status, statusMessage?, pollIntervalMs?, ttlMs?}. */
   static ObjectNode task(dev.flows.kernel.journal.TaskNote t) {
     return EntryJson.task(t);
+  }
+
+  /**
+   * What the run's own model calls used: {@code {"inputTokens", "outputTokens", "modelCalls"}},
+   * summed over its {@code llm} receipts (a child's are in the child's tree).
+   */
+  static ObjectNode usage(List<JournalRecord> entries) {
+    LlmReceipts.Total t = LlmReceipts.total(LlmReceipts.of(entries));
+    return Session.JSON
+        .createObjectNode()
+        .put("inputTokens", t.inputTokens())
+        .put("outputTokens", t.outputTokens())
+        .put("modelCalls", t.calls());
   }
 
   /** One journal entry as JSON: {@code seq}, {@code at}, {@code type} and its fields. */

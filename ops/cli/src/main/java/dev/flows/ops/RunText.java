@@ -111,6 +111,18 @@ final class RunText {
       run.get("reruns").forEach(x -> ids.add(x.asText()));
       p.println(indent + "  rerun as " + String.join(", ", ids));
     }
+    JsonNode usage = run.path("usage");
+    if (usage.path("modelCalls").asInt() > 0) {
+      p.println(
+          indent
+              + "  usage: "
+              + usage.path("modelCalls").asInt()
+              + " model calls, "
+              + usage.path("inputTokens").asLong()
+              + " tokens in, "
+              + usage.path("outputTokens").asLong()
+              + " out");
+    }
     if (run.path("waitingReason").isTextual()) {
       String reason = run.path("waitingReason").asText();
       p.println(

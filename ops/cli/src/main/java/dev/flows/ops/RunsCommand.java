@@ -27,7 +27,10 @@ import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
-/** {@code flows runs list | show | watch | cancel | resume | resolve | answer | rerun | signal}. */
+/**
+ * {@code flows runs list | show | watch | cancel | resume | resolve | answer | rerun | signal |
+ * prune | export-fixture}.
+ */
 @Command(name = "runs", description = "Inspect and control runs.", mixinStandardHelpOptions = true)
 final class RunsCommand implements Callable<Integer> {
   /** The subcommands, by name, in the order help lists them (added by {@link FlowsCli}). */
@@ -42,7 +45,8 @@ final class RunsCommand implements Callable<Integer> {
           "answer", RunsCommand.Answer.class,
           "rerun", Rerun.class,
           "signal", RunsSignalCommand.class,
-          "prune", RunsPruneCommand.class);
+          "prune", RunsPruneCommand.class,
+          "export-fixture", RunsExportFixtureCommand.class);
 
   @Override
   public Integer call() {
@@ -51,8 +55,8 @@ final class RunsCommand implements Callable<Integer> {
         "a subcommand is required",
         "flows runs",
         "use `flows runs list`, `show`, `watch`, `cancel`, `resume`, `resolve`, `answer`, `rerun`,"
-            + " `signal`"
-            + " or `prune`");
+            + " `signal`, `prune`"
+            + " or `export-fixture`");
   }
 
   static RunRef runId(String value) {

@@ -32,6 +32,14 @@ public interface Ctx {
   LlmCall<String> llm(String model);
 
   /**
+   * An agent on a model the header declares: a durable loop in which the model calls the flow's MCP
+   * tools, {@code f.agent("smart").instructions(text).tools("tickets").run(ticket)}. Naming an
+   * undeclared model fails {@code llm_undeclared_model}, a tool server the header does not declare
+   * {@code mcp_undeclared_server}, a tool its inventory lacks {@code mcp_unknown_tool}.
+   */
+  AgentCall<String> agent(String model);
+
+  /**
    * A memoized in-process step: {@code body} runs once, its JSON result is journaled, and a replay
    * returns the journaled result without running it.
    */

@@ -136,6 +136,11 @@ record AuthorCtx(DurableCtx ctx) implements Ctx {
   }
 
   @Override
+  public dev.flows.sdk.AgentCall<String> agent(String model) {
+    return PublicError.guard(() -> ctx.agent(model));
+  }
+
+  @Override
   public LlmCall<String> llm(String model) {
     return new GuardedLlmCall<>(PublicError.guard(() -> ctx.llm(model)));
   }

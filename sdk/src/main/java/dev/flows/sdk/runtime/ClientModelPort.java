@@ -26,6 +26,17 @@ public record ClientModelPort(String name, ModelClient client) implements ModelP
 
   @Override
   public LlmAnswer chat(LlmRequest request) throws InterruptedException {
+    if (!request.tools().isEmpty()
+        || request.messages().stream().anyMatch(m -> m.role() == LlmMessage.Role.TOOL)) {
+      // ModelClient's messages are text alone: a tool call could not be sent or answered.
+      throw LlmException.error(
+          name,
+          "model '"
+              + name
+              + "' is a ModelClient, which takes no tools; declare it in flows.json"
+              + " (or give a LangChain4j model) to let an agent call tools",
+          new IllegalArgumentException("tools for a ModelClient"));
+    }
     List<ModelClient.Message> messages =
         request.messages().stream()
             .map(m -> new ModelClient.Message(role(m.role()), m.text()))
@@ -55,6 +66,7 @@ public record ClientModelPort(String name, ModelClient client) implements ModelP
       case SYSTEM -> ModelClient.Role.SYSTEM;
       case USER -> ModelClient.Role.USER;
       case ASSISTANT -> ModelClient.Role.ASSISTANT;
+      case TOOL -> throw new IllegalArgumentException("refused in chat before mapping");
     };
   }
 }

@@ -187,6 +187,12 @@ final class DurableCtx implements Ctx {
   }
 
   @Override
+  public dev.flows.sdk.AgentCall<String> agent(String model) {
+    checkNotSuspended();
+    return AgentLoop.start(new AgentLoop.Body(this, models, inventory, header), model);
+  }
+
+  @Override
   public McpServer mcp(String server) {
     if (!header.mcp().contains(server)) {
       throw new FlowsException(
@@ -326,7 +332,7 @@ final class DurableCtx implements Ctx {
 
   @Override
   public List<Object> all(Pending<?>... pending) {
-    return fanout.all(untyped(pending));
+    return fanout.all(Fanout.untyped(pending));
   }
 
   @Override
@@ -336,12 +342,7 @@ final class DurableCtx implements Ctx {
 
   @Override
   public Pending<?> any(Pending<?>... pending) {
-    return fanout.any(untyped(pending));
-  }
-
-  @SuppressWarnings("unchecked")
-  private static List<Pending<Object>> untyped(Pending<?>... pending) {
-    return (List<Pending<Object>>) (List<?>) List.of(pending);
+    return fanout.any(Fanout.untyped(pending));
   }
 
   @Override

@@ -176,4 +176,10 @@ final class Fanout {
     }
     return out;
   }
+
+  /** Pending results of any types, as one list. */
+  @SuppressWarnings("unchecked")
+  static List<Pending<Object>> untyped(Pending<?>... pending) {
+    return (List<Pending<Object>>) (List<?>) List.of(pending);
+  }
 }

@@ -14,8 +14,8 @@ import java.util.Optional;
 /**
  * The MCP servers a run may call, frozen at preflight: each server's non-secret connection config,
  * whether it honours idempotency keys, and its tools with the hints that decide whether a call of
- * unknown outcome may be sent again. Stored in the root run's spec, so a replay on any worker uses
- * exactly these.
+ * unknown outcome may be sent again, and the description and input schema a model is shown. Stored
+ * in the root run's spec, so a replay on any worker uses exactly these.
  */
 public record Inventory(JsonNode json) {
   private static final JsonNodeFactory JSON = JsonNodeFactory.instance;
@@ -61,12 +61,50 @@ public record Inventory(JsonNode json) {
       ObjectNode tools = n.putObject("tools");
       for (ToolDescriptor t : s.tools()) {
         ObjectNode tn = tools.putObject(t.name());
+        t.description().filter(d -> !d.isBlank()).ifPresent(d -> tn.put("description", d));
+        compactSchema(t.inputSchema()).ifPresent(schema -> tn.set("inputSchema", schema));
         t.hints().readOnly().ifPresent(v -> tn.put("readOnlyHint", v));
         t.hints().idempotent().ifPresent(v -> tn.put("idempotentHint", v));
         t.hints().destructive().ifPresent(v -> tn.put("destructiveHint", v));
       }
     }
     return new Inventory(root);
+  }
+
+  /**
+   * A tool's input schema as frozen: without {@code $schema} (every run would carry the same URL),
+   * and absent when it says no more than {@link #OPEN_OBJECT}, which {@link #tool} answers then.
+   */
+  private static Optional<JsonNode> compactSchema(JsonNode schema) {
+    if (!schema.isObject()) {
+      return Optional.empty();
+    }
+    ObjectNode copy = ((ObjectNode) schema).deepCopy();
+    copy.remove("$schema");
+    return copy.equals(OPEN_OBJECT) ? Optional.empty() : Optional.of(copy);
+  }
+
+  /** The schema of a tool that takes any object: what a server with no stated schema accepts. */
+  private static final JsonNode OPEN_OBJECT = JSON.objectNode().put("type", "object");
+
+  /**
+   * What a model is told about a tool: its name, the server's description ("" when none) and its
+   * input schema, as {@code tools/list} gave them at preflight.
+   */
+  public record Tool(String server, String name, String description, JsonNode inputSchema) {}
+
+  /** The frozen description of one tool, when the inventory lists it. */
+  public Optional<Tool> tool(String server, String tool) {
+    JsonNode t = json.path(server).path("tools").get(tool);
+    if (t == null) {
+      return Optional.empty();
+    }
+    return Optional.of(
+        new Tool(
+            server,
+            tool,
+            t.path("description").asText(""),
+            t.has("inputSchema") ? t.get("inputSchema") : OPEN_OBJECT.deepCopy()));
   }
 
   /** The MCP revision the server answered in at preflight, when known. */

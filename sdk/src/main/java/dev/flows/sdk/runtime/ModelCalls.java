@@ -15,6 +15,7 @@ import dev.flows.kernel.llm.LlmException;
 import dev.flows.kernel.llm.LlmMessage;
 import dev.flows.kernel.llm.LlmReceipt;
 import dev.flows.kernel.llm.LlmRequest;
+import dev.flows.kernel.llm.LlmToolSpec;
 import dev.flows.kernel.llm.ModelPort;
 import dev.flows.sdk.FlowHeader;
 import dev.flows.sdk.LlmCall;
@@ -68,12 +69,17 @@ final class ModelCalls {
           "flow " + header.name(),
           "add \"" + model + "\" to the header's models (and to flows.json or the builder)");
     }
-    return new Handle<>(this, model, List.of(), String.class, false);
+    return new Handle<>(this, model, List.of(), List.of(), String.class, false);
   }
 
   /** A call being written; immutable. */
   record Handle<T>(
-      ModelCalls calls, String model, List<LlmMessage> messages, Class<T> type, boolean structured)
+      ModelCalls calls,
+      String model,
+      List<LlmMessage> messages,
+      List<LlmToolSpec> tools,
+      Class<T> type,
+      boolean structured)
       implements LlmCall<T> {
     @Override
     public LlmCall<T> system(String text) {
@@ -88,12 +94,12 @@ final class ModelCalls {
     private Handle<T> with(LlmMessage m) {
       List<LlmMessage> more = new ArrayList<>(messages);
       more.add(m);
-      return new Handle<>(calls, model, more, type, structured);
+      return new Handle<>(calls, model, more, tools, type, structured);
     }
 
     @Override
     public <R> LlmCall<R> responseFormat(Class<R> t) {
-      return new Handle<>(calls, model, messages, t, true);
+      return new Handle<>(calls, model, messages, tools, t, true);
     }
 
     @Override
@@ -103,6 +109,14 @@ final class ModelCalls {
   }
 
   private <T> LlmResult<T> perform(Handle<T> h) {
+    return answer(memo(h), h);
+  }
+
+  /**
+   * One model call's memo, journaled at the next position (or read back from the journal): its
+   * receipt, or the provider's refusal.
+   */
+  JsonNode memo(Handle<?> h) {
     int pos = nextPosition.getAsInt();
     String described = "f.llm(\"" + h.model() + "\")";
     Optional<JsonNode> journaled = memos.of(pos, VERB, described);
@@ -110,7 +124,7 @@ final class ModelCalls {
       if (!journaled.get().path("model").asText().equals(h.model())) {
         throw memos.refuse(pos, journaled.get(), described);
       }
-      return answer(journaled.get(), h);
+      return journaled.get();
     }
     if (h.messages().isEmpty()) {
       throw new FlowsException(
@@ -127,14 +141,14 @@ final class ModelCalls {
     EffectElection e = journal.recordEffect(lease, surface);
     if (e.deduped() && e.confirmedOutput().isPresent()) {
       memos.remember(pos, e.confirmedOutput().get());
-      return answer(e.confirmedOutput().get(), h);
+      return e.confirmedOutput().get();
     }
     FaultPoint.AFTER_RECORD.reached();
     ObjectNode memo = ask(h, port, e.idempotencyKey());
     FaultPoint.AFTER_CALL_BEFORE_CONFIRM.reached();
     journal.confirmEffect(lease, surface, Optional.of(memo));
     memos.remember(pos, memo);
-    return answer(memo, h);
+    return memo;
   }
 
   /** The memo of one model call: its receipt, or the provider's refusal. */
@@ -144,6 +158,7 @@ final class ModelCalls {
       LlmRequest request =
           new LlmRequest(
               h.messages(),
+              h.tools(),
               h.structured() ? Optional.of(ResponseSchemas.of(h.type())) : Optional.empty());
       LlmAnswer a = models.calls().call(port.getValue(), request);
       memo.setAll(LlmReceipt.of(h.model(), port.getValue(), a, key));
@@ -164,23 +179,28 @@ final class ModelCalls {
   }
 
   private static <T> LlmResult<T> answer(JsonNode memo, Handle<T> h) {
-    JsonNode error = memo.path("error");
-    if (error.isObject()) {
-      ErrorCode code = ErrorCode.fromWire(error.path("code").asText()).orElse(ErrorCode.LLM_ERROR);
-      throw new FlowsException(
-          code,
-          error.path("message").asText(),
-          "f.llm(\"" + h.model() + "\")",
-          "see the provider's message; the refusal is journaled, so a replay answers it again");
-    }
-    LlmAnswer a = LlmReceipt.answer(memo);
+    LlmAnswer a = answerOf(memo, h.model());
     TokenUsage usage = new TokenUsage(a.usage().inputTokens(), a.usage().outputTokens());
     ObjectNode receipt = memo.deepCopy();
     receipt.remove(MemoVerb.FIELD);
     return new LlmResult<>(a.text(), value(a.text(), h), usage, receipt);
   }
 
-  private static <T> T value(String text, Handle<T> h) {
+  /** The answer a memo holds; a journaled refusal is thrown (again, on every replay). */
+  static LlmAnswer answerOf(JsonNode memo, String model) {
+    JsonNode error = memo.path("error");
+    if (error.isObject()) {
+      ErrorCode code = ErrorCode.fromWire(error.path("code").asText()).orElse(ErrorCode.LLM_ERROR);
+      throw new FlowsException(
+          code,
+          error.path("message").asText(),
+          "f.llm(\"" + model + "\")",
+          "see the provider's message; the refusal is journaled, so a replay answers it again");
+    }
+    return LlmReceipt.answer(memo);
+  }
+
+  static <T> T value(String text, Handle<T> h) {
     if (!h.structured()) {
       return h.type().cast(text);
     }

@@ -41,6 +41,9 @@ final class MiniWorker {
 
   volatile Duration lease = Duration.ofSeconds(30);
 
+  /** Tools ({@code server/tool}) whose calls fail {@code mcp_tool_error} with "TOOL refused". */
+  final Set<String> failing = java.util.concurrent.ConcurrentHashMap.newKeySet();
+
   MiniWorker(Journal journal, FlowBodyRunner runner) {
     this.journal = journal;
     this.runner = runner;
@@ -97,8 +100,15 @@ final class MiniWorker {
     }
     performedByKey.computeIfAbsent(e.idempotencyKey(), k -> new AtomicInteger()).incrementAndGet();
     calls.add(server + "/" + tool);
+    if (failing.contains(server + "/" + tool)) {
+      return new StepOutcome.Failed(
+          CompletionReason.WORKER_ERROR,
+          JSON.objectNode().put("diagnostic", "mcp_tool_error").put("message", tool + " refused"),
+          false);
+    }
     ObjectNode output = JSON.objectNode();
     output.putArray("content").addObject().put("type", "text").put("text", tool + " done");
+
     ObjectNode receipt =
         JSON.objectNode().put("type", "mcp").put("server", server).put("tool", tool);
     receipt.set("input", in.path("input"));

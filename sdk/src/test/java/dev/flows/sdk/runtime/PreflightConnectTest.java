@@ -68,7 +68,7 @@ class PreflightConnectTest {
   }
 
   @Test
-  void aReachableServerIsListedAndItsToolsAndHintsFrozen() {
+  void aReachableServerIsListedAndItsToolsHintsAndSchemasFrozen() {
     FlowsConfig c = config(stdioServerJson("tools"));
     Inventory inv =
         Preflight.connect(
@@ -81,6 +81,11 @@ class PreflightConnectTest {
     assertThat(inv.mayReperform("tools", "noop")).isFalse();
     assertThat(inv.connection("tools")).isPresent();
     assertThat(inv.protocolVersion("tools")).contains("2025-11-25");
+    Inventory.Tool echo = inv.tool("tools", "echo").orElseThrow();
+    assertThat(echo.description()).isEqualTo("echo test tool");
+    assertThat(echo.inputSchema().path("required").toString()).isEqualTo("[\"text\"]");
+    assertThat(echo.inputSchema().path("properties").path("text").path("type").asText())
+        .isEqualTo("string");
   }
 
   @Test

@@ -76,6 +76,11 @@ public final class TestWorkerMain {
             McpCredentials.fromEnvironment());
     // The harness admits its flows from another process: this worker runs any journal source.
     engine.acceptJournalSources();
+    // -Dflows.test.modelsFrom=DIR: this worker calls the models DIR's flows.json declares.
+    Optional.ofNullable(System.getProperty("flows.test.modelsFrom"))
+        .map(java.nio.file.Path::of)
+        .map(dev.flows.sdk.config.FlowsConfigLoader::loadNearest)
+        .ifPresent(c -> c.models().values().forEach(engine.models()::declare));
     // -Dflows.test.tickFlow: this worker has TickFlow, whose header starts it every second.
     if (Boolean.getBoolean("flows.test.tickFlow")) {
       engine.register(new TickFlow());

@@ -5,20 +5,27 @@ import dev.flows.kernel.llm.LlmAnswer;
 import dev.flows.kernel.llm.LlmException;
 import dev.flows.kernel.llm.LlmMessage;
 import dev.flows.kernel.llm.LlmRequest;
+import dev.flows.kernel.llm.LlmToolCall;
+import dev.flows.kernel.llm.LlmToolSpec;
 import dev.flows.kernel.llm.LlmUsage;
 import dev.flows.kernel.llm.ModelConfig;
 import dev.flows.kernel.llm.ModelPort;
+import dev.langchain4j.agent.tool.ToolExecutionRequest;
+import dev.langchain4j.agent.tool.ToolSpecification;
 import dev.langchain4j.data.message.AiMessage;
 import dev.langchain4j.data.message.ChatMessage;
 import dev.langchain4j.data.message.SystemMessage;
+import dev.langchain4j.data.message.ToolExecutionResultMessage;
 import dev.langchain4j.data.message.UserMessage;
 import dev.langchain4j.exception.ContentFilteredException;
 import dev.langchain4j.exception.RateLimitException;
+import dev.langchain4j.internal.JsonSchemaElementJsonUtils;
 import dev.langchain4j.model.anthropic.AnthropicChatModel;
 import dev.langchain4j.model.chat.ChatModel;
 import dev.langchain4j.model.chat.request.ChatRequest;
 import dev.langchain4j.model.chat.request.ResponseFormat;
 import dev.langchain4j.model.chat.request.ResponseFormatType;
+import dev.langchain4j.model.chat.request.json.JsonObjectSchema;
 import dev.langchain4j.model.chat.request.json.JsonRawSchema;
 import dev.langchain4j.model.chat.request.json.JsonSchema;
 import dev.langchain4j.model.chat.response.ChatResponse;
@@ -28,6 +35,7 @@ import dev.langchain4j.model.output.TokenUsage;
 import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Optional;
 import java.util.function.Function;
 
@@ -109,6 +117,9 @@ public final class LangChainModel implements ModelPort {
   public LlmAnswer chat(LlmRequest request) {
     ChatRequest.Builder b = ChatRequest.builder().messages(messages(request.messages()));
     request.schema().ifPresent(s -> b.responseFormat(format(s)));
+    if (!request.tools().isEmpty()) {
+      b.toolSpecifications(request.tools().stream().map(LangChainModel::tool).toList());
+    }
     ChatResponse r;
     try {
       r = chat.chat(b.build());
@@ -122,7 +133,13 @@ public final class LangChainModel implements ModelPort {
           model,
           "the provider's content filter stopped the answer" + (text.isEmpty() ? "" : ": " + text));
     }
-    return new LlmAnswer(text, usage(r.tokenUsage()), finish);
+    List<LlmToolCall> calls =
+        r.aiMessage() == null || !r.aiMessage().hasToolExecutionRequests()
+            ? List.of()
+            : r.aiMessage().toolExecutionRequests().stream()
+                .map(t -> new LlmToolCall(orEmpty(t.id()), t.name(), orEmpty(t.arguments())))
+                .toList();
+    return new LlmAnswer(text, calls, usage(r.tokenUsage()), finish);
   }
 
   private static List<ChatMessage> messages(List<LlmMessage> in) {
@@ -132,9 +149,46 @@ public final class LangChainModel implements ModelPort {
                 switch (m.role()) {
                   case SYSTEM -> (ChatMessage) SystemMessage.from(m.text());
                   case USER -> UserMessage.from(m.text());
-                  case ASSISTANT -> AiMessage.from(m.text());
+                  case ASSISTANT -> assistant(m);
+                  case TOOL ->
+                      ToolExecutionResultMessage.from(m.toolCallId(), m.toolName(), m.text());
                 })
         .toList();
+  }
+
+  private static AiMessage assistant(LlmMessage m) {
+    if (m.toolCalls().isEmpty()) {
+      return AiMessage.from(m.text());
+    }
+    List<ToolExecutionRequest> calls =
+        m.toolCalls().stream()
+            .map(
+                c ->
+                    ToolExecutionRequest.builder()
+                        .id(c.id())
+                        .name(c.name())
+                        .arguments(c.arguments())
+                        .build())
+            .toList();
+    return m.text().isEmpty() ? AiMessage.from(calls) : AiMessage.from(m.text(), calls);
+  }
+
+  /** A tool as LangChain4j sends it: the frozen JSON schema read as its object schema. */
+  @SuppressWarnings("unchecked")
+  private static ToolSpecification tool(LlmToolSpec t) {
+    ToolSpecification.Builder b = ToolSpecification.builder().name(t.name());
+    if (!t.description().isEmpty()) {
+      b.description(t.description());
+    }
+    Map<String, Object> schema = Jackson.mapper().convertValue(t.parameters(), Map.class);
+    if (JsonSchemaElementJsonUtils.fromMap(schema) instanceof JsonObjectSchema o) {
+      b.parameters(o);
+    }
+    return b.build();
+  }
+
+  private static String orEmpty(String s) {
+    return s == null ? "" : s;
   }
 
   private static ResponseFormat format(LlmRequest.ResponseSchema s) {

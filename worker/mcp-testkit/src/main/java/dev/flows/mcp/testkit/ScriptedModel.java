@@ -17,8 +17,8 @@ import java.util.Optional;
  * limit (429 with Retry-After), a provider error, or a content-filter refusal. {@link
  * ScriptedModelServer} serves it over OpenAI's chat completions API. The JSON form (for {@code
  * flows-examples/bin/model-server}) is {@code {"turns":[{"text","inputTokens"?,"outputTokens"?} |
- * {"toolCalls":[{"id","name","arguments"}]} | {"status","message","retryAfterSeconds"?} |
- * {"refused"}]}}.
+ * {"toolCalls":[{"id","name","arguments"}],"inputTokens"?,"outputTokens"?} |
+ * {"status","message","retryAfterSeconds"?} | {"refused"}]}}.
  */
 public record ScriptedModel(List<Turn> turns) {
   public ScriptedModel {
@@ -58,18 +58,44 @@ public record ScriptedModel(List<Turn> turns) {
 
   public record Text(String text, long inputTokens, long outputTokens) implements Turn {}
 
-  public record ToolCalls(List<ToolCall> calls) implements Turn {
+  /** Tool calls the model asks for, with the usage the answer reports. */
+  public record ToolCalls(List<ToolCall> calls, long inputTokens, long outputTokens)
+      implements Turn {
+    static final long DEFAULT_INPUT_TOKENS = 10;
+    static final long DEFAULT_OUTPUT_TOKENS = 5;
+
     public ToolCalls {
       calls = List.copyOf(calls);
     }
+
+    public ToolCalls(List<ToolCall> calls) {
+      this(calls, DEFAULT_INPUT_TOKENS, DEFAULT_OUTPUT_TOKENS);
+    }
   }
 
+  /**
+   * One call; {@code arguments} a JSON object, or a string holding the model's JSON text as it sent
+   * it (a fixture keeps it so).
+   */
   public record ToolCall(String id, String name, JsonNode arguments) {}
 
   public record Failure(int status, String message, Optional<Duration> retryAfter)
       implements Turn {}
 
   public record Refused(String text) implements Turn {}
+
+  /**
+   * Reads a fixture {@code flows runs export-fixture RUN} wrote: a run's model answers, in the JSON
+   * form of a script, so a test replays them.
+   */
+  public static ScriptedModel fromFixture(Path fixture) throws IOException {
+    return fromFile(fixture);
+  }
+
+  /** Reads a fixture already parsed ({@link #fromFixture(Path)}). */
+  public static ScriptedModel fromFixture(JsonNode fixture) {
+    return fromJson(fixture);
+  }
 
   /** Reads the JSON form from {@code file}. */
   public static ScriptedModel fromFile(Path file) throws IOException {
@@ -100,7 +126,10 @@ public record ScriptedModel(List<Turn> turns) {
                 c.path("name").asText(),
                 c.has("arguments") ? c.get("arguments") : JsonNodeFactory.instance.objectNode()));
       }
-      return new ToolCalls(calls);
+      return new ToolCalls(
+          calls,
+          t.path("inputTokens").asLong(ToolCalls.DEFAULT_INPUT_TOKENS),
+          t.path("outputTokens").asLong(ToolCalls.DEFAULT_OUTPUT_TOKENS));
     }
     if (t.has("status")) {
       return new Failure(
@@ -119,7 +148,7 @@ public record ScriptedModel(List<Turn> turns) {
 
   /** The JSON form of a turn's tool-call arguments, as OpenAI sends them (a string). */
   static String arguments(ToolCall c) {
-    return c.arguments().toString();
+    return c.arguments().isTextual() ? c.arguments().asText() : c.arguments().toString();
   }
 
   static ObjectNode object() {

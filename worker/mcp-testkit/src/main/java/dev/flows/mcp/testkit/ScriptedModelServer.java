@@ -115,7 +115,8 @@ public final class ScriptedModelServer implements AutoCloseable {
             case ScriptedModel.Refused r ->
                 completion(n, model, message(r.text()), "content_filter", 10, 1);
             case ScriptedModel.ToolCalls tc ->
-                completion(n, model, toolCalls(tc), "tool_calls", 10, 5);
+                completion(
+                    n, model, toolCalls(tc), "tool_calls", tc.inputTokens(), tc.outputTokens());
           };
       if (answer == null) {
         return;
