@@ -15,6 +15,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 /**
  * What a held admission does when the admission it makes fails: the cases the contract cannot
@@ -66,6 +67,12 @@ class HeldAdmissionsTest {
   }
 
   @Test
+  @Timeout(
+      value = 20,
+      threadMode =
+          Timeout.ThreadMode
+              .SEPARATE_THREAD) // a retry that found the admission taken but never made would wait
+  // for ever
   void anAdmissionWithItsEndWhoseAnswerWasLostStaysHeldAndItsRetryIsAnsweredFromTheRun() {
     AtomicInteger tries = new AtomicInteger();
     HeldAdmissions held =
