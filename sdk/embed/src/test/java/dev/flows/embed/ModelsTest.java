@@ -9,12 +9,12 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.flows.journalstore.testing.TestDatabase;
 import dev.flows.kernel.ErrorCode;
-import dev.flows.sdk.FlowsError;
 import dev.flows.mcp.testkit.ScriptedModel;
 import dev.flows.mcp.testkit.ScriptedModelServer;
 import dev.flows.sdk.Ctx;
 import dev.flows.sdk.Flow;
 import dev.flows.sdk.FlowHeader;
+import dev.flows.sdk.FlowsError;
 import dev.flows.sdk.LlmResult;
 import dev.flows.sdk.ModelClient;
 import dev.flows.sdk.runtime.PreflightException;
@@ -57,10 +57,10 @@ class ModelsTest {
                     .register(new Greeter())
                     .build())
         .isInstanceOfSatisfying(
-            PreflightException.class,
+            FlowsError.class,
             e -> {
-              assertThat(e.code()).isEqualTo(ErrorCode.LLM_UNDECLARED_MODEL);
-              assertThat(e.problems()).hasSize(1);
+              assertThat(e.code()).isEqualTo(ErrorCode.LLM_UNDECLARED_MODEL.wire());
+              assertThat(((PreflightException) e.getCause()).problems()).hasSize(1);
             });
   }
 
