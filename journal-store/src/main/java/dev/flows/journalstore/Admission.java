@@ -8,6 +8,7 @@ import dev.flows.kernel.journal.ClaimedEffect;
 import dev.flows.kernel.journal.ClaimedStart;
 import dev.flows.kernel.journal.CompletionAck;
 import dev.flows.kernel.journal.EffectElection;
+import dev.flows.kernel.journal.HeldAdmissions;
 import dev.flows.kernel.journal.JournalEntry;
 import dev.flows.kernel.journal.LeaseToken;
 import dev.flows.kernel.journal.RunRef;
@@ -45,14 +46,20 @@ final class Admission {
   private final StepSpecCache stepSpecs;
   private final SucceededAdmissions withEnds;
   private final BiFunction<LeaseToken, StepOutcome, CompletionAck> complete;
+  private final HeldAdmissions held;
 
-  /** {@code complete} is the journal's completion, for an end one statement cannot carry. */
+  /**
+   * {@code complete} is the journal's completion, for an end one statement cannot carry; {@code
+   * held} holds the admissions {@link Admit.Deferred} defers.
+   */
   Admission(
       JournalDb db,
       StepSpecCache stepSpecs,
       SucceededAdmissions withEnds,
-      BiFunction<LeaseToken, StepOutcome, CompletionAck> complete) {
+      BiFunction<LeaseToken, StepOutcome, CompletionAck> complete,
+      HeldAdmissions held) {
     this.db = db;
+    this.held = held;
     this.stepSpecs = stepSpecs;
     this.withEnds = withEnds;
     this.complete = complete;
@@ -65,6 +72,7 @@ final class Admission {
           case Admit.ClaimedHere c -> claimedHere(r, c);
           case Admit.Electing e -> electing(r, e);
           case Admit.WithItsEnd w -> withItsEnd(r, w);
+          case Admit.Deferred d -> held.hold(r, d);
         });
   }
 

@@ -10,6 +10,7 @@ import dev.flows.kernel.journal.ClaimedAttempt;
 import dev.flows.kernel.journal.CompletionAck;
 import dev.flows.kernel.journal.EffectElection;
 import dev.flows.kernel.journal.ExpiredAttempt;
+import dev.flows.kernel.journal.HeldAdmissions;
 import dev.flows.kernel.journal.Journal;
 import dev.flows.kernel.journal.JournalRecord;
 import dev.flows.kernel.journal.LeaseRenewals;
@@ -45,6 +46,7 @@ public final class PostgresJournal implements Journal, AutoCloseable {
   private final JournalDb db;
   private final WorkListener listener;
   private final StepSpecCache stepSpecs;
+  private final HeldAdmissions held = new HeldAdmissions(new Unheld());
   private final Admission admission;
   private final Claims claims;
   private final AttemptVerbs attemptVerbs;
@@ -79,7 +81,11 @@ public final class PostgresJournal implements Journal, AutoCloseable {
     Fence fence = new Fence(stepSpecs);
     this.admission =
         new Admission(
-            db, stepSpecs, new SucceededAdmissions(db, config.groupCommit()), this::complete);
+            db,
+            stepSpecs,
+            new SucceededAdmissions(db, config.groupCommit()),
+            this::completeHeld,
+            held);
     this.claims = new Claims(db, stepSpecs);
     this.attemptVerbs = new AttemptVerbs(db, fence);
     this.memos = new MemoEffects(db, stepSpecs, attemptVerbs, config.groupCommit());
@@ -220,8 +226,22 @@ public final class PostgresJournal implements Journal, AutoCloseable {
     db.close();
   }
 
+  /** The journal's admission and read, around the admissions it holds back. */
+  private final class Unheld implements HeldAdmissions.Unheld {
+    @Override
+    public <R> R admit(StartRun r, Admit<R> mode) {
+      return admission.admit(r, mode);
+    }
+
+    @Override
+    public Optional<RunSnapshot> run(RunRef runId) {
+      return reads.run(runId);
+    }
+  }
+
   @Override
   public <R> R admit(StartRun r, Admit<R> mode) {
+    held.admitBefore(r);
     return admission.admit(r, mode);
   }
 
@@ -232,37 +252,52 @@ public final class PostgresJournal implements Journal, AutoCloseable {
 
   @Override
   public Instant heartbeat(LeaseToken lease) {
+    held.admitBefore(lease);
     return attemptVerbs.heartbeat(lease);
   }
 
   @Override
   public LeaseRenewals renewLeases(Collection<LeaseToken> leases) {
+    held.admitBefore(leases);
     return renewal.renewLeases(leases);
   }
 
   @Override
   public EffectElection recordEffect(LeaseToken lease, String surfacePath) {
+    held.admitBefore(lease);
     return attemptVerbs.recordEffect(lease, surfacePath);
   }
 
   @Override
   public EffectElection recordConfirmedEffect(
       LeaseToken lease, String surfacePath, Optional<JsonNode> output) {
+    held.admitBefore(lease);
     return memos.recordConfirmedEffect(lease, surfacePath, output);
   }
 
   @Override
   public List<EffectElection> recordConfirmedEffects(LeaseToken lease, List<MemoEffect> batch) {
+    held.admitBefore(lease);
     return memos.recordConfirmedEffects(lease, batch);
   }
 
   @Override
   public void confirmEffect(LeaseToken lease, String surfacePath, Optional<JsonNode> output) {
+    held.admitBefore(lease);
     attemptVerbs.confirmEffect(lease, surfacePath, output);
   }
 
   @Override
   public CompletionAck complete(LeaseToken lease, StepOutcome outcome) {
+    Optional<CompletionAck> withAdmission = held.complete(lease, outcome);
+    if (withAdmission.isPresent()) {
+      return withAdmission.get();
+    }
+    return completeHeld(lease, outcome);
+  }
+
+  /** The completion, with no admission held back for its run (or inside that admission). */
+  private CompletionAck completeHeld(LeaseToken lease, StepOutcome outcome) {
     try {
       CompletionAck ack =
           outcome instanceof StepOutcome.Succeeded ok
@@ -281,6 +316,7 @@ public final class PostgresJournal implements Journal, AutoCloseable {
   @Override
   public CompletionAck confirmAndComplete(
       LeaseToken lease, String surfacePath, Optional<JsonNode> output, StepOutcome outcome) {
+    held.admitBefore(lease);
     CompletionAck ack =
         outcome instanceof StepOutcome.Succeeded ok
             ? oneTrip.confirmAndSucceed(lease, surfacePath, output, ok)
@@ -290,16 +326,19 @@ public final class PostgresJournal implements Journal, AutoCloseable {
 
   @Override
   public SignalSent sendSignal(RunRef runId, String name, JsonNode payload, Optional<String> key) {
+    held.admitBefore(runId);
     return signalled(runId, signals.send(runId, name, payload, key));
   }
 
   @Override
   public Optional<JsonNode> takeSignal(LeaseToken lease, String name, String surfacePath) {
+    held.admitBefore(lease);
     return signals.take(lease, name, surfacePath);
   }
 
   @Override
   public CancelOutcome cancelRun(RunRef runId, String reason) {
+    held.admitBefore(runId);
     return signalled(runId, cancels.cancelRun(runId, reason));
   }
 
@@ -315,6 +354,7 @@ public final class PostgresJournal implements Journal, AutoCloseable {
 
   @Override
   public RunSnapshot resumeRun(RunRef runId, String by) {
+    held.admitBefore(runId);
     operator.resumeRun(runId, by);
     return run(runId).orElseThrow(() -> Refusals.runNotFound(runId));
   }
@@ -322,6 +362,7 @@ public final class PostgresJournal implements Journal, AutoCloseable {
   @Override
   public RunSnapshot resolveStep(
       RunRef runId, String stepId, Optional<JsonNode> performed, String by) {
+    held.admitBefore(runId);
     operator.resolveStep(runId, stepId, performed, by);
     return run(runId).orElseThrow(() -> Refusals.runNotFound(runId));
   }
@@ -329,12 +370,14 @@ public final class PostgresJournal implements Journal, AutoCloseable {
   @Override
   public boolean recordTask(
       LeaseToken lease, String surfacePath, dev.flows.kernel.journal.TaskNote task) {
+    held.admitBefore(lease);
     return tasks.recordTask(lease, surfacePath, task);
   }
 
   @Override
   public boolean noteTaskCancel(
       RunRef runId, String stepId, String taskId, String reason, String by) {
+    held.admitBefore(runId);
     return tasks.noteTaskCancel(runId, stepId, taskId, reason, by);
   }
 
@@ -346,22 +389,26 @@ public final class PostgresJournal implements Journal, AutoCloseable {
   @Override
   public RunSnapshot answerInput(
       RunRef runId, String stepId, dev.flows.kernel.journal.InputAnswer answer, String by) {
+    held.admitBefore(runId);
     operator.answerInput(runId, stepId, answer, by);
     return run(runId).orElseThrow(() -> Refusals.runNotFound(runId));
   }
 
   @Override
   public Optional<RunSnapshot> run(RunRef runId) {
+    held.admitBefore(runId);
     return reads.run(runId);
   }
 
   @Override
   public List<JournalRecord> entries(RunRef runId) {
+    held.admitBefore(runId);
     return reads.entries(runId);
   }
 
   @Override
   public List<RunRef> children(RunRef parent) {
+    held.admitBefore(parent);
     return reads.children(parent);
   }
 
@@ -388,6 +435,7 @@ public final class PostgresJournal implements Journal, AutoCloseable {
   /** Watches wake on NOTIFY for the run, and at once for changes made through this journal. */
   @Override
   public RunWatch watchRun(RunRef runId) {
+    held.admitBefore(runId);
     return listener.watch(runId.value());
   }
 

@@ -5,6 +5,7 @@ import dev.flows.kernel.journal.Admit;
 import dev.flows.kernel.journal.ClaimRequest;
 import dev.flows.kernel.journal.ClaimedAttempt;
 import dev.flows.kernel.journal.ClaimedStart;
+import dev.flows.kernel.journal.HeldAdmission;
 import dev.flows.kernel.journal.Journal;
 import dev.flows.kernel.journal.RunRef;
 import dev.flows.kernel.journal.StartRun;
@@ -23,14 +24,13 @@ import java.util.concurrent.Semaphore;
 /**
  * Runs a worker starts itself ({@link Worker#startClaimed}): admitted already claimed by it ({@link
  * Admit.ClaimedHere}), with no work notification, no claim and no renewal before the work (the
- * lease was granted by the journal's clock in the admission), or, when the starter defers and the
- * worker writes through {@link DeferredAdmissions}, admitted once the body ends or needs the
- * journal. The attempt is leased, renewed and handed back exactly like a claimed one; if this
- * process dies, the lease expires and another worker takes the run over.
+ * lease was granted by the journal's clock in the admission), or, when the starter defers, held
+ * back ({@link Admit.Deferred}) and admitted once the body ends or needs the journal. The attempt
+ * is leased, renewed and handed back exactly like a claimed one; if this process dies, the lease
+ * expires and another worker takes the run over.
  */
 final class LocalStarts {
   private final Journal journal;
-  private final Optional<DeferredAdmissions> deferring;
   private final RunningAttempts attempts;
   private final Semaphore slots;
   private final WorkerId id;
@@ -39,14 +39,12 @@ final class LocalStarts {
 
   LocalStarts(
       Journal journal,
-      Optional<DeferredAdmissions> deferring,
       RunningAttempts attempts,
       Semaphore slots,
       WorkerId id,
       WorkerConfig config,
       InstantSource clock) {
     this.journal = journal;
-    this.deferring = deferring;
     this.attempts = attempts;
     this.slots = slots;
     this.id = id;
@@ -63,8 +61,8 @@ final class LocalStarts {
     if (!wouldClaim(request, claim) || !slots.tryAcquire()) {
       return Optional.empty();
     }
-    if (deferFor.isPositive() && request.runId().isEmpty() && deferring.isPresent()) {
-      return Optional.of(deferred(deferring.get(), request, deferFor));
+    if (deferFor.isPositive() && request.runId().isEmpty()) {
+      return Optional.of(deferred(request, deferFor));
     }
     Instant sent = clock.instant();
     ClaimedStart c;
@@ -88,14 +86,18 @@ final class LocalStarts {
    * The body starts under a new run id before its run is admitted; answers once the run is. The
    * attempt's lease is timed from before the admission, as a claim's is from before the claim.
    */
-  private Worker.ClaimedHere deferred(
-      DeferredAdmissions journal, StartRun request, Duration deferFor) {
+  private Worker.ClaimedHere deferred(StartRun request, Duration deferFor) {
     StartRun named = request.withRunId(RunRef.random());
     Instant sent = clock.instant();
     Duration lease = config.defaultLease();
-    ClaimedAttempt attempt =
-        ClaimedStart.firstAttempt(named, named.runId().orElseThrow(), lease, sent.plus(lease));
-    DeferredAdmissions.Deferred admission = journal.defer(named, attempt, id, lease);
+    HeldAdmission admission;
+    try {
+      admission = journal.admit(named, Admit.deferred(id, lease, sent.plus(lease)));
+    } catch (RuntimeException e) {
+      slots.release();
+      throw e;
+    }
+    ClaimedAttempt attempt = admission.attempt();
     CompletableFuture<Optional<JsonNode>> attemptEnd = new CompletableFuture<>();
     // The run exists before anyone waiting for the attempt's end hears of it.
     CompletableFuture<Optional<JsonNode>> end =

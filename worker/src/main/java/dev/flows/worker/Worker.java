@@ -100,40 +100,7 @@ public final class Worker implements AutoCloseable {
       InstantSource clock,
       WorkerId id,
       Optional<WorkerLease> lease) {
-    this(
-        new ResilientJournal(journal, config),
-        Optional.empty(),
-        executors,
-        config,
-        clock,
-        id,
-        lease);
-  }
-
-  /**
-   * As above, over a journal that can hold a run's admission back: its starter may then run a body
-   * before admitting the run ({@link #startClaimed(StartRun, Duration)}); {@code lease} and the
-   * executors must write through {@code journal} too.
-   */
-  public Worker(
-      DeferredAdmissions journal,
-      ExecutorRegistry executors,
-      WorkerConfig config,
-      InstantSource clock,
-      WorkerId id,
-      Optional<WorkerLease> lease) {
-    this(journal, Optional.of(journal), executors, config, clock, id, lease);
-  }
-
-  private Worker(
-      Journal journal,
-      Optional<DeferredAdmissions> deferring,
-      ExecutorRegistry executors,
-      WorkerConfig config,
-      InstantSource clock,
-      WorkerId id,
-      Optional<WorkerLease> lease) {
-    this.journal = journal;
+    this.journal = new ResilientJournal(journal, config);
     this.executors = executors;
     this.config = config;
     this.clock = clock;
@@ -141,7 +108,7 @@ public final class Worker implements AutoCloseable {
     this.slots = new Semaphore(config.capacity());
     WorkerLease workerLease = lease.orElseGet(() -> new WorkerLease(this.journal, config, clock));
     this.attempts = new RunningAttempts(this.journal, executors, workerLease, id, slots);
-    this.starts = new LocalStarts(this.journal, deferring, attempts, slots, id, config, clock);
+    this.starts = new LocalStarts(this.journal, attempts, slots, id, config, clock);
   }
 
   public static WorkerId processWorkerId() {
@@ -363,10 +330,10 @@ public final class Worker implements AutoCloseable {
   }
 
   /**
-   * As {@link #startClaimed(StartRun)}; with {@code deferFor} positive, a request without a run id
-   * and a worker built on {@link DeferredAdmissions}, the body starts before its run is admitted,
-   * which is admitted with its success when the body ends within {@code deferFor}, else when it
-   * first needs the journal or {@code deferFor} passes; this answers once the run is admitted.
+   * As {@link #startClaimed(StartRun)}; with {@code deferFor} positive and a request without a run
+   * id, the body starts before its run is admitted ({@link Admit.Deferred}), which is admitted with
+   * its success when the body ends within {@code deferFor}, else when it first needs the journal or
+   * {@code deferFor} passes; this answers once the run is admitted.
    */
   public Optional<ClaimedHere> startClaimed(StartRun request, Duration deferFor) {
     if (claimLoop == null || stopped()) {

@@ -416,6 +416,26 @@ class WorkerTest {
   }
 
   @Test
+  void aDeferredStartOnAPlainJournalAdmitsItsRunWithItsEndInOneAdmission() throws Exception {
+    Worker w = worker(config, new InProcessExecutor(Duration.ZERO));
+    StartRun request =
+        StartRun.of(UUID.randomUUID().toString(), Specs.run(Specs.command("s", "true")));
+
+    // Empty while a claim in flight holds the free slot: nothing is admitted then, so try again.
+    Worker.ClaimedHere here =
+        await()
+            .atMost(WAIT)
+            .until(() -> w.startClaimed(request, WAIT), Optional::isPresent)
+            .orElseThrow();
+
+    // Admitted with the attempt's success: the starter first sees the run already ended.
+    assertThat(here.started().status()).isEqualTo(RunStatus.SUCCEEDED);
+    here.end().orElseThrow().get(WAIT.toSeconds(), TimeUnit.SECONDS);
+    assertThat(journal.entries(here.started().runId()).stream().map(r -> r.entry().type()).toList())
+        .containsExactly("run.spawned", "step.attempt.started", "step.completed", "run.completed");
+  }
+
+  @Test
   void aClaimNeverAsksForMoreAttemptsThanTheClaimBatch() {
     GaugedJournal gauged = new GaugedJournal(journal);
     List<RunRef> runs = new ArrayList<>();

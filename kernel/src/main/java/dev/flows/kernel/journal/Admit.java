@@ -9,7 +9,7 @@ import java.util.Optional;
  * refused by one rule ({@link AdmittedRun#answer}), writing nothing.
  */
 public sealed interface Admit<R>
-    permits Admit.Queued, Admit.ClaimedHere, Admit.Electing, Admit.WithItsEnd {
+    permits Admit.Queued, Admit.ClaimedHere, Admit.Electing, Admit.WithItsEnd, Admit.Deferred {
 
   /** For any worker to claim: the run's ready steps wake the claimers. */
   static Queued queued() {
@@ -24,6 +24,14 @@ public sealed interface Admit<R>
   /** Already claimed by {@code worker} and ended with {@code outcome}. */
   static WithItsEnd withItsEnd(WorkerId worker, Duration lease, StepOutcome.Succeeded outcome) {
     return new WithItsEnd(worker, lease, outcome);
+  }
+
+  /**
+   * Held back: {@code worker} runs attempt 1 at once, and the run is admitted later ({@link
+   * HeldAdmission}); {@code deadline} is the attempt's lease deadline.
+   */
+  static Deferred deferred(WorkerId worker, Duration lease, java.time.Instant deadline) {
+    return new Deferred(worker, lease, deadline);
   }
 
   /**
@@ -81,6 +89,29 @@ public sealed interface Admit<R>
     /** The claimed admission this one makes before its end. */
     public ClaimedHere claimed() {
       return new ClaimedHere(worker, lease);
+    }
+  }
+
+  /**
+   * Deferred: writes nothing now. Answers the admission held back ({@link HeldAdmission}) and the
+   * attempt 1 of the run's one step that {@code worker} runs at once, leased as {@link ClaimedHere}
+   * leases it, until {@code deadline}. The run is admitted at the first of: the attempt's success
+   * (with its end, as {@link WithItsEnd}), any other verb of this journal naming the run (claimed
+   * first, as {@link ClaimedHere}), the starter's wait running out ({@link HeldAdmission#await}),
+   * the attempt ending otherwise ({@link Queued}). For a request naming a new run id that nobody
+   * outside this process can know yet; refused {@code invalid_input}, writing nothing, when the
+   * request names none or its spec has not exactly one step ready at creation.
+   */
+  record Deferred(WorkerId worker, Duration lease, java.time.Instant deadline)
+      implements Admit<HeldAdmission> {
+    /** The claimed admission made when the run is needed before its end. */
+    public ClaimedHere claimed() {
+      return new ClaimedHere(worker, lease);
+    }
+
+    /** The admission made with the attempt's success. */
+    public WithItsEnd withItsEnd(StepOutcome.Succeeded outcome) {
+      return new WithItsEnd(worker, lease, outcome);
     }
   }
 }

@@ -51,6 +51,7 @@ public record AdmittedRun(RunRef runId, String admissionKey, String specHash, Ru
       case Admit.Queued q -> met;
       case Admit.ClaimedHere c -> met;
       case Admit.WithItsEnd w -> met;
+      case Admit.Deferred d -> met;
     };
   }
 

@@ -1745,6 +1745,133 @@ public abstract class JournalContract {
     assertThat(types(id)).containsExactly("run.spawned", "step.attempt.started");
   }
 
+  // ---- a run held back: the deferred mode
+
+  /** A keyless run held back under a new run id, its body's thread started. */
+  private HeldAdmission hold(String key, String... surfaces) {
+    StartRun r = bodyRequest(key, run(agent("body", surfaces))).withRunId(RunRef.random());
+    HeldAdmission held =
+        journal.admit(r, Admit.deferred(WORKER, LONG_LEASE, Instant.now().plus(LONG_LEASE)));
+    held.bodyStarted();
+    return held;
+  }
+
+  private RunRef heldRun(HeldAdmission held) {
+    return held.attempt().lease().runId();
+  }
+
+  @Test
+  void aDeferredAdmissionWritesNothingUntilItsBodySucceedsAndThenAdmitsTheRunWithItsEnd()
+      throws Exception {
+    HeldAdmission held = hold("held-1", "/memo/0");
+    RunRef id = heldRun(held);
+    assertThat(held.attempt().lease().leaseId()).isEqualTo(Keys.leaseId(id, "body", 1));
+    assertThat(claim(5)).isEmpty();
+    CompletableFuture<StartedRun> starter =
+        CompletableFuture.supplyAsync(() -> held.await(Duration.ofSeconds(30)));
+    CompletionAck ack =
+        journal.complete(
+            held.attempt().lease(),
+            new StepOutcome.Succeeded(
+                json("out", "x"), List.of(new MemoEffect("/memo/0", Optional.of(json("v", "0"))))));
+    assertThat(ack.runStatus()).isEqualTo(RunStatus.SUCCEEDED);
+    StartedRun s = starter.get(10, TimeUnit.SECONDS);
+    assertThat(s.runId()).isEqualTo(id);
+    assertThat(s.created()).isTrue();
+    assertThat(s.status()).isEqualTo(RunStatus.SUCCEEDED);
+    assertThat(types(id))
+        .containsExactly(
+            "run.spawned",
+            "step.attempt.started",
+            "effect.recorded",
+            "effect.confirmed",
+            "step.completed",
+            "run.completed");
+  }
+
+  @Test
+  void anyOtherVerbNamingAHeldRunAdmitsItClaimedFirst() {
+    HeldAdmission held = hold("held-2", "/memo/0");
+    RunRef id = heldRun(held);
+    journal.recordConfirmedEffects(
+        held.attempt().lease(), List.of(new MemoEffect("/memo/0", Optional.empty())));
+    assertThat(types(id))
+        .containsExactly(
+            "run.spawned", "step.attempt.started", "effect.recorded", "effect.confirmed");
+    assertThat(held.await(Duration.ZERO).status()).isEqualTo(RunStatus.RUNNING);
+    // The success then completes the attempt the admission opened, as any completion does.
+    journal.complete(held.attempt().lease(), succeeded());
+    assertThat(snapshot(id).status()).isEqualTo(RunStatus.SUCCEEDED);
+  }
+
+  @Test
+  void aReadOfAHeldRunAdmitsItClaimedFirstSoTheRunIsNeverSeenMissing() {
+    HeldAdmission held = hold("held-3");
+    RunRef id = heldRun(held);
+    assertThat(journal.run(id)).isPresent();
+    assertThat(stepStatus(id, "body")).isEqualTo(StepStatus.RUNNING);
+    assertThat(held.await(Duration.ZERO).status()).isEqualTo(RunStatus.RUNNING);
+  }
+
+  @Test
+  void aSuccessWithMoreMemosThanAnAdmissionCarriesIsCompletedAfterAClaimedAdmission() {
+    HeldAdmission held = hold("held-4", "/memo/*");
+    RunRef id = heldRun(held);
+    List<MemoEffect> memos = new java.util.ArrayList<>();
+    for (int i = 0; i <= HeldAdmission.MOST_MEMOS_WITH_ADMISSION; i++) {
+      memos.add(new MemoEffect("/memo/" + i, Optional.empty()));
+    }
+    journal.complete(held.attempt().lease(), new StepOutcome.Succeeded(json("out", "x"), memos));
+    // Admitted claimed first: the starter saw the run running, not already ended.
+    assertThat(held.await(Duration.ZERO).status()).isEqualTo(RunStatus.RUNNING);
+    assertThat(snapshot(id).status()).isEqualTo(RunStatus.SUCCEEDED);
+    assertThat(types(id).subList(0, 2)).containsExactly("run.spawned", "step.attempt.started");
+  }
+
+  @Test
+  void aChildStartedByAHeldBodyFindsItsParentAdmitted() {
+    HeldAdmission held = hold("held-5");
+    RunRef parent = heldRun(held);
+    StartRun child =
+        new StartRun(
+            Optional.empty(), "child-of-held", run(agent("c")), Optional.of(parent), "contract");
+    RunRef c = journal.admit(child, Admit.queued()).runId();
+    assertThat(snapshot(c).parentRunId()).contains(parent);
+    assertThat(snapshot(parent).status()).isEqualTo(RunStatus.RUNNING);
+  }
+
+  @Test
+  void aStarterWhoseWaitRunsOutAdmitsTheHeldRunClaimedItself() {
+    HeldAdmission held = hold("held-6");
+    RunRef id = heldRun(held);
+    StartedRun s = held.await(Duration.ofMillis(1));
+    assertThat(s.runId()).isEqualTo(id);
+    assertThat(s.status()).isEqualTo(RunStatus.RUNNING);
+    assertThat(stepStatus(id, "body")).isEqualTo(StepStatus.RUNNING);
+    assertThat(journal.heartbeat(held.attempt().lease())).isNotNull();
+  }
+
+  @Test
+  void aHeldRunWhoseAttemptEndsUnadmittedIsLeftForAnyWorkerToClaim() {
+    HeldAdmission held = hold("held-7");
+    RunRef id = heldRun(held);
+    held.attemptEnded();
+    assertThat(held.await(Duration.ZERO).created()).isTrue();
+    assertThat(stepStatus(id, "body")).isEqualTo(StepStatus.READY);
+    assertThat(claim(5)).hasSize(1);
+  }
+
+  @Test
+  void aDeferredAdmissionOfARequestWithoutARunIdIsRefusedWritingNothing() {
+    assertRefused(
+        () ->
+            journal.admit(
+                bodyRequest("held-8", run(agent("body"))),
+                Admit.deferred(WORKER, LONG_LEASE, Instant.now())),
+        ErrorCode.INVALID_INPUT);
+    assertThat(claim(5)).isEmpty();
+  }
+
   // ---- one admission rule: every admission verb meets a run admitted before alike
 
   /** An admission verb, as the rule sees it: it created a run, answered one, or was refused. */

@@ -16,8 +16,8 @@ import dev.flows.sdk.FlowHeader;
 import dev.flows.sdk.config.FlowsConfig;
 import dev.flows.sdk.config.FlowsConfigLoader;
 import dev.flows.worker.AgentExecutor;
-import dev.flows.worker.DeferredAdmissions;
 import dev.flows.worker.ExecutorRegistry;
+import dev.flows.worker.ResilientJournal;
 import dev.flows.worker.Worker;
 import dev.flows.worker.WorkerConfig;
 import dev.flows.worker.WorkerLease;
@@ -40,7 +40,7 @@ import java.util.UUID;
  * applications all assemble the engine here, so they behave the same.
  */
 public final class FlowsEngine implements AutoCloseable {
-  private final DeferredAdmissions journal;
+  private final Journal journal;
   private final SdkConfig config;
   private final McpCredentials credentials;
   private final FlowResolver resolver = new FlowResolver();
@@ -86,9 +86,8 @@ public final class FlowsEngine implements AutoCloseable {
       McpCredentials credentials,
       InstantSource clock,
       WorkerId workerId) {
-    // Every part of the engine writes through the one journal that may hold an admission back, so
-    // its worker's starter may run a body before admitting its run.
-    this.journal = new DeferredAdmissions(journal, workerConfig);
+    // The engine's parts retry the journal's outages as its worker does (the worker wraps its own).
+    this.journal = new ResilientJournal(journal, workerConfig);
     this.config = config;
     this.credentials = credentials;
     // A model's API key is a secret as an MCP server's is: read where the embedder says.
@@ -112,7 +111,7 @@ public final class FlowsEngine implements AutoCloseable {
             new LlmExecutor(models, llmCalls),
             new AgentExecutor(List.of(new FlowInstructionExecutor(runner), mcp)));
     this.worker =
-        new Worker(this.journal, executors, workerConfig, clock, workerId, Optional.of(leases));
+        new Worker(journal, executors, workerConfig, clock, workerId, Optional.of(leases));
     // Flow classes registered here (at their versions) are the only class-path bodies it claims,
     // and the flow sources it was given the only single-file bodies.
     this.worker.addRoutes(resolver::routes);

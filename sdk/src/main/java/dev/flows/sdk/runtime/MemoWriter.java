@@ -4,10 +4,10 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.flows.kernel.ErrorCode;
 import dev.flows.kernel.FlowsException;
 import dev.flows.kernel.journal.EffectElection;
+import dev.flows.kernel.journal.HeldAdmission;
 import dev.flows.kernel.journal.Journal;
 import dev.flows.kernel.journal.LeaseToken;
 import dev.flows.kernel.journal.MemoEffect;
-import dev.flows.worker.DeferredAdmissions;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
@@ -146,7 +146,7 @@ final class MemoWriter {
     boolean outgrew;
     lock.lock();
     try {
-      outgrew = ++handedOver == DeferredAdmissions.MOST_MEMOS_WITH_ADMISSION + 1;
+      outgrew = ++handedOver == HeldAdmission.MOST_MEMOS_WITH_ADMISSION + 1;
       throwIfRefused();
       if (ending) {
         // The completion took the unsent memos already: this one would be journaled by nobody.

@@ -5,12 +5,12 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.node.TextNode;
 import dev.flows.kernel.journal.EffectElection;
+import dev.flows.kernel.journal.HeldAdmission;
 import dev.flows.kernel.journal.InMemoryJournal;
 import dev.flows.kernel.journal.Journal;
 import dev.flows.kernel.journal.LeaseToken;
 import dev.flows.kernel.journal.MemoEffect;
 import dev.flows.kernel.journal.RunRef;
-import dev.flows.worker.DeferredAdmissions;
 import java.lang.reflect.Proxy;
 import java.time.Clock;
 import java.time.Duration;
@@ -44,7 +44,7 @@ class MemoWriterTest {
             batchesSignal(sent),
             new LeaseToken(RunRef.random(), "body", 1, "lease"),
             Duration.ofMinutes(10));
-    for (int i = 0; i < DeferredAdmissions.MOST_MEMOS_WITH_ADMISSION; i++) {
+    for (int i = 0; i < HeldAdmission.MOST_MEMOS_WITH_ADMISSION; i++) {
       w.writeBehind("/memo/" + i, TextNode.valueOf("m"));
     }
     // As many as an admission carries with its end: they wait for the delay, or for the end.

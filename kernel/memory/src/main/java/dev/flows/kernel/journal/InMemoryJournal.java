@@ -35,7 +35,9 @@ public final class InMemoryJournal implements Journal {
   private final MemoryAttempts attempts = new MemoryAttempts(state);
   private final MemorySignals signals = new MemorySignals(state, wakeups, attempts);
   private final MemoryEnds ends = new MemoryEnds(state, wakeups, attempts, signals);
-  private final MemoryAdmission admission = new MemoryAdmission(state, wakeups, attempts, ends);
+  private final HeldAdmissions held = new HeldAdmissions(new Unheld());
+  private final MemoryAdmission admission =
+      new MemoryAdmission(state, wakeups, attempts, ends, held);
   private final MemoryOperator operator = new MemoryOperator(state, wakeups, ends);
   private final MemoryRetention retention = new MemoryRetention(state);
   private final MemoryTasks tasks = new MemoryTasks(state);
@@ -50,6 +52,32 @@ public final class InMemoryJournal implements Journal {
     return state.transitions;
   }
 
+  /** The journal's admission and read, around the admissions it holds back. */
+  private final class Unheld implements HeldAdmissions.Unheld {
+    @Override
+    public <R> R admit(StartRun r, Admit<R> mode) {
+      return verb(now -> admission.admit(r, mode, now));
+    }
+
+    @Override
+    public Optional<RunSnapshot> run(RunRef runId) {
+      return wakeups.locked(() -> Optional.ofNullable(state.runs.get(runId)).map(state::snapshot));
+    }
+  }
+
+  /**
+   * A verb naming {@code run}: a run held back is admitted first (outside the lock, which its
+   * admission takes).
+   */
+  private <T> T verb(RunRef run, java.util.function.Function<Instant, T> body) {
+    held.admitBefore(run);
+    return verb(body);
+  }
+
+  private <T> T verb(LeaseToken lease, java.util.function.Function<Instant, T> body) {
+    return verb(lease.runId(), body);
+  }
+
   /** A verb: under the lock, with "now" read once from the clock. */
   private <T> T verb(java.util.function.Function<Instant, T> body) {
     return wakeups.locked(() -> body.apply(clock.instant()));
@@ -57,6 +85,7 @@ public final class InMemoryJournal implements Journal {
 
   @Override
   public <R> R admit(StartRun r, Admit<R> mode) {
+    held.admitBefore(r);
     return verb(now -> admission.admit(r, mode, now));
   }
 
@@ -67,7 +96,7 @@ public final class InMemoryJournal implements Journal {
 
   @Override
   public Instant heartbeat(LeaseToken lease) {
-    return verb(now -> attempts.heartbeat(lease, now));
+    return verb(lease, now -> attempts.heartbeat(lease, now));
   }
 
   @Override
@@ -75,23 +104,25 @@ public final class InMemoryJournal implements Journal {
     if (leases.isEmpty()) {
       return LeaseRenewals.none();
     }
+    held.admitBefore(leases);
     return verb(now -> attempts.renewLeases(leases, now));
   }
 
   @Override
   public EffectElection recordEffect(LeaseToken lease, String surfacePath) {
-    return verb(now -> attempts.recordEffect(lease, surfacePath, now));
+    return verb(lease, now -> attempts.recordEffect(lease, surfacePath, now));
   }
 
   @Override
   public EffectElection recordConfirmedEffect(
       LeaseToken lease, String surfacePath, Optional<JsonNode> output) {
-    return verb(now -> attempts.recordConfirmedEffect(lease, surfacePath, output, now));
+    return verb(lease, now -> attempts.recordConfirmedEffect(lease, surfacePath, output, now));
   }
 
   @Override
   public List<EffectElection> recordConfirmedEffects(LeaseToken lease, List<MemoEffect> memos) {
     return verb(
+        lease,
         now -> {
           List<EffectElection> answers = new java.util.ArrayList<>(memos.size());
           for (MemoEffect m : memos) {
@@ -104,6 +135,7 @@ public final class InMemoryJournal implements Journal {
   @Override
   public void confirmEffect(LeaseToken lease, String surfacePath, Optional<JsonNode> output) {
     verb(
+        lease,
         now -> {
           attempts.confirmEffect(lease, surfacePath, output, now);
           return null;
@@ -112,6 +144,10 @@ public final class InMemoryJournal implements Journal {
 
   @Override
   public CompletionAck complete(LeaseToken lease, StepOutcome outcome) {
+    Optional<CompletionAck> withAdmission = held.complete(lease, outcome);
+    if (withAdmission.isPresent()) {
+      return withAdmission.get();
+    }
     return verb(
         now -> {
           if (outcome instanceof StepOutcome.Succeeded ok) {
@@ -126,22 +162,22 @@ public final class InMemoryJournal implements Journal {
   @Override
   public CompletionAck confirmAndComplete(
       LeaseToken lease, String surfacePath, Optional<JsonNode> output, StepOutcome outcome) {
-    return verb(now -> ends.confirmAndComplete(lease, surfacePath, output, outcome, now));
+    return verb(lease, now -> ends.confirmAndComplete(lease, surfacePath, output, outcome, now));
   }
 
   @Override
   public SignalSent sendSignal(RunRef runId, String name, JsonNode payload, Optional<String> key) {
-    return verb(now -> signals.send(runId, name, payload, key, now));
+    return verb(runId, now -> signals.send(runId, name, payload, key, now));
   }
 
   @Override
   public Optional<JsonNode> takeSignal(LeaseToken lease, String name, String surfacePath) {
-    return verb(now -> signals.take(lease, name, surfacePath, now));
+    return verb(lease, now -> signals.take(lease, name, surfacePath, now));
   }
 
   @Override
   public CancelOutcome cancelRun(RunRef runId, String reason) {
-    return verb(now -> ends.cancelRun(runId, reason, now));
+    return verb(runId, now -> ends.cancelRun(runId, reason, now));
   }
 
   @Override
@@ -156,29 +192,29 @@ public final class InMemoryJournal implements Journal {
 
   @Override
   public RunSnapshot resumeRun(RunRef runId, String by) {
-    return verb(now -> operator.resumeRun(runId, by, now));
+    return verb(runId, now -> operator.resumeRun(runId, by, now));
   }
 
   @Override
   public RunSnapshot resolveStep(
       RunRef runId, String stepId, Optional<JsonNode> performed, String by) {
-    return verb(now -> operator.resolveStep(runId, stepId, performed, by, now));
+    return verb(runId, now -> operator.resolveStep(runId, stepId, performed, by, now));
   }
 
   @Override
   public RunSnapshot answerInput(RunRef runId, String stepId, InputAnswer answer, String by) {
-    return verb(now -> operator.answerInput(runId, stepId, answer, by, now));
+    return verb(runId, now -> operator.answerInput(runId, stepId, answer, by, now));
   }
 
   @Override
   public boolean recordTask(LeaseToken lease, String surfacePath, TaskNote task) {
-    return verb(now -> tasks.recordTask(lease, surfacePath, task, now));
+    return verb(lease, now -> tasks.recordTask(lease, surfacePath, task, now));
   }
 
   @Override
   public boolean noteTaskCancel(
       RunRef runId, String stepId, String taskId, String reason, String by) {
-    return verb(now -> tasks.noteTaskCancel(runId, stepId, taskId, reason, by, now));
+    return verb(runId, now -> tasks.noteTaskCancel(runId, stepId, taskId, reason, by, now));
   }
 
   @Override
@@ -188,16 +224,19 @@ public final class InMemoryJournal implements Journal {
 
   @Override
   public Optional<RunSnapshot> run(RunRef runId) {
-    return wakeups.locked(() -> Optional.ofNullable(state.runs.get(runId)).map(state::snapshot));
+    held.admitBefore(runId);
+    return new Unheld().run(runId);
   }
 
   @Override
   public List<JournalRecord> entries(RunRef runId) {
+    held.admitBefore(runId);
     return wakeups.locked(() -> state.entries(runId));
   }
 
   @Override
   public List<RunRef> children(RunRef parent) {
+    held.admitBefore(parent);
     return wakeups.locked(
         () ->
             state.runs.values().stream()
@@ -213,6 +252,7 @@ public final class InMemoryJournal implements Journal {
 
   @Override
   public RunWatch watchRun(RunRef runId) {
+    held.admitBefore(runId);
     return wakeups.watch(runId);
   }
 

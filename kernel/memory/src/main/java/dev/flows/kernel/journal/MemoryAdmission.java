@@ -14,13 +14,19 @@ final class MemoryAdmission {
   private final MemoryWakeups wakeups;
   private final MemoryAttempts attempts;
   private final MemoryEnds ends;
+  private final HeldAdmissions held;
 
   MemoryAdmission(
-      MemoryState state, MemoryWakeups wakeups, MemoryAttempts attempts, MemoryEnds ends) {
+      MemoryState state,
+      MemoryWakeups wakeups,
+      MemoryAttempts attempts,
+      MemoryEnds ends,
+      HeldAdmissions held) {
     this.state = state;
     this.wakeups = wakeups;
     this.attempts = attempts;
     this.ends = ends;
+    this.held = held;
   }
 
   <R> R admit(StartRun r, Admit<R> mode, Instant now) {
@@ -30,6 +36,7 @@ final class MemoryAdmission {
           case Admit.ClaimedHere c -> claimed(r, c, now);
           case Admit.Electing e -> electing(r, e, now);
           case Admit.WithItsEnd w -> withItsEnd(r, w, now);
+          case Admit.Deferred d -> held.hold(r, d);
         });
   }
 
