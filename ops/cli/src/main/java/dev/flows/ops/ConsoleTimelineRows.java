@@ -154,7 +154,7 @@ final class ConsoleTimelineRows {
             ? wait("child", label, start, done, detail)
             : child(label, start, c, detail);
       }
-      case STEP, ANY, NOW, RANDOM_UUID, RANDOM, LLM -> {
+      case STEP, ANY, NOW, RANDOM_UUID, RANDOM, LLM, PATCHED -> {
         String name = m.path("name").asText(verb.map(MemoVerb::wire).orElse("memo"));
         String label = step + " · memo " + pos + " · " + name;
         yield row("memo", label, start, optTime(e, "confirmedAt"), e, detail);
