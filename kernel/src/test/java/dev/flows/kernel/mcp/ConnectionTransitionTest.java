@@ -52,6 +52,7 @@ class ConnectionTransitionTest {
             "mcp_disconnected",
             "mcp_unknown_tool",
             "mcp_tool_error",
-            "mcp_result_unavailable");
+            "mcp_result_unavailable",
+            "payload_too_large");
   }
 }
