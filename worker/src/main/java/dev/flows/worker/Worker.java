@@ -214,10 +214,6 @@ public final class Worker implements AutoCloseable {
   }
 
   private void claimUntilStopped() {
-    // Idle: the last wait ran its whole poll interval without a wake-up. An idle worker still asks
-    // when the next step comes due before each wait (an indexed read): a timer or backoff due
-    // within the poll interval is claimed when due, not up to a poll interval late.
-    boolean idle = false;
     // Whether work may be waiting. Else a poll takes only a slot free now: a slot an attempt frees
     // goes to this process's next start (startClaimed), not to a claim that would find nothing.
     boolean expectWork = true;
@@ -258,20 +254,35 @@ public final class Worker implements AutoCloseable {
       slots.release(want - got.size());
       got.forEach(a -> attempts.launch(a, sent));
       if (got.isEmpty()) {
-        try {
-          Duration wait = untilClaimable();
-          idle = !journal.awaitWork(wait) && wait.equals(config.pollInterval());
-        } catch (InterruptedException e) {
+        Optional<Boolean> mayHaveWork = awaitAfterEmptyClaim();
+        if (mayHaveWork.isEmpty()) {
           return;
-        } catch (RuntimeException e) {
-          TransientFaults.log(LOG, "waiting for work failed", e);
-          pause(config.pollInterval());
         }
-        expectWork = !idle;
+        expectWork = mayHaveWork.get();
       } else {
-        idle = false;
         expectWork = true;
       }
+    }
+  }
+
+  /**
+   * After a claim that found nothing, waits until a step comes due or work is announced. Answers
+   * whether work may be waiting: not after a wait that ran its whole poll interval without a
+   * wake-up (idle); empty when interrupted. Even an idle worker asks when the next step comes due
+   * before each wait (an indexed read), so a timer or backoff due within the poll interval is
+   * claimed when due, not up to a poll interval late.
+   */
+  private Optional<Boolean> awaitAfterEmptyClaim() {
+    try {
+      Duration wait = untilClaimable();
+      boolean idle = !journal.awaitWork(wait) && wait.equals(config.pollInterval());
+      return Optional.of(!idle);
+    } catch (InterruptedException e) {
+      return Optional.empty();
+    } catch (RuntimeException e) {
+      TransientFaults.log(LOG, "waiting for work failed", e);
+      pause(config.pollInterval());
+      return Optional.of(true);
     }
   }
 

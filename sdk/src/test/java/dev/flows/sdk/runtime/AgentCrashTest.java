@@ -22,7 +22,9 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -61,13 +63,23 @@ class AgentCrashTest {
   static void setUp() throws Exception {
     db = TestDatabase.fresh("agent_crash");
     journal = PostgresJournal.connect(JournalStoreConfig.forUrl(db.jdbcUrl()));
-    engine = FlowsEngine.withDefaults(journal);
     dir = Files.createTempDirectory("agent-crash");
+  }
+
+  // An engine per test: each test's flows.json declares the model "smart" at its own scripted
+  // server, and one engine refuses a model declared twice differently.
+  @BeforeEach
+  void startEngine() {
+    engine = FlowsEngine.withDefaults(journal);
+  }
+
+  @AfterEach
+  void closeEngine() {
+    engine.close();
   }
 
   @AfterAll
   static void tearDown() {
-    engine.close();
     journal.close();
   }
 
