@@ -1,10 +1,6 @@
 package dev.flows.kernel.schedule;
 
-import com.cronutils.model.Cron;
-import com.cronutils.model.CronType;
-import com.cronutils.model.definition.CronDefinitionBuilder;
 import com.cronutils.model.time.ExecutionTime;
-import com.cronutils.parser.CronParser;
 import dev.flows.kernel.ErrorCode;
 import dev.flows.kernel.FlowsException;
 import java.time.Duration;
@@ -48,22 +44,14 @@ public sealed interface Calendar permits Calendar.CronCalendar, Calendar.Every {
    * once on every day.
    */
   record CronCalendar(String expression) implements Calendar {
-    private static final CronParser UNIX =
-        new CronParser(CronDefinitionBuilder.instanceDefinitionFor(CronType.UNIX));
-    private static final CronParser WITH_SECONDS =
-        new CronParser(CronDefinitionBuilder.instanceDefinitionFor(CronType.SPRING));
-
     public CronCalendar {
       expression = expression.trim();
       parse(expression);
     }
 
     private static ExecutionTime parse(String expression) {
-      int fields = expression.isEmpty() ? 0 : expression.split("\\s+").length;
-      CronParser parser = fields == 6 ? WITH_SECONDS : UNIX;
       try {
-        Cron cron = parser.parse(expression);
-        return ExecutionTime.forCron(cron);
+        return CronExpressions.times(expression);
       } catch (IllegalArgumentException e) {
         throw new FlowsException(
             ErrorCode.INVALID_INPUT,

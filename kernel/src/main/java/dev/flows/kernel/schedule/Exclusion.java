@@ -1,9 +1,6 @@
 package dev.flows.kernel.schedule;
 
-import com.cronutils.model.CronType;
-import com.cronutils.model.definition.CronDefinitionBuilder;
 import com.cronutils.model.time.ExecutionTime;
-import com.cronutils.parser.CronParser;
 import dev.flows.kernel.ErrorCode;
 import dev.flows.kernel.FlowsException;
 import java.time.DateTimeException;
@@ -14,8 +11,6 @@ import java.time.ZoneId;
 import java.time.ZoneOffset;
 import java.time.ZonedDateTime;
 import java.time.temporal.ChronoUnit;
-import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -99,45 +94,21 @@ public sealed interface Exclusion permits Exclusion.Days, Exclusion.CronTimes {
    * of {@code * 2 * * *}'s 2 o'clock hour), six fields single seconds.
    */
   record CronTimes(String expression) implements Exclusion {
-    private static final CronParser UNIX =
-        new CronParser(CronDefinitionBuilder.instanceDefinitionFor(CronType.UNIX));
-    private static final CronParser WITH_SECONDS =
-        new CronParser(CronDefinitionBuilder.instanceDefinitionFor(CronType.SPRING));
-
     public CronTimes {
       expression = expression.trim();
       times(expression);
     }
 
-    private static boolean withSeconds(String expression) {
-      return !expression.isEmpty() && expression.split("\\s+").length == 6;
-    }
-
-    /** Parsed expressions, as a take tests every tick against them. */
-    private static final Map<String, ExecutionTime> PARSED = new ConcurrentHashMap<>();
-
-    private static final int MAX_PARSED = 1_000;
-
     private static ExecutionTime times(String expression) {
-      ExecutionTime known = PARSED.get(expression);
-      if (known != null) {
-        return known;
-      }
-      if (PARSED.size() >= MAX_PARSED) {
-        PARSED.clear();
-      }
-      ExecutionTime parsed = parse(expression);
-      PARSED.put(expression, parsed);
-      return parsed;
-    }
-
-    private static ExecutionTime parse(String expression) {
       try {
-        CronParser parser = withSeconds(expression) ? WITH_SECONDS : UNIX;
-        return ExecutionTime.forCron(parser.parse(expression));
+        return CronExpressions.times(expression);
       } catch (IllegalArgumentException e) {
         throw refused(expression, e.getMessage());
       }
+    }
+
+    private static boolean withSeconds(String expression) {
+      return CronExpressions.withSeconds(expression);
     }
 
     @Override
