@@ -27,12 +27,15 @@ public final class Console implements AutoCloseable {
 
   /**
    * Where and how to serve: {@code bind} an address ({@code 127.0.0.1}: this machine only), {@code
-   * port} 0 for a free one, {@code token} the operator token (empty: read-only).
+   * port} 0 for a free one, {@code token} the operator token (empty: read-only), {@code basePath}
+   * the path it is served under ({@code ""}: the root; {@code /flows}: every page, form, redirect
+   * and asset under {@code /flows/}).
    */
-  public record Settings(String bind, int port, Optional<String> token) {
+  public record Settings(String bind, int port, Optional<String> token, String basePath) {
     public Settings {
       Objects.requireNonNull(bind, "bind");
       Objects.requireNonNull(token, "token");
+      basePath = ConsoleBasePath.normalize(basePath);
       if (port < 0 || port > 65_535) {
         throw new FlowsException(
             ErrorCode.CONFIG_INVALID,
@@ -43,6 +46,15 @@ public final class Console implements AutoCloseable {
       token = token.filter(t -> !t.isBlank());
     }
 
+    public Settings(String bind, int port, Optional<String> token) {
+      this(bind, port, token, "");
+    }
+
+    /** These settings served under {@code basePath}, e.g. {@code /flows}. */
+    public Settings withBasePath(String basePath) {
+      return new Settings(bind, port, token, basePath);
+    }
+
     public static Settings localhost(int port, Optional<String> token) {
       return new Settings(DEFAULT_BIND, port, token);
     }
@@ -50,7 +62,15 @@ public final class Console implements AutoCloseable {
     @Override
     public String toString() {
       // Never the token itself.
-      return "Settings[bind=" + bind + ", port=" + port + ", token=" + token.isPresent() + "]";
+      return "Settings[bind="
+          + bind
+          + ", port="
+          + port
+          + ", token="
+          + token.isPresent()
+          + ", basePath="
+          + basePath
+          + "]";
     }
   }
 
@@ -75,7 +95,7 @@ public final class Console implements AutoCloseable {
     connector.setHost(settings.bind());
     connector.setPort(settings.port());
     server.addConnector(connector);
-    server.setHandler(new ConsoleHandler(journal, dataSource, settings.token()));
+    server.setHandler(ConsoleBasePath.handler(journal, dataSource, settings));
     server.setStopTimeout(2_000);
     try {
       server.start();
@@ -93,10 +113,12 @@ public final class Console implements AutoCloseable {
           "pick a free port (--port 0 picks one) and an address of this machine");
     }
     String host = settings.bind().contains(":") ? "[" + settings.bind() + "]" : settings.bind();
-    return new Console(server, URI.create("http://" + host + ":" + connector.getLocalPort() + "/"));
+    return new Console(
+        server,
+        URI.create("http://" + host + ":" + connector.getLocalPort() + settings.basePath() + "/"));
   }
 
-  /** The address it serves, e.g. {@code http://127.0.0.1:7070/}. */
+  /** The address it serves, e.g. {@code http://127.0.0.1:7070/} or {@code .../flows/}. */
   public URI uri() {
     return uri;
   }

@@ -43,7 +43,12 @@ final class ConsoleGuard {
         .getHeaders()
         .add(
             HttpHeader.SET_COOKIE,
-            CSRF_COOKIE + "=" + token + "; Path=/; HttpOnly; SameSite=Strict");
+            CSRF_COOKIE
+                + "="
+                + token
+                + "; Path="
+                + ConsoleBasePath.url(request, "/")
+                + "; HttpOnly; SameSite=Strict");
     return token;
   }
 

@@ -170,7 +170,7 @@ final class ConsoleHandler extends Handler.Abstract {
           .getHeaders()
           .put(
               HttpHeader.LOCATION,
-              "/runs/"
+              ConsoleBasePath.url(request, "/runs/")
                   + URLEncoder.encode(done.page().value(), StandardCharsets.UTF_8)
                   + "?done="
                   + URLEncoder.encode(done.text(), StandardCharsets.UTF_8));
@@ -372,7 +372,12 @@ final class ConsoleHandler extends Handler.Abstract {
   }
 
   private static void html(Response response, Callback callback, int status, String page) {
-    send(response, callback, status, "text/html; charset=utf-8", page);
+    send(
+        response,
+        callback,
+        status,
+        "text/html; charset=utf-8",
+        ConsoleBasePath.page(response.getRequest(), page));
   }
 
   private static void asset(Response response, Callback callback, String path) {
