@@ -168,6 +168,14 @@ class ModuleArrowsTest {
               Set.of("flows-kernel", "flows-sdk", "flows-migrations", "flows-journal-store"),
               Set.of("kernel", "sdk", "worker", "mcp.client", "journalstore", "migrations", "ops"),
               Set.of()),
+          // The console mounted in a Spring Boot service: optional, above the console and the
+          // starter; nothing product depends on it.
+          new Rule(
+              "ops/spring-console",
+              "flows-spring-console",
+              Set.of("flows-cli", "flows-spring-boot-starter"),
+              Set.of("ops.ConsoleMount", "embed.Flows", "spring"),
+              union(OTEL_SDK, "org.jdbi", "com.zaxxer", "org.flywaydb", "org.postgresql")),
           new Rule(
               "flows-examples",
               "flows-examples",
@@ -178,13 +186,13 @@ class ModuleArrowsTest {
           new Rule(
               "flows-examples/spring-app",
               "flows-examples-spring-app",
-              Set.of("flows-spring-boot-starter", "flows-sdk-api"),
+              Set.of("flows-spring-boot-starter", "flows-sdk-api", "flows-spring-console"),
               Set.of("embed", "sdk", "examples"),
               PERSISTENCE));
 
   /**
-   * Modules no product module may depend on or import: the tools, the examples and the test kit (a
-   * test-scope dependency of a team's build).
+   * Modules no product module may depend on or import: the tools, the examples, the test kit (a
+   * test-scope dependency of a team's build) and the console's Spring mount (a service adds it).
    */
   static final Map<String, String> NOT_PRODUCT =
       Map.of(
@@ -192,7 +200,8 @@ class ModuleArrowsTest {
           "flows-chaos", "dev.flows.ops.chaos",
           "flows-examples", "dev.flows.examples",
           "flows-testing", "dev.flows.testing",
-          "flows-examples-spring-app", "dev.flows.examples.spring");
+          "flows-examples-spring-app", "dev.flows.examples.spring",
+          "flows-spring-console", "dev.flows.spring.console");
 
   /** Where the in-memory journal is, and who may use it outside tests: the test kit alone. */
   static final String MEMORY_JOURNAL = "flows-kernel-memory";

@@ -1,0 +1,171 @@
+package dev.flows.examples.spring;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.flows.embed.Flows;
+import dev.flows.embed.RunInfo;
+import dev.flows.embed.RunState;
+import dev.flows.embed.StartOptions;
+import dev.flows.journalstore.testing.TestDatabase;
+import dev.flows.sdk.RunId;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.UUID;
+import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.beans.factory.annotation.Value;
+import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.web.server.context.WebServerApplicationContext;
+import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.test.context.DynamicPropertyRegistry;
+import org.springframework.test.context.DynamicPropertySource;
+
+/**
+ * The web console served by the sample service's own web server (Tomcat) under /flows: the run
+ * list, a run's page, an action behind the operator token, and the service's health beside it.
+ */
+@SpringBootTest(
+    webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
+    properties = {
+      "flows.console.enabled=true",
+      "flows.console.token=" + OrdersConsoleTest.TOKEN,
+      "management.endpoints.web.exposure.include=health,configprops",
+      "management.endpoint.configprops.show-values=always"
+    })
+class OrdersConsoleTest {
+  static final String TOKEN = "console-operator-token";
+  private static final TestDatabase.Fresh DB = TestDatabase.empty("spring_console");
+  private static final ObjectMapper JSON = new ObjectMapper();
+  private static final HttpClient HTTP =
+      HttpClient.newBuilder().followRedirects(HttpClient.Redirect.NEVER).build();
+
+  @DynamicPropertySource
+  static void database(DynamicPropertyRegistry registry) {
+    registry.add("spring.datasource.url", DB::jdbcUrl);
+  }
+
+  @Value("${local.server.port}")
+  int port;
+
+  @Autowired Flows flows;
+
+  @Test
+  void theConsoleListsTheRunTheServiceStartedAndShowsItsPage() throws Exception {
+    HttpResponse<String> order =
+        post(
+            "/orders",
+            "application/json",
+            "{\"id\":\"c-1\",\"quantity\":1,\"unitCents\":5,\"packingMillis\":0}",
+            "");
+    assertThat(order.statusCode()).as(order.body()).isEqualTo(200);
+    RunInfo run =
+        flows.runs().named("pack-order").state(RunState.SUCCEEDED).list(10).stream()
+            .filter(r -> r.admissionKey().endsWith("c-1"))
+            .findFirst()
+            .orElseThrow();
+
+    HttpResponse<String> list = get(port, "/flows/");
+    assertThat(list.statusCode()).as(list.body()).isEqualTo(200);
+    assertThat(list.headers().firstValue("Content-Type").orElseThrow()).startsWith("text/html");
+    assertThat(list.body()).contains("href=\"/flows/runs/" + run.id().value() + "\"");
+    HttpResponse<String> page = get(port, "/flows/runs/" + run.id().value());
+    assertThat(page.statusCode()).as(page.body()).isEqualTo(200);
+    assertThat(page.body()).contains(run.id().value()).contains("pack-order");
+    assertThat(get(port, "/flows/static/console.css").statusCode()).isEqualTo(200);
+    assertThat(get(port, "/flows").statusCode()).as("the bare path").isBetween(300, 399);
+  }
+
+  @Test
+  void anActionWithTheTokenActsAndWithoutItIsRefused() throws Exception {
+    String key = "console-" + UUID.randomUUID();
+    RunId runId =
+        flows
+            .start(PackOrder.class, new PackOrder.Order(key, 1, 1, 5_000), StartOptions.key(key))
+            .runId();
+    String cancel = "/flows/api/runs/" + runId.value() + "/cancel";
+
+    HttpResponse<String> refused = post(cancel, FORM, "reason=no+token", "");
+    assertThat(refused.statusCode()).as(refused.body()).isEqualTo(401);
+    assertThat(JSON.readTree(refused.body()).path("error").path("code").asText())
+        .isEqualTo("ui_unauthorized");
+    assertThat(flows.handle(runId).snapshot().state()).isNotEqualTo(RunState.CANCELED);
+
+    HttpResponse<String> done = post(cancel, FORM, "reason=from+the+console", TOKEN);
+    assertThat(done.statusCode()).as(done.body()).isEqualTo(200);
+    assertThat(JSON.readTree(done.body()).path("status").asText()).isEqualTo("canceled");
+    assertThat(flows.handle(runId).snapshot().state()).isEqualTo(RunState.CANCELED);
+  }
+
+  @Test
+  void theHealthStaysUpAndTheTokenIsMaskedInConfigprops() throws Exception {
+    HttpResponse<String> health = get(port, "/actuator/health");
+    assertThat(health.statusCode()).isEqualTo(200);
+    assertThat(JSON.readTree(health.body()).path("status").asText()).isEqualTo("UP");
+    HttpResponse<String> configprops = get(port, "/actuator/configprops");
+    assertThat(configprops.statusCode()).isEqualTo(200);
+    assertThat(configprops.body()).contains("flows.console").doesNotContain(TOKEN);
+  }
+
+  @Test
+  void withoutATokenTheConsoleIsReadOnlyAndWithoutTheFlagItIsAbsent() throws Exception {
+    try (ConfigurableApplicationContext readOnly =
+            service("flows.console.enabled=true", "flows.console.path=/ops/flows");
+        ConfigurableApplicationContext without = service()) {
+      int readOnlyPort = port(readOnly);
+      assertThat(get(readOnlyPort, "/ops/flows/").statusCode()).isEqualTo(200);
+      HttpResponse<String> refused =
+          HTTP.send(
+              HttpRequest.newBuilder(uri(readOnlyPort, "/ops/flows/api/runs/run_x/cancel"))
+                  .header("Content-Type", FORM)
+                  .header("Authorization", "Bearer " + TOKEN)
+                  .POST(HttpRequest.BodyPublishers.ofString("reason=x"))
+                  .build(),
+              HttpResponse.BodyHandlers.ofString());
+      assertThat(refused.statusCode()).isEqualTo(403);
+      assertThat(refused.body()).contains("ui_read_only");
+      assertThat(get(port(without), "/flows/").statusCode()).isEqualTo(404);
+    }
+  }
+
+  private static final String FORM = "application/x-www-form-urlencoded";
+
+  private static ConfigurableApplicationContext service(String... properties) {
+    String[] all = new String[properties.length + 3];
+    all[0] = "spring.datasource.url=" + DB.jdbcUrl();
+    all[1] = "server.port=0";
+    all[2] = "flows.worker.enabled=false";
+    System.arraycopy(properties, 0, all, 3, properties.length);
+    return new SpringApplicationBuilder(OrdersApplication.class).properties(all).run();
+  }
+
+  private static int port(ConfigurableApplicationContext context) {
+    return ((WebServerApplicationContext) context).getWebServer().getPort();
+  }
+
+  private static HttpResponse<String> get(int port, String path) throws Exception {
+    return HTTP.send(
+        HttpRequest.newBuilder(uri(port, path)).GET().timeout(Duration.ofSeconds(30)).build(),
+        HttpResponse.BodyHandlers.ofString());
+  }
+
+  private HttpResponse<String> post(String path, String type, String body, String token)
+      throws Exception {
+    HttpRequest.Builder b =
+        HttpRequest.newBuilder(uri(port, path))
+            .header("Content-Type", type)
+            .POST(HttpRequest.BodyPublishers.ofString(body));
+    if (!token.isEmpty()) {
+      b.header("Authorization", "Bearer " + token);
+    }
+    return HTTP.send(b.build(), HttpResponse.BodyHandlers.ofString());
+  }
+
+  private static URI uri(int port, String path) {
+    return URI.create("http://127.0.0.1:" + port + path);
+  }
+}
