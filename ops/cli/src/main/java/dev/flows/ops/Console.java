@@ -1,9 +1,12 @@
 package dev.flows.ops;
 
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
 import dev.flows.kernel.ErrorCode;
 import dev.flows.kernel.FlowsException;
 import dev.flows.kernel.journal.Journal;
 import java.net.URI;
+import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
 import javax.sql.DataSource;
@@ -24,6 +27,9 @@ public final class Console implements AutoCloseable {
 
   public static final String DEFAULT_BIND = "127.0.0.1";
   public static final int DEFAULT_PORT = 7070;
+
+  /** Connections the console holds at most (pages, their refreshes, actions). */
+  private static final int POOL_SIZE = 4;
 
   /**
    * Where and how to serve: {@code bind} an address ({@code 127.0.0.1}: this machine only), {@code
@@ -77,9 +83,28 @@ public final class Console implements AutoCloseable {
   private final Server server;
   private final URI uri;
 
-  private Console(Server server, URI uri) {
+  private final HikariDataSource pool;
+
+  private Console(Server server, URI uri, HikariDataSource pool) {
     this.server = server;
     this.uri = uri;
+    this.pool = pool;
+  }
+
+  /**
+   * The console's own few connections over {@code dataSource}: a page runs several statements and
+   * the list refreshes itself every 2 s, and opening a connection per page costs more than the
+   * statements.
+   */
+  private static HikariDataSource pool(DataSource dataSource) {
+    HikariConfig h = new HikariConfig();
+    h.setDataSource(dataSource);
+    h.setPoolName("flows-ui");
+    h.setMaximumPoolSize(POOL_SIZE);
+    h.setMinimumIdle(0);
+    h.setIdleTimeout(Duration.ofMinutes(1).toMillis());
+    h.setInitializationFailTimeout(-1);
+    return new HikariDataSource(h);
   }
 
   /**
@@ -95,12 +120,14 @@ public final class Console implements AutoCloseable {
     connector.setHost(settings.bind());
     connector.setPort(settings.port());
     server.addConnector(connector);
-    server.setHandler(ConsoleBasePath.handler(journal, dataSource, settings));
+    HikariDataSource pool = pool(dataSource);
+    server.setHandler(ConsoleBasePath.handler(journal, pool, settings));
     server.setStopTimeout(2_000);
     try {
       server.start();
     } catch (Exception e) {
       stopQuietly(server);
+      pool.close();
       throw new FlowsException(
           ErrorCode.CONFIG_INVALID,
           "cannot serve on "
@@ -115,7 +142,8 @@ public final class Console implements AutoCloseable {
     String host = settings.bind().contains(":") ? "[" + settings.bind() + "]" : settings.bind();
     return new Console(
         server,
-        URI.create("http://" + host + ":" + connector.getLocalPort() + settings.basePath() + "/"));
+        URI.create("http://" + host + ":" + connector.getLocalPort() + settings.basePath() + "/"),
+        pool);
   }
 
   /** The address it serves, e.g. {@code http://127.0.0.1:7070/} or {@code .../flows/}. */
@@ -131,6 +159,7 @@ public final class Console implements AutoCloseable {
   @Override
   public void close() {
     stopQuietly(server);
+    pool.close();
   }
 
   private static void stopQuietly(Server server) {

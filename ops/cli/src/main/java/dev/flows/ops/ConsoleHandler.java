@@ -187,9 +187,11 @@ final class ConsoleHandler extends Handler.Abstract {
 
   private void listPage(Response response, Callback callback, Fields q) {
     Optional<ArrayNode> rows;
+    Optional<String> overview = Optional.empty();
     Optional<FlowsException> refused = Optional.empty();
     try {
       rows = Optional.of(list(q));
+      overview = Optional.of(overview(q));
     } catch (FlowsException e) {
       if (e.code() != ErrorCode.INVALID_INPUT) {
         throw e;
@@ -201,7 +203,17 @@ final class ConsoleHandler extends Handler.Abstract {
         response,
         callback,
         refused.isPresent() ? 400 : 200,
-        ConsolePages.list(q, rows, refused.map(e -> "error " + Database.oneLine(e.oneLine()))));
+        ConsolePages.list(
+            q, rows, overview, refused.map(e -> "error " + Database.oneLine(e.oneLine()))));
+  }
+
+  /** The list page's overview of the chosen window, over the runs the flow and queue select. */
+  private String overview(Fields q) {
+    ConsoleOverview.Window w = ConsoleOverview.Window.of(given(q, "window"));
+    ConsoleOverview.Scope scope =
+        new ConsoleOverview.Scope(given(q, "flow"), given(q, "queue"), given(q, "all").isPresent());
+    return ConsoleOverview.render(
+        withConnection(c -> ConsoleOverview.read(c, w, scope, clock.instant())));
   }
 
   /** The filters of the list, from query parameters; a bad one is refused {@code invalid_input}. */

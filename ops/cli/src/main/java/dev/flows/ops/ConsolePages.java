@@ -95,13 +95,15 @@ final class ConsolePages {
   }
 
   /** The run list with its filter form; {@code refused} replaces the rows when a filter was bad. */
-  static String list(Fields q, Optional<ArrayNode> rows, Optional<String> refused) {
+  static String list(
+      Fields q, Optional<ArrayNode> rows, Optional<String> overview, Optional<String> refused) {
     StringBuilder b = new StringBuilder("<h1>Runs</h1>");
     filters(b, q);
     if (refused.isPresent()) {
       b.append("<p class=\"refusal\" id=\"refusal\">").append(esc(refused.get())).append("</p>");
       return page("Runs", b.toString());
     }
+    b.append(overview.orElse(""));
     b.append("<p class=\"live\">live: <span id=\"live-status\">updates every 2 s</span></p>");
     b.append("<table id=\"runs\" data-live=\"2000\"><thead><tr><th>run</th><th>flow</th>")
         .append("<th>status</th><th>queue</th><th>steps</th><th>children</th><th>created</th>")
@@ -129,9 +131,16 @@ final class ConsolePages {
           .append("</option>");
     }
     b.append("</select></label>");
+    String window = ConsoleHandler.given(q, "window").orElse("1h");
+    b.append("<label>window <select name=\"window\">");
+    for (ConsoleOverview.Window w : ConsoleOverview.Window.values()) {
+      b.append("<option").append(w.wire.equals(window) ? " selected" : "").append(">");
+      b.append(w.wire).append("</option>");
+    }
+    b.append("</select></label>");
     for (String f : FILTERS.subList(1, FILTERS.size())) {
       b.append("<label>")
-          .append(f.equals("run") ? "run id or admission key" : f)
+          .append(f.equals("run") ? "run id, admission or idempotency key" : f)
           .append(" <input name=\"")
           .append(f)
           .append("\" value=\"")

@@ -61,6 +61,11 @@
           table.querySelector('tbody').replaceWith(document.adoptNode(fresh));
           relativeTimes(table);
         }
+        var overview = doc.getElementById('overview');
+        var shown = document.getElementById('overview');
+        if (overview && shown) {
+          shown.replaceWith(document.adoptNode(overview));
+        }
         if (status) {
           status.textContent = 'updated ' + new Date().toLocaleTimeString();
         }
