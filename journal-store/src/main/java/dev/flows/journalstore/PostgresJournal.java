@@ -474,4 +474,15 @@ public final class PostgresJournal implements Journal, AutoCloseable {
   public List<ScheduleEntry> takeTicks(String name, StartRun template, String by) {
     return schedules.take(name, template, by);
   }
+
+  @Override
+  public dev.flows.kernel.schedule.TickBatch takeDueTicks(
+      java.util.Set<String> flows,
+      int limit,
+      java.util.function.Function<
+              dev.flows.kernel.schedule.ScheduleDefinition, java.util.Optional<StartRun>>
+          templates,
+      String by) {
+    return schedules.takeDue(flows, limit, templates, by);
+  }
 }

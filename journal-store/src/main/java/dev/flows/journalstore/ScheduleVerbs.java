@@ -13,15 +13,19 @@ import dev.flows.kernel.schedule.ScheduleEntryJson;
 import dev.flows.kernel.schedule.ScheduleRecord;
 import dev.flows.kernel.schedule.ScheduleState;
 import dev.flows.kernel.schedule.Schedules;
+import dev.flows.kernel.schedule.TickBatch;
 import dev.flows.kernel.schedule.TickDecision;
 import dev.flows.kernel.schedule.Ticking;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.Function;
 import org.jdbi.v3.core.Handle;
 import org.jdbi.v3.core.mapper.RowMapper;
 
@@ -126,44 +130,90 @@ final class ScheduleVerbs {
             return List.<ScheduleEntry>of();
           }
           ScheduleState s = found.get();
-          Ticking.Plan plan = Ticking.plan(s, lastStatus(h, s), now);
-          if (!plan.changes(s)) {
-            return List.<ScheduleEntry>of();
-          }
-          List<ScheduleEntry> written = new ArrayList<>();
-          ScheduleState after;
-          if (plan.pauseReason().isPresent()) {
-            written.add(new ScheduleEntry.Paused(plan.pauseReason().get()));
-            after =
-                new ScheduleState(
-                    s.definition(),
-                    true,
-                    s.nextTick(),
-                    s.pending(),
-                    Optional.empty(),
-                    s.createdAt(),
-                    now);
-          } else {
-            Optional<RunRef> last = s.lastRun();
-            for (Ticking.Decided t : plan.ticks()) {
-              last = decide(h, s, t, template, last, now, written);
-            }
-            after =
-                new ScheduleState(
-                    s.definition(),
-                    false,
-                    plan.nextTick(),
-                    plan.pending(),
-                    last,
-                    s.createdAt(),
-                    now);
-          }
-          save(h, after);
-          for (ScheduleEntry e : written) {
-            append(h, name, by, e, now);
-          }
-          return written;
+          return takeHeld(h, s, lastStatus(h, s), template, by, now);
         });
+  }
+
+  /**
+   * A batch take: the due schedules' rows held at once ({@code schedules_due_hold}, skipping those
+   * another taker holds), their last runs' statuses read in one statement after that, then each
+   * taken as {@link #take} takes one.
+   */
+  TickBatch takeDue(
+      Set<String> flows,
+      int limit,
+      Function<ScheduleDefinition, Optional<StartRun>> templates,
+      String by) {
+    if (flows.isEmpty()) {
+      return new TickBatch(0, List.of());
+    }
+    return db.tx(
+        h -> {
+          Instant now = db.now(h);
+          List<ScheduleState> held =
+              h.createQuery(Sql.text("schedules_due_hold"))
+                  .bindArray("flows", String.class, flows)
+                  .bind("now", now.toString())
+                  .bind("limit", limit)
+                  .map(STATE)
+                  .list();
+          Map<String, RunStatus> statuses = lastStatuses(h, held);
+          List<TickBatch.Taken> taken = new ArrayList<>();
+          for (ScheduleState s : held) {
+            Optional<StartRun> template = templates.apply(s.definition());
+            if (template.isEmpty()) {
+              continue;
+            }
+            Optional<RunStatus> last = s.lastRun().map(r -> statuses.get(r.value()));
+            List<ScheduleEntry> written = takeHeld(h, s, last, template.get(), by, now);
+            if (!written.isEmpty()) {
+              taken.add(new TickBatch.Taken(s.name(), written));
+            }
+          }
+          return new TickBatch(held.size(), taken);
+        });
+  }
+
+  /** Takes the ticks of schedule {@code s}, whose row {@code h} holds. */
+  private List<ScheduleEntry> takeHeld(
+      Handle h,
+      ScheduleState s,
+      Optional<RunStatus> lastStatus,
+      StartRun template,
+      String by,
+      Instant now) {
+    String name = s.name();
+    Ticking.Plan plan = Ticking.plan(s, lastStatus, now);
+    if (!plan.changes(s)) {
+      return List.of();
+    }
+    List<ScheduleEntry> written = new ArrayList<>();
+    ScheduleState after;
+    if (plan.pauseReason().isPresent()) {
+      written.add(new ScheduleEntry.Paused(plan.pauseReason().get()));
+      after =
+          new ScheduleState(
+              s.definition(),
+              true,
+              s.nextTick(),
+              s.pending(),
+              Optional.empty(),
+              s.createdAt(),
+              now);
+    } else {
+      Optional<RunRef> last = s.lastRun();
+      for (Ticking.Decided t : plan.ticks()) {
+        last = decide(h, s, t, template, last, now, written);
+      }
+      after =
+          new ScheduleState(
+              s.definition(), false, plan.nextTick(), plan.pending(), last, s.createdAt(), now);
+    }
+    save(h, after);
+    for (ScheduleEntry e : written) {
+      append(h, name, by, e, now);
+    }
+    return written;
   }
 
   /** Journals tick {@code t}, admitting its run when it starts; answers the schedule's last run. */
@@ -207,6 +257,23 @@ final class ScheduleVerbs {
                     .bind("runId", id.value())
                     .map((rs, ctx) -> RunStatus.fromWire(rs.getString("status")))
                     .findOne());
+  }
+
+  private static Map<String, RunStatus> lastStatuses(Handle h, List<ScheduleState> held) {
+    List<String> ids = held.stream().flatMap(s -> s.lastRun().stream()).map(RunRef::value).toList();
+    if (ids.isEmpty()) {
+      return Map.of();
+    }
+    return h.createQuery(Sql.text("run_statuses"))
+        .bindArray("runIds", String.class, ids)
+        .reduceRows(
+            new HashMap<String, RunStatus>(),
+            (m, row) -> {
+              m.put(
+                  row.getColumn("run_id", String.class),
+                  RunStatus.fromWire(row.getColumn("status", String.class)));
+              return m;
+            });
   }
 
   private static Optional<ScheduleState> lock(Handle h, String name) {

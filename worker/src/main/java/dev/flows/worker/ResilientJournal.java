@@ -392,4 +392,15 @@ public final class ResilientJournal implements Journal {
   public List<ScheduleEntry> takeTicks(String name, StartRun template, String by) {
     return call(() -> delegate.takeTicks(name, template, by));
   }
+
+  @Override
+  public dev.flows.kernel.schedule.TickBatch takeDueTicks(
+      java.util.Set<String> flows,
+      int limit,
+      java.util.function.Function<
+              dev.flows.kernel.schedule.ScheduleDefinition, java.util.Optional<StartRun>>
+          templates,
+      String by) {
+    return call(() -> delegate.takeDueTicks(flows, limit, templates, by));
+  }
 }

@@ -209,4 +209,15 @@ public class ForwardingJournal implements Journal {
   public List<ScheduleEntry> takeTicks(String name, StartRun template, String by) {
     return delegate.takeTicks(name, template, by);
   }
+
+  @Override
+  public dev.flows.kernel.schedule.TickBatch takeDueTicks(
+      java.util.Set<String> flows,
+      int limit,
+      java.util.function.Function<
+              dev.flows.kernel.schedule.ScheduleDefinition, java.util.Optional<StartRun>>
+          templates,
+      String by) {
+    return delegate.takeDueTicks(flows, limit, templates, by);
+  }
 }

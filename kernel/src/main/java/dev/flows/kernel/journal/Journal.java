@@ -2,16 +2,19 @@ package dev.flows.kernel.journal;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.flows.kernel.schedule.ScheduleChange;
+import dev.flows.kernel.schedule.ScheduleDefinition;
 import dev.flows.kernel.schedule.ScheduleEntry;
 import dev.flows.kernel.schedule.ScheduleRecord;
 import dev.flows.kernel.schedule.ScheduleState;
 import dev.flows.kernel.schedule.Schedules;
+import dev.flows.kernel.schedule.TickBatch;
 import dev.flows.kernel.schedule.TickDecision;
 import dev.flows.kernel.schedule.Ticking;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.Function;
 
 /**
  * The journal port: the only way runs, steps, leases and effects change. Every implementation must
@@ -321,6 +324,20 @@ public interface Journal {
    * when nothing was due (another worker took the ticks), or the schedule is gone or paused.
    */
   List<ScheduleEntry> takeTicks(String name, StartRun template, String by);
+
+  /**
+   * Takes the due ticks of up to {@code limit} schedules of {@code flows} at once, in one
+   * transaction: the schedules {@link #dueSchedules} answers, earliest due first, except those
+   * another taker holds at that moment (they are its to take: a worker never waits for another's
+   * batch), each taken by the rule of {@link #takeTicks} with the run {@code templates} makes of
+   * its definition; a schedule whose template is empty (this worker cannot start its flow) is held
+   * and left as it is. Answers how many due schedules the batch held and the entries written.
+   */
+  TickBatch takeDueTicks(
+      Set<String> flows,
+      int limit,
+      Function<ScheduleDefinition, Optional<StartRun>> templates,
+      String by);
 
   /**
    * Watches run {@code runId}: the watch's {@link RunWatch#await} returns early once the run may

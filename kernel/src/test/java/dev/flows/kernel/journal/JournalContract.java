@@ -3224,6 +3224,119 @@ public abstract class JournalContract {
     assertThat(journal.scheduleEntries("sync")).hasSize(2);
   }
 
+  private dev.flows.kernel.schedule.TickBatch takeDue(int limit) {
+    return journal.takeDueTicks(
+        Set.of("nightly"), limit, d -> Optional.of(tickTemplate()), WORKER.value());
+  }
+
+  @Test
+  void aBatchTakeTakesTheDueSchedulesEarliestFirstUpToItsLimitAndLeavesTheRest() {
+    create(everySecond("b", dev.flows.kernel.schedule.Overlap.SKIP));
+    create(everySecond("a", dev.flows.kernel.schedule.Overlap.SKIP));
+    create(everySecond("c", dev.flows.kernel.schedule.Overlap.SKIP));
+    assertThat(takeDue(10).held()).isZero();
+    elapse(Duration.ofSeconds(1));
+
+    dev.flows.kernel.schedule.TickBatch first = takeDue(2);
+    dev.flows.kernel.schedule.TickBatch second = takeDue(2);
+    dev.flows.kernel.schedule.TickBatch third = takeDue(2);
+
+    assertThat(first.held()).isEqualTo(2);
+    assertThat(first.taken())
+        .extracting(dev.flows.kernel.schedule.TickBatch.Taken::schedule)
+        .containsExactly("a", "b");
+    assertThat(first.decided()).isEqualTo(2);
+    assertThat(second.taken())
+        .extracting(dev.flows.kernel.schedule.TickBatch.Taken::schedule)
+        .containsExactly("c");
+    assertThat(third.held()).isZero();
+    assertThat(decisions(second.taken().getFirst().entries()))
+        .containsExactly(dev.flows.kernel.schedule.TickDecision.STARTED);
+    assertThat(journal.scheduleEntries("c")).hasSize(2);
+  }
+
+  @Test
+  void aBatchTakeLeavesTheSchedulesWhoseFlowTheTakerCannotStartUntouched() {
+    create(everySecond("mine", dev.flows.kernel.schedule.Overlap.SKIP));
+    create(everySecond("theirs", dev.flows.kernel.schedule.Overlap.SKIP));
+    elapse(Duration.ofSeconds(1));
+
+    dev.flows.kernel.schedule.TickBatch batch =
+        journal.takeDueTicks(
+            Set.of("nightly"),
+            10,
+            d -> d.name().equals("mine") ? Optional.of(tickTemplate()) : Optional.empty(),
+            WORKER.value());
+
+    assertThat(batch.held()).isEqualTo(2);
+    assertThat(batch.taken())
+        .extracting(dev.flows.kernel.schedule.TickBatch.Taken::schedule)
+        .containsExactly("mine");
+    assertThat(journal.scheduleEntries("theirs")).hasSize(1);
+    assertThat(journal.schedule("theirs").orElseThrow().nextTick())
+        .contains(CONTRACT_START.plusSeconds(1));
+    assertThat(take("theirs")).hasSize(1);
+  }
+
+  @Test
+  void twoTakersTakingBatchesOfTheSameDueSchedulesAtOnceDecideEachTickOnce() throws Exception {
+    int schedules = 40;
+    for (int i = 0; i < schedules; i++) {
+      create(everySecond("s" + i, dev.flows.kernel.schedule.Overlap.SKIP));
+    }
+    elapse(Duration.ofSeconds(3));
+    java.util.concurrent.CyclicBarrier together = new java.util.concurrent.CyclicBarrier(2);
+    java.util.function.Supplier<List<dev.flows.kernel.schedule.TickBatch.Taken>> taker =
+        () -> {
+          List<dev.flows.kernel.schedule.TickBatch.Taken> taken = new java.util.ArrayList<>();
+          try {
+            together.await(30, TimeUnit.SECONDS);
+          } catch (Exception e) {
+            throw new IllegalStateException(e);
+          }
+          for (int pass = 0; pass < schedules; pass++) {
+            dev.flows.kernel.schedule.TickBatch b = takeDue(3);
+            taken.addAll(b.taken());
+            if (b.held() == 0) {
+              break;
+            }
+          }
+          return taken;
+        };
+    List<dev.flows.kernel.schedule.TickBatch.Taken> all = new java.util.ArrayList<>();
+    // Two threads of their own: the common pool may have one, and the barrier needs both.
+    java.util.concurrent.ExecutorService two = java.util.concurrent.Executors.newFixedThreadPool(2);
+    try {
+      var first = CompletableFuture.supplyAsync(taker, two);
+      var second = CompletableFuture.supplyAsync(taker, two);
+      all.addAll(first.get(60, TimeUnit.SECONDS));
+      all.addAll(second.get(60, TimeUnit.SECONDS));
+    } finally {
+      two.shutdownNow();
+    }
+
+    assertThat(all)
+        .extracting(dev.flows.kernel.schedule.TickBatch.Taken::schedule)
+        .doesNotHaveDuplicates()
+        .hasSize(schedules);
+    for (int i = 0; i < schedules; i++) {
+      String name = "s" + i;
+      // Three ticks due, the run of the first still going: one started, two skipped by overlap.
+      List<dev.flows.kernel.schedule.ScheduleEntry> ticks =
+          journal.scheduleEntries(name).stream()
+              .<dev.flows.kernel.schedule.ScheduleEntry>map(r -> r.entry())
+              .filter(e -> !(e instanceof dev.flows.kernel.schedule.ScheduleEntry.Created))
+              .toList();
+      assertThat(decisions(ticks))
+          .as(name)
+          .containsExactly(
+              dev.flows.kernel.schedule.TickDecision.STARTED,
+              dev.flows.kernel.schedule.TickDecision.SKIPPED_OVERLAP,
+              dev.flows.kernel.schedule.TickDecision.SKIPPED_OVERLAP);
+    }
+    assertThat(takeDue(10).held()).isZero();
+  }
+
   @Test
   void anExcludedTickIsNeitherTakenNorJournaledNorBackfilled() {
     create(

@@ -3,8 +3,7 @@ package dev.flows.sdk.runtime;
 import dev.flows.kernel.journal.Journal;
 import dev.flows.kernel.journal.StartRun;
 import dev.flows.kernel.schedule.ScheduleDefinition;
-import dev.flows.kernel.schedule.ScheduleEntry;
-import dev.flows.kernel.schedule.ScheduleState;
+import dev.flows.kernel.schedule.TickBatch;
 import dev.flows.worker.TransientFaults;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -23,8 +22,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A worker's schedule ticker: every poll it reads the schedules of its flows that are due by the
- * journal's clock ({@link Journal#dueSchedules}) and takes their ticks ({@link Journal#takeTicks}),
+ * A worker's schedule ticker: every poll it takes the ticks of the schedules of its flows that are
+ * due by the journal's clock, a batch of schedules per transaction ({@link Journal#takeDueTicks}),
  * each tick's run built from this worker's flow ({@code templates}). Many workers tick at once; the
  * journal decides each tick once, so whichever sees it due first starts it.
  */
@@ -34,12 +33,12 @@ public final class ScheduleTicker implements AutoCloseable {
   /** How often a worker looks for due schedules, unless told otherwise. */
   public static final Duration DEFAULT_POLL = Duration.ofMillis(250);
 
-  /** How many due schedules are read at a time; a poll reads batch after batch. */
+  /** How many due schedules one take holds, in one transaction; a poll takes batch after batch. */
   public static final int BATCH = 100;
 
   /**
-   * Schedules a worker takes ticks of at once: within the connections a worker's pool keeps beyond
-   * its capacity.
+   * Batches a worker takes at once when many schedules are due: within the connections a worker's
+   * pool keeps beyond its capacity.
    */
   public static final int TAKERS = 4;
 
@@ -75,41 +74,27 @@ public final class ScheduleTicker implements AutoCloseable {
   }
 
   /**
-   * Takes the ticks due now, a batch of due schedules at a time until a batch is not full (many
-   * schedules due at one second are taken in one poll, not one batch per poll); answers how many
-   * ticks it decided.
+   * Takes the ticks due now, a batch of due schedules per journal call and per transaction ({@link
+   * Journal#takeDueTicks}); when the first batch is full, {@link #TAKERS} takers take batch after
+   * batch at once (the journal hands each a different batch) until a batch is not full, so many
+   * schedules due at one second are taken in one poll. Answers how many ticks it decided.
    */
   public int tickOnce() {
     Set<String> served = flows.get();
     if (served.isEmpty()) {
       return 0;
     }
-    int decided = 0;
-    while (!stopped) {
-      List<ScheduleState> due = journal.dueSchedules(served, BATCH);
-      int taken = take(due);
-      decided += taken;
-      // A full batch that decided nothing holds schedules left to other workers (another
-      // version): the next poll looks again.
-      if (due.size() < BATCH || taken == 0) {
-        break;
-      }
+    TickBatch first = journal.takeDueTicks(served, BATCH, templates, by);
+    if (!more(first)) {
+      return first.decided();
     }
-    return decided;
-  }
-
-  /**
-   * Takes the ticks of {@code due}, {@link #TAKERS} schedules at once: each take is a transaction
-   * of its own, bound by its commit, so concurrent takes share the database's commits.
-   */
-  private int take(List<ScheduleState> due) {
-    List<Callable<Integer>> takes = new ArrayList<>();
-    for (ScheduleState s : due) {
-      templates.apply(s.definition()).ifPresent(t -> takes.add(() -> take(s, t)));
+    List<Callable<Integer>> loops = new ArrayList<>();
+    for (int i = 0; i < TAKERS; i++) {
+      loops.add(() -> takeBatches(served));
     }
-    int decided = 0;
+    int decided = first.decided();
     try {
-      for (Future<Integer> f : takers.invokeAll(takes)) {
+      for (Future<Integer> f : takers.invokeAll(loops)) {
         decided += f.get();
       }
     } catch (InterruptedException e) {
@@ -120,14 +105,25 @@ public final class ScheduleTicker implements AutoCloseable {
     return decided;
   }
 
-  private int take(ScheduleState s, StartRun template) {
+  private int takeBatches(Set<String> served) {
     int decided = 0;
-    for (ScheduleEntry e : journal.takeTicks(s.name(), template, by)) {
-      if (e instanceof ScheduleEntry.TickStarted || e instanceof ScheduleEntry.TickNotStarted) {
-        decided++;
+    while (!stopped) {
+      TickBatch batch = journal.takeDueTicks(served, BATCH, templates, by);
+      decided += batch.decided();
+      if (!more(batch)) {
+        break;
       }
     }
     return decided;
+  }
+
+  /**
+   * Whether more ticks may be due after {@code batch}: it was full and decided some. A full batch
+   * that decided nothing holds schedules left to other workers (another version): the next poll
+   * looks again.
+   */
+  private static boolean more(TickBatch batch) {
+    return batch.held() == BATCH && batch.decided() > 0;
   }
 
   /** Ticks on a thread of its own every poll until closed. */

@@ -321,4 +321,14 @@ public final class InMemoryJournal implements Journal {
   public List<ScheduleEntry> takeTicks(String name, StartRun template, String by) {
     return verb(now -> schedules.take(name, template, by, now));
   }
+
+  @Override
+  public dev.flows.kernel.schedule.TickBatch takeDueTicks(
+      Set<String> flows,
+      int limit,
+      java.util.function.Function<dev.flows.kernel.schedule.ScheduleDefinition, Optional<StartRun>>
+          templates,
+      String by) {
+    return verb(now -> schedules.takeDue(flows, limit, templates, by, now));
+  }
 }

@@ -4,10 +4,12 @@ import dev.flows.kernel.RunAdmissionConflictException;
 import dev.flows.kernel.RunTerminalException;
 import dev.flows.kernel.lifecycle.RunStatus;
 import dev.flows.kernel.schedule.ScheduleChange;
+import dev.flows.kernel.schedule.ScheduleDefinition;
 import dev.flows.kernel.schedule.ScheduleEntry;
 import dev.flows.kernel.schedule.ScheduleRecord;
 import dev.flows.kernel.schedule.ScheduleState;
 import dev.flows.kernel.schedule.Schedules;
+import dev.flows.kernel.schedule.TickBatch;
 import dev.flows.kernel.schedule.TickDecision;
 import dev.flows.kernel.schedule.Ticking;
 import java.time.Instant;
@@ -18,6 +20,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.function.Function;
 
 /**
  * The in-memory journal's schedules, under the journal's one lock: the kernel's rules ({@link
@@ -68,6 +71,27 @@ final class MemorySchedules {
                 .thenComparing(ScheduleState::name))
         .limit(limit)
         .toList();
+  }
+
+  /** A batch take: under the journal's one lock no other taker holds a schedule. */
+  TickBatch takeDue(
+      Set<String> flows,
+      int limit,
+      Function<ScheduleDefinition, Optional<StartRun>> templates,
+      String by,
+      Instant now) {
+    List<ScheduleState> held = due(flows, limit, now);
+    List<TickBatch.Taken> taken = new ArrayList<>();
+    for (ScheduleState s : held) {
+      Optional<StartRun> template = templates.apply(s.definition());
+      if (template.isPresent()) {
+        List<ScheduleEntry> written = take(s.name(), template.get(), by, now);
+        if (!written.isEmpty()) {
+          taken.add(new TickBatch.Taken(s.name(), written));
+        }
+      }
+    }
+    return new TickBatch(held.size(), taken);
   }
 
   List<ScheduleEntry> take(String name, StartRun template, String by, Instant now) {

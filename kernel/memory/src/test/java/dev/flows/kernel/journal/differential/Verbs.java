@@ -35,6 +35,7 @@ import dev.flows.kernel.schedule.Overlap;
 import dev.flows.kernel.schedule.ScheduleChange;
 import dev.flows.kernel.schedule.ScheduleDefinition;
 import dev.flows.kernel.schedule.ScheduleEntry;
+import dev.flows.kernel.schedule.TickBatch;
 import dev.flows.kernel.spec.BackoffPolicy;
 import dev.flows.kernel.spec.RunSpec;
 import dev.flows.kernel.spec.StepKind;
@@ -127,6 +128,7 @@ final class Verbs {
       List.of(
           new Verb("change schedule", 4, s -> Optional.of(changeSchedule(s))),
           new Verb("take ticks", 6, s -> Optional.of(takeTicks(s))),
+          new Verb("take due ticks", 4, s -> Optional.of(takeDueTicks(s))),
           new Verb(
               "due schedules",
               1,
@@ -184,6 +186,38 @@ final class Verbs {
                             s.runs.add(t.runId());
                           }
                         }));
+  }
+
+  /** A batch take, now and then leaving one schedule to another taker (no template for it). */
+  private static Call takeDueTicks(Script s) {
+    StartRun template = StartRun.of("template", run(agent("a")));
+    int limit = s.between(1, 3);
+    Optional<String> leftOut =
+        s.chance(0.3) ? Optional.of(s.pick(SCHEDULE_NAMES)) : Optional.empty();
+    return Call.of(
+            "take due ticks " + limit + " leaving " + leftOut,
+            j ->
+                j.takeDueTicks(
+                    Set.of("flow"),
+                    limit,
+                    d ->
+                        leftOut.filter(d.name()::equals).isPresent()
+                            ? Optional.empty()
+                            : Optional.of(template),
+                    "worker"))
+        .learning(
+            answer ->
+                ((TickBatch) answer)
+                    .taken()
+                    .forEach(
+                        t ->
+                            t.entries()
+                                .forEach(
+                                    e -> {
+                                      if (e instanceof ScheduleEntry.TickStarted started) {
+                                        s.runs.add(started.runId());
+                                      }
+                                    })));
   }
 
   /** The schedules and their journals (sequence numbers count other scripts' entries too). */

@@ -1,0 +1,1 @@
+SELECT run_id, status FROM flows.runs WHERE run_id = ANY (:runIds)
