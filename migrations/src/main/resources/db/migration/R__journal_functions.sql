@@ -56,12 +56,19 @@ BEGIN
 END
 $$;
 
--- A step's identity and spec never change. Its trigger fires only for an UPDATE that names one of
--- those columns, so the spec (a few KiB of jsonb) is not compared on every lease renewal.
+-- A step's identity and spec never change, but for one move: a flow body's instruction may name
+-- another version of the same flow (Journal.upgradeRun, journaled run.upgraded). Its trigger fires
+-- only for an UPDATE that names one of those columns, so the spec (a few KiB of jsonb) is not
+-- compared on every lease renewal.
 CREATE OR REPLACE FUNCTION flows.check_step_identity() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
   IF NEW.run_id <> OLD.run_id OR NEW.step_id <> OLD.step_id OR NEW.kind <> OLD.kind
-     OR NEW.spec <> OLD.spec OR NEW.position <> OLD.position THEN
+     OR NEW.position <> OLD.position
+     OR (NEW.spec <> OLD.spec AND NOT (
+           OLD.spec #>> '{agent,instruction,type}' = 'flow'
+           AND NEW.spec #>> '{agent,instruction,type}' = 'flow'
+           AND NEW.spec #>> '{agent,instruction,flow}' = OLD.spec #>> '{agent,instruction,flow}'
+           AND NEW.spec #- '{agent,instruction}' = OLD.spec #- '{agent,instruction}')) THEN
     RAISE EXCEPTION 'flows.steps: identity and spec of %/% are immutable', OLD.run_id, OLD.step_id
       USING ERRCODE = 'check_violation';
   END IF;

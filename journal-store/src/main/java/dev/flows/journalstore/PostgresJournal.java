@@ -56,6 +56,7 @@ public final class PostgresJournal implements Journal, AutoCloseable {
   private final Cancels cancels;
   private final Expiry expiry;
   private final OperatorVerbs operator;
+  private final RunUpgrading upgrades;
   private final Retention retention;
   private final LeaseRenewal renewal;
   private final RunQueries reads;
@@ -94,6 +95,7 @@ public final class PostgresJournal implements Journal, AutoCloseable {
     this.cancels = new Cancels(db);
     this.expiry = new Expiry(db, config.expiryBatchSize());
     this.operator = new OperatorVerbs(db);
+    this.upgrades = new RunUpgrading(db);
     this.retention = new Retention(db);
     this.renewal = new LeaseRenewal(db);
     this.reads = new RunQueries(db);
@@ -356,6 +358,14 @@ public final class PostgresJournal implements Journal, AutoCloseable {
   public RunSnapshot resumeRun(RunRef runId, String by) {
     held.admitBefore(runId);
     operator.resumeRun(runId, by);
+    return run(runId).orElseThrow(() -> Refusals.runNotFound(runId));
+  }
+
+  @Override
+  public RunSnapshot upgradeRun(
+      RunRef runId, dev.flows.kernel.journal.RunUpgrade upgrade, String by) {
+    held.admitBefore(runId);
+    upgrades.upgradeRun(runId, upgrade, by);
     return run(runId).orElseThrow(() -> Refusals.runNotFound(runId));
   }
 

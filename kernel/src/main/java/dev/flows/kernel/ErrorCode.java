@@ -31,6 +31,7 @@ public enum ErrorCode {
   MCP_UNDECLARED_SERVER("mcp_undeclared_server", false),
   MCP_UNREACHABLE("mcp_unreachable", true),
   NONDETERMINISTIC_REPLAY("nondeterministic_replay", false),
+  REPLAY_INCOMPATIBLE("replay_incompatible", false),
   FLOW_INVALID("flow_invalid", false),
   FLOW_NOT_FOUND("flow_not_found", false),
   FLOW_FAILED("flow_failed", false),

@@ -240,6 +240,12 @@ public final class ResilientJournal implements Journal {
   }
 
   @Override
+  public RunSnapshot upgradeRun(
+      RunRef runId, dev.flows.kernel.journal.RunUpgrade upgrade, String by) {
+    return call(() -> delegate.upgradeRun(runId, upgrade, by));
+  }
+
+  @Override
   public RunSnapshot resolveStep(
       RunRef runId, String stepId, Optional<JsonNode> performed, String by) {
     return call(() -> delegate.resolveStep(runId, stepId, performed, by));

@@ -95,6 +95,12 @@ public class ForwardingJournal implements Journal {
   }
 
   @Override
+  public RunSnapshot upgradeRun(
+      RunRef runId, dev.flows.kernel.journal.RunUpgrade upgrade, String by) {
+    return delegate.upgradeRun(runId, upgrade, by);
+  }
+
+  @Override
   public RunSnapshot resolveStep(
       RunRef runId, String stepId, Optional<JsonNode> performed, String by) {
     return delegate.resolveStep(runId, stepId, performed, by);

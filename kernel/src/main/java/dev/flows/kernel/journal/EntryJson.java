@@ -14,6 +14,7 @@ import dev.flows.kernel.journal.JournalEntry.RunCancelRequested;
 import dev.flows.kernel.journal.JournalEntry.RunCompleted;
 import dev.flows.kernel.journal.JournalEntry.RunResumed;
 import dev.flows.kernel.journal.JournalEntry.RunSpawned;
+import dev.flows.kernel.journal.JournalEntry.RunUpgraded;
 import dev.flows.kernel.journal.JournalEntry.StepAnswered;
 import dev.flows.kernel.journal.JournalEntry.StepAttemptStarted;
 import dev.flows.kernel.journal.JournalEntry.StepCompleted;
@@ -74,6 +75,8 @@ public final class EntryJson {
               List.of("stepId", "attempt", "surfacePath", "idempotencyKey", "output")),
           Map.entry("run.completed", List.of("reason", "failedStepId")),
           Map.entry("run.resumed", List.of("by")),
+          Map.entry(
+              "run.upgraded", List.of("fromVersion", "fromRoute", "toVersion", "toRoute", "by")),
           Map.entry("step.resolved", List.of("stepId", "performed", "output", "by")),
           Map.entry("step.answered", List.of("stepId", "responses", "by")),
           Map.entry(
@@ -122,6 +125,12 @@ public final class EntryJson {
         e.failedStepId().ifPresent(s -> p.put("failedStepId", s));
       }
       case RunResumed e -> p.put("by", e.by());
+      case RunUpgraded e ->
+          p.put("fromVersion", e.fromVersion())
+              .put("fromRoute", e.fromRoute())
+              .put("toVersion", e.toVersion())
+              .put("toRoute", e.toRoute())
+              .put("by", e.by());
       case StepResolved e -> stepResolved(p, e);
       case StepAnswered e -> {
         p.set("responses", e.responses());

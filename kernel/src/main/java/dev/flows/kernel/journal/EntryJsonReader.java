@@ -10,6 +10,7 @@ import dev.flows.kernel.journal.JournalEntry.RunCancelRequested;
 import dev.flows.kernel.journal.JournalEntry.RunCompleted;
 import dev.flows.kernel.journal.JournalEntry.RunResumed;
 import dev.flows.kernel.journal.JournalEntry.RunSpawned;
+import dev.flows.kernel.journal.JournalEntry.RunUpgraded;
 import dev.flows.kernel.journal.JournalEntry.StepAnswered;
 import dev.flows.kernel.journal.JournalEntry.StepAttemptStarted;
 import dev.flows.kernel.journal.JournalEntry.StepCompleted;
@@ -29,7 +30,7 @@ final class EntryJsonReader {
 
   static JournalEntry decode(RunRef runId, String type, JsonNode p) {
     return switch (type) {
-      case "run.spawned", "run.cancel.requested", "run.completed", "run.resumed" ->
+      case "run.spawned", "run.cancel.requested", "run.completed", "run.resumed", "run.upgraded" ->
           runScoped(runId, type, p);
       case "step.attempt.started", "step.completed", "step.resolved", "step.answered" ->
           stepScoped(runId, type, p);
@@ -56,6 +57,14 @@ final class EntryJsonReader {
               runId,
               RunCompletionReason.fromWire(text(p, "reason")),
               optionalText(p, "failedStepId"));
+      case "run.upgraded" ->
+          new RunUpgraded(
+              runId,
+              text(p, "fromVersion"),
+              text(p, "fromRoute"),
+              text(p, "toVersion"),
+              text(p, "toRoute"),
+              text(p, "by"));
       default -> new RunResumed(runId, text(p, "by"));
     };
   }

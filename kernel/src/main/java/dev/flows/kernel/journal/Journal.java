@@ -161,6 +161,17 @@ public interface Journal {
   RunSnapshot resumeRun(RunRef runId, String by);
 
   /**
+   * Moves a run to another version of its flow: its body step's instruction becomes {@code
+   * upgrade.to()} (the same flow name, the input and inventory kept), its route follows, and {@code
+   * run.upgraded} is journaled with {@code by}; the body's next attempt replays on that version.
+   * Refused, writing nothing: {@code run_not_found}; {@code run_terminal} for a succeeded or
+   * canceled run; {@code invalid_input} when the run has no flow body or {@code to} names another
+   * flow; {@code lease_conflict} while its body is running or when the body made an attempt since
+   * {@code upgrade.checkedAttempts()}.
+   */
+  RunSnapshot upgradeRun(RunRef runId, RunUpgrade upgrade, String by);
+
+  /**
    * Resolves a parked step: {@code performed} present = the effect happened with that output, the
    * step succeeds with it (its open elections are confirmed); empty = it did not happen, the
    * elections are dropped and the step runs again. Journals {@code step.resolved}. Refused {@code

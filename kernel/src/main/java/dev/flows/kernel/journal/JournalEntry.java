@@ -145,6 +145,25 @@ public sealed interface JournalEntry {
   }
 
   /**
+   * An operator moved a run not ended to another version of its flow ({@code flows runs upgrade},
+   * after a replay check found its journal compatible with that version's code): its body replays
+   * on {@code toVersion} (route {@code toRoute}) from its next attempt on.
+   */
+  record RunUpgraded(
+      RunRef runId,
+      String fromVersion,
+      String fromRoute,
+      String toVersion,
+      String toRoute,
+      String by)
+      implements JournalEntry {
+    @Override
+    public String type() {
+      return "run.upgraded";
+    }
+  }
+
+  /**
    * An operator resolved a parked step whose effect outcome was unknown: {@code performed} with its
    * {@code output} (the step succeeds with it), or not performed (the step runs again).
    */

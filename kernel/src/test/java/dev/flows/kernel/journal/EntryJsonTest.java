@@ -66,6 +66,7 @@ class EntryJsonTest {
         new JournalEntry.RunCompleted(RUN, RunCompletionReason.STEP_FAILED, Optional.of("a")),
         new JournalEntry.RunCompleted(RUN, RunCompletionReason.SUCCESS, Optional.empty()),
         new JournalEntry.RunResumed(RUN, "operator"),
+        new JournalEntry.RunUpgraded(RUN, "1", "flow:triage@1", "2", "flow:triage@2", "operator"),
         new JournalEntry.StepResolved(RUN, "b", true, Optional.of(OUT), "operator"),
         new JournalEntry.StepResolved(RUN, "b", false, Optional.empty(), "operator"),
         new JournalEntry.StepAnswered(RUN, "b", OUT, "operator"),

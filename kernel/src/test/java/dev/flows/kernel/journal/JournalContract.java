@@ -15,6 +15,7 @@ import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.flows.kernel.ErrorCode;
 import dev.flows.kernel.FlowsException;
+import dev.flows.kernel.instruction.FlowBodyInstruction;
 import dev.flows.kernel.keys.Keys;
 import dev.flows.kernel.lifecycle.RunStatus;
 import dev.flows.kernel.lifecycle.RunTransition;
@@ -1464,6 +1465,91 @@ public abstract class JournalContract {
     journal.complete(claimOne().lease(), ok());
     assertRefused(() -> journal.resumeRun(id, "ops"), ErrorCode.RUN_TERMINAL);
     assertRefused(() -> journal.resumeRun(new RunRef("nope"), "ops"), ErrorCode.RUN_NOT_FOUND);
+  }
+
+  // ---- upgrade
+
+  private static final String TRIAGE_V1 = "flow:triage@1";
+  private static final String TRIAGE_V2 = "flow:triage@2";
+  private static final JsonNode FROZEN_SERVERS = JSON.objectNode().put("tickets", "frozen");
+
+  /** A flow run's body step at version 1 of flow {@code triage}, a class flow. */
+  private static StepSpec triageBody() {
+    FlowBodyInstruction body =
+        FlowBodyInstruction.of(
+            "triage",
+            "1",
+            new FlowBodyInstruction.Origin.ClassFlow("app.TriageV1"),
+            FROZEN_SERVERS);
+    StepSpec a = agent("body", "/memo/*");
+    return new StepSpec(
+        a.id(),
+        a.dependsOn(),
+        JSON.objectNode().put("ticket", 7),
+        a.maxIterations(),
+        a.retry(),
+        a.leaseMs(),
+        a.timeoutMs(),
+        new StepBody.Agent(
+            body.toJson(), dev.flows.kernel.spec.RecoveryMode.RESET, List.of("/memo/*")));
+  }
+
+  private static RunUpgrade toV2(int checkedAttempts) {
+    return new RunUpgrade(
+        "triage", "2", new FlowBodyInstruction.Origin.ClassFlow("app.TriageV2"), checkedAttempts);
+  }
+
+  private List<ClaimedAttempt> claimRoute(String route) {
+    return journal.claim(
+        new ClaimRequest(
+            WORKER, EnumSet.allOf(StepKind.class), 1, LONG_LEASE, Optional.of(Set.of(route))));
+  }
+
+  @Test
+  void anUpgradedRunIsClaimedOnlyOnTheNewVersionsRouteWithItsInputAndServersKept() {
+    RunRef id = start(run(triageBody()));
+    RunSnapshot moved = journal.upgradeRun(id, toV2(0), "ops@host");
+    assertThat(moved.status()).isEqualTo(RunStatus.RUNNING);
+    assertThat(claimRoute(TRIAGE_V1)).isEmpty();
+    ClaimedAttempt a = claimRoute(TRIAGE_V2).getFirst();
+    FlowBodyInstruction body = FlowBodyInstruction.of((StepBody.Agent) a.step().body());
+    assertThat(body.version()).isEqualTo("2");
+    assertThat(body.origin().className()).isEqualTo("app.TriageV2");
+    assertThat(body.inventory()).isEqualTo(FROZEN_SERVERS);
+    assertThat(a.step().input()).isEqualTo(JSON.objectNode().put("ticket", 7));
+    JournalEntry.RunUpgraded e = entriesOf(id, JournalEntry.RunUpgraded.class).getFirst();
+    assertThat(e)
+        .isEqualTo(new JournalEntry.RunUpgraded(id, "1", TRIAGE_V1, "2", TRIAGE_V2, "ops@host"));
+  }
+
+  @Test
+  void upgradingIsRefusedWhileTheBodyRunsAndAfterAnAttemptTheCheckDidNotSee() {
+    RunRef id = start(run(triageBody()));
+    ClaimedAttempt a = claimRoute(TRIAGE_V1).getFirst();
+    assertRefused(() -> journal.upgradeRun(id, toV2(1), "ops"), ErrorCode.LEASE_CONFLICT);
+    journal.complete(a.lease(), StepOutcome.Suspended.signal("go", Duration.ofHours(1)));
+    assertRefused(() -> journal.upgradeRun(id, toV2(0), "ops"), ErrorCode.LEASE_CONFLICT);
+    assertThat(types(id)).doesNotContain("run.upgraded");
+    journal.upgradeRun(id, toV2(1), "ops");
+    journal.sendSignal(id, "go", JSON.objectNode(), Optional.empty());
+    assertThat(claimRoute(TRIAGE_V2)).hasSize(1);
+  }
+
+  @Test
+  void upgradingAgainChangesNothingAndOtherFlowsEndedRunsAndStepRunsAreRefused() {
+    RunRef id = start(run(triageBody()));
+    journal.upgradeRun(id, toV2(0), "ops");
+    journal.upgradeRun(id, toV2(0), "ops");
+    assertThat(entriesOf(id, JournalEntry.RunUpgraded.class)).hasSize(1);
+    RunUpgrade otherFlow =
+        new RunUpgrade("billing", "2", new FlowBodyInstruction.Origin.ClassFlow("app.B"), 0);
+    assertRefused(() -> journal.upgradeRun(id, otherFlow, "ops"), ErrorCode.INVALID_INPUT);
+    RunRef plain = start(run(agent("a")));
+    assertRefused(() -> journal.upgradeRun(plain, toV2(0), "ops"), ErrorCode.INVALID_INPUT);
+    journal.complete(claimRoute(TRIAGE_V2).getFirst().lease(), ok());
+    assertRefused(() -> journal.upgradeRun(id, toV2(1), "ops"), ErrorCode.RUN_TERMINAL);
+    assertRefused(
+        () -> journal.upgradeRun(new RunRef("nope"), toV2(0), "ops"), ErrorCode.RUN_NOT_FOUND);
   }
 
   // ---- cancel

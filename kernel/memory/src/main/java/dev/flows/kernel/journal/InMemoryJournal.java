@@ -196,6 +196,11 @@ public final class InMemoryJournal implements Journal {
   }
 
   @Override
+  public RunSnapshot upgradeRun(RunRef runId, RunUpgrade upgrade, String by) {
+    return verb(runId, now -> operator.upgradeRun(runId, upgrade, by, now));
+  }
+
+  @Override
   public RunSnapshot resolveStep(
       RunRef runId, String stepId, Optional<JsonNode> performed, String by) {
     return verb(runId, now -> operator.resolveStep(runId, stepId, performed, by, now));

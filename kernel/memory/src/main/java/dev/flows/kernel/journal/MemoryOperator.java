@@ -15,7 +15,10 @@ import dev.flows.kernel.lifecycle.StepTransition;
 import java.time.Instant;
 import java.util.Optional;
 
-/** The in-memory journal's operator verbs: resume a run, resolve a parked step. */
+/**
+ * The in-memory journal's operator verbs: resume a run, resolve a parked step, move a run to
+ * another version.
+ */
 final class MemoryOperator {
   private final MemoryState state;
   private final MemoryWakeups wakeups;
@@ -60,6 +63,22 @@ final class MemoryOperator {
     }
     state.append(now, new JournalEntry.RunResumed(run.id, by));
     wakeups.wake();
+  }
+
+  RunSnapshot upgradeRun(RunRef runId, RunUpgrade upgrade, String by, Instant now) {
+    RunRow run = state.existing(runId);
+    java.util.List<RunUpgrades.Step> steps =
+        run.steps.values().stream()
+            .map(s -> new RunUpgrades.Step(s.spec, s.status, s.attempts))
+            .toList();
+    RunUpgrades.plan(runId, run.status, steps, upgrade, by)
+        .ifPresent(
+            m -> {
+              run.steps.get(m.stepId()).spec = m.spec();
+              state.append(now, m.entry());
+              wakeups.wake();
+            });
+    return state.snapshot(run);
   }
 
   RunSnapshot answerInput(RunRef runId, String stepId, InputAnswer answer, String by, Instant now) {

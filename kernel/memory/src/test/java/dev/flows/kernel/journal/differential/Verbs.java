@@ -14,6 +14,7 @@ import static dev.flows.kernel.journal.Specs.timeout;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import dev.flows.kernel.ErrorCode;
+import dev.flows.kernel.instruction.FlowBodyInstruction;
 import dev.flows.kernel.journal.Admit;
 import dev.flows.kernel.journal.ClaimRequest;
 import dev.flows.kernel.journal.ClaimedAttempt;
@@ -27,6 +28,7 @@ import dev.flows.kernel.journal.LeaseToken;
 import dev.flows.kernel.journal.PruneReport;
 import dev.flows.kernel.journal.PruneRequest;
 import dev.flows.kernel.journal.RunRef;
+import dev.flows.kernel.journal.RunUpgrade;
 import dev.flows.kernel.journal.StartRun;
 import dev.flows.kernel.journal.StepOutcome;
 import dev.flows.kernel.journal.WorkerId;
@@ -37,7 +39,9 @@ import dev.flows.kernel.schedule.ScheduleDefinition;
 import dev.flows.kernel.schedule.ScheduleEntry;
 import dev.flows.kernel.schedule.TickBatch;
 import dev.flows.kernel.spec.BackoffPolicy;
+import dev.flows.kernel.spec.RecoveryMode;
 import dev.flows.kernel.spec.RunSpec;
+import dev.flows.kernel.spec.StepBody;
 import dev.flows.kernel.spec.StepKind;
 import dev.flows.kernel.spec.StepSpec;
 import java.time.Duration;
@@ -102,6 +106,7 @@ final class Verbs {
           new Verb("resolve", 3, Verbs::resolve),
           new Verb("answer input", 3, Verbs::answer),
           new Verb("resume", 2, Verbs::resume),
+          new Verb("upgrade", 2, Verbs::upgrade),
           new Verb("prune", 2, s -> Optional.of(prune(s))),
           new Verb("advance time", 8, s -> Optional.of(advance(s))),
           new Verb(
@@ -239,8 +244,9 @@ final class Verbs {
     BackoffPolicy backoff =
         new BackoffPolicy(
             s.oneOf(1L, 100L, 400L), s.oneOf(1_000L, 5_000L), s.oneOf(1.0, 2.0), s.oneOf(0, 20));
-    return switch (s.between(0, 3)) {
+    return switch (s.between(0, 4)) {
       case 0 -> run(step(s, agent("a", "/memo/*", INLINE_SURFACE), backoff));
+      case 3 -> run(step(s, flowBody("1"), backoff));
       case 1 ->
           run(
               step(s, agent("a", "/memo/*"), backoff),
@@ -811,6 +817,38 @@ final class Verbs {
     }
     RunRef id = s.pick(List.copyOf(s.runs));
     return Optional.of(Call.of("resume " + id, j -> j.resumeRun(id, "ops")));
+  }
+
+  /** A flow run's body at {@code version} of class flow {@code diff}. */
+  private static StepSpec flowBody(String version) {
+    StepSpec a = agent("body", "/memo/*");
+    FlowBodyInstruction body =
+        FlowBodyInstruction.of(
+            "diff", version, new FlowBodyInstruction.Origin.ClassFlow("Diff"), JSON.objectNode());
+    return new StepSpec(
+        a.id(),
+        a.dependsOn(),
+        a.input(),
+        a.maxIterations(),
+        a.retry(),
+        a.leaseMs(),
+        a.timeoutMs(),
+        new StepBody.Agent(body.toJson(), RecoveryMode.RESET, List.of("/memo/*")));
+  }
+
+  /** Moves a run to another version: a flow run's, or refused (another flow, not a flow run). */
+  private static Optional<Call> upgrade(Script s) {
+    if (s.runs.isEmpty()) {
+      return Optional.empty();
+    }
+    RunRef id = s.pick(List.copyOf(s.runs));
+    RunUpgrade u =
+        new RunUpgrade(
+            s.chance(0.9) ? "diff" : "other",
+            s.oneOf("1", "2", "3"),
+            new FlowBodyInstruction.Origin.ClassFlow("Diff"),
+            s.between(0, 2));
+    return Optional.of(Call.of("upgrade " + id + " " + u, j -> j.upgradeRun(id, u, "ops")));
   }
 
   /** Prunes ended trees: a period from none to longer than most scripts run, batch or not. */
