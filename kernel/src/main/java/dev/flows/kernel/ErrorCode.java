@@ -20,6 +20,8 @@ public enum ErrorCode {
   EFFECT_UNCONFIRMED("effect_unconfirmed", false),
   EFFECT_OUTCOME_UNKNOWN("effect_outcome_unknown", false),
   INPUT_REQUIRED("input_required", false),
+  APPROVAL_ANSWER_INVALID("approval_answer_invalid", false),
+  TOOL_CALL_DENIED("tool_call_denied", false),
   INVALID_TRANSITION("invalid_transition", false),
   DATABASE_UNAVAILABLE("database_unavailable", true),
   DATABASE_AUTH_FAILED("database_auth_failed", false),

@@ -129,6 +129,11 @@ final class DirectCtx implements Ctx {
     public McpTool tasks(dev.flows.sdk.TaskUse use) {
       return this;
     }
+
+    @Override
+    public McpTool needsApproval() {
+      throw new AssertionError("the direct context has no journal to wait for an approval in");
+    }
   }
 
   private McpResult call(String server, McpSyncClient client, String tool, Object arguments) {

@@ -17,9 +17,11 @@ import java.util.Optional;
  * its author chose one: {@code onUnknownOutcome} overrides {@code mayReperform}; {@code doNotRetry}
  * (present when the call has an explicit retry policy) lists the diagnostics that are not retried,
  * and a timed-out call is retried only then; {@code tasks} (the call's or its server's choice)
- * whether the call may or must be made as a task, {@code automatic} when absent. JSON: {@code
- * {type:"mcp", server, tool, input, connection, mayReperform, onUnknownOutcome?, doNotRetry?,
- * tasks?}}; absent fields keep the bytes (and so the spec hash) of a call without a policy.
+ * whether the call may or must be made as a task, {@code automatic} when absent; {@code approval}
+ * (written only when true) parks the call for approval before it is sent ({@link
+ * dev.flows.kernel.journal.ToolApproval}). JSON: {@code {type:"mcp", server, tool, input,
+ * connection, mayReperform, onUnknownOutcome?, doNotRetry?, tasks?, approval?}}; absent fields keep
+ * the bytes (and so the spec hash) of a call without a policy.
  */
 public record McpCallInstruction(
     String server,
@@ -29,7 +31,8 @@ public record McpCallInstruction(
     boolean mayReperform,
     Optional<OnUnknownOutcome> onUnknownOutcome,
     Optional<List<String>> doNotRetry,
-    Optional<TaskUse> tasks)
+    Optional<TaskUse> tasks,
+    boolean approval)
     implements Instruction {
   /** The instruction type of an MCP call step. */
   public static final String TYPE = "mcp";
@@ -42,6 +45,7 @@ public record McpCallInstruction(
   private static final String ON_UNKNOWN_OUTCOME = "onUnknownOutcome";
   private static final String DO_NOT_RETRY = "doNotRetry";
   private static final String TASKS = "tasks";
+  private static final String APPROVAL = "approval";
   private static final String AT = "instruction";
 
   /** What a call of unknown outcome does when its author said so. */
@@ -100,6 +104,39 @@ public record McpCallInstruction(
     Objects.requireNonNull(onUnknownOutcome, ON_UNKNOWN_OUTCOME);
     doNotRetry = doNotRetry.map(List::copyOf);
     Objects.requireNonNull(tasks, TASKS);
+  }
+
+  /** A call that needs no approval. */
+  public McpCallInstruction(
+      String server,
+      String tool,
+      JsonNode input,
+      JsonNode connection,
+      boolean mayReperform,
+      Optional<OnUnknownOutcome> onUnknownOutcome,
+      Optional<List<String>> doNotRetry,
+      Optional<TaskUse> tasks) {
+    this(server, tool, input, connection, mayReperform, onUnknownOutcome, doNotRetry, tasks, false);
+  }
+
+  /** This call parked for approval before it is sent ({@code approval} true). */
+  public McpCallInstruction withApproval() {
+    return new McpCallInstruction(
+        server, tool, input, connection, mayReperform, onUnknownOutcome, doNotRetry, tasks, true);
+  }
+
+  /** This call with {@code arguments} as its input (an approver's edit). */
+  public McpCallInstruction withInput(JsonNode arguments) {
+    return new McpCallInstruction(
+        server,
+        tool,
+        arguments,
+        connection,
+        mayReperform,
+        onUnknownOutcome,
+        doNotRetry,
+        tasks,
+        approval);
   }
 
   /** A call with a policy of its own and no task choice. */
@@ -194,6 +231,9 @@ public record McpCallInstruction(
     onUnknownOutcome.ifPresent(u -> o.put(ON_UNKNOWN_OUTCOME, u.wire()));
     doNotRetry.ifPresent(l -> l.forEach(o.putArray(DO_NOT_RETRY)::add));
     tasks.ifPresent(t -> o.put(TASKS, t.wire()));
+    if (approval) {
+      o.put(APPROVAL, true);
+    }
     return o;
   }
 
@@ -234,7 +274,8 @@ public record McpCallInstruction(
                                 Fields.notOneOf(
                                     TASKS,
                                     AT,
-                                    Arrays.stream(TaskUse.values()).map(TaskUse::wire).toList()))));
+                                    Arrays.stream(TaskUse.values()).map(TaskUse::wire).toList()))),
+        Fields.optionalBoolean(json, APPROVAL, AT, false));
   }
 
   /** The call an agent step of type {@code mcp} makes; see {@link #fromJson}. */

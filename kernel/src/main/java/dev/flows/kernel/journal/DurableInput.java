@@ -87,7 +87,8 @@ public final class DurableInput {
           && c.stepId().equals(stepId)
           && c.disposition() == Disposition.PARK
           && c.trajectoryTail().filter(DurableInput::asksForInput).isPresent()) {
-        park = c.trajectoryTail();
+        // An approval's answer is flows' own, never sent to the server.
+        park = c.trajectoryTail().filter(t -> !ToolApproval.asks(t));
         answered = Optional.empty();
       } else if (rec.entry() instanceof JournalEntry.StepAnswered a
           && a.stepId().equals(stepId)
@@ -114,6 +115,9 @@ public final class DurableInput {
   public static ObjectNode responses(String place, JsonNode park, InputAnswer answer) {
     JsonNode requests = park.path(REQUESTS);
     ObjectNode out = JSON.objectNode();
+    if (ToolApproval.asks(park)) {
+      return out.set(ToolApproval.KEY, ToolApproval.answer(place, answer));
+    }
     switch (answer) {
       case InputAnswer.Decline d ->
           requests.fieldNames().forEachRemaining(k -> out.set(k, InputResponses.decline()));

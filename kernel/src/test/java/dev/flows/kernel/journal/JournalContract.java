@@ -1405,6 +1405,68 @@ public abstract class JournalContract {
     assertThat(r.path("login").path("action").asText()).isEqualTo("decline");
   }
 
+  /** A call parked for approval before it was sent (no effect recorded). */
+  private RunRef parkedForApproval() {
+    RunRef id = startCall("approve-", "pay", "refund", Optional.empty());
+    ClaimedAttempt a = claimOne();
+    ObjectNode tail = JSON.objectNode().put("type", "mcp").put("diagnostic", "input_required");
+    ObjectNode request =
+        tail.putObject(DurableInput.REQUESTS)
+            .putObject(ToolApproval.KEY)
+            .put("method", ToolApproval.METHOD);
+    request
+        .putObject("params")
+        .put("server", "pay")
+        .put("tool", "refund")
+        .set("arguments", JSON.objectNode().put("amountCents", 500));
+    journal.complete(
+        a.lease(),
+        new StepOutcome.Parked(CompletionReason.WORKER_ERROR, ErrorCode.INPUT_REQUIRED, tail));
+    return id;
+  }
+
+  @Test
+  void anApprovalTakesApproveDenyOrEditedArgumentsAndRefusesAnyOtherShapeWritingNothing() {
+    RunRef id = parkedForApproval();
+    List<JournalRecord> before = journal.entries(id);
+    for (JsonNode bad :
+        List.of(
+            JSON.objectNode().put("approve", false),
+            JSON.objectNode().put("deny", " "),
+            JSON.objectNode().put("args", 5),
+            JSON.objectNode().put("approve", true).put("deny", "both"),
+            json("name", "Ada"),
+            JSON.textNode("yes"))) {
+      assertRefused(
+          () -> journal.answerInput(id, "call", new InputAnswer.Accept(bad), "ops"),
+          ErrorCode.APPROVAL_ANSWER_INVALID);
+    }
+    assertThat(journal.entries(id)).isEqualTo(before);
+    ObjectNode edited = JSON.objectNode();
+    edited.putObject("args").put("amountCents", 300);
+
+    RunSnapshot s = journal.answerInput(id, "call", new InputAnswer.Accept(edited), "ada");
+
+    assertThat(s.step("call").orElseThrow().status()).isEqualTo(StepStatus.READY);
+    JournalEntry.StepAnswered answered = entriesOf(id, JournalEntry.StepAnswered.class).getFirst();
+    assertThat(answered.by()).isEqualTo("ada");
+    assertThat(answered.responses()).isEqualTo(JSON.objectNode().set("approval", edited));
+    assertThat(ToolApproval.decision(journal.entries(id), "call"))
+        .contains(new ToolApproval.Decision.Edited(edited.get("args"), "ada"));
+    // The approval is flows' own: the call is never sent with it as the server's input.
+    assertThat(DurableInput.pending(journal.entries(id), "call")).isEmpty();
+  }
+
+  @Test
+  void aDeclinedApprovalIsJournaledAsADenial() {
+    RunRef id = parkedForApproval();
+
+    journal.answerInput(id, "call", new InputAnswer.Decline(), "ops");
+
+    assertThat(ToolApproval.decision(journal.entries(id), "call"))
+        .contains(new ToolApproval.Decision.Denied("declined", "ops"));
+  }
+
   @Test
   void onlyAStepParkedForInputTakesAnAnswer() {
     RunRef unknown = parkedMcpCall(Optional.empty());

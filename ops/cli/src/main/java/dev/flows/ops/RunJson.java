@@ -13,6 +13,7 @@ import dev.flows.kernel.journal.RunFailure;
 import dev.flows.kernel.journal.RunRef;
 import dev.flows.kernel.journal.RunSnapshot;
 import dev.flows.kernel.journal.StepSnapshot;
+import dev.flows.kernel.journal.ToolApproval;
 import dev.flows.kernel.lifecycle.RunStatus;
 import dev.flows.kernel.lifecycle.StepStatus;
 import dev.flows.kernel.llm.LlmReceipts;
@@ -84,6 +85,13 @@ final class RunJson {
    */
   record ResolveTarget(RunRef run, String stepId, boolean mcpCall, Optional<JsonNode> input) {
     String command() {
+      if (input.filter(ToolApproval::asks).isPresent()) {
+        return "flows runs answer "
+            + run.value()
+            + " "
+            + stepId
+            + " '{\"approve\":true}' | '{\"deny\":\"REASON\"}' | '{\"args\":{...}}'";
+      }
       if (input.isPresent()) {
         return "flows runs answer "
             + run.value()

@@ -1,6 +1,7 @@
 package dev.flows.ops;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.flows.kernel.journal.ToolApproval;
 import java.io.PrintStream;
 import java.util.List;
 
@@ -241,6 +242,17 @@ final class RunText {
           .forEachRemaining(
               r -> {
                 JsonNode params = r.getValue().path("params");
+                if (ToolApproval.METHOD.equals(r.getValue().path("method").asText())) {
+                  p.println(
+                      indent
+                          + "asks for approval: "
+                          + params.path("server").asText()
+                          + "/"
+                          + params.path("tool").asText()
+                          + " with "
+                          + params.path("arguments"));
+                  return;
+                }
                 p.println(
                     indent
                         + "asks for input "

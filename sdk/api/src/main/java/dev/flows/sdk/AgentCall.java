@@ -19,6 +19,20 @@ public interface AgentCall<T> {
   /** The listed tools of a server ({@code Tools.of("payments", "refund")}). */
   AgentCall<T> tools(Tools... selection);
 
+  /**
+   * Calls of {@code tools} of {@code server} (every tool of it when none is named) wait for a
+   * person's approval before they are sent: the call's step parks {@code input_required} with the
+   * proposed arguments, and {@code flows runs answer RUN STEP '{"approve":true}'} | {@code
+   * '{"deny":"reason"}'} | {@code '{"args":{…}}'} (or {@code Flows.answer}) decides. A denial goes
+   * back to the model as the tool's error ({@code tool_call_denied}); the loop goes on.
+   */
+  default AgentCall<T> approve(String server, String... tools) {
+    return approve(ApprovalRule.of(server, tools));
+  }
+
+  /** Calls {@code rule} accepts wait for approval, as {@link #approve(String, String...)}. */
+  AgentCall<T> approve(ApprovalRule rule);
+
   /** At most {@code n} model turns (default 10); one more fails {@code budget_exhausted}. */
   AgentCall<T> maxTurns(int n);
 

@@ -228,6 +228,14 @@ public interface Ctx {
      * change the call's spec.
      */
     McpTool onInput(InputHandler handler);
+
+    /**
+     * The call waits for a person's approval before it is sent: its step parks {@code
+     * input_required} with the arguments (nothing recorded, nothing sent), and {@code flows runs
+     * answer RUN STEP '{"approve":true}'} | {@code '{"deny":"reason"}'} | {@code '{"args":{…}}'}
+     * (edited arguments, then sent) decides; a denied call fails {@code tool_call_denied}.
+     */
+    McpTool needsApproval();
   }
 
   /** Answers one request a server made for input during a call (see {@link McpTool#onInput}). */

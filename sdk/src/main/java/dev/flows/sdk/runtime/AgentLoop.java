@@ -9,11 +9,14 @@ import dev.flows.kernel.llm.LlmMessage;
 import dev.flows.kernel.llm.LlmToolCall;
 import dev.flows.kernel.llm.LlmToolSpec;
 import dev.flows.sdk.AgentCall;
+import dev.flows.sdk.ApprovalRule;
 import dev.flows.sdk.Budget;
 import dev.flows.sdk.ChildFailedException;
+import dev.flows.sdk.Ctx;
 import dev.flows.sdk.FlowHeader;
 import dev.flows.sdk.McpResult;
 import dev.flows.sdk.Pending;
+import dev.flows.sdk.ProposedCall;
 import dev.flows.sdk.Tools;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -107,8 +110,13 @@ final class AgentLoop {
     }
 
     @Override
+    public AgentCall<T> approve(ApprovalRule rule) {
+      return new ApprovingAgent<>(this, List.of()).approve(rule);
+    }
+
+    @Override
     public T run(Object input) {
-      return PublicError.guard(() -> loop(this, input));
+      return PublicError.guard(() -> loop(this, input, call -> false));
     }
   }
 
@@ -116,7 +124,7 @@ final class AgentLoop {
     return "f.agent(\"" + model + "\")";
   }
 
-  private static <T> T loop(Handle<T> h, Object input) {
+  static <T> T loop(Handle<T> h, Object input, ApprovalRule approvals) {
     Map<String, Inventory.Tool> offered = offered(h);
     List<LlmToolSpec> specs =
         offered.entrySet().stream()
@@ -145,7 +153,7 @@ final class AgentLoop {
         return ModelCalls.value(answer.text(), ask);
       }
       conversation.add(LlmMessage.assistant(answer.text(), answer.toolCalls()));
-      conversation.addAll(results(h.body(), offered, answer.toolCalls()));
+      conversation.addAll(results(h.body(), offered, answer.toolCalls(), approvals));
     }
     throw new FlowsException(
         ErrorCode.BUDGET_EXHAUSTED,
@@ -181,7 +189,10 @@ final class AgentLoop {
    * a JSON object go back to the model as the tool's result, as text.
    */
   private static List<LlmMessage> results(
-      Body body, Map<String, Inventory.Tool> offered, List<LlmToolCall> calls) {
+      Body body,
+      Map<String, Inventory.Tool> offered,
+      List<LlmToolCall> calls,
+      ApprovalRule approvals) {
     List<Optional<Pending<McpResult>>> issued = new ArrayList<>();
     List<String> refused = new ArrayList<>();
     for (LlmToolCall c : calls) {
@@ -195,8 +206,11 @@ final class AgentLoop {
         issued.add(Optional.empty());
       } else {
         refused.add("");
-        issued.add(
-            Optional.of(body.ctx().mcp(tool.server()).tool(tool.name()).callAsync(args.get())));
+        Ctx.McpTool t = body.ctx().mcp(tool.server()).tool(tool.name());
+        if (approvals.requires(new ProposedCall(tool.server(), tool.name(), args.get()))) {
+          t = t.needsApproval();
+        }
+        issued.add(Optional.of(t.callAsync(args.get())));
       }
     }
     List<LlmMessage> out = new ArrayList<>();

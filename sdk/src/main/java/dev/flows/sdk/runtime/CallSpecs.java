@@ -18,7 +18,7 @@ record CallSpecs(
     FlowHeader header, Inventory inventory, SdkConfig config, JsonNode rootInstruction) {
   private static final com.fasterxml.jackson.databind.ObjectMapper MAPPER = DurableCtx.MAPPER;
 
-  RunSpec mcp(String server, String tool, Object args, CallPolicy policy) {
+  RunSpec mcp(String server, String tool, Object args, CallPolicy policy, boolean approval) {
     if (!inventory.hasTool(server, tool)) {
       throw new FlowsException(
           ErrorCode.MCP_UNKNOWN_TOOL,
@@ -45,6 +45,7 @@ record CallSpecs(
         policy.tasks().isPresent()
             ? policy
             : inventory.tasks(server).map(policy::withTasks).orElse(policy),
+        approval,
         config);
   }
 

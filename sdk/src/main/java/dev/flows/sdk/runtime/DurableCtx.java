@@ -201,13 +201,14 @@ final class DurableCtx implements Ctx {
           "flow " + header.name(),
           "add \"" + server + "\" to the header's tools.mcp (and to flows.json)");
     }
-    return tool -> new PolicyHandles.Tool(this, server, tool, CallPolicy.DEFAULT, Optional.empty());
+    return tool ->
+        new PolicyHandles.Tool(this, server, tool, CallPolicy.DEFAULT, Optional.empty(), false);
   }
 
   McpResult callMcp(PolicyHandles.Tool t, Object args) {
     return new McpResult(
         child(
-            specs.mcp(t.server(), t.tool(), args, t.policy()),
+            specs.mcp(t.server(), t.tool(), args, t.policy(), t.approval()),
             ChildReports.mcpCall(t.server(), t.tool()),
             Optional.of(Lowering.mcpSurface(t.server(), t.tool())),
             t.onInput()));
@@ -215,7 +216,7 @@ final class DurableCtx implements Ctx {
 
   Pending<McpResult> callMcpAsync(PolicyHandles.Tool t, Object args) {
     return issueAsync(
-        specs.mcp(t.server(), t.tool(), args, t.policy()),
+        specs.mcp(t.server(), t.tool(), args, t.policy(), t.approval()),
         ChildReports.mcpCall(t.server(), t.tool()),
         Optional.of(Lowering.mcpSurface(t.server(), t.tool())),
         McpResult::new,

@@ -14,6 +14,7 @@ import dev.flows.kernel.journal.JournalRecord;
 import dev.flows.kernel.journal.MemoVerb;
 import dev.flows.kernel.journal.RunRef;
 import dev.flows.kernel.journal.RunSnapshot;
+import dev.flows.kernel.journal.ToolApproval;
 import dev.flows.kernel.lifecycle.RunStatus;
 import dev.flows.kernel.mcp.InputRequest;
 import dev.flows.kernel.mcp.InputResponses;
@@ -125,7 +126,8 @@ final class InputAnswers {
     String stepId = run.steps().getFirst().stepId();
     List<JournalRecord> entries = journal.entries(child);
     Optional<JsonNode> park = DurableInput.parked(entries, stepId);
-    if (park.isEmpty()) {
+    // An approval is a person's to give, never the handler's.
+    if (park.isEmpty() || ToolApproval.asks(park.get())) {
       return false;
     }
     String round = String.valueOf(rounds(entries, stepId));

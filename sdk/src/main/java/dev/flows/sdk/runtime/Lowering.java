@@ -97,7 +97,24 @@ public final class Lowering {
       boolean mayReperform,
       CallPolicy policy,
       SdkConfig config) {
-    McpCallInstruction instruction =
+    return mcpCall(flowName, server, tool, args, connection, mayReperform, policy, false, config);
+  }
+
+  /**
+   * As {@link #mcpCall(String, String, String, JsonNode, JsonNode, boolean, CallPolicy,
+   * SdkConfig)}, the call parked for approval before it is sent when {@code approval}.
+   */
+  public static RunSpec mcpCall(
+      String flowName,
+      String server,
+      String tool,
+      JsonNode args,
+      JsonNode connection,
+      boolean mayReperform,
+      CallPolicy policy,
+      boolean approval,
+      SdkConfig config) {
+    McpCallInstruction plain =
         new McpCallInstruction(
             server,
             tool,
@@ -109,6 +126,7 @@ public final class Lowering {
                 .map(o -> McpCallInstruction.OnUnknownOutcome.valueOf(o.name())),
             policy.retry().map(dev.flows.sdk.RetryPolicy::notRetried),
             policy.tasks().map(t -> McpCallInstruction.TaskUse.valueOf(t.name())));
+    McpCallInstruction instruction = approval ? plain.withApproval() : plain;
     StepSpec call =
         new StepSpec(
             CALL_STEP,

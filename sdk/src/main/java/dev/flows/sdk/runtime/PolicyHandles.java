@@ -32,7 +32,8 @@ final class PolicyHandles {
       String server,
       String tool,
       CallPolicy policy,
-      Optional<Ctx.InputHandler> onInput)
+      Optional<Ctx.InputHandler> onInput,
+      boolean approval)
       implements Ctx.McpTool {
     @Override
     public McpResult call(Object arguments) {
@@ -46,17 +47,17 @@ final class PolicyHandles {
 
     @Override
     public Ctx.McpTool timeout(Duration timeout) {
-      return new Tool(ctx, server, tool, policy.withTimeout(timeout), onInput);
+      return new Tool(ctx, server, tool, policy.withTimeout(timeout), onInput, approval);
     }
 
     @Override
     public Ctx.McpTool retry(RetryPolicy retry) {
-      return new Tool(ctx, server, tool, policy.withRetry(retry), onInput);
+      return new Tool(ctx, server, tool, policy.withRetry(retry), onInput, approval);
     }
 
     @Override
     public Ctx.McpTool onUnknownOutcome(UnknownOutcome decision) {
-      return new Tool(ctx, server, tool, policy.withOnUnknownOutcome(decision), onInput);
+      return new Tool(ctx, server, tool, policy.withOnUnknownOutcome(decision), onInput, approval);
     }
 
     @Override
@@ -70,12 +71,17 @@ final class PolicyHandles {
             false,
             null);
       }
-      return new Tool(ctx, server, tool, policy, Optional.of(handler));
+      return new Tool(ctx, server, tool, policy, Optional.of(handler), approval);
+    }
+
+    @Override
+    public Ctx.McpTool needsApproval() {
+      return new Tool(ctx, server, tool, policy, onInput, true);
     }
 
     @Override
     public Ctx.McpTool tasks(dev.flows.sdk.TaskUse use) {
-      return new Tool(ctx, server, tool, policy.withTasks(use), onInput);
+      return new Tool(ctx, server, tool, policy.withTasks(use), onInput, approval);
     }
   }
 

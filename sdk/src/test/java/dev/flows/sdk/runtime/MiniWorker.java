@@ -4,12 +4,14 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.flows.kernel.instruction.FlowBodyInstruction;
+import dev.flows.kernel.instruction.McpCallInstruction;
 import dev.flows.kernel.journal.ClaimRequest;
 import dev.flows.kernel.journal.ClaimedAttempt;
 import dev.flows.kernel.journal.CompletionReason;
 import dev.flows.kernel.journal.EffectElection;
 import dev.flows.kernel.journal.Journal;
 import dev.flows.kernel.journal.StepOutcome;
+import dev.flows.kernel.journal.ToolApproval;
 import dev.flows.kernel.journal.WorkerId;
 import dev.flows.kernel.spec.StepBody;
 import dev.flows.kernel.spec.StepKind;
@@ -84,9 +86,22 @@ final class MiniWorker {
     return claimed.size();
   }
 
+  /** The arguments each performed call was sent with, in order ({@code server/tool} → args). */
+  final List<Map.Entry<String, JsonNode>> sent =
+      java.util.Collections.synchronizedList(new ArrayList<>());
+
   private StepOutcome mcp(ClaimedAttempt a, JsonNode in) {
     String server = in.path("server").asText();
     String tool = in.path("tool").asText();
+    // Approval before the election, as the worker's executor does it.
+    ToolApproval.Gate.Send approved;
+    switch (ToolApproval.gate(
+        McpCallInstruction.fromJson(in), journal.entries(a.lease().runId()), a.lease().stepId())) {
+      case ToolApproval.Gate.Hold held -> {
+        return held.outcome();
+      }
+      case ToolApproval.Gate.Send send -> approved = send;
+    }
     String path = Lowering.mcpSurface(server, tool);
     EffectElection e = journal.recordEffect(a.lease(), path);
     if (e.deduped()) {
@@ -100,6 +115,7 @@ final class MiniWorker {
     }
     performedByKey.computeIfAbsent(e.idempotencyKey(), k -> new AtomicInteger()).incrementAndGet();
     calls.add(server + "/" + tool);
+    sent.add(Map.entry(server + "/" + tool, approved.arguments()));
     if (failing.contains(server + "/" + tool)) {
       return new StepOutcome.Failed(
           CompletionReason.WORKER_ERROR,
@@ -111,7 +127,8 @@ final class MiniWorker {
 
     ObjectNode receipt =
         JSON.objectNode().put("type", "mcp").put("server", server).put("tool", tool);
-    receipt.set("input", in.path("input"));
+    receipt.set("input", approved.arguments());
+    approved.note().ifPresent(n -> receipt.set(ToolApproval.KEY, n));
     receipt.set("output", output);
     receipt.put("idempotencyKey", e.idempotencyKey());
     journal.confirmEffect(a.lease(), path, java.util.Optional.of(receipt));

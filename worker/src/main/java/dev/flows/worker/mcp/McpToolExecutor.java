@@ -16,6 +16,7 @@ import dev.flows.kernel.journal.Journal;
 import dev.flows.kernel.journal.JournalRecord;
 import dev.flows.kernel.journal.RunRef;
 import dev.flows.kernel.journal.StepOutcome;
+import dev.flows.kernel.journal.ToolApproval;
 import dev.flows.kernel.json.Jackson;
 import dev.flows.kernel.mcp.CallOptions;
 import dev.flows.kernel.mcp.InputRequest;
@@ -155,6 +156,21 @@ public final class McpToolExecutor implements AgentInstructionExecutor {
     } catch (FlowsException malformed) {
       return CompletableFuture.completedFuture(malformed(malformed));
     }
+    // Approval comes before the election: a call waiting for it, or denied, was never sent.
+    return switch (approvalGate(in, ex.attempt())) {
+      case ToolApproval.Gate.Hold held -> CompletableFuture.completedFuture(held.outcome());
+      case ToolApproval.Gate.Send send ->
+          sendable(ex, finisher, in.withInput(send.arguments()), send.note());
+    };
+  }
+
+  /** {@link #executeAsync} for a call that may be sent, {@code approval} its decision if any. */
+  private CompletableFuture<StepOutcome> sendable(
+      StepExecution ex,
+      java.util.concurrent.Executor finisher,
+      McpCallInstruction in,
+      Optional<ObjectNode> approval)
+      throws InterruptedException {
     String server = in.server();
     String tool = in.tool();
     JsonNode input = in.input();
@@ -181,7 +197,7 @@ public final class McpToolExecutor implements AgentInstructionExecutor {
     // A 2025 server's elicitation/create during the call (see LiveInputs).
     LiveInputs.Recorder live = LiveInputs.forCall(ex.attempt().lease().runId());
     OptionalLong own = ex.attempt().step().timeoutMs();
-    Call c = new Call(ex, in, path, key, telemetry, own, live, tasks);
+    Call c = new Call(ex, in, path, key, telemetry, own, live, tasks, approval);
     try {
       McpTransportPort session = sessions.session(in.connection());
       if (task.isPresent()) {
@@ -202,6 +218,12 @@ public final class McpToolExecutor implements AgentInstructionExecutor {
     return call.orTimeout(
             own.orElse(sessions.limits().callTimeout().toMillis() * 2), TimeUnit.MILLISECONDS)
         .handleAsync(c::finish, finisher);
+  }
+
+  /** The approval gate of {@code in}; the journal is read only for a call that needs approval. */
+  private ToolApproval.Gate approvalGate(McpCallInstruction in, ClaimedAttempt a) {
+    List<JournalRecord> entries = in.approval() ? journal.entries(a.lease().runId()) : List.of();
+    return ToolApproval.gate(in, entries, a.lease().stepId());
   }
 
   /**
@@ -276,7 +298,8 @@ public final class McpToolExecutor implements AgentInstructionExecutor {
       McpCallTelemetry telemetry,
       OptionalLong ownTimeoutMs,
       LiveInputs.Recorder live,
-      TaskCalls tasks)
+      TaskCalls tasks,
+      Optional<ObjectNode> approval)
       implements TaskCalls.Ends {
     StepOutcome finish(ToolCallOutcome outcome, Throwable failure) {
       if (failure == null) {
@@ -354,6 +377,7 @@ public final class McpToolExecutor implements AgentInstructionExecutor {
               McpReceipt.withWire(
                   McpReceipt.of(in.server(), in.tool(), in.input(), output, key), result));
       taskId.ifPresent(id -> receipt.put("taskId", id));
+      approval.ifPresent(n -> receipt.set(ToolApproval.KEY, n));
       // The tool ran either way: confirm, so a retry never sends it again.
       ex.effects().confirm(path, Optional.of(receipt));
       if (!ex.effects().confirmsAtCompletion()) {
