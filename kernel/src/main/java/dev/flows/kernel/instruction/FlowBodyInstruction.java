@@ -3,6 +3,8 @@ package dev.flows.kernel.instruction;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.flows.kernel.llm.ModelPrices;
+import dev.flows.kernel.llm.SpendLimit;
 import dev.flows.kernel.spec.StepBody;
 import java.util.Objects;
 import java.util.Optional;
@@ -12,10 +14,18 @@ import java.util.Optional;
  * version}, whose code comes from {@code origin}, with the MCP servers of {@code inventory} (the
  * servers and tools frozen at preflight). {@code route} narrows which workers may claim the body;
  * bodies admitted before routes existed have none. JSON: {@code {type:"flow", flow, version,
- * origin:{kind, className, sourceHash?, source?, dir?, file?}, route?, mcp}}.
+ * origin:{kind, className, sourceHash?, source?, dir?, file?}, route?, mcp, budget?, prices?}}:
+ * {@code budget} what the run and its children may spend, {@code prices} the prices of its models
+ * frozen at admission.
  */
 public record FlowBodyInstruction(
-    String flow, String version, Origin origin, Optional<String> route, JsonNode inventory)
+    String flow,
+    String version,
+    Origin origin,
+    Optional<String> route,
+    JsonNode inventory,
+    Optional<SpendLimit> budget,
+    ModelPrices prices)
     implements Instruction {
   /** The instruction type of a flow body step. */
   public static final String TYPE = "flow";
@@ -28,6 +38,8 @@ public record FlowBodyInstruction(
   private static final String ORIGIN = "origin";
   private static final String ROUTE = "route";
   private static final String INVENTORY = "mcp";
+  private static final String BUDGET = "budget";
+  private static final String PRICES = "prices";
   private static final String KIND = "kind";
   private static final String CLASS = "class";
   private static final String SOURCE = "source";
@@ -44,6 +56,18 @@ public record FlowBodyInstruction(
     Objects.requireNonNull(origin, ORIGIN);
     Objects.requireNonNull(route, ROUTE);
     Objects.requireNonNull(inventory, INVENTORY);
+    Objects.requireNonNull(budget, BUDGET);
+    Objects.requireNonNull(prices, PRICES);
+  }
+
+  public FlowBodyInstruction(
+      String flow, String version, Origin origin, Optional<String> route, JsonNode inventory) {
+    this(flow, version, origin, route, inventory, Optional.empty(), ModelPrices.none());
+  }
+
+  /** This body with what its run may spend and its models' frozen prices. */
+  public FlowBodyInstruction spending(Optional<SpendLimit> limit, ModelPrices frozen) {
+    return new FlowBodyInstruction(flow, version, origin, route, inventory, limit, frozen);
   }
 
   /** The body of a flow admitted now: its route follows from its origin. */
@@ -137,6 +161,10 @@ public record FlowBodyInstruction(
     }
     route.ifPresent(r -> o.put(ROUTE, r));
     o.set(INVENTORY, inventory);
+    budget.ifPresent(b -> o.set(BUDGET, b.toJson()));
+    if (!prices.byModel().isEmpty()) {
+      o.set(PRICES, prices.toJson());
+    }
     return o;
   }
 
@@ -151,7 +179,11 @@ public record FlowBodyInstruction(
         Fields.text(json, VERSION, AT),
         origin(Fields.object(json, ORIGIN, AT)),
         Fields.optionalText(json, ROUTE, AT),
-        Fields.object(json, INVENTORY, AT));
+        Fields.object(json, INVENTORY, AT),
+        json.path(BUDGET).isObject()
+            ? Optional.of(SpendLimit.fromJson(json.get(BUDGET)))
+            : Optional.empty(),
+        json.path(PRICES).isObject() ? ModelPrices.fromJson(json.get(PRICES)) : ModelPrices.none());
   }
 
   /** The body an agent step of type {@code flow} runs; see {@link #fromJson}. */

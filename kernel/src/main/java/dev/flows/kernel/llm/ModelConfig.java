@@ -8,7 +8,7 @@ import java.util.Optional;
 /**
  * A model a {@code flows.json} declares under {@code models.<name>}: its provider, the provider's
  * model id, where to reach it, the environment variable holding its API key (never the key) and how
- * long one call may take.
+ * long one call may take, and what it costs ({@code price}, when declared).
  */
 public record ModelConfig(
     String name,
@@ -16,7 +16,8 @@ public record ModelConfig(
     String model,
     Optional<URI> baseUrl,
     Optional<String> apiKeyEnv,
-    Duration timeout) {
+    Duration timeout,
+    Optional<ModelPrice> price) {
   /** How long one model call may take when the declaration names no {@code timeoutMs}. */
   public static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(60);
 
@@ -33,5 +34,17 @@ public record ModelConfig(
     if (timeout.isNegative() || timeout.isZero()) {
       throw new IllegalArgumentException("a model's timeout must be positive: " + timeout);
     }
+    Objects.requireNonNull(price, "price");
+  }
+
+  /** A model declared without a price. */
+  public ModelConfig(
+      String name,
+      ModelProvider provider,
+      String model,
+      Optional<URI> baseUrl,
+      Optional<String> apiKeyEnv,
+      Duration timeout) {
+    this(name, provider, model, baseUrl, apiKeyEnv, timeout, Optional.empty());
   }
 }

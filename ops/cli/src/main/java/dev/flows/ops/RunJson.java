@@ -16,7 +16,6 @@ import dev.flows.kernel.journal.StepSnapshot;
 import dev.flows.kernel.journal.ToolApproval;
 import dev.flows.kernel.lifecycle.RunStatus;
 import dev.flows.kernel.lifecycle.StepStatus;
-import dev.flows.kernel.llm.LlmReceipts;
 import dev.flows.kernel.mcp.McpReceipt;
 import java.time.Instant;
 import java.util.LinkedHashMap;
@@ -60,7 +59,8 @@ final class RunJson {
       }
       steps.add(o);
     }
-    r.set("usage", usage(entries));
+    r.set("usage", RunUsage.own(entries, run.spec()));
+    RunUsage.budget(run.spec()).ifPresent(b -> r.set("budget", b));
     ArrayNode timeline = r.putArray("timeline");
     entries.forEach(e -> timeline.add(entry(e)));
     ArrayNode children = r.putArray("children");
@@ -74,6 +74,11 @@ final class RunJson {
       } else {
         children.add(tree(journal, c.get(), depth + 1));
       }
+    }
+    if (!children.isEmpty()) {
+      List<JsonNode> kids = new java.util.ArrayList<>();
+      children.forEach(kids::add);
+      r.set("treeUsage", RunUsage.tree(r.get("usage"), kids));
     }
     return r;
   }
@@ -300,19 +305,6 @@ final class RunJson {
   /** A task note as JSON: {@code taskId, status, statusMessage?, pollIntervalMs?, ttlMs?}. */
   static ObjectNode task(dev.flows.kernel.journal.TaskNote t) {
     return EntryJson.task(t);
-  }
-
-  /**
-   * What the run's own model calls used: {@code {"inputTokens", "outputTokens", "modelCalls"}},
-   * summed over its {@code llm} receipts (a child's are in the child's tree).
-   */
-  static ObjectNode usage(List<JournalRecord> entries) {
-    LlmReceipts.Total t = LlmReceipts.total(LlmReceipts.of(entries));
-    return Session.JSON
-        .createObjectNode()
-        .put("inputTokens", t.inputTokens())
-        .put("outputTokens", t.outputTokens())
-        .put("modelCalls", t.calls());
   }
 
   /** One journal entry as JSON: {@code seq}, {@code at}, {@code type} and its fields. */

@@ -112,17 +112,11 @@ final class RunText {
       run.get("reruns").forEach(x -> ids.add(x.asText()));
       p.println(indent + "  rerun as " + String.join(", ", ids));
     }
-    JsonNode usage = run.path("usage");
-    if (usage.path("modelCalls").asInt() > 0) {
-      p.println(
-          indent
-              + "  usage: "
-              + usage.path("modelCalls").asInt()
-              + " model calls, "
-              + usage.path("inputTokens").asLong()
-              + " tokens in, "
-              + usage.path("outputTokens").asLong()
-              + " out");
+    RunUsage.text("usage", run.path("usage")).ifPresent(l -> p.println(indent + "  " + l));
+    RunUsage.budgetText(run).ifPresent(l -> p.println(indent + "  " + l));
+    if (run.has("treeUsage")) {
+      RunUsage.text("tree usage", run.get("treeUsage"))
+          .ifPresent(l -> p.println(indent + "  " + l));
     }
     if (run.path("waitingReason").isTextual()) {
       String reason = run.path("waitingReason").asText();

@@ -129,6 +129,78 @@ class RunsModelUsageTest {
     assertThat(text.out()).contains("usage: 2 model calls, 70 tokens in, 12 out");
   }
 
+  /** A flow body run priced at $1000 per 1M tokens in and $2000 out, that journals {@code a}. */
+  private static RunRef flowRun(
+      Optional<RunRef> parent, Optional<dev.flows.sdk.Budget> budget, LlmAnswer a) {
+    dev.flows.sdk.FlowHeader header = dev.flows.sdk.FlowHeader.named("priced").build();
+    dev.flows.kernel.llm.ModelPrices prices =
+        new dev.flows.kernel.llm.ModelPrices(
+            Map.of(
+                "smart",
+                new dev.flows.kernel.llm.ModelPrice(
+                    java.math.BigDecimal.valueOf(1000), java.math.BigDecimal.valueOf(2000))));
+    RunRef run =
+        journal
+            .admit(
+                new StartRun(
+                    Optional.empty(),
+                    "priced-" + UUID.randomUUID(),
+                    dev.flows.sdk.runtime.Lowering.root(
+                        header,
+                        new dev.flows.kernel.instruction.FlowBodyInstruction.Origin.ClassFlow(
+                            "Priced"),
+                        JSON.objectNode(),
+                        dev.flows.sdk.runtime.Inventory.empty(),
+                        budget.map(
+                            b ->
+                                new dev.flows.kernel.llm.SpendLimit(
+                                    b.tokens(), b.turns(), b.costUsd())),
+                        prices,
+                        dev.flows.sdk.runtime.SdkConfig.DEFAULTS),
+                    parent,
+                    "test"),
+                Admit.queued())
+            .runId();
+    ClaimedAttempt c =
+        journal
+            .claim(new ClaimRequest(WORKER, Set.of(StepKind.AGENT), 1, Duration.ofSeconds(30)))
+            .getFirst();
+    assertThat(c.lease().runId()).isEqualTo(run);
+    journal.recordConfirmedEffects(
+        c.lease(),
+        List.of(new MemoEffect("/memo/1", Optional.of(LlmReceipt.of("smart", PORT, a, "k")))));
+    return run;
+  }
+
+  @Test
+  void showPricesTheRunsCallsAndShowsItsBudgetAndItsTreesTotal() {
+    RunRef parent =
+        flowRun(
+            Optional.empty(),
+            Optional.of(dev.flows.sdk.Budget.tokens(500).costUsd(1)),
+            new LlmAnswer("p", new LlmUsage(10, 5), LlmAnswer.STOP));
+    flowRun(
+        Optional.of(parent), Optional.empty(), new LlmAnswer("c", new LlmUsage(20, 10), "stop"));
+
+    Cli.Result json = cli.run("runs", "show", parent.value(), "--json");
+    Cli.Result text = cli.run("runs", "show", parent.value());
+
+    assertThat(json.exit()).as(json.err()).isZero();
+    JsonNode run = json.json().path("run");
+    assertThat(run.path("usage").path("costUsd").decimalValue()).isEqualByComparingTo("0.02");
+    assertThat(run.path("budget").path("tokens").asLong()).isEqualTo(500);
+    assertThat(run.path("budget").path("costUsd").decimalValue()).isEqualByComparingTo("1");
+    assertThat(run.path("treeUsage").path("modelCalls").asInt()).isEqualTo(2);
+    assertThat(run.path("treeUsage").path("inputTokens").asLong()).isEqualTo(30);
+    assertThat(run.path("treeUsage").path("costUsd").decimalValue()).isEqualByComparingTo("0.06");
+    assertThat(run.path("children").get(0).path("usage").path("costUsd").decimalValue())
+        .isEqualByComparingTo("0.04");
+    assertThat(text.out())
+        .contains("usage: 1 model calls, 10 tokens in, 5 out, $0.02")
+        .contains("budget: 500 tokens, $1")
+        .contains("tree usage: 2 model calls, 30 tokens in, 15 out, $0.06");
+  }
+
   @Test
   void exportFixtureWritesTheRunsModelAnswersAsAScriptTheScriptedModelReadsBack() {
     RunRef run = runWithTwoModelCalls();

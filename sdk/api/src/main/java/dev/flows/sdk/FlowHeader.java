@@ -12,7 +12,8 @@ import java.util.regex.Pattern;
  * the version it started with), {@code tools.mcp}, the MCP servers its body may call, the {@link
  * Queues queue} its runs go to (only workers serving that queue claim them), the models its body
  * may call ({@code f.llm("fast")}), declared under {@code models} in flows.json or given in code,
- * and optionally the {@link Schedule} it starts on (applied when a worker starts with the flow).
+ * optionally the {@link Schedule} it starts on (applied when a worker starts with the flow), and
+ * optionally the {@link Budget} its run may spend on model calls, its children's included.
  */
 public record FlowHeader(
     String name,
@@ -20,7 +21,8 @@ public record FlowHeader(
     List<String> mcp,
     String queue,
     List<String> models,
-    Optional<Schedule> schedule) {
+    Optional<Schedule> schedule,
+    Optional<Budget> budget) {
   private static final Pattern NAME = Pattern.compile("[A-Za-z][A-Za-z0-9_.-]{0,99}");
 
   public FlowHeader {
@@ -28,6 +30,7 @@ public record FlowHeader(
     Objects.requireNonNull(version, "version");
     Objects.requireNonNull(queue, "queue");
     Objects.requireNonNull(schedule, "schedule");
+    Objects.requireNonNull(budget, "budget");
     Queues.require(queue);
     if (!NAME.matcher(name).matches()) {
       throw new IllegalArgumentException("flow name must match " + NAME.pattern() + ": " + name);
@@ -37,6 +40,17 @@ public record FlowHeader(
     }
     mcp = List.copyOf(new LinkedHashSet<>(mcp));
     models = List.copyOf(new LinkedHashSet<>(Objects.requireNonNull(models, "models")));
+  }
+
+  /** A header without a run budget. */
+  public FlowHeader(
+      String name,
+      String version,
+      List<String> mcp,
+      String queue,
+      List<String> models,
+      Optional<Schedule> schedule) {
+    this(name, version, mcp, queue, models, schedule, Optional.empty());
   }
 
   /** A header declaring these models, on no schedule. */
@@ -73,6 +87,7 @@ public record FlowHeader(
     private String queue = Queues.DEFAULT;
     private List<String> models = List.of();
     private Optional<Schedule> schedule = Optional.empty();
+    private Optional<Budget> budget = Optional.empty();
 
     private Builder(String name) {
       this.name = name;
@@ -106,8 +121,17 @@ public record FlowHeader(
       return this;
     }
 
+    /**
+     * What each run may spend on model calls, its child runs' calls included: checked before every
+     * model call against the run tree's journaled usage ({@code budget_exhausted} past it).
+     */
+    public Builder budget(Budget b) {
+      this.budget = Optional.of(b);
+      return this;
+    }
+
     public FlowHeader build() {
-      return new FlowHeader(name, version, mcp, queue, models, schedule);
+      return new FlowHeader(name, version, mcp, queue, models, schedule, budget);
     }
   }
 }

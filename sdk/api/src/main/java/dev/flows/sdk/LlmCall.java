@@ -22,6 +22,14 @@ public interface LlmCall<T> {
   <R> LlmCall<R> responseFormat(Class<R> type);
 
   /**
+   * What this one call may spend ({@code Budget.tokens(2_000).costUsd(0.01)}): judged on its
+   * receipt, so an answer past it fails {@code budget_exhausted} (its usage is journaled and counts
+   * for the agent and run around it). The budgets of the agent and run around the call are checked
+   * before it is sent.
+   */
+  LlmCall<T> budget(Budget budget);
+
+  /**
    * Asks the model (or the journal, on replay). Fails {@code llm_undeclared_model} for a model the
    * header does not declare, {@code llm_error}, {@code llm_rate_limited} (after waiting as the
    * provider asked) or {@code llm_refused} with the provider's message.

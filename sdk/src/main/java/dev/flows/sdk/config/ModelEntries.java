@@ -2,23 +2,28 @@ package dev.flows.sdk.config;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.flows.kernel.llm.ModelConfig;
+import dev.flows.kernel.llm.ModelPrice;
 import dev.flows.kernel.llm.ModelProvider;
+import java.math.BigDecimal;
 import java.net.URI;
 import java.time.Duration;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 
 /**
  * The {@code models} map of a {@code flows.json}: {@code {"fast": {"provider": "openai", "model":
- * "gpt-4o-mini", "apiKeyEnv": "OPENAI_API_KEY", "baseUrl"?, "timeoutMs"?}}}. Refused {@code
- * config_invalid} with a pointer as the rest of the file is.
+ * "gpt-4o-mini", "apiKeyEnv": "OPENAI_API_KEY", "baseUrl"?, "timeoutMs"?, "price"?:
+ * {"inputPerMTokens": 0.15, "outputPerMTokens": 0.6}}}}. Refused {@code config_invalid} with a
+ * pointer as the rest of the file is.
  */
 final class ModelEntries {
   private static final Set<String> KEYS =
-      Set.of("provider", "model", "baseUrl", "apiKeyEnv", "timeoutMs");
+      Set.of("provider", "model", "baseUrl", "apiKeyEnv", "timeoutMs", "price");
+  private static final Set<String> PRICE_KEYS = Set.of("inputPerMTokens", "outputPerMTokens");
 
   private ModelEntries() {}
 
@@ -74,7 +79,32 @@ final class ModelEntries {
         n.has("apiKeyEnv")
             ? Optional.of(FlowsConfigLoader.envName(w, n, ptr, "apiKeyEnv"))
             : Optional.empty();
-    return new ModelConfig(name, provider, model, baseUrl, apiKeyEnv, timeout(w, n, ptr));
+    return new ModelConfig(
+        name, provider, model, baseUrl, apiKeyEnv, timeout(w, n, ptr), price(w, n, ptr));
+  }
+
+  /** The model's price: both numbers, each a non-negative number of US dollars per 1M tokens. */
+  private static Optional<ModelPrice> price(FlowsConfigLoader.Walker w, JsonNode n, String ptr) {
+    if (!n.has("price")) {
+      return Optional.empty();
+    }
+    JsonNode p = n.get("price");
+    String at = ptr + "/price";
+    w.object(p, at);
+    w.onlyKeys(p, at, PRICE_KEYS);
+    BigDecimal[] v = new BigDecimal[2];
+    int i = 0;
+    for (String k : List.of("inputPerMTokens", "outputPerMTokens")) {
+      JsonNode x = p.get(k);
+      if (x == null || !x.isNumber() || x.decimalValue().signum() < 0) {
+        throw w.refuse(
+            at + "/" + k,
+            x == null ? "is missing" : "must be a number of US dollars, 0 or more",
+            "write e.g. \"inputPerMTokens\": 0.15, \"outputPerMTokens\": 0.6 (per 1M tokens)");
+      }
+      v[i++] = x.decimalValue();
+    }
+    return Optional.of(new ModelPrice(v[0], v[1]));
   }
 
   private static Duration timeout(FlowsConfigLoader.Walker w, JsonNode n, String ptr) {

@@ -8,6 +8,7 @@ import dev.flows.kernel.llm.LlmAnswer;
 import dev.flows.kernel.llm.LlmMessage;
 import dev.flows.kernel.llm.LlmToolCall;
 import dev.flows.kernel.llm.LlmToolSpec;
+import dev.flows.kernel.llm.SpendLimit;
 import dev.flows.sdk.AgentCall;
 import dev.flows.sdk.ApprovalRule;
 import dev.flows.sdk.Budget;
@@ -136,9 +137,9 @@ final class AgentLoop {
     List<LlmMessage> conversation = new ArrayList<>();
     h.instructions().ifPresent(i -> conversation.add(LlmMessage.system(i)));
     conversation.add(LlmMessage.user(text(input)));
-    long tokens = 0;
+    SpendLimit.Used used = SpendLimit.Used.NONE;
     for (int turn = 1; turn <= h.maxTurns(); turn++) {
-      checkBudget(h, turn - 1, tokens);
+      checkBudget(h, used);
       ModelCalls.Handle<T> ask =
           new ModelCalls.Handle<>(
               h.call().calls(),
@@ -147,8 +148,9 @@ final class AgentLoop {
               specs,
               h.call().type(),
               h.call().structured());
-      LlmAnswer answer = ModelCalls.answerOf(h.call().calls().memo(ask), ask.model());
-      tokens += answer.usage().inputTokens() + answer.usage().outputTokens();
+      JsonNode memo = h.call().calls().memo(ask);
+      LlmAnswer answer = ModelCalls.answerOf(memo, ask.model());
+      used = h.call().calls().budgets().plus(used, ask.model(), memo);
       if (answer.toolCalls().isEmpty()) {
         return ModelCalls.value(answer.text(), ask);
       }
@@ -164,22 +166,13 @@ final class AgentLoop {
         "raise .maxTurns(n), or narrow the instructions or the tools");
   }
 
-  /** Refuses the next turn when the turns or tokens used so far reach the agent's budget. */
-  private static void checkBudget(Handle<?> h, int turnsUsed, long tokensUsed) {
-    boolean turnsOut = h.budget().turns().isPresent() && turnsUsed >= h.budget().turns().getAsInt();
-    boolean tokensOut =
-        h.budget().tokens().isPresent() && tokensUsed >= h.budget().tokens().getAsLong();
-    if (turnsOut || tokensOut) {
-      throw new FlowsException(
-          ErrorCode.BUDGET_EXHAUSTED,
-          "the agent used %d turns and %d tokens of its budget (%s turns, %s tokens)"
-              .formatted(
-                  turnsUsed,
-                  tokensUsed,
-                  h.budget().turns().isPresent() ? h.budget().turns().getAsInt() : "any",
-                  h.budget().tokens().isPresent() ? h.budget().tokens().getAsLong() : "any"),
-          described(h.call().model()),
-          "raise the budget, or narrow the instructions or the tools");
+  /** Refuses the next turn when what the agent's turns used so far reaches its budget. */
+  private static void checkBudget(Handle<?> h, SpendLimit.Used used) {
+    SpendLimit limit = Budgets.limit(h.budget());
+    String model = h.call().model();
+    Budgets.requirePrice(limit, h.call().calls().budgets().prices(), model, described(model));
+    if (limit.reachedBy(used)) {
+      throw Budgets.exhausted("the agent", used, limit, described(h.call().model()));
     }
   }
 

@@ -163,6 +163,11 @@ record AuthorCtx(DurableCtx ctx) implements Ctx {
     }
 
     @Override
+    public LlmCall<T> budget(dev.flows.sdk.Budget budget) {
+      return new GuardedLlmCall<>(PublicError.guard(() -> inner.budget(budget)));
+    }
+
+    @Override
     public LlmResult<T> call() {
       return PublicError.guard(inner::call);
     }

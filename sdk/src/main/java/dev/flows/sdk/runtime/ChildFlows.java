@@ -26,11 +26,13 @@ final class ChildFlows {
   private final FlowResolver resolver;
   private final String parent;
   private final Optional<String> parentDir;
+  private final dev.flows.kernel.llm.ModelPrices prices;
 
   ChildFlows(FlowResolver resolver, String parent, JsonNode rootInstruction) {
     this.resolver = resolver;
     this.parent = parent;
     this.parentDir = Lowering.commandDir(rootInstruction);
+    this.prices = FlowBodyInstruction.fromJson(rootInstruction).prices();
   }
 
   /** A child flow: its code (for its header) and where the child's worker finds it. */
@@ -115,8 +117,16 @@ final class ChildFlows {
       }
       servers.set(s, inventory.get(s));
     }
+    // A child prices its calls as its root run does: at the prices frozen when the root started.
+    dev.flows.sdk.FlowHeader h = target.flow().header();
     return Lowering.root(
-        target.flow().header(), target.origin(), input, new Inventory(servers), config);
+        h,
+        target.origin(),
+        input,
+        new Inventory(servers),
+        h.budget().map(Budgets::limit),
+        prices,
+        config);
   }
 
   /** Whether journaled child run {@code s} is a run of the same flow with the same input. */

@@ -261,7 +261,16 @@ public final class FlowsEngine implements AutoCloseable {
       Optional<RunRef> rerunOf,
       Optional<String> queue) {
     flow.compiled().ifPresentOrElse(resolver::registerSource, () -> resolver.register(flow.flow()));
-    RunSpec spec = Lowering.root(flow.flow().header(), flow.origin(), input, inventory, config);
+    FlowHeader header = flow.flow().header();
+    RunSpec spec =
+        Lowering.root(
+            header,
+            flow.origin(),
+            input,
+            inventory,
+            header.budget().map(Budgets::limit),
+            models.prices(),
+            config);
     StartRun request =
         request(
             flow.flow().header().name(),
@@ -304,7 +313,14 @@ public final class FlowsEngine implements AutoCloseable {
     dev.flows.kernel.journal.Queues.require(queue);
     FlowHeader header = FlowHeader.named(like.flow()).version(like.version()).build();
     RunSpec spec =
-        Lowering.root(header, like.origin(), input, new Inventory(like.inventory()), config);
+        Lowering.root(
+            header,
+            like.origin(),
+            input,
+            new Inventory(like.inventory()),
+            like.budget(),
+            like.prices(),
+            config);
     StartedRun started =
         journal.admit(request(like.flow(), spec, key, Optional.empty(), queue), Admit.queued());
     if (started.created()) {

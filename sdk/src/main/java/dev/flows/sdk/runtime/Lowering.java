@@ -8,6 +8,8 @@ import dev.flows.kernel.instruction.FlowBodyInstruction;
 import dev.flows.kernel.instruction.McpCallInstruction;
 import dev.flows.kernel.journal.RunRef;
 import dev.flows.kernel.keys.Keys;
+import dev.flows.kernel.llm.ModelPrices;
+import dev.flows.kernel.llm.SpendLimit;
 import dev.flows.kernel.spec.BackoffPolicy;
 import dev.flows.kernel.spec.RecoveryMode;
 import dev.flows.kernel.spec.RunSpec;
@@ -41,8 +43,31 @@ public final class Lowering {
       JsonNode input,
       Inventory inventory,
       SdkConfig config) {
+    return root(
+        header,
+        origin,
+        input,
+        inventory,
+        header.budget().map(Budgets::limit),
+        ModelPrices.none(),
+        config);
+  }
+
+  /**
+   * A root run that may spend {@code budget} (its children's model calls included) and prices its
+   * model calls at {@code prices} (frozen into the run, and handed on to its child flows).
+   */
+  public static RunSpec root(
+      FlowHeader header,
+      FlowBodyInstruction.Origin origin,
+      JsonNode input,
+      Inventory inventory,
+      Optional<SpendLimit> budget,
+      ModelPrices prices,
+      SdkConfig config) {
     FlowBodyInstruction instruction =
-        FlowBodyInstruction.of(header.name(), header.version(), origin, inventory.json());
+        FlowBodyInstruction.of(header.name(), header.version(), origin, inventory.json())
+            .spending(budget, prices);
     StepSpec body =
         new StepSpec(
             ROOT_STEP,

@@ -14,9 +14,12 @@ import dev.flows.kernel.llm.LlmAnswer;
 import dev.flows.kernel.llm.LlmException;
 import dev.flows.kernel.llm.LlmMessage;
 import dev.flows.kernel.llm.LlmReceipt;
+import dev.flows.kernel.llm.LlmReceipts;
 import dev.flows.kernel.llm.LlmRequest;
 import dev.flows.kernel.llm.LlmToolSpec;
 import dev.flows.kernel.llm.ModelPort;
+import dev.flows.kernel.llm.SpendLimit;
+import dev.flows.sdk.Budget;
 import dev.flows.sdk.FlowHeader;
 import dev.flows.sdk.LlmCall;
 import dev.flows.sdk.LlmResult;
@@ -45,6 +48,8 @@ final class ModelCalls {
   private final FlowHeader header;
   private final BodyModels models;
   private final IntSupplier nextPosition;
+  private final ClaimedAttempt attempt;
+  private Budgets budgets;
 
   ModelCalls(
       Journal journal,
@@ -59,6 +64,20 @@ final class ModelCalls {
     this.header = header;
     this.models = models;
     this.nextPosition = nextPosition;
+    this.attempt = attempt;
+  }
+
+  /** The run budgets over this body, read when its first model call needs them. */
+  synchronized Budgets budgets() {
+    if (budgets == null) {
+      budgets =
+          Budgets.of(
+              journal,
+              lease.runId(),
+              ((dev.flows.kernel.spec.StepBody.Agent) attempt.step().body()).instruction(),
+              attempt.parentRunId());
+    }
+    return budgets;
   }
 
   LlmCall<String> call(String model) {
@@ -69,7 +88,7 @@ final class ModelCalls {
           "flow " + header.name(),
           "add \"" + model + "\" to the header's models (and to flows.json or the builder)");
     }
-    return new Handle<>(this, model, List.of(), List.of(), String.class, false);
+    return new Handle<>(this, model, List.of(), List.of(), String.class, false, Optional.empty());
   }
 
   /** A call being written; immutable. */
@@ -79,8 +98,19 @@ final class ModelCalls {
       List<LlmMessage> messages,
       List<LlmToolSpec> tools,
       Class<T> type,
-      boolean structured)
+      boolean structured,
+      Optional<Budget> budget)
       implements LlmCall<T> {
+    Handle(
+        ModelCalls calls,
+        String model,
+        List<LlmMessage> messages,
+        List<LlmToolSpec> tools,
+        Class<T> type,
+        boolean structured) {
+      this(calls, model, messages, tools, type, structured, Optional.empty());
+    }
+
     @Override
     public LlmCall<T> system(String text) {
       return with(LlmMessage.system(text));
@@ -94,12 +124,17 @@ final class ModelCalls {
     private Handle<T> with(LlmMessage m) {
       List<LlmMessage> more = new ArrayList<>(messages);
       more.add(m);
-      return new Handle<>(calls, model, more, tools, type, structured);
+      return new Handle<>(calls, model, more, tools, type, structured, budget);
     }
 
     @Override
     public <R> LlmCall<R> responseFormat(Class<R> t) {
-      return new Handle<>(calls, model, messages, tools, t, true);
+      return new Handle<>(calls, model, messages, tools, t, true, budget);
+    }
+
+    @Override
+    public LlmCall<T> budget(Budget b) {
+      return new Handle<>(calls, model, messages, tools, type, structured, Optional.of(b));
     }
 
     @Override
@@ -109,7 +144,17 @@ final class ModelCalls {
   }
 
   private <T> LlmResult<T> perform(Handle<T> h) {
-    return answer(memo(h), h);
+    JsonNode memo = memo(h);
+    if (h.budget().isPresent() && LlmReceipts.isReceipt(memo)) {
+      // A call's own budget can only be judged on its answer: journaled, it counts all the same.
+      SpendLimit limit = Budgets.limit(h.budget().get());
+      Budgets.requirePrice(limit, budgets().prices(), h.model(), "f.llm(\"" + h.model() + "\")");
+      SpendLimit.Used used = budgets().plus(SpendLimit.Used.NONE, h.model(), memo);
+      if (limit.passedBy(used)) {
+        throw Budgets.exhausted("the call", used, limit, "f.llm(\"" + h.model() + "\")");
+      }
+    }
+    return answer(memo, h);
   }
 
   /**
@@ -136,6 +181,7 @@ final class ModelCalls {
     // A model this worker lacks fails the call before anything is recorded for it.
     Map.Entry<String, ModelPort> port =
         models.registry().models().require(h.model(), "flow " + header.name());
+    budgets().checkRuns(h.model(), described);
     memos.flush();
     String surface = "/memo/" + pos;
     EffectElection e = journal.recordEffect(lease, surface);

@@ -5,7 +5,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.flows.kernel.ErrorCode;
 import dev.flows.kernel.FlowsException;
+import dev.flows.kernel.llm.LlmUsage;
 import dev.flows.kernel.llm.ModelConfig;
+import dev.flows.kernel.llm.ModelPrice;
 import dev.flows.kernel.llm.ModelProvider;
 import dev.flows.kernel.mcp.McpAuth;
 import dev.flows.kernel.mcp.McpClientConfig;
@@ -180,7 +182,27 @@ class FlowsConfigLoaderTest {
         Arguments.of(
             "unknown model key",
             "{\"models\": {\"m\": {\"provider\": \"openai\", \"model\": \"x\", \"key\": \"k\"}}}",
-            "/models/m/key"));
+            "/models/m/key"),
+        Arguments.of(
+            "a negative price",
+            "{\"models\": {\"m\": {\"provider\": \"openai\", \"model\": \"x\","
+                + " \"price\": {\"inputPerMTokens\": -1, \"outputPerMTokens\": 1}}}}",
+            "/models/m/price/inputPerMTokens"),
+        Arguments.of(
+            "a price without its output price",
+            "{\"models\": {\"m\": {\"provider\": \"openai\", \"model\": \"x\","
+                + " \"price\": {\"inputPerMTokens\": 0.15}}}}",
+            "/models/m/price/outputPerMTokens"),
+        Arguments.of(
+            "a price as text",
+            "{\"models\": {\"m\": {\"provider\": \"openai\", \"model\": \"x\","
+                + " \"price\": {\"inputPerMTokens\": \"0.15\", \"outputPerMTokens\": 1}}}}",
+            "/models/m/price/inputPerMTokens"),
+        Arguments.of(
+            "an unknown price key",
+            "{\"models\": {\"m\": {\"provider\": \"openai\", \"model\": \"x\","
+                + " \"price\": {\"inputPerMTokens\": 1, \"outputPerMTokens\": 1, \"cached\": 1}}}}",
+            "/models/m/price/cached"));
   }
 
   @Test
@@ -208,6 +230,22 @@ class FlowsConfigLoaderTest {
     assertThat(c.model("proxy").orElseThrow().baseUrl().orElseThrow().toString())
         .isEqualTo("http://127.0.0.1:8080/v1");
     assertThat(c.mcp()).isEmpty();
+    assertThat(fast.price()).isEmpty();
+  }
+
+  @Test
+  void aModelsPriceIsReadInDollarsPerMillionTokens() {
+    FlowsConfig c =
+        FlowsConfigLoader.parse(
+            FILE,
+            """
+            {"models": {"fast": {"provider": "openai", "model": "gpt-4o-mini",
+              "price": {"inputPerMTokens": 0.15, "outputPerMTokens": 0.6}}}}
+            """);
+    ModelPrice p = c.model("fast").orElseThrow().price().orElseThrow();
+    assertThat(p.inputPerMTokens()).isEqualByComparingTo("0.15");
+    assertThat(p.outputPerMTokens()).isEqualByComparingTo("0.6");
+    assertThat(p.cost(new LlmUsage(1_000_000, 500_000))).isEqualByComparingTo("0.45");
   }
 
   @ParameterizedTest(name = "{0} is refused at {2}")

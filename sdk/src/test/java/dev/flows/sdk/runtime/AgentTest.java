@@ -250,8 +250,8 @@ class AgentTest {
 
       assertThat(done.steps().getFirst().output().orElseThrow().asText())
           .isEqualTo(
-              "budget_exhausted: the agent used 2 turns and 30 tokens of its budget"
-                  + " (5 turns, 25 tokens)");
+              "budget_exhausted: the agent used 2 model calls, 30 tokens of its budget"
+                  + " (5 model calls, 25 tokens)");
       assertThat(server.requests()).hasSize(2);
     }
   }

@@ -4,6 +4,8 @@ import dev.flows.kernel.ErrorCode;
 import dev.flows.kernel.FlowsException;
 import dev.flows.kernel.llm.ModelConfig;
 import dev.flows.kernel.llm.ModelPort;
+import dev.flows.kernel.llm.ModelPrice;
+import dev.flows.kernel.llm.ModelPrices;
 import dev.flows.kernel.llm.Models;
 import java.util.HashMap;
 import java.util.Map;
@@ -54,6 +56,16 @@ public final class ModelRegistry {
 
   public Models models() {
     return models;
+  }
+
+  /**
+   * The prices flows.json declares for the models this worker calls by those declarations (a model
+   * given in code has none), to freeze into a run when it is admitted.
+   */
+  public synchronized ModelPrices prices() {
+    Map<String, ModelPrice> out = new HashMap<>();
+    declared.forEach((name, c) -> c.price().ifPresent(p -> out.put(name, p)));
+    return new ModelPrices(out);
   }
 
   private static FlowsException clash(String name) {
