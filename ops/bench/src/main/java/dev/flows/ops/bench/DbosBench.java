@@ -3,18 +3,31 @@ package dev.flows.ops.bench;
 import static dev.flows.ops.bench.Bench.log;
 
 import dev.dbos.transact.DBOS;
+import dev.dbos.transact.StartWorkflowOptions;
 import dev.dbos.transact.config.DBOSConfig;
+import dev.dbos.transact.workflow.Queue;
+import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 
 /**
  * The short-runs workloads of {@link ShortRunsBench} (its f.step shapes) on DBOS Transact Java, on
  * the same Postgres in a database of its own: {@code c} client threads each start a workflow
- * ({@code DBOS.startWorkflow}) and wait for its result ({@code getResult}), DBOS on its defaults.
- * When DBOS is absent or cannot start, the report says why instead.
+ * ({@code DBOS.startWorkflow}) and wait for its result ({@code getResult}), DBOS on its defaults:
+ * directly, then enqueued on a DBOS queue of worker concurrency C. When DBOS is absent or cannot
+ * start, the report says why instead.
  */
 record DbosBench(Bench.Plan plan, Pg pg, Report report) implements Section {
   static final String DATABASE = "bench_dbos";
+
+  /**
+   * How often the bench's DBOS queue looks for work. DBOS's default is {@link
+   * Queue#DEFAULT_POLLING_INTERVAL} (1 s), which would make every queued run wait for the next
+   * poll; the bench gives DBOS the shortest interval that still leaves its poll loop cheap.
+   */
+  static final Duration QUEUE_POLL = Duration.ofMillis(10);
+
+  static final String QUEUE = "flows-bench";
 
   @Override
   public void run() throws Exception {
@@ -41,8 +54,14 @@ record DbosBench(Bench.Plan plan, Pg pg, Report report) implements Section {
   }
 
   /** DBOS as its README assembles it, on its defaults, with the bench's workflow registered. */
-  private record Dbos(DBOS dbos, DbosFlows.Steps steps) implements AutoCloseable {
+  private record Dbos(DBOS dbos, DbosFlows.Steps steps, Optional<Queue> queue)
+      implements AutoCloseable {
     static Dbos launch(String url) {
+      return launch(url, Optional.empty());
+    }
+
+    /** With {@code queue}: runs are enqueued on a queue of that worker concurrency. */
+    static Dbos launch(String url, Optional<Integer> queue) {
       DBOSConfig config = DBOSConfig.defaults("flows-bench").withDatabaseUrl(withoutQuery(url));
       Optional<String> user = param(url, "user");
       Optional<String> password = param(url, "password");
@@ -55,8 +74,12 @@ record DbosBench(Bench.Plan plan, Pg pg, Report report) implements Section {
       try {
         DbosFlows.Steps steps =
             dbos.registerProxy(DbosFlows.Steps.class, new DbosFlows.StepsImpl(dbos));
+        Optional<Queue> q =
+            queue.map(
+                c -> new Queue(QUEUE).withWorkerConcurrency(c).withPollingInterval(QUEUE_POLL));
+        q.ifPresent(dbos::registerQueue);
         dbos.launch();
-        return new Dbos(dbos, steps);
+        return new Dbos(dbos, steps, q);
       } catch (RuntimeException e) {
         dbos.close();
         throw e;
@@ -65,7 +88,11 @@ record DbosBench(Bench.Plan plan, Pg pg, Report report) implements Section {
 
     ClientLoad.Client client(int n) {
       return id -> {
-        var handle = dbos.startWorkflow(() -> steps.steps(n));
+        var handle =
+            queue.isPresent()
+                ? dbos.startWorkflow(
+                    () -> steps.steps(n), new StartWorkflowOptions().withQueue(queue.get()))
+                : dbos.startWorkflow(() -> steps.steps(n));
         handle.getResult();
         return handle.workflowId();
       };
@@ -94,42 +121,57 @@ record DbosBench(Bench.Plan plan, Pg pg, Report report) implements Section {
     }
     long fixed = ClientLoad.commitsOver(pg, url, perRead, () -> Dbos.launch(url).close());
     ClientLoad.Database db = new ClientLoad.Database(pg, url, perRead);
-    for (ShortRunsBench.Shape s : shapes) {
-      for (int c : plan.concurrencies()) {
-        ClientLoad.Counted counted =
-            db.measure(
-                fixed,
-                plan.mode(),
-                c,
-                "m",
-                () -> {
-                  Dbos d = Dbos.launch(url);
-                  return new ClientLoad.Opened(d.client(s.calls()), d);
-                });
-        ClientLoad.Load load = counted.load();
-        double perRun = counted.commitsPerRun();
-        report.dbos(
-            new ShortRunsBench.Cell(
-                s.label(),
-                s.calls(),
-                c,
-                load.samples().size(),
-                load.unanswered(),
-                load.seconds(),
-                perRun,
-                List.of(load.total())));
-        log(
-            "  dbos "
-                + s.label()
-                + " c="
-                + c
-                + " "
-                + (int) load.runsPerSecond()
-                + " runs/s, "
-                + Tables.f1(perRun)
-                + " commits/run");
+    for (boolean queued : List.of(false, true)) {
+      for (ShortRunsBench.Shape s : shapes) {
+        for (int c : plan.concurrencies()) {
+          ShortRunsBench.Cell cell = cell(db, fixed, url, s, c, queued);
+          if (queued) {
+            report.dbosQueued(cell);
+          } else {
+            report.dbos(cell);
+          }
+        }
       }
     }
+  }
+
+  /** One load: C clients on DBOS, each run started directly or enqueued ({@code queued}). */
+  private ShortRunsBench.Cell cell(
+      ClientLoad.Database db, long fixed, String url, ShortRunsBench.Shape s, int c, boolean queued)
+      throws Exception {
+    Optional<Integer> queue = queued ? Optional.of(c) : Optional.empty();
+    ClientLoad.Counted counted =
+        db.measure(
+            fixed,
+            plan.mode(),
+            c,
+            queued ? "q" : "m",
+            () -> {
+              Dbos d = Dbos.launch(url, queue);
+              return new ClientLoad.Opened(d.client(s.calls()), d);
+            });
+    ClientLoad.Load load = counted.load();
+    double perRun = counted.commitsPerRun();
+    log(
+        "  dbos "
+            + (queued ? "queued " : "")
+            + s.label()
+            + " c="
+            + c
+            + " "
+            + (int) load.runsPerSecond()
+            + " runs/s, "
+            + Tables.f1(perRun)
+            + " commits/run");
+    return new ShortRunsBench.Cell(
+        s.label(),
+        s.calls(),
+        c,
+        load.samples().size(),
+        load.unanswered(),
+        load.seconds(),
+        perRun,
+        List.of(load.total()));
   }
 
   private static String withoutQuery(String url) {

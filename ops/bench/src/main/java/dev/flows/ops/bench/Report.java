@@ -153,6 +153,7 @@ final class Report {
   final Map<Integer, ScalingBench.Result> scaling = new TreeMap<>();
   Optional<PruneBench.Result> prune = Optional.empty();
   Optional<GrowthBench.Result> growth = Optional.empty();
+  Optional<TimersBench.Result> timers = Optional.empty();
   Duration runtime = Duration.ZERO;
 
   /** The short-runs section's loads, this engine's, in the order measured. */
@@ -160,6 +161,9 @@ final class Report {
 
   /** The same loads on DBOS Transact, or why they were not measured. */
   final List<ShortRunsBench.Cell> dbos = new ArrayList<>();
+
+  /** The same loads on DBOS Transact with every run enqueued on a queue of worker concurrency C. */
+  final List<ShortRunsBench.Cell> dbosQueued = new ArrayList<>();
 
   Optional<String> dbosSkipped = Optional.empty();
 
@@ -169,6 +173,10 @@ final class Report {
 
   void dbos(ShortRunsBench.Cell cell) {
     dbos.add(cell);
+  }
+
+  void dbosQueued(ShortRunsBench.Cell cell) {
+    dbosQueued.add(cell);
   }
 
   void dbosSkipped(String why) {
@@ -181,6 +189,10 @@ final class Report {
 
   void growth(GrowthBench.Result r) {
     growth = Optional.of(r);
+  }
+
+  void timers(TimersBench.Result r) {
+    timers = Optional.of(r);
   }
 
   void environment(String mode, Map<String, String> settings) throws Exception {
@@ -306,6 +318,7 @@ final class Report {
     CommitsMarkdown.render(this, md);
     RecoveryMarkdown.render(this, md);
     SleepersMarkdown.render(this, md);
+    TimersMarkdown.render(this, md);
     SchedulesMarkdown.render(this, md);
     WaitingMarkdown.render(this, md);
     TasksMarkdown.render(this, md);

@@ -98,7 +98,7 @@ record SleepersBench(Bench.Plan plan, Pg pg, Report report) implements Section {
   }
 
   /** Each sleeper's lag from its due time to the attempt that resumed it, in ms. */
-  private static List<Double> lagsMs(String url) throws Exception {
+  static List<Double> lagsMs(String url) throws Exception {
     List<Double> lags = new ArrayList<>();
     try (Connection c = DriverManager.getConnection(url);
         ResultSet r =

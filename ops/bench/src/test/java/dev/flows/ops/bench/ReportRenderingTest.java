@@ -47,6 +47,18 @@ class ReportRenderingTest {
     r.recovery(Duration.ofSeconds(30), Duration.ofSeconds(5), true, ms(30_500));
     r.recovery(Duration.ofSeconds(2), Duration.ofSeconds(1), false, ms(2100, 2200));
     r.sleepers(new Report.Sleepers(10_000, 9_990, 200L << 20, 40, 42, 9_980, 12.5, 80.25));
+    r.timers(
+        new TimersBench.Result(
+            new TimersBench.Size(10_000, 1_000),
+            10_000,
+            250.5,
+            100L << 20,
+            150L << 20,
+            10L << 20,
+            12L << 20,
+            1_000,
+            ms(400, 900, 2000),
+            3.25));
     r.waiting(
         new Report.Waiting(
             1000,
@@ -120,6 +132,7 @@ class ReportRenderingTest {
             List.of(ms(), ms(), ms())));
     r.dbos(new ShortRunsBench.Cell("1 f.step", 1, 1, 300, 0, 2.0, 9.5, List.of(ms(5, 6))));
     r.dbos(new ShortRunsBench.Cell("10 f.step", 10, 1, 200, 0, 2.0, 43.1, List.of(ms(10, 11))));
+    r.dbosQueued(new ShortRunsBench.Cell("1 f.step", 1, 1, 100, 0, 2.0, 12.5, List.of(ms(15, 20))));
     r.runtime(Duration.ofSeconds(187));
     return r;
   }
