@@ -40,9 +40,9 @@ final class ConsoleHandler extends Handler.Abstract {
           "/static/console.js", "text/javascript; charset=utf-8",
           "/static/console.css", "text/css; charset=utf-8");
 
-  private final Journal journal;
+  final Journal journal;
   private final DataSource dataSource;
-  private final Optional<byte[]> tokenDigest;
+  final Optional<byte[]> tokenDigest;
   private final ConsoleActions actions;
   private final OpsConfig config = OpsConfig.defaults();
   private final Clock clock = Clock.systemUTC();
@@ -133,6 +133,8 @@ final class ConsoleHandler extends Handler.Abstract {
     } else if (parts.length == 4 && parts[1].equals("runs")) {
       requireMethod(method, "POST");
       act(request, response, callback, parts, api);
+    } else if (parts.length >= 2 && parts[1].equals("schedules")) {
+      ConsoleSchedules.route(this, request, response, callback, parts, api);
     } else {
       throw new Refusal(
           404,
@@ -147,14 +149,9 @@ final class ConsoleHandler extends Handler.Abstract {
       Request request, Response response, Callback callback, String[] parts, boolean api) {
     ConsoleActions.Done done;
     try {
-      ConsoleGuard.sameOrigin(request);
       RunRef id = new RunRef(decode(parts[2]));
       Fields form = fields(request);
-      String actor = authorize(request, form);
-      if (request.getHeaders().get(HttpHeader.AUTHORIZATION) == null) {
-        ConsoleGuard.csrf(request, form);
-      }
-      done = actions.perform(parts[3], id, form, actor);
+      done = actions.perform(parts[3], id, form, guard(request, form));
     } catch (Refusal r) {
       ConsoleGuard.log(request, parts[3], r.oneLine());
       throw r;
@@ -176,6 +173,19 @@ final class ConsoleHandler extends Handler.Abstract {
                   + URLEncoder.encode(done.text(), StandardCharsets.UTF_8));
       callback.succeeded();
     }
+  }
+
+  /**
+   * The checks of every action, in order: from the console's own origin, with the operator token,
+   * and a form post with the session's CSRF token. Answers the actor journaled with the action.
+   */
+  String guard(Request request, Fields form) {
+    ConsoleGuard.sameOrigin(request);
+    String actor = authorize(request, form);
+    if (request.getHeaders().get(HttpHeader.AUTHORIZATION) == null) {
+      ConsoleGuard.csrf(request, form);
+    }
+    return actor;
   }
 
   private ArrayNode list(Fields q) {
@@ -266,7 +276,7 @@ final class ConsoleHandler extends Handler.Abstract {
     return tree;
   }
 
-  private <T> T withConnection(Database.Work<T> work) {
+  <T> T withConnection(Database.Work<T> work) {
     try (Connection c = dataSource.getConnection()) {
       return work.apply(c);
     } catch (SQLException e) {
@@ -320,7 +330,7 @@ final class ConsoleHandler extends Handler.Abstract {
     }
   }
 
-  private static Fields fields(Request request) {
+  static Fields fields(Request request) {
     try {
       return Request.getParameters(request);
     } catch (Exception e) {
@@ -332,11 +342,11 @@ final class ConsoleHandler extends Handler.Abstract {
     }
   }
 
-  private static String decode(String segment) {
+  static String decode(String segment) {
     return java.net.URLDecoder.decode(segment, StandardCharsets.UTF_8);
   }
 
-  private static void requireMethod(String method, String allowed) {
+  static void requireMethod(String method, String allowed) {
     if (!method.equals(allowed) && !(allowed.equals("GET") && method.equals("HEAD"))) {
       throw new Refusal(
           405,
@@ -349,7 +359,7 @@ final class ConsoleHandler extends Handler.Abstract {
 
   static int status(ErrorCode code) {
     return switch (code) {
-      case RUN_NOT_FOUND, STEP_NOT_FOUND -> 404;
+      case RUN_NOT_FOUND, STEP_NOT_FOUND, SCHEDULE_NOT_FOUND -> 404;
       case RUN_TERMINAL, RUN_NOT_ENDED -> 409;
       case DATABASE_UNAVAILABLE -> 503;
       case INTERNAL_ERROR, DATABASE_ERROR, DATABASE_AUTH_FAILED -> 500;
@@ -379,11 +389,11 @@ final class ConsoleHandler extends Handler.Abstract {
     }
   }
 
-  private static void json(Response response, Callback callback, int status, JsonNode body) {
+  static void json(Response response, Callback callback, int status, JsonNode body) {
     send(response, callback, status, "application/json", Session.write(body));
   }
 
-  private static void html(Response response, Callback callback, int status, String page) {
+  static void html(Response response, Callback callback, int status, String page) {
     send(
         response,
         callback,

@@ -72,7 +72,7 @@ final class ConsolePages {
     return badge(status, o.path("displayStatus").asText(status));
   }
 
-  private static String page(String title, String body) {
+  static String page(String title, String body) {
     return "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
         + "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
         + "<title>"
@@ -80,7 +80,7 @@ final class ConsolePages {
         + " · flows</title><link rel=\"stylesheet\" href=\"/static/console.css\">"
         + "<script src=\"/static/console.js\" defer></script></head><body>"
         + "<header><a class=\"home\" href=\"/\">flows</a> <span>console</span><nav>"
-        + "<a href=\"/\">runs</a><button type=\"button\" id=\"theme-toggle\""
+        + "<a href=\"/\">runs</a> <a href=\"/schedules\">schedules</a><button type=\"button\" id=\"theme-toggle\""
         + " title=\"switch light and dark\">theme</button></nav></header><main>"
         + body
         + "</main></body></html>\n";
