@@ -162,6 +162,7 @@ public final class Bench {
     s.put("shortruns", ShortRunsBench::new);
     s.put("dbos", DbosBench::new);
     s.put("growth", GrowthBench::new);
+    s.put("agents", AgentsBench::new);
     return java.util.Collections.unmodifiableMap(s);
   }
 

@@ -153,6 +153,7 @@ final class Report {
   final Map<Integer, ScalingBench.Result> scaling = new TreeMap<>();
   Optional<PruneBench.Result> prune = Optional.empty();
   Optional<GrowthBench.Result> growth = Optional.empty();
+  Optional<AgentsBench.Result> agents = Optional.empty();
   Duration runtime = Duration.ZERO;
 
   /** The short-runs section's loads, this engine's, in the order measured. */
@@ -181,6 +182,10 @@ final class Report {
 
   void growth(GrowthBench.Result r) {
     growth = Optional.of(r);
+  }
+
+  void agents(AgentsBench.Result r) {
+    agents = Optional.of(r);
   }
 
   void environment(String mode, Map<String, String> settings) throws Exception {
@@ -312,6 +317,7 @@ final class Report {
     ScalingMarkdown.render(this, md);
     PruneMarkdown.render(this, md);
     GrowthMarkdown.render(this, md);
+    AgentsMarkdown.render(this, md);
     TracingMarkdown.render(this, md);
     CliMarkdown.render(this, md);
     ShortRunsMarkdown.render(this, md);
