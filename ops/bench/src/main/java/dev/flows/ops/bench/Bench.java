@@ -163,6 +163,7 @@ public final class Bench {
     s.put("dbos", DbosBench::new);
     s.put("growth", GrowthBench::new);
     s.put("timers", TimersBench::new);
+    s.put("agents", AgentsBench::new);
     return java.util.Collections.unmodifiableMap(s);
   }
 

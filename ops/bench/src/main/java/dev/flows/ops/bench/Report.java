@@ -154,6 +154,7 @@ final class Report {
   Optional<PruneBench.Result> prune = Optional.empty();
   Optional<GrowthBench.Result> growth = Optional.empty();
   Optional<TimersBench.Result> timers = Optional.empty();
+  Optional<AgentsBench.Result> agents = Optional.empty();
   Duration runtime = Duration.ZERO;
 
   /** The short-runs section's loads, this engine's, in the order measured. */
@@ -193,6 +194,10 @@ final class Report {
 
   void timers(TimersBench.Result r) {
     timers = Optional.of(r);
+  }
+
+  void agents(AgentsBench.Result r) {
+    agents = Optional.of(r);
   }
 
   void environment(String mode, Map<String, String> settings) throws Exception {
@@ -325,6 +330,7 @@ final class Report {
     ScalingMarkdown.render(this, md);
     PruneMarkdown.render(this, md);
     GrowthMarkdown.render(this, md);
+    AgentsMarkdown.render(this, md);
     TracingMarkdown.render(this, md);
     CliMarkdown.render(this, md);
     ShortRunsMarkdown.render(this, md);
