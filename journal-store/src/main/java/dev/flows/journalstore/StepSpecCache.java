@@ -9,8 +9,9 @@ import java.util.Optional;
 
 /**
  * The specs of recently claimed or fenced steps, least recently used dropped first. Safe to cache
- * forever: a step's spec never changes (the database refuses it) and steps are never deleted, so an
- * entry is never stale, only possibly evicted.
+ * forever: a step's spec never changes (the database refuses it) but for a flow body's instruction
+ * (moved to another version), which leaves the surfaces judged here as they were, and steps are
+ * never deleted, so an entry is never stale for them, only possibly evicted.
  */
 final class StepSpecCache {
   private record Key(RunRef runId, String stepId) {}

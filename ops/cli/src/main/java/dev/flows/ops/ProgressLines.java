@@ -32,6 +32,13 @@ final class ProgressLines {
                   + e.reason().wire()
                   + e.failedStepId().map(s -> " (failed step " + label.apply(s) + ")").orElse("");
           case JournalEntry.RunResumed e -> "run resumed by " + e.by();
+          case JournalEntry.RunUpgraded e ->
+              "run upgraded from version "
+                  + e.fromVersion()
+                  + " to "
+                  + e.toVersion()
+                  + " by "
+                  + e.by();
           case JournalEntry.StepAttemptStarted e -> started(e);
           case JournalEntry.StepCompleted e -> completed(e);
           case JournalEntry.EffectRecorded e ->

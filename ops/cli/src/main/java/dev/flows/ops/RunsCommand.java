@@ -44,6 +44,7 @@ final class RunsCommand implements Callable<Integer> {
           "resolve", RunsCommand.Resolve.class,
           "answer", RunsCommand.Answer.class,
           "rerun", Rerun.class,
+          "upgrade", RunsUpgradeCommand.class,
           "signal", RunsSignalCommand.class,
           "prune", RunsPruneCommand.class,
           "export-fixture", RunsExportFixtureCommand.class);
@@ -55,7 +56,7 @@ final class RunsCommand implements Callable<Integer> {
         "a subcommand is required",
         "flows runs",
         "use `flows runs list`, `show`, `watch`, `cancel`, `resume`, `resolve`, `answer`, `rerun`,"
-            + " `signal`, `prune`"
+            + " `upgrade`, `signal`, `prune`"
             + " or `export-fixture`");
   }
 
