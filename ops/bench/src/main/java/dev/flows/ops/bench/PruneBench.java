@@ -192,7 +192,7 @@ final class PruneBench {
                     }
                   }));
     }
-    long cap = System.nanoTime() + Duration.ofMinutes(10).toNanos();
+    long cap = System.nanoTime() + probeCap().toNanos();
     while (going.getAsBoolean() && System.nanoTime() < cap) {
       Thread.sleep(100);
     }
@@ -201,6 +201,17 @@ final class PruneBench {
       t.join();
     }
     return Stats.of(claims);
+  }
+
+  /**
+   * The longest a probe runs: 10 minutes, or with runs to prune ({@link PruneFill#RUNS_ENV}) long
+   * enough for them at 200 runs/s.
+   */
+  private static Duration probeCap() {
+    Duration tenMinutes = Duration.ofMinutes(10);
+    return PruneFill.runs()
+        .map(n -> Duration.ofSeconds(Math.max(tenMinutes.toSeconds(), n / 200)))
+        .orElse(tenMinutes);
   }
 
   private static long remaining(String url) {
