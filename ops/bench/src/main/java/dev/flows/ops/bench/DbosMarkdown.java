@@ -36,7 +36,10 @@ final class DbosMarkdown {
                   + DbosBench.QUEUE_POLL.toMillis()
                   + " ms (DBOS's default is "
                   + dev.dbos.transact.workflow.Queue.DEFAULT_POLLING_INTERVAL.toMillis()
-                  + " ms); its polls are among the commits counted.\n\n")
+                  + " ms); its polls are among the commits counted. `getResult` of an enqueued"
+                  + " workflow reads its status from the database once a second (a fixed interval"
+                  + " of DBOS's system database), so a queued run's start → result is at least"
+                  + " the wait for that read.\n\n")
           .append(table(results, results.dbosQueued));
     }
   }

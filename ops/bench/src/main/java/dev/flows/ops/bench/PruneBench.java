@@ -42,7 +42,13 @@ final class PruneBench {
 
   /** What the section measured. */
   record Result(
-      long entries, Stats without, Stats during, double pruneSeconds, long prunedEntries) {
+      long entries,
+      long runs,
+      Stats without,
+      Stats during,
+      double pruneSeconds,
+      long prunedEntries,
+      long prunedRuns) {
     double p99Ratio() {
       return during.p99() / without.p99();
     }
@@ -56,17 +62,26 @@ final class PruneBench {
       if (plan.pruneEntries() <= 0) {
         return;
       }
-      log("retention: claims without and while pruning " + plan.pruneEntries() + " entries");
-      Result r = measure(pg, plan.pruneEntries(), Duration.ofSeconds(plan.pruneWindowSeconds()));
+      Optional<Long> runs = PruneFill.runs();
+      log(
+          "retention: claims without and while pruning "
+              + runs.map(n -> n + " runs").orElse(plan.pruneEntries() + " entries"));
+      Result r =
+          measure(pg, plan.pruneEntries(), runs, Duration.ofSeconds(plan.pruneWindowSeconds()));
       report.prune(r);
       log("  claim p99 " + r.without().p99() + " ms without, " + r.during().p99() + " ms during");
     };
   }
 
-  static Result measure(Pg pg, long entries, Duration window) throws Exception {
+  static Result measure(Pg pg, long planned, Optional<Long> runs, Duration window)
+      throws Exception {
     String url = pg.fresh("bench_prune", true);
     try {
-      fill(url, entries);
+      long entries = runs.isPresent() ? PruneFill.fill(url, runs.get()) : planned;
+      if (runs.isEmpty()) {
+        fill(url, planned);
+      }
+      long runCount = remaining(url);
       try (PostgresJournal journal =
           PostgresJournal.connect(JournalStoreConfig.forUrl(url).withPoolSize(PROBE_THREADS + 2))) {
         RunSpec spec = Lowering.command("bench", List.of("true"), false, SdkConfig.DEFAULTS);
@@ -79,7 +94,14 @@ final class PruneBench {
           during = probe(journal, spec, () -> remaining(url) > 0);
         }
         double seconds = (System.nanoTime() - t0) / 1e9;
-        return new Result(entries, without, during, seconds, entries - remainingEntries(url));
+        return new Result(
+            entries,
+            runCount,
+            without,
+            during,
+            seconds,
+            entries - remainingEntries(url),
+            runCount - remaining(url));
       }
     } finally {
       pg.drop("bench_prune");
@@ -170,7 +192,7 @@ final class PruneBench {
                     }
                   }));
     }
-    long cap = System.nanoTime() + Duration.ofMinutes(10).toNanos();
+    long cap = System.nanoTime() + probeCap().toNanos();
     while (going.getAsBoolean() && System.nanoTime() < cap) {
       Thread.sleep(100);
     }
@@ -179,6 +201,17 @@ final class PruneBench {
       t.join();
     }
     return Stats.of(claims);
+  }
+
+  /**
+   * The longest a probe runs: 10 minutes, or with runs to prune ({@link PruneFill#RUNS_ENV}) long
+   * enough for them at 200 runs/s.
+   */
+  private static Duration probeCap() {
+    Duration tenMinutes = Duration.ofMinutes(10);
+    return PruneFill.runs()
+        .map(n -> Duration.ofSeconds(Math.max(tenMinutes.toSeconds(), n / 200)))
+        .orElse(tenMinutes);
   }
 
   private static long remaining(String url) {

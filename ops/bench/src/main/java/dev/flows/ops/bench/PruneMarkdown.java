@@ -18,8 +18,10 @@ final class PruneMarkdown {
     md.append("\n## Retention under load\n\n")
         .append(
             "A database holding "
+                + f0(r.runs())
+                + " runs that ended 40 days ago, with "
                 + f0(r.entries())
-                + " journal entries of runs that ended 40 days ago; "
+                + " journal entries; "
                 + PruneBench.PROBE_THREADS
                 + " threads each admit a one-step run, claim (timed) and complete it, first"
                 + " without pruning, then while a worker's `Pruner` (product defaults: 30 days,"
@@ -38,10 +40,14 @@ final class PruneMarkdown {
                 f2(r.during().p50()),
                 f2(r.during().p99())))
         .append("\nPruned ")
+        .append(f0(r.prunedRuns()))
+        .append(" runs and ")
         .append(f0(r.prunedEntries()))
         .append(" entries in ")
         .append(f1(r.pruneSeconds()))
         .append(" s (")
+        .append(f0(r.prunedRuns() / r.pruneSeconds()))
+        .append(" runs/s, ")
         .append(f0(r.prunedEntries() / r.pruneSeconds()))
         .append(" entries/s).\n");
   }
