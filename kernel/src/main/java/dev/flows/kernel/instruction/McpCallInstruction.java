@@ -19,7 +19,11 @@ import java.util.Optional;
  * and a timed-out call is retried only then; {@code tasks} (the call's or its server's choice)
  * whether the call may or must be made as a task, {@code automatic} when absent. JSON: {@code
  * {type:"mcp", server, tool, input, connection, mayReperform, onUnknownOutcome?, doNotRetry?,
- * tasks?}}; absent fields keep the bytes (and so the spec hash) of a call without a policy.
+ * tasks?, secretResult?, secretKeyEnvs?}}; absent fields keep the bytes (and so the spec hash) of a
+ * call without a policy. {@code secretResult}: JSON pointers into the receipt's {@code output}
+ * whose values the worker seals ({@link dev.flows.kernel.keys.SecretKeys}) before anything of the
+ * answer is journaled; the input's secret values arrive sealed already. {@code secretKeyEnvs}: the
+ * variables (names, never keys) flows.json named for the run's keys, the first sealing.
  */
 public record McpCallInstruction(
     String server,
@@ -29,7 +33,9 @@ public record McpCallInstruction(
     boolean mayReperform,
     Optional<OnUnknownOutcome> onUnknownOutcome,
     Optional<List<String>> doNotRetry,
-    Optional<TaskUse> tasks)
+    Optional<TaskUse> tasks,
+    List<String> secretResult,
+    List<String> secretKeyEnvs)
     implements Instruction {
   /** The instruction type of an MCP call step. */
   public static final String TYPE = "mcp";
@@ -42,6 +48,8 @@ public record McpCallInstruction(
   private static final String ON_UNKNOWN_OUTCOME = "onUnknownOutcome";
   private static final String DO_NOT_RETRY = "doNotRetry";
   private static final String TASKS = "tasks";
+  private static final String SECRET_RESULT = "secretResult";
+  private static final String SECRET_KEY_ENVS = "secretKeyEnvs";
   private static final String AT = "instruction";
 
   /** What a call of unknown outcome does when its author said so. */
@@ -100,6 +108,31 @@ public record McpCallInstruction(
     Objects.requireNonNull(onUnknownOutcome, ON_UNKNOWN_OUTCOME);
     doNotRetry = doNotRetry.map(List::copyOf);
     Objects.requireNonNull(tasks, TASKS);
+    secretResult = List.copyOf(secretResult);
+    secretKeyEnvs = List.copyOf(secretKeyEnvs);
+  }
+
+  /** A call whose result holds no secret. */
+  public McpCallInstruction(
+      String server,
+      String tool,
+      JsonNode input,
+      JsonNode connection,
+      boolean mayReperform,
+      Optional<OnUnknownOutcome> onUnknownOutcome,
+      Optional<List<String>> doNotRetry,
+      Optional<TaskUse> tasks) {
+    this(
+        server,
+        tool,
+        input,
+        connection,
+        mayReperform,
+        onUnknownOutcome,
+        doNotRetry,
+        tasks,
+        List.of(),
+        List.of());
   }
 
   /** A call with a policy of its own and no task choice. */
@@ -194,6 +227,12 @@ public record McpCallInstruction(
     onUnknownOutcome.ifPresent(u -> o.put(ON_UNKNOWN_OUTCOME, u.wire()));
     doNotRetry.ifPresent(l -> l.forEach(o.putArray(DO_NOT_RETRY)::add));
     tasks.ifPresent(t -> o.put(TASKS, t.wire()));
+    if (!secretResult.isEmpty()) {
+      secretResult.forEach(o.putArray(SECRET_RESULT)::add);
+    }
+    if (!secretKeyEnvs.isEmpty()) {
+      secretKeyEnvs.forEach(o.putArray(SECRET_KEY_ENVS)::add);
+    }
     return o;
   }
 
@@ -234,7 +273,9 @@ public record McpCallInstruction(
                                 Fields.notOneOf(
                                     TASKS,
                                     AT,
-                                    Arrays.stream(TaskUse.values()).map(TaskUse::wire).toList()))));
+                                    Arrays.stream(TaskUse.values()).map(TaskUse::wire).toList()))),
+        Fields.optionalTexts(json, SECRET_RESULT, AT).orElse(List.of()),
+        Fields.optionalTexts(json, SECRET_KEY_ENVS, AT).orElse(List.of()));
   }
 
   /** The call an agent step of type {@code mcp} makes; see {@link #fromJson}. */

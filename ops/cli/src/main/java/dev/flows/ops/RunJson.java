@@ -13,6 +13,7 @@ import dev.flows.kernel.journal.RunFailure;
 import dev.flows.kernel.journal.RunRef;
 import dev.flows.kernel.journal.RunSnapshot;
 import dev.flows.kernel.journal.StepSnapshot;
+import dev.flows.kernel.keys.SecretKeys;
 import dev.flows.kernel.lifecycle.RunStatus;
 import dev.flows.kernel.lifecycle.StepStatus;
 import dev.flows.kernel.llm.LlmReceipts;
@@ -74,7 +75,8 @@ final class RunJson {
         children.add(tree(journal, c.get(), depth + 1));
       }
     }
-    return r;
+    // What a person or a client reads: a sealed secret value shows as "***".
+    return (ObjectNode) SecretKeys.mask(r);
   }
 
   /**
@@ -164,7 +166,7 @@ final class RunJson {
               c.trajectoryTail()
                   .filter(JsonNode::isObject)
                   .ifPresentOrElse(
-                      t -> f.setAll((ObjectNode) t.deepCopy()),
+                      t -> f.setAll((ObjectNode) SecretKeys.mask(t.deepCopy())),
                       () -> f.put("diagnostic", c.reason().wire()));
               return f;
             });

@@ -97,6 +97,35 @@ public final class Lowering {
       boolean mayReperform,
       CallPolicy policy,
       SdkConfig config) {
+    return mcpCall(
+        flowName,
+        server,
+        tool,
+        args,
+        connection,
+        mayReperform,
+        policy,
+        List.of(),
+        List.of(),
+        config);
+  }
+
+  /**
+   * As above; {@code secretResult}: the result parts (JSON pointers) the worker seals before
+   * journaling the answer ({@code args} arrive with their secrets sealed); {@code secretKeyEnvs}:
+   * the variables naming the run's keys.
+   */
+  public static RunSpec mcpCall(
+      String flowName,
+      String server,
+      String tool,
+      JsonNode args,
+      JsonNode connection,
+      boolean mayReperform,
+      CallPolicy policy,
+      List<String> secretResult,
+      List<String> secretKeyEnvs,
+      SdkConfig config) {
     McpCallInstruction instruction =
         new McpCallInstruction(
             server,
@@ -108,7 +137,9 @@ public final class Lowering {
                 .onUnknownOutcome()
                 .map(o -> McpCallInstruction.OnUnknownOutcome.valueOf(o.name())),
             policy.retry().map(dev.flows.sdk.RetryPolicy::notRetried),
-            policy.tasks().map(t -> McpCallInstruction.TaskUse.valueOf(t.name())));
+            policy.tasks().map(t -> McpCallInstruction.TaskUse.valueOf(t.name())),
+            secretResult,
+            secretKeyEnvs);
     StepSpec call =
         new StepSpec(
             CALL_STEP,

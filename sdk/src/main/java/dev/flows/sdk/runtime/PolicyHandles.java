@@ -1,6 +1,7 @@
 package dev.flows.sdk.runtime;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.flows.kernel.keys.SecretMarks;
 import dev.flows.sdk.CallPolicy;
 import dev.flows.sdk.Ctx;
 import dev.flows.sdk.McpResult;
@@ -32,7 +33,8 @@ final class PolicyHandles {
       String server,
       String tool,
       CallPolicy policy,
-      Optional<Ctx.InputHandler> onInput)
+      Optional<Ctx.InputHandler> onInput,
+      SecretMarks secrets)
       implements Ctx.McpTool {
     @Override
     public McpResult call(Object arguments) {
@@ -46,17 +48,17 @@ final class PolicyHandles {
 
     @Override
     public Ctx.McpTool timeout(Duration timeout) {
-      return new Tool(ctx, server, tool, policy.withTimeout(timeout), onInput);
+      return new Tool(ctx, server, tool, policy.withTimeout(timeout), onInput, secrets);
     }
 
     @Override
     public Ctx.McpTool retry(RetryPolicy retry) {
-      return new Tool(ctx, server, tool, policy.withRetry(retry), onInput);
+      return new Tool(ctx, server, tool, policy.withRetry(retry), onInput, secrets);
     }
 
     @Override
     public Ctx.McpTool onUnknownOutcome(UnknownOutcome decision) {
-      return new Tool(ctx, server, tool, policy.withOnUnknownOutcome(decision), onInput);
+      return new Tool(ctx, server, tool, policy.withOnUnknownOutcome(decision), onInput, secrets);
     }
 
     @Override
@@ -70,12 +72,28 @@ final class PolicyHandles {
             false,
             null);
       }
-      return new Tool(ctx, server, tool, policy, Optional.of(handler));
+      return new Tool(ctx, server, tool, policy, Optional.of(handler), secrets);
+    }
+
+    @Override
+    public Ctx.McpTool secret(String pointer) {
+      return PublicError.guard(
+          () -> new Tool(ctx, server, tool, policy, onInput, secrets.argument(pointer, place())));
+    }
+
+    @Override
+    public Ctx.McpTool secretResult(String pointer) {
+      return PublicError.guard(
+          () -> new Tool(ctx, server, tool, policy, onInput, secrets.resultPart(pointer, place())));
+    }
+
+    private String place() {
+      return "f.mcp(\"" + server + "\").tool(\"" + tool + "\")";
     }
 
     @Override
     public Ctx.McpTool tasks(dev.flows.sdk.TaskUse use) {
-      return new Tool(ctx, server, tool, policy.withTasks(use), onInput);
+      return new Tool(ctx, server, tool, policy.withTasks(use), onInput, secrets);
     }
   }
 
