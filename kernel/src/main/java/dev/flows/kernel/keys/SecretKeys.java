@@ -98,7 +98,8 @@ public final class SecretKeys {
     if (!doc.toString().contains(PREFIX)) {
       return doc;
     }
-    return replace(doc.deepCopy(), s -> JSON.textNode(Secrets.MASK));
+    // A message that quotes a sealed value has it masked in place too.
+    return replace(doc.deepCopy(), s -> s.contains(PREFIX), s -> JSON.textNode(maskText(s)));
   }
 
   /**
@@ -162,7 +163,7 @@ public final class SecretKeys {
     if (!doc.toString().contains(PREFIX)) {
       return doc;
     }
-    return replace(doc.deepCopy(), s -> open(s, keyEnvs, place));
+    return replace(doc.deepCopy(), SecretKeys::isSealed, s -> open(s, keyEnvs, place));
   }
 
   private JsonNode open(String sealed, List<String> keyEnvs, String place) {
@@ -265,19 +266,20 @@ public final class SecretKeys {
     }
   }
 
-  /** {@code doc} (a copy the caller owns) with each sealed string replaced by {@code with}. */
-  private static JsonNode replace(JsonNode doc, Function<String, JsonNode> with) {
-    if (doc.isTextual() && isSealed(doc.asText())) {
+  /** {@code doc} (a copy the caller owns) with each string {@code match}es replaced. */
+  private static JsonNode replace(
+      JsonNode doc, java.util.function.Predicate<String> match, Function<String, JsonNode> with) {
+    if (doc.isTextual() && match.test(doc.asText())) {
       return with.apply(doc.asText());
     }
     if (doc instanceof ObjectNode o) {
       for (Iterator<Map.Entry<String, JsonNode>> it = o.fields(); it.hasNext(); ) {
         Map.Entry<String, JsonNode> e = it.next();
-        e.setValue(replace(e.getValue(), with));
+        e.setValue(replace(e.getValue(), match, with));
       }
     } else if (doc instanceof ArrayNode a) {
       for (int i = 0; i < a.size(); i++) {
-        a.set(i, replace(a.get(i), with));
+        a.set(i, replace(a.get(i), match, with));
       }
     }
     return doc;

@@ -128,6 +128,11 @@ class SecretKeysTest {
 
     assertThat(SecretKeys.mask(sealed).at("/card/number").asText()).isEqualTo("***");
     assertThat(SecretKeys.mask(sealed).at("/amount").asInt()).isEqualTo(5);
+    com.fasterxml.jackson.databind.node.ObjectNode quoted =
+        com.fasterxml.jackson.databind.node.JsonNodeFactory.instance
+            .objectNode()
+            .put("message", "sent " + sealed.at("/card/number").asText() + " twice");
+    assertThat(SecretKeys.mask(quoted).path("message").asText()).isEqualTo("sent *** twice");
     assertThat(Secrets.redact("called with " + sealed))
         .doesNotContain(SecretKeys.PREFIX)
         .contains("\"***\"");
