@@ -51,6 +51,7 @@ public enum ErrorCode {
   MCP_TOOL_ERROR("mcp_tool_error", false),
   MCP_RESULT_UNAVAILABLE("mcp_result_unavailable", false),
   PAYLOAD_TOO_LARGE("payload_too_large", false),
+  SECRET_KEY_MISSING("secret_key_missing", false),
   LLM_UNDECLARED_MODEL("llm_undeclared_model", false),
   LLM_ERROR("llm_error", true),
   LLM_RATE_LIMITED("llm_rate_limited", true),

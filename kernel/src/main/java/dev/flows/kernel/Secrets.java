@@ -9,8 +9,9 @@ import java.util.regex.Pattern;
 /**
  * The one place that masks secrets in text meant for a human, a log or a JSON document: every
  * database URL form ({@code password=} query parameters of a JDBC URL, the {@code user:password@}
- * of a {@code postgres://}, {@code postgresql://} or any other {@code scheme://} URL), and each
- * secret known by value (such as {@code PGPASSWORD}), raw or URL-encoded.
+ * of a {@code postgres://}, {@code postgresql://} or any other {@code scheme://} URL), each secret
+ * known by value (such as {@code PGPASSWORD}), raw or URL-encoded, and each sealed secret value
+ * ({@link dev.flows.kernel.keys.SecretKeys}).
  */
 public final class Secrets {
   public static final String MASK = "***";
@@ -36,7 +37,8 @@ public final class Secrets {
     if (text == null || text.isEmpty()) {
       return text == null ? "" : text;
     }
-    String out = PASSWORD_PARAMETER.matcher(text).replaceAll("$1" + MASK);
+    String out = dev.flows.kernel.keys.SecretKeys.maskText(text);
+    out = PASSWORD_PARAMETER.matcher(out).replaceAll("$1" + MASK);
     out = USER_INFO.matcher(out).replaceAll("$1:" + MASK + "@");
     for (String secret : known) {
       if (secret == null || secret.isBlank()) {

@@ -126,6 +126,16 @@ final class DirectCtx implements Ctx {
     }
 
     @Override
+    public McpTool secret(String pointer) {
+      return this; // nothing is journaled here
+    }
+
+    @Override
+    public McpTool secretResult(String pointer) {
+      return this;
+    }
+
+    @Override
     public McpTool tasks(dev.flows.sdk.TaskUse use) {
       return this;
     }

@@ -20,8 +20,12 @@ import java.util.Optional;
  * whether the call may or must be made as a task, {@code automatic} when absent; {@code approval}
  * (written only when true) parks the call for approval before it is sent ({@link
  * dev.flows.kernel.journal.ToolApproval}). JSON: {@code {type:"mcp", server, tool, input,
- * connection, mayReperform, onUnknownOutcome?, doNotRetry?, tasks?, approval?}}; absent fields keep
- * the bytes (and so the spec hash) of a call without a policy.
+ * connection, mayReperform, onUnknownOutcome?, doNotRetry?, tasks?, approval?, secretResult?,
+ * secretKeyEnvs?}}; absent fields keep the bytes (and so the spec hash) of a call without a policy.
+ * {@code secretResult}: JSON pointers into the receipt's {@code output} whose values the worker
+ * seals ({@link dev.flows.kernel.keys.SecretKeys}) before anything of the answer is journaled; the
+ * input's secret values arrive sealed already. {@code secretKeyEnvs}: the variables (names, never
+ * keys) flows.json named for the run's keys, the first sealing.
  */
 public record McpCallInstruction(
     String server,
@@ -32,7 +36,9 @@ public record McpCallInstruction(
     Optional<OnUnknownOutcome> onUnknownOutcome,
     Optional<List<String>> doNotRetry,
     Optional<TaskUse> tasks,
-    boolean approval)
+    boolean approval,
+    List<String> secretResult,
+    List<String> secretKeyEnvs)
     implements Instruction {
   /** The instruction type of an MCP call step. */
   public static final String TYPE = "mcp";
@@ -46,6 +52,8 @@ public record McpCallInstruction(
   private static final String DO_NOT_RETRY = "doNotRetry";
   private static final String TASKS = "tasks";
   private static final String APPROVAL = "approval";
+  private static final String SECRET_RESULT = "secretResult";
+  private static final String SECRET_KEY_ENVS = "secretKeyEnvs";
   private static final String AT = "instruction";
 
   /** What a call of unknown outcome does when its author said so. */
@@ -104,9 +112,11 @@ public record McpCallInstruction(
     Objects.requireNonNull(onUnknownOutcome, ON_UNKNOWN_OUTCOME);
     doNotRetry = doNotRetry.map(List::copyOf);
     Objects.requireNonNull(tasks, TASKS);
+    secretResult = List.copyOf(secretResult);
+    secretKeyEnvs = List.copyOf(secretKeyEnvs);
   }
 
-  /** A call that needs no approval. */
+  /** A call that needs no approval and whose result holds no secret. */
   public McpCallInstruction(
       String server,
       String tool,
@@ -116,13 +126,34 @@ public record McpCallInstruction(
       Optional<OnUnknownOutcome> onUnknownOutcome,
       Optional<List<String>> doNotRetry,
       Optional<TaskUse> tasks) {
-    this(server, tool, input, connection, mayReperform, onUnknownOutcome, doNotRetry, tasks, false);
+    this(
+        server,
+        tool,
+        input,
+        connection,
+        mayReperform,
+        onUnknownOutcome,
+        doNotRetry,
+        tasks,
+        false,
+        List.of(),
+        List.of());
   }
 
   /** This call parked for approval before it is sent ({@code approval} true). */
   public McpCallInstruction withApproval() {
     return new McpCallInstruction(
-        server, tool, input, connection, mayReperform, onUnknownOutcome, doNotRetry, tasks, true);
+        server,
+        tool,
+        input,
+        connection,
+        mayReperform,
+        onUnknownOutcome,
+        doNotRetry,
+        tasks,
+        true,
+        secretResult,
+        secretKeyEnvs);
   }
 
   /** This call with {@code arguments} as its input (an approver's edit). */
@@ -136,7 +167,9 @@ public record McpCallInstruction(
         onUnknownOutcome,
         doNotRetry,
         tasks,
-        approval);
+        approval,
+        secretResult,
+        secretKeyEnvs);
   }
 
   /** A call with a policy of its own and no task choice. */
@@ -234,6 +267,12 @@ public record McpCallInstruction(
     if (approval) {
       o.put(APPROVAL, true);
     }
+    if (!secretResult.isEmpty()) {
+      secretResult.forEach(o.putArray(SECRET_RESULT)::add);
+    }
+    if (!secretKeyEnvs.isEmpty()) {
+      secretKeyEnvs.forEach(o.putArray(SECRET_KEY_ENVS)::add);
+    }
     return o;
   }
 
@@ -275,7 +314,9 @@ public record McpCallInstruction(
                                     TASKS,
                                     AT,
                                     Arrays.stream(TaskUse.values()).map(TaskUse::wire).toList()))),
-        Fields.optionalBoolean(json, APPROVAL, AT, false));
+        Fields.optionalBoolean(json, APPROVAL, AT, false),
+        Fields.optionalTexts(json, SECRET_RESULT, AT).orElse(List.of()),
+        Fields.optionalTexts(json, SECRET_KEY_ENVS, AT).orElse(List.of()));
   }
 
   /** The call an agent step of type {@code mcp} makes; see {@link #fromJson}. */

@@ -200,7 +200,7 @@ public final class EntryJson {
   /**
    * One entry as a timeline shows it: {@code seq}, {@code at}, {@code type}, {@code runId}, then
    * the {@link #payload}'s fields (absent optionals as null; an {@code effect.task}'s note under
-   * {@code task}).
+   * {@code task}), sealed secret values shown as {@code "***"}.
    */
   public static ObjectNode timeline(JournalRecord rec) {
     JournalEntry entry = rec.entry();
@@ -218,7 +218,7 @@ public final class EntryJson {
         o.set(field, p.has(field) ? p.get(field) : NullNode.getInstance());
       }
     }
-    return o;
+    return (ObjectNode) dev.flows.kernel.keys.SecretKeys.mask(o);
   }
 
   /** The entry {@code type} whose {@link #payload} is {@code p}, of run {@code runId}. */

@@ -14,6 +14,7 @@ import dev.flows.kernel.journal.RunRef;
 import dev.flows.kernel.journal.RunSnapshot;
 import dev.flows.kernel.journal.StepSnapshot;
 import dev.flows.kernel.journal.ToolApproval;
+import dev.flows.kernel.keys.SecretKeys;
 import dev.flows.kernel.lifecycle.RunStatus;
 import dev.flows.kernel.lifecycle.StepStatus;
 import dev.flows.kernel.mcp.McpReceipt;
@@ -80,7 +81,8 @@ final class RunJson {
       children.forEach(kids::add);
       r.set("treeUsage", RunUsage.tree(r.get("usage"), kids));
     }
-    return r;
+    // What a person or a client reads: a sealed secret value shows as "***".
+    return (ObjectNode) SecretKeys.mask(r);
   }
 
   /**
@@ -177,7 +179,7 @@ final class RunJson {
               c.trajectoryTail()
                   .filter(JsonNode::isObject)
                   .ifPresentOrElse(
-                      t -> f.setAll((ObjectNode) t.deepCopy()),
+                      t -> f.setAll((ObjectNode) SecretKeys.mask(t.deepCopy())),
                       () -> f.put("diagnostic", c.reason().wire()));
               return f;
             });

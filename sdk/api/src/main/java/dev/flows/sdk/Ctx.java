@@ -236,6 +236,21 @@ public interface Ctx {
      * (edited arguments, then sent) decides; a denied call fails {@code tool_call_denied}.
      */
     McpTool needsApproval();
+     * Marks the argument at JSON pointer {@code pointer} (RFC 6901, e.g. {@code /card/number})
+     * secret, beside those flows.json marks for the tool: it is journaled only sealed (AES-256-GCM
+     * under the key named by flows.json's {@code secrets.keyEnv}), shown as {@code "***"} and
+     * opened only to make the call. A pointer that is not one is refused {@code invalid_input}; a
+     * secret to seal without a key fails the call {@code secret_key_missing} before anything is
+     * journaled.
+     */
+    McpTool secret(String pointer);
+
+    /**
+     * Marks the part of the tool's result at {@code pointer} (into {@code {content,
+     * structuredContent, isError}}, e.g. {@code /content/0/text}) secret: the worker seals it
+     * before anything of the answer is journaled; this body's {@link McpResult} holds it opened.
+     */
+    McpTool secretResult(String pointer);
   }
 
   /** Answers one request a server made for input during a call (see {@link McpTool#onInput}). */

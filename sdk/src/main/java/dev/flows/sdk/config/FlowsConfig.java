@@ -8,12 +8,31 @@ import java.util.TreeMap;
 
 /**
  * A loaded {@code flows.json}; {@code file} is empty when none was found (no servers, no models).
+ * {@code secretKeys}: its {@code secrets} entry, the variables secret values are sealed under.
  */
 public record FlowsConfig(
-    Optional<Path> file, Map<String, ServerEntry> mcp, Map<String, ModelConfig> models) {
+    Optional<Path> file,
+    Map<String, ServerEntry> mcp,
+    Map<String, ModelConfig> models,
+    Optional<SecretKeyEnvs> secretKeys) {
   public FlowsConfig {
     mcp = Map.copyOf(new TreeMap<>(mcp));
     models = Map.copyOf(new TreeMap<>(models));
+  }
+
+  /**
+   * flows.json's {@code "secrets": {"keyEnv": NAME, "oldKeyEnvs": [NAME…]}}: the variable holding
+   * the key secret values are sealed under, and those holding earlier keys still opened.
+   */
+  public record SecretKeyEnvs(String keyEnv, java.util.List<String> oldKeyEnvs) {
+    public SecretKeyEnvs {
+      oldKeyEnvs = java.util.List.copyOf(oldKeyEnvs);
+    }
+  }
+
+  public FlowsConfig(
+      Optional<Path> file, Map<String, ServerEntry> mcp, Map<String, ModelConfig> models) {
+    this(file, mcp, models, Optional.empty());
   }
 
   /** A configuration of servers only. */

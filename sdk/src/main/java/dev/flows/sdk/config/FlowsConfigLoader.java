@@ -90,7 +90,7 @@ public final class FlowsConfigLoader {
     }
     Walker w = new Walker(file);
     w.object(root, "");
-    w.onlyKeys(root, "", Set.of("mcp", "models"));
+    w.onlyKeys(root, "", Set.of("mcp", "models", "secrets"));
     Map<String, ServerEntry> servers = new LinkedHashMap<>();
     JsonNode mcp = root.path("mcp");
     if (!mcp.isMissingNode()) {
@@ -107,7 +107,11 @@ public final class FlowsConfigLoader {
         servers.put(e.getKey(), server(w, e.getKey(), e.getValue(), ptr));
       }
     }
-    return new FlowsConfig(Optional.of(file), servers, ModelEntries.parse(w, root.path("models")));
+    return new FlowsConfig(
+        Optional.of(file),
+        servers,
+        ModelEntries.parse(w, root.path("models")),
+        SecretEntries.keys(w, root.path("secrets")));
   }
 
   private static ServerEntry server(Walker w, String name, JsonNode n, String ptr) {
@@ -125,7 +129,11 @@ public final class FlowsConfigLoader {
     Optional<TaskUse> tasks = tasks(w, n, ptr);
     McpServerConfig config =
         stdio ? stdio(w, name, n, ptr, protocol) : http(w, name, n, ptr, protocol);
-    return new ServerEntry(config.withMaxResultBytes(maxResultBytes(w, n, ptr)), idem, tasks);
+    return new ServerEntry(
+        config.withMaxResultBytes(maxResultBytes(w, n, ptr)),
+        idem,
+        tasks,
+        SecretEntries.marks(w, n, ptr));
   }
 
   /** {@code "limits": {"maxResultBytes": N}}: this server's largest message, else the worker's. */
@@ -194,7 +202,8 @@ public final class FlowsConfigLoader {
             "idempotencyKeys",
             "protocol",
             "tasks",
-            "limits"));
+            "limits",
+            "secrets"));
     String command = w.string(n, ptr, "command");
     if (command.isBlank()) {
       throw w.refuse(ptr + "/command", "is empty", "name the program to start");
@@ -243,7 +252,10 @@ public final class FlowsConfigLoader {
   private static McpServerConfig http(
       Walker w, String name, JsonNode n, String ptr, McpProtocol protocol) {
     w.onlyKeys(
-        n, ptr, Set.of("url", "headers", "auth", "idempotencyKeys", "protocol", "tasks", "limits"));
+        n,
+        ptr,
+        Set.of(
+            "url", "headers", "auth", "idempotencyKeys", "protocol", "tasks", "limits", "secrets"));
     URI url = w.url(w.string(n, ptr, "url"), ptr + "/url");
     Map<String, String> headers = w.optStringMap(n, ptr, "headers");
     McpAuth auth =

@@ -76,7 +76,8 @@ final class DurableCtx implements Ctx {
       ResidentWaits resident,
       InstantSource clock,
       FlowResolver resolver,
-      BodyModels models) {
+      BodyModels models,
+      dev.flows.kernel.keys.SecretKeys secretKeys) {
     this.journal = journal;
     this.clock = clock;
     this.resident = resident;
@@ -104,7 +105,7 @@ final class DurableCtx implements Ctx {
     this.waits =
         new Waits(journal, attempt.lease(), memos, clock, this::nextPosition, this::suspend);
     this.deterministic = new Deterministic(memos, clock, this::nextPosition);
-    this.specs = new CallSpecs(header, inventory, config, rootInstruction());
+    this.specs = new CallSpecs(header, inventory, config, rootInstruction(), secretKeys);
     this.patches = new Patches(memos, this::peekPosition, this::nextPosition);
     this.inputs = new InputAnswers(journal, memos, run());
     this.fanout =
@@ -202,13 +203,20 @@ final class DurableCtx implements Ctx {
           "add \"" + server + "\" to the header's tools.mcp (and to flows.json)");
     }
     return tool ->
-        new PolicyHandles.Tool(this, server, tool, CallPolicy.DEFAULT, Optional.empty(), false);
+        new PolicyHandles.Tool(
+            this,
+            server,
+            tool,
+            CallPolicy.DEFAULT,
+            Optional.empty(),
+            false,
+            dev.flows.kernel.keys.SecretMarks.NONE);
   }
 
   McpResult callMcp(PolicyHandles.Tool t, Object args) {
-    return new McpResult(
+    return specs.result(
         child(
-            specs.mcp(t.server(), t.tool(), args, t.policy(), t.approval()),
+            specs.mcp(t.server(), t.tool(), args, t.policy(), t.approval(), t.secrets()),
             ChildReports.mcpCall(t.server(), t.tool()),
             Optional.of(Lowering.mcpSurface(t.server(), t.tool())),
             t.onInput()));
@@ -216,10 +224,10 @@ final class DurableCtx implements Ctx {
 
   Pending<McpResult> callMcpAsync(PolicyHandles.Tool t, Object args) {
     return issueAsync(
-        specs.mcp(t.server(), t.tool(), args, t.policy(), t.approval()),
+        specs.mcp(t.server(), t.tool(), args, t.policy(), t.approval(), t.secrets()),
         ChildReports.mcpCall(t.server(), t.tool()),
         Optional.of(Lowering.mcpSurface(t.server(), t.tool())),
-        McpResult::new,
+        specs::result,
         t.onInput());
   }
 

@@ -11,6 +11,7 @@ import dev.flows.kernel.journal.CompletionReason;
 import dev.flows.kernel.journal.Journal;
 import dev.flows.kernel.journal.MemoEffect;
 import dev.flows.kernel.journal.StepOutcome;
+import dev.flows.kernel.keys.SecretKeys;
 import dev.flows.kernel.spec.StepBody;
 import dev.flows.sdk.ChildFailedException;
 import dev.flows.sdk.Flow;
@@ -34,6 +35,7 @@ public final class FlowBodyRunner {
   private final ResidentWaits resident;
   private final InstantSource clock;
   private volatile BodyModels models = BodyModels.none();
+  private volatile SecretKeys secretKeys = SecretKeys.none();
 
   /** A runner whose bodies await every child a claimer runs (no inline MCP calls). */
   public FlowBodyRunner(Journal journal, FlowResolver resolver, SdkConfig config) {
@@ -84,6 +86,12 @@ public final class FlowBodyRunner {
     this.resident = new ResidentWaits(config.maxResidentWaits());
   }
 
+  /** The keys this runner's bodies seal secret call arguments under; none until given. */
+  public FlowBodyRunner secrets(SecretKeys keys) {
+    this.secretKeys = keys;
+    return this;
+  }
+
   /** The models this runner's bodies call ({@code f.llm}); none until given. */
   public FlowBodyRunner models(BodyModels models) {
     this.models = models;
@@ -121,7 +129,8 @@ public final class FlowBodyRunner {
             resident,
             clock,
             resolver,
-            models);
+            models,
+            secretKeys);
     StepOutcome outcome;
     try {
       JsonNode result = FlowTypes.run(flow, new AuthorCtx(ctx), attempt.step().input());

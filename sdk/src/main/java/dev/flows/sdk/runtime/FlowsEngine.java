@@ -8,6 +8,7 @@ import dev.flows.kernel.journal.RunRef;
 import dev.flows.kernel.journal.StartRun;
 import dev.flows.kernel.journal.StartedRun;
 import dev.flows.kernel.journal.WorkerId;
+import dev.flows.kernel.keys.SecretKeys;
 import dev.flows.kernel.mcp.McpClientConfig;
 import dev.flows.kernel.spec.RunSpec;
 import dev.flows.mcp.client.McpCredentials;
@@ -53,6 +54,7 @@ public final class FlowsEngine implements AutoCloseable {
   private final ScheduleTicker ticker;
   private final ScheduleTemplates templates;
   private final String workerName;
+  private final SecretKeys secretKeys;
 
   public FlowsEngine(
       Journal journal,
@@ -93,7 +95,9 @@ public final class FlowsEngine implements AutoCloseable {
     // A model's API key is a secret as an MCP server's is: read where the embedder says.
     this.models = new ModelRegistry(credentials::variable);
     this.sessions = new McpSessions(mcpLimits, credentials);
-    McpToolExecutor mcp = new McpToolExecutor(sessions, this.journal, clock);
+    // Secret keys are read as the other secrets are; flows.json names their variables.
+    this.secretKeys = new SecretKeys(credentials::variable);
+    McpToolExecutor mcp = new McpToolExecutor(sessions, this.journal, clock, secretKeys);
     // A body's first MCP calls run on its own worker, through the same executor, under a lease
     // of this worker (see InlineMcpCalls): no claim, no worker slot, no polling.
     // One WorkerLease (one lease keeper) for the claimed attempts and the inline calls alike: all
@@ -104,7 +108,8 @@ public final class FlowsEngine implements AutoCloseable {
         new InlineMcpCalls(this.journal, mcp, leases, workerId, workerConfig.defaultLease(), clock);
     FlowBodyRunner runner =
         new FlowBodyRunner(this.journal, resolver, config, inline, clock)
-            .models(new BodyModels(models, llmCalls));
+            .models(new BodyModels(models, llmCalls))
+            .secrets(secretKeys);
     ExecutorRegistry executors =
         ExecutorRegistry.of(
             new DeterministicExecutor(workerConfig),
@@ -147,7 +152,9 @@ public final class FlowsEngine implements AutoCloseable {
   public FlowsEngine acceptSourcesUnder(List<java.nio.file.Path> dirs) {
     resolver.acceptSourcesUnder(dirs);
     for (java.nio.file.Path dir : dirs) {
-      FlowsConfigLoader.loadNearest(dir).models().values().forEach(models::declare);
+      FlowsConfig found = FlowsConfigLoader.loadNearest(dir);
+      found.models().values().forEach(models::declare);
+      declareSecretKeys(found);
     }
     return this;
   }
@@ -206,7 +213,17 @@ public final class FlowsEngine implements AutoCloseable {
             config.preflightTimeout(),
             credentials);
     servers.models().values().forEach(models::declare);
+    declareSecretKeys(servers);
     return inventory;
+  }
+
+  /**
+   * This engine seals secrets under the first {@code secrets.keyEnv} a flows.json it read names,
+   * and opens them with any key those files name.
+   */
+  public FlowsEngine declareSecretKeys(FlowsConfig config) {
+    config.secretKeys().ifPresent(k -> secretKeys.declare(k.keyEnv(), k.oldKeyEnvs()));
+    return this;
   }
 
   /** Preflights with the nearest flows.json and admits the root run. */

@@ -72,6 +72,37 @@ public record Inventory(JsonNode json) {
   }
 
   /**
+   * This inventory with each server's flows.json secret marks frozen beside its tools ({@code
+   * secrets: {TOOL: {arguments, result}}}) and flows.json's key variables ({@code secretKeyEnvs},
+   * names only); without either a server keeps its bytes.
+   */
+  public Inventory withSecrets(
+      Map<String, Map<String, dev.flows.kernel.keys.SecretMarks>> marks, List<String> keyEnvs) {
+    ObjectNode root = ((ObjectNode) json).deepCopy();
+    if (!keyEnvs.isEmpty()) {
+      root.forEach(
+          n -> {
+            if (n instanceof ObjectNode o) {
+              keyEnvs.forEach(o.putArray("secretKeyEnvs")::add);
+            }
+          });
+    }
+    marks.forEach(
+        (server, tools) -> {
+          if (!tools.isEmpty() && root.get(server) instanceof ObjectNode n) {
+            ObjectNode out = n.putObject("secrets");
+            tools.forEach(
+                (tool, m) -> {
+                  ObjectNode t = out.putObject(tool);
+                  m.arguments().forEach(t.putArray("arguments")::add);
+                  m.result().forEach(t.putArray("result")::add);
+                });
+          }
+        });
+    return new Inventory(root);
+  }
+
+  /**
    * A tool's input schema as frozen: without {@code $schema} (every run would carry the same URL),
    * and absent when it says no more than {@link #OPEN_OBJECT}, which {@link #tool} answers then.
    */
@@ -115,6 +146,24 @@ public record Inventory(JsonNode json) {
   /** The server's flows.json {@code tasks}, when it says (frozen in the spec). */
   public Optional<dev.flows.sdk.TaskUse> tasks(String server) {
     return dev.flows.sdk.TaskUse.fromWire(json.path(server).path("tasks").asText(""));
+  }
+
+  /** The parts of a call of {@code tool} flows.json marks secret (frozen in the spec). */
+  public dev.flows.kernel.keys.SecretMarks secrets(String server, String tool) {
+    JsonNode t = json.path(server).path("secrets").path(tool);
+    return new dev.flows.kernel.keys.SecretMarks(
+        texts(t.path("arguments")), texts(t.path("result")));
+  }
+
+  /** The variables flows.json named for the run's secret keys (frozen in the spec). */
+  public List<String> secretKeyEnvs(String server) {
+    return texts(json.path(server).path("secretKeyEnvs"));
+  }
+
+  private static List<String> texts(JsonNode array) {
+    java.util.ArrayList<String> out = new java.util.ArrayList<>();
+    array.forEach(n -> out.add(n.asText()));
+    return out;
   }
 
   public boolean hasServer(String server) {

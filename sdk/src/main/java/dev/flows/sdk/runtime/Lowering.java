@@ -122,12 +122,25 @@ public final class Lowering {
       boolean mayReperform,
       CallPolicy policy,
       SdkConfig config) {
-    return mcpCall(flowName, server, tool, args, connection, mayReperform, policy, false, config);
+    return mcpCall(
+        flowName,
+        server,
+        tool,
+        args,
+        connection,
+        mayReperform,
+        policy,
+        false,
+        List.of(),
+        List.of(),
+        config);
   }
 
   /**
-   * As {@link #mcpCall(String, String, String, JsonNode, JsonNode, boolean, CallPolicy,
-   * SdkConfig)}, the call parked for approval before it is sent when {@code approval}.
+   * As above; the call parked for approval before it is sent when {@code approval}; {@code
+   * secretResult}: the result parts (JSON pointers) the worker seals before journaling the answer
+   * ({@code args} arrive with their secrets sealed); {@code secretKeyEnvs}: the variables naming
+   * the run's keys.
    */
   public static RunSpec mcpCall(
       String flowName,
@@ -138,6 +151,8 @@ public final class Lowering {
       boolean mayReperform,
       CallPolicy policy,
       boolean approval,
+      List<String> secretResult,
+      List<String> secretKeyEnvs,
       SdkConfig config) {
     McpCallInstruction plain =
         new McpCallInstruction(
@@ -150,7 +165,10 @@ public final class Lowering {
                 .onUnknownOutcome()
                 .map(o -> McpCallInstruction.OnUnknownOutcome.valueOf(o.name())),
             policy.retry().map(dev.flows.sdk.RetryPolicy::notRetried),
-            policy.tasks().map(t -> McpCallInstruction.TaskUse.valueOf(t.name())));
+            policy.tasks().map(t -> McpCallInstruction.TaskUse.valueOf(t.name())),
+            false,
+            secretResult,
+            secretKeyEnvs);
     McpCallInstruction instruction = approval ? plain.withApproval() : plain;
     StepSpec call =
         new StepSpec(

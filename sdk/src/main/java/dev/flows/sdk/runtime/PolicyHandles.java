@@ -1,6 +1,7 @@
 package dev.flows.sdk.runtime;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.flows.kernel.keys.SecretMarks;
 import dev.flows.sdk.CallPolicy;
 import dev.flows.sdk.Ctx;
 import dev.flows.sdk.McpResult;
@@ -33,7 +34,8 @@ final class PolicyHandles {
       String tool,
       CallPolicy policy,
       Optional<Ctx.InputHandler> onInput,
-      boolean approval)
+      boolean approval,
+      SecretMarks secrets)
       implements Ctx.McpTool {
     @Override
     public McpResult call(Object arguments) {
@@ -47,17 +49,17 @@ final class PolicyHandles {
 
     @Override
     public Ctx.McpTool timeout(Duration timeout) {
-      return new Tool(ctx, server, tool, policy.withTimeout(timeout), onInput, approval);
+      return new Tool(ctx, server, tool, policy.withTimeout(timeout), onInput, approval, secrets);
     }
 
     @Override
     public Ctx.McpTool retry(RetryPolicy retry) {
-      return new Tool(ctx, server, tool, policy.withRetry(retry), onInput, approval);
+      return new Tool(ctx, server, tool, policy.withRetry(retry), onInput, approval, secrets);
     }
 
     @Override
     public Ctx.McpTool onUnknownOutcome(UnknownOutcome decision) {
-      return new Tool(ctx, server, tool, policy.withOnUnknownOutcome(decision), onInput, approval);
+      return new Tool(ctx, server, tool, policy.withOnUnknownOutcome(decision), onInput, approval, secrets);
     }
 
     @Override
@@ -71,17 +73,33 @@ final class PolicyHandles {
             false,
             null);
       }
-      return new Tool(ctx, server, tool, policy, Optional.of(handler), approval);
+      return new Tool(ctx, server, tool, policy, Optional.of(handler), approval, secrets);
     }
 
     @Override
     public Ctx.McpTool needsApproval() {
-      return new Tool(ctx, server, tool, policy, onInput, true);
+      return new Tool(ctx, server, tool, policy, onInput, true, secrets);
+    }
+
+    @Override
+    public Ctx.McpTool secret(String pointer) {
+      return PublicError.guard(
+          () -> new Tool(ctx, server, tool, policy, onInput, approval, secrets.argument(pointer, place())));
+    }
+
+    @Override
+    public Ctx.McpTool secretResult(String pointer) {
+      return PublicError.guard(
+          () -> new Tool(ctx, server, tool, policy, onInput, approval, secrets.resultPart(pointer, place())));
+    }
+
+    private String place() {
+      return "f.mcp(\"" + server + "\").tool(\"" + tool + "\")";
     }
 
     @Override
     public Ctx.McpTool tasks(dev.flows.sdk.TaskUse use) {
-      return new Tool(ctx, server, tool, policy.withTasks(use), onInput, approval);
+      return new Tool(ctx, server, tool, policy.withTasks(use), onInput, approval, secrets);
     }
   }
 

@@ -14,6 +14,7 @@ import dev.flows.sdk.config.FlowsConfig;
 import dev.flows.sdk.config.ServerEntry;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -216,7 +217,24 @@ public final class Preflight {
     if (!problems.isEmpty()) {
       throw new PreflightException(problems);
     }
-    return Inventory.of(servers);
+    return frozen(Inventory.of(servers), config, entries);
+  }
+
+  /** {@code inventory} with flows.json's secret marks and key variables frozen into it. */
+  private static Inventory frozen(
+      Inventory inventory, FlowsConfig config, List<ServerEntry> entries) {
+    Map<String, Map<String, dev.flows.kernel.keys.SecretMarks>> secrets = new HashMap<>();
+    entries.forEach(e -> secrets.put(e.name(), e.secrets()));
+    List<String> keyEnvs =
+        config
+            .secretKeys()
+            .map(
+                k ->
+                    java.util.stream.Stream.concat(
+                            java.util.stream.Stream.of(k.keyEnv()), k.oldKeyEnvs().stream())
+                        .toList())
+            .orElse(List.of());
+    return inventory.withSecrets(secrets, keyEnvs);
   }
 
   private static List<McpConnection> connections(

@@ -42,16 +42,7 @@ public final class ReplayChecker {
 
   /** Replays the body of root run {@code run} as {@code flow}'s code makes it. */
   public ReplayVerdict check(RunRef run, Flow<?, ?> flow) {
-    RunSnapshot snapshot =
-        journal
-            .run(run)
-            .orElseThrow(
-                () ->
-                    new FlowsException(
-                        ErrorCode.RUN_NOT_FOUND,
-                        "no run " + run.value(),
-                        "replay-check",
-                        "`flows runs list --flow NAME` lists the flow's runs"));
+    RunSnapshot snapshot = journal.run(run).orElseThrow(() -> notFound(run));
     if (!snapshot.name().equals(flow.header().name())) {
       throw new FlowsException(
           ErrorCode.INVALID_INPUT,
@@ -84,7 +75,8 @@ public final class ReplayChecker {
             new ResidentWaits(0),
             clock,
             resolver,
-            BodyModels.none());
+            BodyModels.none(),
+            dev.flows.kernel.keys.SecretKeys.none());
     try {
       FlowTypes.run(flow, new AuthorCtx(ctx), body.input());
     } catch (ReplayOnlyJournal.JournalEnd | SuspendSignal | ParkSignal stopped) {
@@ -100,6 +92,14 @@ public final class ReplayChecker {
       return ended(run, ctx, "the body's end (it threw " + t.getClass().getSimpleName() + ")");
     }
     return ended(run, ctx, "the body's end (it returned)");
+  }
+
+  private static FlowsException notFound(RunRef run) {
+    return new FlowsException(
+        ErrorCode.RUN_NOT_FOUND,
+        "no run " + run.value(),
+        "replay-check",
+        "`flows runs list --flow NAME` lists the flow's runs");
   }
 
   /** The body ended: compatible unless the journal holds a call past its last one. */

@@ -36,6 +36,18 @@ public final class TestWorkerMain {
       int skip,
       java.util.List<String> jvmFlags)
       throws java.io.IOException {
+    return launch(jdbcUrl, lease, fault, skip, jvmFlags, java.util.Map.of());
+  }
+
+  /** As above, with {@code env} added to the worker's environment. */
+  static Process launch(
+      String jdbcUrl,
+      Duration lease,
+      java.util.Optional<FaultPoint> fault,
+      int skip,
+      java.util.List<String> jvmFlags,
+      java.util.Map<String, String> env)
+      throws java.io.IOException {
     java.util.List<String> cmd = new java.util.ArrayList<>();
     cmd.add(Jvm.java());
     cmd.addAll(jvmFlags);
@@ -47,8 +59,9 @@ public final class TestWorkerMain {
     cmd.add(TestWorkerMain.class.getName());
     cmd.add(jdbcUrl);
     cmd.add(String.valueOf(lease.toMillis()));
-    return new ProcessBuilder(cmd)
-        .redirectErrorStream(true)
+    ProcessBuilder pb = new ProcessBuilder(cmd);
+    pb.environment().putAll(env);
+    return pb.redirectErrorStream(true)
         .redirectOutput(java.io.File.createTempFile("worker", ".log"))
         .start();
   }

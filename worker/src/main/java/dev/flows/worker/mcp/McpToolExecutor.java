@@ -18,6 +18,7 @@ import dev.flows.kernel.journal.RunRef;
 import dev.flows.kernel.journal.StepOutcome;
 import dev.flows.kernel.journal.ToolApproval;
 import dev.flows.kernel.json.Jackson;
+import dev.flows.kernel.keys.SecretKeys;
 import dev.flows.kernel.mcp.CallOptions;
 import dev.flows.kernel.mcp.InputRequest;
 import dev.flows.kernel.mcp.McpDiagnostic;
@@ -66,6 +67,8 @@ public final class McpToolExecutor implements AgentInstructionExecutor {
   private final Journal journal;
 
   private final TaskCalls tasks;
+  // Opens a call's sealed arguments to send them; seals the secret parts of its answer.
+  private final SecretKeys keys;
 
   public McpToolExecutor(McpSessions sessions, Journal journal) {
     this(sessions, journal, java.time.InstantSource.system());
@@ -73,9 +76,16 @@ public final class McpToolExecutor implements AgentInstructionExecutor {
 
   /** {@code clock}: when a task's call timed out (counted from the task's journaled creation). */
   public McpToolExecutor(McpSessions sessions, Journal journal, java.time.InstantSource clock) {
+    this(sessions, journal, clock, SecretKeys.none());
+  }
+
+  /** As above, with the secret keys a call's secret arguments and results are sealed under. */
+  public McpToolExecutor(
+      McpSessions sessions, Journal journal, java.time.InstantSource clock, SecretKeys keys) {
     this.sessions = sessions;
     this.journal = journal;
     this.tasks = new TaskCalls(journal, sessions.limits(), clock);
+    this.keys = keys;
   }
 
   @Override
@@ -105,6 +115,22 @@ public final class McpToolExecutor implements AgentInstructionExecutor {
     }
   }
 
+  /**
+   * A call whose sealed arguments do not open, or whose result is to be sealed without a key, fails
+   * {@code secret_key_missing} before anything is sent (and so before an answer exists).
+   */
+  private Optional<StepOutcome> keyMissing(McpCallInstruction in, String key, String path) {
+    try {
+      keys.open(in.input(), in.secretKeyEnvs(), path);
+      if (!in.secretResult().isEmpty()) {
+        keys.requireSealingKey(in.secretKeyEnvs(), path);
+      }
+      return Optional.empty();
+    } catch (FlowsException noKey) {
+      return Optional.of(failed(in, key, noKey.code().wire(), false, noKey.getMessage()));
+    }
+  }
+
   /** The instruction is the same on every worker: failed for good, nothing was sent. */
   private static StepOutcome malformed(FlowsException malformed) {
     ObjectNode t = JSON.objectNode().put("type", TYPE);
@@ -112,7 +138,10 @@ public final class McpToolExecutor implements AgentInstructionExecutor {
     return new StepOutcome.Failed(CompletionReason.WORKER_ERROR, t, false);
   }
 
-  /** Sends the call: its arguments, the run's trace context and the input it was answered. */
+  /**
+   * Sends the call: its arguments (sealed secrets opened here, in memory only), the run's trace
+   * context and the input it was answered.
+   */
   private CompletableFuture<ToolCallOutcome> send(
       McpTransportPort session,
       McpCallInstruction in,
@@ -122,7 +151,8 @@ public final class McpToolExecutor implements AgentInstructionExecutor {
       LiveInputs.Recorder live,
       List<JournalRecord> entries) {
     @SuppressWarnings("unchecked")
-    Map<String, Object> args = MAPPER.convertValue(in.input(), Map.class);
+    Map<String, Object> args =
+        MAPPER.convertValue(keys.open(in.input(), in.secretKeyEnvs(), in.surface()), Map.class);
     // The run's trace context, derived from the lease; with tracing on, the call span's own.
     RunRef root = RunTraces.root(journal, a.lease().runId(), a.parentRunId());
     Map<String, Object> meta = TraceContext.meta(root, a.lease(), key);
@@ -192,12 +222,16 @@ public final class McpToolExecutor implements AgentInstructionExecutor {
       return CompletableFuture.completedFuture(unknownOutcome(in, key));
     }
     FaultPoint.AFTER_RECORD.reached();
+    Optional<StepOutcome> noKey = keyMissing(in, key, path);
+    if (noKey.isPresent()) {
+      return CompletableFuture.completedFuture(noKey.get());
+    }
     CompletableFuture<ToolCallOutcome> call;
     McpCallTelemetry telemetry = McpCallTelemetry.start(server, tool, in.connection());
     // A 2025 server's elicitation/create during the call (see LiveInputs).
     LiveInputs.Recorder live = LiveInputs.forCall(ex.attempt().lease().runId());
     OptionalLong own = ex.attempt().step().timeoutMs();
-    Call c = new Call(ex, in, path, key, telemetry, own, live, tasks, approval);
+    Call c = new Call(ex, in, path, key, telemetry, own, live, tasks, approval, keys);
     try {
       McpTransportPort session = sessions.session(in.connection());
       if (task.isPresent()) {
@@ -299,7 +333,8 @@ public final class McpToolExecutor implements AgentInstructionExecutor {
       OptionalLong ownTimeoutMs,
       LiveInputs.Recorder live,
       TaskCalls tasks,
-      Optional<ObjectNode> approval)
+      Optional<ObjectNode> approval,
+      SecretKeys keys)
       implements TaskCalls.Ends {
     StepOutcome finish(ToolCallOutcome outcome, Throwable failure) {
       if (failure == null) {
@@ -371,7 +406,11 @@ public final class McpToolExecutor implements AgentInstructionExecutor {
     /** Confirms the call's result and answers the step's outcome (the task id in the receipt). */
     private StepOutcome receipt(ToolCallResult result, Optional<String> taskId) {
       FaultPoint.AFTER_CALL_BEFORE_CONFIRM.reached();
-      ObjectNode output = McpReceipt.output(result);
+      // Only the sealed form of a secret result is ever journaled (checked before the call).
+      ObjectNode output =
+          (ObjectNode)
+              keys.seal(
+                  McpReceipt.output(result), in.secretResult(), in.secretKeyEnvs(), in.surface());
       ObjectNode receipt =
           live.addTo(
               McpReceipt.withWire(
@@ -391,7 +430,10 @@ public final class McpToolExecutor implements AgentInstructionExecutor {
                 in.input(),
                 key,
                 McpDiagnostic.MCP_TOOL_ERROR.wire(),
-                "the tool reported an error: " + cap(result.text(), 2048));
+                "the tool reported an error: "
+                    + (in.secretResult().isEmpty()
+                        ? cap(result.text(), 2048)
+                        : "(its text is withheld: the result holds secrets)"));
         t.set("output", output);
         return new StepOutcome.Failed(CompletionReason.WORKER_ERROR, capTail(t), false);
       }
