@@ -236,6 +236,8 @@ public interface Ctx {
      * (edited arguments, then sent) decides; a denied call fails {@code tool_call_denied}.
      */
     McpTool needsApproval();
+
+    /**
      * Marks the argument at JSON pointer {@code pointer} (RFC 6901, e.g. {@code /card/number})
      * secret, beside those flows.json marks for the tool: it is journaled only sealed (AES-256-GCM
      * under the key named by flows.json's {@code secrets.keyEnv}), shown as {@code "***"} and
