@@ -28,6 +28,8 @@ import java.util.Set;
 import java.util.function.Function;
 import org.jdbi.v3.core.Handle;
 import org.jdbi.v3.core.mapper.RowMapper;
+import org.jdbi.v3.core.statement.PreparedBatch;
+import org.jdbi.v3.core.statement.SqlStatement;
 
 /**
  * Schedules on Postgres: each change and each take is one transaction under the schedule's row lock
@@ -130,7 +132,10 @@ final class ScheduleVerbs {
             return List.<ScheduleEntry>of();
           }
           ScheduleState s = found.get();
-          return takeHeld(h, s, lastStatus(h, s), template, by, now);
+          Writes writes = new Writes(h);
+          List<ScheduleEntry> written = takeHeld(h, s, lastStatus(h, s), template, by, now, writes);
+          writes.send();
+          return written;
         });
   }
 
@@ -158,6 +163,7 @@ final class ScheduleVerbs {
                   .map(STATE)
                   .list();
           Map<String, RunStatus> statuses = lastStatuses(h, held);
+          Writes writes = new Writes(h);
           List<TickBatch.Taken> taken = new ArrayList<>();
           for (ScheduleState s : held) {
             Optional<StartRun> template = templates.apply(s.definition());
@@ -165,23 +171,28 @@ final class ScheduleVerbs {
               continue;
             }
             Optional<RunStatus> last = s.lastRun().map(r -> statuses.get(r.value()));
-            List<ScheduleEntry> written = takeHeld(h, s, last, template.get(), by, now);
+            List<ScheduleEntry> written = takeHeld(h, s, last, template.get(), by, now, writes);
             if (!written.isEmpty()) {
               taken.add(new TickBatch.Taken(s.name(), written));
             }
           }
+          writes.send();
           return new TickBatch(held.size(), taken);
         });
   }
 
-  /** Takes the ticks of schedule {@code s}, whose row {@code h} holds. */
+  /**
+   * Takes the ticks of schedule {@code s}, whose row {@code h} holds; its row and entries are
+   * written by {@code writes}, with the other schedules' of the take.
+   */
   private List<ScheduleEntry> takeHeld(
       Handle h,
       ScheduleState s,
       Optional<RunStatus> lastStatus,
       StartRun template,
       String by,
-      Instant now) {
+      Instant now,
+      Writes writes) {
     String name = s.name();
     Ticking.Plan plan = Ticking.plan(s, lastStatus, now);
     if (!plan.changes(s)) {
@@ -209,9 +220,9 @@ final class ScheduleVerbs {
           new ScheduleState(
               s.definition(), false, plan.nextTick(), plan.pending(), last, s.createdAt(), now);
     }
-    save(h, after);
+    writes.save(after);
     for (ScheduleEntry e : written) {
-      append(h, name, by, e, now);
+      writes.append(name, by, e, now);
     }
     return written;
   }
@@ -291,8 +302,38 @@ final class ScheduleVerbs {
     bind(h.createUpdate(Sql.text("schedule_update")), s).execute();
   }
 
-  private static org.jdbi.v3.core.statement.Update bind(
-      org.jdbi.v3.core.statement.Update u, ScheduleState s) {
+  /**
+   * A take's writes of schedule rows and schedule entries, sent as two batches at its end (a batch
+   * take's hundreds of rows in two round trips, not one each), in the order they were made.
+   */
+  private static final class Writes {
+    private final PreparedBatch saves;
+    private final PreparedBatch appends;
+
+    Writes(Handle h) {
+      saves = h.prepareBatch(Sql.text("schedule_update"));
+      appends = h.prepareBatch(Sql.text("schedule_entry_insert"));
+    }
+
+    void save(ScheduleState s) {
+      bind(saves, s).add();
+    }
+
+    void append(String name, String by, ScheduleEntry e, Instant now) {
+      entry(appends, name, by, e, now).add();
+    }
+
+    void send() {
+      if (saves.size() > 0) {
+        saves.execute();
+      }
+      if (appends.size() > 0) {
+        appends.execute();
+      }
+    }
+  }
+
+  private static <S extends SqlStatement<S>> S bind(S u, ScheduleState s) {
     ScheduleDefinition d = s.definition();
     return u.bind("name", d.name())
         .bind("flow", d.flow())
@@ -306,6 +347,11 @@ final class ScheduleVerbs {
   }
 
   private static void append(Handle h, String name, String by, ScheduleEntry e, Instant now) {
+    entry(h.createUpdate(Sql.text("schedule_entry_insert")), name, by, e, now).execute();
+  }
+
+  private static <S extends SqlStatement<S>> S entry(
+      S statement, String name, String by, ScheduleEntry e, Instant now) {
     Optional<Instant> nominal =
         switch (e) {
           case ScheduleEntry.TickStarted t -> Optional.of(t.nominal());
@@ -316,15 +362,14 @@ final class ScheduleVerbs {
         e instanceof ScheduleEntry.TickStarted t
             ? Optional.of(t.runId().value())
             : Optional.empty();
-    h.createUpdate(Sql.text("schedule_entry_insert"))
+    return statement
         .bind("at", now.toString())
         .bind("name", name)
         .bind("type", e.type())
         .bind("by", by)
         .bind("nominal", nominal.map(Instant::toString).orElse(null))
         .bind("runId", runId.orElse(null))
-        .bind("payload", EntryCodec.text(ScheduleEntryJson.payload(e)))
-        .execute();
+        .bind("payload", EntryCodec.text(ScheduleEntryJson.payload(e)));
   }
 
   private static ScheduleState state(ResultSet rs) throws SQLException {

@@ -57,12 +57,12 @@ record SchedulesBench(Bench.Plan plan, Pg pg, Report report) implements Section 
       long deadline =
           System.nanoTime() + Duration.between(Instant.now(), nominal).plus(PATIENCE).toNanos();
       String started =
-          "SELECT count(*) FROM flows.schedule_entries WHERE entry_type = 'schedule.tick.started'";
+          "SELECT count(*) FROM flows.schedule_entries e WHERE " + ofTheMinute(nominal);
       while (System.nanoTime() < deadline && count(url, started) < n) {
         Thread.sleep(500);
       }
     }
-    List<Double> lags = lagsMs(url);
+    List<Double> lags = lagsMs(url, nominal);
     Collections.sort(lags);
     report.schedules(
         new Report.Schedules(
@@ -102,8 +102,16 @@ record SchedulesBench(Bench.Plan plan, Pg pg, Report report) implements Section 
     }
   }
 
-  /** Each started tick's lag from its nominal time to its run's admission, in ms. */
-  private static List<Double> lagsMs(String url) throws Exception {
+  /**
+   * The started ticks of the measured minute only: the next minute's ticks, taken while the first
+   * minute's are caught up, would count towards {@code n} and mix into the lags.
+   */
+  private static String ofTheMinute(Instant nominal) {
+    return "e.entry_type = 'schedule.tick.started' AND e.nominal_at = '" + nominal + "'";
+  }
+
+  /** Each started tick of minute {@code nominal}: its lag to its run's admission, in ms. */
+  private static List<Double> lagsMs(String url, Instant nominal) throws Exception {
     List<Double> lags = new ArrayList<>();
     try (Connection c = DriverManager.getConnection(url);
         ResultSet r =
@@ -111,7 +119,8 @@ record SchedulesBench(Bench.Plan plan, Pg pg, Report report) implements Section 
                 .executeQuery(
                     "SELECT extract(epoch FROM r.created_at - e.nominal_at) * 1000"
                         + " FROM flows.schedule_entries e JOIN flows.runs r ON r.run_id = e.run_id"
-                        + " WHERE e.entry_type = 'schedule.tick.started'")) {
+                        + " WHERE "
+                        + ofTheMinute(nominal))) {
       while (r.next()) {
         lags.add(r.getDouble(1));
       }

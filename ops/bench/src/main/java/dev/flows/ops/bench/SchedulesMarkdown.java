@@ -16,7 +16,11 @@ final class SchedulesMarkdown {
                     + " schedules of one flow, each `* * * * *`, all due at second 0 of the same"
                     + " minute, on one worker (capacity 16, the ticker's default poll). Lag from"
                     + " each tick's nominal time to its run's admission (`flows.runs.created_at`),"
-                    + " journal time.\n\n"
+                    + " journal time, of that minute's ticks only. The ticker takes"
+                    + " `ScheduleTicker.BATCH` schedules' ticks per transaction (`takeDueTicks`),"
+                    + " `ScheduleTicker.TAKERS` batches at once; a run's `created_at` is its batch"
+                    + " transaction's start, so the batch's own duration (up to its commit) is not"
+                    + " in the lag.\n\n"
                     + "| schedules | ticks admitted | tick→admitted p50 (ms) | p99 (ms) | max (ms) |\n"
                     + "|---|---|---|---|---|\n"
                     + row(
