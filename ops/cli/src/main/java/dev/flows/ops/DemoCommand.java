@@ -62,6 +62,15 @@ final class DemoCommand implements Callable<Integer> {
               + " free port).")
   Integer port;
 
+  @Option(
+      names = "--agent",
+      description =
+          "Run the example agent instead (flows-examples/flows/agent.flow.java): a model, the"
+              + " scripted one of flows-examples/models/agent.json (offline), triages the ticket"
+              + " with the tickets and payments tools; the demo approves its refund as the"
+              + " operator (journaled by 'demo') and prints the turns, tool calls and answer.")
+  boolean agent;
+
   DemoCommand(Session s) {
     this.s = s;
   }
@@ -114,7 +123,7 @@ final class DemoCommand implements Callable<Integer> {
                           case McpServerConfig.Http h -> h.withProtocol(p);
                         },
                         e.honoursIdempotencyKeys())));
-    return new FlowsConfig(shipped.file(), mcp);
+    return new FlowsConfig(shipped.file(), mcp, shipped.models());
   }
 
   /**
@@ -157,7 +166,7 @@ final class DemoCommand implements Callable<Integer> {
         new ServerEntry(
             new McpServerConfig.Http(h.name(), url, h.headers(), h.auth(), h.protocol()),
             payments.honoursIdempotencyKeys()));
-    return new FlowsConfig(servers.file(), mcp);
+    return new FlowsConfig(servers.file(), mcp, servers.models());
   }
 
   @Override
@@ -189,6 +198,9 @@ final class DemoCommand implements Callable<Integer> {
         OpsTelemetry telemetry = EngineSupport.telemetry(s);
         FlowsEngine engine =
             EngineSupport.engine(s.journal(EngineSupport.poolFor(4)), 4, credentials)) {
+      if (agent) {
+        return new DemoAgent(s, engine, root).run(servers);
+      }
       LoadedFlow flow = LoadedFlow.load(flowFile.toString(), flowFile.getParent());
       JsonNode input =
           s.object()

@@ -20,11 +20,15 @@ import java.util.concurrent.TimeoutException;
 /**
  * The example payments server of {@code flows demo}, run as a child process from the checkout
  * ({@value #LAUNCHER}) so that the CLI carries no example code. It is given the bearer token in its
- * environment and is ready once it prints {@code listening on URL}.
+ * environment and is ready once it prints {@code listening on URL}. {@code flows demo --agent}
+ * starts the scripted model server ({@value #MODEL_LAUNCHER}) the same way.
  */
 final class DemoPaymentsServer implements AutoCloseable {
   /** The launcher, relative to the checkout. */
   static final String LAUNCHER = "flows-examples/bin/payments-server";
+
+  /** The scripted model server's launcher, relative to the checkout. */
+  static final String MODEL_LAUNCHER = "flows-examples/bin/model-server";
 
   /** Where the example server reads the bearer token clients must send. */
   static final String TOKEN_ENV = "PAYMENTS_TOKEN";
@@ -53,19 +57,39 @@ final class DemoPaymentsServer implements AutoCloseable {
    */
   static DemoPaymentsServer start(Path root, int port, String token) {
     URI url = URI.create("http://127.0.0.1:" + port + "/mcp");
-    Path launcher = root.resolve(LAUNCHER);
+    return launch(
+        root.resolve(LAUNCHER),
+        List.of(Integer.toString(port)),
+        java.util.Map.of(TOKEN_ENV, token),
+        url,
+        "the example payments server");
+  }
+
+  /** Starts the scripted model server of checkout {@code root} answering from {@code script}. */
+  static DemoPaymentsServer startModel(Path root, Path script) {
+    return launch(
+        root.resolve(MODEL_LAUNCHER),
+        List.of(script.toString(), "0"),
+        java.util.Map.of(),
+        URI.create("http://127.0.0.1:0/v1"),
+        "the scripted model server");
+  }
+
+  private static DemoPaymentsServer launch(
+      Path launcher, List<String> args, java.util.Map<String, String> env, URI url, String what) {
     if (!Files.isRegularFile(launcher)) {
-      throw cannotStart(url, launcher + " is missing", "run ./flows demo from a flows checkout");
+      throw cannotStart(
+          what, url, launcher + " is missing", "run ./flows demo from a flows checkout");
     }
-    ProcessBuilder pb =
-        new ProcessBuilder(List.of("bash", launcher.toString(), Integer.toString(port)))
-            .redirectErrorStream(true);
-    pb.environment().put(TOKEN_ENV, token);
+    List<String> command = new java.util.ArrayList<>(List.of("bash", launcher.toString()));
+    command.addAll(args);
+    ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true);
+    pb.environment().putAll(env);
     Process process;
     try {
       process = pb.start();
     } catch (IOException e) {
-      throw cannotStart(url, e.getMessage(), "install bash, or run the demo where it is");
+      throw cannotStart(what, url, e.getMessage(), "install bash, or run the demo where it is");
     }
     CompletableFuture<URI> ready = readiness(process);
     try {
@@ -76,11 +100,11 @@ final class DemoPaymentsServer implements AutoCloseable {
       String why =
           e instanceof ExecutionException ? e.getCause().getMessage() : "not ready in time";
       throw cannotStart(
-          url, why, "give another port with `flows demo --port PORT` (0 picks a free one)");
+          what, url, why, "give another port with `flows demo --port PORT` (0 picks a free one)");
     } catch (InterruptedException e) {
       stop(process);
       Thread.currentThread().interrupt();
-      throw cannotStart(url, "interrupted", "run the demo again");
+      throw cannotStart(what, url, "interrupted", "run the demo again");
     }
   }
 
@@ -115,10 +139,10 @@ final class DemoPaymentsServer implements AutoCloseable {
     return ready;
   }
 
-  private static FlowsException cannotStart(URI url, String why, String fix) {
+  private static FlowsException cannotStart(String what, URI url, String why, String fix) {
     return new FlowsException(
         ErrorCode.MCP_UNREACHABLE,
-        "cannot start the example payments server on port " + url.getPort() + ": " + why,
+        "cannot start " + what + " on port " + url.getPort() + ": " + why,
         url.toString(),
         fix);
   }
