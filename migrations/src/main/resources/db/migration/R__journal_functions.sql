@@ -65,9 +65,10 @@ BEGIN
   IF NEW.run_id <> OLD.run_id OR NEW.step_id <> OLD.step_id OR NEW.kind <> OLD.kind
      OR NEW.position <> OLD.position
      OR (NEW.spec <> OLD.spec AND NOT (
-           OLD.spec #>> '{agent,instruction,type}' = 'flow'
-           AND NEW.spec #>> '{agent,instruction,type}' = 'flow'
-           AND NEW.spec #>> '{agent,instruction,flow}' = OLD.spec #>> '{agent,instruction,flow}'
+           coalesce(OLD.spec #>> '{agent,instruction,type}' = 'flow', false)
+           AND coalesce(NEW.spec #>> '{agent,instruction,type}' = 'flow', false)
+           AND coalesce(NEW.spec #>> '{agent,instruction,flow}'
+                        = OLD.spec #>> '{agent,instruction,flow}', false)
            AND NEW.spec #- '{agent,instruction}' = OLD.spec #- '{agent,instruction}')) THEN
     RAISE EXCEPTION 'flows.steps: identity and spec of %/% are immutable', OLD.run_id, OLD.step_id
       USING ERRCODE = 'check_violation';

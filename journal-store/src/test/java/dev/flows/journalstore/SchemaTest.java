@@ -131,8 +131,9 @@ class SchemaTest {
             "21 schedules",
             "22 runs list at scale",
             "25 schedules overview for a console",
+            "27 run upgraded",
             "journal functions (repeatable)");
-    assertThat(m.migrate()).isEqualTo(23);
+    assertThat(m.migrate()).isEqualTo(24);
     assertThat(m.pending()).isEmpty();
     assertThat(m.migrate()).isZero();
   }
@@ -210,6 +211,41 @@ class SchemaTest {
         .hasMessageContaining("runs_completed_iff_terminal");
     assertThatThrownBy(() -> exec("DELETE FROM flows.steps"))
         .hasMessageContaining("DELETE refused for run r1");
+  }
+
+  @Test
+  void aFlowBodysInstructionMayNameAnotherVersionOfItsFlowAndNothingElseOfItsSpecMayChange()
+      throws SQLException {
+    exec(
+        "INSERT INTO flows.runs (run_id, name, status, admission_key, spec, spec_hash, created_by,"
+            + " created_at) VALUES ('r9', 'n', 'running', 'k9', '{}', 'h', 't', now())");
+    exec(
+        "INSERT INTO flows.steps (run_id, step_id, position, kind, status, depends_on,"
+            + " max_iterations, spec, route, not_before, updated_at)"
+            + " VALUES ('r9', 'body', 0, 'agent', 'ready', '{}', 1, '{\"input\": 1, \"agent\":"
+            + " {\"instruction\": {\"type\": \"flow\", \"flow\": \"t\", \"version\": \"1\"}}}',"
+            + " 'flow:t@1', now(), now())");
+    for (String spec :
+        List.of(
+            "{\"input\": 1, \"agent\": {\"instruction\": {\"type\": \"flow\", \"flow\":"
+                + " \"u\", \"version\": \"2\"}}}",
+            "{\"input\": 2, \"agent\": {\"instruction\": {\"type\": \"flow\", \"flow\":"
+                + " \"t\", \"version\": \"2\"}}}",
+            "{\"input\": 1, \"agent\": {\"instruction\": {\"type\": \"mcp\"}}}",
+            "{\"input\": 1, \"agent\": {\"instruction\": {\"flow\": \"t\"}}}")) {
+      assertThatThrownBy(
+              () -> exec("UPDATE flows.steps SET spec = '" + spec + "' WHERE run_id = 'r9'"), spec)
+          .hasMessageContaining("identity and spec of r9/body are immutable");
+    }
+    exec(
+        "UPDATE flows.steps SET route = 'flow:t@2', spec = '{\"input\": 1, \"agent\":"
+            + " {\"instruction\": {\"type\": \"flow\", \"flow\": \"t\", \"version\":"
+            + " \"2\"}}}' WHERE run_id = 'r9'");
+    assertThat(
+            strings(
+                "SELECT spec #>> '{agent,instruction,version}' FROM flows.steps"
+                    + " WHERE run_id = 'r9'"))
+        .containsExactly("2");
   }
 
   @Test

@@ -125,12 +125,7 @@ public final class EntryJson {
         e.failedStepId().ifPresent(s -> p.put("failedStepId", s));
       }
       case RunResumed e -> p.put("by", e.by());
-      case RunUpgraded e ->
-          p.put("fromVersion", e.fromVersion())
-              .put("fromRoute", e.fromRoute())
-              .put("toVersion", e.toVersion())
-              .put("toRoute", e.toRoute())
-              .put("by", e.by());
+      case RunUpgraded e -> runUpgraded(p, e);
       case StepResolved e -> stepResolved(p, e);
       case StepAnswered e -> {
         p.set("responses", e.responses());
@@ -163,6 +158,14 @@ public final class EntryJson {
     e.trajectoryTail().ifPresent(t -> p.set("trajectoryTail", t));
     e.nextAttemptAt().ifPresent(t -> p.put("nextAttemptAt", t.toString()));
     stepAndAttempt(p, e.stepId(), e.attempt());
+  }
+
+  private static void runUpgraded(ObjectNode p, RunUpgraded e) {
+    p.put("fromVersion", e.fromVersion());
+    p.put("fromRoute", e.fromRoute());
+    p.put("toVersion", e.toVersion());
+    p.put("toRoute", e.toRoute());
+    p.put("by", e.by());
   }
 
   private static void stepResolved(ObjectNode p, StepResolved e) {

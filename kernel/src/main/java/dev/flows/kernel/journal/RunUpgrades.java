@@ -37,20 +37,7 @@ public final class RunUpgrades {
           runId.value(),
           "only a run that has not ended (or failed, to resume it after) can be upgraded");
     }
-    Step body =
-        steps.stream()
-            .filter(
-                s ->
-                    s.spec().body() instanceof StepBody.Agent a
-                        && a.instructionType().equals(FlowBodyInstruction.TYPE))
-            .findFirst()
-            .orElseThrow(
-                () ->
-                    new FlowsException(
-                        ErrorCode.INVALID_INPUT,
-                        "run " + runId + " is not a flow run: it has no flow body to upgrade",
-                        runId.value(),
-                        "upgrade runs started from a flow"));
+    Step body = body(runId, steps);
     StepBody.Agent agent = (StepBody.Agent) body.spec().body();
     FlowBodyInstruction from = FlowBodyInstruction.of(agent);
     if (!from.flow().equals(upgrade.flow())) {
@@ -68,17 +55,7 @@ public final class RunUpgrades {
     if (moved.instruction().equals(agent.instruction())) {
       return Optional.empty();
     }
-    if (body.status() == StepStatus.RUNNING || body.attempts() != upgrade.checkedAttempts()) {
-      throw new FlowsException(
-          ErrorCode.LEASE_CONFLICT,
-          "the body of run "
-              + runId
-              + (body.status() == StepStatus.RUNNING
-                  ? " is running"
-                  : " made an attempt since it was checked"),
-          runId.value(),
-          "check and upgrade the run again");
-    }
+    fence(runId, body, upgrade);
     StepSpec s = body.spec();
     StepSpec spec =
         new StepSpec(
@@ -99,5 +76,37 @@ public final class RunUpgrades {
             toRoute,
             new JournalEntry.RunUpgraded(
                 runId, from.version(), fromRoute, to.version(), toRoute, by)));
+  }
+
+  /** The run's flow body: its agent step of instruction type {@code flow}. */
+  private static Step body(RunRef runId, List<Step> steps) {
+    return steps.stream()
+        .filter(
+            s ->
+                s.spec().body() instanceof StepBody.Agent a
+                    && a.instructionType().equals(FlowBodyInstruction.TYPE))
+        .findFirst()
+        .orElseThrow(
+            () ->
+                new FlowsException(
+                    ErrorCode.INVALID_INPUT,
+                    "run " + runId + " is not a flow run: it has no flow body to upgrade",
+                    runId.value(),
+                    "upgrade runs started from a flow"));
+  }
+
+  /** A body running, or one that made an attempt the check did not see, is not moved. */
+  private static void fence(RunRef runId, Step body, RunUpgrade upgrade) {
+    if (body.status() == StepStatus.RUNNING || body.attempts() != upgrade.checkedAttempts()) {
+      throw new FlowsException(
+          ErrorCode.LEASE_CONFLICT,
+          "the body of run "
+              + runId
+              + (body.status() == StepStatus.RUNNING
+                  ? " is running"
+                  : " made an attempt since it was checked"),
+          runId.value(),
+          "check and upgrade the run again");
+    }
   }
 }
