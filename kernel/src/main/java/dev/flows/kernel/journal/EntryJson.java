@@ -90,23 +90,9 @@ public final class EntryJson {
   public static ObjectNode payload(JournalEntry entry) {
     ObjectNode p = NODES.objectNode();
     switch (entry) {
-      case RunSpawned e -> {
-        p.set("spec", e.spec());
-        p.put("specHash", e.specHash());
-        e.parentRunId().ifPresent(id -> p.put("parentRunId", id.value()));
-        p.put("admissionKey", e.admissionKey());
-        p.put("createdBy", e.createdBy());
-        e.rerunOf().ifPresent(id -> p.put("rerunOf", id.value()));
-      }
+      case RunSpawned e -> runSpawned(p, e);
       case RunCancelRequested e -> p.put("reason", e.reason());
-      case StepAttemptStarted e -> {
-        p.put("stepKind", e.stepKind().wire());
-        p.put("idempotencyKey", e.idempotencyKey());
-        p.put("leaseId", e.leaseId());
-        p.put("leaseDeadline", e.leaseDeadline().toString());
-        p.put("workerId", e.workerId().value());
-        stepAndAttempt(p, e.stepId(), e.attempt());
-      }
+      case StepAttemptStarted e -> attemptStarted(p, e);
       case StepCompleted e -> stepCompleted(p, e);
       case EffectRecorded e -> {
         p.put("surfacePath", e.surfacePath());
@@ -142,6 +128,24 @@ public final class EntryJson {
       }
     }
     return p;
+  }
+
+  private static void runSpawned(ObjectNode p, RunSpawned e) {
+    p.set("spec", e.spec());
+    p.put("specHash", e.specHash());
+    e.parentRunId().ifPresent(id -> p.put("parentRunId", id.value()));
+    p.put("admissionKey", e.admissionKey());
+    p.put("createdBy", e.createdBy());
+    e.rerunOf().ifPresent(id -> p.put("rerunOf", id.value()));
+  }
+
+  private static void attemptStarted(ObjectNode p, StepAttemptStarted e) {
+    p.put("stepKind", e.stepKind().wire());
+    p.put("idempotencyKey", e.idempotencyKey());
+    p.put("leaseId", e.leaseId());
+    p.put("leaseDeadline", e.leaseDeadline().toString());
+    p.put("workerId", e.workerId().value());
+    stepAndAttempt(p, e.stepId(), e.attempt());
   }
 
   private static void stepCompleted(ObjectNode p, StepCompleted e) {

@@ -59,7 +59,8 @@ final class PolicyHandles {
 
     @Override
     public Ctx.McpTool onUnknownOutcome(UnknownOutcome decision) {
-      return new Tool(ctx, server, tool, policy.withOnUnknownOutcome(decision), onInput, approval, secrets);
+      return new Tool(
+          ctx, server, tool, policy.withOnUnknownOutcome(decision), onInput, approval, secrets);
     }
 
     @Override
@@ -84,13 +85,29 @@ final class PolicyHandles {
     @Override
     public Ctx.McpTool secret(String pointer) {
       return PublicError.guard(
-          () -> new Tool(ctx, server, tool, policy, onInput, approval, secrets.argument(pointer, place())));
+          () ->
+              new Tool(
+                  ctx,
+                  server,
+                  tool,
+                  policy,
+                  onInput,
+                  approval,
+                  secrets.argument(pointer, place())));
     }
 
     @Override
     public Ctx.McpTool secretResult(String pointer) {
       return PublicError.guard(
-          () -> new Tool(ctx, server, tool, policy, onInput, approval, secrets.resultPart(pointer, place())));
+          () ->
+              new Tool(
+                  ctx,
+                  server,
+                  tool,
+                  policy,
+                  onInput,
+                  approval,
+                  secrets.resultPart(pointer, place())));
     }
 
     private String place() {

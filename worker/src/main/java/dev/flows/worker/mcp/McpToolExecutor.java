@@ -1,5 +1,11 @@
 package dev.flows.worker.mcp;
 
+import static dev.flows.worker.mcp.McpCallTails.cap;
+import static dev.flows.worker.mcp.McpCallTails.capTail;
+import static dev.flows.worker.mcp.McpCallTails.failed;
+import static dev.flows.worker.mcp.McpCallTails.retried;
+import static dev.flows.worker.mcp.McpCallTails.tail;
+
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
@@ -32,9 +38,7 @@ import dev.flows.mcp.client.McpSessions;
 import dev.flows.worker.AgentInstructionExecutor;
 import dev.flows.worker.FaultPoint;
 import dev.flows.worker.StepExecution;
-import dev.flows.worker.WorkerConfig;
 import dev.flows.worker.telemetry.RunTraces;
-import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -58,9 +62,8 @@ public final class McpToolExecutor implements AgentInstructionExecutor {
   public static final String TYPE = McpCallInstruction.TYPE;
 
   /** Trajectory tails are capped so a chatty failure cannot bloat the journal. */
-  private static final int TAIL_CAP_BYTES = WorkerConfig.DEFAULT_TAIL_CAP_BYTES;
-
   private static final JsonNodeFactory JSON = JsonNodeFactory.instance;
+
   private static final ObjectMapper MAPPER = Jackson.mapper();
   private final McpSessions sessions;
   // Read to find a call's root run (for its trace context) when no body told it.
@@ -362,7 +365,7 @@ public final class McpToolExecutor implements AgentInstructionExecutor {
 
     @Override
     public StepOutcome taskFailed(String diagnostic, String message) {
-      return McpToolExecutor.failed(in, key, diagnostic, false, message);
+      return McpCallTails.failed(in, key, diagnostic, false, message);
     }
 
     @Override
@@ -373,7 +376,7 @@ public final class McpToolExecutor implements AgentInstructionExecutor {
       }
       if (x instanceof TimeoutException) {
         McpDiagnostic d = McpDiagnostic.MCP_RESULT_UNAVAILABLE;
-        return McpToolExecutor.failed(
+        return McpCallTails.failed(
             in, key, d.wire(), retried(d), "the server did not answer a task request in time");
       }
       return failedCall(failure);
@@ -470,52 +473,5 @@ public final class McpToolExecutor implements AgentInstructionExecutor {
       McpDiagnostic d = McpDiagnostic.MCP_DISCONNECTED;
       return failed(in, key, d.wire(), retried(d), String.valueOf(x));
     }
-  }
-
-  /**
-   * A failure with {@code diagnostic}: one that may be retried ({@code retryable}: a transport
-   * failure after the call may have been sent, so the next attempt's election decides whether to
-   * send it again) is, unless the call's retry policy says otherwise.
-   */
-  private static StepOutcome failed(
-      McpCallInstruction in, String key, String diagnostic, boolean retryable, String message) {
-    return new StepOutcome.Failed(
-        CompletionReason.WORKER_ERROR,
-        capTail(tail(in.server(), in.tool(), in.input(), key, diagnostic, message)),
-        retryable && in.retries(diagnostic));
-  }
-
-  /** Whether a failure with {@code d} is retried by default. */
-  private static boolean retried(McpDiagnostic d) {
-    return switch (d) {
-      case SPAWN_FAILED, HANDSHAKE_TIMEOUT, MCP_DISCONNECTED, MCP_RESULT_UNAVAILABLE -> true;
-      case HANDSHAKE_REJECTED, AUTH_FAILED, MCP_UNKNOWN_TOOL, MCP_TOOL_ERROR, PAYLOAD_TOO_LARGE ->
-          false;
-    };
-  }
-
-  static ObjectNode tail(
-      String server, String tool, JsonNode input, String key, String diagnostic, String message) {
-    ObjectNode t = JSON.objectNode().put("type", TYPE).put("server", server).put("tool", tool);
-    t.set("input", input);
-    t.put("idempotencyKey", key).put("diagnostic", diagnostic).put("message", message);
-    return t;
-  }
-
-  private static ObjectNode capTail(ObjectNode t) {
-    if (t.toString().getBytes(StandardCharsets.UTF_8).length <= TAIL_CAP_BYTES) {
-      return t;
-    }
-    t.remove("output");
-    if (t.toString().getBytes(StandardCharsets.UTF_8).length > TAIL_CAP_BYTES) {
-      t.put("input", cap(t.path("input").toString(), TAIL_CAP_BYTES / 2));
-      t.put("message", cap(t.path("message").asText(), TAIL_CAP_BYTES / 4));
-    }
-    t.put("truncated", true);
-    return t;
-  }
-
-  private static String cap(String s, int max) {
-    return s.length() <= max ? s : s.substring(0, max) + "…";
   }
 }
