@@ -61,6 +61,41 @@ try {
   await page.screenshot({ path: join(dirname(screenshot), 'run-list.png') });
   console.log('ok ' + current);
 
+  check('the overview charts show the counts of the known load');
+  const bars = await page.locator('#activity g.bucket').evaluateAll((gs) => {
+    const sum = { started: 0, succeeded: 0, failed: 0, parked: 0, waiting: 0 };
+    for (const g of gs) {
+      for (const k of Object.keys(sum)) {
+        sum[k] += Number(g.getAttribute('data-' + k));
+      }
+    }
+    return { sum, buckets: gs.length };
+  });
+  expect(bars.buckets === 60, `the last hour has ${bars.buckets} bars, not one per minute`);
+  for (const k of Object.keys(runs.overview)) {
+    expect(bars.sum[k] === runs.overview[k],
+      `${k}: the chart counts ${bars.sum[k]}, the load has ${runs.overview[k]}`);
+  }
+  const flows = await page.locator('#durations tbody tr[data-flow]').evaluateAll((rows) =>
+    rows.map((r) => r.getAttribute('data-flow')));
+  expect(flows.includes(runs.ended), `no durations of ${runs.ended}: ${flows.join(', ')}`);
+  await page.selectOption('select[name=window]', '24h');
+  await Promise.all([page.waitForURL(/window=24h/), page.click('#filters button[type=submit]')]);
+  const day = await page.locator('#activity g.bucket').count();
+  expect(day === 72 && (await page.getAttribute('#overview', 'data-window')) === '24h',
+    `the 24h window has ${day} bars`);
+  await page.goto(url);
+  console.log('ok ' + current);
+
+  check('searching an idempotency key finds its run');
+  await page.fill('#filters input[name=run]', runs.key);
+  await Promise.all([page.waitForURL(/run=/), page.click('#filters button[type=submit]')]);
+  const found = await page.locator('#runs tbody tr').evaluateAll((rows) =>
+    rows.map((r) => r.getAttribute('data-run')));
+  expect(found.length === 1 && found[0] === runs.detail, `found ${found.join(', ')}`);
+  await page.goto(url);
+  console.log('ok ' + current);
+
   check('a filter submitted from the form narrows the list');
   await page.selectOption('select[name=status]', 'failed');
   await Promise.all([page.waitForURL(/status=failed/), page.click('#filters button[type=submit]')]);
@@ -142,13 +177,27 @@ try {
   await page.goto(url + 'runs/' + encodeURIComponent(runs.many), { waitUntil: 'load' });
   const nav = await page.evaluate(() => {
     const n = performance.getEntriesByType('navigation')[0];
-    return { load: n.loadEventEnd, response: n.responseEnd, first: n.responseStart };
+    return {
+      load: n.loadEventEnd,
+      response: n.responseEnd,
+      first: n.responseStart,
+      parsed: n.domInteractive,
+      bytes: n.transferSize,
+    };
   });
   const took = nav.load;
+  const itemCount = await page.locator('#timeline details.tl-item').count();
+  expect(itemCount >= 500, `the timeline shows ${itemCount} items`);
+  const last = page.locator('#timeline details.tl-item[data-detail]').last();
+  await last.locator('summary').click();
+  await last.locator('.tl-detail dl.facts').waitFor();
+  await Promise.all([page.waitForURL(/\/journal$/), page.click('#journal-view')]);
   const entries = await page.locator('#journal tbody tr').count();
   expect(entries >= 1000, `the journal shows ${entries} entries`);
   expect(took < 30000, `the page took ${Math.round(took)} ms (first byte at ${Math.round(nav.first)} ms, last at ${Math.round(nav.response)} ms)`);
-  console.log(`ok ${current} (${Math.round(took)} ms for ${entries} entries)`);
+  console.log(`ok ${current} (${Math.round(took)} ms for ${entries} entries: first byte at`
+    + ` ${Math.round(nav.first)} ms, last at ${Math.round(nav.response)} ms, parsed at`
+    + ` ${Math.round(nav.parsed)} ms, ${Math.round(nav.bytes / 1024)} KiB)`);
 
   check('the list updates itself while open');
   const list = await context.newPage();

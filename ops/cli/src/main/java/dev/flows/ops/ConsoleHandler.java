@@ -130,6 +130,12 @@ final class ConsoleHandler extends Handler.Abstract {
                 clock.instant(),
                 ConsoleGuard.session(request, response)));
       }
+    } else if (!api
+        && parts.length >= 4
+        && parts[1].equals("runs")
+        && (parts[3].equals("journal") || parts[3].equals("timeline"))
+        && isRead(method)) {
+      runPart(response, callback, path, parts);
     } else if (parts.length == 4 && parts[1].equals("runs")) {
       requireMethod(method, "POST");
       act(request, response, callback, parts, api);
@@ -344,6 +350,27 @@ final class ConsoleHandler extends Handler.Abstract {
 
   static String decode(String segment) {
     return java.net.URLDecoder.decode(segment, StandardCharsets.UTF_8);
+  }
+
+  /** A part of a long run's page: its journal, or the detail of one timeline item. */
+  private void runPart(Response response, Callback callback, String path, String[] parts) {
+    ObjectNode run = detail(new RunRef(decode(parts[2])));
+    if (parts.length == 4 && parts[3].equals("journal")) {
+      html(response, callback, 200, ConsolePages.journal(run));
+    } else if (parts.length == 5 && parts[3].equals("timeline") && parts[4].matches("\\d{1,6}")) {
+      html(response, callback, 200, ConsoleTimeline.itemDetail(run, Integer.parseInt(parts[4])));
+    } else {
+      throw new Refusal(
+          404,
+          ErrorCode.INVALID_INPUT.wire(),
+          "no page " + Database.oneLine(path),
+          path,
+          "open the run's page, /runs/" + parts[2]);
+    }
+  }
+
+  private static boolean isRead(String method) {
+    return method.equals("GET") || method.equals("HEAD");
   }
 
   static void requireMethod(String method, String allowed) {

@@ -17,6 +17,9 @@ import org.eclipse.jetty.util.Fields;
  * show} print. Everything that comes from the journal or the request is escaped ({@link #esc}).
  */
 final class ConsolePages {
+  /** Entries a run page shows inline; a longer journal is one click away, on its own page. */
+  static final int JOURNAL_INLINE = 200;
+
   private static final List<String> FILTERS = List.of("status", "flow", "queue", "since", "run");
 
   private ConsolePages() {}
@@ -220,7 +223,15 @@ final class ConsolePages {
       child(b, c);
     }
     b.append("</section>");
-    timeline(b, run.path("timeline"));
+    if (run.path("timeline").size() <= JOURNAL_INLINE) {
+      timeline(b, run.path("timeline"));
+    } else {
+      b.append("<section id=\"journal\"><h2>Journal</h2><p><a id=\"journal-view\" href=\"/runs/")
+          .append(esc(URLEncoder.encode(id, StandardCharsets.UTF_8)))
+          .append("/journal\">open the journal</a> (")
+          .append(run.path("timeline").size())
+          .append(" entries)</p></section>");
+    }
     b.append("<details><summary>spec</summary><pre>")
         .append(json(run.get("spec")))
         .append("</pre></details>");
@@ -460,6 +471,14 @@ final class ConsolePages {
     b.append("</div>");
   }
 
+  /** A run's journal on a page of its own, for a run too long to show it on its page. */
+  static String journal(JsonNode run) {
+    String id = run.path("runId").asText();
+    StringBuilder b = new StringBuilder("<h1>Journal of ").append(runLink(id)).append("</h1>");
+    timeline(b, run.path("timeline"));
+    return page("Journal " + id, b.toString());
+  }
+
   private static void timeline(StringBuilder b, JsonNode entries) {
     b.append("<section id=\"journal\"><h2>Journal</h2><table><thead><tr><th>#</th><th>at</th>")
         .append("<th>entry</th><th>fields</th></tr></thead><tbody>");
@@ -473,7 +492,7 @@ final class ConsolePages {
           .append("</td><td><code>")
           .append(text(e.get("type")))
           .append("</code></td><td><pre>")
-          .append(json(rest))
+          .append(esc(rest.toString()))
           .append("</pre></td></tr>");
     }
     b.append("</tbody></table></section>");

@@ -3,12 +3,15 @@ package dev.flows.ops;
 import static dev.flows.ops.ConsolePages.esc;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.flows.kernel.ErrorCode;
+import dev.flows.kernel.FlowsException;
 import dev.flows.ops.ConsoleTimelineRows.Row;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Iterator;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
@@ -69,8 +72,18 @@ final class ConsoleTimeline {
     return b.toString();
   }
 
+  /**
+   * Items a run's timeline renders with their detail; the detail of each further one is fetched
+   * when it is opened ({@link #itemDetail}), so a run of a thousand memos stays a light page.
+   */
+  static final int INLINE_DETAILS = 100;
+
   private static void rows(StringBuilder b, JsonNode run, Axis axis) {
-    for (Row r : ConsoleTimelineRows.of(run)) {
+    List<Row> items = ConsoleTimelineRows.of(run);
+    String runPath =
+        "/runs/" + URLEncoder.encode(run.path("runId").asText(), StandardCharsets.UTF_8);
+    for (int i = 0; i < items.size(); i++) {
+      Row r = items.get(i);
       Instant end = r.end().orElse(axis.now());
       long ms = Math.max(0, Duration.between(r.start(), end).toMillis());
       b.append("<details class=\"tl-item tl-kind-")
@@ -86,6 +99,8 @@ final class ConsoleTimeline {
           .append(String.join(" ", r.marks()))
           .append("\"")
           .append(r.child().isPresent() ? " open" : "")
+          .append(
+              i < INLINE_DETAILS ? "" : " data-detail=\"" + esc(runPath + "/timeline/" + i) + "\"")
           .append("><summary><span class=\"tl-label\" title=\"")
           .append(esc(r.label()))
           .append("\">")
@@ -96,7 +111,9 @@ final class ConsoleTimeline {
           .append(esc(ConsolePages.took(Duration.ofMillis(ms))))
           .append(r.end().isPresent() ? "" : " …")
           .append("</span></summary><div class=\"tl-detail\">");
-      detail(b, r);
+      if (i < INLINE_DETAILS) {
+        detail(b, r);
+      }
       b.append("</div>");
       if (r.child().isPresent()) {
         b.append("<div class=\"tl-nested\" data-run=\"")
@@ -107,6 +124,21 @@ final class ConsoleTimeline {
       }
       b.append("</details>");
     }
+  }
+
+  /** The detail of item {@code index} of {@code run}'s timeline, as an HTML fragment. */
+  static String itemDetail(JsonNode run, int index) {
+    List<Row> items = ConsoleTimelineRows.of(run);
+    if (index < 0 || index >= items.size()) {
+      throw new FlowsException(
+          ErrorCode.INVALID_INPUT,
+          "the timeline of " + run.path("runId").asText() + " has no item " + index,
+          "the timeline item",
+          "open an item the run page lists (0 to " + (items.size() - 1) + ")");
+    }
+    StringBuilder b = new StringBuilder();
+    detail(b, items.get(index));
+    return b.toString();
   }
 
   private static void bar(StringBuilder b, Axis axis, Instant start, Instant end) {

@@ -12,6 +12,9 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
@@ -71,6 +74,9 @@ class ConsoleBrowserTest {
           .put("detail", detail.value())
           .put("running", running.value())
           .put("flow", "browser-running");
+      runs.set("overview", overview(db));
+      runs.put("key", idempotencyKey(db, detail));
+      runs.put("ended", "browser-failed");
       Path screenshot = UI_TEST.resolve("run-detail.png");
       Path log = Files.createTempFile("console-spec", ".log");
       Process p =
@@ -96,6 +102,8 @@ class ConsoleBrowserTest {
       assertThat(p.exitValue()).as(out).isZero();
       assertThat(out)
           .contains("ok the run list shows the runs newest first")
+          .contains("ok the overview charts show the counts of the known load")
+          .contains("ok searching an idempotency key finds its run")
           .contains("ok a filter submitted from the form narrows the list")
           .contains("ok a run's detail shows input, steps, effects and the journal")
           .contains(
@@ -114,6 +122,40 @@ class ConsoleBrowserTest {
       System.out.println(out.lines().filter(l -> l.contains("1,000-entry")).findFirst().orElse(""));
       assertThat(screenshot).exists();
       assertThat(Files.size(screenshot)).isGreaterThan(10_000);
+    }
+  }
+
+  /** The root runs of the load by what the overview counts: all started in the last hour. */
+  private static ObjectNode overview(TestDatabase.Fresh db) throws Exception {
+    ObjectNode o = JsonNodeFactory.instance.objectNode();
+    try (Connection c = db.dataSource().getConnection();
+        ResultSet rs =
+            c.createStatement()
+                .executeQuery(
+                    "SELECT count(*), count(*) FILTER (WHERE status = 'succeeded'),"
+                        + " count(*) FILTER (WHERE status = 'failed'),"
+                        + " count(*) FILTER (WHERE status = 'parked'),"
+                        + " count(*) FILTER (WHERE status = 'running')"
+                        + " FROM flows.runs WHERE parent_run_id IS NULL")) {
+      rs.next();
+      String[] names = {"started", "succeeded", "failed", "parked", "waiting"};
+      for (int i = 0; i < names.length; i++) {
+        o.put(names[i], rs.getLong(i + 1));
+      }
+    }
+    return o;
+  }
+
+  private static String idempotencyKey(TestDatabase.Fresh db, RunRef run) throws Exception {
+    try (Connection c = db.dataSource().getConnection();
+        PreparedStatement ps =
+            c.prepareStatement(
+                "SELECT idempotency_key FROM flows.effect_elections WHERE run_id = ?")) {
+      ps.setString(1, run.value());
+      try (ResultSet rs = ps.executeQuery()) {
+        assertThat(rs.next()).as("the MCP call of " + run + " has an election").isTrue();
+        return rs.getString(1);
+      }
     }
   }
 

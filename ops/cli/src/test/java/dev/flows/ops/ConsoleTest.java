@@ -163,6 +163,36 @@ class ConsoleTest {
   }
 
   @Test
+  void anUnknownOverviewWindowIsRefusedWithItsCode() throws Exception {
+    HttpResponse<String> page = get(console, "/?window=3h");
+    assertThat(page.statusCode()).isEqualTo(400);
+    assertThat(page.body())
+        .contains("error invalid_input: unknown window 3h (at window) fix: use 1h, 6h, 24h or 7d");
+    assertThat(get(console, "/?window=7d").body()).contains("data-window=\"7d\"");
+  }
+
+  @Test
+  void aLongRunLinksItsJournalAndServesTheDetailOfLaterTimelineItemsOnTheirOwn() throws Exception {
+    RunRef many = work.manyMemos("console-long", 150);
+    String run = "/runs/" + many.value();
+    HttpResponse<String> page = get(console, run);
+    assertThat(page.statusCode()).isEqualTo(200);
+    assertThat(page.body())
+        .contains("<a id=\"journal-view\" href=\"" + run + "/journal\">")
+        .contains("data-detail=\"" + run + "/timeline/100\"")
+        .doesNotContain("data-detail=\"" + run + "/timeline/99\"");
+    HttpResponse<String> journalPage = get(console, run + "/journal");
+    assertThat(journalPage.statusCode()).isEqualTo(200);
+    assertThat(journalPage.body().split("<tr><td>", -1).length - 1)
+        .isEqualTo(journal.entries(many).size());
+    HttpResponse<String> item = get(console, run + "/timeline/120");
+    assertThat(item.statusCode()).isEqualTo(200);
+    assertThat(item.body()).startsWith("<dl class=\"facts\">").contains("surfacePath");
+    assertThat(get(console, run + "/timeline/99999").statusCode()).isEqualTo(400);
+    assertThat(get(console, run + "/nothing").statusCode()).isEqualTo(405);
+  }
+
+  @Test
   void aRunsDetailShowsInputEffectsReceiptsAttemptsAndTheJournal() throws Exception {
     RunRef run = work.mcpCall("detail-mcp");
     HttpResponse<String> page = get(console, "/runs/" + run.value());

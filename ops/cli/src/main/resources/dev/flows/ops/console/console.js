@@ -77,8 +77,38 @@
       });
   }
 
+  // A long run's timeline items past the first ones carry their detail's address, fetched once,
+  // when the item is opened ('toggle' does not bubble: listened to while capturing).
+  function lazyDetails() {
+    document.addEventListener('toggle', function (e) {
+      var item = e.target;
+      if (!item.open || !item.hasAttribute || !item.hasAttribute('data-detail') ||
+          item.hasAttribute('data-loaded')) {
+        return;
+      }
+      item.setAttribute('data-loaded', '');
+      fetch(item.getAttribute('data-detail'), { cache: 'no-store' })
+        .then(function (r) {
+          if (!r.ok) {
+            throw new Error('HTTP ' + r.status);
+          }
+          return r.text();
+        })
+        .then(function (html) {
+          var box = item.querySelector('.tl-detail');
+          box.innerHTML = html;
+          relativeTimes(box);
+        })
+        .catch(function (err) {
+          item.removeAttribute('data-loaded');
+          item.querySelector('.tl-detail').textContent = 'not loaded (' + err.message + ')';
+        });
+    }, true);
+  }
+
   function start() {
     themes();
+    lazyDetails();
     relativeTimes(document);
     var token = document.getElementById('token');
     if (token) {
