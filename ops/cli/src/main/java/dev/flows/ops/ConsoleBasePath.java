@@ -19,7 +19,7 @@ import org.eclipse.jetty.server.handler.ContextHandler;
 final class ConsoleBasePath {
   private static final Pattern WELL_FORMED = Pattern.compile("(/[A-Za-z0-9._~-]+)*");
   private static final Pattern ROOT_RELATIVE =
-      Pattern.compile("(?<![\\w-])(href|src|action)=\"/(?!/)");
+      Pattern.compile("(?<![\\w-])(href|src|action|data-detail)=\"/(?!/)");
 
   private ConsoleBasePath() {}
 
@@ -75,7 +75,10 @@ final class ConsoleBasePath {
     return of(request) + path;
   }
 
-  /** The page with the base path in front of every root-relative link, source and form action. */
+  /**
+   * The page with the base path in front of every root-relative link, source, form action and
+   * detail URL the script fetches ({@code data-detail}).
+   */
   static String page(Request request, String html) {
     String base = of(request);
     return base.isEmpty()

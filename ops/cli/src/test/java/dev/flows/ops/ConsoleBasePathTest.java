@@ -95,6 +95,21 @@ class ConsoleBasePathTest {
   }
 
   @Test
+  void aLongRunsTimelineFetchesItsLaterItemsUnderTheBasePath() throws Exception {
+    RunRef run = work.manyMemos("base-path-long", 150);
+    HttpResponse<String> page = get("/flows/runs/" + run.value());
+    assertThat(page.statusCode()).as(page.body()).isEqualTo(200);
+    Matcher details = Pattern.compile("data-detail=\"([^\"]*)\"").matcher(page.body());
+    List<String> urls = new ArrayList<>();
+    while (details.find()) {
+      urls.add(details.group(1));
+    }
+    assertThat(urls).isNotEmpty().allSatisfy(u -> assertThat(u).startsWith("/flows/runs/"));
+    HttpResponse<String> item = get(urls.getLast());
+    assertThat(item.statusCode()).as(item.body()).isEqualTo(200);
+  }
+
+  @Test
   void theStaticAssetsAreServedUnderTheBasePath() throws Exception {
     for (String asset : List.of("static/console.js", "static/console.css")) {
       HttpResponse<String> r = get("/flows/" + asset);
