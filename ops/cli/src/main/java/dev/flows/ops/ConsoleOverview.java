@@ -122,6 +122,10 @@ final class ConsoleOverview {
     ps.setString(3, scope.flow().orElse(null));
     ps.setString(4, scope.queue().orElse(null));
     ps.setBoolean(5, scope.all());
+    // The window's start again for each range the statement reads by index.
+    for (int i = 6; i <= ps.getParameterMetaData().getParameterCount(); i++) {
+      ps.setTimestamp(i, Timestamp.from(since));
+    }
     return ps;
   }
 

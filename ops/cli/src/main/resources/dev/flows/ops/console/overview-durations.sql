@@ -6,8 +6,8 @@ SELECT r.name,
        count(*)::bigint,
        percentile_cont(0.5) WITHIN GROUP (ORDER BY extract(epoch FROM r.duration) * 1000),
        percentile_cont(0.99) WITHIN GROUP (ORDER BY extract(epoch FROM r.duration) * 1000)
-  FROM p JOIN flows.run_activity r ON r.completed_at >= p.since
- WHERE (p.flow IS NULL OR r.name = p.flow)
+  FROM p, flows.run_activity r
+ WHERE r.completed_at >= ?::timestamptz AND (p.flow IS NULL OR r.name = p.flow)
    AND (p.queue IS NULL OR r.queue = p.queue)
    AND (p.all_runs OR r.parent_run_id IS NULL)
  GROUP BY r.name
