@@ -10,6 +10,7 @@ import dev.flows.kernel.journal.DurableInput;
 import dev.flows.kernel.journal.InputAnswer;
 import dev.flows.kernel.journal.Journal;
 import dev.flows.kernel.journal.RunRef;
+import dev.flows.kernel.journal.ToolApproval;
 import dev.flows.kernel.mcp.InputRequest;
 import java.math.BigDecimal;
 import java.net.URLEncoder;
@@ -25,7 +26,10 @@ import org.eclipse.jetty.util.Fields;
  * a URL to visit; any other request or property kind as JSON), and the answer read back from the
  * posted fields by the same schema, read again from the journal (never trusted from the page).
  * Field names: {@code in.KEY.PROPERTY} for a form's property, {@code json.KEY} for a request given
- * as JSON, {@code visited.KEY} for a URL.
+ * as JSON, {@code visited.KEY} for a URL. A tool call waiting for approval gets its own fieldset:
+ * the proposed call, a decision ({@code approval.decision}: approve, send edited arguments, deny),
+ * the edited arguments ({@code approval.args}, the proposed ones to start from) and a reason for a
+ * denial ({@code approval.reason}); the journal's answer verb checks the shape it makes.
  */
 final class ConsoleAnswers {
   private ConsoleAnswers() {}
@@ -68,6 +72,10 @@ final class ConsoleAnswers {
   }
 
   private static void fieldset(StringBuilder b, String key, InputRequest request) {
+    if (isApproval(request)) {
+      approval(b, request.raw().path("params"));
+      return;
+    }
     b.append("<fieldset><legend>").append(esc(key)).append("</legend>");
     switch (request) {
       case InputRequest.Form f -> {
@@ -96,6 +104,50 @@ final class ConsoleAnswers {
               .append("\" required></textarea></label>");
     }
     b.append("</fieldset>");
+  }
+
+  private static boolean isApproval(InputRequest request) {
+    return request instanceof InputRequest.Other o && o.method().equals(ToolApproval.METHOD);
+  }
+
+  private static void approval(StringBuilder b, JsonNode call) {
+    String args = call.path("arguments").toPrettyString();
+    b.append("<fieldset class=\"approval\"><legend>approval</legend><p>send <code>")
+        .append(esc(call.path("server").asText() + "/" + call.path("tool").asText()))
+        .append("</code> with</p><pre class=\"proposed\">")
+        .append(esc(args))
+        .append("</pre><label>decision <select name=\"approval.decision\" required>")
+        .append("<option value=\"approve\">approve: send it as proposed</option>")
+        .append("<option value=\"args\">send the edited arguments below</option>")
+        .append("<option value=\"deny\">deny: do not send it</option></select></label>")
+        .append("<label>reason of a denial <input name=\"approval.reason\"></label>")
+        .append("<label>edited arguments (JSON) <textarea name=\"approval.args\">")
+        .append(esc(args))
+        .append("</textarea></label></fieldset>");
+  }
+
+  /** The answer the approval fieldset gives: the shape {@code flows runs answer} takes. */
+  private static JsonNode approvalAnswer(Fields form) {
+    String decision = ConsoleHandler.given(form, "approval.decision").orElse("");
+    ObjectNode out = Session.JSON.createObjectNode();
+    return switch (decision) {
+      case "approve" -> out.put(ToolApproval.APPROVE, true);
+      case "deny" ->
+          out.put(
+              ToolApproval.DENY,
+              ConsoleHandler.given(form, "approval.reason").orElse("denied in the console"));
+      case "args" ->
+          out.set(
+              ToolApproval.ARGS,
+              RunsCommand.Resolve.json(
+                  ConsoleHandler.given(form, "approval.args").orElse(""), "approval.args"));
+      default ->
+          throw new FlowsException(
+              ErrorCode.APPROVAL_ANSWER_INVALID,
+              "approval.decision must be approve, args or deny, got '" + decision + "'",
+              "approval.decision",
+              "choose a decision in the approval form");
+    };
   }
 
   private static void input(
@@ -174,6 +226,9 @@ final class ConsoleAnswers {
   }
 
   private static JsonNode answer(String key, InputRequest request, Fields form) {
+    if (isApproval(request)) {
+      return approvalAnswer(form);
+    }
     return switch (request) {
       case InputRequest.Form f -> {
         ObjectNode content = Session.JSON.createObjectNode();

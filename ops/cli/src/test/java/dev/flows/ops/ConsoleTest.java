@@ -110,6 +110,54 @@ class ConsoleTest {
   }
 
   @Test
+  void aCallWaitingForApprovalIsApprovedWithEditedArgumentsOrDeniedFromItsForm() throws Exception {
+    RunRef edited = work.parkedForApproval("approval-edit");
+    HttpResponse<String> page = get(console, "/runs/" + edited.value());
+    assertThat(page.body())
+        .contains("fieldset class=\"approval\"")
+        .contains("payments/refund")
+        .contains("name=\"approval.decision\"")
+        .contains("&quot;amount&quot; : 12");
+    HttpResponse<String> bad =
+        post(
+            console,
+            "/api/runs/" + edited.value() + "/answer",
+            Map.of("step", "call", "approval.decision", "maybe"),
+            Optional.of(TOKEN));
+    assertThat(bad.statusCode()).isEqualTo(400);
+    assertThat(json(bad).at("/error/code").asText()).isEqualTo("approval_answer_invalid");
+    HttpResponse<String> sent =
+        post(
+            console,
+            "/api/runs/" + edited.value() + "/answer",
+            Map.of("step", "call", "approval.decision", "args", "approval.args", "{\"amount\":5}"),
+            Optional.of(TOKEN));
+    assertThat(sent.statusCode()).as(sent.body()).isEqualTo(200);
+    JournalEntry.StepAnswered answered = answered(edited);
+    assertThat(answered.responses().toString())
+        .isEqualTo("{\"approval\":{\"args\":{\"amount\":5}}}");
+    assertThat(answered.by()).startsWith("ui:");
+
+    RunRef denied = work.parkedForApproval("approval-deny");
+    post(
+        console,
+        "/api/runs/" + denied.value() + "/answer",
+        Map.of("step", "call", "approval.decision", "deny", "approval.reason", "too much"),
+        Optional.of(TOKEN));
+    assertThat(answered(denied).responses().toString())
+        .isEqualTo("{\"approval\":{\"deny\":\"too much\"}}");
+  }
+
+  private static JournalEntry.StepAnswered answered(RunRef run) {
+    return entries(run).stream()
+        .map(JournalRecord::entry)
+        .filter(JournalEntry.StepAnswered.class::isInstance)
+        .map(JournalEntry.StepAnswered.class::cast)
+        .reduce((a, b) -> b)
+        .orElseThrow(() -> new AssertionError("no step.answered in " + run.value()));
+  }
+
+  @Test
   void theRunListShowsRootRunsNewestFirstAsPageAndJson() throws Exception {
     RunRef older = work.succeeded("list-older", JsonNodeFactory.instance.objectNode());
     RunRef newer = work.failed("list-newer", "boom");

@@ -14,6 +14,7 @@ import dev.flows.kernel.journal.RunRef;
 import dev.flows.kernel.journal.Specs;
 import dev.flows.kernel.journal.StartRun;
 import dev.flows.kernel.journal.StepOutcome;
+import dev.flows.kernel.journal.ToolApproval;
 import dev.flows.kernel.journal.WorkerId;
 import dev.flows.kernel.spec.RunSpec;
 import dev.flows.kernel.spec.StepKind;
@@ -225,6 +226,27 @@ final class ConsoleWorkload {
     ObjectNode tail = JSON.objectNode().put("type", "mcp").put("diagnostic", "input_required");
     tail.putObject(DurableInput.REQUESTS).set("who", request);
     tail.put(DurableInput.REQUEST_STATE, "state-1");
+    journal.complete(
+        a.lease(),
+        new StepOutcome.Parked(CompletionReason.WORKER_ERROR, ErrorCode.INPUT_REQUIRED, tail));
+    return run;
+  }
+
+  /**
+   * An MCP call waiting for approval, as the worker parks one (nothing recorded, nothing sent):
+   * {@code payments/refund} with {@code {"amount":12}}.
+   */
+  RunRef parkedForApproval(String flow) {
+    RunRef run =
+        start(
+            flow,
+            Specs.named(flow, Specs.mcpCall("call", "payments", "refund", JSON.objectNode())));
+    ClaimedAttempt a = claim(run, StepKind.AGENT);
+    ObjectNode request = JSON.objectNode().put("method", ToolApproval.METHOD);
+    ObjectNode params = request.putObject("params").put("server", "payments").put("tool", "refund");
+    params.putObject("arguments").put("amount", 12);
+    ObjectNode tail = JSON.objectNode().put("type", "mcp").put("diagnostic", "input_required");
+    tail.putObject(DurableInput.REQUESTS).set(ToolApproval.KEY, request);
     journal.complete(
         a.lease(),
         new StepOutcome.Parked(CompletionReason.WORKER_ERROR, ErrorCode.INPUT_REQUIRED, tail));
