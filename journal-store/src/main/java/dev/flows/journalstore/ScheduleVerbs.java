@@ -38,6 +38,9 @@ import org.jdbi.v3.core.statement.SqlStatement;
  * Admission#queuedIn}).
  */
 final class ScheduleVerbs {
+  /** Locks the rows a batch take reads; a row another taker holds is skipped, not waited for. */
+  private static final String HOLD_SKIPPING_HELD = "\n   FOR UPDATE OF s SKIP LOCKED";
+
   private static final RowMapper<ScheduleState> STATE = (rs, ctx) -> state(rs);
 
   private final JournalDb db;
@@ -140,9 +143,9 @@ final class ScheduleVerbs {
   }
 
   /**
-   * A batch take: the due schedules' rows held at once ({@code schedules_due_hold}, skipping those
-   * another taker holds), their last runs' statuses read in one statement after that, then each
-   * taken as {@link #take} takes one.
+   * A batch take: the due schedules' rows ({@code schedules_due}, the one statement of what is due)
+   * held at once, skipping those another taker holds (so two workers split them), their last runs'
+   * statuses read in one statement after that, then each taken as {@link #take} takes one.
    */
   TickBatch takeDue(
       Set<String> flows,
@@ -156,7 +159,7 @@ final class ScheduleVerbs {
         h -> {
           Instant now = db.now(h);
           List<ScheduleState> held =
-              h.createQuery(Sql.text("schedules_due_hold"))
+              h.createQuery(Sql.text("schedules_due") + HOLD_SKIPPING_HELD)
                   .bindArray("flows", String.class, flows)
                   .bind("now", now.toString())
                   .bind("limit", limit)

@@ -86,6 +86,7 @@ class TimelineJsonTest {
         new JournalEntry.RunCompleted(RUN, RunCompletionReason.STEP_FAILED, Optional.of("a")),
         new JournalEntry.RunCompleted(RUN, RunCompletionReason.SUCCESS, Optional.empty()),
         new JournalEntry.RunResumed(RUN, "operator"),
+        new JournalEntry.RunUpgraded(RUN, "1", "flow-body/1", "2", "flow-body/2", "flows-cli:ann"),
         new JournalEntry.StepResolved(RUN, "b", true, Optional.of(OUT), "operator"),
         new JournalEntry.StepResolved(RUN, "b", false, Optional.empty(), "operator"),
         new JournalEntry.StepAnswered(RUN, "b", OUT, "operator"),
