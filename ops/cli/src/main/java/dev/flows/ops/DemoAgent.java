@@ -162,14 +162,7 @@ final class DemoAgent {
     ObjectNode summary = s.object().put("type", "demo.end");
     summary.set("run", RunJson.summary(end));
     summary.set("turns", ModelFixture.of(journal, id).path("turns"));
-    ArrayNode calls = summary.putArray("toolCalls");
-    for (RunRef child : journal.children(id)) {
-      journal
-          .run(child)
-          .flatMap(c -> c.steps().getFirst().output())
-          .filter(RunJson::isReceipt)
-          .ifPresent(calls::add);
-    }
+    ArrayNode calls = DemoCommand.childReceipts(journal, id, summary.putArray("toolCalls"));
     end.steps().getFirst().output().ifPresent(o -> summary.set("output", o));
     s.emit(
         summary,

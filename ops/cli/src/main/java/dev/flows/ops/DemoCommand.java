@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.flows.kernel.ErrorCode;
 import dev.flows.kernel.FlowsException;
+import dev.flows.kernel.journal.Journal;
 import dev.flows.kernel.journal.RunRef;
 import dev.flows.kernel.journal.RunSnapshot;
 import dev.flows.kernel.mcp.McpProtocol;
@@ -221,20 +222,24 @@ final class DemoCommand implements Callable<Integer> {
     }
   }
 
+  /** Adds to {@code into} the receipt of each call run below {@code id}, in order; answers it. */
+  static ArrayNode childReceipts(Journal journal, RunRef id, ArrayNode into) {
+    for (RunRef child : journal.children(id)) {
+      journal
+          .run(child)
+          .flatMap(c -> c.steps().getFirst().output())
+          .filter(RunJson::isReceipt)
+          .ifPresent(into::add);
+    }
+    return into;
+  }
+
   /** The run's end: its status, its children's receipts, its output and what to try next. */
   private void report(FlowsEngine engine, RunRef id, RunSnapshot end) {
     ObjectNode summary = s.object();
     summary.put("type", "demo.end");
     summary.set("run", RunJson.summary(end));
-    ArrayNode receipts = summary.putArray("receipts");
-    for (RunRef child : engine.journal().children(id)) {
-      engine
-          .journal()
-          .run(child)
-          .flatMap(c -> c.steps().getFirst().output())
-          .filter(RunJson::isReceipt)
-          .ifPresent(receipts::add);
-    }
+    ArrayNode receipts = childReceipts(engine.journal(), id, summary.putArray("receipts"));
     end.steps().getFirst().output().ifPresent(o -> summary.set("output", o));
     s.emit(
         summary,
