@@ -6,6 +6,7 @@ import dev.flows.kernel.FlowsException;
 import java.sql.SQLException;
 import java.sql.SQLNonTransientConnectionException;
 import java.sql.SQLTransientConnectionException;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 
@@ -19,9 +20,41 @@ import java.util.Set;
  * failures.
  */
 public final class SqlErrors {
-  /** SQLSTATEs outside class 08 that still mean "the server is not there for us right now". */
-  private static final Set<String> UNAVAILABLE =
-      Set.of("57P01", "57P02", "57P03", "53300", "53000");
+  private static final String RETRY = "; nothing of the call was written and it may be retried";
+
+  private static final String TERMINATED =
+      "the server ended the connection (an administrator, a restart or a failover); the pool"
+          + " opens a new one"
+          + RETRY;
+
+  private static final String SHORT_OF_RESOURCES =
+      "the server is short of memory or another resource; check its log" + RETRY;
+
+  /**
+   * SQLSTATEs outside class 08 that still mean "the server is not there for us right now", each
+   * with what to do about it: the fault passes (a connection slot or disk space frees, a lock is
+   * released), so the worker's loops retry them and a caller is told to retry.
+   */
+  private static final Map<String, String> UNAVAILABLE =
+      Map.of(
+          "57P01", TERMINATED,
+          "57P02", TERMINATED,
+          "57P03", "the server is starting up or shutting down" + RETRY,
+          "53000", SHORT_OF_RESOURCES,
+          "53100",
+              "the database's disk is full: free space on the server's data volume (or grow it)"
+                  + RETRY,
+          "53200", SHORT_OF_RESOURCES,
+          "53300",
+              "every connection slot of the server is taken: close idle clients, raise the"
+                  + " server's max_connections or lower the pools' sizes"
+                  + RETRY,
+          "53400", SHORT_OF_RESOURCES,
+          "57014",
+              "the statement ran past statement_timeout (or was canceled), e.g. waiting for a lock"
+                  + " another session holds: end that session, or raise statement_timeout for"
+                  + " this role"
+                  + RETRY);
 
   private static final Set<String> RETRYABLE_ERRORS = Set.of("40001", "40P01");
 
@@ -131,9 +164,22 @@ public final class SqlErrors {
           true,
           e);
     }
-    if (connection
-        || poolClosed
-        || (state != null && (state.startsWith("08") || UNAVAILABLE.contains(state)))) {
+    Optional<SQLException> fault = serverFault(e);
+    if (fault.isPresent()) {
+      SQLException f = fault.orElseThrow();
+      return new FlowsException(
+          ErrorCode.DATABASE_UNAVAILABLE,
+          "database unavailable: "
+              + oneLine(f.getMessage())
+              + " [sqlstate "
+              + f.getSQLState()
+              + "]",
+          "sqlstate " + f.getSQLState(),
+          UNAVAILABLE.get(f.getSQLState()),
+          true,
+          e);
+    }
+    if (connection || poolClosed || (state != null && state.startsWith("08"))) {
       return new FlowsException(
           ErrorCode.DATABASE_UNAVAILABLE,
           "database unavailable: " + message,
@@ -152,6 +198,21 @@ public final class SqlErrors {
             : "",
         RETRYABLE_ERRORS.contains(state),
         e);
+  }
+
+  /**
+   * The deepest SQLException in {@code e}'s causes whose SQLSTATE names a passing fault of the
+   * server (a full disk, every connection slot taken, a statement timeout, a terminated backend):
+   * the driver's own words, not the pool's wrapper of them ("Connection is not available").
+   */
+  public static Optional<SQLException> serverFault(Throwable e) {
+    return sqlCauses(e)
+        .filter(s -> s.getSQLState() != null && UNAVAILABLE.containsKey(s.getSQLState()))
+        .reduce((first, deeper) -> deeper);
+  }
+
+  private static String oneLine(String message) {
+    return String.valueOf(message).replaceAll("\\s*\\R\\s*", " ").strip();
   }
 
   private static java.util.stream.Stream<SQLException> sqlCauses(Throwable e) {

@@ -273,13 +273,18 @@ final class Database implements AutoCloseable {
   }
 
   /**
-   * A refused login is {@code database_auth_failed}; a failure to reach the server {@code
-   * database_unavailable}; any other refusal an error.
+   * A refused login is {@code database_auth_failed}; a failure to reach the server, or a passing
+   * fault of it ({@link SqlErrors#serverFault}), {@code database_unavailable}; any other refusal an
+   * error.
    */
   static FlowsException translate(SQLException e, String where) {
     String state = e.getSQLState() == null ? "" : e.getSQLState();
     if (SqlErrors.authFailure(e)) {
       return SqlErrors.authFailed(e, where);
+    }
+    if (SqlErrors.serverFault(e).isPresent()) {
+      // Slots taken, a full disk, a timeout: the journal's words and fix for the same fault.
+      return SqlErrors.translate(e);
     }
     boolean unreachable =
         state.startsWith("08")
