@@ -7,20 +7,25 @@ import java.util.UUID;
 
 /** This process's worker id, {@code host/pid/random}: one per process, made once. */
 final class ProcessWorkerId {
+  /** This machine's host name, as the worker id and the worker's roster row name it. */
+  static final String HOST = host();
+
   /** Unique per process, and says where to look when an attempt hangs. */
   static final WorkerId ID = make();
 
   private ProcessWorkerId() {}
 
-  private static WorkerId make() {
-    String host;
+  private static String host() {
     try {
-      host = InetAddress.getLocalHost().getHostName();
+      return InetAddress.getLocalHost().getHostName();
     } catch (UnknownHostException e) {
-      host = "unknown-host";
+      return "unknown-host";
     }
+  }
+
+  private static WorkerId make() {
     return new WorkerId(
-        host
+        HOST
             + "/"
             + ProcessHandle.current().pid()
             + "/"

@@ -69,6 +69,7 @@ public final class Worker implements AutoCloseable {
   private final AtomicLong congested = new AtomicLong();
   private final ClaimScope scope = new ClaimScope();
   private final ReconcileSweeps sweeps = new ReconcileSweeps();
+  private Optional<Presence> presence = Optional.empty();
   private Thread claimLoop;
   private Thread reconciler;
 
@@ -138,6 +139,7 @@ public final class Worker implements AutoCloseable {
         executors.kinds(),
         scope.queues(),
         config.capacity());
+    presence.ifPresent(Presence::announce);
     claimLoop =
         Thread.ofPlatform().name("flows-claim-" + id).daemon().start(this::claimUntilStopped);
     reconciler =
@@ -206,6 +208,19 @@ public final class Worker implements AutoCloseable {
    */
   public void addSweep(Runnable sweep) {
     sweeps.add(sweep);
+  }
+
+  /**
+   * Says in {@code roster} which queues and routes this worker serves: when it starts, again from
+   * its reconciler's sweep, and no more once it stopped cleanly. Call before {@link #start()}.
+   */
+  public synchronized void announceTo(dev.flows.kernel.journal.WorkerRoster roster) {
+    if (claimLoop != null || presence.isPresent()) {
+      throw new IllegalStateException("announce a worker once, before it starts");
+    }
+    Presence p = new Presence(roster, () -> claimRequest(0), config);
+    presence = Optional.of(p);
+    sweeps.add(p::refreshIfDue);
   }
 
   /** What this worker asks for when it claims up to {@code capacity} steps. */
@@ -460,6 +475,7 @@ public final class Worker implements AutoCloseable {
     // on a platform thread, so an interrupt cannot close a journal socket under it.
     reconciler.interrupt();
     joinQuietly(reconciler, config.reconcileInterval());
+    presence.ifPresent(Presence::withdraw);
     LOG.info("worker {} stopped: {}", id, stats());
   }
 

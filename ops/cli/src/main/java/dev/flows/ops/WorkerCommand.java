@@ -2,6 +2,7 @@ package dev.flows.ops;
 
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.flows.journalstore.PostgresWorkerRoster;
 import dev.flows.kernel.ErrorCode;
 import dev.flows.kernel.FlowsException;
 import dev.flows.mcp.client.McpCredentials;
@@ -158,6 +159,7 @@ final class WorkerCommand implements Callable<Integer> {
             });
     Runtime.getRuntime().addShutdownHook(hook);
     engine.worker().observeAttempts(new WorkerLines(s, quiet));
+    engine.worker().announceTo(new PostgresWorkerRoster(s.readyDatabase().dataSource()));
     engine.startWorker();
     kept.ifPresent(
         r ->

@@ -182,6 +182,17 @@ public final class Flows implements AutoCloseable {
   }
 
   /**
+   * The versions of flow {@code flow} (its header's name) that have runs not ended or a live worker
+   * serving them ({@code flows.versions}): per version its runs, the oldest one's start and the
+   * workers that serve it, the oldest runs first, then versions served with no run. An unknown flow
+   * answers an empty list. Refused {@code invalid_input} for a blank name, {@code config_invalid}
+   * on the test kit's in-memory journal, which has no such view.
+   */
+  public java.util.List<VersionInfo> versions(String flow) {
+    return PublicError.guard(() -> VersionReads.of(storage.dataSource(), flow));
+  }
+
+  /**
    * A search of the runs in the journal, newest first: {@code
    * flows.runs().named("triage").state(RunState.FAILED).list(50)}. Root runs of every flow, not
    * only the registered ones, unless filtered. Refused {@code config_invalid} on the test kit's

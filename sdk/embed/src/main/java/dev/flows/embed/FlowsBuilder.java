@@ -1,6 +1,7 @@
 package dev.flows.embed;
 
 import dev.flows.embed.internal.EmbedInternals;
+import dev.flows.journalstore.PostgresWorkerRoster;
 import dev.flows.kernel.ErrorCode;
 import dev.flows.kernel.FlowsException;
 import dev.flows.kernel.journal.Journal;
@@ -280,6 +281,12 @@ public final class FlowsBuilder {
       config.models().values().forEach(engine.models()::declare);
       if (!queues.isEmpty()) {
         engine.serveQueues(queues);
+      }
+      if (worker.isPresent()) {
+        // Its row in flows.workers says which versions this service serves (Flows.versions).
+        storage
+            .dataSource()
+            .ifPresent(ds -> engine.worker().announceTo(new PostgresWorkerRoster(ds)));
       }
       Flows built = new Flows(storage, engine, catalog, config, worker.isPresent());
       if (worker.isPresent() && !startWorkerLater) {

@@ -1,0 +1,1 @@
+DELETE FROM flows.workers WHERE worker_id = ?
