@@ -118,9 +118,36 @@ public final class FlowResolver {
     return compiled;
   }
 
-  /** The first {@code fileName} under the flow directories this worker was given. */
+  /**
+   * The {@code fileName} under the flow directories this worker was given whose header declares the
+   * newest version ({@link FlowVersions#newer}; of one version, the first in path order), so the
+   * files of several versions of a flow side by side start new runs on the newest. A file that does
+   * not compile is passed over while another does.
+   */
   Optional<Path> sourceFile(String fileName) {
-    return directories.stream().flatMap(d -> d.find(fileName).stream()).findFirst();
+    List<Path> found =
+        directories.stream().flatMap(d -> d.find(fileName).stream()).distinct().toList();
+    if (found.size() < 2) {
+      return found.stream().findFirst();
+    }
+    Path newest = null;
+    String newestVersion = null;
+    FlowsException failed = null;
+    for (Path file : found) {
+      try {
+        String version = compileAndAccept(file).flow().header().version();
+        if (newest == null || FlowVersions.newer(version, newestVersion)) {
+          newest = file;
+          newestVersion = version;
+        }
+      } catch (FlowsException e) {
+        failed = failed == null ? e : failed;
+      }
+    }
+    if (newest == null) {
+      throw failed;
+    }
+    return Optional.of(newest);
   }
 
   /** Every flow file under the flow directories this worker was given. */

@@ -119,12 +119,14 @@ public final class ScheduleTemplates {
    * Applies the schedule each registered flow's header declares, and each single-file flow's under
    * the worker's flow directories: created under the flow's name, or updated when the header's
    * differs from the journal's ({@link ScheduleChange.Apply}). Only flow files whose source holds
-   * {@link #SCHEDULE_CALL} are compiled for this; a class flow wins over a file of the same name.
+   * {@link #SCHEDULE_CALL} are compiled for this; a class flow wins over a file of the same name,
+   * and of several files of one name the one whose header declares the newest version.
    */
   void applyHeaders(Journal journal, String by) {
     for (String name : resolver.names()) {
       resolver.registered(name).map(Flow::header).ifPresent(h -> apply(journal, h, by));
     }
+    Map<String, Map.Entry<Path, FlowHeader>> newest = new java.util.LinkedHashMap<>();
     for (Path file : resolver.sourceFiles()) {
       if (!declaresSchedule(file)) {
         continue;
@@ -132,9 +134,20 @@ public final class ScheduleTemplates {
       loadedSource(file)
           .map(l -> l.flow().header())
           .filter(h -> h.schedule().isPresent() && resolver.registered(h.name()).isEmpty())
-          .filter(h -> sourceFlows.putIfAbsent(h.name(), file) == null)
-          .ifPresent(h -> apply(journal, h, by));
+          .ifPresent(h -> newest.merge(h.name(), Map.entry(file, h), ScheduleTemplates::newer));
     }
+    newest.forEach(
+        (name, e) -> {
+          if (sourceFlows.putIfAbsent(name, e.getKey()) == null) {
+            apply(journal, e.getValue(), by);
+          }
+        });
+  }
+
+  /** Of two files of one flow, the one whose header declares the newer version (else the first). */
+  private static Map.Entry<Path, FlowHeader> newer(
+      Map.Entry<Path, FlowHeader> a, Map.Entry<Path, FlowHeader> b) {
+    return FlowVersions.newer(b.getValue().version(), a.getValue().version()) ? b : a;
   }
 
   private static boolean declaresSchedule(Path file) {
