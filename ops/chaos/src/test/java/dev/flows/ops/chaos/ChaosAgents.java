@@ -23,11 +23,11 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * The agent runs of the chaos load: {@code f.agent} over the idempotency-aware server's {@code echo}
- * and {@code ledger} tools, against a {@link ConversationModel} served by the harness (one server
- * for every worker, outside the faults' reach). Three model turns: the first asks for two tools at
- * once (parallel calls), the second for one, the third answers with every result. Each answer comes
- * after {@link #MODEL_LATENCY}, so a worker kill lands mid-turn as often as mid-tool.
+ * The agent runs of the chaos load: {@code f.agent} over the idempotency-aware server's {@code
+ * echo} and {@code ledger} tools, against a {@link ConversationModel} served by the harness (one
+ * server for every worker, outside the faults' reach). Three model turns: the first asks for two
+ * tools at once (parallel calls), the second for one, the third answers with every result. Each
+ * answer comes after {@link #MODEL_LATENCY}, so a worker kill lands mid-turn as often as mid-tool.
  */
 final class ChaosAgents {
   static final String MODEL = "chaos";

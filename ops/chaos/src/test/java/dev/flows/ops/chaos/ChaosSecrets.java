@@ -31,7 +31,9 @@ final class ChaosSecrets {
   /** The variable holding the sealing key, in every worker's environment. */
   static final String KEY_VAR = "FLOWS_CHAOS_SECRET_KEY";
 
-  /** The worker JVM property holding this chaos run's card prefix: where the journal never looks. */
+  /**
+   * The worker JVM property holding this chaos run's card prefix: where the journal never looks.
+   */
   static final String PREFIX_PROPERTY = "flows.chaos.card";
 
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -48,6 +50,11 @@ final class ChaosSecrets {
 
   String key() {
     return key;
+  }
+
+  /** What every card of this chaos run starts with. */
+  String prefix() {
+    return prefix;
   }
 
   /** The worker JVM flag that hands the card prefix to the bodies. */
@@ -82,7 +89,11 @@ final class ChaosSecrets {
           echoed++;
         } else {
           checks.violations.add(
-              "run " + rs.getString(1) + ": the server did not echo its secret card (" + rs.getString(2) + ")");
+              "run "
+                  + rs.getString(1)
+                  + ": the server did not echo its secret card ("
+                  + rs.getString(2)
+                  + ")");
         }
       }
       checks.facts.put("secret cards sent and echoed", echoed);
