@@ -40,7 +40,8 @@ import org.postgresql.ds.PGSimpleDataSource;
  * The load every fault harness runs under (the chaos suite and the HA drill): a steady mix of flows
  * ({@code f.step}, {@code f.mcp} calls and a fan-out of three {@code callAsync} calls to an
  * idempotency-aware server and to one without idempotency keys, a durable timer and a signal; and a
- * call made as a task of a few seconds on a task server) on several worker JVMs over one database
+ * call made as a task of a few seconds on a task server; agent runs, {@link ChaosAgents}; a secret
+ * argument in every run of the mix, {@link ChaosSecrets}) on several worker JVMs over one database
  * URL; then the drain, and the invariants of {@link ChaosChecks}. The harness decides what faults
  * to inject meanwhile.
  */
@@ -53,8 +54,11 @@ final class ChaosLoad {
   private static final String STDIO_SERVER_CLASS =
       dev.flows.mcp.testkit.StdioTestServer.class.getName();
 
-  /** One in this many runs calls the server without idempotency keys. */
+  /** One in this many runs calls the server without idempotency keys; one other is an agent. */
   private static final int PLAIN_EVERY = 4;
+
+  /** The run of every {@link #PLAIN_EVERY} that is an agent run ({@link ChaosAgents}). */
+  private static final int AGENT_SLOT = 1;
 
   /**
    * Task runs kept in flight besides {@link ChaosConfig#inFlight} runs of the mix: a fault that
@@ -113,6 +117,17 @@ final class ChaosLoad {
         public JsonNode run(Ctx f, JsonNode input) {
           long n = f.step("n", () -> input.path("n").asLong()).asLong();
           String a = f.mcp("SERVER").tool("ledger").call(Map.of("call", 1)).text();
+          // A card number of this run's: journaled only sealed, opened only to make the call (a
+          // re-send after a crash included); the server echoes what it received.
+          String card = System.getProperty("flows.chaos.card") + "-" + n;
+          boolean echoed =
+              f.mcp("SERVER")
+                  .tool("echo")
+                  .secret("/text")
+                  .secretResult("/content/0/text")
+                  .call(Map.of("text", card))
+                  .text()
+                  .equals(card);
           // A durable timer and a signal the load sends right after admission: both must survive
           // every fault (a signal lost or delivered twice shows in the output).
           f.sleep(java.time.Duration.ofMillis(200));
@@ -136,7 +151,8 @@ final class ChaosLoad {
               .put("sum", sum)
               .put("a", a)
               .put("b", b)
-              .put("go", go);
+              .put("go", go)
+              .put("card", echoed);
         }
       }
       """;
@@ -165,6 +181,8 @@ final class ChaosLoad {
   private Path plainLedger;
   private Path taskEvents;
   private TaskTestServer taskServer;
+  private ChaosAgents agents;
+  private final ChaosSecrets secrets = new ChaosSecrets();
   private PostgresJournal journal;
   private FlowsEngine admission;
   private Thread load;
@@ -212,11 +230,13 @@ final class ChaosLoad {
     LoadedFlow idem = flow(flows, IDEMPOTENT, true, idemLedger);
     LoadedFlow plain = flow(flows, PLAIN, false, plainLedger);
     LoadedFlow task = taskFlow(flows.resolve(TASKS));
+    agents = ChaosAgents.start(flows.resolve("agent"), idemLedger);
     List<Admittable> mix =
         List.of(
             new Admittable(idem, preflight(idem)),
             new Admittable(plain, preflight(plain)),
-            new Admittable(task, preflight(task)));
+            new Admittable(task, preflight(task)),
+            new Admittable(agents.flow(), preflight(agents.flow())));
     for (int i = 0; i < config.workers(); i++) {
       workers.add(startWorker());
     }
@@ -294,7 +314,11 @@ final class ChaosLoad {
                       "/mcp/" + PLAIN + "/ledger",
                       taskEvents),
                   snapshots);
+      agents.check(c, checks, idemLedger);
+      secrets.check(c, checks, workerLogs.values());
       more.run(checks);
+    } finally {
+      agents.close();
     }
     return new Outcome(checks, settled, faultsDone, System.nanoTime());
   }
@@ -320,13 +344,12 @@ final class ChaosLoad {
   private static LoadedFlow flow(Path root, String server, boolean idempotent, Path ledger)
       throws IOException {
     String cls = server.substring(0, 1).toUpperCase(java.util.Locale.ROOT) + server.substring(1);
-    return LedgerFlows.write(
-        root.resolve(server),
-        "chaos-" + server + ".flow.java",
-        FLOW.replace("NAME", cls).replace("SERVER", server),
-        server,
-        idempotent,
-        ledger);
+    Path dir = root.resolve(server);
+    String file = "chaos-" + server + ".flow.java";
+    LedgerFlows.write(
+        dir, file, FLOW.replace("NAME", cls).replace("SERVER", server), server, idempotent, ledger);
+    ChaosSecrets.declareKey(dir);
+    return LoadedFlow.load(dir.resolve(file).toString(), dir);
   }
 
   /**
@@ -339,8 +362,17 @@ final class ChaosLoad {
       try {
         long[] running = countRunningRoots();
         for (long k = running[0]; k < config.inFlight() && loading.get(); k++) {
-          boolean usePlain = next % PLAIN_EVERY == PLAIN_EVERY - 1;
-          Admittable a = mix.get(usePlain ? 1 : 0);
+          long slot = next % PLAIN_EVERY;
+          if (slot == AGENT_SLOT) {
+            admission.admit(
+                mix.get(3).flow(),
+                JsonNodeFactory.instance.objectNode().put(ChaosAgents.INPUT_KEY, next),
+                Optional.of(config.seed() + "-" + next),
+                mix.get(3).inventory());
+            admitted.set(++next);
+            continue;
+          }
+          Admittable a = mix.get(slot == PLAIN_EVERY - 1 ? 1 : 0);
           // A fixed key per run: an admission interrupted by a fault is retried as the same run.
           var started =
               admission.admit(
@@ -395,13 +427,16 @@ final class ChaosLoad {
     // Bodies suspend (give their attempt back, replayed later) whenever a call is slow, as it is
     // while a fault lasts: suspension and replay are under test too.
     cmd.add("-Dflows.test.suspendAfterMs=" + SUSPEND_AFTER.toMillis());
+    cmd.add(agents.workerFlag());
+    cmd.add(secrets.workerFlag());
     cmd.addAll(List.of("-cp", System.getProperty("java.class.path")));
     cmd.add(TestWorkerMain.class.getName());
     cmd.add(url);
     cmd.add(String.valueOf(config.lease().toMillis()));
     Path log = config.workDir().resolve("worker-" + (++workerSerial) + ".log");
-    Process p =
-        new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+    ProcessBuilder pb = new ProcessBuilder(cmd);
+    pb.environment().put(ChaosSecrets.KEY_VAR, secrets.key());
+    Process p = pb.redirectErrorStream(true).redirectOutput(log.toFile()).start();
     workerLogs.put(p, log);
     return p;
   }

@@ -27,15 +27,22 @@ import org.eclipse.jetty.server.ServerConnector;
  *
  * <p>{@code main SCRIPT.json [PORT]} serves a script file and prints {@code listening on
  * http://127.0.0.1:PORT/v1}.
+ *
+ * <p>Started with a {@link ConversationModel} instead, each request is answered from its own
+ * conversation, whatever the order requests come in (a turn asked again gets the same answer).
  */
 public final class ScriptedModelServer implements AutoCloseable {
   private final Server jetty;
   private final ScriptedModel script;
+  private final java.util.Optional<ConversationModel> conversation;
   private final List<JsonNode> requests = new ArrayList<>();
   private final List<String> authorizations = new ArrayList<>();
 
-  private ScriptedModelServer(ScriptedModel script, int port) throws Exception {
+  private ScriptedModelServer(
+      ScriptedModel script, java.util.Optional<ConversationModel> conversation, int port)
+      throws Exception {
     this.script = script;
+    this.conversation = conversation;
     this.jetty = new Server();
     ServerConnector c = new ServerConnector(jetty);
     c.setHost("127.0.0.1");
@@ -50,7 +57,12 @@ public final class ScriptedModelServer implements AutoCloseable {
 
   /** Serves {@code script} on {@code port} (0: a free one). */
   public static ScriptedModelServer start(ScriptedModel script, int port) throws Exception {
-    return new ScriptedModelServer(script, port);
+    return new ScriptedModelServer(script, java.util.Optional.empty(), port);
+  }
+
+  /** Serves {@code model}'s conversation-aware answers on {@code port} (0: a free one). */
+  public static ScriptedModelServer start(ConversationModel model, int port) throws Exception {
+    return new ScriptedModelServer(ScriptedModel.of(), java.util.Optional.of(model), port);
   }
 
   public static ScriptedModelServer start(ScriptedModel script) throws Exception {
@@ -93,7 +105,8 @@ public final class ScriptedModelServer implements AutoCloseable {
       JsonNode body = Jackson.mapper().readTree(req.getInputStream());
       int n = take(body, req.getHeader("Authorization"));
       resp.setCharacterEncoding(StandardCharsets.UTF_8.name());
-      if (n >= script.turns().size()) {
+      java.util.Optional<ScriptedModel.Turn> turn = turn(n, body);
+      if (turn.isEmpty()) {
         error(
             resp,
             500,
@@ -102,7 +115,7 @@ public final class ScriptedModelServer implements AutoCloseable {
       }
       String model = body.path("model").asText("scripted");
       ObjectNode answer =
-          switch (script.turns().get(n)) {
+          switch (turn.get()) {
             case ScriptedModel.Failure f -> {
               f.retryAfter()
                   .ifPresent(
@@ -128,6 +141,24 @@ public final class ScriptedModelServer implements AutoCloseable {
         resp.getWriter().write(answer.toString());
       }
     }
+  }
+
+  /**
+   * The answer to request {@code n} (0-based) with {@code body}: the conversation model's, after
+   * its latency; else the script's turn {@code n}, empty past its end.
+   */
+  private java.util.Optional<ScriptedModel.Turn> turn(int n, JsonNode body) {
+    if (conversation.isPresent()) {
+      try {
+        Thread.sleep(conversation.get().latency().toMillis());
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+      return java.util.Optional.of(conversation.get().answer(body));
+    }
+    return n < script.turns().size()
+        ? java.util.Optional.of(script.turns().get(n))
+        : java.util.Optional.empty();
   }
 
   private static ObjectNode message(String text) {
