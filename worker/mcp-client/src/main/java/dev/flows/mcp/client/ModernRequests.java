@@ -345,7 +345,11 @@ final class ModernRequests {
             return;
           }
           if (r != null && r.isPresent()) {
-            out.complete(TREE.valueToTree(r.get().result()));
+            JsonNode result = TREE.valueToTree(r.get().result());
+            if (TOOLS_CALL.equals(method)) {
+              McpWireTimings.delivered();
+            }
+            out.complete(result);
             return;
           }
           // No response: the stream ended or broke before it.

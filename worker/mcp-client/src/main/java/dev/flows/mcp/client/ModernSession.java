@@ -242,7 +242,9 @@ final class ModernSession implements ProtocolSession {
               new ToolCallResult.WireAttempt(
                   ids.last(marker).orElse("?"), protocolVersion(), because));
           if (e == null) {
-            out.complete(result(tool, r, attempts));
+            ToolCallResult res = result(tool, r, attempts);
+            McpWireTimings.delivered();
+            out.complete(res);
             return;
           }
           Throwable x =
@@ -361,13 +363,24 @@ final class ModernSession implements ProtocolSession {
     public reactor.core.publisher.Flux<io.modelcontextprotocol.modern.JsonRpc.JSONRPCMessage>
         exchange(io.modelcontextprotocol.modern.client.transport.McpTransportRequest request) {
       var m = request.message();
-      if ("tools/call".equals(m.method())) {
-        JsonNode key = params(m.params()).path("_meta").path(McpTransportPort.IDEMPOTENCY_KEY_META);
-        if (key.isTextual()) {
-          lastByKey.put(key.asText(), String.valueOf(m.id()));
-        }
+      if (!"tools/call".equals(m.method())) {
+        return delegate.exchange(request);
       }
-      return delegate.exchange(request);
+      JsonNode key = params(m.params()).path("_meta").path(McpTransportPort.IDEMPOTENCY_KEY_META);
+      if (key.isTextual()) {
+        lastByKey.put(key.asText(), String.valueOf(m.id()));
+      }
+      if (!McpWireTimings.on()) {
+        return delegate.exchange(request);
+      }
+      McpWireTimings.sent();
+      return delegate.exchange(request).doOnNext(RequestIds::answered);
+    }
+
+    private static void answered(io.modelcontextprotocol.modern.JsonRpc.JSONRPCMessage m) {
+      if (m instanceof io.modelcontextprotocol.modern.JsonRpc.JSONRPCResponse) {
+        McpWireTimings.answered();
+      }
     }
 
     @Override
