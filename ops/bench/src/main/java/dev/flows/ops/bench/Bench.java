@@ -149,6 +149,7 @@ public final class Bench {
     s.put("children", ChildrenBench::new);
     s.put("mcp", McpBench::new);
     s.put("latency", LatencyBench::new);
+    s.put("mcpstages", McpStagesBench::new);
     s.put("commits", CommitsBench::new);
     s.put("recovery", RecoveryBench::new);
     s.put("waiting", WaitingBench::new);

@@ -123,7 +123,7 @@ final class Engines {
 
   private static final String STDIO_NAME = BenchFlows.STDIO;
 
-  private static ToolDescriptor tool(String server, String name) {
+  static ToolDescriptor tool(String server, String name) {
     return new ToolDescriptor(
         server,
         name,

@@ -35,7 +35,7 @@ record McpBench(Bench.Plan plan, Pg pg, Report report) implements Section {
   private static final int WARMUP_FLOWS = 4;
 
   /** The same no-op call made bare through the MCP client: no journal at all. */
-  private static Baseline.Result bareCalls(McpTransportPort session, int c, double seconds)
+  static Baseline.Result bareCalls(McpTransportPort session, int c, double seconds)
       throws Exception {
     return Baseline.loop(
         c,

@@ -3,6 +3,7 @@ package dev.flows.ops.bench;
 import dev.flows.kernel.journal.Journal;
 import dev.flows.kernel.journal.LeaseToken;
 import dev.flows.kernel.journal.StartRun;
+import dev.flows.mcp.client.McpWireTimings;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
 import java.util.ArrayList;
@@ -11,27 +12,76 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * Where a durable inline {@code f.mcp} call's time goes, per stage, from five instants of one JVM
+ * Where a durable inline {@code f.mcp} call's time goes, per stage, from nine instants of one JVM
  * clock: the body's call begins ({@link BenchFlows.Mcp}), the election statement ({@code admit}
- * electing, which admits the child already claimed and elected) is sent and answered, the
- * confirm-and-complete statement is sent and answered, and the body has the result. The journal
- * verbs are timed by a proxy around the engine's journal; a call is matched to its verbs by its
- * child run id (the election runs on the body's thread, the confirmation on the thread that got the
- * answer).
+ * electing, which admits the child already claimed and elected) is sent and answered, the request
+ * is on the wire, its response read and turned into the session's result (the client's {@link
+ * McpWireTimings}), the confirm-and-complete statement is sent and answered, and the body has the
+ * result. The journal verbs are timed by a proxy around the engine's journal; a call is matched to
+ * its verbs by its child run id (the election runs on the body's thread, the confirmation on the
+ * thread that got the answer).
  */
 final class McpStages {
   static final List<String> STAGES =
       List.of(
-          "call → election sent (lowering, child id, hand-in)",
-          "election statement and commit (start_claimed)",
-          "election acknowledged → answer handled (hand-offs and the MCP exchange)",
-          "confirm + complete statement and commit",
-          "completion acknowledged → body has the result (wake)");
+          "record: call → election sent (lowering, child id, hand-in)",
+          "record: election statement and commit (start_claimed)",
+          "send: election acknowledged → request on the wire (lease, hand-off, encoding)",
+          "server: request on the wire → response read and parsed",
+          "receive: response parsed → the session's result (decoding, matching)",
+          "receipt: result → confirm sent (outcome and receipt, hand-off to the finisher)",
+          "confirm: confirm + complete statement and commit (confirm_and_succeed)",
+          "wake-up: completion acknowledged → body has the result");
+
+  /** Instants of one call: the indexes of {@link #STAGES}' boundaries. */
+  private static final int CALL = 0;
+
+  private static final int ELECT_SENT = 1;
+  private static final int ELECTED = 2;
+  private static final int ON_WIRE = 3;
+  private static final int ANSWERED = 4;
+  private static final int DELIVERED = 5;
+  private static final int CONFIRM_SENT = 6;
+  private static final int CONFIRMED = 7;
+  private static final int ENDED = 8;
+
+  /**
+   * The call whose election was made last: at c=1 the only one in flight, so the client's wire
+   * instants ({@link McpWireTimings}) are its own.
+   */
+  private static volatile long[] current = new long[ENDED + 1];
+
+  private static final McpWireTimings.Probe WIRE =
+      new McpWireTimings.Probe() {
+        @Override
+        public void sent(long nanos) {
+          long[] t = current;
+          if (t[ON_WIRE] == 0) {
+            t[ON_WIRE] = nanos;
+          }
+        }
+
+        @Override
+        public void answered(long nanos) {
+          long[] t = current;
+          if (t[ON_WIRE] != 0 && t[ANSWERED] == 0) {
+            t[ANSWERED] = nanos;
+          }
+        }
+
+        @Override
+        public void delivered(long nanos) {
+          long[] t = current;
+          if (t[ANSWERED] != 0 && t[DELIVERED] == 0) {
+            t[DELIVERED] = nanos;
+          }
+        }
+      };
 
   private static final ThreadLocal<Long> CALL_STARTED = new ThreadLocal<>();
   private static final ThreadLocal<String> LAST_CHILD = new ThreadLocal<>();
 
-  /** Per child run: call start, election sent, acknowledged, confirm sent, acknowledged, end. */
+  /** Per child run: the instants of its call, {@link #CALL} to {@link #ENDED}. */
   private static final Map<String, long[]> CALLS = new ConcurrentHashMap<>();
 
   private static volatile boolean timing;
@@ -42,11 +92,13 @@ final class McpStages {
   static void start() {
     CALLS.clear();
     timing = true;
+    McpWireTimings.install(WIRE);
   }
 
   /** Stops timing and answers each stage's durations over the calls timed end to end. */
   static List<Stats> stop() {
     timing = false;
+    McpWireTimings.uninstall();
     List<List<Long>> stages = new ArrayList<>();
     for (int i = 0; i < STAGES.size(); i++) {
       stages.add(new ArrayList<>());
@@ -74,7 +126,7 @@ final class McpStages {
     if (timing && child != null) {
       long[] t = CALLS.get(child);
       if (t != null) {
-        t[5] = now;
+        t[ENDED] = now;
       }
     }
     CALL_STARTED.remove();
@@ -106,8 +158,8 @@ final class McpStages {
                   case "confirmAndComplete" -> {
                     long[] t = CALLS.get(((LeaseToken) args[0]).runId().value());
                     if (t != null) {
-                      t[3] = begin;
-                      t[4] = end;
+                      t[CONFIRM_SENT] = begin;
+                      t[CONFIRMED] = end;
                     }
                   }
                   default -> {}
@@ -121,7 +173,12 @@ final class McpStages {
     Long started = CALL_STARTED.get();
     if (started != null && r.runId().isPresent()) {
       String child = r.runId().get().value();
-      CALLS.put(child, new long[] {started, begin, end, 0, 0, 0});
+      long[] t = new long[ENDED + 1];
+      t[CALL] = started;
+      t[ELECT_SENT] = begin;
+      t[ELECTED] = end;
+      current = t;
+      CALLS.put(child, t);
       LAST_CHILD.set(child);
     }
   }

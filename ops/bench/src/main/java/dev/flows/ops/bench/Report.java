@@ -35,6 +35,9 @@ final class Report {
   /** Per transport, a durable f.mcp call's stages at c=1 ({@link McpStages#STAGES}). */
   final Map<String, List<Stats>> mcpStages = new LinkedHashMap<>();
 
+  /** Per transport and revision ({@link McpStagesBench}): durable call, bare call, stages. */
+  final Map<String, McpStagesMarkdown.Measured> mcpRevisions = new LinkedHashMap<>();
+
   Stats dispatch = Stats.of(List.of());
 
   /** Per call kind: N, then {@link CommitsBench.Spent#marginal}'s six numbers. */
@@ -261,6 +264,10 @@ final class Report {
     mcpStages.put(server, stages);
   }
 
+  void mcpRevision(String name, Stats durable, Stats bare, List<Stats> stages) {
+    mcpRevisions.put(name, new McpStagesMarkdown.Measured(durable, bare, stages));
+  }
+
   void lostBareCalls(String server, int c, long lost) {
     mcp.get(server).get(c)[2] = lost;
   }
@@ -320,6 +327,7 @@ final class Report {
     FloorMarkdown.render(this, md);
     McpMarkdown.render(this, md);
     LatencyMarkdown.render(this, md);
+    McpStagesMarkdown.render(this, md);
     CommitsMarkdown.render(this, md);
     RecoveryMarkdown.render(this, md);
     SleepersMarkdown.render(this, md);

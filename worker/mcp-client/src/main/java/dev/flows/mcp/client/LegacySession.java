@@ -113,7 +113,9 @@ final class LegacySession implements ProtocolSession {
     sdk.whenComplete(
         (r, e) -> {
           if (e == null) {
-            out.complete(McpWire.toResult(server, tool, r, version));
+            ToolCallResult result = McpWire.toResult(server, tool, r, version);
+            McpWireTimings.delivered();
+            out.complete(result);
           } else {
             if (e instanceof java.util.concurrent.TimeoutException) {
               cancelOnWire(request, "timed out");

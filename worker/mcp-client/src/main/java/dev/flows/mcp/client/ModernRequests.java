@@ -329,6 +329,10 @@ final class ModernRequests {
     sdk.whenComplete(
         (r, e) -> {
           attempts.add(new ToolCallResult.WireAttempt(id, McpProtocol.MODERN, because));
+          if (TOOLS_CALL.equals(method)) {
+            // This path names its requests itself: the ids noted for the SDK's path are dropped.
+            ModernSession.RequestIds.idempotencyKey(params).ifPresent(ids::forget);
+          }
           Throwable x =
               e instanceof java.util.concurrent.CompletionException ce ? ce.getCause() : e;
           if (x instanceof java.util.concurrent.TimeoutException) {
@@ -345,7 +349,11 @@ final class ModernRequests {
             return;
           }
           if (r != null && r.isPresent()) {
-            out.complete(TREE.valueToTree(r.get().result()));
+            JsonNode result = TREE.valueToTree(r.get().result());
+            if (TOOLS_CALL.equals(method)) {
+              McpWireTimings.delivered();
+            }
+            out.complete(result);
             return;
           }
           // No response: the stream ended or broke before it.

@@ -242,7 +242,10 @@ final class ModernSession implements ProtocolSession {
               new ToolCallResult.WireAttempt(
                   ids.last(marker).orElse("?"), protocolVersion(), because));
           if (e == null) {
-            out.complete(result(tool, r, attempts));
+            ids.forget(marker);
+            ToolCallResult res = result(tool, r, attempts);
+            McpWireTimings.delivered();
+            out.complete(res);
             return;
           }
           Throwable x =
@@ -265,12 +268,19 @@ final class ModernSession implements ProtocolSession {
                   out);
               return;
             }
+            ids.forget(marker);
             out.completeExceptionally(
                 requests.lost(tool, attempts.get(sent - 1).requestId(), reissue, sent, "", x));
             return;
           }
+          ids.forget(marker);
           out.completeExceptionally(McpFailures.modernCall(server, tool, x));
         });
+  }
+
+  /** How many calls' request ids are kept (those of the calls still going). */
+  int trackedCalls() {
+    return ids.tracked();
   }
 
   /** True when {@code server/discover} declared the tasks extension. */
@@ -361,13 +371,56 @@ final class ModernSession implements ProtocolSession {
     public reactor.core.publisher.Flux<io.modelcontextprotocol.modern.JsonRpc.JSONRPCMessage>
         exchange(io.modelcontextprotocol.modern.client.transport.McpTransportRequest request) {
       var m = request.message();
-      if ("tools/call".equals(m.method())) {
-        JsonNode key = params(m.params()).path("_meta").path(McpTransportPort.IDEMPOTENCY_KEY_META);
-        if (key.isTextual()) {
-          lastByKey.put(key.asText(), String.valueOf(m.id()));
-        }
+      if (!"tools/call".equals(m.method())) {
+        return delegate.exchange(request);
       }
-      return delegate.exchange(request);
+      idempotencyKey(m.params()).ifPresent(k -> lastByKey.put(k, String.valueOf(m.id())));
+      if (!McpWireTimings.on()) {
+        return delegate.exchange(request);
+      }
+      McpWireTimings.sent();
+      return delegate.exchange(request).doOnNext(RequestIds::answered);
+    }
+
+    private static void answered(io.modelcontextprotocol.modern.JsonRpc.JSONRPCMessage m) {
+      if (m instanceof io.modelcontextprotocol.modern.JsonRpc.JSONRPCResponse) {
+        McpWireTimings.answered();
+      }
+    }
+
+    /**
+     * The idempotency key in a tools/call's {@code _meta}, read from the params object as the SDK
+     * (a request record) or {@link ModernRequests} (a map) built it, without encoding it again.
+     */
+    static Optional<String> idempotencyKey(Object params) {
+      Object meta =
+          switch (params) {
+            case McpSchema.CallToolRequest r -> r.meta();
+            case Map<?, ?> map -> map.get("_meta");
+            case null -> null;
+            default -> {
+              JsonNode k = params(params).path("_meta").path(McpTransportPort.IDEMPOTENCY_KEY_META);
+              yield k.isTextual()
+                  ? Map.of(McpTransportPort.IDEMPOTENCY_KEY_META, k.asText())
+                  : null;
+            }
+          };
+      return meta instanceof Map<?, ?> m
+              && m.get(McpTransportPort.IDEMPOTENCY_KEY_META) instanceof String key
+          ? Optional.of(key)
+          : Optional.empty();
+    }
+
+    /** The call sent with {@code key} ended: its request ids are no longer asked for. */
+    void forget(String key) {
+      if (key != null) {
+        lastByKey.remove(key);
+      }
+    }
+
+    /** How many calls' request ids are kept: those of the calls still going. */
+    int tracked() {
+      return lastByKey.size();
     }
 
     @Override

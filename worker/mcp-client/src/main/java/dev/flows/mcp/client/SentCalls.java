@@ -29,9 +29,15 @@ final class SentCalls {
 
   void received(JSONRPCMessage m) {
     if (m instanceof McpSchema.JSONRPCResponse r && r.id() != null) {
+      McpWireTimings.answered();
       paramsById.remove(r.id());
       awaiting.remove(String.valueOf(r.id()));
     }
+  }
+
+  static boolean isToolCall(JSONRPCMessage m) {
+    return m instanceof McpSchema.JSONRPCRequest r
+        && McpSchema.METHOD_TOOLS_CALL.equals(r.method());
   }
 
   /** The id of a request sent and not yet answered, as sent, given its text on the wire. */

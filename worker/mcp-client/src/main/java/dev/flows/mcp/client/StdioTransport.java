@@ -348,6 +348,9 @@ public final class StdioTransport implements McpClientTransport, CancellableTran
               out.write(line);
               out.flush();
             }
+            if (SentCalls.isToolCall(message)) {
+              McpWireTimings.sent();
+            }
           } catch (IOException e) {
             throw disconnected("cannot write to the server: " + e.getMessage(), e);
           }

@@ -153,6 +153,9 @@ public final class StreamableHttpTransport implements McpClientTransport, Cancel
       initializeRequest = (JSONRPCRequest) message;
     }
     String sessionUsed = sessionId;
+    if (SentCalls.isToolCall(message)) {
+      McpWireTimings.sent();
+    }
     HttpResponse<InputStream> r = post(message, init);
     int status = r.statusCode();
     if (status == 404 && sessionUsed != null && !init) {

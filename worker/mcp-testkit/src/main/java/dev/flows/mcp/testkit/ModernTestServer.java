@@ -31,12 +31,12 @@ import org.eclipse.jetty.server.Server;
  * A test server on the SDK's 2026-07-28 ({@code modern}) server: stateless, answers {@code
  * server/discover}, no initialize. Over stdio ({@code main}, flags {@code --log=FILE} to record
  * every line it reads) or Streamable HTTP on Jetty ({@link #http}). Tools: {@code echo}, {@code
- * add}, {@code sleep} (ms), {@code pid}, {@code meta} (answers the request's {@code _meta}), and
- * {@code ledger} (appends its idempotency key to {@code file} once per key, the way a server that
- * honours keys performs a call once; answers how many lines the file has), and {@code region}
- * (answers its {@code region} argument, which its inputSchema marks {@code x-mcp-header: Region},
- * or the name {@link #renameRegionHeader} gives: over HTTP the SDK's server refuses a call whose
- * {@code Mcp-Param-} header is missing or does not match).
+ * noop}, {@code add}, {@code sleep} (ms), {@code pid}, {@code meta} (answers the request's {@code
+ * _meta}), and {@code ledger} (appends its idempotency key to {@code file} once per key, the way a
+ * server that honours keys performs a call once; answers how many lines the file has), and {@code
+ * region} (answers its {@code region} argument, which its inputSchema marks {@code x-mcp-header:
+ * Region}, or the name {@link #renameRegionHeader} gives: over HTTP the SDK's server refuses a call
+ * whose {@code Mcp-Param-} header is missing or does not match).
  */
 public final class ModernTestServer implements AutoCloseable {
   private static final String REQUEST = "flows.servlet-request";
@@ -144,6 +144,11 @@ public final class ModernTestServer implements AutoCloseable {
     return relay.clientClosed();
   }
 
+  /** The server's own endpoint, without the relay that watches connections close ({@link #url}). */
+  public URI directUrl() {
+    return URI.create("http://127.0.0.1:" + McpJetty.port(jetty) + "/mcp");
+  }
+
   public URI url() {
     return url;
   }
@@ -184,6 +189,7 @@ public final class ModernTestServer implements AutoCloseable {
 
   private static McpServer server(AtomicInteger drops, Map<String, McpSyncTool> tools) {
     add(tools, "echo", Map.of("text", "string"), (ctx, a) -> text(String.valueOf(a.get("text"))));
+    add(tools, "noop", Map.of(), (ctx, a) -> text("ok"));
     add(
         tools,
         "add",

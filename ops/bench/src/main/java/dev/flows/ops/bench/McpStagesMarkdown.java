@@ -1,0 +1,47 @@
+package dev.flows.ops.bench;
+
+import static dev.flows.ops.bench.Tables.f2;
+import static dev.flows.ops.bench.Tables.header;
+import static dev.flows.ops.bench.Tables.row;
+
+import java.util.List;
+
+/** A durable f.mcp call stage by stage per transport and revision, beside the bare call. */
+final class McpStagesMarkdown {
+  /** One transport and revision: the durable call, the bare call, and the durable call's stages. */
+  record Measured(Stats durable, Stats bare, List<Stats> stages) {}
+
+  private McpStagesMarkdown() {}
+
+  static void render(Report results, StringBuilder md) {
+    if (results.mcpRevisions.isEmpty()) {
+      return;
+    }
+    md.append("\n## A durable f.mcp call stage by stage, per revision (ms)\n\n")
+        .append(
+            "c=1, one JVM clock; the client pinned to each revision against a test server that"
+                + " speaks it; the bare call is the same client's, on the same server, right"
+                + " after. Stages are p50 / p99 each, so they need not add up to the call's.\n\n")
+        .append(header("transport and revision", "what", "p50", "p99"));
+    results.mcpRevisions.forEach(
+        (name, m) -> {
+          md.append(
+              row(name, "durable f.mcp, whole", f2(m.durable().p50()), f2(m.durable().p99())));
+          md.append(row(name, "bare call, whole", f2(m.bare().p50()), f2(m.bare().p99())));
+          md.append(
+              row(
+                  name,
+                  "added by durability",
+                  f2(m.durable().p50() - m.bare().p50()),
+                  f2(m.durable().p99() - m.bare().p99())));
+          for (int i = 0; i < m.stages().size(); i++) {
+            md.append(
+                row(
+                    name,
+                    McpStages.STAGES.get(i),
+                    f2(m.stages().get(i).p50()),
+                    f2(m.stages().get(i).p99())));
+          }
+        });
+  }
+}
