@@ -284,7 +284,9 @@ final class Database implements AutoCloseable {
     }
     if (SqlErrors.serverFault(e).isPresent()) {
       // Slots taken, a full disk, a timeout: the journal's words and fix for the same fault.
-      return SqlErrors.translate(e);
+      FlowsException fault = SqlErrors.translate(e);
+      return new FlowsException(
+          fault.code(), fault.getMessage(), where, fault.fix().orElse(""), true, e);
     }
     boolean unreachable =
         state.startsWith("08")

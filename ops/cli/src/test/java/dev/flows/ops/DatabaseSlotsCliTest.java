@@ -47,7 +47,7 @@ class DatabaseSlotsCliTest {
         }
         Cli.Result r = cli.run("runs", "list");
         assertRefused(r, "database_unavailable", Exit.FAILED);
-        assertThat(r.err()).contains("too many clients", "max_connections", "retried");
+        assertThat(r.err()).contains("too many clients", "max_connections", "retried", "(at jdbc:");
         assertJsonRefused(cli.run("runs", "list", "--json"), "database_unavailable", Exit.FAILED);
       } finally {
         for (Connection c : hog) {
