@@ -141,6 +141,8 @@ final class ConsoleHandler extends Handler.Abstract {
       act(request, response, callback, parts, api);
     } else if (parts.length >= 2 && parts[1].equals("schedules")) {
       ConsoleSchedules.route(this, request, response, callback, parts, api);
+    } else if (parts.length == 2 && parts[1].equals("versions")) {
+      ConsoleVersions.route(this, request, response, callback, api);
     } else {
       throw new Refusal(
           404,

@@ -44,6 +44,7 @@ public final class FlowsCli implements Callable<Integer> {
           "run", RunCommand.class,
           "check", CheckCommand.class,
           "replay-check", ReplayCheckCommand.class,
+          "versions", VersionsCommand.class,
           "worker", WorkerCommand.class,
           "runs", RunsCommand.class,
           "schedules", SchedulesCommand.class,
@@ -66,7 +67,7 @@ public final class FlowsCli implements Callable<Integer> {
         ErrorCode.INVALID_INPUT,
         "a subcommand is required",
         "flows",
-        "run `flows --help` for the list (demo, run, check, replay-check, worker, runs, schedules, mcp, db, ui)");
+        "run `flows --help` for the list (demo, run, check, replay-check, versions, worker, runs, schedules, mcp, db, ui)");
   }
 
   public static void main(String[] args) {
