@@ -230,6 +230,21 @@ public final class Flows implements AutoCloseable {
   }
 
   /**
+   * Moves runs of {@code to}'s flow to the registered instance's code at its header's version, the
+   * embedding counterpart of {@code flows runs upgrade}: each run's journal is replay-checked
+   * against that code first ({@link #replayCheck}), and a run that diverges stays where it was,
+   * refused {@code replay_incompatible} at its position; a compatible one is moved ({@code
+   * run.upgraded}, by {@code embed}) and replays on the new code from its next attempt. {@link
+   * UpgradeRuns#fromVersion} lists runs, so it is refused {@code config_invalid} on the test kit's
+   * in-memory journal as {@link #runs()} is. Refusals are per run, in the report, never thrown.
+   */
+  public UpgradeReport upgrade(Class<? extends Flow<?, ?>> to, UpgradeRuns runs) {
+    return PublicError.guard(
+        () ->
+            Upgrades.run(journal(), engine.resolver(), this::runs, catalog.of(to).loaded(), runs));
+  }
+
+  /**
    * The schedules in the journal: create, list, pause, resume, update, delete, trigger, backfill
    * ({@link FlowSchedules}). Their ticks are started by workers with the flow, this instance's
    * worker among them when it runs one.

@@ -50,7 +50,7 @@ final class ReplayChecks {
   }
 
   /** Every root run of {@code query}, oldest first; only those not ended when {@code active}. */
-  private static List<RunId> listed(RunQuery query, boolean active) {
+  static List<RunId> listed(RunQuery query, boolean active) {
     List<RunInfo> all = new ArrayList<>();
     List<RunInfo> page = query.list(RunQuery.MAX_PAGE);
     while (!page.isEmpty()) {

@@ -43,6 +43,10 @@ final class SourceDirectories {
   private Map<Path, Seen> files = Map.of();
   private Map<Path, Seen> archived = Map.of();
   private Set<String> hashes = Set.of();
+
+  /** Sources that could not be kept (a read-only directory): tried and logged once. */
+  private final Set<String> notKept = new HashSet<>();
+
   private long scannedAt;
   private boolean scanned;
 
@@ -101,7 +105,7 @@ final class SourceDirectories {
     kept.values().forEach(s -> keptHashes.add(s.hash()));
     live.forEach(
         (file, s) -> {
-          if (keptHashes.add(s.hash())) {
+          if (keptHashes.add(s.hash()) && !notKept.contains(s.hash())) {
             archive(file, s.hash()).ifPresent(a -> kept.put(a, s));
           }
         });
@@ -127,7 +131,12 @@ final class SourceDirectories {
       Files.move(tmp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
       return java.util.Optional.of(target);
     } catch (IOException | UncheckedIOException e) {
-      LOG.warn("cannot keep flow source {} in {}: {}", file, target, e.getMessage());
+      LOG.warn(
+          "cannot keep flow source {} in {} (runs of it wait once the file changes): {}",
+          file,
+          target,
+          e.getMessage());
+      notKept.add(hash);
       return java.util.Optional.empty();
     }
   }
