@@ -121,8 +121,43 @@ public final class FlowSource {
     String simple = cm.group(1);
     Matcher pm = PACKAGE.matcher(source);
     String className = pm.find() ? pm.group(1) + "." + simple : simple;
-    Map<String, ByteArrayOutputStream> classes = classes(origin, className, source);
+    Map<String, ByteArrayOutputStream> classes =
+        uninterrupted(() -> classes(origin, className, source));
     return instantiate(origin, className, source, classes);
+  }
+
+  /**
+   * Compiles on a thread of its own that nothing interrupts, and waits for it without giving up:
+   * javac keeps the JDK's {@code ct.sym} (what {@code --release} compiles against) open for the
+   * whole process, and an interrupt during its read (a worker canceling an attempt whose lease it
+   * lost) would close it for every later compile. The caller's interrupt is kept for after.
+   */
+  private static <T> T uninterrupted(java.util.function.Supplier<T> compile) {
+    java.util.concurrent.CompletableFuture<T> done =
+        java.util.concurrent.CompletableFuture.supplyAsync(
+            compile, r -> Thread.ofPlatform().daemon().name("flows-javac").start(r));
+    boolean interrupted = false;
+    try {
+      while (true) {
+        try {
+          return done.get();
+        } catch (InterruptedException e) {
+          interrupted = true;
+        } catch (java.util.concurrent.ExecutionException e) {
+          if (e.getCause() instanceof RuntimeException r) {
+            throw r;
+          }
+          if (e.getCause() instanceof Error err) {
+            throw err;
+          }
+          throw new IllegalStateException(e.getCause());
+        }
+      }
+    } finally {
+      if (interrupted) {
+        Thread.currentThread().interrupt();
+      }
+    }
   }
 
   /** The class files javac makes of {@code source}, by class name, or the compiler's refusal. */
