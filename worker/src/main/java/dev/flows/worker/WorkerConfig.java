@@ -2,6 +2,7 @@ package dev.flows.worker;
 
 import dev.flows.kernel.ErrorCode;
 import dev.flows.kernel.FlowsException;
+import dev.flows.kernel.journal.PayloadLimits;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Objects;
@@ -36,6 +37,8 @@ import java.util.function.Function;
  *     free slots than one {@code claimBatch} takes no new work; it looks again after this pause (at
  *     most a poll interval in all), so a burst of starting attempts does not queue for the pool
  *     past its connection timeout
+ * @param payloadLimits the largest step output and MCP receipt this worker journals (a larger one
+ *     fails its step {@code payload_too_large}); its other limits are the journal's defaults
  */
 public record WorkerConfig(
     Duration defaultLease,
@@ -54,7 +57,8 @@ public record WorkerConfig(
     Duration dbRetryMaxBackoff,
     double dbRetryJitter,
     int claimBatch,
-    Duration congestionPause) {
+    Duration congestionPause,
+    PayloadLimits payloadLimits) {
 
   public static final Duration DEFAULT_LEASE = Duration.ofSeconds(30);
   public static final String PROPERTY_PREFIX = "flows.worker.";
@@ -86,6 +90,7 @@ public record WorkerConfig(
     requirePositive(dbRetryInitialBackoff, "dbRetryInitialBackoff");
     requirePositive(dbRetryMaxBackoff, "dbRetryMaxBackoff");
     requirePositive(congestionPause, "congestionPause");
+    Objects.requireNonNull(payloadLimits, "payloadLimits");
     if (claimBatch < 1) {
       throw new IllegalArgumentException("claimBatch must be >= 1");
     }
@@ -127,7 +132,8 @@ public record WorkerConfig(
         DEFAULT_DB_RETRY_MAX_BACKOFF,
         DEFAULT_DB_RETRY_JITTER,
         DEFAULT_CLAIM_BATCH,
-        DEFAULT_CONGESTION_PAUSE);
+        DEFAULT_CONGESTION_PAUSE,
+        PayloadLimits.DEFAULTS);
   }
 
   /**
@@ -188,6 +194,7 @@ public record WorkerConfig(
     private double dbRetryJitter;
     private int claimBatch;
     private Duration congestionPause;
+    private PayloadLimits payloadLimits;
 
     private Builder(WorkerConfig c) {
       defaultLease = c.defaultLease;
@@ -207,6 +214,7 @@ public record WorkerConfig(
       dbRetryJitter = c.dbRetryJitter;
       claimBatch = c.claimBatch;
       congestionPause = c.congestionPause;
+      payloadLimits = c.payloadLimits;
     }
 
     public Builder claimBatch(int v) {
@@ -216,6 +224,11 @@ public record WorkerConfig(
 
     public Builder congestionPause(Duration v) {
       congestionPause = v;
+      return this;
+    }
+
+    public Builder payloadLimits(PayloadLimits v) {
+      payloadLimits = v;
       return this;
     }
 
@@ -289,7 +302,8 @@ public record WorkerConfig(
           dbRetryMaxBackoff,
           dbRetryJitter,
           claimBatch,
-          congestionPause);
+          congestionPause,
+          payloadLimits);
     }
   }
 

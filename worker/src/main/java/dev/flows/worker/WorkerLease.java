@@ -1,11 +1,13 @@
 package dev.flows.worker;
 
+import dev.flows.kernel.FlowsException;
 import dev.flows.kernel.LeaseConflictException;
 import dev.flows.kernel.RunTerminalException;
 import dev.flows.kernel.journal.ClaimedAttempt;
 import dev.flows.kernel.journal.CompletionAck;
 import dev.flows.kernel.journal.Journal;
 import dev.flows.kernel.journal.LeaseToken;
+import dev.flows.kernel.journal.PayloadLimits;
 import dev.flows.kernel.journal.StepOutcome;
 import java.time.Duration;
 import java.time.Instant;
@@ -37,12 +39,14 @@ public final class WorkerLease {
   private final Journal journal;
   private final InstantSource clock;
   private final LeaseKeeper keeper;
+  private final PayloadLimits limits;
 
   /** {@code journal} should be a {@link ResilientJournal}: renewals ride out brief faults. */
   public WorkerLease(Journal journal, WorkerConfig config, InstantSource clock) {
     this.journal = journal;
     this.clock = clock;
     this.keeper = new LeaseKeeper(journal, config, clock);
+    this.limits = config.payloadLimits();
   }
 
   /**
@@ -239,7 +243,7 @@ public final class WorkerLease {
                 f ->
                     DiagnosticTails.workerError(
                         WorkerDiagnostic.RENEWAL_FAILED, String.valueOf(f.getMessage())))
-            .orElse(workOutcome);
+            .orElse(bounded(workOutcome, lease));
     if (!clock.instant().isBefore(state.deadline())) {
       throw new LeaseLostException(
           lease, LostLeaseReason.COMPLETION_EXPIRED, null, state.renewals(), null);
@@ -256,6 +260,22 @@ public final class WorkerLease {
       throw new LeaseLostException(
           lease, LostLeaseReason.COMPLETION_EXPIRED, refused.code(), state.renewals(), refused);
     }
+  }
+
+  /**
+   * A success whose output is past this worker's {@code maxStepOutputBytes} fails its step {@code
+   * payload_too_large} instead (not retried: the same work answers the same output); nothing of the
+   * output is journaled.
+   */
+  private StepOutcome bounded(StepOutcome o, LeaseToken lease) {
+    if (o instanceof StepOutcome.Succeeded ok) {
+      try {
+        limits.requireStepOutput(ok.output(), lease.place());
+      } catch (FlowsException tooLarge) {
+        return DiagnosticTails.refused(tooLarge);
+      }
+    }
+    return o;
   }
 
   /** Before any work: a plain {@link Journal#complete}, whatever completer the options name. */

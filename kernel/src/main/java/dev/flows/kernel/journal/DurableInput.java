@@ -113,6 +113,7 @@ public final class DurableInput {
    * object keyed by request.
    */
   public static ObjectNode responses(String place, JsonNode park, InputAnswer answer) {
+    PayloadLimits.DEFAULTS.requireAnswer(answer, place);
     JsonNode requests = park.path(REQUESTS);
     ObjectNode out = JSON.objectNode();
     if (ToolApproval.asks(park)) {

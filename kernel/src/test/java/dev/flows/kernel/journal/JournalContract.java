@@ -2882,6 +2882,78 @@ public abstract class JournalContract {
     assertThat(snapshot(first.lease().runId()).status()).isEqualTo(RunStatus.FAILED);
   }
 
+  // ---- payload limits (PayloadLimits.DEFAULTS, measured as UTF-8 JSON)
+
+  /** {@code {"blob":"…"}} of exactly {@code bytes} bytes of JSON, in two-byte characters. */
+  protected static JsonNode payloadOf(long bytes) {
+    long text = bytes - "{\"blob\":\"\"}".length();
+    String blob = "\u00e9".repeat((int) (text / 2)) + (text % 2 == 1 ? "x" : "");
+    JsonNode p = JSON.objectNode().put("blob", blob);
+    assertThat(PayloadLimits.encodedSize(p)).isEqualTo(bytes);
+    return p;
+  }
+
+  @Test
+  void aRunInputPastItsLimitIsRefusedPayloadTooLargeWithNothingWritten() {
+    long bound = PayloadLimits.DEFAULTS.maxRunInputBytes();
+    RunRef id = new RunRef("big-" + System.nanoTime());
+    StartRun big =
+        new StartRun(
+            Optional.of(id),
+            id.value(),
+            run(Specs.input(agent("a"), payloadOf(bound + 1))),
+            Optional.empty(),
+            "api");
+
+    assertThatThrownBy(() -> journal.admit(big, Admit.queued()))
+        .isInstanceOf(FlowsException.class)
+        .satisfies(
+            e -> {
+              FlowsException f = (FlowsException) e;
+              assertThat(f.code()).isEqualTo(ErrorCode.PAYLOAD_TOO_LARGE);
+              assertThat(f.getMessage())
+                  .contains("maxRunInputBytes")
+                  .contains(String.valueOf(bound + 1))
+                  .contains(String.valueOf(bound));
+              assertThat(f.fix()).isPresent();
+            });
+    assertThat(journal.run(id)).isEmpty();
+    assertThat(claim(1)).isEmpty();
+
+    RunRef atTheBound = start(run(Specs.input(agent("a"), payloadOf(bound))));
+    assertThat(claimOne().lease().runId()).isEqualTo(atTheBound);
+  }
+
+  @Test
+  void aSignalPayloadPastItsLimitIsRefusedAndTheRunsJournalIsUnchanged() {
+    long bound = PayloadLimits.DEFAULTS.maxSignalBytes();
+    RunRef id = start(run(agent("root", "/memo/*")));
+    List<String> before = types(id);
+
+    assertRefused(
+        () -> journal.sendSignal(id, "approve", payloadOf(bound + 1), Optional.of("k")),
+        ErrorCode.PAYLOAD_TOO_LARGE);
+
+    assertThat(types(id)).isEqualTo(before);
+    assertThat(journal.sendSignal(id, "approve", payloadOf(bound), Optional.of("k")))
+        .isEqualTo(new SignalSent(id, "approve", 1, false));
+  }
+
+  @Test
+  void anInputAnswerPastItsLimitIsRefusedAndTheStepStaysParked() {
+    long bound = PayloadLimits.DEFAULTS.maxAnswerBytes();
+    RunRef id = parkedForInput(Optional.empty(), false);
+    List<String> before = types(id);
+
+    assertRefused(
+        () -> journal.answerInput(id, "call", new InputAnswer.Accept(payloadOf(bound + 1)), "ops"),
+        ErrorCode.PAYLOAD_TOO_LARGE);
+
+    assertThat(types(id)).isEqualTo(before);
+    assertThat(stepStatus(id, "call")).isEqualTo(StepStatus.PARKED);
+    assertThat(entriesOf(id, JournalEntry.StepAnswered.class)).isEmpty();
+  }
+
   // ---- signals (a mailbox per run and name)
 
   @Test

@@ -101,6 +101,24 @@ final class WorkerCommand implements Callable<Integer> {
   String maxResultBytes;
 
   @Option(
+      names = "--max-output-bytes",
+      paramLabel = "BYTES",
+      description =
+          "The largest step output this worker journals (f.step values, command and body outputs,"
+              + " MCP receipts); past it the step fails payload_too_large (default 4194304; env"
+              + " FLOWS_WORKER_MAX_OUTPUT_BYTES).")
+  String maxOutputBytes;
+
+  @Option(
+      names = "--max-receipt-bytes",
+      paramLabel = "BYTES",
+      description =
+          "The largest MCP receipt this worker journals; past it the call fails payload_too_large"
+              + " (default 4194304; a server's larger flows.json limits.maxResultBytes wins; env"
+              + " FLOWS_WORKER_MAX_RECEIPT_BYTES).")
+  String maxReceiptBytes;
+
+  @Option(
       names = "--metrics-port",
       paramLabel = "PORT",
       description =
@@ -125,7 +143,10 @@ final class WorkerCommand implements Callable<Integer> {
   public Integer call() throws InterruptedException {
     WorkerConfig config =
         WorkerSettings.resolve(
-            new WorkerSettings.Flags(capacity, lease, poll, reconcile, stopGrace), s.env());
+                new WorkerSettings.Flags(capacity, lease, poll, reconcile, stopGrace), s.env())
+            .toBuilder()
+            .payloadLimits(WorkerSettings.payloadLimits(maxOutputBytes, maxReceiptBytes, s.env()))
+            .build();
     Set<String> served = WorkerSettings.queues(queues);
     Optional<WorkerSettings.Retention> kept = WorkerSettings.retention(retention, s.env());
     List<Path> dirs = flowDirectories();

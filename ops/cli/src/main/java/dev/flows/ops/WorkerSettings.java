@@ -2,6 +2,7 @@ package dev.flows.ops;
 
 import dev.flows.kernel.ErrorCode;
 import dev.flows.kernel.FlowsException;
+import dev.flows.kernel.journal.PayloadLimits;
 import dev.flows.kernel.journal.Queues;
 import dev.flows.kernel.mcp.McpClientConfig;
 import dev.flows.worker.Pruner;
@@ -62,6 +63,40 @@ final class WorkerSettings {
                             g.value(),
                             g.place())))
         .orElse(McpClientConfig.DEFAULTS);
+  }
+
+  static final String MAX_OUTPUT_BYTES_VARIABLE = "FLOWS_WORKER_MAX_OUTPUT_BYTES";
+  static final String MAX_RECEIPT_BYTES_VARIABLE = "FLOWS_WORKER_MAX_RECEIPT_BYTES";
+
+  /**
+   * The payload limits of {@code flows worker}: the defaults, with {@code --max-output-bytes} and
+   * {@code --max-receipt-bytes} (or their variables) as the largest step output and MCP receipt it
+   * journals.
+   */
+  static PayloadLimits payloadLimits(
+      String maxOutputBytes, String maxReceiptBytes, Map<String, String> env) {
+    PayloadLimits limits = PayloadLimits.DEFAULTS;
+    Optional<Given> output =
+        setting(maxOutputBytes, "--max-output-bytes", env, MAX_OUTPUT_BYTES_VARIABLE);
+    if (output.isPresent()) {
+      limits = limits.withMaxStepOutputBytes(bytes(output.get()));
+    }
+    Optional<Given> receipt =
+        setting(maxReceiptBytes, "--max-receipt-bytes", env, MAX_RECEIPT_BYTES_VARIABLE);
+    if (receipt.isPresent()) {
+      limits = limits.withMaxReceiptBytes(bytes(receipt.get()));
+    }
+    return limits;
+  }
+
+  private static long bytes(Given g) {
+    return OptionValues.count(
+        new OptionValues.Count(
+            PayloadLimits.MIN_BYTES,
+            PayloadLimits.MAX_BYTES,
+            "give a byte count, e.g. " + PayloadLimits.DEFAULT_MAX_BYTES + " (the default)"),
+        g.value(),
+        g.place());
   }
 
   static WorkerConfig resolve(Flags flags, Map<String, String> env) {

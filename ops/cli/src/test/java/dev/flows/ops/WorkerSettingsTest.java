@@ -139,6 +139,28 @@ class WorkerSettingsTest {
         "FLOWS_WORKER_MAX_RESULT_BYTES");
   }
 
+  @Test
+  void theLargestStepOutputAndReceiptComeFromTheirFlagsOrVariablesAndAreRefusedOutOfRange() {
+    dev.flows.kernel.journal.PayloadLimits defaults =
+        WorkerSettings.payloadLimits(null, null, Map.of());
+    assertThat(defaults).isEqualTo(dev.flows.kernel.journal.PayloadLimits.DEFAULTS);
+    Map<String, String> env =
+        Map.of("FLOWS_WORKER_MAX_OUTPUT_BYTES", "65536", "FLOWS_WORKER_MAX_RECEIPT_BYTES", "8192");
+    assertThat(WorkerSettings.payloadLimits(null, null, env).maxStepOutputBytes()).isEqualTo(65536);
+    assertThat(WorkerSettings.payloadLimits(null, null, env).maxReceiptBytes()).isEqualTo(8192);
+    assertThat(WorkerSettings.payloadLimits("16777216", "9000", env))
+        .returns(16777216L, dev.flows.kernel.journal.PayloadLimits::maxStepOutputBytes)
+        .returns(9000L, dev.flows.kernel.journal.PayloadLimits::maxReceiptBytes)
+        .returns(
+            defaults.maxRunInputBytes(), dev.flows.kernel.journal.PayloadLimits::maxRunInputBytes);
+    assertRefused(() -> WorkerSettings.payloadLimits("100", null, Map.of()), "--max-output-bytes");
+    assertRefused(
+        () ->
+            WorkerSettings.payloadLimits(
+                null, null, Map.of("FLOWS_WORKER_MAX_RECEIPT_BYTES", "4M")),
+        "FLOWS_WORKER_MAX_RECEIPT_BYTES");
+  }
+
   private static void assertRefused(
       org.assertj.core.api.ThrowableAssert.ThrowingCallable call, String place) {
     assertThatThrownBy(call)

@@ -77,7 +77,8 @@ final class DurableCtx implements Ctx {
       InstantSource clock,
       FlowResolver resolver,
       BodyModels models,
-      dev.flows.kernel.keys.SecretKeys secretKeys) {
+      dev.flows.kernel.keys.SecretKeys secretKeys,
+      dev.flows.kernel.journal.PayloadLimits limits) {
     this.journal = journal;
     this.clock = clock;
     this.resident = resident;
@@ -122,7 +123,8 @@ final class DurableCtx implements Ctx {
             clock,
             config.suspendAfter(),
             this::nextPosition,
-            this::suspend);
+            this::suspend,
+            limits);
   }
 
   /** Issues this body's child runs: MCP calls, commands and child flows. */

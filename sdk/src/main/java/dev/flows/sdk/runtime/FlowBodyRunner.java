@@ -10,6 +10,7 @@ import dev.flows.kernel.journal.ClaimedAttempt;
 import dev.flows.kernel.journal.CompletionReason;
 import dev.flows.kernel.journal.Journal;
 import dev.flows.kernel.journal.MemoEffect;
+import dev.flows.kernel.journal.PayloadLimits;
 import dev.flows.kernel.journal.StepOutcome;
 import dev.flows.kernel.keys.SecretKeys;
 import dev.flows.kernel.spec.StepBody;
@@ -36,6 +37,7 @@ public final class FlowBodyRunner {
   private final InstantSource clock;
   private volatile BodyModels models = BodyModels.none();
   private volatile SecretKeys secretKeys = SecretKeys.none();
+  private volatile PayloadLimits limits = PayloadLimits.DEFAULTS;
 
   /** A runner whose bodies await every child a claimer runs (no inline MCP calls). */
   public FlowBodyRunner(Journal journal, FlowResolver resolver, SdkConfig config) {
@@ -92,6 +94,12 @@ public final class FlowBodyRunner {
     return this;
   }
 
+  /** The limits this runner's bodies' step values are held to; the defaults until given. */
+  public FlowBodyRunner limits(PayloadLimits limits) {
+    this.limits = limits;
+    return this;
+  }
+
   /** The models this runner's bodies call ({@code f.llm}); none until given. */
   public FlowBodyRunner models(BodyModels models) {
     this.models = models;
@@ -130,7 +138,8 @@ public final class FlowBodyRunner {
             clock,
             resolver,
             models,
-            secretKeys);
+            secretKeys,
+            limits);
     StepOutcome outcome;
     try {
       JsonNode result = FlowTypes.run(flow, new AuthorCtx(ctx), attempt.step().input());

@@ -28,6 +28,7 @@ import dev.flows.worker.llm.LlmExecutor;
 import dev.flows.worker.llm.ModelRegistry;
 import dev.flows.worker.mcp.InlineMcpCalls;
 import dev.flows.worker.mcp.McpToolExecutor;
+import dev.flows.worker.mcp.ReceiptBound;
 import dev.flows.worker.mcp.TaskCancels;
 import java.time.Duration;
 import java.time.InstantSource;
@@ -97,7 +98,9 @@ public final class FlowsEngine implements AutoCloseable {
     this.sessions = new McpSessions(mcpLimits, credentials);
     // Secret keys are read as the other secrets are; flows.json names their variables.
     this.secretKeys = new SecretKeys(credentials::variable);
-    McpToolExecutor mcp = new McpToolExecutor(sessions, this.journal, clock, secretKeys);
+    McpToolExecutor mcp =
+        new McpToolExecutor(sessions, this.journal, clock, secretKeys)
+            .receipts(new ReceiptBound(workerConfig.payloadLimits().maxReceiptBytes()));
     // A body's first MCP calls run on its own worker, through the same executor, under a lease
     // of this worker (see InlineMcpCalls): no claim, no worker slot, no polling.
     // One WorkerLease (one lease keeper) for the claimed attempts and the inline calls alike: all
@@ -109,7 +112,8 @@ public final class FlowsEngine implements AutoCloseable {
     FlowBodyRunner runner =
         new FlowBodyRunner(this.journal, resolver, config, inline, clock)
             .models(new BodyModels(models, llmCalls))
-            .secrets(secretKeys);
+            .secrets(secretKeys)
+            .limits(workerConfig.payloadLimits());
     ExecutorRegistry executors =
         ExecutorRegistry.of(
             new DeterministicExecutor(workerConfig),

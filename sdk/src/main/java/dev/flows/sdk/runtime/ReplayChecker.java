@@ -76,7 +76,8 @@ public final class ReplayChecker {
             clock,
             resolver,
             BodyModels.none(),
-            dev.flows.kernel.keys.SecretKeys.none());
+            dev.flows.kernel.keys.SecretKeys.none(),
+            dev.flows.kernel.journal.PayloadLimits.DEFAULTS);
     try {
       FlowTypes.run(flow, new AuthorCtx(ctx), body.input());
     } catch (ReplayOnlyJournal.JournalEnd | SuspendSignal | ParkSignal stopped) {

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.flows.kernel.ErrorCode;
 import dev.flows.kernel.FlowsException;
+import dev.flows.kernel.journal.PayloadLimits;
 import dev.flows.kernel.journal.StepOutcome;
 import dev.flows.kernel.spec.Backoff;
 import dev.flows.sdk.CallPolicy;
@@ -42,6 +43,7 @@ final class StepCalls implements PolicyHandles.StepRunner {
   private final Duration inMemory;
   private final IntSupplier nextPosition;
   private final UnaryOperator<SuspendSignal> suspend;
+  private final PayloadLimits limits;
 
   StepCalls(
       BodyMemos memos,
@@ -50,8 +52,10 @@ final class StepCalls implements PolicyHandles.StepRunner {
       InstantSource clock,
       Duration inMemory,
       IntSupplier nextPosition,
-      UnaryOperator<SuspendSignal> suspend) {
+      UnaryOperator<SuspendSignal> suspend,
+      PayloadLimits limits) {
     this.memos = memos;
+    this.limits = limits;
     this.flow = flow;
     this.jitterKey = jitterKey;
     this.clock = clock;
@@ -79,7 +83,7 @@ final class StepCalls implements PolicyHandles.StepRunner {
         }
         throw threw(name, ex);
       }
-      return memos.keepBehind(pos, memo(name, value)).path("value");
+      return memos.keepBehind(pos, bounded(call, memo(name, value))).path("value");
     }
     return withPolicy(pos, name, call, policy, body);
   }
@@ -120,7 +124,7 @@ final class StepCalls implements PolicyHandles.StepRunner {
       attempt++;
       Exception failure;
       try {
-        ObjectNode memo = memo(name, once(name, policy.timeout(), body));
+        ObjectNode memo = bounded(call, memo(name, once(name, policy.timeout(), body)));
         memo.put("attempts", attempt);
         memo.set("policy", json(policy));
         return memos.keepBehind(pos, memo).path("value");
@@ -283,6 +287,15 @@ final class StepCalls implements PolicyHandles.StepRunner {
   private static FlowsException interrupted(String call) {
     return new FlowsException(
         ErrorCode.LEASE_CONFLICT, "attempt interrupted", call, "the journal re-drives the run");
+  }
+
+  /**
+   * Refuses {@code payload_too_large} a step value past the worker's {@code maxStepOutputBytes}:
+   * the body sees it as the step's failure, and nothing of the value is journaled.
+   */
+  private ObjectNode bounded(String call, ObjectNode memo) {
+    limits.requireStepOutput(memo.path("value"), "flow " + flow + " " + call);
+    return memo;
   }
 
   private static ObjectNode memo(String name, Object value) {

@@ -72,6 +72,8 @@ public final class McpToolExecutor implements AgentInstructionExecutor {
   private final TaskCalls tasks;
   // Opens a call's sealed arguments to send them; seals the secret parts of its answer.
   private final SecretKeys keys;
+  // The largest receipt a call may journal (this worker's, or its server's own limit).
+  private volatile ReceiptBound receipts = ReceiptBound.DEFAULT;
 
   public McpToolExecutor(McpSessions sessions, Journal journal) {
     this(sessions, journal, java.time.InstantSource.system());
@@ -89,6 +91,12 @@ public final class McpToolExecutor implements AgentInstructionExecutor {
     this.journal = journal;
     this.tasks = new TaskCalls(journal, sessions.limits(), clock);
     this.keys = keys;
+  }
+
+  /** Bounds the receipts this executor journals by {@code bound}. */
+  public McpToolExecutor receipts(ReceiptBound bound) {
+    this.receipts = bound;
+    return this;
   }
 
   @Override
@@ -234,7 +242,7 @@ public final class McpToolExecutor implements AgentInstructionExecutor {
     // A 2025 server's elicitation/create during the call (see LiveInputs).
     LiveInputs.Recorder live = LiveInputs.forCall(ex.attempt().lease().runId());
     OptionalLong own = ex.attempt().step().timeoutMs();
-    Call c = new Call(ex, in, path, key, telemetry, own, live, tasks, approval, keys);
+    Call c = new Call(ex, in, path, key, telemetry, own, live, tasks, approval, keys, receipts);
     try {
       McpTransportPort session = sessions.session(in.connection());
       if (task.isPresent()) {
@@ -337,7 +345,8 @@ public final class McpToolExecutor implements AgentInstructionExecutor {
       LiveInputs.Recorder live,
       TaskCalls tasks,
       Optional<ObjectNode> approval,
-      SecretKeys keys)
+      SecretKeys keys,
+      ReceiptBound receipts)
       implements TaskCalls.Ends {
     StepOutcome finish(ToolCallOutcome outcome, Throwable failure) {
       if (failure == null) {
@@ -420,6 +429,10 @@ public final class McpToolExecutor implements AgentInstructionExecutor {
                   McpReceipt.of(in.server(), in.tool(), in.input(), output, key), result));
       taskId.ifPresent(id -> receipt.put("taskId", id));
       approval.ifPresent(n -> receipt.set(ToolApproval.KEY, n));
+      Optional<StepOutcome> tooLarge = receipts.refuse(in, key, receipt);
+      if (tooLarge.isPresent()) {
+        return tooLarge.get();
+      }
       // The tool ran either way: confirm, so a retry never sends it again.
       ex.effects().confirm(path, Optional.of(receipt));
       if (!ex.effects().confirmsAtCompletion()) {

@@ -25,6 +25,7 @@ import dev.flows.kernel.journal.CompletionReason;
 import dev.flows.kernel.journal.Disposition;
 import dev.flows.kernel.journal.Journal;
 import dev.flows.kernel.journal.LeaseToken;
+import dev.flows.kernel.journal.PayloadLimits;
 import dev.flows.kernel.journal.PruneReport;
 import dev.flows.kernel.journal.PruneRequest;
 import dev.flows.kernel.journal.RunRef;
@@ -123,7 +124,8 @@ final class Verbs {
           new Verb(
               "tasks to cancel",
               1,
-              s -> Optional.of(Call.of("tasksToCancel", j -> j.tasksToCancel(s.between(1, 4))))));
+              s -> Optional.of(Call.of("tasksToCancel", j -> j.tasksToCancel(s.between(1, 4))))),
+          new Verb("oversized payload", 1, Verbs::oversized));
 
   /**
    * The schedule verbs, with the run verbs that end or wait out a tick's run: scripts of their own,
@@ -734,6 +736,52 @@ final class Verbs {
         Call.of(
             "sendSignal " + id + " " + name + " " + Normal.of(payload) + " " + key,
             j -> j.sendSignal(id, name, payload, key)));
+  }
+
+  /** One byte of JSON past every default payload limit. */
+  private static final JsonNode OVERSIZED =
+      JSON.objectNode().put("blob", "x".repeat((int) PayloadLimits.DEFAULT_MAX_BYTES));
+
+  /**
+   * A run input, signal payload or input answer one past its limit: both journals refuse it {@code
+   * payload_too_large} and write nothing.
+   */
+  private static Optional<Call> oversized(Script s) {
+    return switch (s.between(0, 2)) {
+      case 0 -> {
+        StartRun r =
+            new StartRun(
+                Optional.of(new RunRef(s.fresh("r"))),
+                s.fresh("key"),
+                run(dev.flows.kernel.journal.Specs.input(agent("a"), OVERSIZED)),
+                Optional.empty(),
+                "differential");
+        yield Optional.of(
+            Call.of("start oversized " + r.runId().orElseThrow(), j -> j.admit(r, Admit.queued())));
+      }
+      case 1 ->
+          s.admittedRun()
+              .map(
+                  id ->
+                      Call.of(
+                          "sendSignal oversized " + id,
+                          j -> j.sendSignal(id, "approve", OVERSIZED, Optional.empty())));
+      default -> {
+        if (s.parked.isEmpty()) {
+          yield Optional.empty();
+        }
+        LeaseToken t = s.pick(s.parked).lease();
+        yield Optional.of(
+            Call.of(
+                "answer oversized " + t.runId() + "/" + t.stepId(),
+                j ->
+                    j.answerInput(
+                        t.runId(),
+                        t.stepId(),
+                        new dev.flows.kernel.journal.InputAnswer.Accept(OVERSIZED),
+                        "ops")));
+      }
+    };
   }
 
   private static Optional<Call> takeSignal(Script s) {
