@@ -133,8 +133,9 @@ class SchemaTest {
             "25 schedules overview for a console",
             "27 run upgraded",
             "31 console at scale",
+            "33 live text",
             "journal functions (repeatable)");
-    assertThat(m.migrate()).isEqualTo(25);
+    assertThat(m.migrate()).isEqualTo(26);
     assertThat(m.pending()).isEmpty();
     assertThat(m.migrate()).isZero();
   }
