@@ -15,6 +15,7 @@ import dev.flows.kernel.journal.Journal;
 import dev.flows.kernel.journal.JournalRecord;
 import dev.flows.kernel.journal.LeaseRenewals;
 import dev.flows.kernel.journal.LeaseToken;
+import dev.flows.kernel.journal.LiveText;
 import dev.flows.kernel.journal.MemoEffect;
 import dev.flows.kernel.journal.RunRef;
 import dev.flows.kernel.journal.RunSnapshot;
@@ -63,6 +64,7 @@ public final class PostgresJournal implements Journal, AutoCloseable {
   private final SignalVerbs signals;
   private final TaskVerbs tasks;
   private final ScheduleVerbs schedules;
+  private final LiveText live;
 
   private PostgresJournal(
       DataSource dataSource,
@@ -102,6 +104,7 @@ public final class PostgresJournal implements Journal, AutoCloseable {
     this.signals = new SignalVerbs(db, fence, attemptVerbs);
     this.tasks = new TaskVerbs(db, fence);
     this.schedules = new ScheduleVerbs(db, admission, cancels);
+    this.live = new PostgresLiveText(db);
   }
 
   /**
@@ -203,17 +206,7 @@ public final class PostgresJournal implements Journal, AutoCloseable {
 
   /** The HikariCP settings {@link #connect} opens its pool with. */
   public static HikariConfig poolConfig(JournalStoreConfig config) {
-    HikariConfig h = new HikariConfig();
-    h.setJdbcUrl(config.jdbcUrl());
-    config.user().ifPresent(h::setUsername);
-    config.password().ifPresent(h::setPassword);
-    h.setMaximumPoolSize(config.poolSize());
-    h.setConnectionTimeout(config.connectionTimeout().toMillis());
-    h.setPoolName("flows-journal");
-    // Fail on first use, not at construction, so a journal can be built while Postgres starts.
-    h.setInitializationFailTimeout(-1);
-    h.setExceptionOverride(SqlErrors.POOL_EVICTION);
-    return h;
+    return JournalPools.poolConfig(config);
   }
 
   /** HikariCP's count of threads waiting for a connection; 0 on a pool that is not HikariCP. */
@@ -447,6 +440,11 @@ public final class PostgresJournal implements Journal, AutoCloseable {
   public RunWatch watchRun(RunRef runId) {
     held.admitBefore(runId);
     return listener.watch(runId.value());
+  }
+
+  @Override
+  public LiveText liveText() {
+    return live;
   }
 
   /** Tells this process's watchers of {@code runId} that it changed (after the commit). */

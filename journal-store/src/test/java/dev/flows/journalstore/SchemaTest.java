@@ -134,6 +134,7 @@ class SchemaTest {
             "27 run upgraded",
             "30 workers and versions",
             "31 console at scale",
+            "33 live text",
             "journal functions (repeatable)");
     assertThat(m.migrate()).isEqualTo(26);
     assertThat(m.pending()).isEmpty();

@@ -336,6 +336,11 @@ public final class ResilientJournal implements Journal {
     return delegate.watchRun(runId);
   }
 
+  @Override
+  public dev.flows.kernel.journal.LiveText liveText() {
+    return delegate.liveText();
+  }
+
   /** A gauge, not a database call: nothing to retry. */
   @Override
   public int waitingForConnection() {

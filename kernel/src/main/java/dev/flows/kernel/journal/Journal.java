@@ -368,4 +368,12 @@ public interface Journal {
       public void close() {}
     };
   }
+
+  /**
+   * Where the partial text of running model turns is published and read (see {@link LiveText}):
+   * shared by every process on the same journal. The default shares nothing.
+   */
+  default LiveText liveText() {
+    return LiveText.NONE;
+  }
 }

@@ -14,4 +14,13 @@ public interface ModelPort {
   String model();
 
   LlmAnswer chat(LlmRequest request) throws InterruptedException;
+
+  /**
+   * As {@link #chat(LlmRequest)}, streamed: the answer's text goes to {@code stream} as it arrives,
+   * then the whole answer is returned as {@link #chat(LlmRequest)} would. A model that cannot
+   * stream (the default) sends nothing to {@code stream}.
+   */
+  default LlmAnswer chat(LlmRequest request, LlmStream stream) throws InterruptedException {
+    return chat(request);
+  }
 }

@@ -3750,4 +3750,25 @@ public abstract class JournalContract {
     assertThat(journal.scheduleEntries("sync").stream().map(r -> r.entry().type()))
         .contains("schedule.ticks.requested");
   }
+
+  @Test
+  void aTurnsLiveTextIsOverwrittenPerStepReadByRunAndGoneWhenClearedWithNothingJournaled() {
+    RunRef run = start(oneCallSpec());
+    List<String> before = types(run);
+    LiveText live = journal.liveText();
+
+    live.publish(run, "b", "Hello");
+    live.publish(run, "a", "Hi");
+    live.publish(run, "b", "Hello wor");
+
+    assertThat(live.of(run))
+        .containsExactly(new LiveText.Partial("a", "Hi"), new LiveText.Partial("b", "Hello wor"));
+    assertThat(live.of(new RunRef("another-run"))).isEmpty();
+    live.clear(run, "b");
+    assertThat(live.of(run)).containsExactly(new LiveText.Partial("a", "Hi"));
+    live.clear(run, "a");
+    live.clear(run, "a");
+    assertThat(live.of(run)).isEmpty();
+    assertThat(types(run)).isEqualTo(before);
+  }
 }

@@ -21,6 +21,11 @@ final class ProgressLines {
     this.full = full;
   }
 
+  /** The label of step {@code stepId}. */
+  String label(String stepId) {
+    return label.apply(stepId);
+  }
+
   /** The line of {@code rec}: its time, then what happened. */
   String line(JournalRecord rec) {
     String text =

@@ -15,7 +15,8 @@ import java.util.Map;
 /**
  * Follows a run and its children through the journal, printing each new entry once (a progress
  * line, or a JSON line with {@code --json}), the whole tree's new entries in the order they were
- * journaled. Used by {@code flows runs watch}, {@code flows run} and {@code flows demo}.
+ * journaled, then the text its running model turns have streamed so far ({@link PartialLines}).
+ * Used by {@code flows runs watch}, {@code flows run} and {@code flows demo}.
  */
 final class RunFollower {
   private final Session session;
@@ -24,6 +25,8 @@ final class RunFollower {
   private final boolean full;
   private final Map<RunRef, Long> seen = new HashMap<>();
   private final Map<RunRef, ProgressLines> lines = new HashMap<>();
+  private final Map<RunRef, String> prefixes = new HashMap<>();
+  private final PartialLines partials = new PartialLines();
 
   /** An entry read and not yet printed, with the run's prefix ({@code [child id] }). */
   private record Fresh(JournalRecord rec, String prefix) {}
@@ -53,6 +56,9 @@ final class RunFollower {
       RunRef run = f.rec().entry().runId();
       session.event(e, f.prefix() + lines.get(run).line(f.rec()));
     }
+    // The running turns' text, live, never journaled.
+    prefixes.forEach(
+        (run, prefix) -> partials.printNew(session, journal, run, prefix, lines.get(run)::label));
   }
 
   /**
@@ -86,6 +92,9 @@ final class RunFollower {
       }
     }
     seen.put(run, last);
+    if (lines.containsKey(run)) {
+      prefixes.put(run, prefix);
+    }
     if (depth < RunJson.MAX_DEPTH) {
       for (RunRef child : journal.children(run)) {
         collect(child, depth + 1, into);

@@ -117,7 +117,7 @@ public final class FlowsEngine implements AutoCloseable {
     ExecutorRegistry executors =
         ExecutorRegistry.of(
             new DeterministicExecutor(workerConfig),
-            new LlmExecutor(models, llmCalls),
+            new LlmExecutor(models, llmCalls, this.journal.liveText()),
             new AgentExecutor(List.of(new FlowInstructionExecutor(runner), mcp)));
     this.worker =
         new Worker(journal, executors, workerConfig, clock, workerId, Optional.of(leases));

@@ -25,6 +25,7 @@ import dev.flows.sdk.LlmCall;
 import dev.flows.sdk.LlmResult;
 import dev.flows.sdk.TokenUsage;
 import dev.flows.worker.FaultPoint;
+import dev.flows.worker.llm.LiveTurn;
 import dev.flows.worker.llm.ResponseSchemas;
 import java.util.ArrayList;
 import java.util.List;
@@ -190,15 +191,19 @@ final class ModelCalls {
       return e.confirmedOutput().get();
     }
     FaultPoint.AFTER_RECORD.reached();
-    ObjectNode memo = ask(h, port, e.idempotencyKey());
-    FaultPoint.AFTER_CALL_BEFORE_CONFIRM.reached();
-    journal.confirmEffect(lease, surface, Optional.of(memo));
-    memos.remember(pos, memo);
-    return memo;
+    // Streamed text is live only until the answer is journaled: cleared after the confirm.
+    try (LiveTurn live = new LiveTurn(journal.liveText(), lease.runId(), lease.stepId())) {
+      ObjectNode memo = ask(h, port, e.idempotencyKey(), live);
+      FaultPoint.AFTER_CALL_BEFORE_CONFIRM.reached();
+      journal.confirmEffect(lease, surface, Optional.of(memo));
+      memos.remember(pos, memo);
+      return memo;
+    }
   }
 
   /** The memo of one model call: its receipt, or the provider's refusal. */
-  private ObjectNode ask(Handle<?> h, Map.Entry<String, ModelPort> port, String key) {
+  private ObjectNode ask(
+      Handle<?> h, Map.Entry<String, ModelPort> port, String key, LiveTurn live) {
     ObjectNode memo = BodyMemos.verb(VERB);
     try {
       LlmRequest request =
@@ -206,7 +211,7 @@ final class ModelCalls {
               h.messages(),
               h.tools(),
               h.structured() ? Optional.of(ResponseSchemas.of(h.type())) : Optional.empty());
-      LlmAnswer a = models.calls().call(port.getValue(), request);
+      LlmAnswer a = models.calls().call(port.getValue(), request, live);
       memo.setAll(LlmReceipt.of(h.model(), port.getValue(), a, key));
     } catch (LlmException refused) {
       memo.put("model", h.model()).put("idempotencyKey", key);

@@ -5,6 +5,7 @@ import dev.flows.kernel.llm.LlmAnswer;
 import dev.flows.kernel.llm.LlmException;
 import dev.flows.kernel.llm.LlmMessage;
 import dev.flows.kernel.llm.LlmRequest;
+import dev.flows.kernel.llm.LlmStream;
 import dev.flows.kernel.llm.LlmToolCall;
 import dev.flows.kernel.llm.LlmToolSpec;
 import dev.flows.kernel.llm.LlmUsage;
@@ -21,7 +22,9 @@ import dev.langchain4j.exception.ContentFilteredException;
 import dev.langchain4j.exception.RateLimitException;
 import dev.langchain4j.internal.JsonSchemaElementJsonUtils;
 import dev.langchain4j.model.anthropic.AnthropicChatModel;
+import dev.langchain4j.model.anthropic.AnthropicStreamingChatModel;
 import dev.langchain4j.model.chat.ChatModel;
+import dev.langchain4j.model.chat.StreamingChatModel;
 import dev.langchain4j.model.chat.request.ChatRequest;
 import dev.langchain4j.model.chat.request.ResponseFormat;
 import dev.langchain4j.model.chat.request.ResponseFormatType;
@@ -29,7 +32,9 @@ import dev.langchain4j.model.chat.request.json.JsonObjectSchema;
 import dev.langchain4j.model.chat.request.json.JsonRawSchema;
 import dev.langchain4j.model.chat.request.json.JsonSchema;
 import dev.langchain4j.model.chat.response.ChatResponse;
+import dev.langchain4j.model.chat.response.StreamingChatResponseHandler;
 import dev.langchain4j.model.openai.OpenAiChatModel;
+import dev.langchain4j.model.openai.OpenAiStreamingChatModel;
 import dev.langchain4j.model.output.FinishReason;
 import dev.langchain4j.model.output.TokenUsage;
 import java.time.Duration;
@@ -37,6 +42,8 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.function.Function;
 
 /**
@@ -49,11 +56,19 @@ public final class LangChainModel implements ModelPort {
   private final String provider;
   private final String model;
   private final ChatModel chat;
+  private final Optional<StreamingChatModel> streaming;
 
   public LangChainModel(String provider, String model, ChatModel chat) {
+    this(provider, model, chat, Optional.empty());
+  }
+
+  /** A model that streams its answers through {@code streaming} when the caller watches them. */
+  public LangChainModel(
+      String provider, String model, ChatModel chat, Optional<StreamingChatModel> streaming) {
     this.provider = provider;
     this.model = model;
     this.chat = chat;
+    this.streaming = streaming;
   }
 
   /** The model {@code config} declares; its API key read through {@code env} by name. */
@@ -86,7 +101,37 @@ public final class LangChainModel implements ModelPort {
             yield b.build();
           }
         };
-    return new LangChainModel(config.provider().wire(), config.model(), chat);
+    return new LangChainModel(
+        config.provider().wire(), config.model(), chat, Optional.of(streaming(config, key)));
+  }
+
+  /**
+   * The same model as {@link #of}, streaming (a stream is not retried: LangChain4j has no retries).
+   */
+  private static StreamingChatModel streaming(ModelConfig config, String key) {
+    RetryAfterHttpClient.Builder http = new RetryAfterHttpClient.Builder();
+    return switch (config.provider()) {
+      case ANTHROPIC -> {
+        AnthropicStreamingChatModel.AnthropicStreamingChatModelBuilder b =
+            AnthropicStreamingChatModel.builder()
+                .apiKey(key)
+                .modelName(config.model())
+                .timeout(config.timeout())
+                .httpClientBuilder(http);
+        config.baseUrl().ifPresent(u -> b.baseUrl(u.toString()));
+        yield b.build();
+      }
+      case OPENAI, OLLAMA, OPENAI_COMPATIBLE -> {
+        OpenAiStreamingChatModel.OpenAiStreamingChatModelBuilder b =
+            OpenAiStreamingChatModel.builder()
+                .apiKey(key)
+                .modelName(config.model())
+                .timeout(config.timeout())
+                .httpClientBuilder(http);
+        openAiBaseUrl(config).ifPresent(b::baseUrl);
+        yield b.build();
+      }
+    };
   }
 
   private static Optional<String> openAiBaseUrl(ModelConfig config) {
@@ -115,17 +160,69 @@ public final class LangChainModel implements ModelPort {
 
   @Override
   public LlmAnswer chat(LlmRequest request) {
+    ChatResponse r;
+    try {
+      r = chat.chat(chatRequest(request));
+    } catch (RuntimeException e) {
+      throw mapped(e);
+    }
+    return answer(r);
+  }
+
+  /**
+   * Streamed through LangChain4j's {@link StreamingChatModel} when this model has one: each partial
+   * response goes to {@code stream}, the complete response is the answer.
+   */
+  @Override
+  public LlmAnswer chat(LlmRequest request, LlmStream stream) throws InterruptedException {
+    if (streaming.isEmpty()) {
+      return chat(request);
+    }
+    CompletableFuture<ChatResponse> done = new CompletableFuture<>();
+    ChatResponse r;
+    try {
+      streaming.get().chat(chatRequest(request), new Handler(stream, done));
+      r = done.get();
+    } catch (ExecutionException e) {
+      throw mapped(
+          e.getCause() instanceof RuntimeException cause
+              ? cause
+              : new IllegalStateException(e.getCause()));
+    } catch (RuntimeException e) {
+      throw mapped(e);
+    }
+    return answer(r);
+  }
+
+  /** LangChain4j's callbacks into a stream and a future. */
+  private record Handler(LlmStream stream, CompletableFuture<ChatResponse> done)
+      implements StreamingChatResponseHandler {
+    @Override
+    public void onPartialResponse(String text) {
+      stream.delta(text);
+    }
+
+    @Override
+    public void onCompleteResponse(ChatResponse r) {
+      done.complete(r);
+    }
+
+    @Override
+    public void onError(Throwable error) {
+      done.completeExceptionally(error);
+    }
+  }
+
+  private static ChatRequest chatRequest(LlmRequest request) {
     ChatRequest.Builder b = ChatRequest.builder().messages(messages(request.messages()));
     request.schema().ifPresent(s -> b.responseFormat(format(s)));
     if (!request.tools().isEmpty()) {
       b.toolSpecifications(request.tools().stream().map(LangChainModel::tool).toList());
     }
-    ChatResponse r;
-    try {
-      r = chat.chat(b.build());
-    } catch (RuntimeException e) {
-      throw mapped(e);
-    }
+    return b.build();
+  }
+
+  private LlmAnswer answer(ChatResponse r) {
     String finish = finishReason(r.finishReason());
     String text = r.aiMessage() == null || r.aiMessage().text() == null ? "" : r.aiMessage().text();
     if (finish.equals(LlmAnswer.CONTENT_FILTER)) {

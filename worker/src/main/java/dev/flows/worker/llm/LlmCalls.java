@@ -3,6 +3,7 @@ package dev.flows.worker.llm;
 import dev.flows.kernel.llm.LlmAnswer;
 import dev.flows.kernel.llm.LlmException;
 import dev.flows.kernel.llm.LlmRequest;
+import dev.flows.kernel.llm.LlmStream;
 import dev.flows.kernel.llm.ModelPort;
 import java.time.Duration;
 
@@ -25,6 +26,11 @@ public final class LlmCalls {
     Sleeper THREAD = d -> Thread.sleep(d.toMillis());
   }
 
+  /** A stream that forgets what it was sent when the call is asked again. */
+  public interface Restartable extends LlmStream {
+    void restart();
+  }
+
   private final Sleeper sleeper;
 
   public LlmCalls(Sleeper sleeper) {
@@ -36,9 +42,22 @@ public final class LlmCalls {
   }
 
   public LlmAnswer call(ModelPort model, LlmRequest request) throws InterruptedException {
+    return call(model, request, LlmStream.NONE);
+  }
+
+  /**
+   * As {@link #call(ModelPort, LlmRequest)}, streamed into {@code stream}; an attempt asked again
+   * after a rate limit streams from its start again ({@code stream} is told by {@link
+   * Restartable#restart}).
+   */
+  public LlmAnswer call(ModelPort model, LlmRequest request, LlmStream stream)
+      throws InterruptedException {
     for (int retry = 0; ; retry++) {
       try {
-        return model.chat(request);
+        if (retry > 0 && stream instanceof Restartable r) {
+          r.restart();
+        }
+        return stream == LlmStream.NONE ? model.chat(request) : model.chat(request, stream);
       } catch (LlmException e) {
         if (e.code() != dev.flows.kernel.ErrorCode.LLM_RATE_LIMITED
             || retry >= RATE_LIMIT_RETRIES) {

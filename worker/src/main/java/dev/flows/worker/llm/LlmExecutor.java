@@ -6,6 +6,8 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.flows.kernel.FlowsException;
 import dev.flows.kernel.journal.CompletionReason;
 import dev.flows.kernel.journal.EffectElection;
+import dev.flows.kernel.journal.LeaseToken;
+import dev.flows.kernel.journal.LiveText;
 import dev.flows.kernel.journal.StepOutcome;
 import dev.flows.kernel.llm.LlmAnswer;
 import dev.flows.kernel.llm.LlmReceipt;
@@ -29,10 +31,17 @@ public final class LlmExecutor implements StepExecutor {
   private static final JsonNodeFactory JSON = JsonNodeFactory.instance;
   private final ModelRegistry registry;
   private final LlmCalls calls;
+  private final LiveText live;
 
   public LlmExecutor(ModelRegistry registry, LlmCalls calls) {
+    this(registry, calls, LiveText.NONE);
+  }
+
+  /** An executor that streams each model call, its text published to {@code live} as it grows. */
+  public LlmExecutor(ModelRegistry registry, LlmCalls calls, LiveText live) {
     this.registry = registry;
     this.calls = calls;
+    this.live = live;
   }
 
   @Override
@@ -57,16 +66,20 @@ public final class LlmExecutor implements StepExecutor {
       return new StepOutcome.Succeeded(e.confirmedOutput().get());
     }
     FaultPoint.AFTER_RECORD.reached();
-    LlmAnswer answer;
-    try {
-      answer = calls.call(port, LlmRequest.prompt(body.prompt()));
-    } catch (FlowsException refused) {
-      return failed(tail(model.getKey(), Optional.of(port), key), refused, refused.retryable());
+    LeaseToken lease = ex.attempt().lease();
+    // Streamed text is live only until the receipt is journaled: cleared after the confirm.
+    try (LiveTurn turn = new LiveTurn(live, lease.runId(), lease.stepId())) {
+      LlmAnswer answer;
+      try {
+        answer = calls.call(port, LlmRequest.prompt(body.prompt()), turn);
+      } catch (FlowsException refused) {
+        return failed(tail(model.getKey(), Optional.of(port), key), refused, refused.retryable());
+      }
+      ObjectNode receipt = LlmReceipt.of(model.getKey(), port, answer, key);
+      FaultPoint.AFTER_CALL_BEFORE_CONFIRM.reached();
+      ex.effects().confirm(StepBody.Llm.SURFACE, Optional.of(receipt));
+      return new StepOutcome.Succeeded(receipt);
     }
-    ObjectNode receipt = LlmReceipt.of(model.getKey(), port, answer, key);
-    FaultPoint.AFTER_CALL_BEFORE_CONFIRM.reached();
-    ex.effects().confirm(StepBody.Llm.SURFACE, Optional.of(receipt));
-    return new StepOutcome.Succeeded(receipt);
   }
 
   private static ObjectNode tail(String model, Optional<ModelPort> port, String key) {

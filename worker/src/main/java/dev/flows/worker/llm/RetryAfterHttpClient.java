@@ -5,12 +5,13 @@ import dev.langchain4j.http.client.HttpClient;
 import dev.langchain4j.http.client.HttpClientBuilder;
 import dev.langchain4j.http.client.HttpRequest;
 import dev.langchain4j.http.client.SuccessfulHttpResponse;
-import dev.langchain4j.http.client.jdk.JdkHttpClientBuilder;
 import dev.langchain4j.http.client.sse.ServerSentEventListener;
 import dev.langchain4j.http.client.sse.ServerSentEventParser;
 import java.io.IOException;
+import java.io.InputStream;
 import java.net.URI;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -19,19 +20,16 @@ import java.util.Optional;
 /**
  * LangChain4j's HTTP transport with one difference: a refused request's {@code Retry-After} header
  * is kept ({@link Refused}), so a rate-limited call waits as long as the provider asked.
- * LangChain4j still builds every request and reads every answer; streaming goes through its JDK
- * client as is.
+ * LangChain4j still builds every request and reads every answer (a streamed one with its own
+ * server-sent-events parser).
  */
 final class RetryAfterHttpClient implements HttpClient {
   private final java.net.http.HttpClient http;
   private final Duration readTimeout;
-  private final HttpClient streaming;
 
   private RetryAfterHttpClient(Duration connectTimeout, Duration readTimeout) {
     this.http = java.net.http.HttpClient.newBuilder().connectTimeout(connectTimeout).build();
     this.readTimeout = readTimeout;
-    this.streaming =
-        new JdkHttpClientBuilder().connectTimeout(connectTimeout).readTimeout(readTimeout).build();
   }
 
   /** A refused request: the status, the provider's body and its Retry-After, when it sent one. */
@@ -48,8 +46,7 @@ final class RetryAfterHttpClient implements HttpClient {
     }
   }
 
-  @Override
-  public SuccessfulHttpResponse execute(HttpRequest request) {
+  private java.net.http.HttpRequest jdkRequest(HttpRequest request) {
     java.net.http.HttpRequest.Builder b =
         java.net.http.HttpRequest.newBuilder(URI.create(request.url())).timeout(readTimeout);
     request.headers().forEach((name, values) -> values.forEach(v -> b.header(name, v)));
@@ -59,9 +56,14 @@ final class RetryAfterHttpClient implements HttpClient {
         body.isEmpty()
             ? java.net.http.HttpRequest.BodyPublishers.noBody()
             : java.net.http.HttpRequest.BodyPublishers.ofString(body));
+    return b.build();
+  }
+
+  @Override
+  public SuccessfulHttpResponse execute(HttpRequest request) {
     HttpResponse<String> r;
     try {
-      r = http.send(b.build(), HttpResponse.BodyHandlers.ofString());
+      r = http.send(jdkRequest(request), HttpResponse.BodyHandlers.ofString());
     } catch (IOException e) {
       throw new RuntimeException(e);
     } catch (InterruptedException e) {
@@ -95,10 +97,41 @@ final class RetryAfterHttpClient implements HttpClient {
     }
   }
 
+  /**
+   * A streamed request, read as LangChain4j's JDK client reads it, except that a refusal reaches
+   * {@code listener} as a {@link Refused} with its Retry-After.
+   */
   @Override
   public void execute(
       HttpRequest request, ServerSentEventParser parser, ServerSentEventListener listener) {
-    streaming.execute(request, parser, listener);
+    http.sendAsync(jdkRequest(request), HttpResponse.BodyHandlers.ofInputStream())
+        .thenAccept(r -> events(r, parser, listener))
+        .exceptionally(
+            e -> {
+              listener.onError(e.getCause() == null ? e : e.getCause());
+              return null;
+            });
+  }
+
+  private static void events(
+      HttpResponse<InputStream> r, ServerSentEventParser parser, ServerSentEventListener listener) {
+    try (InputStream body = r.body()) {
+      if (r.statusCode() < 200 || r.statusCode() >= 300) {
+        String text = new String(body.readAllBytes(), StandardCharsets.UTF_8);
+        listener.onError(
+            new Refused(r.statusCode(), text, retryAfter(r.headers().firstValue("retry-after"))));
+        return;
+      }
+      listener.onOpen(
+          SuccessfulHttpResponse.builder()
+              .statusCode(r.statusCode())
+              .headers(r.headers().map())
+              .build());
+      parser.parse(body, listener);
+      listener.onClose();
+    } catch (IOException | RuntimeException e) {
+      listener.onError(e);
+    }
   }
 
   /** The builder LangChain4j's model builders take. */

@@ -42,6 +42,7 @@ public final class InMemoryJournal implements Journal {
   private final MemoryRetention retention = new MemoryRetention(state);
   private final MemoryTasks tasks = new MemoryTasks(state);
   private final MemorySchedules schedules = new MemorySchedules(state, admission, ends);
+  private final MemoryLiveText live = new MemoryLiveText();
 
   public InMemoryJournal(Clock clock) {
     this.clock = clock;
@@ -50,6 +51,11 @@ public final class InMemoryJournal implements Journal {
   /** The run and step transitions this journal has taken. */
   public TransitionLog transitions() {
     return state.transitions;
+  }
+
+  @Override
+  public LiveText liveText() {
+    return live;
   }
 
   /** The journal's admission and read, around the admissions it holds back. */

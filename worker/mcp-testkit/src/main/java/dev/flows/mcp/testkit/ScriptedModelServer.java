@@ -11,6 +11,7 @@ import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import org.eclipse.jetty.ee10.servlet.ServletContextHandler;
@@ -22,8 +23,9 @@ import org.eclipse.jetty.server.ServerConnector;
  * An OpenAI-compatible model server over real HTTP on 127.0.0.1 that answers {@code POST
  * /v1/chat/completions} from a {@link ScriptedModel}, one turn per request in order (text and
  * usage, tool calls, 429 with {@code Retry-After}, errors, content-filter refusals; {@code
- * "stream": true} is answered as server-sent events). A request past the script's end is answered
- * 500. Every request body is kept ({@link #requests}), so a test sees what the client sent.
+ * "stream": true} is answered as server-sent events, a text one word per event). A request past the
+ * script's end is answered 500. Every request body is kept ({@link #requests}), so a test sees what
+ * the client sent.
  *
  * <p>{@code main SCRIPT.json [PORT]} serves a script file and prints {@code listening on
  * http://127.0.0.1:PORT/v1}.
@@ -37,6 +39,7 @@ public final class ScriptedModelServer implements AutoCloseable {
   private final java.util.Optional<ConversationModel> conversation;
   private final List<JsonNode> requests = new ArrayList<>();
   private final List<String> authorizations = new ArrayList<>();
+  private volatile Duration deltaDelay = Duration.ZERO;
 
   private ScriptedModelServer(
       ScriptedModel script, java.util.Optional<ConversationModel> conversation, int port)
@@ -76,6 +79,15 @@ public final class ScriptedModelServer implements AutoCloseable {
   /** The base URL an OpenAI client takes: {@code http://127.0.0.1:PORT/v1}. */
   public String baseUrl() {
     return "http://127.0.0.1:" + port() + "/v1";
+  }
+
+  /**
+   * Streams every text answer from now on with {@code delay} after each word's delta, so a test
+   * sees the answer's text grow (default none).
+   */
+  public ScriptedModelServer deltaDelay(Duration delay) {
+    this.deltaDelay = delay;
+    return this;
   }
 
   /** The bodies of the requests answered so far, in order. */
@@ -189,8 +201,12 @@ public final class ScriptedModelServer implements AutoCloseable {
     return r;
   }
 
-  /** The answer as OpenAI streams it: one delta with the whole message, then the end and usage. */
-  private static void stream(HttpServletResponse resp, ObjectNode answer) throws IOException {
+  /**
+   * The answer as OpenAI streams it: a text answer as one delta per word (each flushed, {@link
+   * #deltaDelay} apart), any other message as one delta; then the end with the usage, then {@code
+   * [DONE]}.
+   */
+  private void stream(HttpServletResponse resp, ObjectNode answer) throws IOException {
     resp.setContentType("text/event-stream");
     PrintWriter w = resp.getWriter();
     ObjectNode choice = (ObjectNode) answer.path("choices").get(0);
@@ -198,9 +214,20 @@ public final class ScriptedModelServer implements AutoCloseable {
     delta.put("object", "chat.completion.chunk").remove("usage");
     ObjectNode dc = (ObjectNode) delta.path("choices").get(0);
     dc.remove("message");
-    dc.set("delta", choice.get("message"));
     dc.putNull("finish_reason");
-    w.write("data: " + delta + "\n\n");
+    JsonNode message = choice.get("message");
+    String text = message.path("content").asText("");
+    if (message.has("tool_calls") || text.isEmpty()) {
+      dc.set("delta", message);
+      w.write("data: " + delta + "\n\n");
+    } else {
+      for (String word : text.split("(?<=\\s)(?=\\S)")) {
+        dc.putObject("delta").put("role", "assistant").put("content", word);
+        w.write("data: " + delta + "\n\n");
+        w.flush();
+        pause();
+      }
+    }
     ObjectNode end = delta.deepCopy();
     ObjectNode ec = (ObjectNode) end.path("choices").get(0);
     ec.putObject("delta");
@@ -209,6 +236,19 @@ public final class ScriptedModelServer implements AutoCloseable {
     w.write("data: " + end + "\n\n");
     w.write("data: [DONE]\n\n");
     w.flush();
+  }
+
+  private void pause() throws IOException {
+    Duration d = deltaDelay;
+    if (d.isZero()) {
+      return;
+    }
+    try {
+      Thread.sleep(d);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IOException("interrupted while streaming", e);
+    }
   }
 
   private static void error(HttpServletResponse resp, int status, String message)
