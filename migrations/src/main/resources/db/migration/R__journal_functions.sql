@@ -284,6 +284,9 @@ $$;
 -- NULL: the database clock). One row per run k: outcome 'ok', or flows.admission_conflict's
 -- 'exists' / 'terminal' having written nothing for that run. Each INSERT takes the whole batch, so
 -- what Postgres pays per statement (setting up the plan, its checks and triggers) is paid once.
+-- Generic plans only: the answer's query (with admission_conflict) was otherwise planned afresh on
+-- every call, its custom plan always looking cheaper than the generic one, and planning it cost
+-- more than running it; every statement here takes arrays of one shape whatever their contents.
 CREATE OR REPLACE FUNCTION flows.start_succeeded(
     p_run_ids text[], p_names text[], p_parent_run_ids text[], p_admission_keys text[],
     p_specs text[], p_spec_hashes text[], p_created_by text[], p_rerun_of text[], p_queues text[],
@@ -293,7 +296,7 @@ CREATE OR REPLACE FUNCTION flows.start_succeeded(
     p_memo_runs integer[], p_surfaces text[], p_outputs text[], p_recorded text[],
     p_confirmed text[], p_now timestamptz)
   RETURNS TABLE (run integer, outcome text, existing_run_id text)
-  LANGUAGE plpgsql AS $$
+  LANGUAGE plpgsql SET plan_cache_mode = force_generic_plan AS $$
 DECLARE
   v_now      timestamptz := coalesce(p_now, clock_timestamp());
   v_admitted text[];

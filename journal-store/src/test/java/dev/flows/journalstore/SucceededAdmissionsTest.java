@@ -64,6 +64,20 @@ class SucceededAdmissionsTest {
   }
 
   @Test
+  void theAdmissionWithItsEndRunsOnGenericPlansSoNoneOfItsStatementsIsPlannedAgainPerCall()
+      throws Exception {
+    // Its answer's query kept a custom plan, planned afresh on every call (pg_stat_statements:
+    // one plan per call, its planning longer than its run), without the function's setting.
+    try (PostgresFixture pg = PostgresFixture.create("admit_plans")) {
+      assertThat(
+              pg.rows(
+                  "SELECT array_to_string(proconfig, ',') FROM pg_proc"
+                      + " WHERE oid = 'flows.start_succeeded'::regproc"))
+          .containsExactly(List.of("plan_cache_mode=force_generic_plan"));
+    }
+  }
+
+  @Test
   void runsOfTheBatchThatMeetARunAreAnsweredAsStartRunWouldAndTheOthersAreWritten()
       throws Exception {
     try (PostgresFixture pg =

@@ -99,9 +99,19 @@ final class LocalStarts {
     }
     ClaimedAttempt attempt = admission.attempt();
     CompletableFuture<Optional<JsonNode>> attemptEnd = new CompletableFuture<>();
-    // The run exists before anyone waiting for the attempt's end hears of it.
-    CompletableFuture<Optional<JsonNode>> end =
-        attemptEnd.whenComplete((output, failure) -> admission.attemptEnded());
+    CompletableFuture<Optional<JsonNode>> end = new CompletableFuture<>();
+    // The run exists before anyone waiting for the attempt's end hears of it; a starter whose run
+    // was admitted with its end is answered after the end is known and the slot free, so it wakes
+    // once and its next start finds the slot.
+    admission.answerAtAttemptEnd();
+    attemptEnd.whenComplete(
+        (output, failure) -> {
+          try {
+            admission.attemptEnded(() -> settle(end, output, failure));
+          } catch (RuntimeException e) {
+            end.completeExceptionally(e);
+          }
+        });
     attempts.launch(
         attempt,
         sent,
@@ -109,6 +119,14 @@ final class LocalStarts {
         Optional.of(attemptEnd),
         admission::bodyStarted);
     return new Worker.ClaimedHere(admission.await(deferFor), Optional.of(end));
+  }
+
+  private static <T> void settle(CompletableFuture<T> end, T value, Throwable failure) {
+    if (failure != null) {
+      end.completeExceptionally(failure);
+    } else {
+      end.complete(value);
+    }
   }
 
   /** Whether {@code claim} would take the one step of {@code request}'s run. */

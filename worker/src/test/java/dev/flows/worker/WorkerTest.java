@@ -436,6 +436,52 @@ class WorkerTest {
   }
 
   @Test
+  void aStarterWhoseRunIsAdmittedWithItsEndIsAnsweredWithTheEndKnownAndItsSlotFree()
+      throws Exception {
+    Worker w = worker(config.toBuilder().capacity(1).build(), new InProcessExecutor(Duration.ZERO));
+    // The first attempt's thread lingers between its admission and its end, as a busy machine may
+    // make it: the starter is answered after that, once.
+    java.util.concurrent.atomic.AtomicBoolean lingered =
+        new java.util.concurrent.atomic.AtomicBoolean();
+    w.observeAttempts(
+        new AttemptObserver() {
+          @Override
+          public void claimed(ClaimedAttempt attempt) {}
+
+          @Override
+          public void ended(ClaimedAttempt attempt, Ending ending, Duration took) {
+            try {
+              if (lingered.compareAndSet(false, true)) {
+                Thread.sleep(300);
+              }
+            } catch (InterruptedException e) {
+              Thread.currentThread().interrupt();
+            }
+          }
+        });
+    StartRun request =
+        StartRun.of(UUID.randomUUID().toString(), Specs.run(Specs.command("s", "true")));
+
+    Worker.ClaimedHere here =
+        await()
+            .atMost(WAIT)
+            .until(() -> w.startClaimed(request, WAIT), Optional::isPresent)
+            .orElseThrow();
+
+    assertThat(here.started().status()).isEqualTo(RunStatus.SUCCEEDED);
+    assertThat(here.end().orElseThrow()).isDone();
+    // The one slot is free for the starter's next run.
+    StartRun next =
+        StartRun.of(UUID.randomUUID().toString(), Specs.run(Specs.command("s", "true")));
+    Worker.ClaimedHere again =
+        await()
+            .atMost(Duration.ofMillis(150))
+            .until(() -> w.startClaimed(next, WAIT), Optional::isPresent)
+            .orElseThrow();
+    assertThat(again.started().status()).isEqualTo(RunStatus.SUCCEEDED);
+  }
+
+  @Test
   void aClaimNeverAsksForMoreAttemptsThanTheClaimBatch() {
     GaugedJournal gauged = new GaugedJournal(journal);
     List<RunRef> runs = new ArrayList<>();

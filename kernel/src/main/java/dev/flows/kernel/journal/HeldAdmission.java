@@ -42,6 +42,12 @@ public final class HeldAdmission {
   // Whoever sets it admits the run; the others wait for that admission, parked (a monitor held
   // across the admission's round trip would have them spin on a busy machine's cores).
   private final AtomicBoolean taken = new AtomicBoolean();
+  // System.nanoTime when the attempt's thread began; 0 until it has.
+  private volatile long startedNanos;
+  // With answerAtAttemptEnd: the run as admitted with its end, told to the starter at the attempt's
+  // end rather than at once.
+  private volatile boolean answerAtAttemptEnd;
+  private volatile StartedRun admittedWithEnd;
 
   HeldAdmission(
       StartRun request, ClaimedAttempt attempt, Admit.Deferred mode, HeldAdmissions holder) {
@@ -62,7 +68,18 @@ public final class HeldAdmission {
 
   /** The attempt's thread runs: the body's time starts now. */
   public void bodyStarted() {
+    startedNanos = System.nanoTime();
     started.countDown();
+  }
+
+  /**
+   * The starter is answered of an admission with the attempt's end only once the attempt has ended
+   * ({@link #attemptEnded(Runnable)}), so that it wakes once, with the attempt's end known and its
+   * slot free, instead of once for the admission and again for the end. Called before the attempt's
+   * thread starts.
+   */
+  public void answerAtAttemptEnd() {
+    answerAtAttemptEnd = true;
   }
 
   /**
@@ -71,21 +88,43 @@ public final class HeldAdmission {
    * make it, then admits the run claimed on this thread. Throws what the admission threw.
    */
   public StartedRun await(Duration within) {
+    long begun = System.nanoTime();
     try {
-      started.await(START_WAIT.toNanos(), TimeUnit.NANOSECONDS);
+      // First as if the body had started at once, its usual case: one wait, one wake.
       return admitted.get(within.toNanos(), TimeUnit.NANOSECONDS);
+    } catch (TimeoutException e) {
+      return awaitFromTheBodysStart(begun, within);
+    } catch (InterruptedException e) {
+      return admitClaimedInterrupted();
+    } catch (ExecutionException e) {
+      throw unwrapped(e.getCause());
+    }
+  }
+
+  /** The rest of {@link #await}: {@code within} counted from the body's start. */
+  private StartedRun awaitFromTheBodysStart(long begun, Duration within) {
+    try {
+      started.await(START_WAIT.toNanos() - (System.nanoTime() - begun), TimeUnit.NANOSECONDS);
+      long from = started.getCount() == 0 ? startedNanos : System.nanoTime();
+      long left = from + within.toNanos() - System.nanoTime();
+      return admitted.get(Math.max(0, left), TimeUnit.NANOSECONDS);
     } catch (TimeoutException e) {
       admitClaimed();
     } catch (InterruptedException e) {
-      // The body runs on whether or not the starter waits: its run must exist when start ends.
-      Thread.interrupted();
-      try {
-        admitClaimed();
-      } finally {
-        Thread.currentThread().interrupt();
-      }
+      return admitClaimedInterrupted();
     } catch (ExecutionException e) {
       throw unwrapped(e.getCause());
+    }
+    return settled();
+  }
+
+  private StartedRun admitClaimedInterrupted() {
+    // The body runs on whether or not the starter waits: its run must exist when start ends.
+    Thread.interrupted();
+    try {
+      admitClaimed();
+    } finally {
+      Thread.currentThread().interrupt();
     }
     return settled();
   }
@@ -101,8 +140,24 @@ public final class HeldAdmission {
 
   /** After the attempt ended: a run still not admitted is admitted for any worker to claim. */
   public void attemptEnded() {
+    attemptEnded(() -> {});
+  }
+
+  /**
+   * As {@link #attemptEnded()}; {@code meanwhile} runs once the run is admitted and before the
+   * starter is answered of an admission with the attempt's end ({@link #answerAtAttemptEnd}).
+   */
+  public void attemptEnded(Runnable meanwhile) {
     if (taken.compareAndSet(false, true)) {
       settle(() -> holder.unheld().admit(request, Admit.queued()));
+    }
+    try {
+      meanwhile.run();
+    } finally {
+      StartedRun withEnd = admittedWithEnd;
+      if (withEnd != null) {
+        admitted.complete(withEnd);
+      }
     }
   }
 
@@ -148,7 +203,12 @@ public final class HeldAdmission {
       refused(e);
       throw e;
     }
-    admitted.complete(new StartedRun(runId(), true, ack.runStatus()));
+    StartedRun run = new StartedRun(runId(), true, ack.runStatus());
+    if (answerAtAttemptEnd) {
+      admittedWithEnd = run;
+    } else {
+      admitted.complete(run);
+    }
     holder.release(this);
     return Optional.of(ack);
   }

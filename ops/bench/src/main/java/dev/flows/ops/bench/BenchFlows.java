@@ -27,6 +27,9 @@ public final class BenchFlows {
   /** Body entry time (System.nanoTime) by the input's {@code id}: the first dispatch. */
   static final Map<String, Long> FIRST_DISPATCH = new ConcurrentHashMap<>();
 
+  /** When the body of {@link Steps} returned (System.nanoTime) by the input's {@code id}. */
+  static final Map<String, Long> BODY_RETURNED = new ConcurrentHashMap<>();
+
   /** Nanoseconds of every durable f.mcp call a body made, as the body saw it. */
   static final ConcurrentLinkedQueue<Long> MCP_CALL_NANOS = new ConcurrentLinkedQueue<>();
 
@@ -59,6 +62,7 @@ public final class BenchFlows {
         int v = i;
         f.step("s" + i, () -> v);
       }
+      BODY_RETURNED.put(input.path("id").asText(), System.nanoTime());
       return JSON.numberNode(n);
     }
   }

@@ -76,7 +76,14 @@ record ShortRunsBench(Bench.Plan plan, Pg pg, Report report) implements Section 
    */
   static final List<String> BODY_FIRST_STAGES =
       List.of(
-          "start → body entered", "body entered → admitted with its end", "admitted → result seen");
+          "start → body entered",
+          "body entered → body returned",
+          "body returned → admitted with its end",
+          "admitted → start returned",
+          "start returned → result seen");
+
+  /** When {@link Flows#start} returned to the client (System.nanoTime), by the run's input id. */
+  static final Map<String, Long> START_RETURNED = new java.util.concurrent.ConcurrentHashMap<>();
 
   /**
    * One workload at one concurrency: {@code stages} is start → result seen (every run), then each
@@ -180,6 +187,7 @@ record ShortRunsBench(Bench.Plan plan, Pg pg, Report report) implements Section 
     Duration timeout = ClientLoad.resultTimeout(plan.mode());
     return id -> {
       var handle = flows.start(shape.flow().header().name(), shape.input(id), StartOptions.none());
+      START_RETURNED.put(id, System.nanoTime());
       try {
         handle.result(timeout);
       } catch (ResultTimeoutException e) {
@@ -211,7 +219,9 @@ record ShortRunsBench(Bench.Plan plan, Pg pg, Report report) implements Section 
       int c,
       ClientLoad.Load load,
       double commitsPerRun,
-      Map<String, Long> bodyEntered) {
+      Map<String, Long> bodyEntered,
+      Map<String, Long> bodyReturned,
+      Map<String, Long> startReturned) {
     Cell cell(Map<String, long[]> times) {
       List<List<Long>> stages = lists(STAGES.size() + 1);
       List<List<Long>> bodyFirst = lists(BODY_FIRST_STAGES.size());
@@ -233,8 +243,16 @@ record ShortRunsBench(Bench.Plan plan, Pg pg, Report report) implements Section 
           at = new long[] {WALL.of(s.startNanos()), t[0], t[1], entered, t[2], t[3]};
           into = stages.subList(1, stages.size());
         } else if (t[0] == t[3]) {
+          Long returned = bodyReturned.get(s.id());
+          Long started = startReturned.get(s.id());
+          if (returned == null || started == null) {
+            continue;
+          }
           admittedWithEnd++;
-          at = new long[] {WALL.of(s.startNanos()), entered, t[0]};
+          at =
+              new long[] {
+                WALL.of(s.startNanos()), entered, WALL.of(returned), t[0], WALL.of(started)
+              };
           into = bodyFirst;
         } else {
           // Body first, admitted before its end (it outlasted the delay): neither table's path.
@@ -273,6 +291,8 @@ record ShortRunsBench(Bench.Plan plan, Pg pg, Report report) implements Section 
       String url, McpServers servers, Shape shape, int c, long perRead, long fixed)
       throws Exception {
     BenchFlows.FIRST_DISPATCH.clear();
+    BenchFlows.BODY_RETURNED.clear();
+    START_RETURNED.clear();
     String prefix =
         "m"
             + shape.calls()
@@ -304,7 +324,13 @@ record ShortRunsBench(Bench.Plan plan, Pg pg, Report report) implements Section 
                       });
                 });
     return new Measured(
-        shape, c, counted.load(), counted.commitsPerRun(), Map.copyOf(BenchFlows.FIRST_DISPATCH));
+        shape,
+        c,
+        counted.load(),
+        counted.commitsPerRun(),
+        Map.copyOf(BenchFlows.FIRST_DISPATCH),
+        Map.copyOf(BenchFlows.BODY_RETURNED),
+        Map.copyOf(START_RETURNED));
   }
 
   /**

@@ -90,7 +90,9 @@ final class ShortRunsMarkdown {
     md.append(
         "\nThe same for the runs whose body ran first and ended before anything was journaled,"
             + " admitted with their end in one statement (admitted = run ended: that"
-            + " statement's time, as it begins; a commit's flush falls in the last stage). Runs"
+            + " statement's time, as it begins; its commit's flush falls in the stage after it;"
+            + " body returned: the body's last line; start returned: `Flows.start` returned to"
+            + " the caller, who then waits for the result). Runs"
             + " whose body ran first and outlasted the delay (admitted claimed during the body)"
             + " are in neither table.\n\n");
     stageTable(

@@ -116,7 +116,7 @@ class ReportRenderingTest {
             List.of(ms(20, 21, 30), ms(1, 2), ms(8, 9), ms(1), ms(5, 6), ms(1), ms(2)),
             60,
             38,
-            List.of(ms(1), ms(2, 3), ms(1, 4))));
+            List.of(ms(1), ms(2, 3), ms(1, 2), ms(1, 4), ms(1))));
     r.shortRun(
         new ShortRunsBench.Cell(
             "3 f.mcp (stdio)",
@@ -129,7 +129,7 @@ class ReportRenderingTest {
             List.of(ms(12, 14), ms(1), ms(2), ms(1), ms(6, 7), ms(1), ms(1)),
             48,
             0,
-            List.of(ms(), ms(), ms())));
+            List.of(ms(), ms(), ms(), ms(), ms())));
     r.dbos(new ShortRunsBench.Cell("1 f.step", 1, 1, 300, 0, 2.0, 9.5, List.of(ms(5, 6))));
     r.dbos(new ShortRunsBench.Cell("10 f.step", 10, 1, 200, 0, 2.0, 43.1, List.of(ms(10, 11))));
     r.dbosQueued(new ShortRunsBench.Cell("1 f.step", 1, 1, 100, 0, 2.0, 12.5, List.of(ms(15, 20))));
