@@ -115,16 +115,20 @@ final class DurableCtx implements Ctx {
     this.flows = new ChildFlows(resolver, header.name(), rootInstruction());
     this.issuer = issuer();
     this.models = new ModelCalls(journal, attempt, memos, header, models, this::nextPosition);
-    this.steps =
-        new StepCalls(
-            memos,
-            header.name(),
-            run().value(),
-            clock,
-            config.suspendAfter(),
-            this::nextPosition,
-            this::suspend,
-            limits);
+    this.steps = steps(limits);
+  }
+
+  /** This body's {@code f.step} calls, their values held to {@code limits}. */
+  private StepCalls steps(dev.flows.kernel.journal.PayloadLimits limits) {
+    return new StepCalls(
+        memos,
+        header.name(),
+        run().value(),
+        clock,
+        config.suspendAfter(),
+        this::nextPosition,
+        this::suspend,
+        limits);
   }
 
   /** Issues this body's child runs: MCP calls, commands and child flows. */
