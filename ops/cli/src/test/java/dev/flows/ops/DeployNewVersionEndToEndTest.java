@@ -151,6 +151,7 @@ class DeployNewVersionEndToEndTest {
     } finally {
       stop(old);
     }
+    long started20 = System.nanoTime();
 
     Cli.Result diverging = cli.run("--json", "replay-check", v2.toString());
     assertThat(diverging.exit()).as(diverging.err()).isEqualTo(Exit.REFUSED);
@@ -173,6 +174,7 @@ class DeployNewVersionEndToEndTest {
     assertThat(moved.exit()).as(moved.out() + moved.err()).isEqualTo(Exit.SUCCESS);
     assertThat(moved.out()).contains("upgraded " + RUNS + ", refused 0");
 
+    long checkedAndMoved = System.nanoTime();
     Process fresh = worker(patched.getParent(), "worker-v2");
     try {
       for (String run : runs) {
@@ -191,8 +193,14 @@ class DeployNewVersionEndToEndTest {
     } finally {
       stop(fresh);
     }
+    long ended = System.nanoTime();
     System.out.printf(
-        "deploy end to end: %d runs in %d ms%n",
-        RUNS, TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - began));
+        "deploy end to end: %d runs in %d ms (start and wait %d ms, check and move %d ms,"
+            + " finish on version 2 %d ms)%n",
+        RUNS,
+        TimeUnit.NANOSECONDS.toMillis(ended - began),
+        TimeUnit.NANOSECONDS.toMillis(started20 - began),
+        TimeUnit.NANOSECONDS.toMillis(checkedAndMoved - started20),
+        TimeUnit.NANOSECONDS.toMillis(ended - checkedAndMoved));
   }
 }
