@@ -142,7 +142,9 @@ final class ChaosAgents {
       while (rs.next()) {
         byStatus.merge(rs.getString(2), 1L, Long::sum);
         if ("succeeded".equals(rs.getString(2))) {
-          checkAnswer(c, checks, rs.getString(1), rs.getLong(3), rs.getString(4), performed);
+          String run = rs.getString(1);
+          checks.violations.addAll(
+              answerViolations(run, rs.getLong(3), rs.getString(4), ledgerKeys(c, run), performed));
         }
       }
     }
@@ -154,18 +156,21 @@ final class ChaosAgents {
         (long) (requests.size() - new HashSet<>(requests).size()));
   }
 
-  private static void checkAnswer(
-      Connection c, ChaosChecks checks, String run, long n, String answer, Set<String> performed)
-      throws SQLException {
-    List<String> keys = ledgerKeys(c, run);
+  /**
+   * What is wrong with agent run {@code run}'s (number {@code n}) {@code answer}, given the keys of
+   * the ledger calls its children confirmed and the keys the server performed: empty when nothing.
+   */
+  static List<String> answerViolations(
+      String run, long n, String answer, List<String> keys, Set<String> performed) {
+    List<String> out = new ArrayList<>();
     List<String> ledger = keys.stream().map(k -> "performed " + k).toList();
-    // The two ledger calls' order in the answer is the model's: turn 0's, then turn 1's.
+    // Turn 0's ledger result comes before turn 1's; which child confirmed first is the journal's.
     boolean matches =
         keys.size() == 2
             && (expected(n, ledger).equals(answer)
                 || expected(n, ledger.reversed()).equals(answer));
     if (!matches) {
-      checks.violations.add(
+      out.add(
           "agent run "
               + run
               + " answered "
@@ -177,9 +182,10 @@ final class ChaosAgents {
     }
     for (String k : keys) {
       if (!performed.contains(k)) {
-        checks.violations.add("agent run " + run + "'s ledger key " + k + " was never performed");
+        out.add("agent run " + run + "'s ledger key " + k + " was never performed");
       }
     }
+    return out;
   }
 
   /** The idempotency keys of the ledger calls the agent run's children confirmed. */
