@@ -39,7 +39,8 @@ import java.util.TreeMap;
  * Durable agents against the scripted OpenAI-compatible model server (real HTTP, LangChain4j's
  * OpenAI client): the time a durable model turn ({@code f.llm}, what each agent turn is) adds over
  * the bare LangChain4j call, the journal bytes each agent turn adds at turns 10, 100 and 500, and
- * the worker heap per agent run waiting on a signal after its first turn.
+ * the worker heap per agent run waiting on a signal after its first turn, and per agent run parked
+ * on a tool call waiting for approval.
  */
 record AgentsBench(Bench.Plan plan, Pg pg, Report report) implements Section {
   private static final JsonNodeFactory JSON = JsonNodeFactory.instance;
@@ -76,6 +77,8 @@ record AgentsBench(Bench.Plan plan, Pg pg, Report report) implements Section {
       int runEntries,
       long heapBefore,
       long heapAfter,
+      long approvalHeapBefore,
+      long approvalHeapAfter,
       String loadAtEnd) {}
 
   @Override
@@ -98,8 +101,12 @@ record AgentsBench(Bench.Plan plan, Pg pg, Report report) implements Section {
             ScriptedModelServer.start(
                 new ScriptedModel(
                     java.util.Collections.nCopies(size.waiting(), Turn.text("wait", 12, 3))));
+        ScriptedModelServer approvals =
+            ScriptedModelServer.start(
+                new ScriptedModel(
+                    java.util.Collections.nCopies(size.waiting(), AgentFlows.REFUND_TURN)));
         PostgresJournal journal = PostgresJournal.connect(JournalStoreConfig.forUrl(url));
-        FlowsEngine engine = engine(journal, server, waits)) {
+        FlowsEngine engine = engine(journal, server, waits, approvals)) {
       engine.startWorker();
       Stats bare = bare(server, size);
       Stats durable = durable(url, engine, size);
@@ -110,16 +117,31 @@ record AgentsBench(Bench.Plan plan, Pg pg, Report report) implements Section {
       long before = heapUsed();
       waiting(engine, waits, size);
       long after = heapUsed();
+      approving(engine, approvals, size);
+      long approvalAfter = heapUsed();
       report.agents(
           new Result(
-              size, bare, durable, perTurn, runBytes, all.size(), before, after, loadAverage()));
+              size,
+              bare,
+              durable,
+              perTurn,
+              runBytes,
+              all.size(),
+              before,
+              after,
+              after,
+              approvalAfter,
+              loadAverage()));
     } finally {
       pg.drop(DB);
     }
   }
 
   private static FlowsEngine engine(
-      PostgresJournal journal, ScriptedModelServer server, ScriptedModelServer waits) {
+      PostgresJournal journal,
+      ScriptedModelServer server,
+      ScriptedModelServer waits,
+      ScriptedModelServer approvals) {
     FlowsEngine e =
         new FlowsEngine(
             journal,
@@ -130,10 +152,12 @@ record AgentsBench(Bench.Plan plan, Pg pg, Report report) implements Section {
             McpCredentials.fromEnvironment());
     e.models()
         .declare(model(AgentFlows.MODEL, server))
-        .declare(model(AgentFlows.WAIT_MODEL, waits));
+        .declare(model(AgentFlows.WAIT_MODEL, waits))
+        .declare(model(AgentFlows.APPROVE_MODEL, approvals));
     e.register(AgentFlows.TURNS);
     e.register(AgentFlows.AGENT);
     e.register(AgentFlows.WAITER);
+    e.register(AgentFlows.APPROVER);
     return e;
   }
 
@@ -246,6 +270,29 @@ record AgentsBench(Bench.Plan plan, Pg pg, Report report) implements Section {
     log("  " + waits.requests().size() + " agent runs waiting");
   }
 
+  /**
+   * Starts the agent runs whose one turn asks for a tool that needs approval, until every model
+   * answer is in; each run then waits, parked on its proposed call (never sent).
+   */
+  private static void approving(FlowsEngine engine, ScriptedModelServer approvals, Size size)
+      throws Exception {
+    Inventory inventory =
+        Engines.inventory(
+            dev.flows.mcp.testkit.Jvm.stdioServer(BenchFlows.STDIO, List.of(), Map.of()),
+            Optional.empty());
+    for (int i = 0; i < size.waiting(); i++) {
+      engine.admit(
+          Engines.loaded(AgentFlows.APPROVER), JSON.objectNode(), Optional.empty(), inventory);
+    }
+    long until = System.nanoTime() + Duration.ofMinutes(5).toNanos();
+    while (approvals.requests().size() < size.waiting() && System.nanoTime() < until) {
+      Thread.sleep(200);
+    }
+    // Past the bodies' in-memory wait on the proposed call: each has given its slot back.
+    Thread.sleep(2_000);
+    log("  " + approvals.requests().size() + " agent runs waiting on approval");
+  }
+
   private static long heapUsed() throws InterruptedException {
     Runtime rt = Runtime.getRuntime();
     for (int i = 0; i < 3; i++) {
@@ -274,6 +321,14 @@ record AgentsBench(Bench.Plan plan, Pg pg, Report report) implements Section {
     static final Turns TURNS = new Turns();
     static final Agent AGENT = new Agent();
     static final Waiter WAITER = new Waiter();
+    static final String APPROVE_MODEL = "scripted-approvals";
+    static final Approver APPROVER = new Approver();
+
+    /** The one turn of an {@link Approver}: a refund, the no-op tool that needs approval. */
+    static final Turn REFUND_TURN =
+        Turn.toolCalls(
+            new ToolCall(
+                "refund", BenchFlows.STDIO + "__noop", JSON.objectNode().put("amount", 10)));
 
     private AgentFlows() {}
 
@@ -319,6 +374,27 @@ record AgentsBench(Bench.Plan plan, Pg pg, Report report) implements Section {
       public JsonNode run(dev.flows.sdk.Ctx f, JsonNode input) {
         f.llm(WAIT_MODEL).user("triage").call();
         return f.awaitSignal("decision", Duration.ofHours(1)).orElse(JSON.nullNode());
+      }
+    }
+
+    /** An agent whose one turn asks for a tool call that waits for approval. */
+    static final class Approver implements dev.flows.sdk.Flow<JsonNode, JsonNode> {
+      @Override
+      public dev.flows.sdk.FlowHeader header() {
+        return dev.flows.sdk.FlowHeader.named("bench-agent-approver")
+            .mcp(BenchFlows.STDIO)
+            .models(APPROVE_MODEL)
+            .build();
+      }
+
+      @Override
+      public JsonNode run(dev.flows.sdk.Ctx f, JsonNode input) {
+        return JSON.textNode(
+            f.agent(APPROVE_MODEL)
+                .tools(dev.flows.sdk.Tools.of(BenchFlows.STDIO, "noop"))
+                .approve(BenchFlows.STDIO, "noop")
+                .maxTurns(2)
+                .run("refund"));
       }
     }
   }
