@@ -166,18 +166,7 @@ public final class SqlErrors {
     }
     Optional<SQLException> fault = serverFault(e);
     if (fault.isPresent()) {
-      SQLException f = fault.orElseThrow();
-      return new FlowsException(
-          ErrorCode.DATABASE_UNAVAILABLE,
-          "database unavailable: "
-              + oneLine(f.getMessage())
-              + " [sqlstate "
-              + f.getSQLState()
-              + "]",
-          "sqlstate " + f.getSQLState(),
-          UNAVAILABLE.get(f.getSQLState()),
-          true,
-          e);
+      return unavailable(fault.orElseThrow(), e);
     }
     if (connection || poolClosed || (state != null && state.startsWith("08"))) {
       return new FlowsException(
@@ -209,6 +198,17 @@ public final class SqlErrors {
     return sqlCauses(e)
         .filter(s -> s.getSQLState() != null && UNAVAILABLE.containsKey(s.getSQLState()))
         .reduce((first, deeper) -> deeper);
+  }
+
+  private static FlowsException unavailable(SQLException fault, Exception e) {
+    String state = fault.getSQLState();
+    return new FlowsException(
+        ErrorCode.DATABASE_UNAVAILABLE,
+        "database unavailable: " + oneLine(fault.getMessage()) + " [sqlstate " + state + "]",
+        "sqlstate " + state,
+        UNAVAILABLE.get(state),
+        true,
+        e);
   }
 
   private static String oneLine(String message) {
