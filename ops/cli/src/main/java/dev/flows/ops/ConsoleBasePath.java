@@ -19,7 +19,7 @@ import org.eclipse.jetty.server.handler.ContextHandler;
 final class ConsoleBasePath {
   private static final Pattern WELL_FORMED = Pattern.compile("(/[A-Za-z0-9._~-]+)*");
   private static final Pattern ROOT_RELATIVE =
-      Pattern.compile("(?<![\\w-])(href|src|action|data-detail)=\"/(?!/)");
+      Pattern.compile("(?<![\\w-])(href|src|action|data-detail|data-live-text)=\"/(?!/)");
 
   private ConsoleBasePath() {}
 

@@ -136,6 +136,9 @@ final class ConsoleHandler extends Handler.Abstract {
         && (parts[3].equals("journal") || parts[3].equals("timeline"))
         && isRead(method)) {
       runPart(response, callback, path, parts);
+    } else if (api && parts.length == 4 && parts[1].equals("runs") && parts[3].equals("live")) {
+      requireMethod(method, "GET");
+      json(response, callback, 200, ConsoleLive.json(journal, new RunRef(decode(parts[2]))));
     } else if (parts.length == 4 && parts[1].equals("runs")) {
       requireMethod(method, "POST");
       act(request, response, callback, parts, api);

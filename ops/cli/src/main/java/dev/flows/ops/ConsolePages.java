@@ -195,7 +195,7 @@ final class ConsolePages {
     done.ifPresent(
         d -> b.append("<p class=\"notice\" id=\"notice\">").append(esc(d)).append("</p>"));
     facts(b, run);
-    b.append(ConsoleTree.render(run));
+    b.append(ConsoleTree.render(run)).append(ConsoleLive.sections(run));
     b.append(ConsoleTimeline.render(run, now));
     b.append("<section id=\"input\"><h2>Input</h2><pre>")
         .append(run.hasNonNull("input") ? json(run.get("input")) : "(none)")

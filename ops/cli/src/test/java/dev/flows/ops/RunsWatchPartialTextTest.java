@@ -63,7 +63,7 @@ class RunsWatchPartialTextTest {
   }
 
   /** A worker whose model "small" streams {@code ANSWER} slowly from a scripted server. */
-  static FlowsEngine engine(ScriptedModelServer server) {
+  static FlowsEngine engine(PostgresJournal journal, ScriptedModelServer server) {
     FlowsEngine engine =
         new FlowsEngine(
             journal,
@@ -85,7 +85,7 @@ class RunsWatchPartialTextTest {
     return engine;
   }
 
-  static RunRef admit() {
+  static RunRef admit(PostgresJournal journal) {
     return journal
         .admit(
             StartRun.of(
@@ -107,8 +107,8 @@ class RunsWatchPartialTextTest {
   @Test
   void watchJsonPrintsTheTurnsGrowingTextAsLlmPartialLinesBeforeItsReceipt() throws Exception {
     try (ScriptedModelServer server = slowServer();
-        FlowsEngine engine = engine(server)) {
-      RunRef run = admit();
+        FlowsEngine engine = engine(journal, server)) {
+      RunRef run = admit(journal);
 
       Cli.Result watch = cli.run("runs", "watch", run.value(), "--json");
 
@@ -136,8 +136,8 @@ class RunsWatchPartialTextTest {
   @Test
   void watchPrintsTheGrowingTextOnItsOwnLinesBehindTheStepsLabel() throws Exception {
     try (ScriptedModelServer server = slowServer();
-        FlowsEngine engine = engine(server)) {
-      RunRef run = admit();
+        FlowsEngine engine = engine(journal, server)) {
+      RunRef run = admit(journal);
 
       Cli.Result watch = cli.run("runs", "watch", run.value());
 

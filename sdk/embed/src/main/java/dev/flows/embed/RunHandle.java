@@ -172,6 +172,14 @@ public final class RunHandle<T> {
   }
 
   /**
+   * The run's progress as it happens, for any process on the journal: the text its running model
+   * turns have streamed so far, then the run settling (see {@link RunProgress}).
+   */
+  public RunProgress progress() {
+    return new RunProgress(flows, runId);
+  }
+
+  /**
    * Cancels the run and every open run under it; {@code result} then throws {@link
    * RunCanceledException}. A run that already ended stays as it is.
    */

@@ -106,9 +106,52 @@
     }, true);
   }
 
+  // A running run's model turns: their streamed text, polled from the run's live endpoint until
+  // the run is not running (then the page's own refresh shows the journaled answers).
+  function liveText() {
+    var section = document.getElementById('live');
+    if (!section) {
+      return;
+    }
+    var box = document.getElementById('live-text');
+    var timer = window.setInterval(function () {
+      fetch(section.getAttribute('data-live-text'), { cache: 'no-store' })
+        .then(function (r) {
+          if (!r.ok) {
+            throw new Error('HTTP ' + r.status);
+          }
+          return r.json();
+        })
+        .then(function (live) {
+          if (!live.running) {
+            window.clearInterval(timer);
+          }
+          if (live.turns.length === 0) {
+            return;
+          }
+          box.replaceChildren();
+          live.turns.forEach(function (turn) {
+            var item = document.createElement('div');
+            item.className = 'live-turn';
+            item.setAttribute('data-step', turn.stepId);
+            var label = document.createElement('h3');
+            label.textContent = turn.label;
+            var text = document.createElement('pre');
+            text.textContent = turn.text;
+            item.append(label, text);
+            box.append(item);
+          });
+        })
+        .catch(function (e) {
+          box.setAttribute('data-error', e.message);
+        });
+    }, Number(section.getAttribute('data-every')) || 500);
+  }
+
   function start() {
     themes();
     lazyDetails();
+    liveText();
     relativeTimes(document);
     var token = document.getElementById('token');
     if (token) {
