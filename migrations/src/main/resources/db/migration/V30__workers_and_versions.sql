@@ -30,6 +30,10 @@ SELECT w.worker_id, w.host, w.pid, w.started_at, w.last_seen, w.refresh_every, w
 -- class flow's version is its route flow:NAME@VERSION; a single-file flow's runs are routed by
 -- their source's hash, so two edits at one header version are two rows. A version a live worker
 -- serves with no run left (a class flow's route names it) is a row with runs 0.
+-- A run not ended is one without completed_at (a CHECK ties it to the status; a tombstone has it):
+-- the view reads the runs not ended through this index, however many ended runs the journal holds.
+CREATE INDEX runs_not_ended ON flows.runs (name, created_at) WHERE completed_at IS NULL;
+
 CREATE VIEW flows.versions AS
 WITH open_bodies AS (
   SELECT r.name AS flow,
@@ -38,8 +42,7 @@ WITH open_bodies AS (
          r.created_at
     FROM flows.runs r
     JOIN flows.steps s ON s.run_id = r.run_id
-   WHERE r.status IN ('running', 'parked')
-     AND NOT r.tombstone
+   WHERE r.completed_at IS NULL
      AND s.kind = 'agent'
      AND s.spec #>> '{agent,instruction,type}' = 'flow'
 ),
