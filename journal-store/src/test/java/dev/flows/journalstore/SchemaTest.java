@@ -136,7 +136,7 @@ class SchemaTest {
             "31 console at scale",
             "33 live text",
             "journal functions (repeatable)");
-    assertThat(m.migrate()).isEqualTo(26);
+    assertThat(m.migrate()).isEqualTo(27);
     assertThat(m.pending()).isEmpty();
     assertThat(m.migrate()).isZero();
   }
