@@ -63,17 +63,22 @@ final class AgentsMarkdown {
                 + " MiB after ("
                 + f0((r.heapAfter() - r.heapBefore()) / (double) r.size().waiting())
                 + " bytes per waiting run, the scripted server's copy of each request"
-                + " included).\n\n"
-                + f0(r.size().waiting())
-                + " agent runs more, each parked on a tool call waiting for approval (its one"
-                + " turn asks for the no-op tool under `.approve`; the call is never sent):"
-                + " worker heap after GC "
-                + f2(r.approvalHeapBefore() / 1_048_576.0)
-                + " MiB before, "
-                + f2(r.approvalHeapAfter() / 1_048_576.0)
-                + " MiB after ("
-                + f0((r.approvalHeapAfter() - r.approvalHeapBefore()) / (double) r.size().waiting())
-                + " bytes per run waiting on approval, the scripted server's copy of each request"
-                + " included).\n");
+                + " included).\n\n");
+    approvals(r, md);
+  }
+
+  private static void approvals(AgentsBench.Result r, StringBuilder md) {
+    md.append(
+        f0(r.size().waiting())
+            + " agent runs more, each parked on a tool call waiting for approval (its one"
+            + " turn asks for the no-op tool under `.approve`; the call is never sent):"
+            + " worker heap after GC "
+            + f2(r.approvalHeapBefore() / 1_048_576.0)
+            + " MiB before, "
+            + f2(r.approvalHeapAfter() / 1_048_576.0)
+            + " MiB after ("
+            + f0((r.approvalHeapAfter() - r.approvalHeapBefore()) / (double) r.size().waiting())
+            + " bytes per run waiting on approval, the scripted server's copy of each request"
+            + " included).\n");
   }
 }
