@@ -42,8 +42,6 @@ public final class HeldAdmission {
   // Whoever sets it admits the run; the others wait for that admission, parked (a monitor held
   // across the admission's round trip would have them spin on a busy machine's cores).
   private final AtomicBoolean taken = new AtomicBoolean();
-  // System.nanoTime when the attempt's thread began; 0 until it has.
-  private volatile long startedNanos;
   // With answerAtAttemptEnd: the run as admitted with its end, told to the starter at the attempt's
   // end rather than at once.
   private volatile boolean answerAtAttemptEnd;
@@ -68,7 +66,6 @@ public final class HeldAdmission {
 
   /** The attempt's thread runs: the body's time starts now. */
   public void bodyStarted() {
-    startedNanos = System.nanoTime();
     started.countDown();
   }
 
@@ -101,13 +98,15 @@ public final class HeldAdmission {
     }
   }
 
-  /** The rest of {@link #await}: {@code within} counted from the body's start. */
+  /**
+   * The rest of {@link #await}, for a body that had not ended by then: {@code within} again,
+   * counted from when this thread sees the body's thread started, as a starter that waited for that
+   * first would count it (a cold body's first run needs it).
+   */
   private StartedRun awaitFromTheBodysStart(long begun, Duration within) {
     try {
       started.await(START_WAIT.toNanos() - (System.nanoTime() - begun), TimeUnit.NANOSECONDS);
-      long from = started.getCount() == 0 ? startedNanos : System.nanoTime();
-      long left = from + within.toNanos() - System.nanoTime();
-      return admitted.get(Math.max(0, left), TimeUnit.NANOSECONDS);
+      return admitted.get(within.toNanos(), TimeUnit.NANOSECONDS);
     } catch (TimeoutException e) {
       admitClaimed();
     } catch (InterruptedException e) {
