@@ -22,23 +22,22 @@ final class McpStagesMarkdown {
             "c=1, one JVM clock; the client pinned to each revision against a test server that"
                 + " speaks it; the bare call is the same client's, on the same server, right"
                 + " after. Stages are p50 / p99 each, so they need not add up to the call's.\n\n")
-        .append(header("transport and revision", "what", "p50", "p99"));
+        // One label column, so ops/bench/compare matches each row of the two sides.
+        .append(header("transport, revision: what", "p50", "p99"));
     results.mcpRevisions.forEach(
         (name, m) -> {
           md.append(
-              row(name, "durable f.mcp, whole", f2(m.durable().p50()), f2(m.durable().p99())));
-          md.append(row(name, "bare call, whole", f2(m.bare().p50()), f2(m.bare().p99())));
+              row(name + ": durable f.mcp, whole", f2(m.durable().p50()), f2(m.durable().p99())));
+          md.append(row(name + ": bare call, whole", f2(m.bare().p50()), f2(m.bare().p99())));
           md.append(
               row(
-                  name,
-                  "added by durability",
+                  name + ": added by durability",
                   f2(m.durable().p50() - m.bare().p50()),
                   f2(m.durable().p99() - m.bare().p99())));
           for (int i = 0; i < m.stages().size(); i++) {
             md.append(
                 row(
-                    name,
-                    McpStages.STAGES.get(i),
+                    name + ": " + McpStages.STAGES.get(i),
                     f2(m.stages().get(i).p50()),
                     f2(m.stages().get(i).p99())));
           }

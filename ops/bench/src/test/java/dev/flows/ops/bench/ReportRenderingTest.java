@@ -34,7 +34,13 @@ class ReportRenderingTest {
     r.noop(1, 300, new JournalFloor.NoopAttempts(500, ms(1), ms(2), ms(3)));
     r.noop(4, 900, new JournalFloor.NoopAttempts(1200, ms(1, 2), ms(2, 3), ms(3, 4)));
     r.mcp("stdio", 1, 200, ms(4, 5, 6), 800, ms(1, 2));
-    r.mcpStages("stdio", List.of(ms(1, 2), ms(2, 3), ms(1, 4), ms(2), ms(1)));
+    r.mcpStages(
+        "stdio", List.of(ms(1, 2), ms(2, 3), ms(1, 2), ms(1, 4), ms(1), ms(1), ms(2), ms(1)));
+    r.mcpRevision(
+        "stdio 2026-07-28",
+        ms(9, 12),
+        ms(1, 2),
+        List.of(ms(1, 2), ms(2, 3), ms(1, 2), ms(1, 4), ms(1), ms(1), ms(2), ms(1)));
     r.lostBareCalls("stdio", 1, 0);
     r.mcp("stdio", 4, 500, ms(5, 6), 2000, ms(2, 3));
     r.lostBareCalls("stdio", 4, 3);

@@ -328,11 +328,7 @@ final class ModernRequests {
     cancelWith(out, sdk);
     sdk.whenComplete(
         (r, e) -> {
-          attempts.add(new ToolCallResult.WireAttempt(id, McpProtocol.MODERN, because));
-          if (TOOLS_CALL.equals(method)) {
-            // This path names its requests itself: the ids noted for the SDK's path are dropped.
-            ModernSession.RequestIds.idempotencyKey(params).ifPresent(ids::forget);
-          }
+          answered(method, id, params, attempts, because);
           Throwable x =
               e instanceof java.util.concurrent.CompletionException ce ? ce.getCause() : e;
           if (x instanceof java.util.concurrent.TimeoutException) {
@@ -349,11 +345,7 @@ final class ModernRequests {
             return;
           }
           if (r != null && r.isPresent()) {
-            JsonNode result = TREE.valueToTree(r.get().result());
-            if (TOOLS_CALL.equals(method)) {
-              McpWireTimings.delivered();
-            }
-            out.complete(result);
+            out.complete(result(method, r.get()));
             return;
           }
           // No response: the stream ended or broke before it.
@@ -375,6 +367,31 @@ final class ModernRequests {
           }
           out.completeExceptionally(lost(what, id, reissue, attempts.size(), ": " + lost, x));
         });
+  }
+
+  /**
+   * Notes the request {@code id} among the call's attempts; this path names its requests itself, so
+   * the ids the session noted for the SDK's path are dropped.
+   */
+  private void answered(
+      String method,
+      String id,
+      Map<String, Object> params,
+      List<ToolCallResult.WireAttempt> attempts,
+      Optional<String> because) {
+    attempts.add(new ToolCallResult.WireAttempt(id, McpProtocol.MODERN, because));
+    if (TOOLS_CALL.equals(method)) {
+      ModernSession.RequestIds.idempotencyKey(params).ifPresent(ids::forget);
+    }
+  }
+
+  private static JsonNode result(
+      String method, io.modelcontextprotocol.modern.JsonRpc.JSONRPCResponse r) {
+    JsonNode result = TREE.valueToTree(r.result());
+    if (TOOLS_CALL.equals(method)) {
+      McpWireTimings.delivered();
+    }
+    return result;
   }
 
   /** {@code mcp_result_unavailable}: the response of request {@code id} never arrived. */

@@ -242,10 +242,7 @@ final class ModernSession implements ProtocolSession {
               new ToolCallResult.WireAttempt(
                   ids.last(marker).orElse("?"), protocolVersion(), because));
           if (e == null) {
-            ids.forget(marker);
-            ToolCallResult res = result(tool, r, attempts);
-            McpWireTimings.delivered();
-            out.complete(res);
+            succeeded(tool, r, marker, attempts, out);
             return;
           }
           Throwable x =
@@ -276,6 +273,18 @@ final class ModernSession implements ProtocolSession {
           ids.forget(marker);
           out.completeExceptionally(McpFailures.modernCall(server, tool, x));
         });
+  }
+
+  private void succeeded(
+      String tool,
+      McpSchema.CallToolResult r,
+      String marker,
+      List<ToolCallResult.WireAttempt> attempts,
+      CompletableFuture<ToolCallResult> out) {
+    ids.forget(marker);
+    ToolCallResult res = result(tool, r, attempts);
+    McpWireTimings.delivered();
+    out.complete(res);
   }
 
   /** How many calls' request ids are kept (those of the calls still going). */

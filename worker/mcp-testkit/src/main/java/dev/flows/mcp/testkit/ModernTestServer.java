@@ -189,7 +189,6 @@ public final class ModernTestServer implements AutoCloseable {
 
   private static McpServer server(AtomicInteger drops, Map<String, McpSyncTool> tools) {
     add(tools, "echo", Map.of("text", "string"), (ctx, a) -> text(String.valueOf(a.get("text"))));
-    add(tools, "noop", Map.of(), (ctx, a) -> text("ok"));
     add(
         tools,
         "add",
@@ -286,7 +285,9 @@ public final class ModernTestServer implements AutoCloseable {
 
   /** The tools, by name; {@link #renameRegionHeader} replaces one while the server runs. */
   private static Map<String, McpSyncTool> tools() {
-    return java.util.Collections.synchronizedMap(new LinkedHashMap<>());
+    Map<String, McpSyncTool> tools = java.util.Collections.synchronizedMap(new LinkedHashMap<>());
+    add(tools, "noop", Map.of(), (ctx, a) -> text("ok"));
+    return tools;
   }
 
   private static McpSchema.CallToolResult text(String s) {
