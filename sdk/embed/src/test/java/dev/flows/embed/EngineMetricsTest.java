@@ -59,8 +59,11 @@ class EngineMetricsTest {
       flows.start("shout", JSON.objectNode().put("text", "c"), StartOptions.none()).result(WAIT);
     }
 
-    assertThat(second.events).containsExactly("started shout", "ended shout succeeded");
-    assertThat(first.events).containsExactly("started shout", "ended shout succeeded");
+    // Counters, not an event log: a short run admitted with its end is counted ended by the worker
+    // that ran it before its starter, answered after that end, counts it started.
+    assertThat(second.events)
+        .containsExactlyInAnyOrder("started shout", "ended shout succeeded");
+    assertThat(first.events).containsExactlyInAnyOrder("started shout", "ended shout succeeded");
   }
 
   /** Runs {@code shout} to its end, and waits until {@code recorder} counted the end too. */
