@@ -165,6 +165,7 @@ public final class Bench {
     s.put("growth", GrowthBench::new);
     s.put("timers", TimersBench::new);
     s.put("agents", AgentsBench::new);
+    s.put("replaycheck", ReplayCheckBench::new);
     return java.util.Collections.unmodifiableMap(s);
   }
 

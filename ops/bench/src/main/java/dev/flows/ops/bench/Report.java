@@ -158,6 +158,7 @@ final class Report {
   Optional<GrowthBench.Result> growth = Optional.empty();
   Optional<TimersBench.Result> timers = Optional.empty();
   Optional<AgentsBench.Result> agents = Optional.empty();
+  Optional<ReplayCheckBench.Result> replayCheck = Optional.empty();
   Duration runtime = Duration.ZERO;
 
   /** The short-runs section's loads, this engine's, in the order measured. */
@@ -201,6 +202,10 @@ final class Report {
 
   void agents(AgentsBench.Result r) {
     agents = Optional.of(r);
+  }
+
+  void replayCheck(ReplayCheckBench.Result r) {
+    replayCheck = Optional.of(r);
   }
 
   void environment(String mode, Map<String, String> settings) throws Exception {
@@ -339,6 +344,7 @@ final class Report {
     PruneMarkdown.render(this, md);
     GrowthMarkdown.render(this, md);
     AgentsMarkdown.render(this, md);
+    ReplayCheckMarkdown.render(this, md);
     TracingMarkdown.render(this, md);
     CliMarkdown.render(this, md);
     ShortRunsMarkdown.render(this, md);
