@@ -61,8 +61,7 @@ class EngineMetricsTest {
 
     // Counters, not an event log: a short run admitted with its end is counted ended by the worker
     // that ran it before its starter, answered after that end, counts it started.
-    assertThat(second.events)
-        .containsExactlyInAnyOrder("started shout", "ended shout succeeded");
+    assertThat(second.events).containsExactlyInAnyOrder("started shout", "ended shout succeeded");
     assertThat(first.events).containsExactlyInAnyOrder("started shout", "ended shout succeeded");
   }
 
