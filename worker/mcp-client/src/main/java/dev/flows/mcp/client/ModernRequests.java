@@ -39,7 +39,7 @@ final class ModernRequests {
 
   private final String server;
   private final McpClientConfig limits;
-  private final ModernSession.RequestIds ids;
+  private final ModernRequestIds ids;
 
   /** Lists the server's tools anew; the listing notes its header annotations here. */
   private final Runnable listTools;
@@ -52,8 +52,7 @@ final class ModernRequests {
   private volatile Map<String, List<ToolParamHeaderAnnotations.Annotation>> headerAnnotations =
       Map.of();
 
-  ModernRequests(
-      String server, McpClientConfig limits, ModernSession.RequestIds ids, Runnable listTools) {
+  ModernRequests(String server, McpClientConfig limits, ModernRequestIds ids, Runnable listTools) {
     this.server = server;
     this.limits = limits;
     this.ids = ids;
@@ -381,7 +380,7 @@ final class ModernRequests {
       Optional<String> because) {
     attempts.add(new ToolCallResult.WireAttempt(id, McpProtocol.MODERN, because));
     if (TOOLS_CALL.equals(method)) {
-      ModernSession.RequestIds.idempotencyKey(params).ifPresent(ids::forget);
+      ModernRequestIds.idempotencyKey(params).ifPresent(ids::forget);
     }
   }
 

@@ -1,7 +1,6 @@
 package dev.flows.mcp.client;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import dev.flows.kernel.mcp.CallOptions;
 import dev.flows.kernel.mcp.McpClientConfig;
 import dev.flows.kernel.mcp.McpDiagnostic;
@@ -48,7 +47,7 @@ final class ModernSession implements ProtocolSession {
   private final String server;
   private final McpClientConfig limits;
   private final McpAsyncClient client;
-  private final RequestIds ids;
+  private final ModernRequestIds ids;
   private final AutoCloseable closer;
   private final McpSchema.DiscoverResult discovered;
   private final ModernRequests requests;
@@ -57,7 +56,7 @@ final class ModernSession implements ProtocolSession {
       String server,
       McpClientConfig limits,
       McpAsyncClient client,
-      RequestIds ids,
+      ModernRequestIds ids,
       AutoCloseable closer,
       McpSchema.DiscoverResult discovered) {
     this.server = server;
@@ -124,7 +123,7 @@ final class ModernSession implements ProtocolSession {
       boolean elicitationDefaults,
       McpClientTransport transport,
       AutoCloseable closer) {
-    RequestIds ids = new RequestIds(transport);
+    ModernRequestIds ids = new ModernRequestIds(transport);
     McpClient.AsyncBuilder b = McpClient.async(ids);
     if (elicitationDefaults) {
       // Multi round-trip requests (input_required): the SDK retries with the answers and the
@@ -364,84 +363,6 @@ final class ModernSession implements ProtocolSession {
     }
   }
 
-  /**
-   * The SDK's transport, noting the JSON-RPC id of each tools/call by the idempotency key in its
-   * {@code _meta}, so a call can say which requests went out for it.
-   */
-  static final class RequestIds implements McpClientTransport {
-    private final McpClientTransport delegate;
-    private final Map<String, String> lastByKey = new java.util.concurrent.ConcurrentHashMap<>();
-
-    RequestIds(McpClientTransport delegate) {
-      this.delegate = delegate;
-    }
-
-    @Override
-    public reactor.core.publisher.Flux<io.modelcontextprotocol.modern.JsonRpc.JSONRPCMessage>
-        exchange(io.modelcontextprotocol.modern.client.transport.McpTransportRequest request) {
-      var m = request.message();
-      if (!"tools/call".equals(m.method())) {
-        return delegate.exchange(request);
-      }
-      idempotencyKey(m.params()).ifPresent(k -> lastByKey.put(k, String.valueOf(m.id())));
-      if (!McpWireTimings.on()) {
-        return delegate.exchange(request);
-      }
-      McpWireTimings.sent();
-      return delegate.exchange(request).doOnNext(RequestIds::answered);
-    }
-
-    private static void answered(io.modelcontextprotocol.modern.JsonRpc.JSONRPCMessage m) {
-      if (m instanceof io.modelcontextprotocol.modern.JsonRpc.JSONRPCResponse) {
-        McpWireTimings.answered();
-      }
-    }
-
-    /**
-     * The idempotency key in a tools/call's {@code _meta}, read from the params object as the SDK
-     * (a request record) or {@link ModernRequests} (a map) built it, without encoding it again.
-     */
-    static Optional<String> idempotencyKey(Object params) {
-      Object meta =
-          switch (params) {
-            case McpSchema.CallToolRequest r -> r.meta();
-            case Map<?, ?> map -> map.get("_meta");
-            case null -> null;
-            default -> {
-              JsonNode k = params(params).path("_meta").path(McpTransportPort.IDEMPOTENCY_KEY_META);
-              yield k.isTextual()
-                  ? Map.of(McpTransportPort.IDEMPOTENCY_KEY_META, k.asText())
-                  : null;
-            }
-          };
-      return meta instanceof Map<?, ?> m
-              && m.get(McpTransportPort.IDEMPOTENCY_KEY_META) instanceof String key
-          ? Optional.of(key)
-          : Optional.empty();
-    }
-
-    /** The call sent with {@code key} ended: its request ids are no longer asked for. */
-    void forget(String key) {
-      if (key != null) {
-        lastByKey.remove(key);
-      }
-    }
-
-    /** How many calls' request ids are kept: those of the calls still going. */
-    int tracked() {
-      return lastByKey.size();
-    }
-
-    @Override
-    public boolean mirrorsToolParams() {
-      return delegate.mirrorsToolParams();
-    }
-
-    Optional<String> last(String key) {
-      return key == null ? Optional.empty() : Optional.ofNullable(lastByKey.get(key));
-    }
-  }
-
   /** The requested schema's defaults, property by property (SEP-1034). */
   private static Map<String, Object> defaults(McpSchema.ElicitFormRequest req) {
     Map<String, Object> out = new java.util.LinkedHashMap<>();
@@ -455,13 +376,5 @@ final class ModernSession implements ProtocolSession {
           });
     }
     return out;
-  }
-
-  private static JsonNode params(Object params) {
-    try {
-      return TREE.readTree(SDK_JSON.writeValueAsString(params));
-    } catch (IOException e) {
-      return JsonNodeFactory.instance.objectNode();
-    }
   }
 }

@@ -23,8 +23,7 @@ import reactor.core.publisher.Flux;
  * grow with every call it ever made.
  */
 class ModernRequestIdsTest {
-  private final ModernSession.RequestIds ids =
-      new ModernSession.RequestIds(request -> Flux.empty());
+  private final ModernRequestIds ids = new ModernRequestIds(request -> Flux.empty());
 
   private static McpTransportRequest call(String id, Object params) {
     return McpTransportRequest.builder(
