@@ -77,7 +77,6 @@ record AgentsBench(Bench.Plan plan, Pg pg, Report report) implements Section {
       int runEntries,
       long heapBefore,
       long heapAfter,
-      long approvalHeapBefore,
       long approvalHeapAfter,
       String loadAtEnd) {}
 
@@ -128,7 +127,6 @@ record AgentsBench(Bench.Plan plan, Pg pg, Report report) implements Section {
               runBytes,
               all.size(),
               before,
-              after,
               after,
               approvalAfter,
               loadAverage()));

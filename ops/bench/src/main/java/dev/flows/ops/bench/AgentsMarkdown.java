@@ -73,11 +73,11 @@ final class AgentsMarkdown {
             + " agent runs more, each parked on a tool call waiting for approval (its one"
             + " turn asks for the no-op tool under `.approve`; the call is never sent):"
             + " worker heap after GC "
-            + f2(r.approvalHeapBefore() / 1_048_576.0)
+            + f2(r.heapAfter() / 1_048_576.0)
             + " MiB before, "
             + f2(r.approvalHeapAfter() / 1_048_576.0)
             + " MiB after ("
-            + f0((r.approvalHeapAfter() - r.approvalHeapBefore()) / (double) r.size().waiting())
+            + f0((r.approvalHeapAfter() - r.heapAfter()) / (double) r.size().waiting())
             + " bytes per run waiting on approval, the scripted server's copy of each request"
             + " included).\n");
   }
