@@ -132,9 +132,10 @@ class SchemaTest {
             "22 runs list at scale",
             "25 schedules overview for a console",
             "27 run upgraded",
+            "28 output stored once",
             "31 console at scale",
             "journal functions (repeatable)");
-    assertThat(m.migrate()).isEqualTo(25);
+    assertThat(m.migrate()).isEqualTo(26);
     assertThat(m.pending()).isEmpty();
     assertThat(m.migrate()).isZero();
   }
