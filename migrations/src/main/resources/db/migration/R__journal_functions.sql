@@ -850,8 +850,11 @@ BEGIN
 END
 $$;
 DROP TRIGGER IF EXISTS journal_output_once ON flows.journal_entries;
+-- Only payloads past 2 KiB are looked at: a small output costs less stored
+-- twice than the lookup would cost on every memo and every step's end.
 CREATE TRIGGER journal_output_once BEFORE INSERT ON flows.journal_entries
-  FOR EACH ROW WHEN (NEW.entry_type IN ('effect.confirmed', 'step.completed'))
+  FOR EACH ROW WHEN (NEW.entry_type IN ('effect.confirmed', 'step.completed')
+                     AND pg_column_size(NEW.payload) > 2048)
   EXECUTE FUNCTION flows.journal_output_once();
 
 -- A succeeded step's output equal to a confirmed election's of the same attempt (an MCP call's
@@ -876,9 +879,13 @@ BEGIN
 END
 $$;
 DROP TRIGGER IF EXISTS steps_output_once ON flows.steps;
+-- As above, only a large output is looked at; a row that names an election is always passed here,
+-- so a later write of its status or output clears the name.
 CREATE TRIGGER steps_output_once
   BEFORE INSERT OR UPDATE OF output, status ON flows.steps
-  FOR EACH ROW EXECUTE FUNCTION flows.step_output_once();
+  FOR EACH ROW WHEN (NEW.output_of IS NOT NULL
+                     OR (NEW.status = 'succeeded' AND pg_column_size(NEW.output) > 2048))
+  EXECUTE FUNCTION flows.step_output_once();
 
 -- A step's output wherever it is kept: its row, or the election its row names.
 CREATE OR REPLACE FUNCTION flows.step_output(
