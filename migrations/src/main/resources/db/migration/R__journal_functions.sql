@@ -826,3 +826,76 @@ BEGIN
   RETURN QUERY SELECT p_run_id, p_name, v_seq, false;
 END
 $$;
+
+-- An output is kept once, in its confirmed effect election: an effect.confirmed entry whose output
+-- is its election's holds none, and a step.completed whose output is an election's of the same
+-- attempt names it (outputOf) instead. Every write path passes here; entries_of_run.sql puts the
+-- output back, so readers see whole payloads.
+CREATE OR REPLACE FUNCTION flows.journal_output_once() RETURNS trigger LANGUAGE plpgsql AS $$
+DECLARE v_surface text;
+BEGIN
+  IF NEW.entry_type = 'effect.confirmed' AND NEW.payload ? 'output' THEN
+    PERFORM 1 FROM flows.effect_elections e
+     WHERE e.run_id = NEW.run_id AND e.step_id = NEW.step_id
+       AND e.surface_path = NEW.payload ->> 'surfacePath' AND e.confirmed
+       AND e.output = NEW.payload -> 'output';
+    IF FOUND THEN NEW.payload := NEW.payload - 'output'; END IF;
+  ELSIF NEW.entry_type = 'step.completed' AND NEW.payload ? 'output' THEN
+    SELECT e.surface_path INTO v_surface FROM flows.effect_elections e
+     WHERE e.run_id = NEW.run_id AND e.step_id = NEW.step_id AND e.attempt = NEW.attempt
+       AND e.confirmed AND e.output = NEW.payload -> 'output'
+     LIMIT 1;
+    IF FOUND THEN
+      NEW.payload := (NEW.payload - 'output') || jsonb_build_object('outputOf', v_surface);
+    END IF;
+  END IF;
+  RETURN NEW;
+END
+$$;
+DROP TRIGGER IF EXISTS journal_output_once ON flows.journal_entries;
+-- Only payloads past 2 KiB are looked at: a small output costs less stored
+-- twice than the lookup would cost on every memo and every step's end.
+CREATE TRIGGER journal_output_once BEFORE INSERT ON flows.journal_entries
+  FOR EACH ROW WHEN (NEW.entry_type IN ('effect.confirmed', 'step.completed')
+                     AND pg_column_size(NEW.payload) > 2048)
+  EXECUTE FUNCTION flows.journal_output_once();
+
+-- A succeeded step's output equal to a confirmed election's of the same attempt (an MCP call's
+-- receipt) is kept once, in the election: the step row names it (output_of) and holds no copy.
+CREATE OR REPLACE FUNCTION flows.step_output_once() RETURNS trigger LANGUAGE plpgsql AS $$
+DECLARE v_surface text;
+BEGIN
+  IF NEW.status <> 'succeeded' THEN
+    NEW.output_of := NULL;
+  ELSIF NEW.output IS NOT NULL THEN
+    NEW.output_of := NULL;
+    SELECT e.surface_path INTO v_surface FROM flows.effect_elections e
+     WHERE e.run_id = NEW.run_id AND e.step_id = NEW.step_id AND e.attempt = NEW.attempts
+       AND e.confirmed AND e.output = NEW.output
+     LIMIT 1;
+    IF FOUND THEN
+      NEW.output := NULL;
+      NEW.output_of := v_surface;
+    END IF;
+  END IF;
+  RETURN NEW;
+END
+$$;
+DROP TRIGGER IF EXISTS steps_output_once ON flows.steps;
+-- As above, only a large output is looked at; a row that names an election is always passed here,
+-- so a later write of its status or output clears the name.
+CREATE TRIGGER steps_output_once
+  BEFORE INSERT OR UPDATE OF output, status ON flows.steps
+  FOR EACH ROW WHEN (NEW.output_of IS NOT NULL
+                     OR (NEW.status = 'succeeded' AND pg_column_size(NEW.output) > 2048))
+  EXECUTE FUNCTION flows.step_output_once();
+
+-- A step's output wherever it is kept: its row, or the election its row names.
+CREATE OR REPLACE FUNCTION flows.step_output(
+    p_run_id text, p_step_id text, p_output jsonb, p_output_of text)
+  RETURNS jsonb LANGUAGE sql STABLE AS $$
+  SELECT CASE WHEN p_output_of IS NULL THEN p_output
+              ELSE (SELECT e.output FROM flows.effect_elections e
+                     WHERE e.run_id = p_run_id AND e.step_id = p_step_id
+                       AND e.surface_path = p_output_of) END
+$$;

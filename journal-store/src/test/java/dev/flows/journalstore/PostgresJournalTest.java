@@ -212,8 +212,20 @@ class PostgresJournalTest {
       JsonNode stored = EntryCodec.parse(row.get(2));
       JournalEntry entry = EntryCodec.decode(new RunRef(row.get(0)), row.get(1), stored);
       JsonNode written = EntryCodec.parse(EntryCodec.encode(entry).payload());
-      assertThat(instantsParsed(stored)).as(row.get(1)).isEqualTo(instantsParsed(written));
+      assertThat(outputsKeptOnce(instantsParsed(stored)))
+          .as(row.get(1))
+          .isEqualTo(outputsKeptOnce(instantsParsed(written)));
     }
+  }
+
+  /**
+   * An output kept in its election is left out of the stored entry (entries_of_run.sql puts it
+   * back; the contract suite reads it whole), so the stored fields are compared without it.
+   */
+  private static JsonNode outputsKeptOnce(JsonNode payload) {
+    var copy = (com.fasterxml.jackson.databind.node.ObjectNode) payload.deepCopy();
+    copy.remove(List.of("output", "outputOf"));
+    return copy;
   }
 
   private static JsonNode instantsParsed(JsonNode payload) {

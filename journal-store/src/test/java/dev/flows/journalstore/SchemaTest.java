@@ -132,11 +132,12 @@ class SchemaTest {
             "22 runs list at scale",
             "25 schedules overview for a console",
             "27 run upgraded",
+            "28 output stored once",
             "30 workers and versions",
             "31 console at scale",
             "33 live text",
             "journal functions (repeatable)");
-    assertThat(m.migrate()).isEqualTo(27);
+    assertThat(m.migrate()).isEqualTo(28);
     assertThat(m.pending()).isEmpty();
     assertThat(m.migrate()).isZero();
   }

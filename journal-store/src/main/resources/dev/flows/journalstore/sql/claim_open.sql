@@ -12,7 +12,9 @@ picked AS MATERIALIZED (
   SELECT s.run_id, s.step_id, s.kind, s.status, s.depends_on, s.max_iterations, s.spec,
          s.attempts, s.suspensions, s.lease_id, s.lease_deadline, s.lease_ms, s.worker_id,
          s.not_before,
-         s.last_reason, s.output, s.created_seq, r.parent_run_id, (SELECT now FROM clock) AS now
+         s.last_reason,
+         flows.step_output(s.run_id, s.step_id, s.output, s.output_of) AS output, s.created_seq,
+         r.parent_run_id, (SELECT now FROM clock) AS now
     FROM flows.steps s
     JOIN flows.runs r ON r.run_id = s.run_id
    WHERE s.status = 'ready'

@@ -5,7 +5,8 @@
 -- not the one this statement's snapshot saw before the fence waited for the lock.
 SELECT f.outcome, f.run_status, s.run_id, s.step_id, s.kind, s.status, s.depends_on,
        s.max_iterations, s.spec, s.attempts, s.suspensions, s.lease_id, s.lease_deadline,
-       s.lease_ms, s.worker_id, s.not_before, s.last_reason, s.output
+       s.lease_ms, s.worker_id, s.not_before, s.last_reason,
+       flows.step_output(s.run_id, s.step_id, s.output, s.output_of) AS output
   FROM flows.lock_live_attempt(:runId, :stepId, :attempt, :leaseId,
                                CAST(:now AS timestamptz)) f
   LEFT JOIN LATERAL (

@@ -290,11 +290,12 @@ final class ChaosChecks {
             + "'");
   }
 
-  // A worker's completion reports something (an output, or a trajectory tail) or is a body's
-  // suspension; the journal's own expiry of a dead attempt reports nothing, since that attempt
-  // never did. Each is judged against the deadline the step row held when the attempt ended.
+  // A worker's completion reports something (an output, or outputOf naming the election that
+  // keeps it, or a trajectory tail) or is a body's suspension; the journal's own expiry of a dead
+  // attempt reports nothing, since that attempt never did. Each is judged against the deadline the
+  // step row held when the attempt ended.
   private static final String REPORTED =
-      "(c.payload ? 'output' OR c.payload ? 'trajectoryTail'"
+      "(c.payload ? 'output' OR c.payload ? 'outputOf' OR c.payload ? 'trajectoryTail'"
           + " OR c.payload->>'reason' = 'suspended')";
   private static final String WORKER = REPORTED + " AND c.payload->>'reason' <> 'canceled'";
   private static final String JOINED =
