@@ -661,14 +661,15 @@ CREATE TRIGGER runs_inherit_queue
 
 -- Retention (V15). Rows of runs, steps and the journal are deleted only by flows.prune_runs, for
 -- the runs its audit record (flows.pruned_runs) names in the same transaction; any other DELETE is
--- refused. Statement triggers over the deleted rows: one check per statement, not per row.
+-- refused. Statement triggers over the deleted rows: one check per statement, not per row, and
+-- one look-up per run deleted, not per row (a run's journal is dozens of rows).
 CREATE OR REPLACE FUNCTION flows.refuse_delete_outside_prune() RETURNS trigger
   LANGUAGE plpgsql AS $$
 DECLARE
   v_run text;
 BEGIN
   SELECT o.run_id INTO v_run
-    FROM old_rows o
+    FROM (SELECT DISTINCT d.run_id FROM old_rows d) o
    WHERE NOT EXISTS (SELECT 1 FROM flows.prunes p JOIN flows.pruned_runs pr USING (prune_id)
                       WHERE p.tx = pg_current_xact_id() AND pr.run_id = o.run_id)
    LIMIT 1;
@@ -708,7 +709,9 @@ CREATE TRIGGER effects_keep_confirmed
 -- is the in-memory side): roots that ended before p_now - p_older_than, oldest first, at most
 -- p_limit of them (NULL: all), each with every descendant ended and none of its runs named by a
 -- run outside the tree as the run it reruns. Writes the audit record first, then deletes; a dry
--- run only answers. Candidates another prune holds are skipped.
+-- run only answers. Candidates another prune holds are skipped. Set-based: candidates are taken
+-- (locked) a chunk at a time in age order, every chunk's trees judged in one statement, and each
+-- table's rows deleted in one statement for the whole batch.
 CREATE OR REPLACE FUNCTION flows.prune_runs(
     p_older_than interval, p_by text, p_limit integer, p_dry_run boolean,
     p_now timestamptz DEFAULT NULL)
@@ -716,10 +719,15 @@ CREATE OR REPLACE FUNCTION flows.prune_runs(
   LANGUAGE plpgsql AS $$
 DECLARE
   v_now timestamptz := coalesce(p_now, clock_timestamp());
+  v_chunk_max CONSTANT integer := 1000;
   v_roots text[] := '{}';
   v_runs text[] := '{}';
-  v_tree text[];
-  v_root record;
+  v_chunk text[];
+  v_ok_roots text[];
+  v_ok_runs text[];
+  v_after_at timestamptz := '-infinity';
+  v_after_seq bigint := -1;
+  v_want integer;
   v_entries bigint;
   v_prune bigint;
 BEGIN
@@ -727,27 +735,41 @@ BEGIN
     RAISE EXCEPTION 'flows.prune_runs: period % and batch % must not be negative', p_older_than,
       p_limit USING ERRCODE = 'invalid_parameter_value';
   END IF;
-  FOR v_root IN
-    SELECT r.run_id
-      FROM flows.runs r
-     WHERE r.parent_run_id IS NULL
-       AND r.completed_at IS NOT NULL
-       AND r.completed_at < v_now - p_older_than
-     ORDER BY r.completed_at, r.created_seq
-       FOR UPDATE OF r SKIP LOCKED
   LOOP
-    EXIT WHEN p_limit IS NOT NULL AND cardinality(v_roots) >= p_limit;
-    WITH RECURSIVE tree AS (
-      SELECT v_root.run_id AS run_id
+    v_want := least(v_chunk_max, coalesce(p_limit - cardinality(v_roots), v_chunk_max));
+    EXIT WHEN v_want <= 0;
+    SELECT array_agg(c.run_id ORDER BY c.completed_at, c.created_seq),
+           (array_agg(c.completed_at ORDER BY c.completed_at DESC, c.created_seq DESC))[1],
+           (array_agg(c.created_seq ORDER BY c.completed_at DESC, c.created_seq DESC))[1]
+      INTO v_chunk, v_after_at, v_after_seq
+      FROM (SELECT r.run_id, r.completed_at, r.created_seq
+              FROM flows.runs r
+             WHERE r.parent_run_id IS NULL
+               AND r.completed_at IS NOT NULL
+               AND r.completed_at < v_now - p_older_than
+               AND (r.completed_at, r.created_seq) > (v_after_at, v_after_seq)
+             ORDER BY r.completed_at, r.created_seq
+             LIMIT v_want
+               FOR UPDATE OF r SKIP LOCKED) c;
+    EXIT WHEN v_chunk IS NULL;
+    WITH RECURSIVE tree (root, run_id) AS (
+      SELECT c, c FROM unnest(v_chunk) c
       UNION ALL
-      SELECT c.run_id FROM flows.runs c JOIN tree t ON c.parent_run_id = t.run_id)
-    SELECT array_agg(run_id) INTO v_tree FROM tree;
-    CONTINUE WHEN EXISTS (SELECT 1 FROM flows.runs r
-                           WHERE r.run_id = ANY (v_tree) AND r.completed_at IS NULL);
-    CONTINUE WHEN EXISTS (SELECT 1 FROM flows.runs k
-                           WHERE k.rerun_of = ANY (v_tree) AND NOT k.run_id = ANY (v_tree));
-    v_roots := v_roots || v_root.run_id;
-    v_runs := v_runs || v_tree;
+      SELECT t.root, r.run_id FROM flows.runs r JOIN tree t ON r.parent_run_id = t.run_id),
+    kept AS (
+      SELECT t.root FROM tree t JOIN flows.runs r ON r.run_id = t.run_id
+       WHERE r.completed_at IS NULL
+      UNION
+      SELECT t.root FROM tree t JOIN flows.runs k ON k.rerun_of = t.run_id
+       WHERE NOT EXISTS (SELECT 1 FROM tree o WHERE o.root = t.root AND o.run_id = k.run_id))
+    SELECT coalesce(array_agg(t.root) FILTER (WHERE t.root = t.run_id), '{}'),
+           coalesce(array_agg(t.run_id), '{}')
+      INTO v_ok_roots, v_ok_runs
+      FROM tree t
+     WHERE NOT EXISTS (SELECT 1 FROM kept k WHERE k.root = t.root);
+    v_roots := v_roots || ARRAY(SELECT u.c FROM unnest(v_chunk) WITH ORDINALITY AS u(c, o)
+                                 WHERE u.c = ANY (v_ok_roots) ORDER BY u.o);
+    v_runs := v_runs || v_ok_runs;
   END LOOP;
   SELECT count(*) INTO v_entries FROM flows.journal_entries j WHERE j.run_id = ANY (v_runs);
   IF p_dry_run OR cardinality(v_roots) = 0 THEN

@@ -1,6 +1,5 @@
 package dev.flows.ops.bench;
 
-import static dev.flows.ops.bench.Bench.log;
 import static dev.flows.ops.bench.Runs.awaitEnded;
 import static dev.flows.ops.bench.Runs.stepsInput;
 
@@ -16,13 +15,18 @@ import java.util.Optional;
 import java.util.function.Function;
 
 /**
- * The growth section's fill: three real runs made by the engine (an ended run of 10 f.steps, a run
- * asleep on a timer due in a day, a run awaiting a signal for up to a day), then {@link GrowthFill}
- * copies of them: the ended runs, and the waiting runs half asleep, half awaiting a signal.
+ * The growth section's fill: four real runs made by the engine (ended runs of 1 and of 10 f.steps,
+ * a run asleep on a timer due in a day, a run awaiting a signal for up to a day), then {@link
+ * GrowthFill} copies of them: the ended runs, one in {@link #LONG_SHARE} of 10 steps and the rest
+ * of 1 (a 10-step run holds 15 KB with its indexes, a 1-step run 5 KB: ten million of the first
+ * would not fit this machine's disk), and the waiting runs half asleep, half awaiting a signal.
  */
 final class GrowthTemplates {
   private static final JsonNodeFactory JSON = JsonNodeFactory.instance;
   static final int TEMPLATE_STEPS = 10;
+
+  /** One ended run in this many is a copy of the 10-step run, the others of the 1-step run. */
+  static final int LONG_SHARE = 10;
 
   private GrowthTemplates() {}
 
@@ -30,12 +34,14 @@ final class GrowthTemplates {
       String url, GrowthBench.Size size, Function<PostgresJournal, FlowsEngine> engines)
       throws Exception {
     RunRef ended;
+    RunRef short1;
     RunRef asleep;
     RunRef awaiting;
     try (PostgresJournal journal = PostgresJournal.connect(JournalStoreConfig.forUrl(url));
         FlowsEngine engine = engines.apply(journal)) {
       engine.startWorker();
       ended = GrowthBench.admit(engine, BenchFlows.STEPS, stepsInput("template", TEMPLATE_STEPS));
+      short1 = GrowthBench.admit(engine, BenchFlows.STEPS, stepsInput("template-1", 1));
       Instant due = Instant.now().plus(Duration.ofDays(1));
       asleep =
           GrowthBench.admit(
@@ -45,14 +51,17 @@ final class GrowthTemplates {
       awaiting =
           GrowthBench.admit(
               engine, GrowthFlows.WAITER, JSON.objectNode().put("id", "template-waiter"));
-      awaitEnded(url, List.of(ended), Optional.of(journal));
+      awaitEnded(url, List.of(ended, short1), Optional.of(journal));
       GrowthBench.awaitWaiting(url, List.of(asleep, awaiting));
     }
-    log("  copying " + size.ended() + " ended runs");
-    GrowthFill.copies(url, ended.value(), "ge-", size.ended());
-    log("  copying " + size.waiting() + " waiting runs");
-    GrowthFill.copies(url, asleep.value(), "gn-", size.waiting() / 2);
-    GrowthFill.copies(url, awaiting.value(), "gw-", size.waiting() - size.waiting() / 2);
+    long longRuns = size.ended() / LONG_SHARE;
+    GrowthFill.copies(
+        url,
+        List.of(
+            new GrowthFill.Copies(ended.value(), "ge-", longRuns),
+            new GrowthFill.Copies(short1.value(), "g1-", size.ended() - longRuns),
+            new GrowthFill.Copies(asleep.value(), "gn-", size.waiting() / 2),
+            new GrowthFill.Copies(awaiting.value(), "gw-", size.waiting() - size.waiting() / 2)));
     GrowthFill.analyze(url);
   }
 }

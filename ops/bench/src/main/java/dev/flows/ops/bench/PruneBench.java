@@ -8,6 +8,7 @@ import dev.flows.journalstore.PostgresJournal;
 import dev.flows.kernel.journal.Admit;
 import dev.flows.kernel.journal.ClaimRequest;
 import dev.flows.kernel.journal.ClaimedAttempt;
+import dev.flows.kernel.journal.PruneRequest;
 import dev.flows.kernel.journal.StartRun;
 import dev.flows.kernel.journal.StepOutcome;
 import dev.flows.kernel.journal.WorkerId;
@@ -15,7 +16,6 @@ import dev.flows.kernel.spec.RunSpec;
 import dev.flows.kernel.spec.StepKind;
 import dev.flows.sdk.runtime.Lowering;
 import dev.flows.sdk.runtime.SdkConfig;
-import dev.flows.worker.Pruner;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.ResultSet;
@@ -24,6 +24,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentLinkedQueue;
@@ -32,13 +33,17 @@ import java.util.function.BooleanSupplier;
 
 /**
  * Retention under load: claim latency of a steady workload on a database holding {@code entries}
- * journal entries of runs that ended 40 days ago, first without pruning, then while a worker's
- * {@link Pruner} (product defaults, 30 days) removes them all.
+ * journal entries of runs that ended 40 days ago, first without pruning, then while {@code flows
+ * runs prune} (30 days, batches of {@link #BATCH} roots back to back, as the command runs them)
+ * removes them all.
  */
 final class PruneBench {
   static final int PROBE_THREADS = 4;
   private static final WorkerId WORKER = new WorkerId("bench-prune-probe");
   private static final int ENTRIES_PER_RUN = 100;
+
+  /** Root runs per transaction: {@code flows runs prune}'s default {@code --batch}. */
+  static final int BATCH = 100;
 
   /** What the section measured. */
   record Result(
@@ -62,7 +67,7 @@ final class PruneBench {
       if (plan.pruneEntries() <= 0) {
         return;
       }
-      Optional<Long> runs = PruneFill.runs();
+      Optional<Long> runs = PruneFill.runs(plan.mode());
       log(
           "retention: claims without and while pruning "
               + runs.map(n -> n + " runs").orElse(plan.pruneEntries() + " entries"));
@@ -86,13 +91,15 @@ final class PruneBench {
           PostgresJournal.connect(JournalStoreConfig.forUrl(url).withPoolSize(PROBE_THREADS + 2))) {
         RunSpec spec = Lowering.command("bench", List.of("true"), false, SdkConfig.DEFAULTS);
         Deadline quiet = new Deadline(System.nanoTime() + window.toNanos());
-        probe(journal, spec, quiet); // warm-up, unmeasured, as long as the measured window
-        Stats without = probe(journal, spec, quiet.reset());
+        Duration cap = probeCap(runs);
+        probe(journal, spec, quiet, cap); // warm-up, unmeasured, as long as the measured window
+        Stats without = probe(journal, spec, quiet.reset(), cap);
         long t0 = System.nanoTime();
         Stats during;
-        try (Pruner p = Pruner.start(journal, Pruner.Config.of(Duration.ofDays(30)), "bench")) {
-          during = probe(journal, spec, () -> remaining(url) > 0);
-        }
+        Thread pruning = Thread.ofPlatform().name("bench-prune").start(() -> prune(journal));
+        during = probe(journal, spec, pruning::isAlive, probeCap(runs));
+        pruning.interrupt();
+        pruning.join();
         double seconds = (System.nanoTime() - t0) / 1e9;
         return new Result(
             entries,
@@ -134,6 +141,15 @@ final class PruneBench {
     }
   }
 
+  /** What {@code flows runs prune} does: batches back to back until one finds nothing to prune. */
+  private static void prune(PostgresJournal journal) {
+    PruneRequest batch =
+        new PruneRequest(Duration.ofDays(30), OptionalInt.of(BATCH), "bench", false);
+    while (!Thread.currentThread().isInterrupted() && !journal.prune(batch).empty()) {
+      // the next batch
+    }
+  }
+
   /** A window: a probe runs while it says so. */
   private static final class Deadline implements BooleanSupplier {
     private final long length;
@@ -156,7 +172,8 @@ final class PruneBench {
   }
 
   /** {@link #PROBE_THREADS} threads admitting, claiming and completing runs; claims timed. */
-  private static Stats probe(PostgresJournal journal, RunSpec spec, BooleanSupplier going)
+  private static Stats probe(
+      PostgresJournal journal, RunSpec spec, BooleanSupplier going, Duration probeCap)
       throws Exception {
     ConcurrentLinkedQueue<Long> claims = new ConcurrentLinkedQueue<>();
     AtomicBoolean stop = new AtomicBoolean();
@@ -192,7 +209,7 @@ final class PruneBench {
                     }
                   }));
     }
-    long cap = System.nanoTime() + probeCap().toNanos();
+    long cap = System.nanoTime() + probeCap.toNanos();
     while (going.getAsBoolean() && System.nanoTime() < cap) {
       Thread.sleep(100);
     }
@@ -204,13 +221,11 @@ final class PruneBench {
   }
 
   /**
-   * The longest a probe runs: 10 minutes, or with runs to prune ({@link PruneFill#RUNS_ENV}) long
-   * enough for them at 200 runs/s.
+   * The longest a probe runs: 10 minutes, or with runs to prune long enough for them at 200 runs/s.
    */
-  private static Duration probeCap() {
+  private static Duration probeCap(Optional<Long> runs) {
     Duration tenMinutes = Duration.ofMinutes(10);
-    return PruneFill.runs()
-        .map(n -> Duration.ofSeconds(Math.max(tenMinutes.toSeconds(), n / 200)))
+    return runs.map(n -> Duration.ofSeconds(Math.max(tenMinutes.toSeconds(), n / 200)))
         .orElse(tenMinutes);
   }
 

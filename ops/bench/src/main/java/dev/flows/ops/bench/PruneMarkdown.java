@@ -24,8 +24,9 @@ final class PruneMarkdown {
                 + " journal entries; "
                 + PruneBench.PROBE_THREADS
                 + " threads each admit a one-step run, claim (timed) and complete it, first"
-                + " without pruning, then while a worker's `Pruner` (product defaults: 30 days,"
-                + " 100 roots per transaction, 50 ms between batches) removes every old run.\n\n")
+                + " without pruning, then while `flows runs prune` (30 days, "
+                + PruneBench.BATCH
+                + " roots per transaction, batches back to back) removes every old run.\n\n")
         .append(header("phase", "claims", "claim p50 ms", "claim p99 ms"))
         .append(
             row(
