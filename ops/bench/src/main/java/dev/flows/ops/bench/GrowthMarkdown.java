@@ -22,9 +22,11 @@ final class GrowthMarkdown {
         .append(
             "One database, measured empty, then filled with "
                 + f0(r.size().ended())
-                + " copies of a real ended run of "
+                + " copies of real ended runs (one in "
+                + GrowthTemplates.LONG_SHARE
+                + " of "
                 + GrowthTemplates.TEMPLATE_STEPS
-                + " f.steps and "
+                + " f.steps, the others of 1) and "
                 + f0(r.size().waiting())
                 + " copies of waiting runs (half asleep on a timer due in a day, half awaiting a"
                 + " signal), every row a template run wrote copied with INSERT ... SELECT"
