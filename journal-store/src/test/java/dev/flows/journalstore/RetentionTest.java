@@ -173,4 +173,42 @@ class RetentionTest {
     }
     assertThat(fixture.journal().entries(kept)).isNotEmpty();
   }
+
+  @Test
+  void aPruneTakesItsCandidatesAChunkAtATimeAndStillPrunesEveryQualifiedRootOldestFirst()
+      throws Exception {
+    int roots = 2_345; // more than two of the function's chunks of 1,000 candidates
+    try (Connection c = DriverManager.getConnection(fixture.db().jdbcUrl());
+        Statement s = c.createStatement()) {
+      s.execute(
+          "INSERT INTO flows.runs (run_id, name, status, admission_key, spec, spec_hash,"
+              + " created_by, created_at) SELECT 'old-' || g, 'old', 'running', 'old-' || g,"
+              + " '{}', 'h', 'test', timestamptz '2025-11-01' + g * interval '1 second'"
+              + " FROM generate_series(1, "
+              + roots
+              + ") g");
+      s.execute(
+          "UPDATE flows.runs SET status = 'succeeded', completion_reason = 'success',"
+              + " completed_at = created_at + interval '1 hour'");
+    }
+    PruneReport first =
+        fixture
+            .journal()
+            .prune(new PruneRequest(Duration.ofDays(30), OptionalInt.of(1_500), "test", false));
+    assertThat(first.roots()).hasSize(1_500);
+    assertThat(first.roots().getFirst().value()).isEqualTo("old-1");
+    assertThat(first.roots().getLast().value()).isEqualTo("old-1500");
+    PruneReport rest =
+        fixture
+            .journal()
+            .prune(new PruneRequest(Duration.ofDays(30), OptionalInt.empty(), "test", false));
+    assertThat(rest.roots()).hasSize(roots - 1_500);
+    assertThat(rest.roots().getFirst().value()).isEqualTo("old-1501");
+    assertThat(
+            fixture
+                .journal()
+                .prune(new PruneRequest(Duration.ofDays(30), OptionalInt.empty(), "test", false))
+                .empty())
+        .isTrue();
+  }
 }
