@@ -195,6 +195,7 @@ final class WorkerCommand implements Callable<Integer> {
       throws InterruptedException {
     s.notice("flows: worker stopping (draining running attempts)…");
     Duration bound = WorkerStop.bound(config);
+    long began = System.nanoTime();
     boolean drained =
         WorkerStop.drainWithin(
             bound,
@@ -211,7 +212,10 @@ final class WorkerCommand implements Callable<Integer> {
               + " expire by themselves and their attempts are retried");
       return Exit.FAILED;
     }
-    s.notice("flows: worker stopped");
+    s.notice(
+        "flows: worker stopped (drained in "
+            + Duration.ofNanos(System.nanoTime() - began).toMillis()
+            + " ms)");
     return Exit.SUCCESS;
   }
 
