@@ -11,12 +11,12 @@ import dev.flows.worker.Pruner;
 import dev.flows.worker.WorkerConfig;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.Callable;
-import java.util.concurrent.CountDownLatch;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -168,27 +168,54 @@ final class WorkerCommand implements Callable<Integer> {
     OpsTelemetry telemetry =
         OpsTelemetry.start(
             s.env(), Optional.ofNullable(metricsPort), s.readyDatabase().dataSource());
-    CountDownLatch stopped = new CountDownLatch(1);
-    Thread hook =
-        new Thread(
+    try (WorkerStop stop = WorkerStop.install()) {
+      try {
+        engine.worker().observeAttempts(new WorkerLines(s, quiet));
+        engine.worker().announceTo(new PostgresWorkerRoster(s.readyDatabase().dataSource()));
+        engine.startWorker();
+        kept.ifPresent(
+            r ->
+                pruner.set(
+                    Pruner.start(
+                        s.journal(), r.prunerConfig(), "worker:" + engine.worker().id().value())));
+        announceReady(engine, config, served, dirs, kept, telemetry);
+        stop.await();
+      } catch (RuntimeException e) {
+        // What it claimed before the failure is handed back, as at a signal.
+        drain(config, engine, Optional.ofNullable(pruner.get()), telemetry);
+        throw e;
+      }
+      return drain(config, engine, Optional.ofNullable(pruner.get()), telemetry);
+    }
+  }
+
+  /** Stops claiming, hands back or finishes its attempts, and removes its row, within a bound. */
+  private Integer drain(
+      WorkerConfig config, FlowsEngine engine, Optional<Pruner> pruner, OpsTelemetry telemetry)
+      throws InterruptedException {
+    s.notice("flows: worker stopping (draining running attempts)…");
+    Duration bound = WorkerStop.bound(config);
+    long began = System.nanoTime();
+    boolean drained =
+        WorkerStop.drainWithin(
+            bound,
             () -> {
-              s.notice("flows: worker stopping (draining running attempts)…");
-              Optional.ofNullable(pruner.get()).ifPresent(Pruner::close);
+              pruner.ifPresent(Pruner::close);
               engine.close();
               telemetry.close();
-              stopped.countDown();
             });
-    Runtime.getRuntime().addShutdownHook(hook);
-    engine.worker().observeAttempts(new WorkerLines(s, quiet));
-    engine.worker().announceTo(new PostgresWorkerRoster(s.readyDatabase().dataSource()));
-    engine.startWorker();
-    kept.ifPresent(
-        r ->
-            pruner.set(
-                Pruner.start(
-                    s.journal(), r.prunerConfig(), "worker:" + engine.worker().id().value())));
-    announceReady(engine, config, served, dirs, kept, telemetry);
-    stopped.await();
+    if (!drained) {
+      s.notice(
+          "flows: worker not drained within "
+              + bound.toSeconds()
+              + " s (does the database answer?); stopping anyway: the leases it still holds"
+              + " expire by themselves and their attempts are retried");
+      return Exit.FAILED;
+    }
+    s.notice(
+        "flows: worker stopped (drained in "
+            + Duration.ofNanos(System.nanoTime() - began).toMillis()
+            + " ms)");
     return Exit.SUCCESS;
   }
 

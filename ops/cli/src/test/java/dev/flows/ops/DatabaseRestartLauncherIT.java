@@ -18,13 +18,13 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * A {@code flows worker} on the embedded database while an operator stops and starts that database
@@ -32,6 +32,7 @@ import org.junit.jupiter.api.TestMethodOrder;
  * trace, and claims again by itself once the database is back, on its old port or a new one.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+@ExtendWith(NoProcessLeftBehind.class)
 class DatabaseRestartLauncherIT {
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final Duration RESUME_WITHIN = Duration.ofSeconds(10);
@@ -78,8 +79,7 @@ class DatabaseRestartLauncherIT {
   @AfterAll
   static void stop() throws Exception {
     if (worker != null) {
-      worker.destroy();
-      worker.waitFor(60, TimeUnit.SECONDS);
+      ProcessTree.stop(worker);
     }
     flows("db", "stop");
     PgBinaries.deleteTree(home);

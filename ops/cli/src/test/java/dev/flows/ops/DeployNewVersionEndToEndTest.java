@@ -88,8 +88,7 @@ class DeployNewVersionEndToEndTest {
   }
 
   private static void stop(Process worker) throws Exception {
-    worker.destroy();
-    assertThat(worker.waitFor(60, TimeUnit.SECONDS)).as("the worker drained and stopped").isTrue();
+    assertThat(ProcessTree.stop(worker)).as("the worker drained and stopped").isZero();
   }
 
   private static JsonNode body(String run) {

@@ -14,10 +14,10 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * A call the server answers {@code input_required} waits in the journal for a person: real worker
@@ -25,6 +25,7 @@ import org.junit.jupiter.api.Test;
  * form; the first worker is SIGKILLed while the call is parked, the answer is given with {@code
  * flows runs answer}, and a second worker re-issues the call.
  */
+@ExtendWith(NoProcessLeftBehind.class)
 class DurableInputLauncherIT {
   private static final ObjectMapper JSON = new ObjectMapper();
   private static Path home;
@@ -87,8 +88,7 @@ class DurableInputLauncherIT {
       run = JSON.readTree(started.out().lines().findFirst().orElseThrow()).path("run").asText();
       parked = awaitInputRequest(run);
     } finally {
-      first.destroyForcibly(); // SIGKILL while the call waits for its answer
-      first.waitFor(60, TimeUnit.SECONDS);
+      ProcessTree.kill(first); // SIGKILL while the call waits for its answer
     }
     JsonNode schema = parked.path("requests").path("name").path("params").path("requestedSchema");
     assertThat(schema.path("properties").path("name").path("type").asText()).isEqualTo("string");
@@ -118,8 +118,7 @@ class DurableInputLauncherIT {
       assertThat(JSON.readTree(lines.getLast()).path("output").path("said").asText())
           .isEqualTo("hello Ada");
     } finally {
-      second.destroy();
-      second.waitFor(60, TimeUnit.SECONDS);
+      ProcessTree.stop(second);
     }
 
     JsonNode attempts =

@@ -15,15 +15,16 @@ import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * Timers and signal waits survive the loss of their worker: real worker processes through the
  * launcher, the first SIGKILLed while the body waits, on the one embedded database.
  */
+@ExtendWith(NoProcessLeftBehind.class)
 class DurableWaitsLauncherIT {
   private static final ObjectMapper JSON = new ObjectMapper();
   private static Path home;
@@ -107,8 +108,7 @@ class DurableWaitsLauncherIT {
       run = detach(sleeper, "{\"marks\":\"" + marks + "\"}");
       awaitSuspended(run);
     } finally {
-      first.destroyForcibly(); // SIGKILL during the sleep
-      first.waitFor(60, TimeUnit.SECONDS);
+      ProcessTree.kill(first); // SIGKILL during the sleep
     }
     waiting = waitsFor(run);
     assertThat(waiting.path("kind").asText()).isEqualTo("timer");
@@ -128,8 +128,7 @@ class DurableWaitsLauncherIT {
       assertThat(Duration.between(Instant.parse(out.path("slept").asText()), due))
           .isBetween(Duration.ofSeconds(3), Duration.ofSeconds(4));
     } finally {
-      second.destroy();
-      second.waitFor(60, TimeUnit.SECONDS);
+      ProcessTree.stop(second);
     }
     assertThat(Files.readAllLines(marks)).containsExactly("before", "after");
     JsonNode body = flows("runs", "show", run, "--json").json().path("run").path("steps").get(0);
@@ -146,8 +145,7 @@ class DurableWaitsLauncherIT {
       run = detach(approver, "{}");
       awaitSuspended(run);
     } finally {
-      first.destroyForcibly(); // SIGKILL while the body waits
-      first.waitFor(60, TimeUnit.SECONDS);
+      ProcessTree.kill(first); // SIGKILL while the body waits
     }
     waiting = waitsFor(run);
     assertThat(waiting.path("kind").asText()).isEqualTo("signal");
@@ -170,8 +168,7 @@ class DurableWaitsLauncherIT {
       assertThat(lastLine(watch.out()).path("output").path("approval").path("by").asText())
           .isEqualTo("ann");
     } finally {
-      second.destroy();
-      second.waitFor(60, TimeUnit.SECONDS);
+      ProcessTree.stop(second);
     }
     Launcher.Ran ended = flows("runs", "signal", run, "approve");
     assertThat(ended.exit()).isNotZero();

@@ -12,6 +12,7 @@ import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * {@code ./flows} end to end, as a user runs it: the launcher at the repository root, the shaded
@@ -19,6 +20,7 @@ import org.junit.jupiter.api.TestMethodOrder;
  * jar is current and the launcher is told not to rebuild.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+@ExtendWith(NoProcessLeftBehind.class)
 class FlowsLauncherIT {
   private static Path home;
 

@@ -1,7 +1,5 @@
 package dev.flows.ops;
 
-import static org.assertj.core.api.Assertions.assertThat;
-
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
@@ -9,7 +7,9 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -21,9 +21,22 @@ final class Launcher {
   private static final long TIMEOUT_SECONDS = 300;
 
   private final Path home;
+  private final Map<String, String> env;
 
   Launcher(Path home) {
+    this(home, Map.of());
+  }
+
+  private Launcher(Path home, Map<String, String> env) {
     this.home = home;
+    this.env = env;
+  }
+
+  /** This launcher with one more environment variable set for the commands it starts. */
+  Launcher with(String variable, String value) {
+    Map<String, String> more = new HashMap<>(env);
+    more.put(variable, value);
+    return new Launcher(home, Map.copyOf(more));
   }
 
   /** What one command printed and how it exited. */
@@ -46,6 +59,7 @@ final class Launcher {
     pb.environment().put("FLOWS_SKIP_BUILD", "1");
     pb.environment().remove(DatabaseTarget.URL_VARIABLE);
     pb.environment().remove(Session.DEBUG_VARIABLE);
+    pb.environment().putAll(env);
     return pb;
   }
 
@@ -56,7 +70,10 @@ final class Launcher {
     Path err = Files.createTempFile("flows-it", ".err");
     pb.redirectOutput(out.toFile()).redirectError(err.toFile());
     Process p = pb.start();
-    assertThat(p.waitFor(TIMEOUT_SECONDS, TimeUnit.SECONDS)).isTrue();
+    if (!p.waitFor(TIMEOUT_SECONDS, TimeUnit.SECONDS)) {
+      ProcessTree.kill(p);
+      throw new AssertionError("flows " + String.join(" ", args) + " did not end");
+    }
     Ran r =
         new Ran(
             p.exitValue(),

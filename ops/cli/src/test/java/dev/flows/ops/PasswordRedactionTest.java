@@ -216,8 +216,7 @@ class PasswordRedactionTest {
         Thread.sleep(100);
       }
     } finally {
-      p.destroy();
-      assertThat(p.waitFor(60, TimeUnit.SECONDS)).isTrue();
+      ProcessTree.stop(p);
     }
     return read(log);
   }

@@ -12,10 +12,10 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * A long tool call made as a task survives the worker that made it: real worker processes through
@@ -24,6 +24,7 @@ import org.junit.jupiter.api.Test;
  * polling the same task id, and the server's own log shows one {@code tools/call} and one task.
  * Cancelling a run while its task works gets the task cancelled on the server.
  */
+@ExtendWith(NoProcessLeftBehind.class)
 class TaskCallLauncherIT {
   private static TaskRuns runs;
   private static Path state;
@@ -90,8 +91,7 @@ class TaskCallLauncherIT {
       JsonNode shown = runs.awaitTask(run, t -> t.has("cancelSentAt"));
       assertThat(shown.path("cancelReason").asText()).isEqualTo("its run ended canceled");
     } finally {
-      worker.destroy();
-      worker.waitFor(60, TimeUnit.SECONDS);
+      ProcessTree.stop(worker);
     }
   }
 }

@@ -13,7 +13,6 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
 
 /**
@@ -124,8 +123,7 @@ final class TaskRuns {
       Thread.sleep(after.toMillis());
       return new Killed(run, task.path("taskId").asText());
     } finally {
-      first.destroyForcibly();
-      first.waitFor(60, TimeUnit.SECONDS);
+      ProcessTree.kill(first);
     }
   }
 
@@ -139,8 +137,7 @@ final class TaskRuns {
     try {
       assertThat(output(run).path("said").asText()).isEqualTo("slow done after 20000 ms");
     } finally {
-      second.destroy();
-      second.waitFor(60, TimeUnit.SECONDS);
+      ProcessTree.stop(second);
     }
     JsonNode call = childCall(run);
     assertThat(call.path("task").path("taskId").asText()).isEqualTo(taskId);

@@ -11,6 +11,7 @@ import java.util.Optional;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * Interop across a worker crash: the flow's server is the TypeScript SDK's 2025-11-25
@@ -19,6 +20,7 @@ import org.junit.jupiter.api.Test;
  * the call's task is journaled; a second worker finishes the run by polling the same task id, and
  * the server's own events show one task created. Skipped when the peer is absent.
  */
+@ExtendWith(NoProcessLeftBehind.class)
 class TsTaskCallLauncherIT {
   private static TaskRuns runs;
   private static Optional<NodePeers.TsTaskHttpServer> server = Optional.empty();

@@ -9,15 +9,16 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * {@code flows worker} as an operator runs it, through the real launcher, with no database
  * configured: every command shares the one embedded database.
  */
+@ExtendWith(NoProcessLeftBehind.class)
 class WorkerLauncherIT {
   private static final ObjectMapper JSON = new ObjectMapper();
   private static Path home;
@@ -68,8 +69,7 @@ class WorkerLauncherIT {
       assertThat(end.path("run").path("status").asText()).isEqualTo("succeeded");
       assertThat(end.path("output").path("second").asText()).isEqualTo("second");
     } finally {
-      worker.destroy();
-      worker.waitFor(60, TimeUnit.SECONDS);
+      ProcessTree.stop(worker);
     }
   }
 
@@ -78,13 +78,14 @@ class WorkerLauncherIT {
       throws Exception {
     Process first = start("worker", "--flows", flowDir.toString());
     String run;
+    int exit;
     try {
       run = detach();
       awaitFirstChild(run);
     } finally {
-      first.destroy(); // SIGTERM: stop claiming, drain within the stop grace, leave no lease
+      exit = ProcessTree.stop(first); // SIGTERM: stop claiming, drain, leave no lease
     }
-    assertThat(first.waitFor(120, TimeUnit.SECONDS)).isTrue();
+    assertThat(exit).as("a drained worker exits 0").isZero();
     JsonNode shown = flows("runs", "show", run, "--json").json();
     assertThat(runningSteps(shown.path("run"))).as("no step is left leased").isZero();
     assertThat(shown.path("run").path("status").asText()).isEqualTo("running");
@@ -95,8 +96,7 @@ class WorkerLauncherIT {
       assertThat(watch.exit()).as(watch.err()).isZero();
       assertThat(lastLine(watch.out()).path("output").path("second").asText()).isEqualTo("second");
     } finally {
-      second.destroy();
-      second.waitFor(60, TimeUnit.SECONDS);
+      ProcessTree.stop(second);
     }
   }
 
@@ -141,8 +141,7 @@ class WorkerLauncherIT {
       assertThat(flows("runs", "show", run).out())
           .contains("waiting: no worker accepts this flow source");
     } finally {
-      without.destroy();
-      without.waitFor(60, TimeUnit.SECONDS);
+      ProcessTree.stop(without);
     }
     Process with = start("worker", "--flows", dir.toString());
     try {
@@ -153,8 +152,7 @@ class WorkerLauncherIT {
           .as("the claim cleared the reason")
           .isFalse();
     } finally {
-      with.destroy();
-      with.waitFor(60, TimeUnit.SECONDS);
+      ProcessTree.stop(with);
     }
   }
 
@@ -180,8 +178,7 @@ class WorkerLauncherIT {
           .extracting(r -> r.path("runId").asText())
           .containsExactly(runB);
     } finally {
-      workerA.destroy();
-      workerA.waitFor(60, TimeUnit.SECONDS);
+      ProcessTree.stop(workerA);
     }
     Process workerB = start("worker", "--flows", dir.toString(), "--queue", "qb");
     try {
@@ -189,8 +186,7 @@ class WorkerLauncherIT {
       assertThat(watchB.exit()).as(watchB.err()).isZero();
       assertThat(lastLine(watchB.out()).path("output").asText()).isEqualTo("qb");
     } finally {
-      workerB.destroy();
-      workerB.waitFor(60, TimeUnit.SECONDS);
+      ProcessTree.stop(workerB);
     }
   }
 
