@@ -776,6 +776,7 @@ BEGIN
   DELETE FROM flows.step_wait_notes w WHERE w.run_id = ANY (v_runs);
   DELETE FROM flows.signal_mailbox m WHERE m.run_id = ANY (v_runs);
   DELETE FROM flows.mcp_task_state t WHERE t.run_id = ANY (v_runs);
+  DELETE FROM flows.live_text l WHERE l.run_id = ANY (v_runs);
   DELETE FROM flows.effect_elections e WHERE e.run_id = ANY (v_runs);
   DELETE FROM flows.journal_entries j WHERE j.run_id = ANY (v_runs);
   DELETE FROM flows.steps s WHERE s.run_id = ANY (v_runs);
@@ -914,3 +915,18 @@ CREATE OR REPLACE FUNCTION flows.step_output(
                      WHERE e.run_id = p_run_id AND e.step_id = p_step_id
                        AND e.surface_path = p_output_of) END
 $$;
+
+-- A run that ends other than succeeded (canceled, failed) may cut a model turn off mid-stream: its
+-- worker never clears that turn's partial text, so the run's end does. A run that succeeded has no
+-- running turn (each turn's answer was journaled, and its text cleared, first), so it pays nothing.
+CREATE OR REPLACE FUNCTION flows.forget_live_text() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  DELETE FROM flows.live_text WHERE run_id = NEW.run_id;
+  RETURN NULL;
+END
+$$;
+DROP TRIGGER IF EXISTS runs_forget_live_text ON flows.runs;
+CREATE TRIGGER runs_forget_live_text AFTER UPDATE ON flows.runs
+  FOR EACH ROW WHEN (OLD.completed_at IS NULL AND NEW.completed_at IS NOT NULL
+                     AND NEW.status <> 'succeeded')
+  EXECUTE FUNCTION flows.forget_live_text();
