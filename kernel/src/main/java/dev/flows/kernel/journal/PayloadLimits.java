@@ -151,6 +151,21 @@ public record PayloadLimits(
             + " --max-output-bytes");
   }
 
+  /**
+   * Refuses an operator's output for a parked step ({@code runs resolve --performed}) past {@link
+   * #maxStepOutputBytes}: it becomes the step's output.
+   */
+  public void requireResolvedOutput(JsonNode output, String place) {
+    require(
+        "maxStepOutputBytes",
+        "the resolved output",
+        output,
+        maxStepOutputBytes,
+        place,
+        "resolve with a smaller output: keep large data outside the journal and give its"
+            + " reference");
+  }
+
   /** Refuses an MCP call's receipt past {@code bound} (this worker's, or its server's). */
   public static void requireReceipt(JsonNode receipt, long bound, String place) {
     require(

@@ -1149,6 +1149,22 @@ public abstract class JournalContract {
   }
 
   @Test
+  void anOutputPastTheStepOutputLimitResolvingAParkedStepIsRefusedAndTheStepStaysParked() {
+    RunRef id = parkedAfterUnknownEffect();
+    int before = journal.entries(id).size();
+    long bound = PayloadLimits.DEFAULTS.maxStepOutputBytes();
+
+    assertRefused(
+        () -> journal.resolveStep(id, "a", Optional.of(payloadOf(bound + 1)), "ops"),
+        ErrorCode.PAYLOAD_TOO_LARGE);
+
+    assertThat(journal.entries(id)).hasSize(before);
+    assertThat(stepStatus(id, "a")).isEqualTo(StepStatus.PARKED);
+    journal.resolveStep(id, "a", Optional.of(payloadOf(bound)), "ops");
+    assertThat(stepStatus(id, "a")).isEqualTo(StepStatus.SUCCEEDED);
+  }
+
+  @Test
   void resolvingAParkedStepAsNotPerformedRunsItAgainWithAFreshElection() {
     RunRef id = parkedAfterUnknownEffect();
     journal.resolveStep(id, "a", Optional.empty(), "ops");
