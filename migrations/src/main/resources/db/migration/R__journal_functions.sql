@@ -317,14 +317,25 @@ BEGIN
     RETURNING run_id)
   SELECT coalesce(array_agg(a.run_id), '{}') INTO v_admitted FROM admitted a;
   IF cardinality(v_admitted) > 0 THEN
+    -- A large step output equal to one of its memos' is kept once, in that memo's election (as
+    -- steps_output_once keeps it, which cannot here: the elections are written after the steps).
     INSERT INTO flows.steps (run_id, step_id, position, kind, status, depends_on, max_iterations,
-                             spec, route, not_before, updated_at, attempts, last_reason, output)
+                             spec, route, not_before, updated_at, attempts, last_reason, output,
+                             output_of)
     SELECT s.run_id, s.step_id, 0, CAST(s.kind AS flows.step_kind), 'succeeded', '{}',
            s.max_iterations, CAST(s.spec AS jsonb), s.route, v_now, v_now, 1, 'success',
-           CAST(s.output AS jsonb)
+           CASE WHEN o.surface IS NULL THEN CAST(s.output AS jsonb) END, o.surface
       FROM unnest(p_run_ids, p_step_ids, p_kinds, p_max_iterations, p_step_specs, p_routes,
                   p_step_outputs) WITH ORDINALITY
         AS s(run_id, step_id, kind, max_iterations, spec, route, output, k)
+      LEFT JOIN LATERAL (
+        SELECT m.surface
+          FROM unnest(p_memo_runs, p_surfaces, p_outputs) WITH ORDINALITY
+            AS m(k, surface, output, o)
+         WHERE octet_length(s.output) > 2048 AND m.k = s.k
+           AND CAST(m.output AS jsonb) = CAST(s.output AS jsonb)
+         ORDER BY m.o
+         LIMIT 1) o ON true
      WHERE s.run_id = ANY (v_admitted)
      ORDER BY s.k;
     INSERT INTO flows.effect_elections (run_id, step_id, surface_path, attempt, idempotency_key,
@@ -787,6 +798,7 @@ BEGIN
   DELETE FROM flows.step_wait_notes w WHERE w.run_id = ANY (v_runs);
   DELETE FROM flows.signal_mailbox m WHERE m.run_id = ANY (v_runs);
   DELETE FROM flows.mcp_task_state t WHERE t.run_id = ANY (v_runs);
+  DELETE FROM flows.live_text l WHERE l.run_id = ANY (v_runs);
   DELETE FROM flows.effect_elections e WHERE e.run_id = ANY (v_runs);
   DELETE FROM flows.journal_entries j WHERE j.run_id = ANY (v_runs);
   DELETE FROM flows.steps s WHERE s.run_id = ANY (v_runs);
@@ -851,8 +863,9 @@ $$;
 
 -- An output is kept once, in its confirmed effect election: an effect.confirmed entry whose output
 -- is its election's holds none, and a step.completed whose output is an election's of the same
--- attempt names it (outputOf) instead. Every write path passes here; entries_of_run.sql puts the
--- output back, so readers see whole payloads.
+-- attempt (or a step.resolved whose output is one of its step's) names it (outputOf) instead.
+-- Every write path passes here; entries_of_run.sql puts the output back, so readers see whole
+-- payloads.
 CREATE OR REPLACE FUNCTION flows.journal_output_once() RETURNS trigger LANGUAGE plpgsql AS $$
 DECLARE v_surface text;
 BEGIN
@@ -862,9 +875,12 @@ BEGIN
        AND e.surface_path = NEW.payload ->> 'surfacePath' AND e.confirmed
        AND e.output = NEW.payload -> 'output';
     IF FOUND THEN NEW.payload := NEW.payload - 'output'; END IF;
-  ELSIF NEW.entry_type = 'step.completed' AND NEW.payload ? 'output' THEN
+  ELSIF NEW.entry_type IN ('step.completed', 'step.resolved') AND NEW.payload ? 'output' THEN
+    -- A step.resolved has no attempt: the operator's output confirmed its open elections, in the
+    -- same transaction, before it was journaled.
     SELECT e.surface_path INTO v_surface FROM flows.effect_elections e
-     WHERE e.run_id = NEW.run_id AND e.step_id = NEW.step_id AND e.attempt = NEW.attempt
+     WHERE e.run_id = NEW.run_id AND e.step_id = NEW.step_id
+       AND (e.attempt = NEW.attempt OR NEW.entry_type = 'step.resolved')
        AND e.confirmed AND e.output = NEW.payload -> 'output'
      LIMIT 1;
     IF FOUND THEN
@@ -878,7 +894,7 @@ DROP TRIGGER IF EXISTS journal_output_once ON flows.journal_entries;
 -- Only payloads past 2 KiB are looked at: a small output costs less stored
 -- twice than the lookup would cost on every memo and every step's end.
 CREATE TRIGGER journal_output_once BEFORE INSERT ON flows.journal_entries
-  FOR EACH ROW WHEN (NEW.entry_type IN ('effect.confirmed', 'step.completed')
+  FOR EACH ROW WHEN (NEW.entry_type IN ('effect.confirmed', 'step.completed', 'step.resolved')
                      AND pg_column_size(NEW.payload) > 2048)
   EXECUTE FUNCTION flows.journal_output_once();
 
@@ -921,3 +937,18 @@ CREATE OR REPLACE FUNCTION flows.step_output(
                      WHERE e.run_id = p_run_id AND e.step_id = p_step_id
                        AND e.surface_path = p_output_of) END
 $$;
+
+-- A run that ends other than succeeded (canceled, failed) may cut a model turn off mid-stream: its
+-- worker never clears that turn's partial text, so the run's end does. A run that succeeded has no
+-- running turn (each turn's answer was journaled, and its text cleared, first), so it pays nothing.
+CREATE OR REPLACE FUNCTION flows.forget_live_text() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  DELETE FROM flows.live_text WHERE run_id = NEW.run_id;
+  RETURN NULL;
+END
+$$;
+DROP TRIGGER IF EXISTS runs_forget_live_text ON flows.runs;
+CREATE TRIGGER runs_forget_live_text AFTER UPDATE ON flows.runs
+  FOR EACH ROW WHEN (OLD.completed_at IS NULL AND NEW.completed_at IS NOT NULL
+                     AND NEW.status <> 'succeeded')
+  EXECUTE FUNCTION flows.forget_live_text();

@@ -113,15 +113,17 @@ final class OperatorVerbs {
           }
           Optional<JsonNode> resolved =
               performed.map(p -> Resolutions.performedOutput(runId, s.spec(), p));
-          VerbStatements.append(
-              h,
-              now,
-              new JournalEntry.StepResolved(runId, stepId, resolved.isPresent(), resolved, by));
           if (resolved.isPresent()) {
             resolvePerformed(h, s, EntryCodec.text(resolved.get()), now);
           } else {
             rerun(h, s, now);
           }
+          // After the elections it confirmed: a large output they hold is kept there only
+          // (journal_output_once), the entry naming it.
+          VerbStatements.append(
+              h,
+              now,
+              new JournalEntry.StepResolved(runId, stepId, resolved.isPresent(), resolved, by));
         },
         by);
   }

@@ -15,9 +15,10 @@ import java.io.UncheckedIOException;
  * The largest payloads the journal takes, the one owner of the rule: a value is measured as the
  * journal stores it, its compact JSON encoding in UTF-8 bytes, and past its bound it is refused
  * {@code payload_too_large} with the limit's name, the size and the bound, before anything of it is
- * written. Both journals refuse run inputs, signal payloads and input answers past {@link
- * #DEFAULTS} ({@link #requireRunInput}, {@link #requireSignal}, {@link #requireAnswer}); a worker
- * bounds the step outputs and receipts it journals by its own limits ({@code WorkerConfig}).
+ * written. Both journals refuse run inputs (a schedule's too), signal payloads and input answers
+ * past {@link #DEFAULTS} ({@link #requireRunInput}, {@link #requireScheduleInput}, {@link
+ * #requireSignal}, {@link #requireAnswer}); a worker bounds the step outputs and receipts it
+ * journals by its own limits ({@code WorkerConfig}).
  *
  * @param maxRunInputBytes a run's input (each step's input of the spec it is admitted with)
  * @param maxStepOutputBytes a step's output ({@code f.step}'s value, a command's or body's output,
@@ -84,6 +85,21 @@ public record PayloadLimits(
     }
   }
 
+  /**
+   * Refuses a schedule whose input (every tick's run input) is past {@link #maxRunInputBytes}:
+   * refused when the schedule is written, not tick by tick.
+   */
+  public void requireScheduleInput(String schedule, JsonNode input) {
+    require(
+        "maxRunInputBytes",
+        "schedule " + schedule + "'s input",
+        input,
+        maxRunInputBytes,
+        "schedule " + schedule,
+        "pass a smaller input: keep large data outside the journal (a file, a store) and pass"
+            + " its reference");
+  }
+
   /** Refuses a signal payload past {@link #maxSignalBytes}. */
   public void requireSignal(String name, JsonNode payload) {
     require(
@@ -118,6 +134,36 @@ public record PayloadLimits(
         place,
         "return less from the step (keep large data outside the journal and return its"
             + " reference), or raise the worker's --max-output-bytes");
+  }
+
+  /**
+   * Refuses a body's memo ({@code what}: an {@code f.llm} call's answer) past {@link
+   * #maxStepOutputBytes}: a memo is part of its step's journaled result.
+   */
+  public void requireMemo(String what, JsonNode memo, String place) {
+    require(
+        "maxStepOutputBytes",
+        what,
+        memo,
+        maxStepOutputBytes,
+        place,
+        "ask for less (a shorter answer, a smaller schema), or raise the worker's"
+            + " --max-output-bytes");
+  }
+
+  /**
+   * Refuses an operator's output for a parked step ({@code runs resolve --performed}) past {@link
+   * #maxStepOutputBytes}: it becomes the step's output.
+   */
+  public void requireResolvedOutput(JsonNode output, String place) {
+    require(
+        "maxStepOutputBytes",
+        "the resolved output",
+        output,
+        maxStepOutputBytes,
+        place,
+        "resolve with a smaller output: keep large data outside the journal and give its"
+            + " reference");
   }
 
   /** Refuses an MCP call's receipt past {@code bound} (this worker's, or its server's). */

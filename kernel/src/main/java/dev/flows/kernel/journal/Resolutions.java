@@ -15,14 +15,19 @@ public final class Resolutions {
    * executor would have written, built from the tool's result as given ({@link
    * McpReceipt#resolved}); for any other step, the given output. Refused {@code invalid_input}
    * (before anything is written) when an MCP call's result is not a JSON object or reports an
-   * error.
+   * error, {@code payload_too_large} when the output is past the step output limit.
    */
   public static JsonNode performedOutput(RunRef runId, StepSpec step, JsonNode performed) {
-    if (McpReceipt.isCall(step)) {
-      return McpReceipt.resolved(
-          step, Keys.idempotencyKey(runId, step.id()), performed, runId.value() + "/" + step.id());
-    }
-    return performed.deepCopy();
+    JsonNode output =
+        McpReceipt.isCall(step)
+            ? McpReceipt.resolved(
+                step,
+                Keys.idempotencyKey(runId, step.id()),
+                performed,
+                runId.value() + "/" + step.id())
+            : performed.deepCopy();
+    PayloadLimits.DEFAULTS.requireResolvedOutput(output, runId.value() + "/" + step.id());
+    return output;
   }
 
   /**

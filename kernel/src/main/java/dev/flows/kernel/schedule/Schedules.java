@@ -3,6 +3,7 @@ package dev.flows.kernel.schedule;
 import dev.flows.kernel.ErrorCode;
 import dev.flows.kernel.FlowsException;
 import dev.flows.kernel.NotFoundException;
+import dev.flows.kernel.journal.PayloadLimits;
 import dev.flows.kernel.journal.RunRef;
 import dev.flows.kernel.journal.StartRun;
 import java.time.Instant;
@@ -80,16 +81,17 @@ public final class Schedules {
    * Applies {@code c} at {@code now} to the schedule as it is ({@code current}). Refused, writing
    * nothing: {@code schedule_not_found} for a schedule that does not exist (but for a create),
    * {@code schedule_exists} for a create of a name held by another definition, {@code
-   * invalid_input} for a backfill whose range is reversed or holds too many ticks.
+   * invalid_input} for a backfill whose range is reversed or holds too many ticks, {@code
+   * payload_too_large} for a definition whose input is past the run input limit.
    */
   public static Changed change(Optional<ScheduleState> current, ScheduleChange c, Instant now) {
     return switch (c) {
-      case ScheduleChange.Create cr -> create(current, cr.definition(), now);
+      case ScheduleChange.Create cr -> create(current, bounded(cr.definition()), now);
       case ScheduleChange.Apply a ->
           current.isEmpty()
-              ? create(current, a.definition(), now)
-              : update(current.get(), a.definition(), now);
-      case ScheduleChange.Update u -> update(found(current, c), u.definition(), now);
+              ? create(current, bounded(a.definition()), now)
+              : update(current.get(), bounded(a.definition()), now);
+      case ScheduleChange.Update u -> update(found(current, c), bounded(u.definition()), now);
       case ScheduleChange.Pause p -> pause(found(current, c), p.reason(), now);
       case ScheduleChange.Resume r -> resume(found(current, c), now);
       case ScheduleChange.Delete d -> {
@@ -101,6 +103,12 @@ public final class Schedules {
       case ScheduleChange.Backfill b ->
           request(found(current, c), backfill(found(current, c), b), TickSource.BACKFILL, now);
     };
+  }
+
+  /** Every tick's run takes the schedule's input: it is held to the run input limit once, here. */
+  private static ScheduleDefinition bounded(ScheduleDefinition d) {
+    PayloadLimits.DEFAULTS.requireScheduleInput(d.name(), d.input());
+    return d;
   }
 
   private static ScheduleState found(Optional<ScheduleState> current, ScheduleChange c) {

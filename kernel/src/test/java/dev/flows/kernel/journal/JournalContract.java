@@ -1149,6 +1149,22 @@ public abstract class JournalContract {
   }
 
   @Test
+  void anOutputPastTheStepOutputLimitResolvingAParkedStepIsRefusedAndTheStepStaysParked() {
+    RunRef id = parkedAfterUnknownEffect();
+    int before = journal.entries(id).size();
+    long bound = PayloadLimits.DEFAULTS.maxStepOutputBytes();
+
+    assertRefused(
+        () -> journal.resolveStep(id, "a", Optional.of(payloadOf(bound + 1)), "ops"),
+        ErrorCode.PAYLOAD_TOO_LARGE);
+
+    assertThat(journal.entries(id)).hasSize(before);
+    assertThat(stepStatus(id, "a")).isEqualTo(StepStatus.PARKED);
+    journal.resolveStep(id, "a", Optional.of(payloadOf(bound)), "ops");
+    assertThat(stepStatus(id, "a")).isEqualTo(StepStatus.SUCCEEDED);
+  }
+
+  @Test
   void resolvingAParkedStepAsNotPerformedRunsItAgainWithAFreshElection() {
     RunRef id = parkedAfterUnknownEffect();
     journal.resolveStep(id, "a", Optional.empty(), "ops");
@@ -3378,6 +3394,41 @@ public abstract class JournalContract {
   }
 
   @Test
+  void aScheduleWhoseInputIsPastTheRunInputLimitIsRefusedPayloadTooLargeWithNothingWritten() {
+    long bound = PayloadLimits.DEFAULTS.maxRunInputBytes();
+    var small = everySecond("big-input", dev.flows.kernel.schedule.Overlap.SKIP);
+    var big = small.withInput(payloadOf(bound + 1));
+
+    assertThatThrownBy(() -> create(big))
+        .isInstanceOf(FlowsException.class)
+        .satisfies(
+            e -> {
+              FlowsException f = (FlowsException) e;
+              assertThat(f.code()).isEqualTo(ErrorCode.PAYLOAD_TOO_LARGE);
+              assertThat(f.getMessage())
+                  .contains("maxRunInputBytes")
+                  .contains(String.valueOf(bound + 1));
+            });
+    assertThat(journal.schedule("big-input")).isEmpty();
+    assertThat(journal.scheduleEntries("big-input")).isEmpty();
+
+    create(small);
+    assertThatThrownBy(
+            () ->
+                journal.changeSchedule(
+                    new dev.flows.kernel.schedule.ScheduleChange.Update(big, "ops")))
+        .isInstanceOf(FlowsException.class)
+        .extracting(e -> ((FlowsException) e).code())
+        .isEqualTo(ErrorCode.PAYLOAD_TOO_LARGE);
+    assertThat(journal.schedule("big-input").orElseThrow().definition().toJson())
+        .isEqualTo(small.toJson());
+    assertThat(journal.scheduleEntries("big-input")).hasSize(1);
+    create(
+        everySecond("at-the-bound", dev.flows.kernel.schedule.Overlap.SKIP)
+            .withInput(payloadOf(bound)));
+  }
+
+  @Test
   void everyScheduleChangeIsJournaledAndAChangeThatChangesNothingWritesNothing() {
     var d = everySecond("sync", dev.flows.kernel.schedule.Overlap.SKIP);
     create(d);
@@ -3770,5 +3821,28 @@ public abstract class JournalContract {
     live.clear(run, "a");
     assertThat(live.of(run)).isEmpty();
     assertThat(types(run)).isEqualTo(before);
+  }
+
+  @Test
+  void theLiveTextOfTurnsARunsEndCutOffIsForgottenAndNothingIsPublishedAfterTheEnd() {
+    RunRef canceled = start(run(agent("a"), agent("b")));
+    LiveText live = journal.liveText();
+    live.publish(canceled, "a", "half an answ");
+    live.publish(canceled, "b", "another");
+
+    journal.cancelRun(canceled, "stop");
+
+    assertThat(live.of(canceled)).isEmpty();
+    live.publish(canceled, "a", "half an answer, streamed after the end");
+    assertThat(live.of(canceled)).isEmpty();
+
+    RunRef failed = start(run(agent("f")));
+    ClaimedAttempt a = claimOne();
+    assertThat(a.lease().runId()).isEqualTo(failed);
+    live.publish(failed, "f", "cut off");
+    journal.complete(
+        a.lease(), new StepOutcome.Failed(CompletionReason.WORKER_ERROR, json("why", "x"), false));
+    assertThat(snapshot(failed).status()).isEqualTo(RunStatus.FAILED);
+    assertThat(live.of(failed)).isEmpty();
   }
 }

@@ -3,6 +3,7 @@ package dev.flows.ops;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import dev.flows.journalstore.testing.TestDatabase;
 import dev.flows.kernel.journal.PayloadLimits;
 import java.nio.file.Files;
@@ -19,8 +20,9 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class PayloadLimitsCliTest {
   private static final String FLOW =
-      """
+"""
       import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
       import dev.flows.sdk.*;
 
       public class Waits implements Flow<JsonNode, JsonNode> {
@@ -100,5 +102,29 @@ class PayloadLimitsCliTest {
     assertThat(flows("--json", "runs", "show", run).json().at("/run/timeline").size())
         .isEqualTo(entries);
     assertThat(flows("runs", "signal", run, "go", "{\"ok\":true}").exit()).isZero();
+  }
+
+  @Test
+  void aScheduleInputPastTheRunInputLimitIsRefusedInOneLineAndNothingIsWritten() {
+    Cli.Result human =
+        flows(
+            "schedules", "create", "big", "--flow", "waits", "--every", "1m", "--input", OVERSIZED);
+    assertThat(flows("schedules", "create", "big", "--flow", "waits", "--every", "1m").exit())
+        .isZero();
+    Cli.Result update = flows("--json", "schedules", "update", "big", "--input", OVERSIZED);
+
+    assertThat(human.exit()).isEqualTo(Exit.REFUSED);
+    assertThat(human.err().strip().lines()).hasSize(1);
+    assertThat(human.err())
+        .startsWith("error payload_too_large: ")
+        .contains("maxRunInputBytes")
+        .contains(String.valueOf(PayloadLimits.DEFAULT_MAX_BYTES + 1))
+        .contains("fix: ")
+        .doesNotContain("Exception");
+    assertThat(update.exit()).isEqualTo(Exit.REFUSED);
+    assertThat(update.json().path("error").path("code").asText()).isEqualTo("payload_too_large");
+    JsonNode shown = flows("--json", "schedules", "show", "big").json().path("schedule");
+    assertThat(shown.path("definition").path("input"))
+        .isEqualTo(JsonNodeFactory.instance.objectNode());
   }
 }

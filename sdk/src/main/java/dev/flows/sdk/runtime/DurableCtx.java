@@ -114,7 +114,8 @@ final class DurableCtx implements Ctx {
             children, memos, inputs, this::nextPosition, this::checkNotSuspended, header.name());
     this.flows = new ChildFlows(resolver, header.name(), rootInstruction());
     this.issuer = issuer();
-    this.models = new ModelCalls(journal, attempt, memos, header, models, this::nextPosition);
+    this.models =
+        new ModelCalls(journal, attempt, memos, header, models, this::nextPosition, limits);
     this.steps = steps(limits);
   }
 

@@ -10,6 +10,7 @@ import dev.flows.kernel.journal.EffectElection;
 import dev.flows.kernel.journal.Journal;
 import dev.flows.kernel.journal.LeaseToken;
 import dev.flows.kernel.journal.MemoVerb;
+import dev.flows.kernel.journal.PayloadLimits;
 import dev.flows.kernel.llm.LlmAnswer;
 import dev.flows.kernel.llm.LlmException;
 import dev.flows.kernel.llm.LlmMessage;
@@ -50,6 +51,7 @@ final class ModelCalls {
   private final BodyModels models;
   private final IntSupplier nextPosition;
   private final ClaimedAttempt attempt;
+  private final PayloadLimits limits;
   private Budgets budgets;
 
   ModelCalls(
@@ -58,8 +60,10 @@ final class ModelCalls {
       BodyMemos memos,
       FlowHeader header,
       BodyModels models,
-      IntSupplier nextPosition) {
+      IntSupplier nextPosition,
+      PayloadLimits limits) {
     this.journal = journal;
+    this.limits = limits;
     this.lease = attempt.lease();
     this.memos = memos;
     this.header = header;
@@ -193,11 +197,31 @@ final class ModelCalls {
     FaultPoint.AFTER_RECORD.reached();
     // Streamed text is live only until the answer is journaled: cleared after the confirm.
     try (LiveTurn live = new LiveTurn(journal.liveText(), lease.runId(), lease.stepId())) {
-      ObjectNode memo = ask(h, port, e.idempotencyKey(), live);
+      ObjectNode memo = bounded(ask(h, port, e.idempotencyKey(), live), h, e.idempotencyKey());
       FaultPoint.AFTER_CALL_BEFORE_CONFIRM.reached();
       journal.confirmEffect(lease, surface, Optional.of(memo));
       memos.remember(pos, memo);
       return memo;
+    }
+  }
+
+  /**
+   * A memo past the worker's {@code maxStepOutputBytes} is journaled as the call's refusal ({@code
+   * payload_too_large}), never itself: the call fails with the code now and on every replay,
+   * without asking the model (and paying) again, and the body may catch it and still end its step.
+   */
+  private ObjectNode bounded(ObjectNode memo, Handle<?> h, String key) {
+    try {
+      limits.requireMemo("f.llm(\"" + h.model() + "\")'s answer", memo, "flow " + header.name());
+      return memo;
+    } catch (FlowsException tooLarge) {
+      ObjectNode refused = BodyMemos.verb(VERB);
+      refused.put("model", h.model()).put("idempotencyKey", key);
+      refused
+          .putObject("error")
+          .put("code", tooLarge.code().wire())
+          .put("message", tooLarge.getMessage());
+      return refused;
     }
   }
 

@@ -288,4 +288,49 @@ class ModelCallsTest {
         .noneMatch(r -> r.entry() instanceof JournalEntry.EffectRecorded);
     assertThat(asked).hasValue(0);
   }
+
+  @Test
+  void anAnswerPastTheWorkersOutputLimitFailsTheCallPayloadTooLargeAndIsNeverJournaled()
+      throws Exception {
+    String big = "w".repeat(5000);
+    AtomicInteger asked = new AtomicInteger();
+    registry.register(
+        "fast",
+        new ClientModelPort(
+            "fast",
+            (messages, schema) -> {
+              asked.incrementAndGet();
+              return ModelClient.Answer.of(big, 7, 3);
+            }));
+    AtomicInteger runs = new AtomicInteger();
+    RunRef root =
+        start(
+            new TestFlow(
+                HEADER,
+                (f, in) -> {
+                  runs.incrementAndGet();
+                  try {
+                    f.llm("fast").user("write a lot").call();
+                    return JSON.textNode("not thrown");
+                  } catch (dev.flows.sdk.FlowsError e) {
+                    return JSON.objectNode().put("code", e.code()).put("message", e.getMessage());
+                  }
+                }));
+    MiniWorker w =
+        new MiniWorker(
+            journal,
+            new FlowBodyRunner(journal, resolver, SdkConfig.DEFAULTS)
+                .models(new BodyModels(registry, new LlmCalls(d -> {})))
+                .limits(
+                    dev.flows.kernel.journal.PayloadLimits.DEFAULTS.withMaxStepOutputBytes(
+                        dev.flows.kernel.journal.PayloadLimits.MIN_BYTES)));
+    RunSnapshot done = DurableFlowTest.drive(journal, w, root, () -> false);
+
+    assertThat(done.status()).isEqualTo(RunStatus.SUCCEEDED);
+    JsonNode out = done.steps().getFirst().output().orElseThrow();
+    assertThat(out.path("code").asText()).isEqualTo(ErrorCode.PAYLOAD_TOO_LARGE.wire());
+    assertThat(out.path("message").asText()).contains("maxStepOutputBytes").contains("4096");
+    assertThat(String.valueOf(journal.entries(root))).doesNotContain(big);
+    assertThat(asked).hasValue(1);
+  }
 }

@@ -135,4 +135,31 @@ class HostileMcpCallsTest {
     assertThat(journal.run(run).orElseThrow().steps().getFirst().status())
         .isEqualTo(dev.flows.kernel.lifecycle.StepStatus.FAILED);
   }
+
+  @org.junit.jupiter.params.ParameterizedTest
+  @org.junit.jupiter.params.provider.ValueSource(strings = {"invalid", "nested"})
+  void anAnswerThatIsNotJsonOrNestedTooDeepEndsItsAttemptResultUnavailableWhileAnotherRunFinishes(
+      String tool) throws Exception {
+    assertThat(call("warm-" + tool, "echo").get(60, TimeUnit.SECONDS))
+        .isInstanceOf(InlineMcpCalls.Result.Succeeded.class);
+    CompletableFuture<InlineMcpCalls.Result> bad = call("bad-" + tool, tool);
+    CompletableFuture<InlineMcpCalls.Result> echo = call("echo-" + tool, "echo");
+
+    assertThat(echo.get(60, TimeUnit.SECONDS)).isInstanceOf(InlineMcpCalls.Result.Succeeded.class);
+    assertThat(bad.get(60, TimeUnit.SECONDS)).isInstanceOf(InlineMcpCalls.Result.AwaitChild.class);
+    RunRef run = new RunRef("bad-" + tool);
+    JournalEntry.StepCompleted first =
+        journal.entries(run).stream()
+            .map(e -> e.entry())
+            .filter(e -> e instanceof JournalEntry.StepCompleted)
+            .map(JournalEntry.StepCompleted.class::cast)
+            .findFirst()
+            .orElseThrow();
+    assertThat(first.trajectoryTail().orElseThrow().path("diagnostic").asText())
+        .isEqualTo(ErrorCode.MCP_RESULT_UNAVAILABLE.wire());
+    assertThat(String.valueOf(journal.entries(run)).length()).isLessThan(64 * 1024);
+    // Its attempt ended, so its lease is let go (retried by a claimer, or failed).
+    assertThat(journal.run(run).orElseThrow().steps().getFirst().status())
+        .isNotEqualTo(dev.flows.kernel.lifecycle.StepStatus.RUNNING);
+  }
 }

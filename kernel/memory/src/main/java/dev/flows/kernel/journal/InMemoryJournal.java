@@ -42,7 +42,6 @@ public final class InMemoryJournal implements Journal {
   private final MemoryRetention retention = new MemoryRetention(state);
   private final MemoryTasks tasks = new MemoryTasks(state);
   private final MemorySchedules schedules = new MemorySchedules(state, admission, ends);
-  private final MemoryLiveText live = new MemoryLiveText();
 
   public InMemoryJournal(Clock clock) {
     this.clock = clock;
@@ -55,7 +54,7 @@ public final class InMemoryJournal implements Journal {
 
   @Override
   public LiveText liveText() {
-    return live;
+    return state.live;
   }
 
   /** The journal's admission and read, around the admissions it holds back. */

@@ -314,6 +314,7 @@ final class MemoryEnds {
     wakeParent(run, now);
     run.completedAt = now;
     run.completionReason = reason;
+    state.live.forget(run.id);
     // No claimer wakes for a run's end (flows.succeed_attempt notifies its watchers only): a
     // suspended parent it readies wakes them (wakeParent).
     state.append(

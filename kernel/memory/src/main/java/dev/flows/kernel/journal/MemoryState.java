@@ -32,11 +32,16 @@ final class MemoryState {
   final List<SignalRow> signals = new ArrayList<>();
   private final List<JournalRecord> entries = new ArrayList<>();
   private final MemoryWakeups wakeups;
+
+  /** The partial text of running model turns, forgotten when their run ends. */
+  final MemoryLiveText live;
+
   private long seq;
   private long stepOrder;
 
   MemoryState(MemoryWakeups wakeups) {
     this.wakeups = wakeups;
+    this.live = new MemoryLiveText(wakeups, this);
   }
 
   static final class RunRow {
@@ -131,6 +136,7 @@ final class MemoryState {
     signals.removeIf(sig -> runIds.contains(sig.runId));
     for (RunRef id : runIds) {
       RunRow r = runs.remove(id);
+      live.forget(id);
       if (r != null) {
         byAdmissionKey.remove(r.admissionKey, id);
       }
