@@ -8,6 +8,7 @@
 --   flows.lock_live_attempt  <-> MemoryState.live: the fence of a worker's verb
 --   flows.after_success      <-> AfterSuccess.of: what a success readies, whether the run ends
 --   flows.succeed_attempt    <-> AttemptEnd.reported for StepOutcome.Succeeded, then after_success
+--                                (flows.succeed_fenced: what follows the fence)
 --   flows.succeed_after_memos <-> InMemoryJournal.complete: a success's memos, then its end
 --   flows.start_succeeded    <-> Journal.startRunSucceeded: startRunClaimed, then complete,
 --                                as the rows and entries they leave
@@ -214,7 +215,8 @@ $$;
 -- 'claimed' (with the lease deadline and the statuses it wrote, from which the caller records the
 -- transitions), 'exists' (the run id or admission key already admitted a run; existing_run_id
 -- names it), 'terminal' (the run id is tombstoned or ended under another key). The step is created
--- running, in one row version, as a startRun and a claim would leave it.
+-- running, in one row version, as a startRun and a claim would leave it. Generic plans only, as
+-- in confirm_and_succeed: the run trigger's check was otherwise planned afresh on every call.
 CREATE OR REPLACE FUNCTION flows.start_claimed(
     p_run_id text, p_name text, p_run_status text, p_parent_run_id text, p_admission_key text,
     p_spec jsonb, p_spec_hash text, p_created_by text, p_rerun_of text, p_queue text,
@@ -225,7 +227,7 @@ CREATE OR REPLACE FUNCTION flows.start_claimed(
     p_spawned jsonb, p_started jsonb, p_recorded jsonb, p_now timestamptz)
   RETURNS TABLE (outcome text, existing_run_id text, lease_deadline timestamptz,
                  run_status text, step_status text)
-  LANGUAGE plpgsql AS $$
+  LANGUAGE plpgsql SET plan_cache_mode = force_generic_plan AS $$
 DECLARE
   v_now         timestamptz := coalesce(p_now, clock_timestamp());
   v_deadline    timestamptz := v_now + p_lease_ms * interval '1 millisecond';
@@ -464,16 +466,14 @@ END
 $$;
 
 -- An attempt that ends with success, in one round trip: the fence, no open election of the
--- attempt, the step's end, step.completed (its effects filled in here), what the success readies,
--- run.completed when the run ended, and the NOTIFY (flows_work when it readied a step, else
--- flows_runs when the run ended). Payloads are encoded by the caller. p_now is
--- the instant of a caller that has made checks of its own (else the database clock);
--- p_notify_run_end false leaves a run's end unnotified, for a caller whose run is awaited only in
--- its own process. A p_now given is also the transaction's flows.now, the clock of the trigger that
--- wakes a suspended parent. Effects are listed, and the first open election named, in the order
--- the elections were made. outcome: 'ok' (with the run's status after, the count of readied steps
--- and the step status written), or the refusal: 'run_not_found', 'run_terminal',
--- 'lease_conflict', 'effect_unconfirmed' (naming the first open election).
+-- attempt, then flows.succeed_fenced. Payloads are encoded by the caller. p_now is the instant of a
+-- caller that has made checks of its own (else the database clock); p_notify_run_end false leaves
+-- a run's end unnotified, for a caller whose run is awaited only in its own process. A p_now given
+-- is also the transaction's flows.now, the clock of the trigger that wakes a suspended parent. The
+-- first open election is named in the order the elections were made. outcome: 'ok' (with the run's
+-- status after, the count of readied steps and the step status written), or the refusal:
+-- 'run_not_found', 'run_terminal', 'lease_conflict', 'effect_unconfirmed' (naming the first open
+-- election).
 CREATE OR REPLACE FUNCTION flows.succeed_attempt(
     p_run_id text, p_step_id text, p_attempt integer, p_lease_id text, p_step_output jsonb,
     p_succeeded_status text, p_completed jsonb, p_run_completed jsonb,
@@ -482,12 +482,9 @@ CREATE OR REPLACE FUNCTION flows.succeed_attempt(
                  step_status text)
   LANGUAGE plpgsql AS $$
 DECLARE
-  v_now         timestamptz := coalesce(p_now, clock_timestamp());
-  v_live        record;
-  v_after       record;
-  v_effects     jsonb;
-  v_open        text;
-  v_step_status text;
+  v_now  timestamptz := coalesce(p_now, clock_timestamp());
+  v_live record;
+  v_open text;
 BEGIN
   IF p_now IS NOT NULL THEN
     PERFORM set_config('flows.now', CAST(p_now AS text), true);
@@ -506,14 +503,40 @@ BEGIN
     RETURN QUERY SELECT 'effect_unconfirmed'::text, v_live.run_status, v_open, 0, NULL::text;
     RETURN;
   END IF;
+  RETURN QUERY
+    SELECT 'ok'::text, s.run_status, NULL::text, s.unblocked, s.step_status
+      FROM flows.succeed_fenced(p_run_id, p_step_id, p_attempt, p_lease_id, v_live.run_status,
+                                p_step_output, p_succeeded_status, NULL, p_completed,
+                                p_run_completed, v_now, p_notify_run_end) s;
+END
+$$;
+
+-- An attempt's success once the caller holds its fence (flows.lock_live_attempt answered 'ok' with
+-- p_run_status) and no election of the attempt is open: the step's end, what the success readies,
+-- the entries (p_confirmed first when given: the effect.confirmed of an election the caller
+-- confirmed just before; then step.completed, its effects filled in here, listed in the order the
+-- elections were made; then run.completed when the run ended), all in one INSERT, and the NOTIFY
+-- (flows_work when it readied a step, else flows_runs when the run ended and p_notify_run_end).
+-- Answers the run's status after, the count of readied steps and the step status written.
+CREATE OR REPLACE FUNCTION flows.succeed_fenced(
+    p_run_id text, p_step_id text, p_attempt integer, p_lease_id text, p_run_status text,
+    p_step_output jsonb, p_succeeded_status text, p_confirmed jsonb, p_completed jsonb,
+    p_run_completed jsonb, p_now timestamptz, p_notify_run_end boolean)
+  RETURNS TABLE (run_status text, unblocked integer, step_status text)
+  LANGUAGE plpgsql AS $$
+DECLARE
+  v_after       record;
+  v_effects     jsonb;
+  v_step_status text;
+BEGIN
   UPDATE flows.steps
      SET status = CAST(p_succeeded_status AS flows.step_status),
          last_reason = 'success',
          output = p_step_output,
          lease_id = NULL, lease_deadline = NULL, lease_ms = NULL, worker_id = NULL,
-         updated_at = v_now
+         updated_at = p_now
    WHERE run_id = p_run_id AND step_id = p_step_id AND status = 'running'
-     AND attempts = p_attempt AND lease_id = p_lease_id AND lease_deadline > v_now
+     AND attempts = p_attempt AND lease_id = p_lease_id AND lease_deadline > p_now
   RETURNING CAST(status AS text) INTO v_step_status;
   SELECT coalesce(jsonb_agg(jsonb_build_object('surfacePath', surface_path,
                                                'idempotencyKey', idempotency_key)
@@ -521,12 +544,14 @@ BEGIN
     INTO v_effects
     FROM flows.effect_elections
    WHERE run_id = p_run_id AND step_id = p_step_id AND attempt = p_attempt AND confirmed;
-  SELECT * INTO v_after FROM flows.after_success(p_run_id, v_live.run_status, v_now);
-  -- Both entries in one statement, step.completed first (a VALUES list is read in order, so seq
+  SELECT * INTO v_after FROM flows.after_success(p_run_id, p_run_status, p_now);
+  -- Every entry in one statement, in journal order (a VALUES list is read in order, so seq
   -- follows it).
   INSERT INTO flows.journal_entries (at, run_id, entry_type, step_id, attempt, payload)
-  SELECT v_now, p_run_id, e.entry_type, e.step_id, e.attempt, e.payload
-    FROM (VALUES ('step.completed'::flows.entry_type, p_step_id, p_attempt,
+  SELECT p_now, p_run_id, e.entry_type, e.step_id, e.attempt, e.payload
+    FROM (VALUES ('effect.confirmed'::flows.entry_type, p_step_id, p_attempt, p_confirmed,
+                  p_confirmed IS NOT NULL),
+                 ('step.completed'::flows.entry_type, p_step_id, p_attempt,
                   p_completed || jsonb_build_object('effects', v_effects), true),
                  ('run.completed'::flows.entry_type, NULL, NULL, p_run_completed,
                   v_after.run_done))
@@ -540,40 +565,45 @@ BEGIN
     -- by wake_suspended_parent): its watchers only, so no claimer or reconciler wakes for it.
     PERFORM pg_notify('flows_runs', p_run_id);
   END IF;
-  RETURN QUERY SELECT 'ok'::text,
-                      CASE WHEN v_after.run_done THEN 'succeeded' ELSE v_live.run_status END,
-                      NULL::text, v_after.unblocked, v_step_status;
+  RETURN QUERY SELECT CASE WHEN v_after.run_done THEN 'succeeded' ELSE p_run_status END,
+                      v_after.unblocked, v_step_status;
 END
 $$;
 
--- A durable call's end in one round trip: confirms the attempt's election at p_surface, then
--- completes the attempt with success through flows.succeed_attempt, at one instant. Every refusal
--- is found before anything is written. The run's end is not notified: the one waiting for an
--- inline call's run is the body that made the call, in the process that sends this statement.
--- p_now is the journal's clock (NULL: the database clock). outcome: 'ok' (with the run's status
--- after, the step status written and the count of readied steps), or the refusal: 'run_not_found', 'run_terminal',
--- 'lease_conflict', 'effect_not_recorded', 'effect_unconfirmed'.
+-- A durable call's end in one round trip: the fence, then its election at p_surface confirmed and
+-- the attempt completed with success (flows.succeed_fenced, which journals effect.confirmed with
+-- the success's entries), at one instant. Every refusal is found before anything is written. The
+-- run's end is not notified: the one waiting for an inline call's run is the body that made the
+-- call, in the process that sends this statement. p_now is the journal's clock (NULL: the database
+-- clock), and when given the transaction's flows.now too. outcome: 'ok' (with the run's status
+-- after, the step status written and the count of readied steps), or the refusal: 'run_not_found',
+-- 'run_terminal', 'lease_conflict', 'effect_not_recorded', 'effect_unconfirmed'.
+-- Generic plans only: every statement here and in what it calls takes values of one shape.
 CREATE OR REPLACE FUNCTION flows.confirm_and_succeed(
     p_run_id text, p_step_id text, p_attempt integer, p_lease_id text, p_surface text,
     p_confirm_output jsonb, p_step_output jsonb, p_succeeded_status text,
     p_confirmed jsonb, p_completed jsonb, p_run_completed jsonb, p_now timestamptz)
   RETURNS TABLE (outcome text, run_status text, step_status text, unblocked integer)
-  LANGUAGE plpgsql AS $$
+  LANGUAGE plpgsql SET plan_cache_mode = force_generic_plan AS $$
 DECLARE
-  v_now      timestamptz := coalesce(p_now, clock_timestamp());
-  v_live     record;
-  v_election flows.effect_elections%ROWTYPE;
+  v_now       timestamptz := coalesce(p_now, clock_timestamp());
+  v_live      record;
+  v_confirmed boolean;
+  v_attempt   integer;
 BEGIN
+  IF p_now IS NOT NULL THEN
+    PERFORM set_config('flows.now', CAST(p_now AS text), true);
+  END IF;
   SELECT * INTO v_live
     FROM flows.lock_live_attempt(p_run_id, p_step_id, p_attempt, p_lease_id, v_now);
   IF v_live.outcome <> 'ok' THEN
     RETURN QUERY SELECT v_live.outcome, v_live.run_status, NULL::text, 0;
     RETURN;
   END IF;
-  SELECT * INTO v_election FROM flows.effect_elections
-   WHERE run_id = p_run_id AND step_id = p_step_id AND surface_path = p_surface
+  SELECT e.confirmed, e.attempt INTO v_confirmed, v_attempt FROM flows.effect_elections e
+   WHERE e.run_id = p_run_id AND e.step_id = p_step_id AND e.surface_path = p_surface
      FOR NO KEY UPDATE;
-  IF NOT FOUND OR v_election.attempt <> p_attempt THEN
+  IF NOT FOUND OR v_attempt <> p_attempt THEN
     RETURN QUERY SELECT 'effect_not_recorded'::text, v_live.run_status, NULL::text, 0;
     RETURN;
   END IF;
@@ -583,18 +613,17 @@ BEGIN
     RETURN QUERY SELECT 'effect_unconfirmed'::text, v_live.run_status, NULL::text, 0;
     RETURN;
   END IF;
-  IF NOT v_election.confirmed THEN
+  IF NOT v_confirmed THEN
     UPDATE flows.effect_elections
        SET confirmed = true, output = p_confirm_output, confirmed_at = v_now
      WHERE run_id = p_run_id AND step_id = p_step_id AND surface_path = p_surface;
-    INSERT INTO flows.journal_entries (at, run_id, entry_type, step_id, attempt, payload)
-    VALUES (v_now, p_run_id, 'effect.confirmed', p_step_id, p_attempt, p_confirmed);
   END IF;
   RETURN QUERY
-    SELECT s.outcome, s.run_status, s.step_status, s.unblocked
-      FROM flows.succeed_attempt(p_run_id, p_step_id, p_attempt, p_lease_id, p_step_output,
-                                 p_succeeded_status, p_completed, p_run_completed,
-                                 v_now, false) s;
+    SELECT 'ok'::text, s.run_status, s.step_status, s.unblocked
+      FROM flows.succeed_fenced(p_run_id, p_step_id, p_attempt, p_lease_id, v_live.run_status,
+                                p_step_output, p_succeeded_status,
+                                CASE WHEN v_confirmed THEN NULL ELSE p_confirmed END,
+                                p_completed, p_run_completed, v_now, false) s;
 END
 $$;
 
