@@ -281,11 +281,13 @@ $$;
 -- admitting its run and saw it end before anyone could know the run id. So nothing is notified: a
 -- run nobody has seen has no watcher in another process, and readies nothing. Run k is element k
 -- of each p_* array of runs; a memo names its run by that k (p_memo_runs), the memos of a run in
--- their order. The caller encodes the entries' payloads (step.completed without its effects,
--- listed here from the memos in order); this adds what depends on the journal's clock (p_now,
--- NULL: the database clock). One row per run k: outcome 'ok', or flows.admission_conflict's
--- 'exists' / 'terminal' having written nothing for that run. Each INSERT takes the whole batch, so
--- what Postgres pays per statement (setting up the plan, its checks and triggers) is paid once.
+-- their order; so does a journal entry (p_entry_runs), the entries of every run in journal order,
+-- run after run, their payloads encoded by the caller. This adds what depends on the journal's
+-- clock (p_now, NULL: the database clock): the attempt's lease deadline. One row per run k:
+-- outcome 'ok', or flows.admission_conflict's 'exists' / 'terminal' having written nothing for that
+-- run. Each INSERT takes the whole batch, so what Postgres pays per statement (setting up the plan,
+-- its checks and triggers) is paid once, and reads its rows from arrays in their order (no sort, no
+-- union to set up on every call).
 -- Generic plans only: the answer's query (with admission_conflict) was otherwise planned afresh on
 -- every call, its custom plan always looking cheaper than the generic one, and planning it cost
 -- more than running it; every statement here takes arrays of one shape whatever their contents.
@@ -293,10 +295,9 @@ CREATE OR REPLACE FUNCTION flows.start_succeeded(
     p_run_ids text[], p_names text[], p_parent_run_ids text[], p_admission_keys text[],
     p_specs text[], p_spec_hashes text[], p_created_by text[], p_rerun_of text[], p_queues text[],
     p_step_ids text[], p_kinds text[], p_routes text[], p_max_iterations integer[],
-    p_step_specs text[], p_lease_ms bigint[], p_keys text[], p_spawned text[], p_started text[],
-    p_step_outputs text[], p_completed text[], p_run_completed text[],
-    p_memo_runs integer[], p_surfaces text[], p_outputs text[], p_recorded text[],
-    p_confirmed text[], p_now timestamptz)
+    p_step_specs text[], p_lease_ms bigint[], p_keys text[], p_step_outputs text[],
+    p_memo_runs integer[], p_surfaces text[], p_outputs text[],
+    p_entry_runs integer[], p_entry_types text[], p_payloads text[], p_now timestamptz)
   RETURNS TABLE (run integer, outcome text, existing_run_id text)
   LANGUAGE plpgsql SET plan_cache_mode = force_generic_plan AS $$
 DECLARE
@@ -311,10 +312,9 @@ BEGIN
            CAST(r.spec AS jsonb), r.spec_hash, r.created_by, r.rerun_of, r.queue, v_now, v_now,
            'success'
       FROM unnest(p_run_ids, p_names, p_parent_run_ids, p_admission_keys, p_specs, p_spec_hashes,
-                  p_created_by, p_rerun_of, p_queues) WITH ORDINALITY
+                  p_created_by, p_rerun_of, p_queues)
         AS r(run_id, name, parent_run_id, admission_key, spec, spec_hash, created_by, rerun_of,
-             queue, k)
-     ORDER BY r.k
+             queue)
     ON CONFLICT DO NOTHING
     RETURNING run_id)
   SELECT coalesce(array_agg(a.run_id), '{}') INTO v_admitted FROM admitted a;
@@ -338,56 +338,33 @@ BEGIN
            AND CAST(m.output AS jsonb) = CAST(s.output AS jsonb)
          ORDER BY m.o
          LIMIT 1) o ON true
-     WHERE s.run_id = ANY (v_admitted)
-     ORDER BY s.k;
+     WHERE s.run_id = ANY (v_admitted);
     INSERT INTO flows.effect_elections (run_id, step_id, surface_path, attempt, idempotency_key,
                                         confirmed, output, recorded_at, confirmed_at)
     SELECT p_run_ids[m.k], p_step_ids[m.k], m.surface, 1, p_keys[m.k], true,
            CAST(m.output AS jsonb), v_now, v_now
-      FROM unnest(p_memo_runs, p_surfaces, p_outputs) WITH ORDINALITY AS m(k, surface, output, o)
-     WHERE p_run_ids[m.k] = ANY (v_admitted)
-     ORDER BY m.o;
-    -- Every entry in one statement, each run's in journal order.
+      FROM unnest(p_memo_runs, p_surfaces, p_outputs) AS m(k, surface, output)
+     WHERE p_run_ids[m.k] = ANY (v_admitted);
+    -- Every entry in one statement, in the arrays' order: each run's in journal order. A run's
+    -- entries are the run's (no step) or its one step's attempt 1.
     INSERT INTO flows.journal_entries (at, run_id, entry_type, step_id, attempt, payload)
-    SELECT v_now, e.run_id, e.entry_type, e.step_id, e.attempt, e.payload
-      FROM (SELECT r.k, 0 AS part, 0::bigint AS o, 0 AS n, r.run_id,
-                   CAST('run.spawned' AS flows.entry_type) AS entry_type, NULL::text AS step_id,
-                   NULL::integer AS attempt, CAST(r.spawned AS jsonb) AS payload
-              FROM unnest(p_run_ids, p_spawned) WITH ORDINALITY AS r(run_id, spawned, k)
-            UNION ALL
-            SELECT r.k, 1, 0, 0, r.run_id, 'step.attempt.started', r.step_id, 1,
-                   CAST(r.started AS jsonb) || jsonb_build_object(
-                     'leaseDeadline',
-                     flows.iso_instant(v_now + r.lease_ms * interval '1 millisecond'))
-              FROM unnest(p_run_ids, p_step_ids, p_started, p_lease_ms) WITH ORDINALITY
-                AS r(run_id, step_id, started, lease_ms, k)
-            UNION ALL
-            SELECT m.k, 2, m.o, x.n, p_run_ids[m.k], x.entry_type, p_step_ids[m.k], 1, x.payload
-              FROM unnest(p_memo_runs, p_recorded, p_confirmed) WITH ORDINALITY
-                AS m(k, recorded, confirmed, o)
-             CROSS JOIN LATERAL (VALUES (1, CAST('effect.recorded' AS flows.entry_type),
-                                         CAST(m.recorded AS jsonb)),
-                                        (2, CAST('effect.confirmed' AS flows.entry_type),
-                                         CAST(m.confirmed AS jsonb))) AS x(n, entry_type, payload)
-            UNION ALL
-            SELECT r.k, 3, 0, 0, r.run_id, 'step.completed', r.step_id, 1,
-                   CAST(r.completed AS jsonb)
-                     || jsonb_build_object('effects', coalesce(eff.effects, '[]'::jsonb))
-              FROM unnest(p_run_ids, p_step_ids, p_completed) WITH ORDINALITY
-                AS r(run_id, step_id, completed, k)
-              LEFT JOIN (SELECT m.k,
-                                jsonb_agg(jsonb_build_object('surfacePath', m.surface,
-                                                             'idempotencyKey', p_keys[m.k])
-                                          ORDER BY m.o) AS effects
-                           FROM unnest(p_memo_runs, p_surfaces) WITH ORDINALITY AS m(k, surface, o)
-                          GROUP BY m.k) eff ON eff.k = r.k
-            UNION ALL
-            SELECT r.k, 4, 0, 0, r.run_id, 'run.completed', NULL, NULL,
-                   CAST(r.run_completed AS jsonb)
-              FROM unnest(p_run_ids, p_run_completed) WITH ORDINALITY
-                AS r(run_id, run_completed, k)) AS e
-     WHERE e.run_id = ANY (v_admitted)
-     ORDER BY e.k, e.part, e.o, e.n;
+    SELECT v_now, p_run_ids[e.k], e.entry_type,
+           CASE WHEN e.entry_type IN ('run.spawned', 'run.completed') THEN NULL
+                ELSE p_step_ids[e.k] END,
+           CASE WHEN e.entry_type IN ('run.spawned', 'run.completed') THEN NULL ELSE 1 END,
+           CASE WHEN e.entry_type = 'step.attempt.started'
+                THEN CAST(e.payload AS jsonb) || jsonb_build_object(
+                       'leaseDeadline',
+                       flows.iso_instant(v_now + p_lease_ms[e.k] * interval '1 millisecond'))
+                ELSE CAST(e.payload AS jsonb) END
+      FROM unnest(p_entry_runs, CAST(p_entry_types AS flows.entry_type[]), p_payloads)
+        AS e(k, entry_type, payload)
+     WHERE p_run_ids[e.k] = ANY (v_admitted);
+  END IF;
+  IF cardinality(v_admitted) = cardinality(p_run_ids) THEN
+    RETURN QUERY SELECT CAST(r.k AS integer), 'ok'::text, r.run_id
+                   FROM unnest(p_run_ids) WITH ORDINALITY AS r(run_id, k);
+    RETURN;
   END IF;
   RETURN QUERY
     SELECT CAST(r.k AS integer), 'ok'::text, r.run_id

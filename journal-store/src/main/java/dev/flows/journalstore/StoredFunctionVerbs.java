@@ -168,6 +168,12 @@ final class StoredFunctionVerbs {
    */
   record SuccessEncoded(String stepOutput, String completed, String runCompleted) {
     static SuccessEncoded of(LeaseToken lease, JsonNode stepOutput) {
+      return of(lease, stepOutput, List.of());
+    }
+
+    /** As above, {@code step.completed} listing {@code effects} (the attempt's memos, in order). */
+    static SuccessEncoded of(
+        LeaseToken lease, JsonNode stepOutput, List<JournalEntry.EffectRef> effects) {
       return new SuccessEncoded(
           EntryCodec.text(stepOutput),
           EntryCodec.encode(
@@ -178,7 +184,7 @@ final class StoredFunctionVerbs {
                       CompletionReason.SUCCESS,
                       Disposition.STEP_DONE,
                       Optional.of(stepOutput),
-                      List.of(),
+                      effects,
                       Optional.empty(),
                       Optional.empty()))
               .payload(),

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.node.NullNode;
 import dev.flows.kernel.journal.CompletionAck;
 import dev.flows.kernel.journal.CompletionReason;
 import dev.flows.kernel.journal.Disposition;
+import dev.flows.kernel.journal.JournalEntry;
 import dev.flows.kernel.journal.LeaseToken;
 import dev.flows.kernel.journal.RunRef;
 import dev.flows.kernel.journal.StepOutcome;
@@ -34,6 +35,14 @@ final class SucceededAdmissions {
   private static final PositionalSql START_SUCCEEDED =
       PositionalSql.of(Sql.text("start_succeeded"));
 
+  // The entries such a run leaves, as JournalEntry.type() names them.
+  private static final String RUN_SPAWNED = "run.spawned";
+  private static final String ATTEMPT_STARTED = "step.attempt.started";
+  private static final String EFFECT_RECORDED = "effect.recorded";
+  private static final String EFFECT_CONFIRMED = "effect.confirmed";
+  private static final String STEP_COMPLETED = "step.completed";
+  private static final String RUN_COMPLETED = "run.completed";
+
   private final JournalDb db;
   private final GroupCommit<Call, Answer> writes;
 
@@ -42,20 +51,52 @@ final class SucceededAdmissions {
     this.writes = new GroupCommit<>(this::write, limits.maxBatch(), limits.maxInFlight());
   }
 
-  /** One run as the statement takes it, every value encoded on the starter's thread. */
+  /**
+   * One run as the statement takes it, every value encoded on the starter's thread: its journal
+   * entries in journal order (their types and payloads; the function adds the lease deadline).
+   */
   private record Call(
       ClaimedAdmission admission,
       String stepSpec,
       StoredFunctionVerbs.SuccessEncoded end,
-      List<MemoEffects.MemoCall> memos) {
+      List<MemoEffects.MemoCall> memos,
+      List<String> entryTypes,
+      List<String> payloads) {
     static Call of(ClaimedAdmission admission, StepOutcome.Succeeded ok) {
       JsonNode output = ok.output() == null ? NullNode.getInstance() : ok.output();
       LeaseToken lease = admission.attempt().lease();
+      String key = admission.attempt().idempotencyKey();
+      List<MemoEffects.MemoCall> memos = MemoEffects.encoded(lease, key, ok.memos());
+      StoredFunctionVerbs.SuccessEncoded end =
+          StoredFunctionVerbs.SuccessEncoded.of(
+              lease,
+              output,
+              memos.stream()
+                  .map(m -> new JournalEntry.EffectRef(m.surfacePath(), m.idempotencyKey()))
+                  .toList());
+      List<String> types = new ArrayList<>(4 + 2 * memos.size());
+      List<String> payloads = new ArrayList<>(4 + 2 * memos.size());
+      types.add(RUN_SPAWNED);
+      payloads.add(admission.spawned());
+      types.add(ATTEMPT_STARTED);
+      payloads.add(admission.started());
+      for (MemoEffects.MemoCall m : memos) {
+        types.add(EFFECT_RECORDED);
+        payloads.add(m.recordedPayload());
+        types.add(EFFECT_CONFIRMED);
+        payloads.add(m.confirmedPayload());
+      }
+      types.add(STEP_COMPLETED);
+      payloads.add(end.completed());
+      types.add(RUN_COMPLETED);
+      payloads.add(end.runCompleted());
       return new Call(
           admission,
           EntryCodec.text(RunSpecJson.writeStep(admission.attempt().step())),
-          StoredFunctionVerbs.SuccessEncoded.of(lease, output),
-          MemoEffects.encoded(lease, admission.attempt().idempotencyKey(), ok.memos()));
+          end,
+          memos,
+          types,
+          payloads);
     }
   }
 
@@ -134,6 +175,7 @@ final class SucceededAdmissions {
           bindRuns(sql, ps, calls);
           bindAttempts(sql, ps, calls);
           bindMemos(sql, ps, memos, memoRuns);
+          bindEntries(sql, ps, calls);
           sql.bind(ps, "now", db.clock());
         },
         rs ->
@@ -182,11 +224,26 @@ final class SucceededAdmissions {
     sql.bind(
         ps, "leaseMs", calls.stream().mapToLong(c -> c.admission().attempt().leaseMs()).toArray());
     sql.bind(ps, "keys", text(calls, c -> c.admission().attempt().idempotencyKey()));
-    sql.bind(ps, "spawned", text(calls, c -> c.admission().spawned()));
-    sql.bind(ps, "started", text(calls, c -> c.admission().started()));
     sql.bind(ps, "stepOutputs", text(calls, c -> c.end().stepOutput()));
-    sql.bind(ps, "completed", text(calls, c -> c.end().completed()));
-    sql.bind(ps, "runCompleted", text(calls, c -> c.end().runCompleted()));
+  }
+
+  /** Every run's entries, run after run, each with the 1-based run it belongs to. */
+  private static void bindEntries(PositionalSql sql, PreparedStatement ps, List<Call> calls)
+      throws SQLException {
+    List<Integer> runs = new ArrayList<>();
+    List<String> types = new ArrayList<>();
+    List<String> payloads = new ArrayList<>();
+    for (int k = 0; k < calls.size(); k++) {
+      Call call = calls.get(k);
+      for (int i = 0; i < call.entryTypes().size(); i++) {
+        runs.add(k + 1);
+      }
+      types.addAll(call.entryTypes());
+      payloads.addAll(call.payloads());
+    }
+    sql.bind(ps, "entryRuns", runs.stream().mapToInt(Integer::intValue).toArray());
+    sql.bind(ps, "entryTypes", types.toArray(String[]::new));
+    sql.bind(ps, "payloads", payloads.toArray(String[]::new));
   }
 
   /** The memos the runs' attempts recorded, each with the 1-based run it belongs to. */
@@ -199,8 +256,6 @@ final class SucceededAdmissions {
     sql.bind(ps, "memoRuns", memoRuns.stream().mapToInt(Integer::intValue).toArray());
     sql.bind(ps, "surfacePaths", text(memos, MemoEffects.MemoCall::surfacePath));
     sql.bind(ps, "outputs", text(memos, m -> m.output().orElse(null)));
-    sql.bind(ps, "recordedPayloads", text(memos, MemoEffects.MemoCall::recordedPayload));
-    sql.bind(ps, "confirmedPayloads", text(memos, MemoEffects.MemoCall::confirmedPayload));
   }
 
   /** A Java array, bound as is (see {@link MemoEffects}). */

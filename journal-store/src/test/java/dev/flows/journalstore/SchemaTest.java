@@ -136,8 +136,9 @@ class SchemaTest {
             "30 workers and versions",
             "31 console at scale",
             "33 live text",
+            "36 thinner one step admission",
             "journal functions (repeatable)");
-    assertThat(m.migrate()).isEqualTo(28);
+    assertThat(m.migrate()).isEqualTo(29);
     assertThat(m.pending()).isEmpty();
     assertThat(m.migrate()).isZero();
   }
