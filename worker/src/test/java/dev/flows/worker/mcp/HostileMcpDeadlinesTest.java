@@ -51,8 +51,14 @@ class HostileMcpDeadlinesTest {
   private static final Duration CALL_TIMEOUT = Duration.ofSeconds(2);
 
   private static JsonNode connection(String server) {
+    String[] flags =
+        switch (server) {
+          case "garbage" -> new String[] {"--garbage"};
+          case "many" -> new String[] {"--tools=100000"};
+          default -> new String[0];
+        };
     return McpServerConfigJson.write(
-        HostileServer.stdio(server).withProtocol(McpProtocol.V2025_11_25));
+        HostileServer.stdio(server, flags).withProtocol(McpProtocol.V2025_11_25));
   }
 
   private static McpSessions sessions;
@@ -141,6 +147,48 @@ class HostileMcpDeadlinesTest {
     assertThat(first.trajectoryTail().orElseThrow().path("diagnostic").asText())
         .isEqualTo(ErrorCode.MCP_RESULT_UNAVAILABLE.wire());
     // Its attempt ended, so its lease is let go: the step is not left running.
+    assertThat(journal.run(run).orElseThrow().steps().getFirst().status())
+        .isNotEqualTo(StepStatus.RUNNING);
+  }
+
+  @Test
+  void garbageOnStdoutBeforeTheHandshakeIsSkippedAndTheCallSucceedsWhileAnotherRunFinishes()
+      throws Exception {
+    assertThat(call("warm-calm-g", "calm", "echo").get(60, TimeUnit.SECONDS))
+        .isInstanceOf(InlineMcpCalls.Result.Succeeded.class);
+    CompletableFuture<InlineMcpCalls.Result> garbage = call("garbage", "garbage", "echo");
+    CompletableFuture<InlineMcpCalls.Result> echo = call("echo-g", "calm", "echo");
+
+    assertThat(echo.get(60, TimeUnit.SECONDS)).isInstanceOf(InlineMcpCalls.Result.Succeeded.class);
+    assertThat(garbage.get(60, TimeUnit.SECONDS))
+        .isInstanceOf(InlineMcpCalls.Result.Succeeded.class);
+    assertThat(journal.run(new RunRef("garbage")).orElseThrow().steps().getFirst().status())
+        .isEqualTo(StepStatus.SUCCEEDED);
+  }
+
+  @Test
+  void aHundredThousandToolsInToolsListEndTheAttemptPayloadTooLargeWhileAnotherRunFinishes()
+      throws Exception {
+    assertThat(call("warm-calm-m", "calm", "echo").get(60, TimeUnit.SECONDS))
+        .isInstanceOf(InlineMcpCalls.Result.Succeeded.class);
+    long start = System.nanoTime();
+    CompletableFuture<InlineMcpCalls.Result> many = call("many", "many", "echo");
+    CompletableFuture<InlineMcpCalls.Result> echo = call("echo-m", "calm", "echo");
+
+    assertThat(echo.get(60, TimeUnit.SECONDS)).isInstanceOf(InlineMcpCalls.Result.Succeeded.class);
+    many.get(60, TimeUnit.SECONDS);
+    assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(30));
+    RunRef run = new RunRef("many");
+    JournalEntry.StepCompleted first =
+        journal.entries(run).stream()
+            .map(e -> e.entry())
+            .filter(e -> e instanceof JournalEntry.StepCompleted)
+            .map(JournalEntry.StepCompleted.class::cast)
+            .findFirst()
+            .orElseThrow();
+    assertThat(first.trajectoryTail().orElseThrow().path("diagnostic").asText())
+        .isEqualTo(ErrorCode.PAYLOAD_TOO_LARGE.wire());
+    assertThat(String.valueOf(journal.entries(run)).length()).isLessThan(64 * 1024);
     assertThat(journal.run(run).orElseThrow().steps().getFirst().status())
         .isNotEqualTo(StepStatus.RUNNING);
   }
