@@ -39,11 +39,13 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * A server that drips its answer a byte a second through the worker's call path (claim, lease,
- * effect election, call, completion): the call ends at the client's call timeout with {@code
- * mcp_result_unavailable}, its attempt completes (so its lease is let go), and another run's call
- * on another server of the same worker finishes meanwhile (on the drip's own stdio connection an
- * answer would interleave with the dripped bytes: that server writes them from another thread).
+ * Hostile servers through the worker's call path (claim, lease, effect election, call, completion),
+ * each while another run's call to another server of the same worker finishes: an answer dripped a
+ * byte a second ends at the client's call timeout with {@code mcp_result_unavailable}; a {@code
+ * tools/list} of 100,000 tools ends the attempt {@code payload_too_large}; garbage on stdout before
+ * the handshake is skipped. An attempt that fails completes, so its lease is let go (on the drip's
+ * own stdio connection an answer would interleave with the dripped bytes: that server writes them
+ * from another thread).
  */
 class HostileMcpDeadlinesTest {
   private static final JsonNodeFactory JSON = JsonNodeFactory.instance;
