@@ -41,11 +41,11 @@ import org.junit.jupiter.api.Test;
 /**
  * Hostile servers through the worker's call path (claim, lease, effect election, call, completion),
  * each while another run's call to another server of the same worker finishes: an answer dripped a
- * byte a second ends at the client's call timeout with {@code mcp_result_unavailable}; a {@code
- * tools/list} of 100,000 tools ends the attempt {@code payload_too_large}; garbage on stdout before
- * the handshake is skipped. An attempt that fails completes, so its lease is let go (on the drip's
- * own stdio connection an answer would interleave with the dripped bytes: that server writes them
- * from another thread).
+ * byte a second, and an SSE stream that never answers, end at the client's call timeout with {@code
+ * mcp_result_unavailable}; a {@code tools/list} of 100,000 tools ends the attempt {@code
+ * payload_too_large}; garbage on stdout before the handshake is skipped. An attempt that fails
+ * completes, so its lease is let go (on the drip's own stdio connection an answer would interleave
+ * with the dripped bytes: that server writes them from another thread).
  */
 class HostileMcpDeadlinesTest {
   private static final JsonNodeFactory JSON = JsonNodeFactory.instance;
@@ -53,6 +53,16 @@ class HostileMcpDeadlinesTest {
   private static final Duration CALL_TIMEOUT = Duration.ofSeconds(2);
 
   private static JsonNode connection(String server) {
+    if (server.equals("sse")) {
+      return McpServerConfigJson.write(
+          new dev.flows.kernel.mcp.McpServerConfig.Http(
+              server,
+              http.url(),
+              java.util.Map.of(),
+              new dev.flows.kernel.mcp.McpAuth.None(),
+              McpProtocol.V2025_11_25,
+              java.util.OptionalInt.empty()));
+    }
     String[] flags =
         switch (server) {
           case "garbage" -> new String[] {"--garbage"};
@@ -64,6 +74,7 @@ class HostileMcpDeadlinesTest {
   }
 
   private static McpSessions sessions;
+  private static HostileServer.Http http;
   private final InMemoryJournal journal = new InMemoryJournal(Clock.systemUTC());
   private final InlineMcpCalls inline =
       new InlineMcpCalls(
@@ -75,7 +86,8 @@ class HostileMcpDeadlinesTest {
           InstantSource.system());
 
   @BeforeAll
-  static void sessions() {
+  static void sessions() throws java.io.IOException {
+    http = HostileServer.http(0);
     sessions =
         new McpSessions(
             McpClientConfig.DEFAULTS.withCallTimeout(CALL_TIMEOUT),
@@ -85,6 +97,7 @@ class HostileMcpDeadlinesTest {
   @AfterAll
   static void close() {
     sessions.close();
+    http.close();
   }
 
   private static StartRun request(String id, String server, String tool) {
@@ -137,7 +150,7 @@ class HostileMcpDeadlinesTest {
     drip.get(60, TimeUnit.SECONDS);
     assertThat(Duration.ofNanos(System.nanoTime() - start))
         .as("ended near its call timeout, not when the drip would finish")
-        .isLessThan(CALL_TIMEOUT.plusSeconds(8));
+        .isLessThan(CALL_TIMEOUT.plusSeconds(18));
     RunRef run = new RunRef("drip");
     JournalEntry.StepCompleted first =
         journal.entries(run).stream()
@@ -191,6 +204,35 @@ class HostileMcpDeadlinesTest {
     assertThat(first.trajectoryTail().orElseThrow().path("diagnostic").asText())
         .isEqualTo(ErrorCode.PAYLOAD_TOO_LARGE.wire());
     assertThat(String.valueOf(journal.entries(run)).length()).isLessThan(64 * 1024);
+    assertThat(journal.run(run).orElseThrow().steps().getFirst().status())
+        .isNotEqualTo(StepStatus.RUNNING);
+  }
+
+  @Test
+  void
+      anSseStreamThatNeverEndsEndsItsAttemptAtTheCallTimeoutWhileAnotherRunOnTheSameServerFinishes()
+          throws Exception {
+    assertThat(call("warm-sse", "sse", "sse-echo").get(60, TimeUnit.SECONDS))
+        .isInstanceOf(InlineMcpCalls.Result.Succeeded.class);
+    long start = System.nanoTime();
+    CompletableFuture<InlineMcpCalls.Result> endless = call("endless", "sse", "sse-endless");
+    CompletableFuture<InlineMcpCalls.Result> echo = call("echo-sse", "sse", "sse-echo");
+
+    assertThat(echo.get(60, TimeUnit.SECONDS)).isInstanceOf(InlineMcpCalls.Result.Succeeded.class);
+    endless.get(60, TimeUnit.SECONDS);
+    assertThat(Duration.ofNanos(System.nanoTime() - start))
+        .as("ended near its call timeout")
+        .isLessThan(CALL_TIMEOUT.plusSeconds(18));
+    RunRef run = new RunRef("endless");
+    JournalEntry.StepCompleted first =
+        journal.entries(run).stream()
+            .map(e -> e.entry())
+            .filter(e -> e instanceof JournalEntry.StepCompleted)
+            .map(JournalEntry.StepCompleted.class::cast)
+            .findFirst()
+            .orElseThrow();
+    assertThat(first.trajectoryTail().orElseThrow().path("diagnostic").asText())
+        .isEqualTo(ErrorCode.MCP_RESULT_UNAVAILABLE.wire());
     assertThat(journal.run(run).orElseThrow().steps().getFirst().status())
         .isNotEqualTo(StepStatus.RUNNING);
   }
