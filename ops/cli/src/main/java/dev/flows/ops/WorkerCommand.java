@@ -122,9 +122,9 @@ final class WorkerCommand implements Callable<Integer> {
       names = "--max-run-input-bytes",
       paramLabel = "BYTES",
       description =
-          "The largest run input this worker's journal admits (a body's child runs, a schedule's"
-              + " input); past it the start is refused payload_too_large, nothing written (default"
-              + " 4194304; env FLOWS_WORKER_MAX_RUN_INPUT_BYTES).")
+          "The largest run input this worker's journal admits (a body's child runs); past it the"
+              + " start is refused payload_too_large, nothing written (default 4194304; env"
+              + " FLOWS_WORKER_MAX_RUN_INPUT_BYTES).")
   String maxRunInputBytes;
 
   @Option(
