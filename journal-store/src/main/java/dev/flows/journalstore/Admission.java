@@ -11,7 +11,6 @@ import dev.flows.kernel.journal.EffectElection;
 import dev.flows.kernel.journal.HeldAdmissions;
 import dev.flows.kernel.journal.JournalEntry;
 import dev.flows.kernel.journal.LeaseToken;
-import dev.flows.kernel.journal.PayloadLimits;
 import dev.flows.kernel.journal.RunRef;
 import dev.flows.kernel.journal.StartRun;
 import dev.flows.kernel.journal.StartedRun;
@@ -67,7 +66,7 @@ final class Admission {
   }
 
   <R> R admit(StartRun r, Admit<R> mode) {
-    PayloadLimits.DEFAULTS.requireRunInput(r.spec());
+    db.limits().requireRunInput(r.spec());
     return mode.answer(
         switch (mode) {
           case Admit.Queued q -> queued(r);

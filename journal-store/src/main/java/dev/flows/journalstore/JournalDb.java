@@ -3,6 +3,7 @@ package dev.flows.journalstore;
 import com.zaxxer.hikari.HikariDataSource;
 import com.zaxxer.hikari.HikariPoolMXBean;
 import dev.flows.kernel.FlowsException;
+import dev.flows.kernel.journal.PayloadLimits;
 import dev.flows.kernel.lifecycle.TransitionLog;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -32,13 +33,16 @@ final class JournalDb implements AutoCloseable {
   private final Optional<InstantSource> testClock;
   private final TransitionLog transitions = new TransitionLog();
   private final SessionCheck sessions;
+  private final PayloadLimits limits;
 
   JournalDb(
       DataSource dataSource,
       Optional<HikariDataSource> ownedPool,
       Optional<InstantSource> testClock,
-      SessionCheck sessions) {
+      SessionCheck sessions,
+      PayloadLimits limits) {
     this.jdbi = Jdbi.create(dataSource);
+    this.limits = limits;
     this.dataSource = dataSource;
     this.ownedPool = ownedPool;
     this.testClock = testClock;
@@ -46,6 +50,11 @@ final class JournalDb implements AutoCloseable {
   }
 
   /** The run and step transitions this journal has taken. */
+  /** The payloads this journal takes: run inputs, signals, answers, resolved outputs. */
+  PayloadLimits limits() {
+    return limits;
+  }
+
   TransitionLog transitions() {
     return transitions;
   }

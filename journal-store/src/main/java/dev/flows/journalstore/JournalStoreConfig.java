@@ -2,6 +2,7 @@ package dev.flows.journalstore;
 
 import dev.flows.kernel.ErrorCode;
 import dev.flows.kernel.FlowsException;
+import dev.flows.kernel.journal.PayloadLimits;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
@@ -18,6 +19,8 @@ import java.util.Optional;
  * @param expiryBatchSize at most this many expired leases are handled per {@code expireLeases}
  * @param groupCommit how concurrent {@code recordConfirmedEffect} and {@code admit} with its end
  *     calls are written together (each verb in batches of its own)
+ * @param payloadLimits the run inputs (a schedule's too), signal payloads, input answers and
+ *     resolved outputs this journal takes ({@link PayloadLimits#DEFAULTS} unless set)
  */
 public record JournalStoreConfig(
     String jdbcUrl,
@@ -28,7 +31,8 @@ public record JournalStoreConfig(
     Duration listenPollInterval,
     Duration listenReconnectDelay,
     int expiryBatchSize,
-    GroupCommitLimits groupCommit) {
+    GroupCommitLimits groupCommit,
+    PayloadLimits payloadLimits) {
 
   public static final int DEFAULT_POOL_SIZE = 10;
   public static final Duration DEFAULT_CONNECTION_TIMEOUT = Duration.ofSeconds(10);
@@ -72,6 +76,7 @@ public record JournalStoreConfig(
     Objects.requireNonNull(user, "user");
     Objects.requireNonNull(password, "password");
     Objects.requireNonNull(groupCommit, "groupCommit");
+    Objects.requireNonNull(payloadLimits, "payloadLimits");
     if (!jdbcUrl.startsWith("jdbc:postgresql:")) {
       throw invalid("jdbcUrl must start with jdbc:postgresql:", "jdbcUrl");
     }
@@ -87,6 +92,30 @@ public record JournalStoreConfig(
         throw invalid("durations must be positive", "journal-store timeouts");
       }
     }
+  }
+
+  /** Connection settings and limits with the default payload limits. */
+  public JournalStoreConfig(
+      String jdbcUrl,
+      Optional<String> user,
+      Optional<String> password,
+      int poolSize,
+      Duration connectionTimeout,
+      Duration listenPollInterval,
+      Duration listenReconnectDelay,
+      int expiryBatchSize,
+      GroupCommitLimits groupCommit) {
+    this(
+        jdbcUrl,
+        user,
+        password,
+        poolSize,
+        connectionTimeout,
+        listenPollInterval,
+        listenReconnectDelay,
+        expiryBatchSize,
+        groupCommit,
+        PayloadLimits.DEFAULTS);
   }
 
   /** Connection settings and limits with the default group commit limits. */
@@ -134,7 +163,8 @@ public record JournalStoreConfig(
         listenPollInterval,
         listenReconnectDelay,
         expiryBatchSize,
-        groupCommit);
+        groupCommit,
+        payloadLimits);
   }
 
   public JournalStoreConfig withPoolSize(int size) {
@@ -147,7 +177,8 @@ public record JournalStoreConfig(
         listenPollInterval,
         listenReconnectDelay,
         expiryBatchSize,
-        groupCommit);
+        groupCommit,
+        payloadLimits);
   }
 
   public JournalStoreConfig withGroupCommit(GroupCommitLimits limits) {
@@ -160,6 +191,22 @@ public record JournalStoreConfig(
         listenPollInterval,
         listenReconnectDelay,
         expiryBatchSize,
+        limits,
+        payloadLimits);
+  }
+
+  /** This configuration with the journal's payloads held to {@code limits}. */
+  public JournalStoreConfig withPayloadLimits(PayloadLimits limits) {
+    return new JournalStoreConfig(
+        jdbcUrl,
+        user,
+        password,
+        poolSize,
+        connectionTimeout,
+        listenPollInterval,
+        listenReconnectDelay,
+        expiryBatchSize,
+        groupCommit,
         limits);
   }
 

@@ -86,7 +86,7 @@ final class OperatorVerbs {
         (h, s, now) -> {
           JsonNode park =
               DurableInput.requireParked(RunQueries.entries(h, runId), runId, stepId, s.status());
-          JsonNode responses = DurableInput.responses(s.place(), park, answer);
+          JsonNode responses = DurableInput.responses(s.place(), park, answer, db.limits());
           VerbStatements.append(
               h, now, new JournalEntry.StepAnswered(runId, stepId, responses, by));
           rerun(h, s, now);
@@ -112,7 +112,7 @@ final class OperatorVerbs {
                 "only a parked step can be resolved");
           }
           Optional<JsonNode> resolved =
-              performed.map(p -> Resolutions.performedOutput(runId, s.spec(), p));
+              performed.map(p -> Resolutions.performedOutput(runId, s.spec(), p, db.limits()));
           if (resolved.isPresent()) {
             resolvePerformed(h, s, EntryCodec.text(resolved.get()), now);
           } else {

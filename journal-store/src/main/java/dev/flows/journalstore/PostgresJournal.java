@@ -72,7 +72,9 @@ public final class PostgresJournal implements Journal, AutoCloseable {
       Optional<HikariDataSource> ownedPool,
       WorkListener listener,
       Optional<InstantSource> testClock) {
-    this.db = new JournalDb(dataSource, ownedPool, testClock, listener.sessions());
+    this.db =
+        new JournalDb(
+            dataSource, ownedPool, testClock, listener.sessions(), config.payloadLimits());
     this.listener = listener;
     if (listener.sessions().transactionPooled()) {
       // Refused before any verb: through a transaction pooler a run would fail mid-way.

@@ -59,7 +59,7 @@ final class ScheduleVerbs {
           Instant now = db.now(h);
           for (int pass = 0; ; pass++) {
             Optional<ScheduleState> current = lock(h, c.name());
-            Schedules.Changed changed = Schedules.change(current, c, now);
+            Schedules.Changed changed = Schedules.change(current, c, now, db.limits());
             if (current.isEmpty() && changed.state().isPresent()) {
               if (!insert(h, changed.schedule())) {
                 if (pass > 0) {

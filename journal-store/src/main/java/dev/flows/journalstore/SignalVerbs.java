@@ -3,7 +3,6 @@ package dev.flows.journalstore;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.flows.journalstore.JournalRows.ElectionRow;
 import dev.flows.kernel.journal.LeaseToken;
-import dev.flows.kernel.journal.PayloadLimits;
 import dev.flows.kernel.journal.RunRef;
 import dev.flows.kernel.journal.SignalSent;
 import dev.flows.kernel.journal.Signals;
@@ -33,7 +32,7 @@ final class SignalVerbs {
 
   SignalSent send(RunRef runId, String name, JsonNode payload, Optional<String> key) {
     Signals.check(name, key);
-    PayloadLimits.DEFAULTS.requireSignal(name, payload);
+    db.limits().requireSignal(name, payload);
     return db.tx(
         h -> {
           Instant now = db.now(h);

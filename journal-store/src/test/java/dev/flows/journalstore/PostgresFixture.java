@@ -29,6 +29,17 @@ record PostgresFixture(TestDatabase.Fresh db, PostgresJournal journal) implement
         PostgresJournal.connect(config(db, JournalStoreConfig.GroupCommitLimits.DEFAULTS), clock));
   }
 
+  /**
+   * As {@link #create(String, InstantSource)}, the journal taking payloads within {@code limits}.
+   */
+  static PostgresFixture create(
+      String label, InstantSource clock, dev.flows.kernel.journal.PayloadLimits limits) {
+    TestDatabase.Fresh db = TestDatabase.fresh(label);
+    JournalStoreConfig config =
+        config(db, JournalStoreConfig.GroupCommitLimits.DEFAULTS).withPayloadLimits(limits);
+    return new PostgresFixture(db, PostgresJournal.connect(config, clock));
+  }
+
   static JournalStoreConfig config(
       TestDatabase.Fresh db, JournalStoreConfig.GroupCommitLimits groupCommit) {
     return new JournalStoreConfig(

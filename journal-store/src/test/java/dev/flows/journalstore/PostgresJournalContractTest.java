@@ -3,6 +3,7 @@ package dev.flows.journalstore;
 import dev.flows.kernel.journal.Journal;
 import dev.flows.kernel.journal.JournalContract;
 import dev.flows.kernel.journal.ManualClock;
+import dev.flows.kernel.journal.PayloadLimits;
 import dev.flows.kernel.lifecycle.TransitionLog;
 import java.time.Duration;
 import java.time.Instant;
@@ -21,6 +22,13 @@ class PostgresJournalContractTest extends JournalContract {
   protected Journal newJournal() {
     clock = new ManualClock(Instant.parse("2026-01-01T00:00:00Z"));
     fixture = PostgresFixture.create("contract", clock);
+    return fixture.journal();
+  }
+
+  @Override
+  protected Journal newJournal(PayloadLimits limits) {
+    fixture.close();
+    fixture = PostgresFixture.create("contract", clock, limits);
     return fixture.journal();
   }
 

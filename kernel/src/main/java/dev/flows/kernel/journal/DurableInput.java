@@ -113,7 +113,13 @@ public final class DurableInput {
    * object keyed by request.
    */
   public static ObjectNode responses(String place, JsonNode park, InputAnswer answer) {
-    PayloadLimits.DEFAULTS.requireAnswer(answer, place);
+    return responses(place, park, answer, PayloadLimits.DEFAULTS);
+  }
+
+  /** As {@link #responses(String, JsonNode, InputAnswer)}, the answer held to {@code limits}. */
+  public static ObjectNode responses(
+      String place, JsonNode park, InputAnswer answer, PayloadLimits limits) {
+    limits.requireAnswer(answer, place);
     JsonNode requests = park.path(REQUESTS);
     ObjectNode out = JSON.objectNode();
     if (ToolApproval.asks(park)) {

@@ -15,10 +15,11 @@ import java.io.UncheckedIOException;
  * The largest payloads the journal takes, the one owner of the rule: a value is measured as the
  * journal stores it, its compact JSON encoding in UTF-8 bytes, and past its bound it is refused
  * {@code payload_too_large} with the limit's name, the size and the bound, before anything of it is
- * written. Both journals refuse run inputs (a schedule's too), signal payloads and input answers
- * past {@link #DEFAULTS} ({@link #requireRunInput}, {@link #requireScheduleInput}, {@link
- * #requireSignal}, {@link #requireAnswer}); a worker bounds the step outputs and receipts it
- * journals by its own limits ({@code WorkerConfig}).
+ * written. Both journals refuse run inputs (a schedule's too), signal payloads, input answers and
+ * resolved outputs past the limits they are opened with ({@link #DEFAULTS} unless set; {@link
+ * #requireRunInput}, {@link #requireScheduleInput}, {@link #requireSignal}, {@link #requireAnswer},
+ * {@link #requireResolvedOutput}); a worker bounds the step outputs and receipts it journals by its
+ * own limits ({@code WorkerConfig}).
  *
  * @param maxRunInputBytes a run's input (each step's input of the spec it is admitted with)
  * @param maxStepOutputBytes a step's output ({@code f.step}'s value, a command's or body's output,
@@ -59,6 +60,21 @@ public record PayloadLimits(
     requireBound("maxReceiptBytes", maxReceiptBytes);
     requireBound("maxSignalBytes", maxSignalBytes);
     requireBound("maxAnswerBytes", maxAnswerBytes);
+  }
+
+  public PayloadLimits withMaxRunInputBytes(long bytes) {
+    return new PayloadLimits(
+        bytes, maxStepOutputBytes, maxReceiptBytes, maxSignalBytes, maxAnswerBytes);
+  }
+
+  public PayloadLimits withMaxSignalBytes(long bytes) {
+    return new PayloadLimits(
+        maxRunInputBytes, maxStepOutputBytes, maxReceiptBytes, bytes, maxAnswerBytes);
+  }
+
+  public PayloadLimits withMaxAnswerBytes(long bytes) {
+    return new PayloadLimits(
+        maxRunInputBytes, maxStepOutputBytes, maxReceiptBytes, maxSignalBytes, bytes);
   }
 
   public PayloadLimits withMaxStepOutputBytes(long bytes) {

@@ -18,6 +18,12 @@ public final class Resolutions {
    * error, {@code payload_too_large} when the output is past the step output limit.
    */
   public static JsonNode performedOutput(RunRef runId, StepSpec step, JsonNode performed) {
+    return performedOutput(runId, step, performed, PayloadLimits.DEFAULTS);
+  }
+
+  /** As {@link #performedOutput(RunRef, StepSpec, JsonNode)}, held to {@code limits}. */
+  public static JsonNode performedOutput(
+      RunRef runId, StepSpec step, JsonNode performed, PayloadLimits limits) {
     JsonNode output =
         McpReceipt.isCall(step)
             ? McpReceipt.resolved(
@@ -26,7 +32,7 @@ public final class Resolutions {
                 performed,
                 runId.value() + "/" + step.id())
             : performed.deepCopy();
-    PayloadLimits.DEFAULTS.requireResolvedOutput(output, runId.value() + "/" + step.id());
+    limits.requireResolvedOutput(output, runId.value() + "/" + step.id());
     return output;
   }
 

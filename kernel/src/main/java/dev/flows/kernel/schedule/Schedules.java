@@ -85,13 +85,23 @@ public final class Schedules {
    * payload_too_large} for a definition whose input is past the run input limit.
    */
   public static Changed change(Optional<ScheduleState> current, ScheduleChange c, Instant now) {
+    return change(current, c, now, PayloadLimits.DEFAULTS);
+  }
+
+  /**
+   * As {@link #change(Optional, ScheduleChange, Instant)}, a definition's input held to {@code
+   * limits}.
+   */
+  public static Changed change(
+      Optional<ScheduleState> current, ScheduleChange c, Instant now, PayloadLimits limits) {
     return switch (c) {
-      case ScheduleChange.Create cr -> create(current, bounded(cr.definition()), now);
+      case ScheduleChange.Create cr -> create(current, bounded(cr.definition(), limits), now);
       case ScheduleChange.Apply a ->
           current.isEmpty()
-              ? create(current, bounded(a.definition()), now)
-              : update(current.get(), bounded(a.definition()), now);
-      case ScheduleChange.Update u -> update(found(current, c), bounded(u.definition()), now);
+              ? create(current, bounded(a.definition(), limits), now)
+              : update(current.get(), bounded(a.definition(), limits), now);
+      case ScheduleChange.Update u ->
+          update(found(current, c), bounded(u.definition(), limits), now);
       case ScheduleChange.Pause p -> pause(found(current, c), p.reason(), now);
       case ScheduleChange.Resume r -> resume(found(current, c), now);
       case ScheduleChange.Delete d -> {
@@ -106,8 +116,8 @@ public final class Schedules {
   }
 
   /** Every tick's run takes the schedule's input: it is held to the run input limit once, here. */
-  private static ScheduleDefinition bounded(ScheduleDefinition d) {
-    PayloadLimits.DEFAULTS.requireScheduleInput(d.name(), d.input());
+  private static ScheduleDefinition bounded(ScheduleDefinition d, PayloadLimits limits) {
+    limits.requireScheduleInput(d.name(), d.input());
     return d;
   }
 

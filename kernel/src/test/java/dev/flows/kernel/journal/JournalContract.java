@@ -59,6 +59,9 @@ public abstract class JournalContract {
   /** A journal with no runs in it. */
   protected abstract Journal newJournal();
 
+  /** A journal with no runs in it, taking payloads within {@code limits}. */
+  protected abstract Journal newJournal(PayloadLimits limits);
+
   /** Lets {@code d} pass on the journal's clock (advance a fake clock, or sleep). */
   protected abstract void elapse(Duration d);
 
@@ -2968,6 +2971,55 @@ public abstract class JournalContract {
     assertThat(types(id)).isEqualTo(before);
     assertThat(stepStatus(id, "call")).isEqualTo(StepStatus.PARKED);
     assertThat(entriesOf(id, JournalEntry.StepAnswered.class)).isEmpty();
+  }
+
+  @Test
+  void aJournalOpenedWithLowerLimitsRefusesASmallerPayloadWithNothingWritten() {
+    long bound = 8192;
+    journal =
+        newJournal(
+            PayloadLimits.DEFAULTS
+                .withMaxRunInputBytes(bound)
+                .withMaxSignalBytes(bound)
+                .withMaxAnswerBytes(bound));
+    RunRef id = new RunRef("lowered-" + System.nanoTime());
+    StartRun big =
+        new StartRun(
+            Optional.of(id),
+            id.value(),
+            run(Specs.input(agent("a"), payloadOf(bound + 1))),
+            Optional.empty(),
+            "api");
+    assertThatThrownBy(() -> journal.admit(big, Admit.queued()))
+        .isInstanceOf(FlowsException.class)
+        .hasMessageContaining("maxRunInputBytes (" + bound + " bytes)")
+        .extracting(e -> ((FlowsException) e).code())
+        .isEqualTo(ErrorCode.PAYLOAD_TOO_LARGE);
+    assertThat(journal.run(id)).isEmpty();
+
+    RunRef waiting = start(run(agent("root", "/memo/*")));
+    List<String> before = types(waiting);
+    assertRefused(
+        () -> journal.sendSignal(waiting, "approve", payloadOf(bound + 1), Optional.of("k")),
+        ErrorCode.PAYLOAD_TOO_LARGE);
+    assertThat(types(waiting)).isEqualTo(before);
+    assertThat(journal.sendSignal(waiting, "approve", payloadOf(bound), Optional.of("k")).seq())
+        .isEqualTo(1);
+  }
+
+  @Test
+  void anAnswerPastALoweredLimitIsRefusedAndTheStepStaysParked() {
+    long bound = 8192;
+    journal = newJournal(PayloadLimits.DEFAULTS.withMaxAnswerBytes(bound));
+    RunRef id = parkedForInput(Optional.empty(), false);
+    List<String> before = types(id);
+
+    assertRefused(
+        () -> journal.answerInput(id, "call", new InputAnswer.Accept(payloadOf(bound + 1)), "ops"),
+        ErrorCode.PAYLOAD_TOO_LARGE);
+
+    assertThat(types(id)).isEqualTo(before);
+    assertThat(stepStatus(id, "call")).isEqualTo(StepStatus.PARKED);
   }
 
   // ---- signals (a mailbox per run and name)

@@ -9,6 +9,7 @@ import dev.flows.journalstore.PostgresJournal;
 import dev.flows.kernel.ErrorCode;
 import dev.flows.kernel.FlowsException;
 import dev.flows.kernel.journal.Journal;
+import dev.flows.kernel.journal.PayloadLimits;
 import dev.flows.kernel.json.Jackson;
 import dev.flows.migrations.Migrations;
 import dev.flows.migrations.SchemaCheck;
@@ -176,9 +177,14 @@ final class Session implements AutoCloseable {
    * worker needs one per concurrent attempt plus its claim and reconcile loops.
    */
   Journal journal(int poolSize) {
+    return journal(poolSize, PayloadLimits.DEFAULTS);
+  }
+
+  /** As {@link #journal(int)}, taking run inputs, signals and answers within {@code limits}. */
+  Journal journal(int poolSize, PayloadLimits limits) {
     if (journal == null) {
       Database db = readyDatabase();
-      JournalStoreConfig c = storeConfig(db, poolSize);
+      JournalStoreConfig c = storeConfig(db, poolSize).withPayloadLimits(limits);
       // Through the database's own connections: they follow an embedded server that restarts.
       journal = PostgresJournal.connect(c, db.dataSource());
       // The pool serves the command from here on; its one-off connection is not kept idle.

@@ -119,6 +119,33 @@ final class WorkerCommand implements Callable<Integer> {
   String maxReceiptBytes;
 
   @Option(
+      names = "--max-run-input-bytes",
+      paramLabel = "BYTES",
+      description =
+          "The largest run input this worker's journal admits (a body's child runs); past it the"
+              + " start is refused payload_too_large, nothing written (default 4194304; env"
+              + " FLOWS_WORKER_MAX_RUN_INPUT_BYTES).")
+  String maxRunInputBytes;
+
+  @Option(
+      names = "--max-signal-bytes",
+      paramLabel = "BYTES",
+      description =
+          "The largest signal payload this worker's journal takes; past it the signal is refused"
+              + " payload_too_large, nothing written (default 4194304; env"
+              + " FLOWS_WORKER_MAX_SIGNAL_BYTES).")
+  String maxSignalBytes;
+
+  @Option(
+      names = "--max-answer-bytes",
+      paramLabel = "BYTES",
+      description =
+          "The largest input answer this worker's journal takes; past it the answer is refused"
+              + " payload_too_large, the step stays parked (default 4194304; env"
+              + " FLOWS_WORKER_MAX_ANSWER_BYTES).")
+  String maxAnswerBytes;
+
+  @Option(
       names = "--metrics-port",
       paramLabel = "PORT",
       description =
@@ -145,14 +172,20 @@ final class WorkerCommand implements Callable<Integer> {
         WorkerSettings.resolve(
                 new WorkerSettings.Flags(capacity, lease, poll, reconcile, stopGrace), s.env())
             .toBuilder()
-            .payloadLimits(WorkerSettings.payloadLimits(maxOutputBytes, maxReceiptBytes, s.env()))
+            .payloadLimits(
+                WorkerSettings.journalLimits(
+                    WorkerSettings.payloadLimits(maxOutputBytes, maxReceiptBytes, s.env()),
+                    maxRunInputBytes,
+                    maxSignalBytes,
+                    maxAnswerBytes,
+                    s.env()))
             .build();
     Set<String> served = WorkerSettings.queues(queues);
     Optional<WorkerSettings.Retention> kept = WorkerSettings.retention(retention, s.env());
     List<Path> dirs = flowDirectories();
     FlowsEngine engine =
         EngineSupport.engine(
-            s.journal(EngineSupport.poolFor(config.capacity())),
+            s.journal(EngineSupport.poolFor(config.capacity()), config.payloadLimits()),
             config,
             WorkerSettings.mcpLimits(maxResultBytes, s.env()),
             McpCredentials.fromEnvironment());

@@ -89,6 +89,40 @@ final class WorkerSettings {
     return limits;
   }
 
+  static final String MAX_RUN_INPUT_BYTES_VARIABLE = "FLOWS_WORKER_MAX_RUN_INPUT_BYTES";
+  static final String MAX_SIGNAL_BYTES_VARIABLE = "FLOWS_WORKER_MAX_SIGNAL_BYTES";
+  static final String MAX_ANSWER_BYTES_VARIABLE = "FLOWS_WORKER_MAX_ANSWER_BYTES";
+
+  /**
+   * {@code limits} with the journal's own limits of {@code flows worker}: {@code
+   * --max-run-input-bytes}, {@code --max-signal-bytes} and {@code --max-answer-bytes} (or their
+   * variables), held by the journal the worker writes through.
+   */
+  static PayloadLimits journalLimits(
+      PayloadLimits limits,
+      String maxRunInputBytes,
+      String maxSignalBytes,
+      String maxAnswerBytes,
+      Map<String, String> env) {
+    PayloadLimits out = limits;
+    Optional<Given> input =
+        setting(maxRunInputBytes, "--max-run-input-bytes", env, MAX_RUN_INPUT_BYTES_VARIABLE);
+    if (input.isPresent()) {
+      out = out.withMaxRunInputBytes(bytes(input.get()));
+    }
+    Optional<Given> signal =
+        setting(maxSignalBytes, "--max-signal-bytes", env, MAX_SIGNAL_BYTES_VARIABLE);
+    if (signal.isPresent()) {
+      out = out.withMaxSignalBytes(bytes(signal.get()));
+    }
+    Optional<Given> answer =
+        setting(maxAnswerBytes, "--max-answer-bytes", env, MAX_ANSWER_BYTES_VARIABLE);
+    if (answer.isPresent()) {
+      out = out.withMaxAnswerBytes(bytes(answer.get()));
+    }
+    return out;
+  }
+
   private static long bytes(Given g) {
     return OptionValues.count(
         new OptionValues.Count(

@@ -161,6 +161,58 @@ class WorkerSettingsTest {
         "FLOWS_WORKER_MAX_RECEIPT_BYTES");
   }
 
+  @Test
+  void theJournalsOwnLimitsComeFromTheirFlagsOrVariablesAndAreRefusedOutOfRange() {
+    dev.flows.kernel.journal.PayloadLimits base =
+        dev.flows.kernel.journal.PayloadLimits.DEFAULTS.withMaxStepOutputBytes(65536);
+    assertThat(WorkerSettings.journalLimits(base, null, null, null, Map.of())).isEqualTo(base);
+    Map<String, String> env =
+        Map.of(
+            "FLOWS_WORKER_MAX_RUN_INPUT_BYTES", "8192",
+            "FLOWS_WORKER_MAX_SIGNAL_BYTES", "9000",
+            "FLOWS_WORKER_MAX_ANSWER_BYTES", "10000");
+    assertThat(WorkerSettings.journalLimits(base, null, null, null, env))
+        .returns(8192L, dev.flows.kernel.journal.PayloadLimits::maxRunInputBytes)
+        .returns(9000L, dev.flows.kernel.journal.PayloadLimits::maxSignalBytes)
+        .returns(10000L, dev.flows.kernel.journal.PayloadLimits::maxAnswerBytes)
+        .returns(65536L, dev.flows.kernel.journal.PayloadLimits::maxStepOutputBytes);
+    assertThat(WorkerSettings.journalLimits(base, "16384", "20000", "30000", env))
+        .returns(16384L, dev.flows.kernel.journal.PayloadLimits::maxRunInputBytes)
+        .returns(20000L, dev.flows.kernel.journal.PayloadLimits::maxSignalBytes)
+        .returns(30000L, dev.flows.kernel.journal.PayloadLimits::maxAnswerBytes);
+    assertRefused(
+        () -> WorkerSettings.journalLimits(base, "100", null, null, Map.of()),
+        "--max-run-input-bytes");
+    assertRefused(
+        () -> WorkerSettings.journalLimits(base, null, "268435456", null, Map.of()),
+        "--max-signal-bytes");
+    assertRefused(
+        () ->
+            WorkerSettings.journalLimits(
+                base, null, null, null, Map.of("FLOWS_WORKER_MAX_ANSWER_BYTES", "4M")),
+        "FLOWS_WORKER_MAX_ANSWER_BYTES");
+  }
+
+  @Test
+  void theWorkerCommandRefusesABadJournalLimitInOneLineBeforeTouchingTheDatabase() {
+    Cli cli = new Cli(Map.of(Session.HOME_VARIABLE, home.toString()));
+    Cli.Result signal = cli.run("worker", "--max-signal-bytes", "100");
+    assertThat(signal.exit()).isEqualTo(Exit.REFUSED);
+    assertThat(signal.errLines())
+        .singleElement()
+        .satisfies(
+            l ->
+                assertThat(l)
+                    .startsWith("error config_invalid: ")
+                    .contains("(at --max-signal-bytes) fix: "));
+    Cli.Result input = cli.with("FLOWS_WORKER_MAX_RUN_INPUT_BYTES", "lots").run("worker");
+    assertThat(input.exit()).isEqualTo(Exit.REFUSED);
+    assertThat(input.errLines())
+        .singleElement()
+        .satisfies(l -> assertThat(l).contains("(at FLOWS_WORKER_MAX_RUN_INPUT_BYTES)"));
+    assertThat(home.resolve("pg")).as("no database was started").doesNotExist();
+  }
+
   private static void assertRefused(
       org.assertj.core.api.ThrowableAssert.ThrowingCallable call, String place) {
     assertThatThrownBy(call)

@@ -232,7 +232,7 @@ public final class FlowsBuilder {
     int pool =
         poolSize.orElse(
             worker.isPresent() ? workerConfig.capacity() + POOL_HEADROOM : ADMISSION_POOL_SIZE);
-    Storage storage = Storage.open(target, pool, migrate);
+    Storage storage = Storage.open(target, pool, migrate, workerConfig.payloadLimits());
     return assemble(storage, catalog, config, workerConfig, InstantSource.system());
   }
 

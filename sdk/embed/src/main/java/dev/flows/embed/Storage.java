@@ -8,6 +8,7 @@ import dev.flows.journalstore.SqlErrors;
 import dev.flows.kernel.ErrorCode;
 import dev.flows.kernel.FlowsException;
 import dev.flows.kernel.journal.Journal;
+import dev.flows.kernel.journal.PayloadLimits;
 import dev.flows.migrations.Migrations;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -59,19 +60,21 @@ final class Storage implements AutoCloseable {
     return new Storage(journal, Optional.empty(), listing, () -> {});
   }
 
-  static Storage open(Target target, int poolSize, boolean migrate) {
+  /** Opens the journal on {@code target}, taking payloads within {@code limits}. */
+  static Storage open(Target target, int poolSize, boolean migrate, PayloadLimits limits) {
     return switch (target) {
       case Target.Url u -> {
         JournalStoreConfig config =
             new JournalStoreConfig(
-                u.jdbcUrl(),
-                u.user(),
-                u.password(),
-                poolSize,
-                JournalStoreConfig.DEFAULT_CONNECTION_TIMEOUT,
-                JournalStoreConfig.DEFAULT_LISTEN_POLL_INTERVAL,
-                JournalStoreConfig.DEFAULT_LISTEN_RECONNECT_DELAY,
-                JournalStoreConfig.DEFAULT_EXPIRY_BATCH_SIZE);
+                    u.jdbcUrl(),
+                    u.user(),
+                    u.password(),
+                    poolSize,
+                    JournalStoreConfig.DEFAULT_CONNECTION_TIMEOUT,
+                    JournalStoreConfig.DEFAULT_LISTEN_POLL_INTERVAL,
+                    JournalStoreConfig.DEFAULT_LISTEN_RECONNECT_DELAY,
+                    JournalStoreConfig.DEFAULT_EXPIRY_BATCH_SIZE)
+                .withPayloadLimits(limits);
         LoginCheck.refuseWrongLogin(config, withoutQuery(u.jdbcUrl()));
         HikariDataSource pool = new HikariDataSource(PostgresJournal.poolConfig(config));
         try {
@@ -85,7 +88,8 @@ final class Storage implements AutoCloseable {
       case Target.GivenPool g -> {
         String url = urlOf(g.dataSource());
         checkSchema(g.dataSource(), migrate, url);
-        JournalStoreConfig config = JournalStoreConfig.forUrl(url).withPoolSize(poolSize);
+        JournalStoreConfig config =
+            JournalStoreConfig.forUrl(url).withPoolSize(poolSize).withPayloadLimits(limits);
         yield postgres(
             PostgresJournal.listeningOn(g.dataSource(), config), Optional.empty(), g.dataSource());
       }

@@ -2,6 +2,7 @@ package dev.flows.embed;
 
 import dev.flows.kernel.ErrorCode;
 import dev.flows.kernel.FlowsException;
+import dev.flows.kernel.journal.PayloadLimits;
 import dev.flows.kernel.journal.Queues;
 import dev.flows.worker.WorkerConfig;
 import java.time.Duration;
@@ -16,6 +17,7 @@ public final class WorkerOptions {
   private final WorkerConfig.Builder builder;
   private Set<String> queues = Set.of(Queues.DEFAULT);
   private boolean startLater;
+  private PayloadLimits limits = PayloadLimits.DEFAULTS;
 
   WorkerOptions(WorkerConfig.Builder builder) {
     this.builder = builder;
@@ -75,6 +77,31 @@ public final class WorkerOptions {
   /** The lease of a step whose spec names none. */
   public WorkerOptions defaultLease(Duration lease) {
     builder.defaultLease(lease);
+    return this;
+  }
+
+  /**
+   * The largest run input this engine's journal admits (its starts, a body's child runs, a
+   * schedule's input; default 4 MiB): past it a start is refused {@code payload_too_large}, nothing
+   * written; a bound outside 4096..268435455 is refused {@code config_invalid}.
+   */
+  public WorkerOptions maxRunInputBytes(long bytes) {
+    return limits(limits.withMaxRunInputBytes(bytes));
+  }
+
+  /** The largest signal payload this engine's journal takes, as {@link #maxRunInputBytes}. */
+  public WorkerOptions maxSignalBytes(long bytes) {
+    return limits(limits.withMaxSignalBytes(bytes));
+  }
+
+  /** The largest input answer this engine's journal takes, as {@link #maxRunInputBytes}. */
+  public WorkerOptions maxAnswerBytes(long bytes) {
+    return limits(limits.withMaxAnswerBytes(bytes));
+  }
+
+  private WorkerOptions limits(PayloadLimits next) {
+    limits = next;
+    builder.payloadLimits(next);
     return this;
   }
 }

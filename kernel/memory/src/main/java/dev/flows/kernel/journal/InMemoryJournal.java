@@ -31,20 +31,38 @@ import java.util.Set;
 public final class InMemoryJournal implements Journal {
   private final Clock clock;
   private final MemoryWakeups wakeups = new MemoryWakeups();
-  private final MemoryState state = new MemoryState(wakeups);
-  private final MemoryAttempts attempts = new MemoryAttempts(state);
-  private final MemorySignals signals = new MemorySignals(state, wakeups, attempts);
-  private final MemoryEnds ends = new MemoryEnds(state, wakeups, attempts, signals);
+  private final MemoryState state;
+  private final MemoryAttempts attempts;
+  private final MemorySignals signals;
+  private final MemoryEnds ends;
   private final HeldAdmissions held = new HeldAdmissions(new Unheld());
-  private final MemoryAdmission admission =
-      new MemoryAdmission(state, wakeups, attempts, ends, held);
-  private final MemoryOperator operator = new MemoryOperator(state, wakeups, ends);
-  private final MemoryRetention retention = new MemoryRetention(state);
-  private final MemoryTasks tasks = new MemoryTasks(state);
-  private final MemorySchedules schedules = new MemorySchedules(state, admission, ends);
+  private final MemoryAdmission admission;
+  private final MemoryOperator operator;
+  private final MemoryRetention retention;
+  private final MemoryTasks tasks;
+  private final MemorySchedules schedules;
 
   public InMemoryJournal(Clock clock) {
+    this(clock, PayloadLimits.DEFAULTS);
+  }
+
+  /**
+   * A journal refusing run inputs (a schedule's too), signal payloads, input answers and resolved
+   * outputs past {@code limits} ({@link PayloadLimits#maxRunInputBytes}, {@link
+   * PayloadLimits#maxSignalBytes}, {@link PayloadLimits#maxAnswerBytes}, {@link
+   * PayloadLimits#maxStepOutputBytes}).
+   */
+  public InMemoryJournal(Clock clock, PayloadLimits limits) {
     this.clock = clock;
+    this.state = new MemoryState(wakeups, limits);
+    this.attempts = new MemoryAttempts(state);
+    this.signals = new MemorySignals(state, wakeups, attempts);
+    this.ends = new MemoryEnds(state, wakeups, attempts, signals);
+    this.admission = new MemoryAdmission(state, wakeups, attempts, ends, held);
+    this.operator = new MemoryOperator(state, wakeups, ends);
+    this.retention = new MemoryRetention(state);
+    this.tasks = new MemoryTasks(state);
+    this.schedules = new MemorySchedules(state, admission, ends);
   }
 
   /** The run and step transitions this journal has taken. */

@@ -30,7 +30,7 @@ final class MemoryAdmission {
   }
 
   <R> R admit(StartRun r, Admit<R> mode, Instant now) {
-    PayloadLimits.DEFAULTS.requireRunInput(r.spec());
+    state.limits.requireRunInput(r.spec());
     return mode.answer(
         switch (mode) {
           case Admit.Queued q -> admit(r, now, true);

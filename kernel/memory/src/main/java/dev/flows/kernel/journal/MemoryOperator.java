@@ -85,7 +85,8 @@ final class MemoryOperator {
     RunRow run = state.existing(runId);
     StepRow step = step(run, stepId);
     JsonNode park = DurableInput.requireParked(state.entries(runId), runId, stepId, step.status);
-    JsonNode responses = DurableInput.responses(runId.value() + "/" + stepId, park, answer);
+    JsonNode responses =
+        DurableInput.responses(runId.value() + "/" + stepId, park, answer, state.limits);
     state.append(now, new JournalEntry.StepAnswered(runId, stepId, responses, by));
     return rerun(run, step, by, now);
   }
@@ -111,7 +112,7 @@ final class MemoryOperator {
           "only a parked step can be resolved");
     }
     Optional<JsonNode> output =
-        performed.map(p -> Resolutions.performedOutput(runId, step.spec, p));
+        performed.map(p -> Resolutions.performedOutput(runId, step.spec, p, state.limits));
     state.append(
         now,
         new JournalEntry.StepResolved(

@@ -42,7 +42,7 @@ final class MemorySchedules {
 
   Schedules.Changed change(ScheduleChange c, Instant now) {
     Schedules.Changed changed =
-        Schedules.change(Optional.ofNullable(schedules.get(c.name())), c, now);
+        Schedules.change(Optional.ofNullable(schedules.get(c.name())), c, now, state.limits);
     changed
         .state()
         .ifPresentOrElse(s -> schedules.put(c.name(), s), () -> schedules.remove(c.name()));

@@ -23,7 +23,7 @@ final class MemorySignals {
 
   SignalSent send(RunRef runId, String name, JsonNode payload, Optional<String> key, Instant now) {
     Signals.check(name, key);
-    PayloadLimits.DEFAULTS.requireSignal(name, payload);
+    state.limits.requireSignal(name, payload);
     RunRow run = state.existing(runId);
     // A keyed signal sent before is answered whatever the run's state: a retry after the run
     // ended (the signal taken, the body done) is the same request, already done.

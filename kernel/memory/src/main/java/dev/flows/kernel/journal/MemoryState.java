@@ -39,8 +39,12 @@ final class MemoryState {
   private long seq;
   private long stepOrder;
 
-  MemoryState(MemoryWakeups wakeups) {
+  /** The payloads this journal takes: run inputs, signals, answers, resolved outputs. */
+  final PayloadLimits limits;
+
+  MemoryState(MemoryWakeups wakeups, PayloadLimits limits) {
     this.wakeups = wakeups;
+    this.limits = limits;
     this.live = new MemoryLiveText(wakeups, this);
   }
 

@@ -14,6 +14,11 @@ class InMemoryJournalContractTest extends JournalContract {
   }
 
   @Override
+  protected Journal newJournal(PayloadLimits limits) {
+    return new InMemoryJournal(clock, limits);
+  }
+
+  @Override
   protected TransitionLog transitions(Journal journal) {
     return ((InMemoryJournal) journal).transitions();
   }

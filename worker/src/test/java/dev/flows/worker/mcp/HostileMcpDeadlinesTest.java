@@ -1,0 +1,239 @@
+package dev.flows.worker.mcp;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.flows.kernel.ErrorCode;
+import dev.flows.kernel.instruction.McpCallInstruction;
+import dev.flows.kernel.journal.InMemoryJournal;
+import dev.flows.kernel.journal.JournalEntry;
+import dev.flows.kernel.journal.RunRef;
+import dev.flows.kernel.journal.StartRun;
+import dev.flows.kernel.journal.WorkerId;
+import dev.flows.kernel.lifecycle.StepStatus;
+import dev.flows.kernel.mcp.McpClientConfig;
+import dev.flows.kernel.mcp.McpProtocol;
+import dev.flows.kernel.mcp.McpServerConfigJson;
+import dev.flows.kernel.spec.BackoffPolicy;
+import dev.flows.kernel.spec.RecoveryMode;
+import dev.flows.kernel.spec.RunSpec;
+import dev.flows.kernel.spec.StepBody;
+import dev.flows.kernel.spec.StepSpec;
+import dev.flows.mcp.client.McpCredentials;
+import dev.flows.mcp.client.McpSessions;
+import dev.flows.mcp.testkit.HostileServer;
+import dev.flows.worker.WorkerConfig;
+import dev.flows.worker.WorkerLease;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.InstantSource;
+import java.util.List;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Hostile servers through the worker's call path (claim, lease, effect election, call, completion),
+ * each while another run's call to another server of the same worker finishes: an answer dripped a
+ * byte a second, and an SSE stream that never answers, end at the client's call timeout with {@code
+ * mcp_result_unavailable}; a {@code tools/list} of 100,000 tools ends the attempt {@code
+ * payload_too_large}; garbage on stdout before the handshake is skipped. An attempt that fails
+ * completes, so its lease is let go (on the drip's own stdio connection an answer would interleave
+ * with the dripped bytes: that server writes them from another thread).
+ */
+class HostileMcpDeadlinesTest {
+  private static final JsonNodeFactory JSON = JsonNodeFactory.instance;
+  private static final WorkerId WORKER = new WorkerId("hostile-deadline-worker");
+  private static final Duration CALL_TIMEOUT = Duration.ofSeconds(2);
+
+  private static JsonNode connection(String server) {
+    if (server.equals("sse")) {
+      return McpServerConfigJson.write(
+          new dev.flows.kernel.mcp.McpServerConfig.Http(
+              server,
+              http.url(),
+              java.util.Map.of(),
+              new dev.flows.kernel.mcp.McpAuth.None(),
+              McpProtocol.V2025_11_25,
+              java.util.OptionalInt.empty()));
+    }
+    String[] flags =
+        switch (server) {
+          case "garbage" -> new String[] {"--garbage"};
+          case "many" -> new String[] {"--tools=100000"};
+          default -> new String[0];
+        };
+    return McpServerConfigJson.write(
+        HostileServer.stdio(server, flags).withProtocol(McpProtocol.V2025_11_25));
+  }
+
+  private static McpSessions sessions;
+  private static HostileServer.Http http;
+  private final InMemoryJournal journal = new InMemoryJournal(Clock.systemUTC());
+  private final InlineMcpCalls inline =
+      new InlineMcpCalls(
+          journal,
+          new McpToolExecutor(sessions, journal),
+          new WorkerLease(journal, WorkerConfig.defaults(), InstantSource.system()),
+          WORKER,
+          Duration.ofSeconds(60),
+          InstantSource.system());
+
+  @BeforeAll
+  static void sessions() throws java.io.IOException {
+    http = HostileServer.http(0);
+    sessions =
+        new McpSessions(
+            McpClientConfig.DEFAULTS.withCallTimeout(CALL_TIMEOUT),
+            McpCredentials.fromEnvironment());
+  }
+
+  @AfterAll
+  static void close() {
+    sessions.close();
+    http.close();
+  }
+
+  private static StartRun request(String id, String server, String tool) {
+    ObjectNode in = JSON.objectNode().put("type", "mcp").put("server", server).put("tool", tool);
+    in.set("input", JSON.objectNode());
+    in.set("connection", connection(server));
+    in.put("mayReperform", false);
+    StepSpec step =
+        new StepSpec(
+            "call",
+            List.of(),
+            JSON.objectNode(),
+            1,
+            new BackoffPolicy(1, 1, 1.0, 0),
+            OptionalLong.empty(),
+            OptionalLong.empty(),
+            new StepBody.Agent(
+                in, RecoveryMode.INSPECT, List.of(McpCallInstruction.surface(server, tool))));
+    return new StartRun(
+        Optional.of(new RunRef(id)),
+        id,
+        new RunSpec(RunSpec.VERSION, "t", List.of(step)),
+        Optional.empty(),
+        "test");
+  }
+
+  private CompletableFuture<InlineMcpCalls.Result> call(String run, String server, String tool) {
+    return CompletableFuture.supplyAsync(
+        () -> {
+          try {
+            return inline.call(request(run, server, tool), "/mcp/" + server + "/" + tool);
+          } catch (Exception e) {
+            throw new IllegalStateException(e);
+          }
+        });
+  }
+
+  @Test
+  void aOneBytePerSecondDripEndsAtTheCallTimeoutWhileAnotherRunFinishes() throws Exception {
+    // Both servers are connected first, so the timed part is the calls alone.
+    assertThat(call("warm", "dripping", "echo").get(60, TimeUnit.SECONDS))
+        .isInstanceOf(InlineMcpCalls.Result.Succeeded.class);
+    assertThat(call("warm-calm", "calm", "echo").get(60, TimeUnit.SECONDS))
+        .isInstanceOf(InlineMcpCalls.Result.Succeeded.class);
+    long start = System.nanoTime();
+    CompletableFuture<InlineMcpCalls.Result> drip = call("drip", "dripping", "drip");
+    CompletableFuture<InlineMcpCalls.Result> echo = call("echo", "calm", "echo");
+
+    assertThat(echo.get(60, TimeUnit.SECONDS)).isInstanceOf(InlineMcpCalls.Result.Succeeded.class);
+    drip.get(60, TimeUnit.SECONDS);
+    assertThat(Duration.ofNanos(System.nanoTime() - start))
+        .as("ended near its call timeout, not when the drip would finish")
+        .isLessThan(CALL_TIMEOUT.plusSeconds(18));
+    RunRef run = new RunRef("drip");
+    JournalEntry.StepCompleted first =
+        journal.entries(run).stream()
+            .map(e -> e.entry())
+            .filter(e -> e instanceof JournalEntry.StepCompleted)
+            .map(JournalEntry.StepCompleted.class::cast)
+            .findFirst()
+            .orElseThrow();
+    assertThat(first.trajectoryTail().orElseThrow().path("diagnostic").asText())
+        .isEqualTo(ErrorCode.MCP_RESULT_UNAVAILABLE.wire());
+    // Its attempt ended, so its lease is let go: the step is not left running.
+    assertThat(journal.run(run).orElseThrow().steps().getFirst().status())
+        .isNotEqualTo(StepStatus.RUNNING);
+  }
+
+  @Test
+  void garbageOnStdoutBeforeTheHandshakeIsSkippedAndTheCallSucceedsWhileAnotherRunFinishes()
+      throws Exception {
+    assertThat(call("warm-calm-g", "calm", "echo").get(60, TimeUnit.SECONDS))
+        .isInstanceOf(InlineMcpCalls.Result.Succeeded.class);
+    CompletableFuture<InlineMcpCalls.Result> garbage = call("garbage", "garbage", "echo");
+    CompletableFuture<InlineMcpCalls.Result> echo = call("echo-g", "calm", "echo");
+
+    assertThat(echo.get(60, TimeUnit.SECONDS)).isInstanceOf(InlineMcpCalls.Result.Succeeded.class);
+    assertThat(garbage.get(60, TimeUnit.SECONDS))
+        .isInstanceOf(InlineMcpCalls.Result.Succeeded.class);
+    assertThat(journal.run(new RunRef("garbage")).orElseThrow().steps().getFirst().status())
+        .isEqualTo(StepStatus.SUCCEEDED);
+  }
+
+  @Test
+  void aHundredThousandToolsInToolsListEndTheAttemptPayloadTooLargeWhileAnotherRunFinishes()
+      throws Exception {
+    assertThat(call("warm-calm-m", "calm", "echo").get(60, TimeUnit.SECONDS))
+        .isInstanceOf(InlineMcpCalls.Result.Succeeded.class);
+    long start = System.nanoTime();
+    CompletableFuture<InlineMcpCalls.Result> many = call("many", "many", "echo");
+    CompletableFuture<InlineMcpCalls.Result> echo = call("echo-m", "calm", "echo");
+
+    assertThat(echo.get(60, TimeUnit.SECONDS)).isInstanceOf(InlineMcpCalls.Result.Succeeded.class);
+    many.get(60, TimeUnit.SECONDS);
+    assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(30));
+    RunRef run = new RunRef("many");
+    JournalEntry.StepCompleted first =
+        journal.entries(run).stream()
+            .map(e -> e.entry())
+            .filter(e -> e instanceof JournalEntry.StepCompleted)
+            .map(JournalEntry.StepCompleted.class::cast)
+            .findFirst()
+            .orElseThrow();
+    assertThat(first.trajectoryTail().orElseThrow().path("diagnostic").asText())
+        .isEqualTo(ErrorCode.PAYLOAD_TOO_LARGE.wire());
+    assertThat(String.valueOf(journal.entries(run)).length()).isLessThan(64 * 1024);
+    assertThat(journal.run(run).orElseThrow().steps().getFirst().status())
+        .isNotEqualTo(StepStatus.RUNNING);
+  }
+
+  @Test
+  void
+      anSseStreamThatNeverEndsEndsItsAttemptAtTheCallTimeoutWhileAnotherRunOnTheSameServerFinishes()
+          throws Exception {
+    assertThat(call("warm-sse", "sse", "sse-echo").get(60, TimeUnit.SECONDS))
+        .isInstanceOf(InlineMcpCalls.Result.Succeeded.class);
+    long start = System.nanoTime();
+    CompletableFuture<InlineMcpCalls.Result> endless = call("endless", "sse", "sse-endless");
+    CompletableFuture<InlineMcpCalls.Result> echo = call("echo-sse", "sse", "sse-echo");
+
+    assertThat(echo.get(60, TimeUnit.SECONDS)).isInstanceOf(InlineMcpCalls.Result.Succeeded.class);
+    endless.get(60, TimeUnit.SECONDS);
+    assertThat(Duration.ofNanos(System.nanoTime() - start))
+        .as("ended near its call timeout")
+        .isLessThan(CALL_TIMEOUT.plusSeconds(18));
+    RunRef run = new RunRef("endless");
+    JournalEntry.StepCompleted first =
+        journal.entries(run).stream()
+            .map(e -> e.entry())
+            .filter(e -> e instanceof JournalEntry.StepCompleted)
+            .map(JournalEntry.StepCompleted.class::cast)
+            .findFirst()
+            .orElseThrow();
+    assertThat(first.trajectoryTail().orElseThrow().path("diagnostic").asText())
+        .isEqualTo(ErrorCode.MCP_RESULT_UNAVAILABLE.wire());
+    assertThat(journal.run(run).orElseThrow().steps().getFirst().status())
+        .isNotEqualTo(StepStatus.RUNNING);
+  }
+}
