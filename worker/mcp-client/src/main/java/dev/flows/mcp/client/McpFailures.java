@@ -92,6 +92,11 @@ final class McpFailures {
     if (rpc.isPresent()) {
       var err = rpc.get().error();
       String message = err == null ? rpc.get().getMessage() : err.message();
+      Optional<McpDiagnostic> local =
+          err == null ? Optional.empty() : localDiagnostic(err.code(), err.data());
+      if (local.isPresent()) {
+        return new McpException(local.get(), server, tool + ": " + message, "", e);
+      }
       return rpcError(server, tool, err == null ? null : err.code(), message, e);
     }
     if (find(e, io.modelcontextprotocol.modern.client.transport.McpHttpStatusException.class)
@@ -130,10 +135,14 @@ final class McpFailures {
   /** An answer our own transport made up (e.g. a stream that could not be resumed). */
   private static Optional<McpDiagnostic> localDiagnostic(
       McpSchema.JSONRPCResponse.JSONRPCError err) {
-    if (err == null
-        || err.code() == null
-        || err.code() != StreamableHttpTransport.LOCAL_ERROR
-        || !(err.data() instanceof Map<?, ?> data)) {
+    return err == null ? Optional.empty() : localDiagnostic(err.code(), err.data());
+  }
+
+  /** The diagnostic of an answer our own transport made up, from its error's code and data. */
+  static Optional<McpDiagnostic> localDiagnostic(Integer code, Object errorData) {
+    if (code == null
+        || code != StreamableHttpTransport.LOCAL_ERROR
+        || !(errorData instanceof Map<?, ?> data)) {
       return Optional.empty();
     }
     Object wire = data.get(StreamableHttpTransport.DIAGNOSTIC_KEY);

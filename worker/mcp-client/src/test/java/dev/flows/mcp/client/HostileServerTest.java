@@ -17,6 +17,8 @@ import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * Servers that answer too much, too slowly or wrongly, through the real client: each call ends with
@@ -64,6 +66,19 @@ class HostileServerTest {
         HostileServer.stdio("hostile", flags).withProtocol(McpProtocol.V2025_11_25), LIMITS);
   }
 
+  /** A stdio server spoken to in {@code revision}: the 2025 handshake, or 2026-07-28 only. */
+  private McpConnection stdioIn(McpProtocol revision, String... flags) throws Exception {
+    if (revision == McpProtocol.V2026_07_28) {
+      List<String> all = new ArrayList<>(List.of(flags));
+      all.add("--modern");
+      return connected(
+          HostileServer.stdio("hostile", all.toArray(String[]::new))
+              .withProtocol(McpProtocol.V2026_07_28),
+          LIMITS);
+    }
+    return stdio(flags);
+  }
+
   private McpConnection http() throws Exception {
     HostileServer.Http h = HostileServer.http(0);
     servers.add(h);
@@ -89,9 +104,11 @@ class HostileServerTest {
     assertThat(McpTestSupport.get(call(c, "echo")).content().toString()).contains("pong");
   }
 
-  @Test
-  void aTwoHundredMegabyteResultOverStdioIsCutOffAsPayloadTooLarge() throws Exception {
-    McpConnection c = stdio();
+  @ParameterizedTest
+  @EnumSource(names = {"V2025_11_25", "V2026_07_28"})
+  void aTwoHundredMegabyteResultOverStdioIsCutOffAsPayloadTooLarge(McpProtocol revision)
+      throws Exception {
+    McpConnection c = stdioIn(revision);
     assertThat(failsWithin(QUICK, call(c, "huge"))).isEqualTo(McpDiagnostic.PAYLOAD_TOO_LARGE);
     stillAnswers(c);
   }
