@@ -20,8 +20,10 @@ import reactor.core.publisher.Flux;
  * A stdio server's stdout as the SDK's 2026-07-28 stdio transport reads it, each line counted while
  * it is read ({@link BoundedLines}): a line within {@code maxResultBytes} passes as it is; a longer
  * one is never held, and in its place the transport reads an error answer to the pending request
- * the line names (its head or tail), which fails that call {@code payload_too_large} at once. The
- * SDK alone drops such a line, so its call would wait out its timeout.
+ * the line names (its head or tail), which fails that call {@code payload_too_large} at once; a
+ * line that is not JSON (or nests past Jackson's limit) fails the call it names {@code
+ * mcp_result_unavailable} the same way. The SDK alone drops such lines, so their calls would wait
+ * out their timeouts.
  */
 final class ModernStdout extends InputStream {
   private static final Logger LOG = LoggerFactory.getLogger(ModernStdout.class);
@@ -99,32 +101,62 @@ final class ModernStdout extends InputStream {
     return true;
   }
 
-  private byte[] bytesOf(BoundedLines.Line l) throws IOException {
+  private byte[] bytesOf(BoundedLines.Line l) {
     String text =
         switch (l) {
-          case BoundedLines.Line.Text t -> t.text();
+          case BoundedLines.Line.Text t -> checked(t.text());
           case BoundedLines.Line.Oversized o -> {
             LOG.warn("mcp server {}: a message of {} bytes was cut off", server, o.bytes());
-            yield LocalAnswers.awaitedId(
-                    w -> Optional.ofNullable(pending.get(w)), o.head(), o.tail())
-                .map(id -> tooLarge(id, o.bytes()))
-                .orElse("");
+            yield answerFor(
+                McpDiagnostic.PAYLOAD_TOO_LARGE,
+                LocalAnswers.tooLarge(o.bytes(), limit),
+                o.head(),
+                o.tail());
           }
         };
     return (text + "\n").getBytes(StandardCharsets.UTF_8);
   }
 
-  private String tooLarge(Object id, long bytes) {
+  /**
+   * {@code text} when it is JSON the SDK can read (within Jackson's nesting limit); otherwise an
+   * error answer to the pending request it names, since the SDK would drop it and leave that call
+   * to its timeout.
+   */
+  private String checked(String text) {
+    if (text.isBlank()) {
+      return text;
+    }
+    try (com.fasterxml.jackson.core.JsonParser p = TREE.getFactory().createParser(text)) {
+      while (p.nextToken() != null) {
+        // Reading every token is the check: a syntax error or a nesting past the limit throws.
+      }
+      return text;
+    } catch (IOException | RuntimeException e) {
+      LOG.warn("mcp server {}: a line that is not JSON-RPC", server);
+      return answerFor(
+          McpDiagnostic.MCP_RESULT_UNAVAILABLE,
+          "the answer is not valid JSON-RPC: " + McpHttp.abbreviate(e.getMessage() + ""),
+          text.substring(0, Math.min(text.length(), BoundedLines.KEPT_BYTES)),
+          text.substring(Math.max(0, text.length() - BoundedLines.KEPT_BYTES)));
+    }
+  }
+
+  /** The error answer to the pending request {@code texts} name, or nothing (a blank line). */
+  private String answerFor(McpDiagnostic d, String message, String... texts) {
+    return LocalAnswers.awaitedId(w -> Optional.ofNullable(pending.get(w)), texts)
+        .map(id -> error(id, d, message))
+        .orElse("");
+  }
+
+  private static String error(Object id, McpDiagnostic d, String message) {
     ObjectNode answer = TREE.createObjectNode().put("jsonrpc", "2.0");
     answer.set("id", TREE.valueToTree(id));
     ObjectNode error =
         answer
             .putObject("error")
             .put("code", StreamableHttpTransport.LOCAL_ERROR)
-            .put("message", LocalAnswers.tooLarge(bytes, limit));
-    error
-        .putObject("data")
-        .put(StreamableHttpTransport.DIAGNOSTIC_KEY, McpDiagnostic.PAYLOAD_TOO_LARGE.wire());
+            .put("message", message);
+    error.putObject("data").put(StreamableHttpTransport.DIAGNOSTIC_KEY, d.wire());
     return answer.toString();
   }
 }

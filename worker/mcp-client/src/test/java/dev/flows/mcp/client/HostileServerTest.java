@@ -145,25 +145,31 @@ class HostileServerTest {
     assertThat(failsWithin(QUICK, small.connect())).isEqualTo(McpDiagnostic.PAYLOAD_TOO_LARGE);
   }
 
-  @Test
-  void anAnswerThatIsNotJsonFailsTheCallAtOnceAsResultUnavailable() throws Exception {
-    McpConnection c = stdio();
+  @ParameterizedTest
+  @EnumSource(names = {"V2025_11_25", "V2026_07_28"})
+  void anAnswerThatIsNotJsonFailsTheCallAtOnceAsResultUnavailable(McpProtocol revision)
+      throws Exception {
+    McpConnection c = stdioIn(revision);
     assertThat(failsWithin(QUICK, call(c, "invalid")))
         .isEqualTo(McpDiagnostic.MCP_RESULT_UNAVAILABLE);
     stillAnswers(c);
   }
 
-  @Test
-  void jsonNestedAHundredThousandLevelsFailsTheCallWithoutAStackOverflow() throws Exception {
-    McpConnection c = stdio();
+  @ParameterizedTest
+  @EnumSource(names = {"V2025_11_25", "V2026_07_28"})
+  void jsonNestedAHundredThousandLevelsFailsTheCallWithoutAStackOverflow(McpProtocol revision)
+      throws Exception {
+    McpConnection c = stdioIn(revision);
     assertThat(failsWithin(QUICK, call(c, "nested")))
         .isEqualTo(McpDiagnostic.MCP_RESULT_UNAVAILABLE);
     stillAnswers(c);
   }
 
-  @Test
-  void anAnswerToARequestNeverSentIsIgnoredAndTheRealAnswerArrives() throws Exception {
-    McpConnection c = stdio();
+  @ParameterizedTest
+  @EnumSource(names = {"V2025_11_25", "V2026_07_28"})
+  void anAnswerToARequestNeverSentIsIgnoredAndTheRealAnswerArrives(McpProtocol revision)
+      throws Exception {
+    McpConnection c = stdioIn(revision);
     assertThat(McpTestSupport.get(call(c, "unsolicited")).content().toString()).contains("after");
   }
 
@@ -174,9 +180,10 @@ class HostileServerTest {
     stillAnswers(c);
   }
 
-  @Test
-  void garbageOnStdoutBeforeTheHandshakeIsSkipped() throws Exception {
-    stillAnswers(stdio("--garbage"));
+  @ParameterizedTest
+  @EnumSource(names = {"V2025_11_25", "V2026_07_28"})
+  void garbageOnStdoutBeforeTheHandshakeIsSkipped(McpProtocol revision) throws Exception {
+    stillAnswers(stdioIn(revision, "--garbage"));
   }
 
   @Test
