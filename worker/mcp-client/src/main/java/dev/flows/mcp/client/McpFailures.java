@@ -25,7 +25,13 @@ final class McpFailures {
       return ours.get();
     }
     Optional<McpDiagnostic> local =
-        find(e, McpError.class).flatMap(rpc -> localDiagnostic(rpc.getJsonRpcError()));
+        find(e, McpError.class)
+            .flatMap(rpc -> localDiagnostic(rpc.getJsonRpcError()))
+            .or(
+                () ->
+                    find(e, io.modelcontextprotocol.modern.McpException.class)
+                        .map(io.modelcontextprotocol.modern.McpException::error)
+                        .flatMap(err -> localDiagnostic(err.code(), err.data())));
     if (local.isPresent()) {
       return new McpException(
           local.get(), server, McpError.aggregateExceptionMessages(e), McpHttp.fixFor(local.get()));

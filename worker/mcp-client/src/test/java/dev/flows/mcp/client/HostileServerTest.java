@@ -61,22 +61,17 @@ class HostileServerTest {
     return c;
   }
 
-  private McpConnection stdio(String... flags) throws Exception {
-    return connected(
-        HostileServer.stdio("hostile", flags).withProtocol(McpProtocol.V2025_11_25), LIMITS);
-  }
-
   /** A stdio server spoken to in {@code revision}: the 2025 handshake, or 2026-07-28 only. */
   private McpConnection stdioIn(McpProtocol revision, String... flags) throws Exception {
+    return connected(hostile(revision, "hostile", flags), LIMITS);
+  }
+
+  private static McpServerConfig.Stdio hostile(McpProtocol revision, String name, String... flags) {
+    List<String> all = new ArrayList<>(List.of(flags));
     if (revision == McpProtocol.V2026_07_28) {
-      List<String> all = new ArrayList<>(List.of(flags));
       all.add("--modern");
-      return connected(
-          HostileServer.stdio("hostile", all.toArray(String[]::new))
-              .withProtocol(McpProtocol.V2026_07_28),
-          LIMITS);
     }
-    return stdio(flags);
+    return HostileServer.stdio(name, all.toArray(String[]::new)).withProtocol(revision);
   }
 
   private McpConnection http() throws Exception {
@@ -133,10 +128,10 @@ class HostileServerTest {
     assertThat(failsWithin(QUICK, call(c, "headers"))).isEqualTo(McpDiagnostic.MCP_DISCONNECTED);
   }
 
-  @Test
-  void aServersLimitCutsOffAnAnswerTheDefaultLimitTakes() throws Exception {
-    McpServerConfig.Stdio server =
-        HostileServer.stdio("hostile", "--tools=200").withProtocol(McpProtocol.V2025_11_25);
+  @ParameterizedTest
+  @EnumSource(names = {"V2025_11_25", "V2026_07_28"})
+  void aServersLimitCutsOffAnAnswerTheDefaultLimitTakes(McpProtocol revision) throws Exception {
+    McpServerConfig.Stdio server = hostile(revision, "hostile", "--tools=200");
     assertThat(connected(server, LIMITS).tools()).hasSizeGreaterThan(200);
     McpConnection small =
         McpTestSupport.connection(
@@ -186,12 +181,12 @@ class HostileServerTest {
     stillAnswers(stdioIn(revision, "--garbage"));
   }
 
-  @Test
-  void aHundredThousandToolsInToolsListEndTheConnectWithPayloadTooLarge() throws Exception {
+  @ParameterizedTest
+  @EnumSource(names = {"V2025_11_25", "V2026_07_28"})
+  void aHundredThousandToolsInToolsListEndTheConnectWithPayloadTooLarge(McpProtocol revision)
+      throws Exception {
     McpConnection c =
-        McpTestSupport.connection(
-            HostileServer.stdio("many", "--tools=100000").withProtocol(McpProtocol.V2025_11_25),
-            LIMITS);
+        McpTestSupport.connection(hostile(revision, "many", "--tools=100000"), LIMITS);
     connections.add(c);
     long start = System.nanoTime();
     McpDiagnostic d = McpTestSupport.diagnosticOf(c.connect());
@@ -199,11 +194,11 @@ class HostileServerTest {
     assertThat(d).isEqualTo(McpDiagnostic.PAYLOAD_TOO_LARGE);
   }
 
-  @Test
-  void aOneBytePerSecondDripEndsAtTheCallTimeout() throws Exception {
+  @ParameterizedTest
+  @EnumSource(names = {"V2025_11_25", "V2026_07_28"})
+  void aOneBytePerSecondDripEndsAtTheCallTimeout(McpProtocol revision) throws Exception {
     McpClientConfig limits = LIMITS.withCallTimeout(Duration.ofSeconds(2));
-    McpConnection c =
-        connected(HostileServer.stdio("drip").withProtocol(McpProtocol.V2025_11_25), limits);
+    McpConnection c = connected(hostile(revision, "drip"), limits);
     assertThat(failsWithin(Duration.ofSeconds(10), call(c, "drip")))
         .isEqualTo(McpDiagnostic.MCP_RESULT_UNAVAILABLE);
   }
