@@ -87,9 +87,34 @@ final class McpFailures {
         e);
   }
 
+  /**
+   * {@code payload_too_large} when the SDK's 2026-07-28 HTTP transport cut an answer off at its
+   * {@code maxResponseSize} (set to {@code maxResultBytes}): it says so only in its exception's
+   * message, the one place to recognise it.
+   */
+  static Optional<McpException> cutOff(String server, String tool, Throwable e) {
+    for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
+      if (t instanceof io.modelcontextprotocol.spec.McpTransportException
+          && t.getMessage() != null
+          && t.getMessage().contains(SDK_SIZE_LIMIT)) {
+        return Optional.of(
+            new McpException(
+                McpDiagnostic.PAYLOAD_TOO_LARGE,
+                server,
+                tool + ": " + t.getMessage(),
+                McpHttp.fixFor(McpDiagnostic.PAYLOAD_TOO_LARGE),
+                e));
+      }
+    }
+    return Optional.empty();
+  }
+
+  /** What the SDK's HTTP transport says when a body, line or SSE event passes its size limit. */
+  private static final String SDK_SIZE_LIMIT = "exceeds the maximum allowed size of";
+
   /** Why a tools/call failed on the 2026-07-28 client, as the diagnostic a caller acts on. */
   static McpException modernCall(String server, String tool, Throwable e) {
-    Optional<McpException> ours = find(e, McpException.class);
+    Optional<McpException> ours = find(e, McpException.class).or(() -> cutOff(server, tool, e));
     if (ours.isPresent()) {
       return ours.get();
     }

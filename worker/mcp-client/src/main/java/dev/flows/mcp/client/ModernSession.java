@@ -246,6 +246,12 @@ final class ModernSession implements ProtocolSession {
           }
           Throwable x =
               e instanceof java.util.concurrent.CompletionException ce ? ce.getCause() : e;
+          Optional<dev.flows.kernel.mcp.McpException> cut = McpFailures.cutOff(server, tool, x);
+          if (cut.isPresent()) {
+            ids.forget(marker);
+            out.completeExceptionally(cut.get());
+            return;
+          }
           if (x instanceof McpResponseLostException lost) {
             int sent = attempts.size();
             if (reissue && sent <= MAX_REISSUES) {

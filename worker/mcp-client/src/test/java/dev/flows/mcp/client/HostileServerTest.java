@@ -75,11 +75,14 @@ class HostileServerTest {
   }
 
   private McpConnection http() throws Exception {
-    HostileServer.Http h = HostileServer.http(0);
+    return http(McpProtocol.V2025_11_25);
+  }
+
+  private McpConnection http(McpProtocol revision) throws Exception {
+    HostileServer.Http h = HostileServer.http(0, revision == McpProtocol.V2026_07_28);
     servers.add(h);
     return connected(
-        new McpServerConfig.Http(
-            "hostile", h.url(), Map.of(), new McpAuth.None(), McpProtocol.V2025_11_25),
+        new McpServerConfig.Http("hostile", h.url(), Map.of(), new McpAuth.None(), revision),
         LIMITS);
   }
 
@@ -108,24 +111,38 @@ class HostileServerTest {
     stillAnswers(c);
   }
 
-  @Test
-  void aTwoHundredMegabyteJsonResultOverHttpIsCutOffAsPayloadTooLarge() throws Exception {
-    McpConnection c = http();
+  @ParameterizedTest
+  @EnumSource(names = {"V2025_11_25", "V2026_07_28"})
+  void aTwoHundredMegabyteJsonResultOverHttpIsCutOffAsPayloadTooLarge(McpProtocol revision)
+      throws Exception {
+    McpConnection c = http(revision);
     assertThat(failsWithin(QUICK, call(c, "huge"))).isEqualTo(McpDiagnostic.PAYLOAD_TOO_LARGE);
     stillAnswers(c);
   }
 
-  @Test
-  void aTwoHundredMegabyteSseEventOverHttpIsCutOffAsPayloadTooLarge() throws Exception {
-    McpConnection c = http();
+  @ParameterizedTest
+  @EnumSource(names = {"V2025_11_25", "V2026_07_28"})
+  void aTwoHundredMegabyteSseEventOverHttpIsCutOffAsPayloadTooLarge(McpProtocol revision)
+      throws Exception {
+    McpConnection c = http(revision);
     assertThat(failsWithin(QUICK, call(c, "sse-huge"))).isEqualTo(McpDiagnostic.PAYLOAD_TOO_LARGE);
     stillAnswers(c);
   }
 
-  @Test
-  void eightMegabytesOfResponseHeadersAreRefusedByTheHttpClientAsADisconnect() throws Exception {
-    McpConnection c = http();
-    assertThat(failsWithin(QUICK, call(c, "headers"))).isEqualTo(McpDiagnostic.MCP_DISCONNECTED);
+  @ParameterizedTest
+  @EnumSource(names = {"V2025_11_25", "V2026_07_28"})
+  void eightMegabytesOfResponseHeadersAreRefusedByTheHttpClient(McpProtocol revision)
+      throws Exception {
+    McpConnection c = http(revision);
+    // 2025: the session's connection is lost; 2026-07-28 has no session, only the call fails.
+    assertThat(failsWithin(QUICK, call(c, "headers")))
+        .isEqualTo(
+            revision == McpProtocol.V2026_07_28
+                ? McpDiagnostic.MCP_RESULT_UNAVAILABLE
+                : McpDiagnostic.MCP_DISCONNECTED);
+    if (revision == McpProtocol.V2026_07_28) {
+      stillAnswers(c);
+    }
   }
 
   @ParameterizedTest
@@ -203,14 +220,14 @@ class HostileServerTest {
         .isEqualTo(McpDiagnostic.MCP_RESULT_UNAVAILABLE);
   }
 
-  @Test
-  void anSseStreamThatNeverEndsEndsTheCallAtItsTimeout() throws Exception {
-    HostileServer.Http h = HostileServer.http(0);
+  @ParameterizedTest
+  @EnumSource(names = {"V2025_11_25", "V2026_07_28"})
+  void anSseStreamThatNeverEndsEndsTheCallAtItsTimeout(McpProtocol revision) throws Exception {
+    HostileServer.Http h = HostileServer.http(0, revision == McpProtocol.V2026_07_28);
     servers.add(h);
     McpConnection c =
         connected(
-            new McpServerConfig.Http(
-                "endless", h.url(), Map.of(), new McpAuth.None(), McpProtocol.V2025_11_25),
+            new McpServerConfig.Http("endless", h.url(), Map.of(), new McpAuth.None(), revision),
             LIMITS.withCallTimeout(Duration.ofSeconds(2)));
     assertThat(failsWithin(Duration.ofSeconds(10), call(c, "sse-endless")))
         .isEqualTo(McpDiagnostic.MCP_RESULT_UNAVAILABLE);

@@ -218,9 +218,14 @@ public final class HostileServer {
 
   /** This server over Streamable HTTP on 127.0.0.1, a free port, path {@code /mcp}. */
   public static Http http(int extraTools) throws IOException {
+    return http(extraTools, false);
+  }
+
+  /** As {@link #http(int)}; {@code modern} answers {@code server/discover} as 2026-07-28. */
+  public static Http http(int extraTools, boolean modern) throws IOException {
     HttpServer http = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
     http.setExecutor(Executors.newVirtualThreadPerTaskExecutor());
-    HostileServer server = new HostileServer(extraTools, false, false);
+    HostileServer server = new HostileServer(extraTools, false, modern);
     http.createContext("/mcp", ex -> server.exchange(ex));
     http.start();
     return new Http(http, URI.create("http://127.0.0.1:" + http.getAddress().getPort() + "/mcp"));
