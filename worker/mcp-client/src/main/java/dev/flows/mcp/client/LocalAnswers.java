@@ -25,13 +25,22 @@ final class LocalAnswers {
    */
   static Optional<JSONRPCResponse> forBroken(
       SentCalls sent, McpDiagnostic d, String message, String... texts) {
+    return awaitedId(sent::awaited, texts).map(id -> error(id, d, message));
+  }
+
+  /**
+   * The first {@code "id"} in {@code texts} that {@code awaited} knows (it answers the id as sent
+   * for the id as written on the wire, without quotes).
+   */
+  static Optional<Object> awaitedId(
+      java.util.function.Function<String, Optional<Object>> awaited, String... texts) {
     for (String text : texts) {
       Matcher m = ID.matcher(text);
       while (m.find()) {
         String wire = m.group(1) != null ? m.group(1) : m.group(2);
-        Optional<Object> id = sent.awaited(wire);
+        Optional<Object> id = awaited.apply(wire);
         if (id.isPresent()) {
-          return Optional.of(error(id.get(), d, message));
+          return id;
         }
       }
     }

@@ -25,7 +25,13 @@ final class McpFailures {
       return ours.get();
     }
     Optional<McpDiagnostic> local =
-        find(e, McpError.class).flatMap(rpc -> localDiagnostic(rpc.getJsonRpcError()));
+        find(e, McpError.class)
+            .flatMap(rpc -> localDiagnostic(rpc.getJsonRpcError()))
+            .or(
+                () ->
+                    find(e, io.modelcontextprotocol.modern.McpException.class)
+                        .map(io.modelcontextprotocol.modern.McpException::error)
+                        .flatMap(err -> localDiagnostic(err.code(), err.data())));
     if (local.isPresent()) {
       return new McpException(
           local.get(), server, McpError.aggregateExceptionMessages(e), McpHttp.fixFor(local.get()));
@@ -81,9 +87,34 @@ final class McpFailures {
         e);
   }
 
+  /**
+   * {@code payload_too_large} when the SDK's 2026-07-28 HTTP transport cut an answer off at its
+   * {@code maxResponseSize} (set to {@code maxResultBytes}): it says so only in its exception's
+   * message, the one place to recognise it.
+   */
+  static Optional<McpException> cutOff(String server, String tool, Throwable e) {
+    for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
+      if (t instanceof io.modelcontextprotocol.spec.McpTransportException
+          && t.getMessage() != null
+          && t.getMessage().contains(SDK_SIZE_LIMIT)) {
+        return Optional.of(
+            new McpException(
+                McpDiagnostic.PAYLOAD_TOO_LARGE,
+                server,
+                tool + ": " + t.getMessage(),
+                McpHttp.fixFor(McpDiagnostic.PAYLOAD_TOO_LARGE),
+                e));
+      }
+    }
+    return Optional.empty();
+  }
+
+  /** What the SDK's HTTP transport says when a body, line or SSE event passes its size limit. */
+  private static final String SDK_SIZE_LIMIT = "exceeds the maximum allowed size of";
+
   /** Why a tools/call failed on the 2026-07-28 client, as the diagnostic a caller acts on. */
   static McpException modernCall(String server, String tool, Throwable e) {
-    Optional<McpException> ours = find(e, McpException.class);
+    Optional<McpException> ours = find(e, McpException.class).or(() -> cutOff(server, tool, e));
     if (ours.isPresent()) {
       return ours.get();
     }
@@ -92,6 +123,11 @@ final class McpFailures {
     if (rpc.isPresent()) {
       var err = rpc.get().error();
       String message = err == null ? rpc.get().getMessage() : err.message();
+      Optional<McpDiagnostic> local =
+          err == null ? Optional.empty() : localDiagnostic(err.code(), err.data());
+      if (local.isPresent()) {
+        return new McpException(local.get(), server, tool + ": " + message, "", e);
+      }
       return rpcError(server, tool, err == null ? null : err.code(), message, e);
     }
     if (find(e, io.modelcontextprotocol.modern.client.transport.McpHttpStatusException.class)
@@ -130,10 +166,14 @@ final class McpFailures {
   /** An answer our own transport made up (e.g. a stream that could not be resumed). */
   private static Optional<McpDiagnostic> localDiagnostic(
       McpSchema.JSONRPCResponse.JSONRPCError err) {
-    if (err == null
-        || err.code() == null
-        || err.code() != StreamableHttpTransport.LOCAL_ERROR
-        || !(err.data() instanceof Map<?, ?> data)) {
+    return err == null ? Optional.empty() : localDiagnostic(err.code(), err.data());
+  }
+
+  /** The diagnostic of an answer our own transport made up, from its error's code and data. */
+  static Optional<McpDiagnostic> localDiagnostic(Integer code, Object errorData) {
+    if (code == null
+        || code != StreamableHttpTransport.LOCAL_ERROR
+        || !(errorData instanceof Map<?, ?> data)) {
       return Optional.empty();
     }
     Object wire = data.get(StreamableHttpTransport.DIAGNOSTIC_KEY);

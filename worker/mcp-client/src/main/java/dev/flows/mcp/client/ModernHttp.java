@@ -19,6 +19,9 @@ final class ModernHttp {
     HttpClientMcpTransport t =
         HttpClientMcpTransport.builder(h.url())
             .connectTimeout(limits.connectTimeout())
+            // Counted while read: a body, line or SSE event past it is cut off
+            // (McpFailures.cutOff).
+            .maxResponseSize(limits.maxResultBytes())
             .requestCustomizer(
                 McpHttpRequestCustomizer.fromSync(
                     (request, headers, context) -> {

@@ -246,7 +246,9 @@ final class ModernSession implements ProtocolSession {
           }
           Throwable x =
               e instanceof java.util.concurrent.CompletionException ce ? ce.getCause() : e;
-          if (x instanceof McpResponseLostException lost) {
+          // An answer cut off at the size limit is not re-issued: it would be cut off again.
+          if (x instanceof McpResponseLostException lost
+              && McpFailures.cutOff(server, tool, x).isEmpty()) {
             int sent = attempts.size();
             if (reissue && sent <= MAX_REISSUES) {
               send(
@@ -256,11 +258,7 @@ final class ModernSession implements ProtocolSession {
                   true,
                   key,
                   attempts,
-                  Optional.of(
-                      "the response stream of request "
-                          + attempts.get(sent - 1).requestId()
-                          + " broke before the result: "
-                          + lost.getMessage()),
+                  Optional.of(brokeBefore(attempts.get(sent - 1).requestId(), lost)),
                   out);
               return;
             }
@@ -272,6 +270,13 @@ final class ModernSession implements ProtocolSession {
           ids.forget(marker);
           out.completeExceptionally(McpFailures.modernCall(server, tool, x));
         });
+  }
+
+  private static String brokeBefore(String requestId, McpResponseLostException lost) {
+    return "the response stream of request "
+        + requestId
+        + " broke before the result: "
+        + lost.getMessage();
   }
 
   private void succeeded(

@@ -176,19 +176,24 @@ public final class StdioTransport implements McpClientTransport, CancellableTran
   }
 
   /**
-   * The same child process for the SDK's 2026-07-28 stdio transport, which reads and writes the
-   * lines itself (and sends {@code notifications/cancelled} for a request given up); this class
-   * keeps the environment rules, the stderr buffer, the loss report and the reaping of the group.
+   * The same child process for the SDK's 2026-07-28 stdio transport, which reads (through {@link
+   * ModernStdout}, which bounds each line) and writes the lines itself (and sends {@code
+   * notifications/cancelled} for a request given up); this class keeps the environment rules, the
+   * stderr buffer, the loss report and the reaping of the group.
    */
   private static TransportFactory.ModernTransport modern(
       StdioTransport t, Process p, McpClientConfig limits) {
+    ModernStdout stdout =
+        new ModernStdout(t.server.name(), p.getInputStream(), limits.maxResultBytes());
     var sdk =
         io.modelcontextprotocol.modern.client.transport.StdioMcpClientTransport.builder(
-                p.getInputStream(), p.getOutputStream())
+                stdout, p.getOutputStream())
+            // Lines past the limit never reach the SDK (ModernStdout answers for them).
+            .inputMaxSize(limits.maxResultBytes())
             .shutdownTimeout(limits.stopGrace())
             .start();
     return new TransportFactory.ModernTransport(
-        sdk,
+        stdout.watching(sdk),
         () -> {
           t.terminate();
           sdk.close();

@@ -17,6 +17,8 @@ import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * Servers that answer too much, too slowly or wrongly, through the real client: each call ends with
@@ -59,17 +61,28 @@ class HostileServerTest {
     return c;
   }
 
-  private McpConnection stdio(String... flags) throws Exception {
-    return connected(
-        HostileServer.stdio("hostile", flags).withProtocol(McpProtocol.V2025_11_25), LIMITS);
+  /** A stdio server spoken to in {@code revision}: the 2025 handshake, or 2026-07-28 only. */
+  private McpConnection stdioIn(McpProtocol revision, String... flags) throws Exception {
+    return connected(hostile(revision, "hostile", flags), LIMITS);
+  }
+
+  private static McpServerConfig.Stdio hostile(McpProtocol revision, String name, String... flags) {
+    List<String> all = new ArrayList<>(List.of(flags));
+    if (revision == McpProtocol.V2026_07_28) {
+      all.add("--modern");
+    }
+    return HostileServer.stdio(name, all.toArray(String[]::new)).withProtocol(revision);
   }
 
   private McpConnection http() throws Exception {
-    HostileServer.Http h = HostileServer.http(0);
+    return http(McpProtocol.V2025_11_25);
+  }
+
+  private McpConnection http(McpProtocol revision) throws Exception {
+    HostileServer.Http h = HostileServer.http(0, revision == McpProtocol.V2026_07_28);
     servers.add(h);
     return connected(
-        new McpServerConfig.Http(
-            "hostile", h.url(), Map.of(), new McpAuth.None(), McpProtocol.V2025_11_25),
+        new McpServerConfig.Http("hostile", h.url(), Map.of(), new McpAuth.None(), revision),
         LIMITS);
   }
 
@@ -89,37 +102,53 @@ class HostileServerTest {
     assertThat(McpTestSupport.get(call(c, "echo")).content().toString()).contains("pong");
   }
 
-  @Test
-  void aTwoHundredMegabyteResultOverStdioIsCutOffAsPayloadTooLarge() throws Exception {
-    McpConnection c = stdio();
+  @ParameterizedTest
+  @EnumSource(names = {"V2025_11_25", "V2026_07_28"})
+  void aTwoHundredMegabyteResultOverStdioIsCutOffAsPayloadTooLarge(McpProtocol revision)
+      throws Exception {
+    McpConnection c = stdioIn(revision);
     assertThat(failsWithin(QUICK, call(c, "huge"))).isEqualTo(McpDiagnostic.PAYLOAD_TOO_LARGE);
     stillAnswers(c);
   }
 
-  @Test
-  void aTwoHundredMegabyteJsonResultOverHttpIsCutOffAsPayloadTooLarge() throws Exception {
-    McpConnection c = http();
+  @ParameterizedTest
+  @EnumSource(names = {"V2025_11_25", "V2026_07_28"})
+  void aTwoHundredMegabyteJsonResultOverHttpIsCutOffAsPayloadTooLarge(McpProtocol revision)
+      throws Exception {
+    McpConnection c = http(revision);
     assertThat(failsWithin(QUICK, call(c, "huge"))).isEqualTo(McpDiagnostic.PAYLOAD_TOO_LARGE);
     stillAnswers(c);
   }
 
-  @Test
-  void aTwoHundredMegabyteSseEventOverHttpIsCutOffAsPayloadTooLarge() throws Exception {
-    McpConnection c = http();
+  @ParameterizedTest
+  @EnumSource(names = {"V2025_11_25", "V2026_07_28"})
+  void aTwoHundredMegabyteSseEventOverHttpIsCutOffAsPayloadTooLarge(McpProtocol revision)
+      throws Exception {
+    McpConnection c = http(revision);
     assertThat(failsWithin(QUICK, call(c, "sse-huge"))).isEqualTo(McpDiagnostic.PAYLOAD_TOO_LARGE);
     stillAnswers(c);
   }
 
-  @Test
-  void eightMegabytesOfResponseHeadersAreRefusedByTheHttpClientAsADisconnect() throws Exception {
-    McpConnection c = http();
-    assertThat(failsWithin(QUICK, call(c, "headers"))).isEqualTo(McpDiagnostic.MCP_DISCONNECTED);
+  @ParameterizedTest
+  @EnumSource(names = {"V2025_11_25", "V2026_07_28"})
+  void eightMegabytesOfResponseHeadersAreRefusedByTheHttpClient(McpProtocol revision)
+      throws Exception {
+    McpConnection c = http(revision);
+    // 2025: the session's connection is lost; 2026-07-28 has no session, only the call fails.
+    assertThat(failsWithin(QUICK, call(c, "headers")))
+        .isEqualTo(
+            revision == McpProtocol.V2026_07_28
+                ? McpDiagnostic.MCP_RESULT_UNAVAILABLE
+                : McpDiagnostic.MCP_DISCONNECTED);
+    if (revision == McpProtocol.V2026_07_28) {
+      stillAnswers(c);
+    }
   }
 
-  @Test
-  void aServersLimitCutsOffAnAnswerTheDefaultLimitTakes() throws Exception {
-    McpServerConfig.Stdio server =
-        HostileServer.stdio("hostile", "--tools=200").withProtocol(McpProtocol.V2025_11_25);
+  @ParameterizedTest
+  @EnumSource(names = {"V2025_11_25", "V2026_07_28"})
+  void aServersLimitCutsOffAnAnswerTheDefaultLimitTakes(McpProtocol revision) throws Exception {
+    McpServerConfig.Stdio server = hostile(revision, "hostile", "--tools=200");
     assertThat(connected(server, LIMITS).tools()).hasSizeGreaterThan(200);
     McpConnection small =
         McpTestSupport.connection(
@@ -128,25 +157,31 @@ class HostileServerTest {
     assertThat(failsWithin(QUICK, small.connect())).isEqualTo(McpDiagnostic.PAYLOAD_TOO_LARGE);
   }
 
-  @Test
-  void anAnswerThatIsNotJsonFailsTheCallAtOnceAsResultUnavailable() throws Exception {
-    McpConnection c = stdio();
+  @ParameterizedTest
+  @EnumSource(names = {"V2025_11_25", "V2026_07_28"})
+  void anAnswerThatIsNotJsonFailsTheCallAtOnceAsResultUnavailable(McpProtocol revision)
+      throws Exception {
+    McpConnection c = stdioIn(revision);
     assertThat(failsWithin(QUICK, call(c, "invalid")))
         .isEqualTo(McpDiagnostic.MCP_RESULT_UNAVAILABLE);
     stillAnswers(c);
   }
 
-  @Test
-  void jsonNestedAHundredThousandLevelsFailsTheCallWithoutAStackOverflow() throws Exception {
-    McpConnection c = stdio();
+  @ParameterizedTest
+  @EnumSource(names = {"V2025_11_25", "V2026_07_28"})
+  void jsonNestedAHundredThousandLevelsFailsTheCallWithoutAStackOverflow(McpProtocol revision)
+      throws Exception {
+    McpConnection c = stdioIn(revision);
     assertThat(failsWithin(QUICK, call(c, "nested")))
         .isEqualTo(McpDiagnostic.MCP_RESULT_UNAVAILABLE);
     stillAnswers(c);
   }
 
-  @Test
-  void anAnswerToARequestNeverSentIsIgnoredAndTheRealAnswerArrives() throws Exception {
-    McpConnection c = stdio();
+  @ParameterizedTest
+  @EnumSource(names = {"V2025_11_25", "V2026_07_28"})
+  void anAnswerToARequestNeverSentIsIgnoredAndTheRealAnswerArrives(McpProtocol revision)
+      throws Exception {
+    McpConnection c = stdioIn(revision);
     assertThat(McpTestSupport.get(call(c, "unsolicited")).content().toString()).contains("after");
   }
 
@@ -157,17 +192,18 @@ class HostileServerTest {
     stillAnswers(c);
   }
 
-  @Test
-  void garbageOnStdoutBeforeTheHandshakeIsSkipped() throws Exception {
-    stillAnswers(stdio("--garbage"));
+  @ParameterizedTest
+  @EnumSource(names = {"V2025_11_25", "V2026_07_28"})
+  void garbageOnStdoutBeforeTheHandshakeIsSkipped(McpProtocol revision) throws Exception {
+    stillAnswers(stdioIn(revision, "--garbage"));
   }
 
-  @Test
-  void aHundredThousandToolsInToolsListEndTheConnectWithPayloadTooLarge() throws Exception {
+  @ParameterizedTest
+  @EnumSource(names = {"V2025_11_25", "V2026_07_28"})
+  void aHundredThousandToolsInToolsListEndTheConnectWithPayloadTooLarge(McpProtocol revision)
+      throws Exception {
     McpConnection c =
-        McpTestSupport.connection(
-            HostileServer.stdio("many", "--tools=100000").withProtocol(McpProtocol.V2025_11_25),
-            LIMITS);
+        McpTestSupport.connection(hostile(revision, "many", "--tools=100000"), LIMITS);
     connections.add(c);
     long start = System.nanoTime();
     McpDiagnostic d = McpTestSupport.diagnosticOf(c.connect());
@@ -175,23 +211,23 @@ class HostileServerTest {
     assertThat(d).isEqualTo(McpDiagnostic.PAYLOAD_TOO_LARGE);
   }
 
-  @Test
-  void aOneBytePerSecondDripEndsAtTheCallTimeout() throws Exception {
+  @ParameterizedTest
+  @EnumSource(names = {"V2025_11_25", "V2026_07_28"})
+  void aOneBytePerSecondDripEndsAtTheCallTimeout(McpProtocol revision) throws Exception {
     McpClientConfig limits = LIMITS.withCallTimeout(Duration.ofSeconds(2));
-    McpConnection c =
-        connected(HostileServer.stdio("drip").withProtocol(McpProtocol.V2025_11_25), limits);
+    McpConnection c = connected(hostile(revision, "drip"), limits);
     assertThat(failsWithin(Duration.ofSeconds(10), call(c, "drip")))
         .isEqualTo(McpDiagnostic.MCP_RESULT_UNAVAILABLE);
   }
 
-  @Test
-  void anSseStreamThatNeverEndsEndsTheCallAtItsTimeout() throws Exception {
-    HostileServer.Http h = HostileServer.http(0);
+  @ParameterizedTest
+  @EnumSource(names = {"V2025_11_25", "V2026_07_28"})
+  void anSseStreamThatNeverEndsEndsTheCallAtItsTimeout(McpProtocol revision) throws Exception {
+    HostileServer.Http h = HostileServer.http(0, revision == McpProtocol.V2026_07_28);
     servers.add(h);
     McpConnection c =
         connected(
-            new McpServerConfig.Http(
-                "endless", h.url(), Map.of(), new McpAuth.None(), McpProtocol.V2025_11_25),
+            new McpServerConfig.Http("endless", h.url(), Map.of(), new McpAuth.None(), revision),
             LIMITS.withCallTimeout(Duration.ofSeconds(2)));
     assertThat(failsWithin(Duration.ofSeconds(10), call(c, "sse-endless")))
         .isEqualTo(McpDiagnostic.MCP_RESULT_UNAVAILABLE);

@@ -26,9 +26,10 @@ import java.util.concurrent.Executors;
  * {@code endless} (over HTTP: an SSE stream of comments that never answers) and {@code echo} (a
  * normal answer). Over stdio ({@link #main}, flags {@code --tools=N} for N extra tools in
  * tools/list, {@code --garbage} for lines of garbage on stdout before the handshake, {@code
- * --huge-discover} for a 200 MB answer to the {@code server/discover} probe) or over HTTP ({@link
- * #http}, the same answers as JSON, or as SSE for tools whose name starts {@code sse-}; tool {@code
- * headers} answers with 8 MiB of response headers).
+ * --huge-discover} for a 200 MB answer to the {@code server/discover} probe, {@code --modern} to
+ * answer that probe as a 2026-07-28 server, whose calls are then answered the same way) or over
+ * HTTP ({@link #http}, the same answers as JSON, or as SSE for tools whose name starts {@code
+ * sse-}; tool {@code headers} answers with 8 MiB of response headers).
  */
 public final class HostileServer {
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -50,10 +51,12 @@ public final class HostileServer {
 
   private final int extraTools;
   private final boolean hugeDiscover;
+  private final boolean modern;
 
-  private HostileServer(int extraTools, boolean hugeDiscover) {
+  private HostileServer(int extraTools, boolean hugeDiscover, boolean modern) {
     this.extraTools = extraTools;
     this.hugeDiscover = hugeDiscover;
+    this.modern = modern;
   }
 
   /** This server as a child JVM over stdio. */
@@ -80,7 +83,10 @@ public final class HostileServer {
       out.flush();
     }
     HostileServer server =
-        new HostileServer(extra, Arrays.asList(args).contains("--huge-discover"));
+        new HostileServer(
+            extra,
+            Arrays.asList(args).contains("--huge-discover"),
+            Arrays.asList(args).contains("--modern"));
     BufferedReader in =
         new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
     String line;
@@ -124,6 +130,14 @@ public final class HostileServer {
       case "server/discover" -> {
         if (hugeDiscover) {
           call("huge", out, start, end, sse);
+        } else if (modern) {
+          write(
+              out,
+              start
+                  + ",\"result\":{\"supportedVersions\":[\"2026-07-28\"],"
+                  + "\"capabilities\":{\"tools\":{}},"
+                  + "\"serverInfo\":{\"name\":\"hostile\",\"version\":\"1\"}}}"
+                  + end);
         } else {
           write(
               out, start + ",\"error\":{\"code\":-32601,\"message\":\"no " + method + "\"}}" + end);
@@ -204,9 +218,14 @@ public final class HostileServer {
 
   /** This server over Streamable HTTP on 127.0.0.1, a free port, path {@code /mcp}. */
   public static Http http(int extraTools) throws IOException {
+    return http(extraTools, false);
+  }
+
+  /** As {@link #http(int)}; {@code modern} answers {@code server/discover} as 2026-07-28. */
+  public static Http http(int extraTools, boolean modern) throws IOException {
     HttpServer http = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
     http.setExecutor(Executors.newVirtualThreadPerTaskExecutor());
-    HostileServer server = new HostileServer(extraTools, false);
+    HostileServer server = new HostileServer(extraTools, false, modern);
     http.createContext("/mcp", ex -> server.exchange(ex));
     http.start();
     return new Http(http, URI.create("http://127.0.0.1:" + http.getAddress().getPort() + "/mcp"));
