@@ -45,6 +45,9 @@ import org.junit.jupiter.api.Test;
  * call on the same server connection finishes meanwhile.
  */
 class HostileMcpCallsTest {
+  /** The worker module's test heap (its pom's surefire.argLine): the answers here are larger. */
+  static final long HEAP_BOUND_BYTES = 256L << 20;
+
   private static final JsonNodeFactory JSON = JsonNodeFactory.instance;
   private static final WorkerId WORKER = new WorkerId("hostile-worker");
   private static final JsonNode CONNECTION =
@@ -63,6 +66,9 @@ class HostileMcpCallsTest {
 
   @BeforeAll
   static void sessions() {
+    assertThat(Runtime.getRuntime().maxMemory())
+        .as("run with -Xmx at most the bound (this module's surefire.argLine)")
+        .isLessThanOrEqualTo(HEAP_BOUND_BYTES);
     sessions = new McpSessions(McpClientConfig.DEFAULTS, McpCredentials.fromEnvironment());
   }
 
