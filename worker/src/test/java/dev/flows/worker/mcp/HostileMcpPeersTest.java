@@ -1,0 +1,220 @@
+package dev.flows.worker.mcp;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.sun.net.httpserver.HttpServer;
+import dev.flows.kernel.instruction.McpCallInstruction;
+import dev.flows.kernel.journal.InMemoryJournal;
+import dev.flows.kernel.journal.JournalEntry;
+import dev.flows.kernel.journal.RunRef;
+import dev.flows.kernel.journal.StartRun;
+import dev.flows.kernel.journal.WorkerId;
+import dev.flows.kernel.lifecycle.StepStatus;
+import dev.flows.kernel.mcp.McpAuth;
+import dev.flows.kernel.mcp.McpClientConfig;
+import dev.flows.kernel.mcp.McpProtocol;
+import dev.flows.kernel.mcp.McpServerConfig;
+import dev.flows.kernel.mcp.McpServerConfigJson;
+import dev.flows.kernel.spec.BackoffPolicy;
+import dev.flows.kernel.spec.RecoveryMode;
+import dev.flows.kernel.spec.RunSpec;
+import dev.flows.kernel.spec.StepBody;
+import dev.flows.kernel.spec.StepSpec;
+import dev.flows.mcp.client.McpCredentials;
+import dev.flows.mcp.client.McpSessions;
+import dev.flows.mcp.testkit.HostileServer;
+import dev.flows.mcp.testkit.Jvm;
+import dev.flows.worker.WorkerConfig;
+import dev.flows.worker.WorkerLease;
+import java.net.InetSocketAddress;
+import java.net.URI;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.InstantSource;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalInt;
+import java.util.OptionalLong;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Hostile peers through the worker's call path (claim, lease, effect election, call, completion),
+ * each while another run's call finishes: a stdio server that ignores SIGTERM and leaves a
+ * grandchild behind is reaped with that grandchild when the worker's sessions close, and an HTTP
+ * server that redirects to another host ends the attempt without the other host hearing of it.
+ */
+class HostileMcpPeersTest {
+  private static final JsonNodeFactory JSON = JsonNodeFactory.instance;
+  private static final WorkerId WORKER = new WorkerId("hostile-peers-worker");
+
+  /** The client's stop grace for a stdio server, with room for a loaded machine. */
+  private static final Duration REAPED_WITHIN = Duration.ofSeconds(30);
+
+  private final McpSessions sessions =
+      new McpSessions(McpClientConfig.DEFAULTS, McpCredentials.fromEnvironment());
+  private final InMemoryJournal journal = new InMemoryJournal(Clock.systemUTC());
+  private final InlineMcpCalls inline =
+      new InlineMcpCalls(
+          journal,
+          new McpToolExecutor(sessions, journal),
+          new WorkerLease(journal, WorkerConfig.defaults(), InstantSource.system()),
+          WORKER,
+          Duration.ofSeconds(60),
+          InstantSource.system());
+  private final List<HttpServer> httpServers = new java.util.ArrayList<>();
+
+  @AfterEach
+  void close() {
+    sessions.close();
+    httpServers.forEach(s -> s.stop(0));
+  }
+
+  private static StartRun request(String id, JsonNode connection, String server, String tool) {
+    ObjectNode in = JSON.objectNode().put("type", "mcp").put("server", server).put("tool", tool);
+    in.set("input", JSON.objectNode());
+    in.set("connection", connection);
+    in.put("mayReperform", false);
+    StepSpec step =
+        new StepSpec(
+            "call",
+            List.of(),
+            JSON.objectNode(),
+            1,
+            new BackoffPolicy(1, 1, 1.0, 0),
+            OptionalLong.empty(),
+            OptionalLong.empty(),
+            new StepBody.Agent(
+                in, RecoveryMode.INSPECT, List.of(McpCallInstruction.surface(server, tool))));
+    return new StartRun(
+        Optional.of(new RunRef(id)),
+        id,
+        new RunSpec(RunSpec.VERSION, "t", List.of(step)),
+        Optional.empty(),
+        "test");
+  }
+
+  private CompletableFuture<InlineMcpCalls.Result> call(
+      String run, JsonNode connection, String server, String tool) {
+    return CompletableFuture.supplyAsync(
+        () -> {
+          try {
+            return inline.call(
+                request(run, connection, server, tool), "/mcp/" + server + "/" + tool);
+          } catch (Exception e) {
+            throw new IllegalStateException(e);
+          }
+        });
+  }
+
+  private static JsonNode calm() {
+    return McpServerConfigJson.write(
+        HostileServer.stdio("calm").withProtocol(McpProtocol.V2025_11_25));
+  }
+
+  private static Set<ProcessHandle> descendants() {
+    return ProcessHandle.current().descendants().collect(Collectors.toSet());
+  }
+
+  @Test
+  void aSigtermDeafServerAndTheGrandchildItLeftAreReapedWhenTheWorkersSessionsClose()
+      throws Exception {
+    JsonNode deaf =
+        McpServerConfigJson.write(
+            Jvm.stdioServer("deaf", List.of(), Map.of(), "--ignore-sigterm")
+                .withProtocol(McpProtocol.V2025_11_25));
+    Set<ProcessHandle> before = descendants();
+
+    CompletableFuture<InlineMcpCalls.Result> spawn =
+        call("spawn", deaf, "deaf", "spawn_grandchild");
+    CompletableFuture<InlineMcpCalls.Result> echo = call("echo-deaf", calm(), "calm", "echo");
+
+    assertThat(spawn.get(60, TimeUnit.SECONDS)).isInstanceOf(InlineMcpCalls.Result.Succeeded.class);
+    assertThat(echo.get(60, TimeUnit.SECONDS)).isInstanceOf(InlineMcpCalls.Result.Succeeded.class);
+    Set<ProcessHandle> started = new HashSet<>(descendants());
+    started.removeAll(before);
+    assertThat(started)
+        .as("the two servers and the grandchild the deaf one left")
+        .hasSizeGreaterThanOrEqualTo(3);
+
+    long start = System.nanoTime();
+    sessions.close();
+    while (started.stream().anyMatch(ProcessHandle::isAlive)
+        && System.nanoTime() - start < REAPED_WITHIN.toNanos()) {
+      Thread.sleep(50);
+    }
+    assertThat(started.stream().filter(ProcessHandle::isAlive).map(ProcessHandle::pid))
+        .as("still alive %s after the sessions closed", Duration.ofNanos(System.nanoTime() - start))
+        .isEmpty();
+  }
+
+  @Test
+  void aRedirectToAnotherHostEndsTheAttemptAndTheOtherHostGetsNoRequestWhileAnotherRunFinishes()
+      throws Exception {
+    AtomicInteger elsewhereRequests = new AtomicInteger();
+    HttpServer elsewhere = server();
+    elsewhere.createContext(
+        "/",
+        x -> {
+          elsewhereRequests.incrementAndGet();
+          x.sendResponseHeaders(500, -1);
+          x.close();
+        });
+    URI target = URI.create("http://127.0.0.1:" + elsewhere.getAddress().getPort() + "/mcp");
+    HttpServer moved = server();
+    moved.createContext(
+        "/",
+        x -> {
+          x.getResponseHeaders().add("Location", target.toString());
+          x.sendResponseHeaders(307, -1);
+          x.close();
+        });
+    JsonNode movedConnection =
+        McpServerConfigJson.write(
+            new McpServerConfig.Http(
+                "moved",
+                URI.create("http://localhost:" + moved.getAddress().getPort() + "/mcp"),
+                Map.of(),
+                new McpAuth.None(),
+                McpProtocol.V2025_11_25,
+                OptionalInt.empty()));
+
+    CompletableFuture<InlineMcpCalls.Result> redirected =
+        call("redirected", movedConnection, "moved", "echo");
+    CompletableFuture<InlineMcpCalls.Result> echo = call("echo-moved", calm(), "calm", "echo");
+
+    assertThat(echo.get(60, TimeUnit.SECONDS)).isInstanceOf(InlineMcpCalls.Result.Succeeded.class);
+    assertThat(redirected.get(60, TimeUnit.SECONDS))
+        .isNotInstanceOf(InlineMcpCalls.Result.Succeeded.class);
+    RunRef run = new RunRef("redirected");
+    JournalEntry.StepCompleted first =
+        journal.entries(run).stream()
+            .map(e -> e.entry())
+            .filter(e -> e instanceof JournalEntry.StepCompleted)
+            .map(JournalEntry.StepCompleted.class::cast)
+            .findFirst()
+            .orElseThrow();
+    assertThat(first.trajectoryTail().orElseThrow().path("diagnostic").asText())
+        .isEqualTo("handshake_rejected");
+    assertThat(journal.run(run).orElseThrow().steps().getFirst().status())
+        .isNotEqualTo(StepStatus.RUNNING);
+    assertThat(elsewhereRequests).hasValue(0);
+  }
+
+  private HttpServer server() throws java.io.IOException {
+    HttpServer s = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+    s.start();
+    httpServers.add(s);
+    return s;
+  }
+}
