@@ -47,6 +47,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * Hostile peers through the worker's call path (claim, lease, effect election, call, completion),
@@ -158,9 +160,12 @@ class HostileMcpPeersTest {
         .isEmpty();
   }
 
-  @Test
-  void aRedirectToAnotherHostEndsTheAttemptAndTheOtherHostGetsNoRequestWhileAnotherRunFinishes()
-      throws Exception {
+  @ParameterizedTest
+  @EnumSource(
+      value = McpProtocol.class,
+      names = {"V2025_11_25", "V2026_07_28"})
+  void aRedirectToAnotherHostEndsTheAttemptAndTheOtherHostGetsNoRequestWhileAnotherRunFinishes(
+      McpProtocol protocol) throws Exception {
     AtomicInteger elsewhereRequests = new AtomicInteger();
     HttpServer elsewhere = server();
     elsewhere.createContext(
@@ -186,7 +191,7 @@ class HostileMcpPeersTest {
                 URI.create("http://localhost:" + moved.getAddress().getPort() + "/mcp"),
                 Map.of(),
                 new McpAuth.None(),
-                McpProtocol.V2025_11_25,
+                protocol,
                 OptionalInt.empty()));
 
     CompletableFuture<InlineMcpCalls.Result> redirected =
