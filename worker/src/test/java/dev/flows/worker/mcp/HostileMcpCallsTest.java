@@ -4,9 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.flows.kernel.ErrorCode;
-import dev.flows.kernel.instruction.McpCallInstruction;
 import dev.flows.kernel.journal.InMemoryJournal;
 import dev.flows.kernel.journal.JournalEntry;
 import dev.flows.kernel.journal.RunRef;
@@ -16,11 +14,6 @@ import dev.flows.kernel.lifecycle.RunStatus;
 import dev.flows.kernel.mcp.McpClientConfig;
 import dev.flows.kernel.mcp.McpProtocol;
 import dev.flows.kernel.mcp.McpServerConfigJson;
-import dev.flows.kernel.spec.BackoffPolicy;
-import dev.flows.kernel.spec.RecoveryMode;
-import dev.flows.kernel.spec.RunSpec;
-import dev.flows.kernel.spec.StepBody;
-import dev.flows.kernel.spec.StepSpec;
 import dev.flows.mcp.client.McpCredentials;
 import dev.flows.mcp.client.McpSessions;
 import dev.flows.mcp.testkit.HostileServer;
@@ -30,8 +23,6 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.InstantSource;
 import java.util.List;
-import java.util.Optional;
-import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
@@ -78,38 +69,11 @@ class HostileMcpCallsTest {
   }
 
   private static StartRun request(String id, String tool) {
-    ObjectNode in = JSON.objectNode().put("type", "mcp").put("server", "hostile").put("tool", tool);
-    in.set("input", JSON.objectNode());
-    in.set("connection", CONNECTION);
-    in.put("mayReperform", false);
-    StepSpec step =
-        new StepSpec(
-            "call",
-            List.of(),
-            JSON.objectNode(),
-            3,
-            new BackoffPolicy(1, 1, 1.0, 0),
-            OptionalLong.empty(),
-            OptionalLong.empty(),
-            new StepBody.Agent(
-                in, RecoveryMode.INSPECT, List.of(McpCallInstruction.surface("hostile", tool))));
-    return new StartRun(
-        Optional.of(new RunRef(id)),
-        id,
-        new RunSpec(RunSpec.VERSION, "t", List.of(step)),
-        Optional.empty(),
-        "test");
+    return HostileCalls.request(id, CONNECTION, "hostile", tool, 3);
   }
 
   private CompletableFuture<InlineMcpCalls.Result> call(String run, String tool) {
-    return CompletableFuture.supplyAsync(
-        () -> {
-          try {
-            return inline.call(request(run, tool), "/mcp/hostile/" + tool);
-          } catch (Exception e) {
-            throw new IllegalStateException(e);
-          }
-        });
+    return HostileCalls.call(inline, request(run, tool), "hostile", tool);
   }
 
   @Test
@@ -154,13 +118,7 @@ class HostileMcpCallsTest {
     assertThat(echo.get(60, TimeUnit.SECONDS)).isInstanceOf(InlineMcpCalls.Result.Succeeded.class);
     assertThat(bad.get(60, TimeUnit.SECONDS)).isInstanceOf(InlineMcpCalls.Result.AwaitChild.class);
     RunRef run = new RunRef("bad-" + tool);
-    JournalEntry.StepCompleted first =
-        journal.entries(run).stream()
-            .map(e -> e.entry())
-            .filter(e -> e instanceof JournalEntry.StepCompleted)
-            .map(JournalEntry.StepCompleted.class::cast)
-            .findFirst()
-            .orElseThrow();
+    JournalEntry.StepCompleted first = HostileCalls.firstCompletion(journal, run);
     assertThat(first.trajectoryTail().orElseThrow().path("diagnostic").asText())
         .isEqualTo(ErrorCode.MCP_RESULT_UNAVAILABLE.wire());
     assertThat(String.valueOf(journal.entries(run)).length()).isLessThan(64 * 1024);

@@ -4,9 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.flows.kernel.ErrorCode;
-import dev.flows.kernel.instruction.McpCallInstruction;
 import dev.flows.kernel.journal.InMemoryJournal;
 import dev.flows.kernel.journal.JournalEntry;
 import dev.flows.kernel.journal.RunRef;
@@ -16,11 +14,6 @@ import dev.flows.kernel.lifecycle.StepStatus;
 import dev.flows.kernel.mcp.McpClientConfig;
 import dev.flows.kernel.mcp.McpProtocol;
 import dev.flows.kernel.mcp.McpServerConfigJson;
-import dev.flows.kernel.spec.BackoffPolicy;
-import dev.flows.kernel.spec.RecoveryMode;
-import dev.flows.kernel.spec.RunSpec;
-import dev.flows.kernel.spec.StepBody;
-import dev.flows.kernel.spec.StepSpec;
 import dev.flows.mcp.client.McpCredentials;
 import dev.flows.mcp.client.McpSessions;
 import dev.flows.mcp.testkit.HostileServer;
@@ -29,9 +22,6 @@ import dev.flows.worker.WorkerLease;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.InstantSource;
-import java.util.List;
-import java.util.Optional;
-import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
@@ -101,38 +91,11 @@ class HostileMcpDeadlinesTest {
   }
 
   private static StartRun request(String id, String server, String tool) {
-    ObjectNode in = JSON.objectNode().put("type", "mcp").put("server", server).put("tool", tool);
-    in.set("input", JSON.objectNode());
-    in.set("connection", connection(server));
-    in.put("mayReperform", false);
-    StepSpec step =
-        new StepSpec(
-            "call",
-            List.of(),
-            JSON.objectNode(),
-            1,
-            new BackoffPolicy(1, 1, 1.0, 0),
-            OptionalLong.empty(),
-            OptionalLong.empty(),
-            new StepBody.Agent(
-                in, RecoveryMode.INSPECT, List.of(McpCallInstruction.surface(server, tool))));
-    return new StartRun(
-        Optional.of(new RunRef(id)),
-        id,
-        new RunSpec(RunSpec.VERSION, "t", List.of(step)),
-        Optional.empty(),
-        "test");
+    return HostileCalls.request(id, connection(server), server, tool, 1);
   }
 
   private CompletableFuture<InlineMcpCalls.Result> call(String run, String server, String tool) {
-    return CompletableFuture.supplyAsync(
-        () -> {
-          try {
-            return inline.call(request(run, server, tool), "/mcp/" + server + "/" + tool);
-          } catch (Exception e) {
-            throw new IllegalStateException(e);
-          }
-        });
+    return HostileCalls.call(inline, request(run, server, tool), server, tool);
   }
 
   @Test
@@ -152,13 +115,7 @@ class HostileMcpDeadlinesTest {
         .as("ended near its call timeout, not when the drip would finish")
         .isLessThan(CALL_TIMEOUT.plusSeconds(18));
     RunRef run = new RunRef("drip");
-    JournalEntry.StepCompleted first =
-        journal.entries(run).stream()
-            .map(e -> e.entry())
-            .filter(e -> e instanceof JournalEntry.StepCompleted)
-            .map(JournalEntry.StepCompleted.class::cast)
-            .findFirst()
-            .orElseThrow();
+    JournalEntry.StepCompleted first = HostileCalls.firstCompletion(journal, run);
     assertThat(first.trajectoryTail().orElseThrow().path("diagnostic").asText())
         .isEqualTo(ErrorCode.MCP_RESULT_UNAVAILABLE.wire());
     // Its attempt ended, so its lease is let go: the step is not left running.
@@ -194,13 +151,7 @@ class HostileMcpDeadlinesTest {
     many.get(60, TimeUnit.SECONDS);
     assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(30));
     RunRef run = new RunRef("many");
-    JournalEntry.StepCompleted first =
-        journal.entries(run).stream()
-            .map(e -> e.entry())
-            .filter(e -> e instanceof JournalEntry.StepCompleted)
-            .map(JournalEntry.StepCompleted.class::cast)
-            .findFirst()
-            .orElseThrow();
+    JournalEntry.StepCompleted first = HostileCalls.firstCompletion(journal, run);
     assertThat(first.trajectoryTail().orElseThrow().path("diagnostic").asText())
         .isEqualTo(ErrorCode.PAYLOAD_TOO_LARGE.wire());
     assertThat(String.valueOf(journal.entries(run)).length()).isLessThan(64 * 1024);
@@ -224,13 +175,7 @@ class HostileMcpDeadlinesTest {
         .as("ended near its call timeout")
         .isLessThan(CALL_TIMEOUT.plusSeconds(18));
     RunRef run = new RunRef("endless");
-    JournalEntry.StepCompleted first =
-        journal.entries(run).stream()
-            .map(e -> e.entry())
-            .filter(e -> e instanceof JournalEntry.StepCompleted)
-            .map(JournalEntry.StepCompleted.class::cast)
-            .findFirst()
-            .orElseThrow();
+    JournalEntry.StepCompleted first = HostileCalls.firstCompletion(journal, run);
     assertThat(first.trajectoryTail().orElseThrow().path("diagnostic").asText())
         .isEqualTo(ErrorCode.MCP_RESULT_UNAVAILABLE.wire());
     assertThat(journal.run(run).orElseThrow().steps().getFirst().status())

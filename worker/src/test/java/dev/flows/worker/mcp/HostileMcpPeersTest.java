@@ -4,13 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.sun.net.httpserver.HttpServer;
-import dev.flows.kernel.instruction.McpCallInstruction;
 import dev.flows.kernel.journal.InMemoryJournal;
 import dev.flows.kernel.journal.JournalEntry;
 import dev.flows.kernel.journal.RunRef;
-import dev.flows.kernel.journal.StartRun;
 import dev.flows.kernel.journal.WorkerId;
 import dev.flows.kernel.lifecycle.StepStatus;
 import dev.flows.kernel.mcp.McpAuth;
@@ -18,11 +15,6 @@ import dev.flows.kernel.mcp.McpClientConfig;
 import dev.flows.kernel.mcp.McpProtocol;
 import dev.flows.kernel.mcp.McpServerConfig;
 import dev.flows.kernel.mcp.McpServerConfigJson;
-import dev.flows.kernel.spec.BackoffPolicy;
-import dev.flows.kernel.spec.RecoveryMode;
-import dev.flows.kernel.spec.RunSpec;
-import dev.flows.kernel.spec.StepBody;
-import dev.flows.kernel.spec.StepSpec;
 import dev.flows.mcp.client.McpCredentials;
 import dev.flows.mcp.client.McpSessions;
 import dev.flows.mcp.testkit.HostileServer;
@@ -37,9 +29,7 @@ import java.time.InstantSource;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.OptionalInt;
-import java.util.OptionalLong;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -82,41 +72,10 @@ class HostileMcpPeersTest {
     httpServers.forEach(s -> s.stop(0));
   }
 
-  private static StartRun request(String id, JsonNode connection, String server, String tool) {
-    ObjectNode in = JSON.objectNode().put("type", "mcp").put("server", server).put("tool", tool);
-    in.set("input", JSON.objectNode());
-    in.set("connection", connection);
-    in.put("mayReperform", false);
-    StepSpec step =
-        new StepSpec(
-            "call",
-            List.of(),
-            JSON.objectNode(),
-            1,
-            new BackoffPolicy(1, 1, 1.0, 0),
-            OptionalLong.empty(),
-            OptionalLong.empty(),
-            new StepBody.Agent(
-                in, RecoveryMode.INSPECT, List.of(McpCallInstruction.surface(server, tool))));
-    return new StartRun(
-        Optional.of(new RunRef(id)),
-        id,
-        new RunSpec(RunSpec.VERSION, "t", List.of(step)),
-        Optional.empty(),
-        "test");
-  }
-
   private CompletableFuture<InlineMcpCalls.Result> call(
       String run, JsonNode connection, String server, String tool) {
-    return CompletableFuture.supplyAsync(
-        () -> {
-          try {
-            return inline.call(
-                request(run, connection, server, tool), "/mcp/" + server + "/" + tool);
-          } catch (Exception e) {
-            throw new IllegalStateException(e);
-          }
-        });
+    return HostileCalls.call(
+        inline, HostileCalls.request(run, connection, server, tool, 1), server, tool);
   }
 
   private static JsonNode calm() {
@@ -202,13 +161,7 @@ class HostileMcpPeersTest {
     assertThat(redirected.get(60, TimeUnit.SECONDS))
         .isNotInstanceOf(InlineMcpCalls.Result.Succeeded.class);
     RunRef run = new RunRef("redirected");
-    JournalEntry.StepCompleted first =
-        journal.entries(run).stream()
-            .map(e -> e.entry())
-            .filter(e -> e instanceof JournalEntry.StepCompleted)
-            .map(JournalEntry.StepCompleted.class::cast)
-            .findFirst()
-            .orElseThrow();
+    JournalEntry.StepCompleted first = HostileCalls.firstCompletion(journal, run);
     assertThat(first.trajectoryTail().orElseThrow().path("diagnostic").asText())
         .isEqualTo("handshake_rejected");
     assertThat(journal.run(run).orElseThrow().steps().getFirst().status())
