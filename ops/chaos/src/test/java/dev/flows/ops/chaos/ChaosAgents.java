@@ -143,8 +143,15 @@ final class ChaosAgents {
         byStatus.merge(rs.getString(2), 1L, Long::sum);
         if ("succeeded".equals(rs.getString(2))) {
           String run = rs.getString(1);
+          List<String> confirmed = ledgerKeys(c, run, "effect.confirmed");
+          List<String> unconfirmed = new ArrayList<>(ledgerKeys(c, run, "effect.recorded"));
+          unconfirmed.removeAll(confirmed);
           checks.violations.addAll(
-              answerViolations(run, rs.getLong(3), rs.getString(4), ledgerKeys(c, run), performed));
+              answerViolations(
+                  run, rs.getLong(3), rs.getString(4), confirmed, unconfirmed, performed));
+          if (rs.getString(4) != null && rs.getString(4).contains(" | error (")) {
+            checks.facts.merge("agent runs answered with a failed tool call", 1L, Long::sum);
+          }
         }
       }
     }
@@ -158,18 +165,22 @@ final class ChaosAgents {
 
   /**
    * What is wrong with agent run {@code run}'s (number {@code n}) {@code answer}, given the keys of
-   * the ledger calls its children confirmed and the keys the server performed: empty when nothing.
+   * the ledger calls its children confirmed, the keys they recorded and never confirmed, and the
+   * keys the server performed: empty when nothing. A ledger call that failed (its server killed
+   * until its attempts ran out) reaches the model as {@code error (CODE): ...}, as any failed tool
+   * call does: that answer holds only if the call's key was never performed, since a call the
+   * server performed must be confirmed, not reported failed.
    */
   static List<String> answerViolations(
-      String run, long n, String answer, List<String> keys, Set<String> performed) {
+      String run,
+      long n,
+      String answer,
+      List<String> keys,
+      List<String> unconfirmed,
+      Set<String> performed) {
     List<String> out = new ArrayList<>();
-    List<String> ledger = keys.stream().map(k -> "performed " + k).toList();
-    // Turn 0's ledger result comes before turn 1's; which child confirmed first is the journal's.
-    boolean matches =
-        keys.size() == 2
-            && (expected(n, ledger).equals(answer)
-                || expected(n, ledger.reversed()).equals(answer));
-    if (!matches) {
+    if (!matches(n, answer, keys)) {
+      List<String> ledger = keys.stream().map(k -> "performed " + k).toList();
       out.add(
           "agent run "
               + run
@@ -185,19 +196,58 @@ final class ChaosAgents {
         out.add("agent run " + run + "'s ledger key " + k + " was never performed");
       }
     }
+    if (answer.contains(" | error (")) {
+      for (String k : unconfirmed) {
+        if (performed.contains(k)) {
+          out.add(
+              "agent run "
+                  + run
+                  + " answered a failed ledger call whose key "
+                  + k
+                  + " the server performed");
+        }
+      }
+    }
     return out;
   }
 
-  /** The idempotency keys of the ledger calls the agent run's children confirmed. */
-  private static List<String> ledgerKeys(Connection c, String run) throws SQLException {
+  /**
+   * Whether {@code answer} is the model's for agent run {@code n}: its echo, then one result per
+   * ledger call, in either order: {@code performed KEY} for each confirmed key, an error for each
+   * other call.
+   */
+  private static boolean matches(long n, String answer, List<String> keys) {
+    String head = expected(n, List.of()) + " | ";
+    if (!answer.startsWith(head)) {
+      return false;
+    }
+    List<String> results = List.of(answer.substring(head.length()).split(" \\| ", -1));
+    List<String> said =
+        results.stream()
+            .filter(r -> r.startsWith("performed "))
+            .map(r -> r.substring("performed ".length()))
+            .toList();
+    long errors = results.stream().filter(r -> r.startsWith("error (")).count();
+    return results.size() == 2
+        && said.size() + errors == 2
+        && said.size() == keys.size()
+        && new HashSet<>(said).equals(new HashSet<>(keys));
+  }
+
+  /**
+   * The idempotency keys of the ledger calls the agent run's children journaled as {@code type}.
+   */
+  private static List<String> ledgerKeys(Connection c, String run, String type)
+      throws SQLException {
     List<String> out = new ArrayList<>();
     try (PreparedStatement st =
         c.prepareStatement(
             "SELECT e.payload->>'idempotencyKey' FROM flows.journal_entries e"
                 + " JOIN flows.runs r ON r.run_id = e.run_id"
-                + " WHERE r.parent_run_id = ? AND e.entry_type = 'effect.confirmed'"
+                + " WHERE r.parent_run_id = ? AND e.entry_type = CAST(? AS flows.entry_type)"
                 + " AND e.payload->>'surfacePath' = '/mcp/idem/ledger' ORDER BY e.seq")) {
       st.setString(1, run);
+      st.setString(2, type);
       try (ResultSet rs = st.executeQuery()) {
         while (rs.next()) {
           out.add(rs.getString(1));
