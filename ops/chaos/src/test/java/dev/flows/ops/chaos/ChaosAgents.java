@@ -144,7 +144,9 @@ final class ChaosAgents {
         if ("succeeded".equals(rs.getString(2))) {
           String run = rs.getString(1);
           List<String> confirmed = ledgerKeys(c, run, "effect.confirmed");
-          List<String> unconfirmed = new ArrayList<>(ledgerKeys(c, run, "effect.recorded"));
+          // A key is recorded again by each attempt that re-sends it: judge each key once.
+          List<String> unconfirmed =
+              new ArrayList<>(ledgerKeys(c, run, "effect.recorded").stream().distinct().toList());
           unconfirmed.removeAll(confirmed);
           checks.violations.addAll(
               answerViolations(
