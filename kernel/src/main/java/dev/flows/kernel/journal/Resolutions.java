@@ -15,13 +15,8 @@ public final class Resolutions {
    * executor would have written, built from the tool's result as given ({@link
    * McpReceipt#resolved}); for any other step, the given output. Refused {@code invalid_input}
    * (before anything is written) when an MCP call's result is not a JSON object or reports an
-   * error, {@code payload_too_large} when the output is past the step output limit.
+   * error, {@code payload_too_large} when the output is past {@code limits}' step output limit.
    */
-  public static JsonNode performedOutput(RunRef runId, StepSpec step, JsonNode performed) {
-    return performedOutput(runId, step, performed, PayloadLimits.DEFAULTS);
-  }
-
-  /** As {@link #performedOutput(RunRef, StepSpec, JsonNode)}, held to {@code limits}. */
   public static JsonNode performedOutput(
       RunRef runId, StepSpec step, JsonNode performed, PayloadLimits limits) {
     JsonNode output =

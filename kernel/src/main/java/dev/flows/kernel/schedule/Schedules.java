@@ -82,15 +82,7 @@ public final class Schedules {
    * nothing: {@code schedule_not_found} for a schedule that does not exist (but for a create),
    * {@code schedule_exists} for a create of a name held by another definition, {@code
    * invalid_input} for a backfill whose range is reversed or holds too many ticks, {@code
-   * payload_too_large} for a definition whose input is past the run input limit.
-   */
-  public static Changed change(Optional<ScheduleState> current, ScheduleChange c, Instant now) {
-    return change(current, c, now, PayloadLimits.DEFAULTS);
-  }
-
-  /**
-   * As {@link #change(Optional, ScheduleChange, Instant)}, a definition's input held to {@code
-   * limits}.
+   * payload_too_large} for a definition whose input is past {@code limits}' run input limit.
    */
   public static Changed change(
       Optional<ScheduleState> current, ScheduleChange c, Instant now, PayloadLimits limits) {

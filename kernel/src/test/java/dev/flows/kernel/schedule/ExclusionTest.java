@@ -114,7 +114,8 @@ class ExclusionTest {
         Schedules.change(
                 java.util.Optional.empty(),
                 new ScheduleChange.Create(daily0230Berlin("2026-03-29"), "ops"),
-                Instant.parse("2026-04-01T00:00:00Z"))
+                Instant.parse("2026-04-01T00:00:00Z"),
+                dev.flows.kernel.journal.PayloadLimits.DEFAULTS)
             .schedule();
     Schedules.Changed c =
         Schedules.change(
@@ -124,7 +125,8 @@ class ExclusionTest {
                 Instant.parse("2026-03-27T00:00:00Z"),
                 Instant.parse("2026-03-31T00:00:00Z"),
                 "ops"),
-            Instant.parse("2026-04-01T00:00:00Z"));
+            Instant.parse("2026-04-01T00:00:00Z"),
+            dev.flows.kernel.journal.PayloadLimits.DEFAULTS);
 
     assertThat(c.schedule().pending())
         .extracting(p -> p.nominal().atZone(BERLIN).toLocalDate().getDayOfMonth())
