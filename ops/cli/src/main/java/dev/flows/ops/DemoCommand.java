@@ -198,7 +198,7 @@ final class DemoCommand implements Callable<Integer> {
     try (server;
         OpsTelemetry telemetry = EngineSupport.telemetry(s);
         FlowsEngine engine =
-            EngineSupport.engine(s.journal(EngineSupport.poolFor(4)), 4, credentials)) {
+            EngineSupport.engine(s.journal(EngineSupport.poolFor(4)), 4, credentials, s.limits())) {
       if (agent) {
         return new DemoAgent(s, engine, root).run(servers);
       }

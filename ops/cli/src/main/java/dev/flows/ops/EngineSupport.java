@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.flows.kernel.ErrorCode;
 import dev.flows.kernel.FlowsException;
 import dev.flows.kernel.journal.Journal;
+import dev.flows.kernel.journal.PayloadLimits;
 import dev.flows.kernel.mcp.McpClientConfig;
 import dev.flows.mcp.client.McpCredentials;
 import dev.flows.sdk.runtime.FlowsEngine;
@@ -27,10 +28,19 @@ final class EngineSupport {
   }
 
   static FlowsEngine engine(Journal journal, int capacity, McpCredentials credentials) {
+    return engine(journal, capacity, credentials, PayloadLimits.DEFAULTS);
+  }
+
+  /**
+   * An in-process worker of {@code capacity} bounding step outputs and receipts by {@code limits}.
+   */
+  static FlowsEngine engine(
+      Journal journal, int capacity, McpCredentials credentials, PayloadLimits limits) {
     WorkerConfig config =
         WorkerConfig.defaults().toBuilder()
             .capacity(capacity)
             .pollInterval(WorkerSettings.CLI_POLL)
+            .payloadLimits(limits)
             .build();
     return engine(journal, config, credentials);
   }

@@ -6,6 +6,7 @@ import dev.flows.kernel.journal.Journal;
 import dev.flows.kernel.journal.RunRef;
 import dev.flows.kernel.journal.RunSnapshot;
 import dev.flows.kernel.journal.StartedRun;
+import dev.flows.mcp.client.McpCredentials;
 import dev.flows.sdk.runtime.FlowsEngine;
 import dev.flows.sdk.runtime.LoadedFlow;
 import dev.flows.sdk.runtime.PreflightException;
@@ -71,7 +72,9 @@ final class RunCommand implements Callable<Integer> {
       throws InterruptedException {
     // Telemetry is closed last, so the spans of the engine's last attempts are exported.
     try (OpsTelemetry telemetry = EngineSupport.telemetry(s);
-        FlowsEngine engine = EngineSupport.engine(journal, options.capacity)) {
+        FlowsEngine engine =
+            EngineSupport.engine(
+                journal, options.capacity, McpCredentials.fromEnvironment(), s.limits())) {
       StartedRun started;
       try {
         started = engine.start(loaded, in, options.admissionKey(), rerunOf);

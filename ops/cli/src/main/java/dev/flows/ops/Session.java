@@ -40,6 +40,7 @@ final class Session implements AutoCloseable {
   private boolean startedEmbedded;
   private PostgresJournal journal;
   private PostgresJournal commandJournal;
+  private PayloadLimits limits;
 
   Session(
       PrintStream out,
@@ -177,7 +178,18 @@ final class Session implements AutoCloseable {
    * worker needs one per concurrent attempt plus its claim and reconcile loops.
    */
   Journal journal(int poolSize) {
-    return journal(poolSize, PayloadLimits.DEFAULTS);
+    return journal(poolSize, limits());
+  }
+
+  /**
+   * The payload limits of this command's journal and in-process worker: flows.json's (see {@link
+   * ConfigLimits}), read once, before the database is touched.
+   */
+  PayloadLimits limits() {
+    if (limits == null) {
+      limits = ConfigLimits.resolve(env, Path.of("").toAbsolutePath());
+    }
+    return limits;
   }
 
   /** As {@link #journal(int)}, taking run inputs, signals and answers within {@code limits}. */
@@ -203,10 +215,13 @@ final class Session implements AutoCloseable {
       return journal;
     }
     if (commandJournal == null) {
+      PayloadLimits bounds = limits();
       Database db = readyDatabase();
       commandJournal =
           PostgresJournal.forOneCommand(
-              db.commandConnection(), storeConfig(db, 1), db.dataSource());
+              db.commandConnection(),
+              storeConfig(db, 1).withPayloadLimits(bounds),
+              db.dataSource());
     }
     return commandJournal;
   }

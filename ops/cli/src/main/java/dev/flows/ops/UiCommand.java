@@ -37,6 +37,8 @@ final class UiCommand implements Callable<Integer> {
   public Integer call() {
     Optional<String> token = Optional.ofNullable(s.env().get(Console.TOKEN_VARIABLE));
     Console.Settings settings = new Console.Settings(bind, port, token);
+    // flows.json's limits are read (and a bad one refused) before the database is touched.
+    s.limits();
     Database db = s.readyDatabase();
     CountDownLatch stopped = new CountDownLatch(1);
     try (Console console = Console.start(s.journal(), db.dataSource(), settings)) {

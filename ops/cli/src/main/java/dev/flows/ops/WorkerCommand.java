@@ -174,7 +174,8 @@ final class WorkerCommand implements Callable<Integer> {
             .toBuilder()
             .payloadLimits(
                 WorkerSettings.journalLimits(
-                    WorkerSettings.payloadLimits(maxOutputBytes, maxReceiptBytes, s.env()),
+                    WorkerSettings.payloadLimits(
+                        s.limits(), maxOutputBytes, maxReceiptBytes, s.env()),
                     maxRunInputBytes,
                     maxSignalBytes,
                     maxAnswerBytes,

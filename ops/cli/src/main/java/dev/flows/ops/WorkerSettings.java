@@ -69,13 +69,13 @@ final class WorkerSettings {
   static final String MAX_RECEIPT_BYTES_VARIABLE = "FLOWS_WORKER_MAX_RECEIPT_BYTES";
 
   /**
-   * The payload limits of {@code flows worker}: the defaults, with {@code --max-output-bytes} and
-   * {@code --max-receipt-bytes} (or their variables) as the largest step output and MCP receipt it
-   * journals.
+   * The payload limits of {@code flows worker}: {@code base} (flows.json's, {@link ConfigLimits}),
+   * with {@code --max-output-bytes} and {@code --max-receipt-bytes} (or their variables) as the
+   * largest step output and MCP receipt it journals: flag, else variable, else file, else default.
    */
   static PayloadLimits payloadLimits(
-      String maxOutputBytes, String maxReceiptBytes, Map<String, String> env) {
-    PayloadLimits limits = PayloadLimits.DEFAULTS;
+      PayloadLimits base, String maxOutputBytes, String maxReceiptBytes, Map<String, String> env) {
+    PayloadLimits limits = base;
     Optional<Given> output =
         setting(maxOutputBytes, "--max-output-bytes", env, MAX_OUTPUT_BYTES_VARIABLE);
     if (output.isPresent()) {

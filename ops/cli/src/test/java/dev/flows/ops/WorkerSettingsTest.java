@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.flows.kernel.ErrorCode;
 import dev.flows.kernel.FlowsException;
+import dev.flows.kernel.journal.PayloadLimits;
 import dev.flows.kernel.mcp.McpClientConfig;
 import dev.flows.worker.WorkerConfig;
 import java.nio.file.Path;
@@ -142,22 +143,29 @@ class WorkerSettingsTest {
   @Test
   void theLargestStepOutputAndReceiptComeFromTheirFlagsOrVariablesAndAreRefusedOutOfRange() {
     dev.flows.kernel.journal.PayloadLimits defaults =
-        WorkerSettings.payloadLimits(null, null, Map.of());
+        WorkerSettings.payloadLimits(PayloadLimits.DEFAULTS, null, null, Map.of());
     assertThat(defaults).isEqualTo(dev.flows.kernel.journal.PayloadLimits.DEFAULTS);
     Map<String, String> env =
         Map.of("FLOWS_WORKER_MAX_OUTPUT_BYTES", "65536", "FLOWS_WORKER_MAX_RECEIPT_BYTES", "8192");
-    assertThat(WorkerSettings.payloadLimits(null, null, env).maxStepOutputBytes()).isEqualTo(65536);
-    assertThat(WorkerSettings.payloadLimits(null, null, env).maxReceiptBytes()).isEqualTo(8192);
-    assertThat(WorkerSettings.payloadLimits("16777216", "9000", env))
+    assertThat(
+            WorkerSettings.payloadLimits(PayloadLimits.DEFAULTS, null, null, env)
+                .maxStepOutputBytes())
+        .isEqualTo(65536);
+    assertThat(
+            WorkerSettings.payloadLimits(PayloadLimits.DEFAULTS, null, null, env).maxReceiptBytes())
+        .isEqualTo(8192);
+    assertThat(WorkerSettings.payloadLimits(PayloadLimits.DEFAULTS, "16777216", "9000", env))
         .returns(16777216L, dev.flows.kernel.journal.PayloadLimits::maxStepOutputBytes)
         .returns(9000L, dev.flows.kernel.journal.PayloadLimits::maxReceiptBytes)
         .returns(
             defaults.maxRunInputBytes(), dev.flows.kernel.journal.PayloadLimits::maxRunInputBytes);
-    assertRefused(() -> WorkerSettings.payloadLimits("100", null, Map.of()), "--max-output-bytes");
+    assertRefused(
+        () -> WorkerSettings.payloadLimits(PayloadLimits.DEFAULTS, "100", null, Map.of()),
+        "--max-output-bytes");
     assertRefused(
         () ->
             WorkerSettings.payloadLimits(
-                null, null, Map.of("FLOWS_WORKER_MAX_RECEIPT_BYTES", "4M")),
+                PayloadLimits.DEFAULTS, null, null, Map.of("FLOWS_WORKER_MAX_RECEIPT_BYTES", "4M")),
         "FLOWS_WORKER_MAX_RECEIPT_BYTES");
   }
 
@@ -211,6 +219,58 @@ class WorkerSettingsTest {
         .singleElement()
         .satisfies(l -> assertThat(l).contains("(at FLOWS_WORKER_MAX_RUN_INPUT_BYTES)"));
     assertThat(home.resolve("pg")).as("no database was started").doesNotExist();
+  }
+
+  @Test
+  void aFlagWinsOverItsVariableWhichWinsOverFlowsJsonWhichWinsOverTheDefault() {
+    PayloadLimits file =
+        PayloadLimits.DEFAULTS
+            .withMaxRunInputBytes(8192)
+            .withMaxSignalBytes(8192)
+            .withMaxStepOutputBytes(8192)
+            .withMaxReceiptBytes(8192);
+    Map<String, String> env =
+        Map.of("FLOWS_WORKER_MAX_SIGNAL_BYTES", "9000", "FLOWS_WORKER_MAX_RECEIPT_BYTES", "9000");
+
+    PayloadLimits worker =
+        WorkerSettings.journalLimits(
+            WorkerSettings.payloadLimits(file, "16384", null, env), "16384", null, null, env);
+
+    assertThat(worker)
+        .returns(16384L, PayloadLimits::maxRunInputBytes) // flag over file
+        .returns(16384L, PayloadLimits::maxStepOutputBytes) // flag over file
+        .returns(9000L, PayloadLimits::maxSignalBytes) // variable over file
+        .returns(9000L, PayloadLimits::maxReceiptBytes) // variable over file
+        .returns(PayloadLimits.DEFAULT_MAX_BYTES, PayloadLimits::maxAnswerBytes); // default
+    assertThat(WorkerSettings.journalLimits(file, null, null, null, Map.of())).isEqualTo(file);
+  }
+
+  @Test
+  void theWorkerCommandRefusesABadFlowsJsonLimitInOneLineNamingTheKeyBeforeTouchingTheDatabase()
+      throws Exception {
+    Path file =
+        java.nio.file.Files.writeString(
+            home.resolve("flows.json"), "{\"limits\": {\"maxSignalBytes\": 100}}");
+    Cli cli =
+        new Cli(
+            Map.of(
+                Session.HOME_VARIABLE,
+                home.resolve("home").toString(),
+                ConfigLimits.CONFIG_VARIABLE,
+                file.toString()));
+
+    Cli.Result worker = cli.run("worker");
+
+    assertThat(worker.exit()).isEqualTo(Exit.REFUSED);
+    assertThat(worker.errLines())
+        .singleElement()
+        .satisfies(
+            l ->
+                assertThat(l)
+                    .startsWith("error config_invalid: ")
+                    .contains("/limits/maxSignalBytes")
+                    .contains("4096 to 268435455"));
+    assertThat(home.resolve("home").resolve("pg")).as("no database was started").doesNotExist();
   }
 
   private static void assertRefused(

@@ -1,5 +1,6 @@
 package dev.flows.sdk.config;
 
+import dev.flows.kernel.journal.PayloadLimits;
 import dev.flows.kernel.llm.ModelConfig;
 import java.nio.file.Path;
 import java.util.Map;
@@ -9,12 +10,15 @@ import java.util.TreeMap;
 /**
  * A loaded {@code flows.json}; {@code file} is empty when none was found (no servers, no models).
  * {@code secretKeys}: its {@code secrets} entry, the variables secret values are sealed under.
+ * {@code limits}: its {@code limits} entry over {@link PayloadLimits#DEFAULTS}, the bounds every
+ * process reading the file opens its journal and worker with.
  */
 public record FlowsConfig(
     Optional<Path> file,
     Map<String, ServerEntry> mcp,
     Map<String, ModelConfig> models,
-    Optional<SecretKeyEnvs> secretKeys) {
+    Optional<SecretKeyEnvs> secretKeys,
+    PayloadLimits limits) {
   public FlowsConfig {
     mcp = Map.copyOf(new TreeMap<>(mcp));
     models = Map.copyOf(new TreeMap<>(models));
@@ -28,6 +32,14 @@ public record FlowsConfig(
     public SecretKeyEnvs {
       oldKeyEnvs = java.util.List.copyOf(oldKeyEnvs);
     }
+  }
+
+  public FlowsConfig(
+      Optional<Path> file,
+      Map<String, ServerEntry> mcp,
+      Map<String, ModelConfig> models,
+      Optional<SecretKeyEnvs> secretKeys) {
+    this(file, mcp, models, secretKeys, PayloadLimits.DEFAULTS);
   }
 
   public FlowsConfig(

@@ -90,7 +90,7 @@ public final class FlowsConfigLoader {
     }
     Walker w = new Walker(file);
     w.object(root, "");
-    w.onlyKeys(root, "", Set.of("mcp", "models", "secrets"));
+    w.onlyKeys(root, "", Set.of("mcp", "models", "secrets", "limits"));
     Map<String, ServerEntry> servers = new LinkedHashMap<>();
     JsonNode mcp = root.path("mcp");
     if (!mcp.isMissingNode()) {
@@ -111,7 +111,8 @@ public final class FlowsConfigLoader {
         Optional.of(file),
         servers,
         ModelEntries.parse(w, root.path("models")),
-        SecretEntries.keys(w, root.path("secrets")));
+        SecretEntries.keys(w, root.path("secrets")),
+        LimitEntries.parse(w, root.path("limits")));
   }
 
   private static ServerEntry server(Walker w, String name, JsonNode n, String ptr) {
