@@ -5,6 +5,7 @@ import dev.flows.journalstore.PostgresWorkerRoster;
 import dev.flows.kernel.ErrorCode;
 import dev.flows.kernel.FlowsException;
 import dev.flows.kernel.journal.Journal;
+import dev.flows.kernel.journal.PayloadLimits;
 import dev.flows.kernel.mcp.McpClientConfig;
 import dev.flows.mcp.client.McpCredentials;
 import dev.flows.sdk.Flow;
@@ -65,6 +66,8 @@ public final class FlowsBuilder {
   private McpClientConfig mcpClient = McpClientConfig.DEFAULTS;
   private Optional<McpCredentials> credentials = Optional.empty();
   private OptionalInt poolSize = OptionalInt.empty();
+  private Optional<PayloadLimitOptions> journalLimits = Optional.empty();
+  private Optional<PayloadLimitOptions> workerJournalLimits = Optional.empty();
 
   FlowsBuilder() {}
 
@@ -173,6 +176,21 @@ public final class FlowsBuilder {
     worker = Optional.of(PublicError.guard(b::build));
     queues = o.queues();
     startWorkerLater = o.startsLater();
+    workerJournalLimits = o.journalLimits();
+    return this;
+  }
+
+  /**
+   * The journal's own payload limits (e.g. {@code l -> l.maxRunInputBytes(1 << 20)}), held for
+   * every start, signal and answer through this instance, with or without a worker; each over
+   * flows.json's {@code limits} (when {@link #flowsJson} is given), else the default. Giving them
+   * here and in {@link #worker(Consumer)}'s options too is refused {@code config_invalid} at {@link
+   * #build}.
+   */
+  public FlowsBuilder payloadLimits(Consumer<PayloadLimitOptions> options) {
+    PayloadLimitOptions o = new PayloadLimitOptions();
+    PublicError.guard(() -> options.accept(o));
+    journalLimits = Optional.of(o);
     return this;
   }
 
@@ -228,12 +246,28 @@ public final class FlowsBuilder {
     if (!problems.isEmpty()) {
       throw new PreflightException(problems);
     }
-    WorkerConfig workerConfig = worker.orElseGet(WorkerConfig::defaults);
+    PayloadLimits limits = limits(config.limits());
+    WorkerConfig workerConfig =
+        worker.orElseGet(WorkerConfig::defaults).toBuilder().payloadLimits(limits).build();
     int pool =
         poolSize.orElse(
             worker.isPresent() ? workerConfig.capacity() + POOL_HEADROOM : ADMISSION_POOL_SIZE);
-    Storage storage = Storage.open(target, pool, migrate, workerConfig.payloadLimits());
+    Storage storage = Storage.open(target, pool, migrate, limits);
     return assemble(storage, catalog, config, workerConfig, InstantSource.system());
+  }
+
+  /**
+   * The limits of this instance's journal and worker: flows.json's ({@code file}, the defaults
+   * without one), with those given in code over them, from one place only.
+   */
+  private PayloadLimits limits(PayloadLimits file) {
+    if (journalLimits.isPresent() && workerJournalLimits.isPresent()) {
+      throw refusal(
+          "the journal's payload limits were given twice: in .payloadLimits(...) and in"
+              + " .worker(w -> w.max...Bytes(...))",
+          "give them once, in .payloadLimits(...): it holds with or without a worker");
+    }
+    return journalLimits.or(() -> workerJournalLimits).map(o -> o.over(file)).orElse(file);
   }
 
   static {
@@ -246,9 +280,9 @@ public final class FlowsBuilder {
    */
   private static Flows onJournal(
       FlowsBuilder b, Journal journal, Optional<DataSource> listing, InstantSource clock) {
-    if (b.database.isPresent() || b.worker.isPresent()) {
+    if (b.database.isPresent() || b.worker.isPresent() || b.journalLimits.isPresent()) {
       throw refusal(
-          "a database or a worker was given to a Flows on a given journal",
+          "a database, a worker or payload limits were given to a Flows on a given journal",
           "let the test kit choose the journal and run the workers");
     }
     FlowsConfig config = b.servers();
@@ -304,6 +338,7 @@ public final class FlowsBuilder {
     Optional<Path> file = Optional.empty();
     Map<String, ServerEntry> all = new LinkedHashMap<>();
     Map<String, dev.flows.kernel.llm.ModelConfig> declared = new LinkedHashMap<>();
+    PayloadLimits fileLimits = PayloadLimits.DEFAULTS;
     if (flowsJson.isPresent()) {
       Path given = flowsJson.get();
       Path found =
@@ -320,6 +355,7 @@ public final class FlowsBuilder {
       file = loaded.file();
       all.putAll(loaded.mcp());
       declared.putAll(loaded.models());
+      fileLimits = loaded.limits();
     }
     for (Model m : declaredModels.values()) {
       if (declared.putIfAbsent(m.name(), m.config()) != null) {
@@ -342,7 +378,7 @@ public final class FlowsBuilder {
             "give it in one place");
       }
     }
-    return new FlowsConfig(file, all, declared);
+    return new FlowsConfig(file, all, declared, Optional.empty(), fileLimits);
   }
 
   private static FlowsError refusal(String message, String fix) {

@@ -2,7 +2,6 @@ package dev.flows.embed;
 
 import dev.flows.kernel.ErrorCode;
 import dev.flows.kernel.FlowsException;
-import dev.flows.kernel.journal.PayloadLimits;
 import dev.flows.kernel.journal.Queues;
 import dev.flows.worker.WorkerConfig;
 import java.time.Duration;
@@ -17,7 +16,7 @@ public final class WorkerOptions {
   private final WorkerConfig.Builder builder;
   private Set<String> queues = Set.of(Queues.DEFAULT);
   private boolean startLater;
-  private PayloadLimits limits = PayloadLimits.DEFAULTS;
+  private final PayloadLimitOptions journalLimits = new PayloadLimitOptions();
 
   WorkerOptions(WorkerConfig.Builder builder) {
     this.builder = builder;
@@ -86,22 +85,27 @@ public final class WorkerOptions {
    * written; a bound outside 4096..268435455 is refused {@code config_invalid}.
    */
   public WorkerOptions maxRunInputBytes(long bytes) {
-    return limits(limits.withMaxRunInputBytes(bytes));
+    journalLimits.maxRunInputBytes(bytes);
+    return this;
   }
 
   /** The largest signal payload this engine's journal takes, as {@link #maxRunInputBytes}. */
   public WorkerOptions maxSignalBytes(long bytes) {
-    return limits(limits.withMaxSignalBytes(bytes));
+    journalLimits.maxSignalBytes(bytes);
+    return this;
   }
 
   /** The largest input answer this engine's journal takes, as {@link #maxRunInputBytes}. */
   public WorkerOptions maxAnswerBytes(long bytes) {
-    return limits(limits.withMaxAnswerBytes(bytes));
+    journalLimits.maxAnswerBytes(bytes);
+    return this;
   }
 
-  private WorkerOptions limits(PayloadLimits next) {
-    limits = next;
-    builder.payloadLimits(next);
-    return this;
+  /**
+   * The journal's limits these options set, if any: {@link FlowsBuilder} applies them (or {@link
+   * FlowsBuilder#payloadLimits}'s; both is refused) over flows.json's to the journal and worker.
+   */
+  java.util.Optional<PayloadLimitOptions> journalLimits() {
+    return journalLimits.any() ? java.util.Optional.of(journalLimits) : java.util.Optional.empty();
   }
 }
