@@ -6,6 +6,7 @@ import dev.flows.embed.McpServer;
 import dev.flows.embed.Model;
 import dev.flows.embed.WorkerOptions;
 import dev.flows.kernel.ErrorCode;
+import dev.flows.kernel.journal.PayloadLimits;
 import dev.flows.sdk.Flow;
 import dev.flows.sdk.FlowsError;
 import io.micrometer.core.instrument.binder.MeterBinder;
@@ -66,6 +67,7 @@ public class FlowsAutoConfiguration {
     }
     properties.mcpServers().forEach((name, server) -> b.mcpServer(server(name, server)));
     properties.models().forEach((name, model) -> b.model(model(name, model, apiKeys)));
+    limits(properties.limits(), b);
     FlowsProperties.Worker w = properties.worker();
     if (w.enabled()) {
       b.worker(o -> worker(w, o.startLater()));
@@ -101,6 +103,48 @@ public class FlowsAutoConfiguration {
     }
     if (w.defaultLease() != null) {
       o.defaultLease(w.defaultLease());
+    }
+  }
+
+  /**
+   * The {@code flows.limits.*} properties as the builder's journal limits; a bound out of range is
+   * refused {@code config_invalid} at its property.
+   */
+  static void limits(FlowsProperties.Limits p, FlowsBuilder b) {
+    if (p.maxRunInputBytes() == null && p.maxSignalBytes() == null && p.maxAnswerBytes() == null) {
+      return;
+    }
+    b.payloadLimits(
+        l -> {
+          limit(p.maxRunInputBytes(), "max-run-input-bytes", l::maxRunInputBytes);
+          limit(p.maxSignalBytes(), "max-signal-bytes", l::maxSignalBytes);
+          limit(p.maxAnswerBytes(), "max-answer-bytes", l::maxAnswerBytes);
+        });
+  }
+
+  private static void limit(
+      @org.jspecify.annotations.Nullable Long bytes,
+      String property,
+      java.util.function.LongConsumer set) {
+    if (bytes == null) {
+      return;
+    }
+    try {
+      set.accept(bytes);
+    } catch (dev.flows.kernel.FlowsException | FlowsError e) {
+      String where = "flows.limits." + property;
+      throw configInvalid(
+          where
+              + " is "
+              + bytes
+              + ", not a byte count from "
+              + PayloadLimits.MIN_BYTES
+              + " to "
+              + PayloadLimits.MAX_BYTES,
+          where,
+          "give the largest payload in bytes, e.g. "
+              + PayloadLimits.DEFAULT_MAX_BYTES
+              + " (the default)");
     }
   }
 

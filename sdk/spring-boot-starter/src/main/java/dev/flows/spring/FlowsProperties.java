@@ -21,6 +21,8 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * @param worker The worker this application runs
  * @param mcpServers MCP servers by name, each a command (stdio) or a URL (Streamable HTTP)
  * @param models Models by name, served through LangChain4j as flows.json's models are
+ * @param limits The journal's payload limits, held for every start, signal and answer of this
+ *     application
  */
 @ConfigurationProperties("flows")
 public record FlowsProperties(
@@ -28,7 +30,22 @@ public record FlowsProperties(
     @Nullable Path flowsJson,
     @DefaultValue Worker worker,
     @DefaultValue Map<String, McpServerProperties> mcpServers,
-    @DefaultValue Map<String, ModelProperties> models) {
+    @DefaultValue Map<String, ModelProperties> models,
+    @DefaultValue Limits limits) {
+
+  /**
+   * The journal's own payload limits, each over the {@code limits} of the flows-json file, else 4 MiB (4194304);
+   * a bound outside 4096..268435455 stops the application (config_invalid).
+   *
+   * @param maxRunInputBytes The largest run input the journal admits, in bytes; past it a start is
+   *     refused payload_too_large, nothing written
+   * @param maxSignalBytes The largest signal payload the journal takes, in bytes
+   * @param maxAnswerBytes The largest answer to a step parked for input the journal takes, in bytes
+   */
+  public record Limits(
+      @Nullable Long maxRunInputBytes,
+      @Nullable Long maxSignalBytes,
+      @Nullable Long maxAnswerBytes) {}
 
   /**
    * The worker: started with the application context, drained when it closes.

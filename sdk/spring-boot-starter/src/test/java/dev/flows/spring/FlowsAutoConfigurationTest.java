@@ -199,7 +199,10 @@ class FlowsAutoConfigurationTest {
               "\"flows.worker.stop-grace\"",
               "\"flows.worker.queues\"",
               "\"flows.mcp-servers\"",
-              "\"flows.models\"");
+              "\"flows.models\"",
+              "\"flows.limits.max-run-input-bytes\"",
+              "\"flows.limits.max-signal-bytes\"",
+              "\"flows.limits.max-answer-bytes\"");
     }
   }
 
