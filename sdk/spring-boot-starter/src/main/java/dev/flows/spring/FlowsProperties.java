@@ -34,8 +34,8 @@ public record FlowsProperties(
     @DefaultValue Limits limits) {
 
   /**
-   * The journal's own payload limits, each over the {@code limits} of the flows-json file, else 4 MiB (4194304);
-   * a bound outside 4096..268435455 stops the application (config_invalid).
+   * The journal's own payload limits, each over the {@code limits} of the flows-json file, else 4
+   * MiB (4194304); a bound outside 4096..268435455 stops the application (config_invalid).
    *
    * @param maxRunInputBytes The largest run input the journal admits, in bytes; past it a start is
    *     refused payload_too_large, nothing written
