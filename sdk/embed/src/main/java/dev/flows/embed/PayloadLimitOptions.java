@@ -1,6 +1,7 @@
 package dev.flows.embed;
 
 import dev.flows.kernel.journal.PayloadLimits;
+import dev.flows.sdk.runtime.PublicError;
 import java.util.OptionalLong;
 
 /**
@@ -23,21 +24,21 @@ public final class PayloadLimitOptions {
    * past it a start is refused {@code payload_too_large}, nothing written.
    */
   public PayloadLimitOptions maxRunInputBytes(long bytes) {
-    PayloadLimits.DEFAULTS.withMaxRunInputBytes(bytes);
+    PublicError.guard(() -> PayloadLimits.DEFAULTS.withMaxRunInputBytes(bytes));
     runInput = OptionalLong.of(bytes);
     return this;
   }
 
   /** The largest signal payload the journal takes, as {@link #maxRunInputBytes}. */
   public PayloadLimitOptions maxSignalBytes(long bytes) {
-    PayloadLimits.DEFAULTS.withMaxSignalBytes(bytes);
+    PublicError.guard(() -> PayloadLimits.DEFAULTS.withMaxSignalBytes(bytes));
     signal = OptionalLong.of(bytes);
     return this;
   }
 
   /** The largest input answer the journal takes; past it the step stays parked. */
   public PayloadLimitOptions maxAnswerBytes(long bytes) {
-    PayloadLimits.DEFAULTS.withMaxAnswerBytes(bytes);
+    PublicError.guard(() -> PayloadLimits.DEFAULTS.withMaxAnswerBytes(bytes));
     answer = OptionalLong.of(bytes);
     return this;
   }

@@ -6,7 +6,6 @@ import dev.flows.embed.McpServer;
 import dev.flows.embed.Model;
 import dev.flows.embed.WorkerOptions;
 import dev.flows.kernel.ErrorCode;
-import dev.flows.kernel.journal.PayloadLimits;
 import dev.flows.sdk.Flow;
 import dev.flows.sdk.FlowsError;
 import io.micrometer.core.instrument.binder.MeterBinder;
@@ -131,20 +130,15 @@ public class FlowsAutoConfiguration {
     }
     try {
       set.accept(bytes);
-    } catch (dev.flows.kernel.FlowsException | FlowsError e) {
-      String where = "flows.limits." + property;
-      throw configInvalid(
-          where
-              + " is "
-              + bytes
-              + ", not a byte count from "
-              + PayloadLimits.MIN_BYTES
-              + " to "
-              + PayloadLimits.MAX_BYTES,
-          where,
-          "give the largest payload in bytes, e.g. "
-              + PayloadLimits.DEFAULT_MAX_BYTES
-              + " (the default)");
+    } catch (FlowsError e) {
+      // The same refusal, placed at the application's property.
+      throw new FlowsError(
+          e.code(),
+          e.getMessage(),
+          "flows.limits." + property,
+          e.fix().orElse(null),
+          e.retryable(),
+          e);
     }
   }
 

@@ -70,16 +70,14 @@ class FlowsLimitsPropertiesTest {
         .withPropertyValues("flows.limits.max-signal-bytes=100")
         .run(
             context ->
-                assertThat(context)
-                    .getFailure()
-                    .rootCause()
+                assertThat(FlowsAutoConfigurationTest.flowsError(context.getStartupFailure()))
                     .isInstanceOfSatisfying(
                         FlowsError.class,
                         e -> {
                           assertThat(e.code()).isEqualTo("config_invalid");
                           assertThat(e.oneLine())
-                              .contains("flows.limits.max-signal-bytes")
-                              .contains("4096 to 268435455");
+                              .contains("(at flows.limits.max-signal-bytes)")
+                              .contains("4096..268435455");
                         }));
   }
 
