@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import dev.flows.kernel.ErrorCode;
 import dev.flows.kernel.journal.InMemoryJournal;
+import dev.flows.kernel.journal.Journal;
 import dev.flows.kernel.journal.JournalEntry;
 import dev.flows.kernel.journal.RunRef;
 import dev.flows.kernel.journal.StartRun;
@@ -17,16 +18,15 @@ import dev.flows.kernel.mcp.McpServerConfigJson;
 import dev.flows.mcp.client.McpCredentials;
 import dev.flows.mcp.client.McpSessions;
 import dev.flows.mcp.testkit.HostileServer;
-import dev.flows.worker.WorkerConfig;
-import dev.flows.worker.WorkerLease;
 import java.time.Clock;
 import java.time.Duration;
-import java.time.InstantSource;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * Hostile servers through the worker's call path (claim, lease, effect election, call, completion),
@@ -34,8 +34,9 @@ import org.junit.jupiter.api.Test;
  * byte a second, and an SSE stream that never answers, end at the client's call timeout with {@code
  * mcp_result_unavailable}; a {@code tools/list} of 100,000 tools ends the attempt {@code
  * payload_too_large}; garbage on stdout before the handshake is skipped. An attempt that fails
- * completes, so its lease is let go (on the drip's own stdio connection an answer would interleave
- * with the dripped bytes: that server writes them from another thread).
+ * completes, so its lease is let go (the drip on the in-memory journal and on Postgres; on the
+ * drip's own stdio connection an answer would interleave with the dripped bytes: that server writes
+ * them from another thread).
  */
 class HostileMcpDeadlinesTest {
   private static final JsonNodeFactory JSON = JsonNodeFactory.instance;
@@ -66,14 +67,11 @@ class HostileMcpDeadlinesTest {
   private static McpSessions sessions;
   private static HostileServer.Http http;
   private final InMemoryJournal journal = new InMemoryJournal(Clock.systemUTC());
-  private final InlineMcpCalls inline =
-      new InlineMcpCalls(
-          journal,
-          new McpToolExecutor(sessions, journal),
-          new WorkerLease(journal, WorkerConfig.defaults(), InstantSource.system()),
-          WORKER,
-          Duration.ofSeconds(60),
-          InstantSource.system());
+  private final InlineMcpCalls inline = inline(journal);
+
+  private static InlineMcpCalls inline(Journal journal) {
+    return HostileCalls.inline(journal, sessions, WORKER);
+  }
 
   @BeforeAll
   static void sessions() throws java.io.IOException {
@@ -95,32 +93,47 @@ class HostileMcpDeadlinesTest {
   }
 
   private CompletableFuture<InlineMcpCalls.Result> call(String run, String server, String tool) {
-    return HostileCalls.call(inline, request(run, server, tool), server, tool);
+    return call(inline, run, server, tool);
   }
 
-  @Test
-  void aOneBytePerSecondDripEndsAtTheCallTimeoutWhileAnotherRunFinishes() throws Exception {
-    // Both servers are connected first, so the timed part is the calls alone.
-    assertThat(call("warm", "dripping", "echo").get(60, TimeUnit.SECONDS))
-        .isInstanceOf(InlineMcpCalls.Result.Succeeded.class);
-    assertThat(call("warm-calm", "calm", "echo").get(60, TimeUnit.SECONDS))
-        .isInstanceOf(InlineMcpCalls.Result.Succeeded.class);
-    long start = System.nanoTime();
-    CompletableFuture<InlineMcpCalls.Result> drip = call("drip", "dripping", "drip");
-    CompletableFuture<InlineMcpCalls.Result> echo = call("echo", "calm", "echo");
+  private static CompletableFuture<InlineMcpCalls.Result> call(
+      InlineMcpCalls on, String run, String server, String tool) {
+    return HostileCalls.call(on, request(run, server, tool), server, tool);
+  }
 
-    assertThat(echo.get(60, TimeUnit.SECONDS)).isInstanceOf(InlineMcpCalls.Result.Succeeded.class);
-    drip.get(60, TimeUnit.SECONDS);
-    assertThat(Duration.ofNanos(System.nanoTime() - start))
-        .as("ended near its call timeout, not when the drip would finish")
-        .isLessThan(CALL_TIMEOUT.plusSeconds(18));
-    RunRef run = new RunRef("drip");
-    JournalEntry.StepCompleted first = HostileCalls.firstCompletion(journal, run);
-    assertThat(first.trajectoryTail().orElseThrow().path("diagnostic").asText())
-        .isEqualTo(ErrorCode.MCP_RESULT_UNAVAILABLE.wire());
-    // Its attempt ended, so its lease is let go: the step is not left running.
-    assertThat(journal.run(run).orElseThrow().steps().getFirst().status())
-        .isNotEqualTo(StepStatus.RUNNING);
+  @ParameterizedTest
+  @EnumSource(HostileJournal.class)
+  void aOneBytePerSecondDripEndsAtTheCallTimeoutWhileAnotherRunFinishes(HostileJournal kind)
+      throws Exception {
+    try (HostileJournal.Opened opened = kind.open("hostile_drip")) {
+      Journal journal = opened.journal();
+      InlineMcpCalls inline = inline(journal);
+      // A server of its own per journal: the other case's drip may still be writing to its own.
+      String dripping =
+          "dripping" + kind.name().toLowerCase(java.util.Locale.ROOT).replace("_", "");
+      // Both servers are connected first, so the timed part is the calls alone.
+      assertThat(call(inline, "warm", dripping, "echo").get(60, TimeUnit.SECONDS))
+          .isInstanceOf(InlineMcpCalls.Result.Succeeded.class);
+      assertThat(call(inline, "warm-calm", "calm", "echo").get(60, TimeUnit.SECONDS))
+          .isInstanceOf(InlineMcpCalls.Result.Succeeded.class);
+      long start = System.nanoTime();
+      CompletableFuture<InlineMcpCalls.Result> drip = call(inline, "drip", dripping, "drip");
+      CompletableFuture<InlineMcpCalls.Result> echo = call(inline, "echo", "calm", "echo");
+
+      assertThat(echo.get(60, TimeUnit.SECONDS))
+          .isInstanceOf(InlineMcpCalls.Result.Succeeded.class);
+      drip.get(60, TimeUnit.SECONDS);
+      assertThat(Duration.ofNanos(System.nanoTime() - start))
+          .as("ended near its call timeout, not when the drip would finish")
+          .isLessThan(CALL_TIMEOUT.plusSeconds(18));
+      RunRef run = new RunRef("drip");
+      JournalEntry.StepCompleted first = HostileCalls.firstCompletion(journal, run);
+      assertThat(first.trajectoryTail().orElseThrow().path("diagnostic").asText())
+          .isEqualTo(ErrorCode.MCP_RESULT_UNAVAILABLE.wire());
+      // Its attempt ended, so its lease is let go: the step is not left running.
+      assertThat(journal.run(run).orElseThrow().steps().getFirst().status())
+          .isNotEqualTo(StepStatus.RUNNING);
+    }
   }
 
   @Test
