@@ -210,19 +210,8 @@ public final class ModernTestServer implements AutoCloseable {
           }
           return text("slept");
         });
-    add(tools, "pid", Map.of(), (ctx, a) -> text(String.valueOf(ProcessHandle.current().pid())));
+    processes(tools);
     add(tools, "meta", Map.of(), (ctx, a) -> text(String.valueOf(ctx.meta())));
-    add(
-        tools,
-        "spawn_grandchild",
-        Map.of(),
-        (ctx, a) -> {
-          try {
-            return text(Deafness.spawnGrandchild());
-          } catch (IOException e) {
-            throw new IllegalStateException(e);
-          }
-        });
     add(
         tools,
         "ledger",
@@ -258,6 +247,22 @@ public final class ModernTestServer implements AutoCloseable {
         .serverInfo(McpSchema.Implementation.builder("flows-test-modern", "1.0").build())
         .feature(ToolsFeature.ofSync(repository))
         .build();
+  }
+
+  /** pid, and spawn_grandchild (leaves a process behind, answers its pid). */
+  private static void processes(Map<String, McpSyncTool> tools) {
+    add(tools, "pid", Map.of(), (ctx, a) -> text(String.valueOf(ProcessHandle.current().pid())));
+    add(
+        tools,
+        "spawn_grandchild",
+        Map.of(),
+        (ctx, a) -> {
+          try {
+            return text(Deafness.spawnGrandchild());
+          } catch (IOException e) {
+            throw new IllegalStateException(e);
+          }
+        });
   }
 
   private static synchronized long ledger(Path file, String key) {
