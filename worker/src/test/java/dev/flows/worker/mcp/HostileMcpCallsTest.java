@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import dev.flows.kernel.ErrorCode;
-import dev.flows.kernel.journal.InMemoryJournal;
 import dev.flows.kernel.journal.Journal;
 import dev.flows.kernel.journal.JournalEntry;
 import dev.flows.kernel.journal.RunRef;
@@ -18,7 +17,6 @@ import dev.flows.kernel.mcp.McpServerConfigJson;
 import dev.flows.mcp.client.McpCredentials;
 import dev.flows.mcp.client.McpSessions;
 import dev.flows.mcp.testkit.HostileServer;
-import java.time.Clock;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -43,8 +41,6 @@ class HostileMcpCallsTest {
       McpServerConfigJson.write(
           HostileServer.stdio("hostile").withProtocol(McpProtocol.V2025_11_25));
   private static McpSessions sessions;
-  private final InMemoryJournal journal = new InMemoryJournal(Clock.systemUTC());
-  private final InlineMcpCalls inline = inline(journal);
 
   private static InlineMcpCalls inline(Journal journal) {
     return HostileCalls.inline(journal, sessions, WORKER);
@@ -65,10 +61,6 @@ class HostileMcpCallsTest {
 
   private static StartRun request(String id, String tool) {
     return HostileCalls.request(id, CONNECTION, "hostile", tool, 3);
-  }
-
-  private CompletableFuture<InlineMcpCalls.Result> call(String run, String tool) {
-    return call(inline, run, tool);
   }
 
   private static CompletableFuture<InlineMcpCalls.Result> call(
@@ -114,24 +106,35 @@ class HostileMcpCallsTest {
     }
   }
 
-  @org.junit.jupiter.params.ParameterizedTest
-  @org.junit.jupiter.params.provider.ValueSource(strings = {"invalid", "nested"})
+  @ParameterizedTest
+  @org.junit.jupiter.params.provider.CsvSource({
+    "IN_MEMORY, invalid",
+    "IN_MEMORY, nested",
+    "POSTGRES, invalid",
+    "POSTGRES, nested"
+  })
   void anAnswerThatIsNotJsonOrNestedTooDeepEndsItsAttemptResultUnavailableWhileAnotherRunFinishes(
-      String tool) throws Exception {
-    assertThat(call("warm-" + tool, "echo").get(60, TimeUnit.SECONDS))
-        .isInstanceOf(InlineMcpCalls.Result.Succeeded.class);
-    CompletableFuture<InlineMcpCalls.Result> bad = call("bad-" + tool, tool);
-    CompletableFuture<InlineMcpCalls.Result> echo = call("echo-" + tool, "echo");
+      HostileJournal kind, String tool) throws Exception {
+    try (HostileJournal.Opened opened = kind.open("hostile_bad")) {
+      Journal journal = opened.journal();
+      InlineMcpCalls inline = inline(journal);
+      assertThat(call(inline, "warm-" + tool, "echo").get(60, TimeUnit.SECONDS))
+          .isInstanceOf(InlineMcpCalls.Result.Succeeded.class);
+      CompletableFuture<InlineMcpCalls.Result> bad = call(inline, "bad-" + tool, tool);
+      CompletableFuture<InlineMcpCalls.Result> echo = call(inline, "echo-" + tool, "echo");
 
-    assertThat(echo.get(60, TimeUnit.SECONDS)).isInstanceOf(InlineMcpCalls.Result.Succeeded.class);
-    assertThat(bad.get(60, TimeUnit.SECONDS)).isInstanceOf(InlineMcpCalls.Result.AwaitChild.class);
-    RunRef run = new RunRef("bad-" + tool);
-    JournalEntry.StepCompleted first = HostileCalls.firstCompletion(journal, run);
-    assertThat(first.trajectoryTail().orElseThrow().path("diagnostic").asText())
-        .isEqualTo(ErrorCode.MCP_RESULT_UNAVAILABLE.wire());
-    assertThat(String.valueOf(journal.entries(run)).length()).isLessThan(64 * 1024);
-    // Its attempt ended, so its lease is let go (retried by a claimer, or failed).
-    assertThat(journal.run(run).orElseThrow().steps().getFirst().status())
-        .isNotEqualTo(dev.flows.kernel.lifecycle.StepStatus.RUNNING);
+      assertThat(echo.get(60, TimeUnit.SECONDS))
+          .isInstanceOf(InlineMcpCalls.Result.Succeeded.class);
+      assertThat(bad.get(60, TimeUnit.SECONDS))
+          .isInstanceOf(InlineMcpCalls.Result.AwaitChild.class);
+      RunRef run = new RunRef("bad-" + tool);
+      JournalEntry.StepCompleted first = HostileCalls.firstCompletion(journal, run);
+      assertThat(first.trajectoryTail().orElseThrow().path("diagnostic").asText())
+          .isEqualTo(ErrorCode.MCP_RESULT_UNAVAILABLE.wire());
+      assertThat(opened.largestStoredBytes(run)).isLessThan(64 * 1024);
+      // Its attempt ended, so its lease is let go (retried by a claimer, or failed).
+      assertThat(journal.run(run).orElseThrow().steps().getFirst().status())
+          .isNotEqualTo(dev.flows.kernel.lifecycle.StepStatus.RUNNING);
+    }
   }
 }
