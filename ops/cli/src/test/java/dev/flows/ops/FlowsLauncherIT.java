@@ -2,6 +2,7 @@ package dev.flows.ops;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.flows.mcp.testkit.NoProcessLeftBehind;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -1,5 +1,6 @@
 package dev.flows.ops;
 
+import dev.flows.mcp.testkit.NoProcessLeftBehind;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -13,8 +14,6 @@ final class ProcessTree {
   /** How long a process may take to stop on SIGTERM before it is killed. */
   static final Duration PATIENCE = Duration.ofSeconds(60);
 
-  private static final Duration LEFT_PATIENCE = Duration.ofSeconds(10);
-
   private ProcessTree() {}
 
   /** SIGTERM, then SIGKILL past {@link #PATIENCE}; the same for what it leaves; its exit code. */
@@ -25,7 +24,7 @@ final class ProcessTree {
       p.destroyForcibly();
       p.waitFor();
     }
-    end(under);
+    NoProcessLeftBehind.end(under);
     return p.exitValue();
   }
 
@@ -38,24 +37,5 @@ final class ProcessTree {
     for (ProcessHandle h : under) {
       h.onExit().join();
     }
-  }
-
-  /** SIGTERM to each of {@code left} still alive, SIGKILL to those alive after a while. */
-  static void end(List<ProcessHandle> left) {
-    left.stream().filter(ProcessHandle::isAlive).forEach(ProcessHandle::destroy);
-    long until = System.nanoTime() + LEFT_PATIENCE.toNanos();
-    for (ProcessHandle h : left) {
-      long wait = Math.max(0, until - System.nanoTime());
-      try {
-        h.onExit().get(wait, TimeUnit.NANOSECONDS);
-      } catch (Exception e) {
-        h.destroyForcibly();
-      }
-    }
-  }
-
-  /** How a process shows in a failure message: its pid and command line. */
-  static String describe(ProcessHandle h) {
-    return h.pid() + " " + h.info().commandLine().orElse(h.info().command().orElse("?"));
   }
 }

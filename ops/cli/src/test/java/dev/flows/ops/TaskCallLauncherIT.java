@@ -8,6 +8,7 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.flows.kernel.mcp.McpServerConfig;
 import dev.flows.mcp.testkit.Jvm;
+import dev.flows.mcp.testkit.NoProcessLeftBehind;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

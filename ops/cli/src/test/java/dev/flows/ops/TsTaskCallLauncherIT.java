@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.flows.mcp.testkit.NoProcessLeftBehind;
 import dev.flows.mcp.testkit.NodePeers;
 import java.time.Duration;
 import java.util.Optional;

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.flows.mcp.testkit.NoProcessLeftBehind;
 import dev.flows.worker.WorkerConfig;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -118,7 +119,7 @@ class WorkerSigtermIT {
       assertThat(Duration.ofMillis(Long.parseLong(drained.group(1))))
           .as("the drain (the process ended after %s)", took)
           .isLessThanOrEqualTo(BOUND);
-      assertThat(tree.stream().filter(ProcessHandle::isAlive).map(ProcessTree::describe))
+      assertThat(tree.stream().filter(ProcessHandle::isAlive).map(NoProcessLeftBehind::describe))
           .as("processes of the worker left running after it ended (%s)", took)
           .isEmpty();
       JsonNode shown = new Launcher(home).run("runs", "show", run, "--json").json().path("run");
@@ -145,7 +146,7 @@ class WorkerSigtermIT {
       worker.destroy();
       assertThat(worker.waitFor(15, TimeUnit.SECONDS)).as(read(log)).isTrue();
       assertThat(worker.exitValue()).as(read(log)).isIn(0, 143);
-      assertThat(tree.stream().filter(ProcessHandle::isAlive).map(ProcessTree::describe))
+      assertThat(tree.stream().filter(ProcessHandle::isAlive).map(NoProcessLeftBehind::describe))
           .as("processes left running")
           .isEmpty();
     } finally {

@@ -4,15 +4,21 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.flows.kernel.instruction.McpCallInstruction;
-import dev.flows.kernel.journal.InMemoryJournal;
+import dev.flows.kernel.journal.Journal;
 import dev.flows.kernel.journal.JournalEntry;
 import dev.flows.kernel.journal.RunRef;
 import dev.flows.kernel.journal.StartRun;
+import dev.flows.kernel.journal.WorkerId;
 import dev.flows.kernel.spec.BackoffPolicy;
 import dev.flows.kernel.spec.RecoveryMode;
 import dev.flows.kernel.spec.RunSpec;
 import dev.flows.kernel.spec.StepBody;
 import dev.flows.kernel.spec.StepSpec;
+import dev.flows.mcp.client.McpSessions;
+import dev.flows.worker.WorkerConfig;
+import dev.flows.worker.WorkerLease;
+import java.time.Duration;
+import java.time.InstantSource;
 import java.util.List;
 import java.util.Optional;
 import java.util.OptionalLong;
@@ -53,6 +59,17 @@ final class HostileCalls {
         "test");
   }
 
+  /** The worker's inline call path on {@code journal}, calling through {@code sessions}. */
+  static InlineMcpCalls inline(Journal journal, McpSessions sessions, WorkerId worker) {
+    return new InlineMcpCalls(
+        journal,
+        new McpToolExecutor(sessions, journal),
+        new WorkerLease(journal, WorkerConfig.defaults(), InstantSource.system()),
+        worker,
+        Duration.ofSeconds(60),
+        InstantSource.system());
+  }
+
   static CompletableFuture<InlineMcpCalls.Result> call(
       InlineMcpCalls inline, StartRun request, String server, String tool) {
     return CompletableFuture.supplyAsync(
@@ -65,7 +82,7 @@ final class HostileCalls {
         });
   }
 
-  static JournalEntry.StepCompleted firstCompletion(InMemoryJournal journal, RunRef run) {
+  static JournalEntry.StepCompleted firstCompletion(Journal journal, RunRef run) {
     return journal.entries(run).stream()
         .map(e -> e.entry())
         .filter(e -> e instanceof JournalEntry.StepCompleted)

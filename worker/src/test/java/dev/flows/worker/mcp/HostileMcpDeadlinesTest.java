@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import dev.flows.kernel.ErrorCode;
-import dev.flows.kernel.journal.InMemoryJournal;
+import dev.flows.kernel.journal.Journal;
 import dev.flows.kernel.journal.JournalEntry;
 import dev.flows.kernel.journal.RunRef;
 import dev.flows.kernel.journal.StartRun;
@@ -17,16 +17,13 @@ import dev.flows.kernel.mcp.McpServerConfigJson;
 import dev.flows.mcp.client.McpCredentials;
 import dev.flows.mcp.client.McpSessions;
 import dev.flows.mcp.testkit.HostileServer;
-import dev.flows.worker.WorkerConfig;
-import dev.flows.worker.WorkerLease;
-import java.time.Clock;
 import java.time.Duration;
-import java.time.InstantSource;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * Hostile servers through the worker's call path (claim, lease, effect election, call, completion),
@@ -34,8 +31,9 @@ import org.junit.jupiter.api.Test;
  * byte a second, and an SSE stream that never answers, end at the client's call timeout with {@code
  * mcp_result_unavailable}; a {@code tools/list} of 100,000 tools ends the attempt {@code
  * payload_too_large}; garbage on stdout before the handshake is skipped. An attempt that fails
- * completes, so its lease is let go (on the drip's own stdio connection an answer would interleave
- * with the dripped bytes: that server writes them from another thread).
+ * completes, so its lease is let go. Each on the in-memory journal and on Postgres (on the drip's
+ * own stdio connection an answer would interleave with the dripped bytes: that server writes them
+ * from another thread).
  */
 class HostileMcpDeadlinesTest {
   private static final JsonNodeFactory JSON = JsonNodeFactory.instance;
@@ -65,15 +63,10 @@ class HostileMcpDeadlinesTest {
 
   private static McpSessions sessions;
   private static HostileServer.Http http;
-  private final InMemoryJournal journal = new InMemoryJournal(Clock.systemUTC());
-  private final InlineMcpCalls inline =
-      new InlineMcpCalls(
-          journal,
-          new McpToolExecutor(sessions, journal),
-          new WorkerLease(journal, WorkerConfig.defaults(), InstantSource.system()),
-          WORKER,
-          Duration.ofSeconds(60),
-          InstantSource.system());
+
+  private static InlineMcpCalls inline(Journal journal) {
+    return HostileCalls.inline(journal, sessions, WORKER);
+  }
 
   @BeforeAll
   static void sessions() throws java.io.IOException {
@@ -94,91 +87,120 @@ class HostileMcpDeadlinesTest {
     return HostileCalls.request(id, connection(server), server, tool, 1);
   }
 
-  private CompletableFuture<InlineMcpCalls.Result> call(String run, String server, String tool) {
-    return HostileCalls.call(inline, request(run, server, tool), server, tool);
+  private static CompletableFuture<InlineMcpCalls.Result> call(
+      InlineMcpCalls on, String run, String server, String tool) {
+    return HostileCalls.call(on, request(run, server, tool), server, tool);
   }
 
-  @Test
-  void aOneBytePerSecondDripEndsAtTheCallTimeoutWhileAnotherRunFinishes() throws Exception {
-    // Both servers are connected first, so the timed part is the calls alone.
-    assertThat(call("warm", "dripping", "echo").get(60, TimeUnit.SECONDS))
-        .isInstanceOf(InlineMcpCalls.Result.Succeeded.class);
-    assertThat(call("warm-calm", "calm", "echo").get(60, TimeUnit.SECONDS))
-        .isInstanceOf(InlineMcpCalls.Result.Succeeded.class);
-    long start = System.nanoTime();
-    CompletableFuture<InlineMcpCalls.Result> drip = call("drip", "dripping", "drip");
-    CompletableFuture<InlineMcpCalls.Result> echo = call("echo", "calm", "echo");
-
-    assertThat(echo.get(60, TimeUnit.SECONDS)).isInstanceOf(InlineMcpCalls.Result.Succeeded.class);
-    drip.get(60, TimeUnit.SECONDS);
-    assertThat(Duration.ofNanos(System.nanoTime() - start))
-        .as("ended near its call timeout, not when the drip would finish")
-        .isLessThan(CALL_TIMEOUT.plusSeconds(18));
-    RunRef run = new RunRef("drip");
-    JournalEntry.StepCompleted first = HostileCalls.firstCompletion(journal, run);
-    assertThat(first.trajectoryTail().orElseThrow().path("diagnostic").asText())
-        .isEqualTo(ErrorCode.MCP_RESULT_UNAVAILABLE.wire());
-    // Its attempt ended, so its lease is let go: the step is not left running.
-    assertThat(journal.run(run).orElseThrow().steps().getFirst().status())
-        .isNotEqualTo(StepStatus.RUNNING);
-  }
-
-  @Test
-  void garbageOnStdoutBeforeTheHandshakeIsSkippedAndTheCallSucceedsWhileAnotherRunFinishes()
+  @ParameterizedTest
+  @EnumSource(HostileJournal.class)
+  void aOneBytePerSecondDripEndsAtTheCallTimeoutWhileAnotherRunFinishes(HostileJournal kind)
       throws Exception {
-    assertThat(call("warm-calm-g", "calm", "echo").get(60, TimeUnit.SECONDS))
-        .isInstanceOf(InlineMcpCalls.Result.Succeeded.class);
-    CompletableFuture<InlineMcpCalls.Result> garbage = call("garbage", "garbage", "echo");
-    CompletableFuture<InlineMcpCalls.Result> echo = call("echo-g", "calm", "echo");
+    try (HostileJournal.Opened opened = kind.open("hostile_drip")) {
+      Journal journal = opened.journal();
+      InlineMcpCalls inline = inline(journal);
+      // A server of its own per journal: the other case's drip may still be writing to its own.
+      String dripping =
+          "dripping" + kind.name().toLowerCase(java.util.Locale.ROOT).replace("_", "");
+      // Both servers are connected first, so the timed part is the calls alone.
+      assertThat(call(inline, "warm", dripping, "echo").get(60, TimeUnit.SECONDS))
+          .isInstanceOf(InlineMcpCalls.Result.Succeeded.class);
+      assertThat(call(inline, "warm-calm", "calm", "echo").get(60, TimeUnit.SECONDS))
+          .isInstanceOf(InlineMcpCalls.Result.Succeeded.class);
+      long start = System.nanoTime();
+      CompletableFuture<InlineMcpCalls.Result> drip = call(inline, "drip", dripping, "drip");
+      CompletableFuture<InlineMcpCalls.Result> echo = call(inline, "echo", "calm", "echo");
 
-    assertThat(echo.get(60, TimeUnit.SECONDS)).isInstanceOf(InlineMcpCalls.Result.Succeeded.class);
-    assertThat(garbage.get(60, TimeUnit.SECONDS))
-        .isInstanceOf(InlineMcpCalls.Result.Succeeded.class);
-    assertThat(journal.run(new RunRef("garbage")).orElseThrow().steps().getFirst().status())
-        .isEqualTo(StepStatus.SUCCEEDED);
+      assertThat(echo.get(60, TimeUnit.SECONDS))
+          .isInstanceOf(InlineMcpCalls.Result.Succeeded.class);
+      drip.get(60, TimeUnit.SECONDS);
+      assertThat(Duration.ofNanos(System.nanoTime() - start))
+          .as("ended near its call timeout, not when the drip would finish")
+          .isLessThan(CALL_TIMEOUT.plusSeconds(18));
+      RunRef run = new RunRef("drip");
+      JournalEntry.StepCompleted first = HostileCalls.firstCompletion(journal, run);
+      assertThat(first.trajectoryTail().orElseThrow().path("diagnostic").asText())
+          .isEqualTo(ErrorCode.MCP_RESULT_UNAVAILABLE.wire());
+      // Its attempt ended, so its lease is let go: the step is not left running.
+      assertThat(journal.run(run).orElseThrow().steps().getFirst().status())
+          .isNotEqualTo(StepStatus.RUNNING);
+    }
   }
 
-  @Test
-  void aHundredThousandToolsInToolsListEndTheAttemptPayloadTooLargeWhileAnotherRunFinishes()
-      throws Exception {
-    assertThat(call("warm-calm-m", "calm", "echo").get(60, TimeUnit.SECONDS))
-        .isInstanceOf(InlineMcpCalls.Result.Succeeded.class);
-    long start = System.nanoTime();
-    CompletableFuture<InlineMcpCalls.Result> many = call("many", "many", "echo");
-    CompletableFuture<InlineMcpCalls.Result> echo = call("echo-m", "calm", "echo");
+  @ParameterizedTest
+  @EnumSource(HostileJournal.class)
+  void garbageOnStdoutBeforeTheHandshakeIsSkippedAndTheCallSucceedsWhileAnotherRunFinishes(
+      HostileJournal kind) throws Exception {
+    try (HostileJournal.Opened opened = kind.open("hostile_garbage")) {
+      Journal journal = opened.journal();
+      InlineMcpCalls inline = inline(journal);
+      assertThat(call(inline, "warm-calm-g", "calm", "echo").get(60, TimeUnit.SECONDS))
+          .isInstanceOf(InlineMcpCalls.Result.Succeeded.class);
+      CompletableFuture<InlineMcpCalls.Result> garbage = call(inline, "garbage", "garbage", "echo");
+      CompletableFuture<InlineMcpCalls.Result> echo = call(inline, "echo-g", "calm", "echo");
 
-    assertThat(echo.get(60, TimeUnit.SECONDS)).isInstanceOf(InlineMcpCalls.Result.Succeeded.class);
-    many.get(60, TimeUnit.SECONDS);
-    assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(30));
-    RunRef run = new RunRef("many");
-    JournalEntry.StepCompleted first = HostileCalls.firstCompletion(journal, run);
-    assertThat(first.trajectoryTail().orElseThrow().path("diagnostic").asText())
-        .isEqualTo(ErrorCode.PAYLOAD_TOO_LARGE.wire());
-    assertThat(String.valueOf(journal.entries(run)).length()).isLessThan(64 * 1024);
-    assertThat(journal.run(run).orElseThrow().steps().getFirst().status())
-        .isNotEqualTo(StepStatus.RUNNING);
+      assertThat(echo.get(60, TimeUnit.SECONDS))
+          .isInstanceOf(InlineMcpCalls.Result.Succeeded.class);
+      assertThat(garbage.get(60, TimeUnit.SECONDS))
+          .isInstanceOf(InlineMcpCalls.Result.Succeeded.class);
+      assertThat(journal.run(new RunRef("garbage")).orElseThrow().steps().getFirst().status())
+          .isEqualTo(StepStatus.SUCCEEDED);
+    }
   }
 
-  @Test
-  void
-      anSseStreamThatNeverEndsEndsItsAttemptAtTheCallTimeoutWhileAnotherRunOnTheSameServerFinishes()
-          throws Exception {
-    assertThat(call("warm-sse", "sse", "sse-echo").get(60, TimeUnit.SECONDS))
-        .isInstanceOf(InlineMcpCalls.Result.Succeeded.class);
-    long start = System.nanoTime();
-    CompletableFuture<InlineMcpCalls.Result> endless = call("endless", "sse", "sse-endless");
-    CompletableFuture<InlineMcpCalls.Result> echo = call("echo-sse", "sse", "sse-echo");
+  @ParameterizedTest
+  @EnumSource(HostileJournal.class)
+  void aHundredThousandToolsInToolsListEndTheAttemptPayloadTooLargeWhileAnotherRunFinishes(
+      HostileJournal kind) throws Exception {
+    try (HostileJournal.Opened opened = kind.open("hostile_many")) {
+      Journal journal = opened.journal();
+      InlineMcpCalls inline = inline(journal);
+      assertThat(call(inline, "warm-calm-m", "calm", "echo").get(60, TimeUnit.SECONDS))
+          .isInstanceOf(InlineMcpCalls.Result.Succeeded.class);
+      long start = System.nanoTime();
+      CompletableFuture<InlineMcpCalls.Result> many = call(inline, "many", "many", "echo");
+      CompletableFuture<InlineMcpCalls.Result> echo = call(inline, "echo-m", "calm", "echo");
 
-    assertThat(echo.get(60, TimeUnit.SECONDS)).isInstanceOf(InlineMcpCalls.Result.Succeeded.class);
-    endless.get(60, TimeUnit.SECONDS);
-    assertThat(Duration.ofNanos(System.nanoTime() - start))
-        .as("ended near its call timeout")
-        .isLessThan(CALL_TIMEOUT.plusSeconds(18));
-    RunRef run = new RunRef("endless");
-    JournalEntry.StepCompleted first = HostileCalls.firstCompletion(journal, run);
-    assertThat(first.trajectoryTail().orElseThrow().path("diagnostic").asText())
-        .isEqualTo(ErrorCode.MCP_RESULT_UNAVAILABLE.wire());
-    assertThat(journal.run(run).orElseThrow().steps().getFirst().status())
-        .isNotEqualTo(StepStatus.RUNNING);
+      assertThat(echo.get(60, TimeUnit.SECONDS))
+          .isInstanceOf(InlineMcpCalls.Result.Succeeded.class);
+      many.get(60, TimeUnit.SECONDS);
+      assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(30));
+      RunRef run = new RunRef("many");
+      JournalEntry.StepCompleted first = HostileCalls.firstCompletion(journal, run);
+      assertThat(first.trajectoryTail().orElseThrow().path("diagnostic").asText())
+          .isEqualTo(ErrorCode.PAYLOAD_TOO_LARGE.wire());
+      assertThat(opened.largestStoredBytes(run)).isLessThan(64 * 1024);
+      assertThat(journal.run(run).orElseThrow().steps().getFirst().status())
+          .isNotEqualTo(StepStatus.RUNNING);
+    }
+  }
+
+  @ParameterizedTest
+  @EnumSource(HostileJournal.class)
+  void anSseStreamThatNeverEndsEndsItsAttemptAtTheCallTimeoutWhileAnotherRunOnTheSameServerFinishes(
+      HostileJournal kind) throws Exception {
+    try (HostileJournal.Opened opened = kind.open("hostile_sse")) {
+      Journal journal = opened.journal();
+      InlineMcpCalls inline = inline(journal);
+      assertThat(call(inline, "warm-sse", "sse", "sse-echo").get(60, TimeUnit.SECONDS))
+          .isInstanceOf(InlineMcpCalls.Result.Succeeded.class);
+      long start = System.nanoTime();
+      CompletableFuture<InlineMcpCalls.Result> endless =
+          call(inline, "endless", "sse", "sse-endless");
+      CompletableFuture<InlineMcpCalls.Result> echo = call(inline, "echo-sse", "sse", "sse-echo");
+
+      assertThat(echo.get(60, TimeUnit.SECONDS))
+          .isInstanceOf(InlineMcpCalls.Result.Succeeded.class);
+      endless.get(60, TimeUnit.SECONDS);
+      assertThat(Duration.ofNanos(System.nanoTime() - start))
+          .as("ended near its call timeout")
+          .isLessThan(CALL_TIMEOUT.plusSeconds(18));
+      RunRef run = new RunRef("endless");
+      JournalEntry.StepCompleted first = HostileCalls.firstCompletion(journal, run);
+      assertThat(first.trajectoryTail().orElseThrow().path("diagnostic").asText())
+          .isEqualTo(ErrorCode.MCP_RESULT_UNAVAILABLE.wire());
+      assertThat(journal.run(run).orElseThrow().steps().getFirst().status())
+          .isNotEqualTo(StepStatus.RUNNING);
+    }
   }
 }

@@ -19,13 +19,11 @@ import dev.flows.mcp.client.McpCredentials;
 import dev.flows.mcp.client.McpSessions;
 import dev.flows.mcp.testkit.HostileServer;
 import dev.flows.mcp.testkit.Jvm;
-import dev.flows.worker.WorkerConfig;
-import dev.flows.worker.WorkerLease;
+import dev.flows.mcp.testkit.NoProcessLeftBehind;
 import java.net.InetSocketAddress;
 import java.net.URI;
 import java.time.Clock;
 import java.time.Duration;
-import java.time.InstantSource;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -37,6 +35,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
@@ -46,24 +45,22 @@ import org.junit.jupiter.params.provider.EnumSource;
  * grandchild behind is reaped with that grandchild when the worker's sessions close, and an HTTP
  * server that redirects to another host ends the attempt without the other host hearing of it.
  */
+@ExtendWith(NoProcessLeftBehind.class)
 class HostileMcpPeersTest {
   private static final JsonNodeFactory JSON = JsonNodeFactory.instance;
   private static final WorkerId WORKER = new WorkerId("hostile-peers-worker");
 
-  /** The client's stop grace for a stdio server, with room for a loaded machine. */
-  private static final Duration REAPED_WITHIN = Duration.ofSeconds(30);
+  /**
+   * The reaping's own waits (stdin closed, the stop grace, SIGTERM, the stop grace, SIGKILL), with
+   * room for a loaded machine.
+   */
+  private static final Duration REAPED_WITHIN =
+      McpClientConfig.DEFAULT_STOP_GRACE.multipliedBy(2).plus(Duration.ofSeconds(10));
 
   private final McpSessions sessions =
       new McpSessions(McpClientConfig.DEFAULTS, McpCredentials.fromEnvironment());
   private final InMemoryJournal journal = new InMemoryJournal(Clock.systemUTC());
-  private final InlineMcpCalls inline =
-      new InlineMcpCalls(
-          journal,
-          new McpToolExecutor(sessions, journal),
-          new WorkerLease(journal, WorkerConfig.defaults(), InstantSource.system()),
-          WORKER,
-          Duration.ofSeconds(60),
-          InstantSource.system());
+  private final InlineMcpCalls inline = HostileCalls.inline(journal, sessions, WORKER);
   private final List<HttpServer> httpServers = new java.util.ArrayList<>();
 
   @AfterEach
@@ -87,13 +84,18 @@ class HostileMcpPeersTest {
     return ProcessHandle.current().descendants().collect(Collectors.toSet());
   }
 
-  @Test
-  void aSigtermDeafServerAndTheGrandchildItLeftAreReapedWhenTheWorkersSessionsClose()
-      throws Exception {
+  @ParameterizedTest
+  @EnumSource(
+      value = McpProtocol.class,
+      names = {"V2025_11_25", "V2026_07_28"})
+  void aSigtermDeafServerAndTheGrandchildItLeftAreReapedWhenTheWorkersSessionsClose(
+      McpProtocol protocol) throws Exception {
     JsonNode deaf =
         McpServerConfigJson.write(
-            Jvm.stdioServer("deaf", List.of(), Map.of(), "--ignore-sigterm")
-                .withProtocol(McpProtocol.V2025_11_25));
+            (protocol == McpProtocol.V2026_07_28
+                    ? Jvm.modernStdioServer("deaf", "--ignore-sigterm")
+                    : Jvm.stdioServer("deaf", List.of(), Map.of(), "--ignore-sigterm"))
+                .withProtocol(protocol));
     Set<ProcessHandle> before = descendants();
 
     CompletableFuture<InlineMcpCalls.Result> spawn =
@@ -108,6 +110,12 @@ class HostileMcpPeersTest {
         .as("the two servers and the grandchild the deaf one left")
         .hasSizeGreaterThanOrEqualTo(3);
 
+    assertReapedOnceTheSessionsClose(started);
+  }
+
+  /** Closes the worker's sessions and waits for each of {@code started} to be gone. */
+  private void assertReapedOnceTheSessionsClose(Set<ProcessHandle> started)
+      throws InterruptedException {
     long start = System.nanoTime();
     sessions.close();
     while (started.stream().anyMatch(ProcessHandle::isAlive)
@@ -117,6 +125,41 @@ class HostileMcpPeersTest {
     assertThat(started.stream().filter(ProcessHandle::isAlive).map(ProcessHandle::pid))
         .as("still alive %s after the sessions closed", Duration.ofNanos(System.nanoTime() - start))
         .isEmpty();
+  }
+
+  /**
+   * A SIGTERM-deaf 2025 server pinned to 2026-07-28 answers no {@code server/discover}: the attempt
+   * ends {@code handshake_rejected} (its lease let go) and no process started to ask it is left.
+   */
+  @Test
+  void aDeafServerPinnedTo20260728ThatAnswersNoDiscoverEndsTheAttemptAndLeavesNoProcess()
+      throws Exception {
+    JsonNode pinned =
+        McpServerConfigJson.write(
+            Jvm.stdioServer("pinned", List.of(), Map.of(), "--ignore-sigterm")
+                .withProtocol(McpProtocol.V2026_07_28));
+    Set<ProcessHandle> before = descendants();
+
+    CompletableFuture<InlineMcpCalls.Result> refused = call("refused", pinned, "pinned", "echo");
+    CompletableFuture<InlineMcpCalls.Result> echo = call("echo-pinned", calm(), "calm", "echo");
+
+    assertThat(echo.get(60, TimeUnit.SECONDS)).isInstanceOf(InlineMcpCalls.Result.Succeeded.class);
+    assertThat(refused.get(60, TimeUnit.SECONDS))
+        .isNotInstanceOf(InlineMcpCalls.Result.Succeeded.class);
+    RunRef run = new RunRef("refused");
+    assertThat(
+            HostileCalls.firstCompletion(journal, run)
+                .trajectoryTail()
+                .orElseThrow()
+                .path("diagnostic")
+                .asText())
+        .isEqualTo("handshake_rejected");
+    assertThat(journal.run(run).orElseThrow().steps().getFirst().status())
+        .isNotEqualTo(StepStatus.RUNNING);
+
+    Set<ProcessHandle> started = new HashSet<>(descendants());
+    started.removeAll(before);
+    assertReapedOnceTheSessionsClose(started);
   }
 
   @ParameterizedTest

@@ -101,6 +101,12 @@ public final class McpTransports {
       }
       return switch (probe) {
         case StdioTransport.Probe.Modern m -> Optional.of(m.transport());
+        case StdioTransport.Probe.Legacy l when !s.protocol().allowsLegacy() -> {
+          // Pinned to 2026-07-28: no 2025 handshake will take this process over, so it is reaped
+          // now, by the same rule as any server's at stop.
+          l.transport().close();
+          yield Optional.empty();
+        }
         case StdioTransport.Probe.Legacy l -> {
           StdioTransport old = probed.getAndSet(l.transport());
           if (old != null) {

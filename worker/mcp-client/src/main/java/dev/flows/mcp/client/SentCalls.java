@@ -2,6 +2,9 @@ package dev.flows.mcp.client;
 
 import io.modelcontextprotocol.spec.McpSchema;
 import io.modelcontextprotocol.spec.McpSchema.JSONRPCMessage;
+import java.io.FilterInputStream;
+import java.io.IOException;
+import java.io.InputStream;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
@@ -10,11 +13,16 @@ import java.util.concurrent.ConcurrentHashMap;
  * The requests a 2025 transport has sent and not yet seen answered, by id, so a call given up can
  * be named to the server in {@code notifications/cancelled}, and an answer that could not be read
  * whole can still be matched to its request. The SDK hands the transport the very params object the
- * connection built, which is how the connection names it.
+ * connection built, which is how the connection names it. An HTTP answer being read (a JSON body or
+ * an SSE stream) is noted under the same params, so a call given up (at its timeout or by its
+ * caller) also closes its answer: a body that drips forever then no longer keeps the thread reading
+ * it, nor its connection.
  */
 final class SentCalls {
   private final Map<Object, Object> paramsById = new ConcurrentHashMap<>();
   private final Map<String, Object> awaiting = new ConcurrentHashMap<>();
+  private final Map<Object, InputStream> reading =
+      java.util.Collections.synchronizedMap(new java.util.IdentityHashMap<>());
 
   void sent(JSONRPCMessage m) {
     if (m instanceof McpSchema.JSONRPCRequest r && r.id() != null) {
@@ -45,9 +53,41 @@ final class SentCalls {
     return Optional.ofNullable(awaiting.get(id));
   }
 
-  /** Sends, through {@code transport}, the cancel of the request sent with {@code params}. */
+  /**
+   * {@code body}, noted as the answer being read to {@code m} when that is a tools/call (closing it
+   * ends the note).
+   */
+  InputStream reading(JSONRPCMessage m, InputStream body) {
+    if (!isToolCall(m) || ((McpSchema.JSONRPCRequest) m).params() == null) {
+      return body;
+    }
+    Object params = ((McpSchema.JSONRPCRequest) m).params();
+    InputStream noted =
+        new FilterInputStream(body) {
+          @Override
+          public void close() throws IOException {
+            reading.remove(params, this);
+            super.close();
+          }
+        };
+    reading.put(params, noted);
+    return noted;
+  }
+
+  /**
+   * Sends, through {@code transport}, the cancel of the request sent with {@code params}, and
+   * closes the answer to it being read, if any.
+   */
   void cancel(
       Object params, String reason, io.modelcontextprotocol.spec.McpClientTransport transport) {
+    InputStream answer = reading.remove(params);
+    if (answer != null) {
+      try {
+        answer.close();
+      } catch (IOException e) {
+        LOG.debug("closing a given-up answer: {}", e.toString());
+      }
+    }
     cancellation(params, reason)
         .ifPresent(
             n ->

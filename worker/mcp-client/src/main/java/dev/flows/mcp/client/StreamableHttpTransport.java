@@ -188,11 +188,12 @@ public final class StreamableHttpTransport implements McpClientTransport, Cancel
       McpHttp.discard(r);
     } else if (type.startsWith("text/event-stream")) {
       Object awaited = message instanceof JSONRPCRequest req ? req.id() : null;
+      InputStream body = sent.reading(message, r.body());
       Thread.ofVirtual()
           .name("mcp-http-post-" + server.name())
-          .start(() -> streams.readResponseStream(r.body(), awaited));
+          .start(() -> streams.readResponseStream(body, awaited));
     } else if (type.startsWith("application/json")) {
-      try (InputStream body = r.body()) {
+      try (InputStream body = sent.reading(message, r.body())) {
         // Read one byte past the limit, never more: closing the body unread drops the connection.
         byte[] answer = body.readNBytes(limits.maxResultBytes() + 1);
         if (answer.length > limits.maxResultBytes()) {

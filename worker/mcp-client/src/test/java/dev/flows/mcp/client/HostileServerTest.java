@@ -233,4 +233,38 @@ class HostileServerTest {
         .isEqualTo(McpDiagnostic.MCP_RESULT_UNAVAILABLE);
     stillAnswers(c);
   }
+
+  /**
+   * A JSON body, or an SSE stream, that never ends is closed when its call is given up at its
+   * timeout: the thread reading it is let go, and the server sees its connection closed.
+   */
+  @ParameterizedTest
+  @org.junit.jupiter.params.provider.CsvSource({
+    "V2025_11_25, endless",
+    "V2025_11_25, sse-endless",
+    "V2026_07_28, endless",
+    "V2026_07_28, sse-endless"
+  })
+  void anAnswerThatNeverEndsIsClosedAtTheCallTimeoutSoNothingKeepsReadingIt(
+      McpProtocol revision, String tool) throws Exception {
+    HostileServer.Http h = HostileServer.http(0, revision == McpProtocol.V2026_07_28);
+    servers.add(h);
+    McpConnection c =
+        connected(
+            new McpServerConfig.Http("forever", h.url(), Map.of(), new McpAuth.None(), revision),
+            LIMITS.withCallTimeout(Duration.ofSeconds(2)));
+    assertThat(failsWithin(Duration.ofSeconds(10), call(c, tool)))
+        .isEqualTo(McpDiagnostic.MCP_RESULT_UNAVAILABLE);
+
+    long start = System.nanoTime();
+    while (h.answering().get() > 0 && System.nanoTime() - start < QUICK.toNanos()) {
+      Thread.sleep(50);
+    }
+    assertThat(h.answering().get())
+        .as(
+            "answers still written %s after the call ended",
+            Duration.ofNanos(System.nanoTime() - start))
+        .isZero();
+    stillAnswers(c);
+  }
 }

@@ -9,17 +9,20 @@ import dev.flows.kernel.mcp.ConnectionTransition;
 import dev.flows.kernel.mcp.McpClientConfig;
 import dev.flows.kernel.mcp.McpDiagnostic;
 import dev.flows.kernel.mcp.McpException;
+import dev.flows.kernel.mcp.McpProtocol;
 import dev.flows.kernel.mcp.McpServerConfig;
 import dev.flows.kernel.mcp.ToolCallResult;
 import dev.flows.kernel.mcp.ToolDescriptor;
 import dev.flows.kernel.mcp.ToolRegistry;
 import dev.flows.mcp.testkit.Jvm;
+import dev.flows.mcp.testkit.NoProcessLeftBehind;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.SplittableRandom;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -27,9 +30,17 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
+@ExtendWith(NoProcessLeftBehind.class)
 class StdioConnectionTest {
   private static final Duration WAIT = Duration.ofSeconds(60);
+
+  /** Room past the reaping's own waits for a loaded machine. */
+  private static final Duration REAP_MARGIN = Duration.ofSeconds(10);
+
   private static final McpClientConfig LIMITS =
       McpClientConfig.DEFAULTS
           .withStopGrace(Duration.ofSeconds(2))
@@ -246,24 +257,87 @@ class StdioConnectionTest {
     assertThat(get(c.callTool("fresh", Map.of())).text()).isEqualTo("fresh");
   }
 
-  @Test
-  void aSigtermDeafServerAndItsGrandchildAreBothReapedOnStop() throws Exception {
+  /**
+   * A server that ignores SIGTERM, and the grandchild it left, each gone by pid within the
+   * reaping's bound: stdin closed, {@code stopGrace}, SIGTERM to the group, {@code stopGrace},
+   * SIGKILL.
+   */
+  @ParameterizedTest
+  @EnumSource(
+      value = McpProtocol.class,
+      names = {"V2025_11_25", "V2026_07_28"})
+  void aSigtermDeafServerAndItsGrandchildAreBothReapedOnStop(McpProtocol protocol)
+      throws Exception {
+    McpServerConfig.Stdio deaf =
+        (protocol == McpProtocol.V2026_07_28
+                ? Jvm.modernStdioServer("deaf", "--ignore-sigterm")
+                : Jvm.stdioServer("deaf", List.of(), Map.of(), "--ignore-sigterm"))
+            .withProtocol(protocol);
     McpConnection c =
-        connection(Jvm.stdioServer("deaf", List.of(), Map.of(), "--ignore-sigterm"), LIMITS);
+        connection(
+            deaf.name(),
+            LIMITS,
+            McpTransports.factory(deaf, LIMITS, McpCredentials.fromEnvironment()));
     get(c.connect());
     long server = pidOf(c);
     long grandchild = Long.parseLong(get(c.callTool("spawn_grandchild", Map.of())).text());
     assertThat(ProcessHandle.of(grandchild).map(ProcessHandle::isAlive)).contains(true);
 
+    long start = System.nanoTime();
     c.stop();
 
-    await()
-        .atMost(WAIT)
-        .until(
-            () ->
-                ProcessHandle.of(server).map(ProcessHandle::isAlive).orElse(false) == false
-                    && ProcessHandle.of(grandchild).map(ProcessHandle::isAlive).orElse(false)
-                        == false);
+    Duration bound = LIMITS.stopGrace().multipliedBy(2).plus(REAP_MARGIN);
+    while ((alive(server) || alive(grandchild)) && System.nanoTime() - start < bound.toNanos()) {
+      Thread.sleep(50);
+    }
+    assertThat(alive(server)).as("the server %d alive after %s", server, bound).isFalse();
+    assertThat(alive(grandchild))
+        .as("the grandchild %d alive after %s", grandchild, bound)
+        .isFalse();
+  }
+
+  /**
+   * A server pinned to 2026-07-28 that answers no {@code server/discover} is refused, and the
+   * process started to ask it is reaped (no 2025 handshake will take it over).
+   */
+  @Test
+  void aServerPinnedTo20260728ThatDoesNotAnswerDiscoverIsRefusedAndItsProcessReaped()
+      throws Exception {
+    McpServerConfig.Stdio old =
+        Jvm.stdioServer("old", List.of(), Map.of(), "--ignore-sigterm")
+            .withProtocol(McpProtocol.V2026_07_28);
+    McpClientConfig limits = LIMITS.withConnectTimeout(Duration.ofSeconds(10));
+    Set<Long> before = pidsUnderThisJvm();
+    McpConnection c =
+        connection(
+            old.name(),
+            limits,
+            McpTransports.factory(old, limits, McpCredentials.fromEnvironment()));
+
+    assertThat(diagnosticOf(c.connect())).isEqualTo(McpDiagnostic.HANDSHAKE_REJECTED);
+
+    Duration bound = LIMITS.stopGrace().multipliedBy(2).plus(REAP_MARGIN);
+    long start = System.nanoTime();
+    Set<Long> started = new java.util.HashSet<>(pidsUnderThisJvm());
+    started.removeAll(before);
+    while (started.stream().anyMatch(StdioConnectionTest::alive)
+        && System.nanoTime() - start < bound.toNanos()) {
+      Thread.sleep(50);
+    }
+    assertThat(started.stream().filter(StdioConnectionTest::alive))
+        .as("the probed processes alive after %s", bound)
+        .isEmpty();
+  }
+
+  private static boolean alive(long pid) {
+    return ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false);
+  }
+
+  private static Set<Long> pidsUnderThisJvm() {
+    return ProcessHandle.current()
+        .descendants()
+        .map(ProcessHandle::pid)
+        .collect(java.util.stream.Collectors.toSet());
   }
 
   @Test

@@ -23,13 +23,14 @@ import java.util.concurrent.Executors;
  * hostile way: {@code huge} (a 200 MB text result, streamed, never held), {@code invalid} (a line
  * that is not JSON), {@code unsolicited} (an answer to a request never sent, then the real one),
  * {@code nested} (JSON nested 100,000 levels), {@code drip} (one byte a second, never finishing),
- * {@code endless} (over HTTP: an SSE stream of comments that never answers) and {@code echo} (a
- * normal answer). Over stdio ({@link #main}, flags {@code --tools=N} for N extra tools in
- * tools/list, {@code --garbage} for lines of garbage on stdout before the handshake, {@code
- * --huge-discover} for a 200 MB answer to the {@code server/discover} probe, {@code --modern} to
- * answer that probe as a 2026-07-28 server, whose calls are then answered the same way) or over
- * HTTP ({@link #http}, the same answers as JSON, or as SSE for tools whose name starts {@code
- * sse-}; tool {@code headers} answers with 8 MiB of response headers).
+ * {@code endless} (over HTTP: a JSON body of blanks that never ends, or as {@code sse-endless} an
+ * SSE stream of comments that never answers) and {@code echo} (a normal answer). Over stdio ({@link
+ * #main}, flags {@code --tools=N} for N extra tools in tools/list, {@code --garbage} for lines of
+ * garbage on stdout before the handshake, {@code --huge-discover} for a 200 MB answer to the {@code
+ * server/discover} probe, {@code --modern} to answer that probe as a 2026-07-28 server, whose calls
+ * are then answered the same way) or over HTTP ({@link #http}, the same answers as JSON, or as SSE
+ * for tools whose name starts {@code sse-}; tool {@code headers} answers with 8 MiB of response
+ * headers).
  */
 public final class HostileServer {
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -208,8 +209,13 @@ public final class HostileServer {
     out.write(s.getBytes(StandardCharsets.UTF_8));
   }
 
-  /** A running HTTP endpoint of this server. */
-  public record Http(HttpServer server, URI url) implements AutoCloseable {
+  /**
+   * A running HTTP endpoint of this server; {@code answering} counts the answers it is writing (an
+   * endless one ends when the client closes its connection).
+   */
+  public record Http(
+      HttpServer server, URI url, java.util.concurrent.atomic.AtomicInteger answering)
+      implements AutoCloseable {
     @Override
     public void close() {
       server.stop(0);
@@ -226,9 +232,21 @@ public final class HostileServer {
     HttpServer http = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
     http.setExecutor(Executors.newVirtualThreadPerTaskExecutor());
     HostileServer server = new HostileServer(extraTools, false, modern);
-    http.createContext("/mcp", ex -> server.exchange(ex));
+    java.util.concurrent.atomic.AtomicInteger answering =
+        new java.util.concurrent.atomic.AtomicInteger();
+    http.createContext(
+        "/mcp",
+        ex -> {
+          answering.incrementAndGet();
+          try {
+            server.exchange(ex);
+          } finally {
+            answering.decrementAndGet();
+          }
+        });
     http.start();
-    return new Http(http, URI.create("http://127.0.0.1:" + http.getAddress().getPort() + "/mcp"));
+    return new Http(
+        http, URI.create("http://127.0.0.1:" + http.getAddress().getPort() + "/mcp"), answering);
   }
 
   private void exchange(HttpExchange ex) throws IOException {

@@ -30,13 +30,15 @@ import org.eclipse.jetty.server.Server;
 /**
  * A test server on the SDK's 2026-07-28 ({@code modern}) server: stateless, answers {@code
  * server/discover}, no initialize. Over stdio ({@code main}, flags {@code --log=FILE} to record
- * every line it reads) or Streamable HTTP on Jetty ({@link #http}). Tools: {@code echo}, {@code
- * noop}, {@code add}, {@code sleep} (ms), {@code pid}, {@code meta} (answers the request's {@code
- * _meta}), and {@code ledger} (appends its idempotency key to {@code file} once per key, the way a
- * server that honours keys performs a call once; answers how many lines the file has), and {@code
- * region} (answers its {@code region} argument, which its inputSchema marks {@code x-mcp-header:
- * Region}, or the name {@link #renameRegionHeader} gives: over HTTP the SDK's server refuses a call
- * whose {@code Mcp-Param-} header is missing or does not match).
+ * every line it reads, {@code --ignore-sigterm} to ignore SIGTERM and stdin's end) or Streamable
+ * HTTP on Jetty ({@link #http}). Tools: {@code echo}, {@code noop}, {@code add}, {@code sleep}
+ * (ms), {@code pid}, {@code spawn_grandchild} (leaves a process behind, answers its pid), {@code
+ * meta} (answers the request's {@code _meta}), and {@code ledger} (appends its idempotency key to
+ * {@code file} once per key, the way a server that honours keys performs a call once; answers how
+ * many lines the file has), and {@code region} (answers its {@code region} argument, which its
+ * inputSchema marks {@code x-mcp-header: Region}, or the name {@link #renameRegionHeader} gives:
+ * over HTTP the SDK's server refuses a call whose {@code Mcp-Param-} header is missing or does not
+ * match).
  */
 public final class ModernTestServer implements AutoCloseable {
   private static final String REQUEST = "flows.servlet-request";
@@ -68,18 +70,17 @@ public final class ModernTestServer implements AutoCloseable {
   }
 
   public static void main(String[] args) throws Exception {
+    boolean deaf = Deafness.ignoreSigtermIf(List.of(args));
     Optional<Path> log =
         List.of(args).stream()
             .filter(a -> a.startsWith("--log="))
             .map(a -> Path.of(a.substring(6)))
             .findFirst();
     McpServer server = server(new AtomicInteger(), tools());
+    java.io.InputStream source = log.isPresent() ? new LineLog(System.in, log.get()) : System.in;
     StdioMcpTransport transport =
         new StdioMcpTransport(
-            server,
-            McpJsonDefaults.getMapper(),
-            new HaltAtEof(log.isPresent() ? new LineLog(System.in, log.get()) : System.in),
-            System.out);
+            server, McpJsonDefaults.getMapper(), deaf ? source : new HaltAtEof(source), System.out);
     transport.start().block();
     Thread.sleep(Long.MAX_VALUE);
   }
@@ -209,7 +210,7 @@ public final class ModernTestServer implements AutoCloseable {
           }
           return text("slept");
         });
-    add(tools, "pid", Map.of(), (ctx, a) -> text(String.valueOf(ProcessHandle.current().pid())));
+    processes(tools);
     add(tools, "meta", Map.of(), (ctx, a) -> text(String.valueOf(ctx.meta())));
     add(
         tools,
@@ -246,6 +247,22 @@ public final class ModernTestServer implements AutoCloseable {
         .serverInfo(McpSchema.Implementation.builder("flows-test-modern", "1.0").build())
         .feature(ToolsFeature.ofSync(repository))
         .build();
+  }
+
+  /** pid, and spawn_grandchild (leaves a process behind, answers its pid). */
+  private static void processes(Map<String, McpSyncTool> tools) {
+    add(tools, "pid", Map.of(), (ctx, a) -> text(String.valueOf(ProcessHandle.current().pid())));
+    add(
+        tools,
+        "spawn_grandchild",
+        Map.of(),
+        (ctx, a) -> {
+          try {
+            return text(Deafness.spawnGrandchild());
+          } catch (IOException e) {
+            throw new IllegalStateException(e);
+          }
+        });
   }
 
   private static synchronized long ledger(Path file, String key) {

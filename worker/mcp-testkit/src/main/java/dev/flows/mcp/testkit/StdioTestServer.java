@@ -19,10 +19,7 @@ public final class StdioTestServer {
 
   public static void main(String[] args) throws Exception {
     List<String> flags = List.of(args);
-    boolean deaf = flags.contains("--ignore-sigterm");
-    if (deaf) {
-      sun.misc.Signal.handle(new sun.misc.Signal("TERM"), s -> {});
-    }
+    boolean deaf = Deafness.ignoreSigtermIf(flags);
     if (flags.contains("--close-stderr")) {
       System.err.close();
     }

@@ -131,11 +131,7 @@ public final class TestTools {
             null,
             a -> {
               try {
-                Process p =
-                    new ProcessBuilder("/bin/sleep", "600")
-                        .redirectOutput(ProcessBuilder.Redirect.DISCARD)
-                        .start();
-                return text(String.valueOf(p.pid()));
+                return text(Deafness.spawnGrandchild());
               } catch (IOException e) {
                 return CallToolResult.builder().addTextContent(e.toString()).isError(true).build();
               }

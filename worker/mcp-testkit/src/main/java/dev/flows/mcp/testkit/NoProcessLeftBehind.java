@@ -1,8 +1,9 @@
-package dev.flows.ops;
+package dev.flows.mcp.testkit;
 
 import java.time.Duration;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.extension.AfterAllCallback;
 import org.junit.jupiter.api.extension.BeforeAllCallback;
@@ -13,9 +14,12 @@ import org.junit.jupiter.api.extension.ExtensionContext;
  * {@code @AfterAll}): every process under this JVM that was not there before the class. It ends
  * them too, so that one leak does not outlive the build.
  */
-final class NoProcessLeftBehind implements BeforeAllCallback, AfterAllCallback {
+public final class NoProcessLeftBehind implements BeforeAllCallback, AfterAllCallback {
   /** A process stopping on its own (a command's JVM writing its exit) gets this long. */
   private static final Duration SETTLE = Duration.ofSeconds(10);
+
+  /** How long a process left behind gets to stop on SIGTERM before it is killed. */
+  private static final Duration LEFT_PATIENCE = Duration.ofSeconds(10);
 
   private static final ExtensionContext.Namespace NS =
       ExtensionContext.Namespace.create(NoProcessLeftBehind.class);
@@ -37,8 +41,10 @@ final class NoProcessLeftBehind implements BeforeAllCallback, AfterAllCallback {
     }
     if (!left.isEmpty()) {
       String names =
-          left.stream().map(ProcessTree::describe).collect(Collectors.joining("\n  ", "\n  ", ""));
-      ProcessTree.end(left);
+          left.stream()
+              .map(NoProcessLeftBehind::describe)
+              .collect(Collectors.joining("\n  ", "\n  ", ""));
+      end(left);
       throw new AssertionError(
           context.getDisplayName() + " left processes running after its tests:" + names);
     }
@@ -58,5 +64,24 @@ final class NoProcessLeftBehind implements BeforeAllCallback, AfterAllCallback {
         .filter(h -> !before.contains(h.pid()))
         .filter(ProcessHandle::isAlive)
         .toList();
+  }
+
+  /** SIGTERM to each of {@code left} still alive, SIGKILL to those alive after a while. */
+  public static void end(List<ProcessHandle> left) {
+    left.stream().filter(ProcessHandle::isAlive).forEach(ProcessHandle::destroy);
+    long until = System.nanoTime() + LEFT_PATIENCE.toNanos();
+    for (ProcessHandle h : left) {
+      long wait = Math.max(0, until - System.nanoTime());
+      try {
+        h.onExit().get(wait, TimeUnit.NANOSECONDS);
+      } catch (Exception e) {
+        h.destroyForcibly();
+      }
+    }
+  }
+
+  /** How a process shows in a failure message: its pid and command line. */
+  public static String describe(ProcessHandle h) {
+    return h.pid() + " " + h.info().commandLine().orElse(h.info().command().orElse("?"));
   }
 }
