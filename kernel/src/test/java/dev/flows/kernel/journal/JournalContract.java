@@ -1241,6 +1241,8 @@ public abstract class JournalContract {
     assertThat(journal.expireLeases())
         .containsExactly(new ExpiredAttempt(b.lease(), Disposition.STEP_DONE));
     assertThat(snapshot(expired).status()).isEqualTo(RunStatus.FAILED);
+    // The journal's own end, with a tail: its reason says it was an expiry.
+    assertThat(lastCompletion(expired).reason()).isEqualTo(CompletionReason.LEASE_EXPIRED);
     assertThat(lastCompletion(expired).trajectoryTail().orElseThrow().path("diagnostic").asText())
         .isEqualTo("effect_outcome_unknown");
   }
@@ -3025,8 +3027,9 @@ public abstract class JournalContract {
     assertThat(nextAttemptExpires()).isEqualTo(Disposition.RETRY);
 
     elapse(Duration.ofSeconds(5));
-    assertThat(nextAttemptExpires()).isEqualTo(Disposition.STEP_DONE);
-    assertThat(snapshot(id).status()).isEqualTo(RunStatus.FAILED);
+    // Counted, and the last: the call's outcome is unknown, so it parks rather than fails.
+    assertThat(nextAttemptExpires()).isEqualTo(Disposition.PARK);
+    assertThat(snapshot(id).status()).isEqualTo(RunStatus.PARKED);
   }
 
   @Test
@@ -3035,9 +3038,10 @@ public abstract class JournalContract {
     ClaimedAttempt first = taskCallAttempt(call, taskNote("working", Optional.of(60_000L)));
     journal.recordTask(first.lease(), TASK_SURFACE, taskNote("completed", Optional.of(60_000L)));
     elapse(pastShortLease());
+    // Counted, and the last: the task's result was never confirmed, so the step parks.
     assertThat(journal.expireLeases())
-        .containsExactly(new ExpiredAttempt(first.lease(), Disposition.STEP_DONE));
-    assertThat(snapshot(first.lease().runId()).status()).isEqualTo(RunStatus.FAILED);
+        .containsExactly(new ExpiredAttempt(first.lease(), Disposition.PARK));
+    assertThat(snapshot(first.lease().runId()).status()).isEqualTo(RunStatus.PARKED);
   }
 
   // ---- payload limits (PayloadLimits.DEFAULTS, measured as UTF-8 JSON)
