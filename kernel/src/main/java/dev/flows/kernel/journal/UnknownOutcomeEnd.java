@@ -52,57 +52,53 @@ final class UnknownOutcomeEnd {
             .filter(JsonNode::isObject)
             .map(t -> (ObjectNode) t.deepCopy())
             .orElseGet(() -> tail(agent));
-    String last =
-        expired
-            ? "its lease ran out (the worker stopped answering)"
-            : "failed " + tail.path("diagnostic").asText(reason.wire());
-    String lastMessage = expired ? "" : tail.path("message").asText("");
+    String why = why(open.get(), tail, expired, reason);
     tail.put(
         "lastDiagnostic", expired ? reason.wire() : tail.path("diagnostic").asText(reason.wire()));
     tail.put("diagnostic", ErrorCode.EFFECT_OUTCOME_UNKNOWN.wire());
     tail.put("surfacePath", open.get().surfacePath());
     tail.put("idempotencyKey", open.get().idempotencyKey());
-    String why =
-        "effect "
-            + open.get().surfacePath()
-            + " (idempotency key "
-            + open.get().idempotencyKey()
-            + ") was sent and never confirmed, and no attempt is left: the server may have"
-            + " performed it. The last attempt "
-            + last
-            + (lastMessage.isEmpty() ? "" : ": " + lastMessage)
-            + ".";
     if (failsOnUnknownOutcome(agent)) {
       tail.put("message", why + " The call's policy (onUnknownOutcome fail) fails it.");
       return Optional.of(
           new AttemptEnd(failing, reason, Disposition.STEP_DONE, true, Optional.of(tail)));
     }
-    tail.put(
-        "message",
-        why
-            + " The step is parked, not failed. Say what happened: `flows runs resolve "
-            + run.value()
-            + " "
-            + spec.id()
-            + " --performed RESULT_JSON` (or `--not-performed`: it runs again); or, once the"
-            + " server is back, `flows runs resume "
-            + run.value()
-            + "` tries once more (with the same key when the call may be sent again; else it"
-            + " parks again).");
-    return Optional.of(
+    tail.put("message", why + " The step is parked, not failed. " + fix(run, spec));
+    StepTransition parks =
+        expired ? StepTransition.LEASE_EXPIRED_PARKED : StepTransition.COMPLETED_PARKED;
+    return Optional.of(new AttemptEnd(parks, reason, Disposition.PARK, true, Optional.of(tail)));
+  }
+
+  /** What is known: the effect, its key, and how the last attempt ended ({@code tail}: its own). */
+  private static String why(
+      JournalEntry.EffectRef open, ObjectNode tail, boolean expired, CompletionReason reason) {
+    String last =
         expired
-            ? new AttemptEnd(
-                StepTransition.LEASE_EXPIRED_PARKED,
-                reason,
-                Disposition.PARK,
-                true,
-                Optional.of(tail))
-            : new AttemptEnd(
-                StepTransition.COMPLETED_PARKED,
-                reason,
-                Disposition.PARK,
-                true,
-                Optional.of(tail)));
+            ? "its lease ran out (the worker stopped answering)"
+            : "failed " + tail.path("diagnostic").asText(reason.wire());
+    String lastMessage = expired ? "" : tail.path("message").asText("");
+    return "effect "
+        + open.surfacePath()
+        + " (idempotency key "
+        + open.idempotencyKey()
+        + ") was sent and never confirmed, and no attempt is left: the server may have"
+        + " performed it. The last attempt "
+        + last
+        + (lastMessage.isEmpty() ? "" : ": " + lastMessage)
+        + ".";
+  }
+
+  /** The operator's ways on: say what happened, or try once more once the server is back. */
+  private static String fix(RunRef run, StepSpec spec) {
+    return "Say what happened: `flows runs resolve "
+        + run.value()
+        + " "
+        + spec.id()
+        + " --performed RESULT_JSON` (or `--not-performed`: it runs again); or, once the"
+        + " server is back, `flows runs resume "
+        + run.value()
+        + "` tries once more (with the same key when the call may be sent again; else it"
+        + " parks again).";
   }
 
   /** A tail for an attempt that reported none: an MCP call's identity when the step is one. */
