@@ -67,7 +67,13 @@ final class AttemptEnds {
             .map(e -> new EffectRef(e.surfacePath(), e.idempotencyKey()))
             .toList();
     AttemptEnd end =
-        AttemptEnd.reported(outcome, lease.attempt(), s.suspensions(), s.spec().maxIterations());
+        AttemptEnd.reported(
+            outcome,
+            lease.attempt(),
+            s.suspensions(),
+            lease.runId(),
+            s.spec(),
+            () -> VerbStatements.unconfirmedElection(h, lease.runId(), lease.stepId()));
     return switch (outcome) {
       case StepOutcome.Succeeded ok ->
           throw new IllegalStateException("a success is completed by flows.succeed_attempt");
@@ -78,7 +84,7 @@ final class AttemptEnds {
                     AttemptEnd.retryAt(
                         now, s.spec(), lease.runId(), lease.stepId(), lease.attempt()))
                 : Optional.empty();
-        Optional<JsonNode> tail = Optional.ofNullable(f.trajectoryTail());
+        Optional<JsonNode> tail = end.tail().or(() -> Optional.ofNullable(f.trajectoryTail()));
         yield end(h, run, lease, s, end, next, tail, confirmed, next.isPresent(), now);
       }
       case StepOutcome.Parked p -> {

@@ -69,7 +69,15 @@ final class Expiry {
     }
     LeaseToken token = new LeaseToken(s.runId(), s.stepId(), s.attempts(), s.leaseId());
     Optional<DurableTasks.StepTask> task = TaskVerbs.read(h, s.runId(), s.stepId());
-    AttemptEnd end = AttemptEnd.expired(s.attempts(), s.suspensions(), s.spec(), task, now);
+    AttemptEnd end =
+        AttemptEnd.expired(
+            s.attempts(),
+            s.suspensions(),
+            s.runId(),
+            s.spec(),
+            task,
+            () -> VerbStatements.unconfirmedElection(h, s.runId(), s.stepId()),
+            now);
     boolean retry = end.disposition() == Disposition.RETRY;
     Optional<Instant> next = end.afterExpiry(now, s.spec(), s.runId(), s.stepId(), s.attempts());
     VerbStatements.endUnreported(db.transitions(), h, s, end, next, now);

@@ -98,6 +98,23 @@ final class VerbStatements {
                 Optional.empty()));
   }
 
+  /**
+   * The step's first election recorded and never confirmed, by any of its attempts: read only when
+   * its last attempt ends with none left ({@link AttemptEnd}'s effect of unknown outcome).
+   */
+  static Optional<JournalEntry.EffectRef> unconfirmedElection(
+      Handle h, RunRef runId, String stepId) {
+    return query(
+            h,
+            "step_unconfirmed_election",
+            q -> bindStep(q, runId, stepId),
+            (rs, ctx) ->
+                new JournalEntry.EffectRef(
+                    rs.getString("surface_path"), rs.getString("idempotency_key")))
+        .stream()
+        .findFirst();
+  }
+
   static <S extends SqlStatement<S>> S fence(S statement, LeaseToken lease) {
     return bindStep(statement, lease.runId(), lease.stepId())
         .bind("attempt", lease.attempt())
@@ -132,7 +149,7 @@ final class VerbStatements {
 
   /**
    * Ends the step's attempt on the journal's own authority (cancel, expiry), and journals it: such
-   * an end names no effects, since the attempt never reported.
+   * an end names no effects, since the attempt never reported; its tail is the end's own, if any.
    */
   static void endUnreported(
       TransitionLog log,
@@ -164,7 +181,7 @@ final class VerbStatements {
             end.disposition(),
             Optional.empty(),
             List.of(),
-            Optional.empty(),
+            end.tail(),
             notBefore));
   }
 

@@ -137,8 +137,9 @@ class SchemaTest {
             "31 console at scale",
             "33 live text",
             "36 thinner one step admission",
+            "37 unknown outcome parks",
             "journal functions (repeatable)");
-    assertThat(m.migrate()).isEqualTo(29);
+    assertThat(m.migrate()).isEqualTo(30);
     assertThat(m.pending()).isEmpty();
     assertThat(m.migrate()).isZero();
   }

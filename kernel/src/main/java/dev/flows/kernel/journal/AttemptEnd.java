@@ -1,5 +1,6 @@
 package dev.flows.kernel.journal;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import dev.flows.kernel.keys.Keys;
 import dev.flows.kernel.lifecycle.RunStatus;
 import dev.flows.kernel.lifecycle.RunTransition;
@@ -9,6 +10,7 @@ import dev.flows.kernel.spec.Backoff;
 import dev.flows.kernel.spec.StepSpec;
 import java.time.Instant;
 import java.util.Optional;
+import java.util.function.Supplier;
 
 /**
  * How an ended attempt leaves its step: the step transition, the reason and disposition its {@code
@@ -26,7 +28,25 @@ public record AttemptEnd(
     StepTransition transition,
     CompletionReason reason,
     Disposition disposition,
-    boolean usesIteration) {
+    boolean usesIteration,
+    Optional<JsonNode> tail) {
+
+  /**
+   * {@code tail}: the trajectory tail the end journals in place of the attempt's own, when the end
+   * is the journal's decision about an effect of unknown outcome ({@link UnknownOutcomeEnd}).
+   */
+  public AttemptEnd {
+    java.util.Objects.requireNonNull(tail, "tail");
+  }
+
+  /** An end that journals the attempt's own tail. */
+  public AttemptEnd(
+      StepTransition transition,
+      CompletionReason reason,
+      Disposition disposition,
+      boolean usesIteration) {
+    this(transition, reason, disposition, usesIteration, Optional.empty());
+  }
 
   /** An end that uses up an iteration (every end but a given-back one). */
   public AttemptEnd(StepTransition transition, CompletionReason reason, Disposition disposition) {
@@ -41,7 +61,38 @@ public record AttemptEnd(
     return attempt - suspensions < maxIterations;
   }
 
-  /** The end of attempt {@code attempt} as its worker reported it. */
+  /**
+   * The end of attempt {@code attempt} of step {@code spec} of run {@code run} as its worker
+   * reported it. A retryable failure with no iteration left on a step whose effect was recorded and
+   * never confirmed ({@code unconfirmed}, asked only then) ends as {@link UnknownOutcomeEnd}
+   * decides: parked, not failed, since the effect may have happened.
+   */
+  public static AttemptEnd reported(
+      StepOutcome outcome,
+      int attempt,
+      int suspensions,
+      RunRef run,
+      StepSpec spec,
+      Supplier<Optional<JournalEntry.EffectRef>> unconfirmed) {
+    AttemptEnd end = reported(outcome, attempt, suspensions, spec.maxIterations());
+    if (outcome instanceof StepOutcome.Failed f
+        && end.reason() == CompletionReason.RETRIES_EXHAUSTED) {
+      return UnknownOutcomeEnd.of(
+              run,
+              spec,
+              unconfirmed,
+              StepTransition.COMPLETED_FAILED,
+              f.reason(),
+              Optional.ofNullable(f.trajectoryTail()))
+          .orElse(end);
+    }
+    return end;
+  }
+
+  /**
+   * The end of attempt {@code attempt} as its worker reported it, on a step with no effect of
+   * unknown outcome.
+   */
   public static AttemptEnd reported(
       StepOutcome outcome, int attempt, int suspensions, int maxIterations) {
     return switch (outcome) {
@@ -71,7 +122,34 @@ public record AttemptEnd(
    * was polling a call the server still has: it is given back, uses no iteration, and the step
    * polls again; a worker dying during a long task is no reason to fail the call. Past the task's
    * deadline, or for any other step, an expiry uses up an iteration, so a step whose workers keep
-   * dying still ends.
+   * dying still ends: failed, or parked by {@link UnknownOutcomeEnd} when an effect of the step was
+   * recorded and never confirmed ({@code unconfirmed}, asked only then).
+   */
+  public static AttemptEnd expired(
+      int attempt,
+      int suspensions,
+      RunRef run,
+      StepSpec spec,
+      Optional<DurableTasks.StepTask> task,
+      Supplier<Optional<JournalEntry.EffectRef>> unconfirmed,
+      Instant now) {
+    AttemptEnd end = expired(attempt, suspensions, spec, task, now);
+    if (end.transition() == StepTransition.LEASE_EXPIRED_EXHAUSTED) {
+      return UnknownOutcomeEnd.of(
+              run,
+              spec,
+              unconfirmed,
+              StepTransition.LEASE_EXPIRED_EXHAUSTED,
+              CompletionReason.LEASE_EXPIRED,
+              Optional.empty())
+          .orElse(end);
+    }
+    return end;
+  }
+
+  /**
+   * {@link #expired} on a step with no effect of unknown outcome (its last attempt's lease ran out
+   * with no iteration left: failed {@code retries_exhausted}).
    */
   public static AttemptEnd expired(
       int attempt,

@@ -24,6 +24,11 @@ public enum StepTransition {
   SUSPENDED(RUNNING, READY),
   LEASE_EXPIRED_RETRY(RUNNING, READY),
   LEASE_EXPIRED_EXHAUSTED(RUNNING, FAILED),
+  /**
+   * The last attempt's lease ran out while an effect of the step was recorded and never confirmed:
+   * parked for an operator, since the effect may have happened.
+   */
+  LEASE_EXPIRED_PARKED(RUNNING, PARKED),
   RESOLVED(PARKED, READY),
   RESOLVED_PERFORMED(PARKED, SUCCEEDED),
   RESUMED(FAILED, READY),

@@ -8,11 +8,13 @@ import dev.flows.kernel.lifecycle.RunStatus;
 import dev.flows.kernel.lifecycle.RunTransition;
 import dev.flows.kernel.lifecycle.StepStatus;
 import dev.flows.kernel.lifecycle.StepTransition;
+import dev.flows.kernel.spec.StepBody;
 import dev.flows.kernel.spec.StepSpec;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
+import java.util.function.Supplier;
 import org.junit.jupiter.api.Test;
 
 class AttemptEndTest {
@@ -76,6 +78,45 @@ class AttemptEndTest {
     assertThat(AttemptEnd.expired(2, 1, two, Optional.empty(), T0).disposition())
         .as("a given-back attempt does not count")
         .isEqualTo(Disposition.RETRY);
+  }
+
+  // ---- an effect of unknown outcome when the attempts run out
+
+  @Test
+  void anOpenElectionIsAskedForOnlyOnceTheAttemptsRanOutAndParksOnlyAnAgentStep() {
+    RunRef run = new RunRef("r");
+    Supplier<Optional<JournalEntry.EffectRef>> never =
+        () -> {
+          throw new AssertionError("read while iterations were left");
+        };
+    assertThat(
+            AttemptEnd.reported(RETRYABLE, 1, 0, run, Specs.iterations(CALL, 2), never)
+                .disposition())
+        .isEqualTo(Disposition.RETRY);
+    assertThat(
+            AttemptEnd.expired(1, 0, run, Specs.iterations(CALL, 2), Optional.empty(), never, T0)
+                .disposition())
+        .isEqualTo(Disposition.RETRY);
+
+    JournalEntry.EffectRef open = new JournalEntry.EffectRef("/mcp/jobs/slow", "key");
+    AttemptEnd parked = AttemptEnd.reported(RETRYABLE, 1, 0, run, CALL, () -> Optional.of(open));
+    assertThat(parked.transition()).isEqualTo(StepTransition.COMPLETED_PARKED);
+    assertThat(parked.runTransition(RunStatus.RUNNING)).contains(RunTransition.STEP_PARKED);
+    assertThat(parked.tail().orElseThrow().path("diagnostic").asText())
+        .isEqualTo("effect_outcome_unknown");
+    assertThat(
+            AttemptEnd.expired(1, 0, run, CALL, Optional.empty(), () -> Optional.of(open), T0)
+                .transition())
+        .isEqualTo(StepTransition.LEASE_EXPIRED_PARKED);
+
+    JournalEntry.EffectRef model = new JournalEntry.EffectRef(StepBody.Llm.SURFACE, "key");
+    assertThat(AttemptEnd.reported(RETRYABLE, 1, 0, run, Specs.llm("l"), () -> Optional.of(model)))
+        .as("a model call changes nothing outside: its step fails as before")
+        .isEqualTo(
+            new AttemptEnd(
+                StepTransition.COMPLETED_FAILED,
+                CompletionReason.RETRIES_EXHAUSTED,
+                Disposition.STEP_DONE));
   }
 
   // ---- an expiry while the step's call waits on a task

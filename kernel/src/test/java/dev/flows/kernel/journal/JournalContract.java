@@ -16,6 +16,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.flows.kernel.ErrorCode;
 import dev.flows.kernel.FlowsException;
 import dev.flows.kernel.instruction.FlowBodyInstruction;
+import dev.flows.kernel.instruction.McpCallInstruction;
 import dev.flows.kernel.keys.Keys;
 import dev.flows.kernel.lifecycle.RunStatus;
 import dev.flows.kernel.lifecycle.RunTransition;
@@ -1105,6 +1106,145 @@ public abstract class JournalContract {
     }
     assertThat(total).isEqualTo(1);
     assertThat(entriesOf(a.lease().runId(), JournalEntry.StepCompleted.class)).hasSize(1);
+  }
+
+  // ---- an effect of unknown outcome on the last attempt
+
+  /** The step's last {@code step.completed}. */
+  private JournalEntry.StepCompleted lastCompletion(RunRef id) {
+    return entriesOf(id, JournalEntry.StepCompleted.class).getLast();
+  }
+
+  private static final String CALL_SURFACE = "/mcp/ledger/charge";
+
+  /** A call run of {@code iterations} attempts (short leases), under {@code policy} if given. */
+  private RunRef callRun(int iterations, Optional<McpCallInstruction.OnUnknownOutcome> policy) {
+    return start(
+        run(
+            lease(
+                iterations(
+                    Specs.mcpCall("call", "ledger", "charge", json("cents", "5"), policy),
+                    iterations),
+                shortLease())));
+  }
+
+  @Test
+  void aRetryableFailureOnTheLastAttemptOfAStepWithAnUnconfirmedEffectParksItsOutcomeUnknown() {
+    RunRef id = callRun(2, Optional.empty());
+    ClaimedAttempt first = claimOne();
+    journal.recordEffect(first.lease(), CALL_SURFACE);
+    journal.complete(first.lease(), retryableFailure());
+    elapse(pastShortLease());
+    ClaimedAttempt last = claimOne();
+    // The take-over of a call that may be sent again: sent with the same key, failed again.
+    journal.recordEffect(last.lease(), CALL_SURFACE);
+    CompletionAck ack =
+        journal.complete(
+            last.lease(),
+            new StepOutcome.Failed(
+                CompletionReason.WORKER_ERROR,
+                JSON.objectNode()
+                    .put("type", "mcp")
+                    .put("diagnostic", "mcp_disconnected")
+                    .put("message", "connection is disconnected"),
+                true));
+
+    assertThat(ack.disposition()).isEqualTo(Disposition.PARK);
+    assertThat(ack.runStatus()).isEqualTo(RunStatus.PARKED);
+    assertThat(stepStatus(id, "call")).isEqualTo(StepStatus.PARKED);
+    JournalEntry.StepCompleted c = lastCompletion(id);
+    assertThat(c.reason()).isEqualTo(CompletionReason.WORKER_ERROR);
+    assertThat(c.disposition()).isEqualTo(Disposition.PARK);
+    assertThat(c.nextAttemptAt()).isEmpty();
+    JsonNode tail = c.trajectoryTail().orElseThrow();
+    assertThat(tail.path("diagnostic").asText()).isEqualTo("effect_outcome_unknown");
+    assertThat(tail.path("lastDiagnostic").asText()).isEqualTo("mcp_disconnected");
+    assertThat(tail.path("type").asText()).isEqualTo("mcp");
+    assertThat(tail.path("idempotencyKey").asText()).isEqualTo(Keys.idempotencyKey(id, "call"));
+    assertThat(tail.path("message").asText())
+        .contains("may have performed it")
+        .contains("connection is disconnected")
+        .contains("flows runs resolve " + id.value() + " call --performed");
+    assertThat(types(id)).endsWith("step.completed").doesNotContain("run.completed");
+
+    RunSnapshot resolved = journal.resolveStep(id, "call", Optional.of(json("ok", "1")), "ops");
+    assertThat(resolved.status()).isEqualTo(RunStatus.SUCCEEDED);
+  }
+
+  @Test
+  void theLastAttemptsLeaseRunningOutOnAStepWithAnUnconfirmedEffectParksItsOutcomeUnknown() {
+    RunRef id = callRun(1, Optional.empty());
+    ClaimedAttempt a = claimOne();
+    journal.recordEffect(a.lease(), CALL_SURFACE);
+    elapse(pastShortLease());
+
+    assertThat(journal.expireLeases())
+        .containsExactly(new ExpiredAttempt(a.lease(), Disposition.PARK));
+    assertThat(snapshot(id).status()).isEqualTo(RunStatus.PARKED);
+    assertThat(stepStatus(id, "call")).isEqualTo(StepStatus.PARKED);
+    JournalEntry.StepCompleted c = lastCompletion(id);
+    assertThat(c.reason()).isEqualTo(CompletionReason.LEASE_EXPIRED);
+    assertThat(c.disposition()).isEqualTo(Disposition.PARK);
+    assertThat(c.effects()).isEmpty();
+    JsonNode tail = c.trajectoryTail().orElseThrow();
+    assertThat(tail.path("diagnostic").asText()).isEqualTo("effect_outcome_unknown");
+    assertThat(tail.path("lastDiagnostic").asText()).isEqualTo("lease_expired");
+    assertThat(tail.path("server").asText()).isEqualTo("ledger");
+    assertThat(tail.path("message").asText()).contains("flows runs resolve " + id.value());
+    assertThat(types(id)).doesNotContain("run.completed");
+
+    // Resumed, the step gets one more attempt: it takes the election over.
+    journal.resumeRun(id, "ops");
+    elapse(pastShortLease());
+    ClaimedAttempt again = claimOne();
+    assertThat(journal.recordEffect(again.lease(), CALL_SURFACE).takenOver()).isTrue();
+  }
+
+  @Test
+  void aStepWithNoOpenElectionStillFailsRetriesExhausted() {
+    RunRef confirmed = callRun(1, Optional.empty());
+    ClaimedAttempt a = claimOne();
+    journal.recordEffect(a.lease(), CALL_SURFACE);
+    journal.confirmEffect(a.lease(), CALL_SURFACE, Optional.of(json("ok", "1")));
+    assertThat(journal.complete(a.lease(), retryableFailure()).reason())
+        .isEqualTo(CompletionReason.RETRIES_EXHAUSTED);
+    assertThat(snapshot(confirmed).status()).isEqualTo(RunStatus.FAILED);
+
+    RunRef none = callRun(1, Optional.empty());
+    ClaimedAttempt b = claimOne();
+    elapse(pastShortLease());
+    assertThat(journal.expireLeases())
+        .containsExactly(new ExpiredAttempt(b.lease(), Disposition.STEP_DONE));
+    assertThat(snapshot(none).status()).isEqualTo(RunStatus.FAILED);
+    assertThat(lastCompletion(none).reason()).isEqualTo(CompletionReason.RETRIES_EXHAUSTED);
+    assertThat(lastCompletion(none).trajectoryTail()).isEmpty();
+  }
+
+  @Test
+  void aCallWhosePolicyFailsOnUnknownOutcomeFailsEffectOutcomeUnknownOnItsLastAttempt() {
+    Optional<McpCallInstruction.OnUnknownOutcome> fail =
+        Optional.of(McpCallInstruction.OnUnknownOutcome.FAIL);
+    RunRef reported = callRun(1, fail);
+    ClaimedAttempt a = claimOne();
+    journal.recordEffect(a.lease(), CALL_SURFACE);
+    CompletionAck ack = journal.complete(a.lease(), retryableFailure());
+    assertThat(ack.disposition()).isEqualTo(Disposition.STEP_DONE);
+    assertThat(ack.runStatus()).isEqualTo(RunStatus.FAILED);
+    JsonNode tail = lastCompletion(reported).trajectoryTail().orElseThrow();
+    assertThat(tail.path("diagnostic").asText()).isEqualTo("effect_outcome_unknown");
+    assertThat(tail.path("message").asText()).contains("onUnknownOutcome fail");
+
+    RunRef expired = callRun(1, fail);
+    ClaimedAttempt b = claimOne();
+    journal.recordEffect(b.lease(), CALL_SURFACE);
+    elapse(pastShortLease());
+    assertThat(journal.expireLeases())
+        .containsExactly(new ExpiredAttempt(b.lease(), Disposition.STEP_DONE));
+    assertThat(snapshot(expired).status()).isEqualTo(RunStatus.FAILED);
+    // The journal's own end, with a tail: its reason says it was an expiry.
+    assertThat(lastCompletion(expired).reason()).isEqualTo(CompletionReason.LEASE_EXPIRED);
+    assertThat(lastCompletion(expired).trajectoryTail().orElseThrow().path("diagnostic").asText())
+        .isEqualTo("effect_outcome_unknown");
   }
 
   // ---- park, resolve, resume
@@ -2866,10 +3006,11 @@ public abstract class JournalContract {
     assertThat(nextAttemptExpires())
         .as("past the ttl, the first counted")
         .isEqualTo(Disposition.RETRY);
-    assertThat(nextAttemptExpires()).as("the second counted").isEqualTo(Disposition.STEP_DONE);
-    assertThat(snapshot(id).status()).isEqualTo(RunStatus.FAILED);
+    // The call was sent (its task proves it) and never confirmed: its outcome is unknown.
+    assertThat(nextAttemptExpires()).as("the second counted").isEqualTo(Disposition.PARK);
+    assertThat(snapshot(id).status()).isEqualTo(RunStatus.PARKED);
     assertThat(snapshot(id).step("call").orElseThrow().lastReason())
-        .contains(CompletionReason.RETRIES_EXHAUSTED);
+        .contains(CompletionReason.LEASE_EXPIRED);
   }
 
   @Test
@@ -2886,8 +3027,9 @@ public abstract class JournalContract {
     assertThat(nextAttemptExpires()).isEqualTo(Disposition.RETRY);
 
     elapse(Duration.ofSeconds(5));
-    assertThat(nextAttemptExpires()).isEqualTo(Disposition.STEP_DONE);
-    assertThat(snapshot(id).status()).isEqualTo(RunStatus.FAILED);
+    // Counted, and the last: the call's outcome is unknown, so it parks rather than fails.
+    assertThat(nextAttemptExpires()).isEqualTo(Disposition.PARK);
+    assertThat(snapshot(id).status()).isEqualTo(RunStatus.PARKED);
   }
 
   @Test
@@ -2896,9 +3038,10 @@ public abstract class JournalContract {
     ClaimedAttempt first = taskCallAttempt(call, taskNote("working", Optional.of(60_000L)));
     journal.recordTask(first.lease(), TASK_SURFACE, taskNote("completed", Optional.of(60_000L)));
     elapse(pastShortLease());
+    // Counted, and the last: the task's result was never confirmed, so the step parks.
     assertThat(journal.expireLeases())
-        .containsExactly(new ExpiredAttempt(first.lease(), Disposition.STEP_DONE));
-    assertThat(snapshot(first.lease().runId()).status()).isEqualTo(RunStatus.FAILED);
+        .containsExactly(new ExpiredAttempt(first.lease(), Disposition.PARK));
+    assertThat(snapshot(first.lease().runId()).status()).isEqualTo(RunStatus.PARKED);
   }
 
   // ---- payload limits (PayloadLimits.DEFAULTS, measured as UTF-8 JSON)

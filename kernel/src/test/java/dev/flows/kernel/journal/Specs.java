@@ -12,6 +12,7 @@ import dev.flows.kernel.spec.StepSpec;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.OptionalLong;
 
 /** Builds run specs for journal tests without going through the JSON parser. */
@@ -36,13 +37,25 @@ public final class Specs {
 
   /** An MCP call step, as the sdk lowers {@code f.mcp(server).tool(tool).call(input)}. */
   public static StepSpec mcpCall(String id, String server, String tool, JsonNode input) {
+    return mcpCall(id, server, tool, input, Optional.empty());
+  }
+
+  /** As above, with the call's own {@code onUnknownOutcome} when given. */
+  public static StepSpec mcpCall(
+      String id,
+      String server,
+      String tool,
+      JsonNode input,
+      Optional<McpCallInstruction.OnUnknownOutcome> onUnknownOutcome) {
     McpCallInstruction call =
         new McpCallInstruction(
             server,
             tool,
             input,
             JsonNodeFactory.instance.objectNode().put("transport", "http").put("url", "http://x"),
-            false);
+            false,
+            onUnknownOutcome,
+            Optional.empty());
     return new StepSpec(
         id,
         List.of(),

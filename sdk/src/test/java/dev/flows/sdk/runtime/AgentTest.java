@@ -154,6 +154,39 @@ class AgentTest {
   }
 
   @Test
+  void aToolCallWhoseServerPerformedItAndDiedParksTheAgentInsteadOfTellingTheModelItFailed()
+      throws Exception {
+    try (ScriptedModelServer server =
+        ScriptedModelServer.start(
+            ScriptedModel.of(
+                Turn.toolCalls(call("c1", "tickets__classify", "{}")), Turn.text("done")))) {
+      declare(registry, server);
+      RunRef root =
+          start(
+              (f, in) ->
+                  JSON.textNode(
+                      f.agent("smart").tools(Tools.of("tickets", "classify")).run("triage")));
+      MiniWorker w = worker(journal, resolver, registry);
+      w.dying.add("tickets/classify");
+      // The call's retries wait out their backoff on the journal's clock.
+      RunSnapshot done =
+          DurableFlowTest.drive(
+              journal,
+              w,
+              root,
+              () -> {
+                clock.advance(Duration.ofMillis(50));
+                return false;
+              });
+
+      assertThat(done.status()).isEqualTo(RunStatus.PARKED);
+      RunRef call = journal.children(root).getFirst();
+      assertThat(journal.run(call).orElseThrow().status()).isEqualTo(RunStatus.PARKED);
+      assertThat(server.requests()).as("the model was never told the call failed").hasSize(1);
+    }
+  }
+
+  @Test
   void aReplayAnswersEveryTurnAndToolCallFromTheJournalWithoutAskingTheModelAgain()
       throws Exception {
     try (ScriptedModelServer server =

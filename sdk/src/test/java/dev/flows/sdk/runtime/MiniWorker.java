@@ -43,6 +43,12 @@ final class MiniWorker {
 
   volatile Duration lease = Duration.ofSeconds(30);
 
+  /**
+   * Tools ({@code server/tool}) whose server performs each call and dies before answering: the
+   * attempt fails {@code mcp_disconnected}, retryable, its election left unconfirmed.
+   */
+  final Set<String> dying = java.util.concurrent.ConcurrentHashMap.newKeySet();
+
   /** Tools ({@code server/tool}) whose calls fail {@code mcp_tool_error} with "TOOL refused". */
   final Set<String> failing = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
@@ -116,6 +122,14 @@ final class MiniWorker {
     performedByKey.computeIfAbsent(e.idempotencyKey(), k -> new AtomicInteger()).incrementAndGet();
     calls.add(server + "/" + tool);
     sent.add(Map.entry(server + "/" + tool, approved.arguments()));
+    if (dying.contains(server + "/" + tool)) {
+      return new StepOutcome.Failed(
+          CompletionReason.WORKER_ERROR,
+          JSON.objectNode()
+              .put("diagnostic", "mcp_disconnected")
+              .put("message", "connection is disconnected"),
+          true);
+    }
     if (failing.contains(server + "/" + tool)) {
       return new StepOutcome.Failed(
           CompletionReason.WORKER_ERROR,

@@ -53,7 +53,13 @@ final class MemoryEnds {
     }
     List<RunRow> awaited = awaitedChildren(lease, outcome);
     AttemptEnd end =
-        AttemptEnd.reported(outcome, lease.attempt(), step.suspensions, step.spec.maxIterations());
+        AttemptEnd.reported(
+            outcome,
+            lease.attempt(),
+            step.suspensions,
+            lease.runId(),
+            step.spec,
+            () -> unconfirmed(step));
     Optional<Instant> next = Optional.empty();
     Optional<JsonNode> output = Optional.empty();
     Optional<JsonNode> tail = Optional.empty();
@@ -63,7 +69,7 @@ final class MemoryEnds {
         output = Optional.of(s.output());
       }
       case StepOutcome.Failed f -> {
-        tail = Optional.ofNullable(f.trajectoryTail());
+        tail = end.tail().or(() -> Optional.ofNullable(f.trajectoryTail()));
         if (end.disposition() == Disposition.RETRY) {
           next =
               Optional.of(
@@ -139,6 +145,14 @@ final class MemoryEnds {
     return rows;
   }
 
+  /** The step's first election recorded and never confirmed, by any of its attempts. */
+  private static Optional<JournalEntry.EffectRef> unconfirmed(StepRow step) {
+    return step.elections.entrySet().stream()
+        .filter(e -> !e.getValue().confirmed)
+        .map(e -> new JournalEntry.EffectRef(e.getKey(), e.getValue().key))
+        .findFirst();
+  }
+
   private static FlowsException unconfirmed(LeaseToken lease, String surfacePath) {
     return new FlowsException(
         ErrorCode.EFFECT_UNCONFIRMED,
@@ -174,10 +188,12 @@ final class MemoryEnds {
       }
       LeaseToken token = new LeaseToken(run.id, s.spec.id(), s.attempts, s.leaseId);
       Optional<DurableTasks.StepTask> task = DurableTasks.of(state.entries(run.id), s.spec.id());
-      AttemptEnd end = AttemptEnd.expired(s.attempts, s.suspensions, s.spec, task, now);
+      AttemptEnd end =
+          AttemptEnd.expired(
+              s.attempts, s.suspensions, run.id, s.spec, task, () -> unconfirmed(s), now);
       Optional<Instant> next = end.afterExpiry(now, s.spec, run.id, s.spec.id(), s.attempts);
       // An expiry names no effects: the dead attempt never reported.
-      endAttempt(run, s, s.attempts, end, next, Optional.empty(), List.of(), Optional.empty(), now);
+      endAttempt(run, s, s.attempts, end, next, Optional.empty(), List.of(), end.tail(), now);
       expired.add(new ExpiredAttempt(token, end.disposition()));
       if (end.disposition() == Disposition.RETRY) {
         wakeups.wake();

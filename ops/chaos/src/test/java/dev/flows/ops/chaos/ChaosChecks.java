@@ -47,6 +47,7 @@ final class ChaosChecks {
     everySignalDeliveredOnce();
     noEffectConfirmedTwice();
     serversPerformedEachKeyOnce(ledgers);
+    noFailedCallWasPerformed(ledgers);
     tasksCalledOnce(ledgers.taskEvents());
     noCompletionAfterItsLease();
     journalNeverChanged(snapshots);
@@ -187,6 +188,39 @@ final class ChaosChecks {
   }
 
   /**
+   * A run that failed holding a call to the idempotency-aware server whose key it recorded and
+   * never confirmed must not have that key in the server's ledger: a call the server performed
+   * whose outcome the engine did not know must park (effect_outcome_unknown), never be reported
+   * failed. Every call of that server counts (the mix's and the agents' tool calls).
+   */
+  void noFailedCallWasPerformed(Ledgers l) throws SQLException, IOException {
+    Set<String> performed = new HashSet<>(lines(l.idempotent()));
+    String path = l.idempotentPath();
+    String server = path.substring(0, path.lastIndexOf('/') + 1).replace("'", "''");
+    List<List<String>> unconfirmed =
+        rows(
+            "SELECT DISTINCT e.run_id, e.payload->>'idempotencyKey' FROM flows.journal_entries e"
+                + " JOIN flows.runs r ON r.run_id = e.run_id"
+                + " WHERE r.status = 'failed' AND e.entry_type = 'effect.recorded'"
+                + " AND starts_with(e.payload->>'surfacePath', '"
+                + server
+                + "') AND NOT EXISTS (SELECT 1 FROM flows.journal_entries x"
+                + " WHERE x.run_id = e.run_id AND x.entry_type = 'effect.confirmed'"
+                + " AND x.payload->>'idempotencyKey' = e.payload->>'idempotencyKey')"
+                + " ORDER BY 1, 2");
+    facts.put("failed runs' calls never confirmed (idempotent server)", (long) unconfirmed.size());
+    for (List<String> r : unconfirmed) {
+      if (performed.contains(r.get(1))) {
+        violation(
+            "run "
+                + r.get(0)
+                + " failed although the idempotency-aware server performed its call's key "
+                + r.get(1));
+      }
+    }
+  }
+
+  /**
    * Task-backed calls, from the task server's own events log: each idempotency key came in at most
    * one {@code tools/call} and got at most one task (a call is never sent twice: a worker that dies
    * during a task leaves the next attempt to poll it); each task the journal holds is the one the
@@ -292,10 +326,13 @@ final class ChaosChecks {
 
   // A worker's completion reports something (an output, or outputOf naming the election that
   // keeps it, or a trajectory tail) or is a body's suspension; the journal's own expiry of a dead
-  // attempt reports nothing, since that attempt never did. Each is judged against the deadline the
+  // attempt reports nothing, since that attempt never did, but for the tail of an effect whose
+  // outcome it left unknown (reason lease_expired, which no worker reports). Each is judged against
+  // the deadline the
   // step row held when the attempt ended.
   private static final String REPORTED =
-      "(c.payload ? 'output' OR c.payload ? 'outputOf' OR c.payload ? 'trajectoryTail'"
+      "(c.payload ? 'output' OR c.payload ? 'outputOf'"
+          + " OR (c.payload ? 'trajectoryTail' AND c.payload->>'reason' <> 'lease_expired')"
           + " OR c.payload->>'reason' = 'suspended')";
   private static final String WORKER = REPORTED + " AND c.payload->>'reason' <> 'canceled'";
   private static final String JOINED =

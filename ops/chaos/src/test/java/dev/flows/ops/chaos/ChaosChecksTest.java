@@ -9,11 +9,13 @@ import dev.flows.journalstore.testing.TestDatabase;
 import dev.flows.kernel.journal.Admit;
 import dev.flows.kernel.journal.ClaimRequest;
 import dev.flows.kernel.journal.ClaimedAttempt;
+import dev.flows.kernel.journal.CompletionReason;
 import dev.flows.kernel.journal.RunRef;
 import dev.flows.kernel.journal.Specs;
 import dev.flows.kernel.journal.StartRun;
 import dev.flows.kernel.journal.StepOutcome;
 import dev.flows.kernel.journal.WorkerId;
+import dev.flows.kernel.lifecycle.RunStatus;
 import dev.flows.kernel.spec.RunSpec;
 import dev.flows.kernel.spec.StepKind;
 import java.nio.file.Files;
@@ -245,6 +247,66 @@ class ChaosChecksTest {
             + "', 'step.completed', 'one', 2, '{\"reason\": \"lease_expired\"}')");
 
     assertThat(check()).singleElement().asString().contains("expired at", "while its lease ran");
+  }
+
+  /**
+   * A call run to the idempotency-aware server whose one attempt recorded its key and failed for
+   * good (not retried, so the journal ends it failed even with the key open): answers the key.
+   */
+  private String failedCallRun() {
+    RunRef run =
+        journal
+            .admit(
+                StartRun.of(
+                    "k" + System.nanoTime(),
+                    new RunSpec(RunSpec.VERSION, "t", List.of(Specs.agent("one", "/mcp/idem/x")))),
+                Admit.queued())
+            .runId();
+    ClaimedAttempt a = claim();
+    String key = journal.recordEffect(a.lease(), "/mcp/idem/x").idempotencyKey();
+    journal.complete(
+        a.lease(),
+        new StepOutcome.Failed(
+            CompletionReason.WORKER_ERROR,
+            JsonNodeFactory.instance.objectNode().put("diagnostic", "mcp_disconnected"),
+            false));
+    assertThat(journal.run(run).orElseThrow().status()).isEqualTo(RunStatus.FAILED);
+    return key;
+  }
+
+  @Test
+  void aFailedRunWhoseUnconfirmedCallTheIdempotentServerPerformedIsAViolation() throws Exception {
+    String key = failedCallRun();
+    Files.writeString(ledgers.idempotent(), "k1\n");
+    Files.writeString(Path.of(ledgers.idempotent() + ".calls"), "k1\n" + key + "\n");
+    ChaosChecks never = new ChaosChecks(c).runAll(ledgers, List.of(JournalSnapshot.take(c)));
+    assertThat(never.violations).as("the server received it but never performed it").isEmpty();
+    assertThat(never.facts)
+        .containsEntry("failed runs' calls never confirmed (idempotent server)", 1L);
+
+    Files.writeString(ledgers.idempotent(), "k1\n" + key + "\n");
+    assertThat(check())
+        .singleElement()
+        .asString()
+        .contains("failed although the idempotency-aware server performed", key);
+  }
+
+  @Test
+  void anExpiryThatParksAnEffectOfUnknownOutcomeWithATailIsStillAnExpiry() throws Exception {
+    RunRef run = completedRun();
+    // Forged: attempt 2 expired after its deadline and parked its call, with a tail.
+    execute(
+        "INSERT INTO chaos.attempt_ends VALUES ('"
+            + run.value()
+            + "', 'one', 2, now() - interval '1 minute', now(), now(), 'parked', 'lease_expired')");
+    execute(
+        "INSERT INTO flows.journal_entries (at, run_id, entry_type, step_id, attempt, payload)"
+            + " VALUES (now(), '"
+            + run.value()
+            + "', 'step.completed', 'one', 2, '{\"reason\": \"lease_expired\","
+            + " \"trajectoryTail\": {\"diagnostic\": \"effect_outcome_unknown\"}}')");
+
+    assertThat(check()).isEmpty();
   }
 
   @Test

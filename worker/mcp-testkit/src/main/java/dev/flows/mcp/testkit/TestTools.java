@@ -187,7 +187,8 @@ public final class TestTools {
 
   /**
    * Appends the call's idempotency key to {@code FLOWS_TEST_LEDGER.calls}, and to {@code
-   * FLOWS_TEST_LEDGER} the first time the key is seen.
+   * FLOWS_TEST_LEDGER} the first time the key is seen; with {@code FLOWS_TEST_LEDGER_AFTER=halt}
+   * the server then halts instead of answering.
    */
   private static CallToolResult ledgerCall(McpSchema.CallToolRequest req) {
     Object key = req.meta() == null ? null : req.meta().get(McpTransportPort.IDEMPOTENCY_KEY_META);
@@ -211,14 +212,17 @@ public final class TestTools {
           var held = lock.lock()) {
         append(calls, key + "\n");
         // Idempotency-aware: a key seen before is not performed again.
-        if (java.nio.file.Files.exists(ledger)
-            && java.nio.file.Files.readAllLines(ledger).contains(String.valueOf(key))) {
-          return text("performed " + key);
+        if (!java.nio.file.Files.exists(ledger)
+            || !java.nio.file.Files.readAllLines(ledger).contains(String.valueOf(key))) {
+          append(ledger, key + "\n");
         }
-        append(ledger, key + "\n");
       } catch (IOException e) {
         return CallToolResult.builder().addTextContent(e.toString()).isError(true).build();
       }
+    }
+    // A server that performs the call and dies before it answers, on every call.
+    if ("halt".equals(System.getenv("FLOWS_TEST_LEDGER_AFTER"))) {
+      Runtime.getRuntime().halt(3);
     }
     return text("performed " + key);
   }
