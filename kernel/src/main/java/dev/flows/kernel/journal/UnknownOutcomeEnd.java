@@ -18,8 +18,9 @@ import java.util.function.Supplier;
  * not happen (the caller would then compensate, or try again under a new key). The step parks
  * {@code effect_outcome_unknown} for an operator instead, with the last failure's diagnostic in its
  * tail; only a call whose policy says {@code onUnknownOutcome fail} fails, with that code. Applies
- * to an agent step's declared effects; an llm step's model call changes nothing outside, and a step
- * with no open election (none recorded, or every one confirmed) ends as any other.
+ * to an MCP call's step (the one effect that acts on a server): an llm step's, or a flow body's
+ * open {@code f.llm} election, is a model call that changes nothing outside, and a step with no
+ * open election (none recorded, or every one confirmed) ends as any other.
  */
 final class UnknownOutcomeEnd {
   private static final JsonNodeFactory JSON = JsonNodeFactory.instance;
@@ -39,7 +40,8 @@ final class UnknownOutcomeEnd {
       StepTransition failing,
       CompletionReason reason,
       Optional<JsonNode> lastTail) {
-    if (!(spec.body() instanceof StepBody.Agent agent)) {
+    if (!(spec.body() instanceof StepBody.Agent agent)
+        || !McpCallInstruction.TYPE.equals(agent.instructionType())) {
       return Optional.empty();
     }
     Optional<JournalEntry.EffectRef> open = unconfirmed.get();
@@ -101,23 +103,17 @@ final class UnknownOutcomeEnd {
         + " parks again).";
   }
 
-  /** A tail for an attempt that reported none: an MCP call's identity when the step is one. */
+  /** A tail for an attempt that reported none: the MCP call's identity. */
   private static ObjectNode tail(StepBody.Agent agent) {
-    ObjectNode t = JSON.objectNode();
-    if (McpCallInstruction.TYPE.equals(agent.instructionType())) {
-      JsonNode in = agent.instruction();
-      t.put("type", McpCallInstruction.TYPE);
-      t.set("server", in.path("server"));
-      t.set("tool", in.path("tool"));
-      t.set("input", in.path("input"));
-    }
+    JsonNode in = agent.instruction();
+    ObjectNode t = JSON.objectNode().put("type", McpCallInstruction.TYPE);
+    t.set("server", in.path("server"));
+    t.set("tool", in.path("tool"));
+    t.set("input", in.path("input"));
     return t;
   }
 
   private static boolean failsOnUnknownOutcome(StepBody.Agent agent) {
-    if (!McpCallInstruction.TYPE.equals(agent.instructionType())) {
-      return false;
-    }
     try {
       return McpCallInstruction.of(agent).failsOnUnknownOutcome();
     } catch (FlowsException malformed) {

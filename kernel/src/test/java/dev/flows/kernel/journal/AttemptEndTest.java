@@ -83,7 +83,7 @@ class AttemptEndTest {
   // ---- an effect of unknown outcome when the attempts run out
 
   @Test
-  void anOpenElectionIsAskedForOnlyOnceTheAttemptsRanOutAndParksOnlyAnAgentStep() {
+  void anOpenElectionIsAskedForOnlyOnceTheAttemptsRanOutAndParksOnlyAnMcpCallStep() {
     RunRef run = new RunRef("r");
     Supplier<Optional<JournalEntry.EffectRef>> never =
         () -> {
@@ -112,6 +112,15 @@ class AttemptEndTest {
     JournalEntry.EffectRef model = new JournalEntry.EffectRef(StepBody.Llm.SURFACE, "key");
     assertThat(AttemptEnd.reported(RETRYABLE, 1, 0, run, Specs.llm("l"), () -> Optional.of(model)))
         .as("a model call changes nothing outside: its step fails as before")
+        .isEqualTo(
+            new AttemptEnd(
+                StepTransition.COMPLETED_FAILED,
+                CompletionReason.RETRIES_EXHAUSTED,
+                Disposition.STEP_DONE));
+    JournalEntry.EffectRef memo = new JournalEntry.EffectRef("/llm/0", "key");
+    assertThat(
+            AttemptEnd.reported(RETRYABLE, 1, 0, run, Specs.agent("body"), () -> Optional.of(memo)))
+        .as("an agent step that is no MCP call (a flow body's open f.llm memo) fails as before")
         .isEqualTo(
             new AttemptEnd(
                 StepTransition.COMPLETED_FAILED,
