@@ -12,7 +12,6 @@ import dev.flows.kernel.lifecycle.RunStatus;
 import dev.flows.worker.FaultPoint;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -144,6 +143,8 @@ class FanoutTest {
     Process dying = worker(Optional.of(FaultPoint.DURING_CALL), 3);
     assertThat(dying.waitFor(120, TimeUnit.SECONDS)).as("the faulty worker died").isTrue();
     assertThat(dying.exitValue()).isEqualTo(FaultPoint.HALT_STATUS);
+    // What the dead worker held runs out now, not after a wait a busy machine could outlast.
+    ExpiredLeases.all(db.jdbcUrl());
     assertThat(journal.children(root)).as("the fan-out was under way").hasSizeGreaterThan(3);
     Process healthy = worker(Optional.empty(), 0);
     RunSnapshot done;
@@ -183,6 +184,6 @@ class FanoutTest {
   }
 
   private static Process worker(Optional<FaultPoint> fault, int skip) throws Exception {
-    return TestWorkerMain.launch(db.jdbcUrl(), Duration.ofSeconds(2), fault, skip);
+    return TestWorkerMain.launch(db.jdbcUrl(), TestWorkerMain.LEASE, fault, skip);
   }
 }

@@ -10,6 +10,7 @@ import dev.flows.kernel.journal.ClaimedAttempt;
 import dev.flows.kernel.journal.CompletionReason;
 import dev.flows.kernel.journal.EffectElection;
 import dev.flows.kernel.journal.Journal;
+import dev.flows.kernel.journal.LeaseToken;
 import dev.flows.kernel.journal.StepOutcome;
 import dev.flows.kernel.journal.ToolApproval;
 import dev.flows.kernel.journal.WorkerId;
@@ -49,6 +50,14 @@ final class MiniWorker {
    */
   final Set<String> dying = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
+  /**
+   * The leases of flow bodies running in the background, renewed by {@link #tick} as a worker's
+   * lease keeper renews them: a body outlives its lease only when the test kills it.
+   */
+  private final Map<LeaseToken, Thread> renewing = new ConcurrentHashMap<>();
+
+  private long renewedAt = System.nanoTime();
+
   /** Tools ({@code server/tool}) whose calls fail {@code mcp_tool_error} with "TOOL refused". */
   final Set<String> failing = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
@@ -59,6 +68,7 @@ final class MiniWorker {
 
   /** Claims and runs whatever is ready; flow bodies go on in the background. */
   int tick() {
+    renewHeld();
     Set<StepKind> kinds = EnumSet.allOf(StepKind.class);
     List<ClaimedAttempt> claimed =
         journal.claim(new ClaimRequest(new WorkerId("mini"), kinds, 16, lease));
@@ -78,6 +88,7 @@ final class MiniWorker {
                         }
                       });
           bodies.add(t);
+          renewing.put(a.lease(), t);
         }
         case StepBody.Agent agent -> journal.complete(a.lease(), mcp(a, agent.instruction()));
         case StepBody.Deterministic d ->
@@ -149,7 +160,23 @@ final class MiniWorker {
     return new StepOutcome.Succeeded(receipt);
   }
 
+  /** Renews the leases of the bodies still running, at a third of the lease as a worker does. */
+  private void renewHeld() {
+    renewing.values().removeIf(t -> !t.isAlive());
+    if (renewing.isEmpty() || System.nanoTime() - renewedAt < lease.toNanos() / 3) {
+      return;
+    }
+    renewedAt = System.nanoTime();
+    journal
+        .renewLeases(List.copyOf(renewing.keySet()))
+        .refused()
+        .keySet()
+        .forEach(renewing::remove);
+  }
+
+  /** The "worker" dies: its bodies stop and their leases are no longer renewed. */
   void killBodies() {
+    renewing.clear();
     for (Thread t : bodies) {
       t.interrupt();
     }

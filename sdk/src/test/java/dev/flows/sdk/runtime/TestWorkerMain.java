@@ -16,6 +16,13 @@ import java.util.Optional;
  * with {@code -Dflows.fault}.
  */
 public final class TestWorkerMain {
+  /**
+   * The lease crash tests give their workers: as long as a real worker's, so an attempt is never
+   * fenced out by a busy machine. The take-over of a killed worker's attempts is forced with {@link
+   * ExpiredLeases}, not waited for.
+   */
+  static final Duration LEASE = WorkerConfig.DEFAULT_LEASE;
+
   private TestWorkerMain() {}
 
   /**

@@ -69,12 +69,16 @@ abstract class ToolApprovalContract {
     return AgentTest.worker(journal(), resolver, registry);
   }
 
-  /** Ticks {@code w} until the run ends or parks (60 s at most). */
+  /**
+   * Ticks {@code w} until the run and all its calls have come to rest: the run ended or parked, and
+   * no call is still to be sent (60 s at most). A body parks as soon as the call it awaits first
+   * parks; its other calls are sent all the same, by ticks that may come after the park.
+   */
   private RunSnapshot drive(MiniWorker w, RunRef root) throws Exception {
     long until = System.nanoTime() + Duration.ofSeconds(60).toNanos();
     while (System.nanoTime() < until) {
       RunSnapshot s = journal().run(root).orElseThrow();
-      if (s.status().terminal() || s.status() == RunStatus.PARKED) {
+      if ((s.status().terminal() || s.status() == RunStatus.PARKED) && callsAtRest(root)) {
         return s;
       }
       if (w.tick() == 0) {
@@ -82,6 +86,12 @@ abstract class ToolApprovalContract {
       }
     }
     throw new AssertionError("run did not finish: " + journal().run(root));
+  }
+
+  private boolean callsAtRest(RunRef root) {
+    return journal().children(root).stream()
+        .map(c -> journal().run(c).orElseThrow().status())
+        .allMatch(st -> st.terminal() || st == RunStatus.PARKED);
   }
 
   /** The child run of {@code root} parked for approval. */
