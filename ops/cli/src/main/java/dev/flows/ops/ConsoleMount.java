@@ -4,6 +4,7 @@ import dev.flows.journalstore.JournalStoreConfig;
 import dev.flows.journalstore.PostgresJournal;
 import dev.flows.kernel.ErrorCode;
 import dev.flows.kernel.FlowsException;
+import dev.flows.kernel.journal.PayloadLimits;
 import java.nio.ByteBuffer;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -34,6 +35,27 @@ import org.eclipse.jetty.util.thread.QueuedThreadPool;
 public final class ConsoleMount implements AutoCloseable {
   /** One answer: its status, its headers in order, its body. */
   public record Exchange(int status, List<Map.Entry<String, String>> headers, byte[] body) {}
+
+  /**
+   * The payload limits the console's journal holds for the signals, answers and reruns it sends:
+   * those of the service's own journal, so one bound holds for every writer. Each is 4096 to
+   * 268435455 bytes, else {@code config_invalid} naming it.
+   */
+  public record Limits(long maxRunInputBytes, long maxSignalBytes, long maxAnswerBytes) {
+    /** The defaults, 4 MiB each. */
+    public static final Limits DEFAULTS =
+        new Limits(
+            PayloadLimits.DEFAULT_MAX_BYTES,
+            PayloadLimits.DEFAULT_MAX_BYTES,
+            PayloadLimits.DEFAULT_MAX_BYTES);
+
+    PayloadLimits journals() {
+      return PayloadLimits.DEFAULTS
+          .withMaxRunInputBytes(maxRunInputBytes)
+          .withMaxSignalBytes(maxSignalBytes)
+          .withMaxAnswerBytes(maxAnswerBytes);
+    }
+  }
 
   /** How long one request may take before the host is answered 503. */
   private static final long TIMEOUT_SECONDS = 30;
@@ -75,13 +97,25 @@ public final class ConsoleMount implements AutoCloseable {
 
   /**
    * Starts a console over the flows database of {@code dataSource}, served under {@code basePath}
-   * (e.g. {@code /flows}) of its host, read-only without a {@code token}.
+   * (e.g. {@code /flows}) of its host, read-only without a {@code token}, its journal at the
+   * default payload limits.
    */
   public static ConsoleMount start(DataSource dataSource, Optional<String> token, String basePath) {
+    return start(dataSource, token, basePath, Limits.DEFAULTS);
+  }
+
+  /**
+   * As {@link #start(DataSource, Optional, String)}, its journal refusing a signal, answer or rerun
+   * past {@code limits} ({@code payload_too_large}, nothing written).
+   */
+  public static ConsoleMount start(
+      DataSource dataSource, Optional<String> token, String basePath, Limits limits) {
     Console.Settings settings =
         new Console.Settings(Console.DEFAULT_BIND, 0, token, basePath(basePath, "basePath"));
+    PayloadLimits bounds = limits.journals();
     PostgresJournal journal =
-        PostgresJournal.listeningOn(dataSource, JournalStoreConfig.forUrl(urlOf(dataSource)));
+        PostgresJournal.listeningOn(
+            dataSource, JournalStoreConfig.forUrl(urlOf(dataSource)).withPayloadLimits(bounds));
     QueuedThreadPool threads = new QueuedThreadPool(16, 2);
     threads.setName("flows-console");
     threads.setDaemon(true);

@@ -55,6 +55,7 @@ public final class Flows implements AutoCloseable {
   private final FlowCatalog catalog;
   private final FlowsConfig servers;
   private final boolean runsWorker;
+  private final JournalLimits journalLimits;
   private final AtomicBoolean closed = new AtomicBoolean();
   private final AtomicBoolean workerStarted = new AtomicBoolean();
   private final AtomicBoolean drained = new AtomicBoolean();
@@ -64,16 +65,26 @@ public final class Flows implements AutoCloseable {
       FlowsEngine engine,
       FlowCatalog catalog,
       FlowsConfig servers,
-      boolean runsWorker) {
+      boolean runsWorker,
+      JournalLimits journalLimits) {
     this.storage = storage;
     this.engine = engine;
     this.catalog = catalog;
     this.servers = servers;
     this.runsWorker = runsWorker;
+    this.journalLimits = journalLimits;
   }
 
   public static FlowsBuilder builder() {
     return new FlowsBuilder();
+  }
+
+  /**
+   * The payload limits this instance's journal holds for its starts, signals and answers, for a
+   * console mounted beside it to hold the same.
+   */
+  public JournalLimits journalLimits() {
+    return journalLimits;
   }
 
   /**

@@ -322,7 +322,16 @@ public final class FlowsBuilder {
             .dataSource()
             .ifPresent(ds -> engine.worker().announceTo(new PostgresWorkerRoster(ds)));
       }
-      Flows built = new Flows(storage, engine, catalog, config, worker.isPresent());
+      PayloadLimits limits = workerConfig.payloadLimits();
+      Flows built =
+          new Flows(
+              storage,
+              engine,
+              catalog,
+              config,
+              worker.isPresent(),
+              new JournalLimits(
+                  limits.maxRunInputBytes(), limits.maxSignalBytes(), limits.maxAnswerBytes()));
       if (worker.isPresent() && !startWorkerLater) {
         built.startWorker();
       }

@@ -14,6 +14,8 @@ import java.sql.Statement;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
+import org.junit.jupiter.api.extension.BeforeAllCallback;
+import org.junit.jupiter.api.extension.ExtensionContext;
 
 /**
  * The journal a worker-level hostile-peer test runs on: in memory, or Postgres on a fresh database
@@ -33,6 +35,18 @@ enum HostileJournal {
             PostgresJournal.connect(JournalStoreConfig.forUrl(db.jdbcUrl())), db.jdbcUrl());
       }
     };
+  }
+
+  /**
+   * Starts the database server (once per JVM) before a class's processes are counted ({@code
+   * NoProcessLeftBehind}, registered after this), so a server started on a test's first Postgres
+   * journal is not taken for a process the test left behind.
+   */
+  static final class ServerFirst implements BeforeAllCallback {
+    @Override
+    public void beforeAll(ExtensionContext context) {
+      TestDatabase.serverKind();
+    }
   }
 
   /** An open journal; {@code jdbcUrl} is empty in memory. */

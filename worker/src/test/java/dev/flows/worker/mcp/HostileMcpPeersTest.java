@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.sun.net.httpserver.HttpServer;
-import dev.flows.kernel.journal.InMemoryJournal;
+import dev.flows.kernel.journal.Journal;
 import dev.flows.kernel.journal.JournalEntry;
 import dev.flows.kernel.journal.RunRef;
 import dev.flows.kernel.journal.WorkerId;
@@ -22,7 +22,6 @@ import dev.flows.mcp.testkit.Jvm;
 import dev.flows.mcp.testkit.NoProcessLeftBehind;
 import java.net.InetSocketAddress;
 import java.net.URI;
-import java.time.Clock;
 import java.time.Duration;
 import java.util.HashSet;
 import java.util.List;
@@ -34,18 +33,20 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * Hostile peers through the worker's call path (claim, lease, effect election, call, completion),
  * each while another run's call finishes: a stdio server that ignores SIGTERM and leaves a
  * grandchild behind is reaped with that grandchild when the worker's sessions close, and an HTTP
- * server that redirects to another host ends the attempt without the other host hearing of it.
+ * server that redirects to another host ends the attempt without the other host hearing of it; on
+ * the in-memory journal and on Postgres. The database server starts before the class's processes
+ * are counted, so only what the tests start is looked for.
  */
-@ExtendWith(NoProcessLeftBehind.class)
+@ExtendWith({HostileJournal.ServerFirst.class, NoProcessLeftBehind.class})
 class HostileMcpPeersTest {
   private static final JsonNodeFactory JSON = JsonNodeFactory.instance;
   private static final WorkerId WORKER = new WorkerId("hostile-peers-worker");
@@ -59,14 +60,25 @@ class HostileMcpPeersTest {
 
   private final McpSessions sessions =
       new McpSessions(McpClientConfig.DEFAULTS, McpCredentials.fromEnvironment());
-  private final InMemoryJournal journal = new InMemoryJournal(Clock.systemUTC());
-  private final InlineMcpCalls inline = HostileCalls.inline(journal, sessions, WORKER);
   private final List<HttpServer> httpServers = new java.util.ArrayList<>();
+  private final List<HostileJournal.Opened> journals = new java.util.ArrayList<>();
 
   @AfterEach
   void close() {
     sessions.close();
     httpServers.forEach(s -> s.stop(0));
+    journals.forEach(HostileJournal.Opened::close);
+  }
+
+  private Journal journal;
+  private InlineMcpCalls inline;
+
+  /** This test's journal, of {@code kind}, opened before its processes are counted. */
+  private void open(HostileJournal kind, String label) {
+    HostileJournal.Opened opened = kind.open(label);
+    journals.add(opened);
+    journal = opened.journal();
+    inline = HostileCalls.inline(journal, sessions, WORKER);
   }
 
   private CompletableFuture<InlineMcpCalls.Result> call(
@@ -84,12 +96,27 @@ class HostileMcpPeersTest {
     return ProcessHandle.current().descendants().collect(Collectors.toSet());
   }
 
+  /**
+   * The processes under this JVM started since {@code before} was taken, but for those under a
+   * process already there (a database server's own backends, as the journal connects).
+   */
+  private static Set<ProcessHandle> startedSince(Set<ProcessHandle> before) {
+    Set<ProcessHandle> started = new HashSet<>(descendants());
+    started.removeAll(before);
+    before.forEach(p -> p.descendants().forEach(started::remove));
+    return started;
+  }
+
   @ParameterizedTest
-  @EnumSource(
-      value = McpProtocol.class,
-      names = {"V2025_11_25", "V2026_07_28"})
+  @CsvSource({
+    "IN_MEMORY, V2025_11_25",
+    "IN_MEMORY, V2026_07_28",
+    "POSTGRES, V2025_11_25",
+    "POSTGRES, V2026_07_28"
+  })
   void aSigtermDeafServerAndTheGrandchildItLeftAreReapedWhenTheWorkersSessionsClose(
-      McpProtocol protocol) throws Exception {
+      HostileJournal kind, McpProtocol protocol) throws Exception {
+    open(kind, "peers_deaf");
     JsonNode deaf =
         McpServerConfigJson.write(
             (protocol == McpProtocol.V2026_07_28
@@ -104,8 +131,7 @@ class HostileMcpPeersTest {
 
     assertThat(spawn.get(60, TimeUnit.SECONDS)).isInstanceOf(InlineMcpCalls.Result.Succeeded.class);
     assertThat(echo.get(60, TimeUnit.SECONDS)).isInstanceOf(InlineMcpCalls.Result.Succeeded.class);
-    Set<ProcessHandle> started = new HashSet<>(descendants());
-    started.removeAll(before);
+    Set<ProcessHandle> started = startedSince(before);
     assertThat(started)
         .as("the two servers and the grandchild the deaf one left")
         .hasSizeGreaterThanOrEqualTo(3);
@@ -131,9 +157,11 @@ class HostileMcpPeersTest {
    * A SIGTERM-deaf 2025 server pinned to 2026-07-28 answers no {@code server/discover}: the attempt
    * ends {@code handshake_rejected} (its lease let go) and no process started to ask it is left.
    */
-  @Test
-  void aDeafServerPinnedTo20260728ThatAnswersNoDiscoverEndsTheAttemptAndLeavesNoProcess()
-      throws Exception {
+  @ParameterizedTest
+  @EnumSource(HostileJournal.class)
+  void aDeafServerPinnedTo20260728ThatAnswersNoDiscoverEndsTheAttemptAndLeavesNoProcess(
+      HostileJournal kind) throws Exception {
+    open(kind, "peers_pinned");
     JsonNode pinned =
         McpServerConfigJson.write(
             Jvm.stdioServer("pinned", List.of(), Map.of(), "--ignore-sigterm")
@@ -157,17 +185,19 @@ class HostileMcpPeersTest {
     assertThat(journal.run(run).orElseThrow().steps().getFirst().status())
         .isNotEqualTo(StepStatus.RUNNING);
 
-    Set<ProcessHandle> started = new HashSet<>(descendants());
-    started.removeAll(before);
-    assertReapedOnceTheSessionsClose(started);
+    assertReapedOnceTheSessionsClose(startedSince(before));
   }
 
   @ParameterizedTest
-  @EnumSource(
-      value = McpProtocol.class,
-      names = {"V2025_11_25", "V2026_07_28"})
+  @CsvSource({
+    "IN_MEMORY, V2025_11_25",
+    "IN_MEMORY, V2026_07_28",
+    "POSTGRES, V2025_11_25",
+    "POSTGRES, V2026_07_28"
+  })
   void aRedirectToAnotherHostEndsTheAttemptAndTheOtherHostGetsNoRequestWhileAnotherRunFinishes(
-      McpProtocol protocol) throws Exception {
+      HostileJournal kind, McpProtocol protocol) throws Exception {
+    open(kind, "peers_redirect");
     AtomicInteger elsewhereRequests = new AtomicInteger();
     HttpServer elsewhere = server();
     elsewhere.createContext(

@@ -132,6 +132,58 @@ class OrdersConsoleTest {
     }
   }
 
+  @Test
+  void aSignalFromTheConsolePastTheServicesLoweredBoundIsRefusedWithNothingWritten()
+      throws Exception {
+    try (ConfigurableApplicationContext bounded =
+        service(
+            "flows.console.enabled=true",
+            "flows.console.token=" + TOKEN,
+            "flows.limits.max-signal-bytes=4096")) {
+      Flows service = bounded.getBean(Flows.class);
+      String key = "bounded-" + UUID.randomUUID();
+      RunId runId =
+          service
+              .start(PackOrder.class, new PackOrder.Order(key, 1, 1, 5_000), StartOptions.key(key))
+              .runId();
+      String signal = "/flows/api/runs/" + runId.value() + "/signal";
+      // Under the 4 MiB default and the servlet's 1 MiB body bound, past the service's 4096 bytes.
+      String big = "{\"note\":\"" + "x".repeat(5_000) + "\"}";
+      int before = signals(runId);
+
+      HttpResponse<String> refused = post(port(bounded), signal, FORM, form("approve", big), TOKEN);
+      assertThat(refused.statusCode()).as(refused.body()).isBetween(400, 499);
+      assertThat(JSON.readTree(refused.body()).path("error").path("code").asText())
+          .isEqualTo("payload_too_large");
+      assertThat(refused.body()).contains("maxSignalBytes (4096 bytes)");
+      assertThat(signals(runId)).isEqualTo(before);
+
+      HttpResponse<String> sent =
+          post(port(bounded), signal, FORM, form("approve", "{\"ok\":true}"), TOKEN);
+      assertThat(sent.statusCode()).as(sent.body()).isEqualTo(200);
+      assertThat(signals(runId)).isEqualTo(before + 1);
+    }
+  }
+
+  private static String form(String name, String payload) {
+    return "name="
+        + java.net.URLEncoder.encode(name, java.nio.charset.StandardCharsets.UTF_8)
+        + "&payload="
+        + java.net.URLEncoder.encode(payload, java.nio.charset.StandardCharsets.UTF_8);
+  }
+
+  private static int signals(RunId run) throws Exception {
+    try (java.sql.Connection c = DB.dataSource().getConnection();
+        java.sql.PreparedStatement ps =
+            c.prepareStatement("SELECT count(*) FROM flows.signals WHERE run_id = ?")) {
+      ps.setString(1, run.value());
+      try (java.sql.ResultSet rs = ps.executeQuery()) {
+        rs.next();
+        return rs.getInt(1);
+      }
+    }
+  }
+
   private static final String FORM = "application/x-www-form-urlencoded";
 
   private static ConfigurableApplicationContext service(String... properties) {
@@ -155,6 +207,11 @@ class OrdersConsoleTest {
 
   private HttpResponse<String> post(String path, String type, String body, String token)
       throws Exception {
+    return post(port, path, type, body, token);
+  }
+
+  private static HttpResponse<String> post(
+      int port, String path, String type, String body, String token) throws Exception {
     HttpRequest.Builder b =
         HttpRequest.newBuilder(uri(port, path))
             .header("Content-Type", type)

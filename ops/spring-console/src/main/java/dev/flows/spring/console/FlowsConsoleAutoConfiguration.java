@@ -33,16 +33,22 @@ import org.springframework.context.annotation.Configuration;
 public class FlowsConsoleAutoConfiguration {
   /**
    * The console's servlet at {@code flows.console.path}. It depends on {@link Flows}, so the flows
-   * schema is checked (or migrated) before the console reads it.
+   * schema is checked (or migrated) before the console reads it, and its journal holds the payload
+   * limits of the service's ({@code flows.limits.*}, flows.json's).
    */
   @Bean
   @ConditionalOnMissingBean(name = "flowsConsoleServlet")
   ServletRegistrationBean<FlowsConsoleServlet> flowsConsoleServlet(
       DataSource dataSource, FlowsConsoleProperties properties, Flows flows) {
     String path = ConsoleMount.basePath(properties.path(), "flows.console.path");
+    var own = flows.journalLimits();
     FlowsConsoleServlet servlet =
         new FlowsConsoleServlet(
-            dataSource, Optional.ofNullable(properties.token()).filter(t -> !t.isBlank()), path);
+            dataSource,
+            Optional.ofNullable(properties.token()).filter(t -> !t.isBlank()),
+            path,
+            new ConsoleMount.Limits(
+                own.maxRunInputBytes(), own.maxSignalBytes(), own.maxAnswerBytes()));
     ServletRegistrationBean<FlowsConsoleServlet> registration =
         new ServletRegistrationBean<>(servlet, path + "/*");
     registration.setName("flowsConsole");

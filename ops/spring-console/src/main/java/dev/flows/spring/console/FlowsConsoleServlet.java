@@ -27,17 +27,21 @@ final class FlowsConsoleServlet extends HttpServlet {
   private final transient DataSource dataSource;
   private final transient Optional<String> token;
   private final String path;
+  private final transient ConsoleMount.Limits limits;
   private transient @Nullable ConsoleMount console;
 
-  FlowsConsoleServlet(DataSource dataSource, Optional<String> token, String path) {
+  FlowsConsoleServlet(
+      DataSource dataSource, Optional<String> token, String path, ConsoleMount.Limits limits) {
     this.dataSource = dataSource;
     this.token = token;
     this.path = path;
+    this.limits = limits;
   }
 
   @Override
   public void init() throws ServletException {
-    console = ConsoleMount.start(dataSource, token, getServletContext().getContextPath() + path);
+    console =
+        ConsoleMount.start(dataSource, token, getServletContext().getContextPath() + path, limits);
   }
 
   @Override

@@ -16,7 +16,7 @@ import java.util.concurrent.ConcurrentHashMap;
  * connection built, which is how the connection names it. An HTTP answer being read (a JSON body or
  * an SSE stream) is noted under the same params, so a call given up (at its timeout or by its
  * caller) also closes its answer: a body that drips forever then no longer keeps the thread reading
- * it, nor its connection.
+ * it, nor its connection, and an SSE stream so closed is not resumed.
  */
 final class SentCalls {
   private final Map<Object, Object> paramsById = new ConcurrentHashMap<>();
@@ -61,17 +61,33 @@ final class SentCalls {
     if (!isToolCall(m) || ((McpSchema.JSONRPCRequest) m).params() == null) {
       return body;
     }
-    Object params = ((McpSchema.JSONRPCRequest) m).params();
-    InputStream noted =
-        new FilterInputStream(body) {
-          @Override
-          public void close() throws IOException {
-            reading.remove(params, this);
-            super.close();
-          }
-        };
-    reading.put(params, noted);
+    Answer noted = new Answer(body, (McpSchema.JSONRPCRequest) m);
+    reading.put(noted.request.params(), noted);
     return noted;
+  }
+
+  /** The answer being read to a tools/call: its stream, which knows whether the call is awaited. */
+  final class Answer extends FilterInputStream {
+    private final McpSchema.JSONRPCRequest request;
+
+    private Answer(InputStream body, McpSchema.JSONRPCRequest request) {
+      super(body);
+      this.request = request;
+    }
+
+    /**
+     * Whether its call waits for no answer any more (given up at its timeout or by its caller, or
+     * answered): a stream of it that dropped is then not resumed.
+     */
+    boolean givenUp() {
+      return !awaiting.containsKey(String.valueOf(request.id()));
+    }
+
+    @Override
+    public void close() throws IOException {
+      reading.remove(request.params(), this);
+      super.close();
+    }
   }
 
   /**
@@ -80,6 +96,14 @@ final class SentCalls {
    */
   void cancel(
       Object params, String reason, io.modelcontextprotocol.spec.McpClientTransport transport) {
+    // No longer awaited before its answer is closed, so the reader sees a call given up, not a
+    // stream dropped, and does not resume it.
+    paramsById.forEach(
+        (id, p) -> {
+          if (p == params) {
+            awaiting.remove(String.valueOf(id));
+          }
+        });
     InputStream answer = reading.remove(params);
     if (answer != null) {
       try {

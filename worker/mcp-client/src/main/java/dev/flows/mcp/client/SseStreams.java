@@ -20,8 +20,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The SSE streams of a Streamable HTTP connection: a POST's answer read to its end (resumed with
- * GET and Last-Event-ID when it drops before the answer), and the standalone GET stream that
- * carries the server's notifications.
+ * GET and Last-Event-ID when it drops before the answer, unless its call was given up), and the
+ * standalone GET stream that carries the server's notifications.
  */
 final class SseStreams {
   private static final Logger LOG = LoggerFactory.getLogger(SseStreams.class);
@@ -113,7 +113,7 @@ final class SseStreams {
     Optional<String> lastId = end.lastEventId();
     OptionalLong retry = end.retryMs();
     int attempt = 0;
-    while (!end.answered() && awaited != null && !closing.get()) {
+    while (!end.answered() && awaited != null && !closing.get() && !givenUp(body)) {
       attempt++;
       if (lastId.isEmpty() || attempt > limits.maxStreamResumes()) {
         unavailable(
@@ -123,7 +123,7 @@ final class SseStreams {
                 : "stream could not be resumed");
         return;
       }
-      if (!pause(retry, attempt)) {
+      if (!pause(retry, attempt) || givenUp(body)) {
         return;
       }
       Optional<HttpResponse<InputStream>> r = endpoint.get(lastId);
@@ -144,6 +144,11 @@ final class SseStreams {
         retry = end.retryMs();
       }
     }
+  }
+
+  /** Whether the call {@code body} answers was given up: nothing of it is resumed then. */
+  private static boolean givenUp(InputStream body) {
+    return body instanceof SentCalls.Answer a && a.givenUp();
   }
 
   private void unavailable(Object id, String why) {
