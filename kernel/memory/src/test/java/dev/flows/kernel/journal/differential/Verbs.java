@@ -7,6 +7,7 @@ import static dev.flows.kernel.journal.Specs.dependsOn;
 import static dev.flows.kernel.journal.Specs.iterations;
 import static dev.flows.kernel.journal.Specs.lease;
 import static dev.flows.kernel.journal.Specs.llm;
+import static dev.flows.kernel.journal.Specs.mcpCall;
 import static dev.flows.kernel.journal.Specs.retry;
 import static dev.flows.kernel.journal.Specs.run;
 import static dev.flows.kernel.journal.Specs.timeout;
@@ -252,7 +253,7 @@ final class Verbs {
       case 1 ->
           run(
               step(s, agent("a", "/memo/*"), backoff),
-              dependsOn(step(s, agent("b", INLINE_SURFACE), backoff), "a"));
+              dependsOn(step(s, mcpCall("b", "s", "t", JSON.nullNode()), backoff), "a"));
       case 2 ->
           run(
               step(s, command("c", "true"), backoff),
@@ -345,9 +346,9 @@ final class Verbs {
             });
   }
 
-  /** An inline call's one step: one agent step declaring the call's surface. */
+  /** An inline call's one step: an MCP call's agent step (its surface {@link #INLINE_SURFACE}). */
   private static RunSpec inlineCall(Script s) {
-    return run(step(s, agent("call", INLINE_SURFACE), FAST_RETRY));
+    return run(step(s, mcpCall("call", "s", "t", JSON.nullNode()), FAST_RETRY));
   }
 
   private static Call startClaimed(Script s) {
