@@ -1,8 +1,11 @@
 package dev.flows.worker.mcp;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.flows.kernel.ErrorCode;
 import dev.flows.kernel.instruction.McpCallInstruction;
 import dev.flows.kernel.journal.Journal;
 import dev.flows.kernel.journal.JournalEntry;
@@ -80,6 +83,18 @@ final class HostileCalls {
             throw new IllegalStateException(e);
           }
         });
+  }
+
+  /**
+   * A call that was sent and never answered within its one attempt: its outcome is unknown, so the
+   * step parks {@code effect_outcome_unknown} (not failed), the attempt's own diagnostic, {@code
+   * mcp_result_unavailable} at the call timeout, kept as {@code lastDiagnostic}.
+   */
+  static void assertSentAndUnanswered(JournalEntry.StepCompleted end) {
+    JsonNode tail = end.trajectoryTail().orElseThrow();
+    assertThat(tail.path("diagnostic").asText()).isEqualTo(ErrorCode.EFFECT_OUTCOME_UNKNOWN.wire());
+    assertThat(tail.path("lastDiagnostic").asText())
+        .isEqualTo(ErrorCode.MCP_RESULT_UNAVAILABLE.wire());
   }
 
   static JournalEntry.StepCompleted firstCompletion(Journal journal, RunRef run) {
