@@ -8,7 +8,6 @@ import dev.flows.kernel.FlowsException;
 import dev.flows.kernel.json.Jackson;
 import dev.flows.kernel.json.StrictJson;
 import dev.flows.kernel.json.StrictJson.Place;
-import dev.flows.kernel.json.StrictJson.Problem;
 import dev.flows.kernel.mcp.McpAuth;
 import dev.flows.kernel.mcp.McpAuthJson;
 import dev.flows.kernel.mcp.McpClientConfig;
@@ -27,7 +26,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.TreeSet;
 import java.util.regex.Pattern;
 
 /**
@@ -302,7 +300,8 @@ public final class FlowsConfigLoader {
    */
   static final class Walker implements McpAuthJson.UserForm {
     final Path file;
-    private final StrictJson json = new StrictJson(this::refuse);
+    private final StrictJson json =
+        new StrictJson((place, problem) -> ConfigProblems.refusal(this, place, problem));
 
     Walker(Path file) {
       this.file = file;
@@ -326,40 +325,6 @@ public final class FlowsConfigLoader {
     public FlowsException refuse(String pointer, String problem, String fix) {
       String where = file + "#" + (pointer.isEmpty() ? "/" : pointer);
       return new FlowsException(ErrorCode.CONFIG_INVALID, FILE_NAME + " " + problem, where, fix);
-    }
-
-    private FlowsException refuse(Place place, Problem problem) {
-      String key = place.key().orElse("");
-      return switch (problem) {
-        case Problem.UnknownField u ->
-            refuse(
-                place.pointer(),
-                "has unknown key \"" + u.field() + "\"",
-                "remove it; allowed here: " + String.join(", ", new TreeSet<>(u.allowed())));
-        case Problem.Missing m ->
-            refuse(place.pointer(), "is missing \"" + key + "\"", "add \"" + key + "\"");
-        case Problem.WrongElement e ->
-            refuse(
-                StrictJson.pointer(place.pointer(), e.element()),
-                "must be a string",
-                "write \"...\"");
-        case Problem.WrongType t ->
-            switch (t.expected()) {
-              case OBJECT -> refuse(place.pointer(), "must be a JSON object", "write {...} here");
-              case STRING ->
-                  refuse(place.pointer(), "must be a string", "write \"" + key + "\": \"...\"");
-              case BOOLEAN ->
-                  refuse(place.pointer(), "must be true or false", "write true or false");
-              case STRING_ARRAY ->
-                  refuse(place.pointer(), "must be an array of strings", "write [\"...\"]");
-              case STRING_MAP ->
-                  refuse(
-                      place.pointer(),
-                      "must be an object of strings",
-                      "write {\"Name\": \"value\"}");
-              case VALUE -> refuse(place.pointer(), "must be a JSON value", "write a JSON value");
-            };
-      };
     }
 
     void object(JsonNode n, String ptr) {
