@@ -6,6 +6,7 @@ import dev.flows.kernel.lifecycle.RunStatus;
 import dev.flows.kernel.lifecycle.RunTransition;
 import dev.flows.kernel.lifecycle.StepStatus;
 import dev.flows.kernel.lifecycle.StepTransition;
+import dev.flows.kernel.mcp.McpCallFailures;
 import dev.flows.kernel.spec.Backoff;
 import dev.flows.kernel.spec.StepSpec;
 import java.time.Instant;
@@ -63,9 +64,10 @@ public record AttemptEnd(
 
   /**
    * The end of attempt {@code attempt} of step {@code spec} of run {@code run} as its worker
-   * reported it. A retryable failure with no iteration left on a step whose effect was recorded and
-   * never confirmed ({@code unconfirmed}, asked only then) ends as {@link UnknownOutcomeEnd}
-   * decides: parked, not failed, since the effect may have happened.
+   * reported it. A retryable failure with no iteration left, or a failure that is not retried whose
+   * diagnostic says the call may have been performed, on a step whose effect was recorded and never
+   * confirmed ({@code unconfirmed}, asked only then) ends as {@link UnknownOutcomeEnd} decides:
+   * parked, not failed, since the effect may have happened.
    */
   public static AttemptEnd reported(
       StepOutcome outcome,
@@ -76,7 +78,8 @@ public record AttemptEnd(
       Supplier<Optional<JournalEntry.EffectRef>> unconfirmed) {
     AttemptEnd end = reported(outcome, attempt, suspensions, spec.maxIterations());
     if (outcome instanceof StepOutcome.Failed f
-        && end.reason() == CompletionReason.RETRIES_EXHAUSTED) {
+        && (end.reason() == CompletionReason.RETRIES_EXHAUSTED
+            || (end.transition() == StepTransition.COMPLETED_FAILED && mayHaveBeenPerformed(f)))) {
       return UnknownOutcomeEnd.of(
               run,
               spec,
@@ -87,6 +90,15 @@ public record AttemptEnd(
           .orElse(end);
     }
     return end;
+  }
+
+  /**
+   * Whether a failure that is not retried left its call's outcome unknown: its diagnostic says the
+   * request may have reached the server ({@link McpCallFailures}).
+   */
+  private static boolean mayHaveBeenPerformed(StepOutcome.Failed f) {
+    return f.trajectoryTail() != null
+        && McpCallFailures.mayHaveBeenPerformed(f.trajectoryTail().path("diagnostic").asText(""));
   }
 
   /**

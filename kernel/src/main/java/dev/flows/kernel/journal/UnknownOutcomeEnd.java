@@ -13,14 +13,16 @@ import java.util.Optional;
 import java.util.function.Supplier;
 
 /**
- * The end of a step that used up its attempts while an effect it recorded was never confirmed: some
- * attempt may have sent it, so its outcome is unknown, and a failure would tell the caller it did
- * not happen (the caller would then compensate, or try again under a new key). The step parks
- * {@code effect_outcome_unknown} for an operator instead, with the last failure's diagnostic in its
- * tail; only a call whose policy says {@code onUnknownOutcome fail} fails, with that code. Applies
- * to an MCP call's step (the one effect that acts on a server): an llm step's, or a flow body's
- * open {@code f.llm} election, is a model call that changes nothing outside, and a step with no
- * open election (none recorded, or every one confirmed) ends as any other.
+ * The end of a step that used up its attempts, or whose failure is not retried and says its call
+ * may have been sent ({@link dev.flows.kernel.mcp.McpCallFailures}), while an effect it recorded
+ * was never confirmed: some attempt may have sent it, so its outcome is unknown, and a failure
+ * would tell the caller it did not happen (the caller would then compensate, or try again under a
+ * new key). The step parks {@code effect_outcome_unknown} for an operator instead, with the last
+ * failure's diagnostic in its tail; only a call whose policy says {@code onUnknownOutcome fail}
+ * fails, with that code. Applies to an MCP call's step (the one effect that acts on a server): an
+ * llm step's, or a flow body's open {@code f.llm} election, is a model call that changes nothing
+ * outside, and a step with no open election (none recorded, or every one confirmed) ends as any
+ * other.
  */
 final class UnknownOutcomeEnd {
   private static final JsonNodeFactory JSON = JsonNodeFactory.instance;
@@ -83,8 +85,8 @@ final class UnknownOutcomeEnd {
         + open.surfacePath()
         + " (idempotency key "
         + open.idempotencyKey()
-        + ") was sent and never confirmed, and no attempt is left: the server may have"
-        + " performed it. The last attempt "
+        + ") was sent and never confirmed, and it is not tried again: the server may"
+        + " have performed it. The last attempt "
         + last
         + (lastMessage.isEmpty() ? "" : ": " + lastMessage)
         + ".";

@@ -1247,6 +1247,87 @@ public abstract class JournalContract {
         .isEqualTo("effect_outcome_unknown");
   }
 
+  /** A failure of an MCP call with {@code diagnostic}, not retried. */
+  private static StepOutcome notRetried(String diagnostic) {
+    return new StepOutcome.Failed(
+        CompletionReason.WORKER_ERROR,
+        JSON.objectNode()
+            .put("type", "mcp")
+            .put("diagnostic", diagnostic)
+            .put("message", "the " + diagnostic + " failure"),
+        false);
+  }
+
+  @Test
+  void aTimeoutThatIsNotRetriedOnAStepWithAnUnconfirmedEffectParksItsOutcomeUnknown() {
+    RunRef id = callRun(3, Optional.empty());
+    ClaimedAttempt a = claimOne();
+    journal.recordEffect(a.lease(), CALL_SURFACE);
+    CompletionAck ack = journal.complete(a.lease(), notRetried("timeout"));
+
+    assertThat(ack.disposition()).isEqualTo(Disposition.PARK);
+    assertThat(ack.runStatus()).isEqualTo(RunStatus.PARKED);
+    assertThat(stepStatus(id, "call")).isEqualTo(StepStatus.PARKED);
+    JournalEntry.StepCompleted c = lastCompletion(id);
+    assertThat(c.reason()).isEqualTo(CompletionReason.WORKER_ERROR);
+    assertThat(c.nextAttemptAt()).isEmpty();
+    JsonNode tail = c.trajectoryTail().orElseThrow();
+    assertThat(tail.path("diagnostic").asText()).isEqualTo("effect_outcome_unknown");
+    assertThat(tail.path("lastDiagnostic").asText()).isEqualTo("timeout");
+    assertThat(tail.path("surfacePath").asText()).isEqualTo(CALL_SURFACE);
+    assertThat(tail.path("idempotencyKey").asText()).isEqualTo(Keys.idempotencyKey(id, "call"));
+    assertThat(tail.path("message").asText())
+        .contains("may have performed it", "the timeout failure")
+        .contains("flows runs resolve " + id.value() + " call --performed");
+    assertThat(types(id)).doesNotContain("run.completed");
+
+    RunSnapshot resolved = journal.resolveStep(id, "call", Optional.of(json("ok", "1")), "ops");
+    assertThat(resolved.status()).isEqualTo(RunStatus.SUCCEEDED);
+  }
+
+  @Test
+  void aFailureThatIsNotRetriedUnderAFailPolicyFailsEffectOutcomeUnknown() {
+    RunRef id = callRun(3, Optional.of(McpCallInstruction.OnUnknownOutcome.FAIL));
+    ClaimedAttempt a = claimOne();
+    journal.recordEffect(a.lease(), CALL_SURFACE);
+    CompletionAck ack = journal.complete(a.lease(), notRetried("mcp_result_unavailable"));
+
+    assertThat(ack.disposition()).isEqualTo(Disposition.STEP_DONE);
+    assertThat(ack.runStatus()).isEqualTo(RunStatus.FAILED);
+    JsonNode tail = lastCompletion(id).trajectoryTail().orElseThrow();
+    assertThat(tail.path("diagnostic").asText()).isEqualTo("effect_outcome_unknown");
+    assertThat(tail.path("lastDiagnostic").asText()).isEqualTo("mcp_result_unavailable");
+    assertThat(tail.path("message").asText()).contains("onUnknownOutcome fail");
+  }
+
+  @Test
+  void aFailureThatSaysTheCallWasNotPerformedStillFailsWithItsOwnDiagnostic() {
+    for (String known : List.of("spawn_failed", "mcp_unknown_tool", "auth_failed")) {
+      RunRef id = callRun(3, Optional.empty());
+      ClaimedAttempt a = claimOne();
+      journal.recordEffect(a.lease(), CALL_SURFACE);
+      CompletionAck ack = journal.complete(a.lease(), notRetried(known));
+
+      assertThat(ack.disposition()).as(known).isEqualTo(Disposition.STEP_DONE);
+      assertThat(ack.runStatus()).as(known).isEqualTo(RunStatus.FAILED);
+      assertThat(lastCompletion(id).reason()).isEqualTo(CompletionReason.WORKER_ERROR);
+      assertThat(lastCompletion(id).trajectoryTail().orElseThrow().path("diagnostic").asText())
+          .isEqualTo(known);
+    }
+  }
+
+  @Test
+  void aTimeoutThatIsNotRetriedOnAStepThatIsNotAnMcpCallStillFailsTimeout() {
+    RunRef id = start(run(lease(agent("a", "/x"), shortLease())));
+    ClaimedAttempt a = claimOne();
+    journal.recordEffect(a.lease(), "/x");
+    CompletionAck ack = journal.complete(a.lease(), notRetried("timeout"));
+
+    assertThat(ack.runStatus()).isEqualTo(RunStatus.FAILED);
+    assertThat(lastCompletion(id).trajectoryTail().orElseThrow().path("diagnostic").asText())
+        .isEqualTo("timeout");
+  }
+
   // ---- park, resolve, resume
 
   @Test

@@ -67,7 +67,7 @@ class CallPoliciesTest {
         public JsonNode run(Ctx f, JsonNode input) {
           try {
             f.mcp("tools").tool("sleep").timeout(Duration.ofMillis(800))
-                .call(Map.of("ms", 60000));
+                .onUnknownOutcome(UnknownOutcome.FAIL).call(Map.of("ms", 60000));
             return JsonNodeFactory.instance.objectNode().put("code", "none");
           } catch (ChildFailedException e) {
             return JsonNodeFactory.instance.objectNode().put("code", e.code());
@@ -77,7 +77,8 @@ class CallPoliciesTest {
       """;
 
   @Test
-  void aTimedOutMcpCallIsCancelledOnTheWireAndFailsTimeout(@TempDir Path dir) throws Exception {
+  void aTimedOutMcpCallIsCancelledOnTheWireAndUnderOnUnknownOutcomeFailFailsOutcomeUnknown(
+      @TempDir Path dir) throws Exception {
     Path log = dir.resolve("stdin.log");
     JsonNode s =
         McpServerConfigJson.write(Jvm.stdioServer("tools", List.of(), Map.of(), "--log=" + log));
@@ -92,10 +93,19 @@ class CallPoliciesTest {
     RunRef root = done.runId();
 
     assertThat(done.status()).isEqualTo(RunStatus.SUCCEEDED);
+    // The request went out: its outcome is unknown, and the call's policy fails it so.
     assertThat(done.steps().getFirst().output().orElseThrow().path("code").asText())
-        .isEqualTo("timeout");
+        .isEqualTo("effect_outcome_unknown");
     RunSnapshot call = journal.run(journal.children(root).getFirst()).orElseThrow();
     assertThat(call.status()).isEqualTo(RunStatus.FAILED);
+    assertThat(
+            journal.entries(call.runId()).stream()
+                .map(r -> r.entry())
+                .filter(e -> e instanceof JournalEntry.StepCompleted)
+                .map(e -> ((JournalEntry.StepCompleted) e).trajectoryTail().orElseThrow())
+                .map(t -> t.path("lastDiagnostic").asText())
+                .toList())
+        .containsExactly("timeout");
     assertThat(call.steps().getFirst().attempts()).as("a timeout is final by default").isEqualTo(1);
     assertThat(call.spec().at("/steps/0/timeoutMs").asLong()).isEqualTo(800);
     // The server read the cancellation of the very request it was sent.

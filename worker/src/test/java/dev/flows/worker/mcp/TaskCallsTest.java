@@ -383,7 +383,7 @@ class TaskCallsTest {
   }
 
   @Test
-  void aTaskPastTheCallsOwnTimeoutIsCancelledOnTheServerAndTheStepFailsTimeout() throws Exception {
+  void aTaskPastTheCallsOwnTimeoutIsCancelledOnTheServerAndTheAttemptEndsTimeout() throws Exception {
     ClaimedAttempt first = slow(60_000, modern);
     RunRef run = first.lease().runId();
     attempt(first);

@@ -251,7 +251,8 @@ class ChaosChecksTest {
 
   /**
    * A call run to the idempotency-aware server whose one attempt recorded its key and failed for
-   * good (not retried, so the journal ends it failed even with the key open): answers the key.
+   * good (not retried; its step is no MCP call's, so the journal ends it failed even with the key
+   * open): answers the key.
    */
   private String failedCallRun() {
     RunRef run =

@@ -188,7 +188,7 @@ public final class TestTools {
   /**
    * Appends the call's idempotency key to {@code FLOWS_TEST_LEDGER.calls}, and to {@code
    * FLOWS_TEST_LEDGER} the first time the key is seen; with {@code FLOWS_TEST_LEDGER_AFTER=halt}
-   * the server then halts instead of answering.
+   * the server then halts instead of answering, with {@code hang} it never answers.
    */
   private static CallToolResult ledgerCall(McpSchema.CallToolRequest req) {
     Object key = req.meta() == null ? null : req.meta().get(McpTransportPort.IDEMPOTENCY_KEY_META);
@@ -223,6 +223,15 @@ public final class TestTools {
     // A server that performs the call and dies before it answers, on every call.
     if ("halt".equals(System.getenv("FLOWS_TEST_LEDGER_AFTER"))) {
       Runtime.getRuntime().halt(3);
+    }
+    // A server that performs the call and never answers it.
+    if ("hang".equals(System.getenv("FLOWS_TEST_LEDGER_AFTER"))) {
+      try {
+        Thread.sleep(Long.MAX_VALUE);
+      } catch (InterruptedException cancelled) {
+        Thread.currentThread().interrupt();
+      }
+      return CallToolResult.builder().addTextContent("cancelled").isError(true).build();
     }
     return text("performed " + key);
   }
