@@ -28,9 +28,13 @@ class WorkerPresenceTest {
           .stopGrace(Duration.ofMillis(200))
           .build();
 
-  /** Records what the worker wrote; fails the first {@code failures} announcements. */
+  /**
+   * Records what the worker wrote, and each announcement tried (by which thread, and whether it
+   * failed), in order; fails the first {@code failures} announcements.
+   */
   private static final class Recording implements WorkerRoster {
     final List<WorkerPresence> announced = new CopyOnWriteArrayList<>();
+    final List<String> tried = new CopyOnWriteArrayList<>();
     final List<WorkerId> withdrawn = new CopyOnWriteArrayList<>();
     final AtomicInteger failures;
 
@@ -40,9 +44,12 @@ class WorkerPresenceTest {
 
     @Override
     public void announce(WorkerPresence presence) {
+      String by = Thread.currentThread().getName();
       if (failures.getAndDecrement() > 0) {
+        tried.add(by + ": failed");
         throw new FlowsException(ErrorCode.DATABASE_UNAVAILABLE, "down", "test", "wait");
       }
+      tried.add(by + ": announced");
       announced.add(presence);
     }
 
@@ -92,8 +99,13 @@ class WorkerPresenceTest {
     try {
       w.start();
       assertThat(w.claiming()).isTrue();
-      assertThat(roster.announced).isEmpty();
-      await().atMost(Duration.ofSeconds(10)).until(() -> roster.announced.size() == 1);
+      // The order, not a timing: the reconciler may sweep before or after these lines run.
+      await().atMost(Duration.ofSeconds(30)).until(() -> roster.announced.size() == 1);
+      assertThat(roster.tried)
+          .as("start's announcement failed; the reconciler's sweep announced it")
+          .startsWith(
+              Thread.currentThread().getName() + ": failed",
+              "flows-reconcile-w-presence: announced");
     } finally {
       w.stop();
     }

@@ -383,7 +383,8 @@ class TaskCallsTest {
   }
 
   @Test
-  void aTaskPastTheCallsOwnTimeoutIsCancelledOnTheServerAndTheAttemptEndsTimeout() throws Exception {
+  void aTaskPastTheCallsOwnTimeoutIsCancelledOnTheServerAndTheAttemptEndsTimeout()
+      throws Exception {
     ClaimedAttempt first = slow(60_000, modern);
     RunRef run = first.lease().runId();
     attempt(first);
