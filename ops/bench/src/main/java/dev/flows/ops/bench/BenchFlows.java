@@ -87,6 +87,7 @@ public final class BenchFlows {
         f.mcp(server).tool("noop").call(Map.of());
         McpStages.callEnded();
         MCP_CALL_NANOS.add(System.nanoTime() - t0);
+        McpStages.afterCall();
       }
       return JSON.numberNode(n);
     }

@@ -44,12 +44,7 @@ record McpBench(Bench.Plan plan, Pg pg, Report report) implements Section {
           long t;
           while ((t = System.nanoTime()) < end) {
             try {
-              session
-                  .callTool(
-                      "noop",
-                      Map.of(),
-                      Map.of(McpTransportPort.IDEMPOTENCY_KEY_META, UUID.randomUUID().toString()))
-                  .get(BARE_CALL_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+              bareCall(session);
               record.accept(System.nanoTime() - t);
             } catch (java.util.concurrent.TimeoutException
                 | java.util.concurrent.ExecutionException lost) {
@@ -60,6 +55,16 @@ record McpBench(Bench.Plan plan, Pg pg, Report report) implements Section {
             }
           }
         });
+  }
+
+  /** One bare no-op call, waited for (at most {@link #BARE_CALL_TIMEOUT}). */
+  static void bareCall(McpTransportPort session) throws Exception {
+    session
+        .callTool(
+            "noop",
+            Map.of(),
+            Map.of(McpTransportPort.IDEMPOTENCY_KEY_META, UUID.randomUUID().toString()))
+        .get(BARE_CALL_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
   }
 
   @Override

@@ -86,7 +86,25 @@ final class McpStages {
 
   private static volatile boolean timing;
 
+  /**
+   * What the body does after each timed durable call, on its own thread: the interleaved bare call
+   * of {@link McpStagesBench} (nothing when none is installed).
+   */
+  private static volatile Runnable between = () -> {};
+
   private McpStages() {}
+
+  /** {@code after} runs after each durable call of the timed runs, until {@link #stop()}. */
+  static void interleave(Runnable after) {
+    between = after;
+  }
+
+  /** Called by the body after each call: runs what {@link #interleave} installed. */
+  static void afterCall() {
+    if (timing) {
+      between.run();
+    }
+  }
 
   /** Times the calls made from now on (the previous ones are dropped). */
   static void start() {
@@ -98,6 +116,7 @@ final class McpStages {
   /** Stops timing and answers each stage's durations over the calls timed end to end. */
   static List<Stats> stop() {
     timing = false;
+    between = () -> {};
     McpWireTimings.uninstall();
     List<List<Long>> stages = new ArrayList<>();
     for (int i = 0; i < STAGES.size(); i++) {

@@ -101,7 +101,9 @@ record McpStagesBench(Bench.Plan plan, Pg pg, Report report) implements Section 
     var session = bare.session(McpServerConfigJson.write(p.config()));
     McpBench.bareCalls(session, 1, plan.warmupSeconds() / 2);
     BenchFlows.MCP_CALL_NANOS.clear();
+    List<Long> interleaved = new java.util.concurrent.CopyOnWriteArrayList<>();
     McpStages.start();
+    McpStages.interleave(() -> timedBareCall(session).ifPresent(interleaved::add));
     admitAndWait(
         url,
         engine,
@@ -112,7 +114,7 @@ record McpStagesBench(Bench.Plan plan, Pg pg, Report report) implements Section 
     List<Stats> stages = McpStages.stop();
     Stats durable = Stats.of(BenchFlows.MCP_CALL_NANOS);
     Baseline.Result b = McpBench.bareCalls(session, 1, plan.bareSeconds());
-    report.mcpRevision(p.name(), durable, b.latency(), stages);
+    report.mcpRevision(p.name(), durable, b.latency(), Stats.of(interleaved), stages);
     log(
         "  "
             + p.name()
@@ -120,7 +122,28 @@ record McpStagesBench(Bench.Plan plan, Pg pg, Report report) implements Section 
             + Tables.f2(durable.p50())
             + " ms, bare p50 "
             + Tables.f2(b.latency().p50())
-            + " ms");
+            + " ms back to back, "
+            + Tables.f2(Stats.of(interleaved).p50())
+            + " ms interleaved");
+  }
+
+  /**
+   * One bare call between two durable ones, its duration in nanoseconds; a lost one (refused, or no
+   * answer within the bare timeout) is counted as the bare loops count theirs and leaves no sample.
+   * It never throws: it runs inside the body, which must go on to its next durable call.
+   */
+  private static Optional<Long> timedBareCall(dev.flows.kernel.mcp.McpTransportPort session) {
+    long t = System.nanoTime();
+    try {
+      McpBench.bareCall(session);
+      return Optional.of(System.nanoTime() - t);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return Optional.empty();
+    } catch (Exception lost) {
+      McpBench.LOST_BARE_CALLS.increment();
+      return Optional.empty();
+    }
   }
 
   private static McpServerConfig.Stdio pinned(McpServerConfig.Stdio s, McpProtocol protocol) {

@@ -269,8 +269,9 @@ final class Report {
     mcpStages.put(server, stages);
   }
 
-  void mcpRevision(String name, Stats durable, Stats bare, List<Stats> stages) {
-    mcpRevisions.put(name, new McpStagesMarkdown.Measured(durable, bare, stages));
+  void mcpRevision(
+      String name, Stats durable, Stats bare, Stats bareInterleaved, List<Stats> stages) {
+    mcpRevisions.put(name, new McpStagesMarkdown.Measured(durable, bare, bareInterleaved, stages));
   }
 
   void lostBareCalls(String server, int c, long lost) {

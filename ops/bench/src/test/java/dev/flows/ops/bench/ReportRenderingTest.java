@@ -40,6 +40,7 @@ class ReportRenderingTest {
         "stdio 2026-07-28",
         ms(9, 12),
         ms(1, 2),
+        ms(2, 3),
         List.of(ms(1, 2), ms(2, 3), ms(1, 2), ms(1, 4), ms(1), ms(1), ms(2), ms(1)));
     r.lostBareCalls("stdio", 1, 0);
     r.mcp("stdio", 4, 500, ms(5, 6), 2000, ms(2, 3));
