@@ -59,7 +59,7 @@ final class GrowthReads {
   }
 
   /** The newest ended f.step run: one of this measurement's (the same shape on both journals). */
-  private static String shownRun(String url) throws Exception {
+  static String shownRun(String url) throws Exception {
     try (Connection c = DriverManager.getConnection(url);
         PreparedStatement ps =
             c.prepareStatement(
