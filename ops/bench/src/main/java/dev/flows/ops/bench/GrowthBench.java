@@ -122,9 +122,11 @@ record GrowthBench(Bench.Plan plan, Pg pg, Report report) implements Section {
       for (int r = 0; r < rounds; r++) {
         // Alternate which goes first, so a load that rises or falls within a round hits both.
         boolean emptyFirst = r % 2 == 0;
+        List<Map<String, Stats>> calls = calls(List.of(emptyUrl, filledUrl), perRound);
         for (boolean e : new boolean[] {emptyFirst, !emptyFirst}) {
-          (e ? empty : filled)
-              .add(figures(e ? emptyUrl : filledUrl, perRound, (e ? "e" : "f") + r));
+          String url = e ? emptyUrl : filledUrl;
+          Figures engine = figures(url, perRound, (e ? "e" : "f") + r, calls.get(e ? 0 : 1));
+          (e ? empty : filled).add(engine);
         }
         log("  round " + (r + 1) + " of " + rounds);
       }
@@ -183,12 +185,37 @@ record GrowthBench(Bench.Plan plan, Pg pg, Report report) implements Section {
     return e;
   }
 
-  /** Every figure on the journal as it is now; run ids made here start with {@code tag}. */
-  private Figures figures(String url, int samples, String tag) throws Exception {
-    Map<String, Stats> lat = new LinkedHashMap<>();
-    try (PostgresJournal journal = PostgresJournal.connect(JournalStoreConfig.forUrl(url))) {
-      lat.putAll(GrowthProbe.verbs(journal, samples));
+  /**
+   * The verbs' and reads' latencies of each journal, the journals taking turns call by call: they
+   * need no engine, so they alternate finer than the rounds do.
+   */
+  private static List<Map<String, Stats>> calls(List<String> urls, int samples) throws Exception {
+    List<Map<String, Stats>> out = new ArrayList<>();
+    List<PostgresJournal> journals = new ArrayList<>();
+    try {
+      for (String url : urls) {
+        journals.add(PostgresJournal.connect(JournalStoreConfig.forUrl(url)));
+      }
+      out.addAll(GrowthProbe.paired(journals, samples));
+    } finally {
+      for (PostgresJournal j : journals) {
+        j.close();
+      }
     }
+    List<Map<String, Stats>> reads = GrowthReads.paired(urls, samples);
+    for (int i = 0; i < out.size(); i++) {
+      out.get(i).putAll(reads.get(i));
+    }
+    return out;
+  }
+
+  /**
+   * The engine's figures on the journal as it is now, with {@code calls} (the verbs' and reads');
+   * run ids made here start with {@code tag}.
+   */
+  private Figures figures(String url, int samples, String tag, Map<String, Stats> calls)
+      throws Exception {
+    Map<String, Stats> lat = new LinkedHashMap<>(calls);
     double rate;
     try (PostgresJournal journal = PostgresJournal.connect(JournalStoreConfig.forUrl(url));
         FlowsEngine engine = engine(journal)) {
@@ -201,7 +228,6 @@ record GrowthBench(Bench.Plan plan, Pg pg, Report report) implements Section {
           admitAndWait(url, engine, BenchFlows.STEPS, runs, i -> stepsInput(tag + "t" + i, 1));
       rate = runs / secs;
     }
-    lat.putAll(GrowthReads.times(url, samples));
     return new Figures(lat, rate);
   }
 

@@ -66,7 +66,8 @@ final class GrowthWork {
               PostgresJournal.connect(JournalStoreConfig.forUrl(pg.urlOf(db)))) {
         read.setLong(1, dbid);
         Supplier<long[]> meter = () -> counters(read);
-        GrowthProbe.verbs(journal, CALLS, meter)
+        GrowthProbe.verbs(List.of(journal), CALLS, meter)
+            .get(0)
             .forEach((verb, calls) -> verbs.put(verb, perCall(calls)));
         reads(pg.urlOf(db), journal, meter, verbs);
       }
@@ -108,8 +109,9 @@ final class GrowthWork {
         PreparedStatement first =
             c.prepareStatement(GrowthReads.LIST.formatted(GrowthReads.ROOTS));
         PreparedStatement all = c.prepareStatement(GrowthReads.LIST.formatted(""))) {
-      out.put("runs list (console first page)", perCall(repeat(meter, () -> drain(first))));
-      out.put("runs list --all", perCall(repeat(meter, () -> drain(all))));
+      out.put(
+          "runs list (console first page)", perCall(repeat(meter, () -> GrowthReads.drain(first))));
+      out.put("runs list --all", perCall(repeat(meter, () -> GrowthReads.drain(all))));
     }
     out.put(
         "runs show",
@@ -126,11 +128,8 @@ final class GrowthWork {
   /** Reads to count per call. */
   static final int READS = 20;
 
-  private interface Call {
-    void run() throws Exception;
-  }
-
-  private static List<long[]> repeat(Supplier<long[]> meter, Call call) throws Exception {
+  private static List<long[]> repeat(Supplier<long[]> meter, GrowthReads.Call call)
+      throws Exception {
     List<long[]> out = new ArrayList<>();
     call.run();
     for (int i = 0; i < READS; i++) {
@@ -144,14 +143,6 @@ final class GrowthWork {
       out.add(d);
     }
     return out;
-  }
-
-  private static void drain(PreparedStatement ps) throws SQLException {
-    try (ResultSet r = ps.executeQuery()) {
-      while (r.next()) {
-        r.getString(1);
-      }
-    }
   }
 
   private static boolean available(Connection monitor) {
