@@ -122,12 +122,16 @@ record GrowthBench(Bench.Plan plan, Pg pg, Report report) implements Section {
       for (int r = 0; r < rounds; r++) {
         // Alternate which goes first, so a load that rises or falls within a round hits both.
         boolean emptyFirst = r % 2 == 0;
-        List<Map<String, Stats>> calls = calls(List.of(emptyUrl, filledUrl), perRound);
+        Map<Boolean, Figures> engine = new LinkedHashMap<>();
         for (boolean e : new boolean[] {emptyFirst, !emptyFirst}) {
-          String url = e ? emptyUrl : filledUrl;
-          Figures engine = figures(url, perRound, (e ? "e" : "f") + r, calls.get(e ? 0 : 1));
-          (e ? empty : filled).add(engine);
+          engine.put(e, figures(e ? emptyUrl : filledUrl, perRound, (e ? "e" : "f") + r));
         }
+        // After the engine's, so both journals hold an ended f.step run for runs show to read.
+        List<Map<String, Stats>> calls = calls(List.of(emptyUrl, filledUrl), perRound);
+        engine.get(true).latency().putAll(calls.get(0));
+        engine.get(false).latency().putAll(calls.get(1));
+        empty.add(engine.get(true));
+        filled.add(engine.get(false));
         log("  round " + (r + 1) + " of " + rounds);
       }
       Optional<GrowthWork.Work> emptyWork = GrowthWork.measure(pg, EMPTY_DB);
@@ -210,12 +214,11 @@ record GrowthBench(Bench.Plan plan, Pg pg, Report report) implements Section {
   }
 
   /**
-   * The engine's figures on the journal as it is now, with {@code calls} (the verbs' and reads');
-   * run ids made here start with {@code tag}.
+   * The engine's figures on the journal as it is now (the latencies in a map the round adds the
+   * verbs' and reads' to); run ids made here start with {@code tag}.
    */
-  private Figures figures(String url, int samples, String tag, Map<String, Stats> calls)
-      throws Exception {
-    Map<String, Stats> lat = new LinkedHashMap<>(calls);
+  private Figures figures(String url, int samples, String tag) throws Exception {
+    Map<String, Stats> lat = new LinkedHashMap<>();
     double rate;
     try (PostgresJournal journal = PostgresJournal.connect(JournalStoreConfig.forUrl(url));
         FlowsEngine engine = engine(journal)) {
