@@ -31,9 +31,9 @@ final class GrowthFill {
 
   /**
    * {@code count} copies of run {@code template}, admission keys {@code prefix1..prefixN}; run ids
-   * the same, or with {@code engineIds} shaped as {@code RunRef.random} makes them ({@code run_}
-   * and 32 random hex digits: the md5 of the key), so the copies sit in the run-id indexes where
-   * the engine's own runs would.
+   * the same, or with {@code engineIds} shaped as {@code RunRef.random} makes them ({@code run_},
+   * 12 hex digits of the copy's creation in milliseconds, 20 of the md5 of its key), so the copies
+   * sit in the run-id indexes where the engine's own runs would.
    */
   record Copies(String template, String prefix, long count, boolean engineIds) {
     Copies(String template, String prefix, long count) {
@@ -129,10 +129,27 @@ final class GrowthFill {
 
   /** Per table holding run rows, the copying statement (from, to, template run id). */
   /** The SQL of a copy's run id ({@code g}: its number). */
-  private static String idOf(Connection c, Copies copies) {
-    return copies.engineIds()
-        ? "'run_' || md5('" + copies.prefix() + "' || g)"
-        : "'" + copies.prefix() + "' || g";
+  private static String idOf(Connection c, Copies copies) throws Exception {
+    if (!copies.engineIds()) {
+      return "'" + copies.prefix() + "' || g";
+    }
+    long createdMs;
+    try (PreparedStatement ps =
+        c.prepareStatement(
+            "SELECT (extract(epoch FROM created_at) * 1000)::bigint FROM flows.runs"
+                + " WHERE run_id = ?")) {
+      ps.setString(1, copies.template());
+      try (ResultSet r = ps.executeQuery()) {
+        r.next();
+        createdMs = r.getLong(1);
+      }
+    }
+    // Copy g was created g ms before its template (its times are shifted so), and its id says so.
+    return "'run_' || lpad(to_hex("
+        + createdMs
+        + " - g), 12, '0') || left(md5('"
+        + copies.prefix()
+        + "' || g), 20)";
   }
 
   private static Map<String, String> inserts(Connection c, String prefix, String runId)

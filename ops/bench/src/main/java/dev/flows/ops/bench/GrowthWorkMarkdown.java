@@ -83,6 +83,9 @@ final class GrowthWorkMarkdown {
                 + " run of the mix:\n\n")
         .append(header("table", "MB", "bytes per run"));
     for (Map.Entry<String, Long> t : r.bytes().entrySet()) {
+      if (t.getValue() < runs) {
+        continue; // under a byte per run: a table the mix does not write
+      }
       md.append(row(t.getKey(), f1(t.getValue() / 1e6), f0((double) t.getValue() / runs)));
     }
     md.append(row("all", f1(total / 1e6), f0(perRun)))
