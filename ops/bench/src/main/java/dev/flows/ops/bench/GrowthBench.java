@@ -15,20 +15,27 @@ import dev.flows.sdk.runtime.Inventory;
 import dev.flows.worker.WorkerConfig;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
 /**
- * Cost as the journal grows: the same figures on an empty journal, then after filling it with
- * copies of real ended runs (of 1 and of 10 steps) and of runs waiting (asleep on a timer, awaiting
- * a signal), in one database, so each figure is a ratio filled / empty measured in the same run.
+ * Cost as the journal grows: the same figures on a journal filled with copies of real ended runs
+ * (of 1 and of 10 steps) and of runs waiting (asleep on a timer, awaiting a signal), and on an
+ * empty journal beside it on the same server, measured in alternating rounds (empty, filled, then
+ * filled, empty, ...) so a change of the machine's load hits both sides alike; each figure is a
+ * ratio filled / empty of the pooled rounds. The database's work per verb call ({@link GrowthWork})
+ * is counted on both too: it does not depend on the load.
  */
 record GrowthBench(Bench.Plan plan, Pg pg, Report report) implements Section {
   private static final JsonNodeFactory JSON = JsonNodeFactory.instance;
   private static final Duration DEFAULT_LEASE = WorkerConfig.DEFAULT_LEASE;
   static final String DB = "bench_growth";
+
+  /** The empty journal, measured beside the filled one on the same server. */
+  static final String EMPTY_DB = "bench_growth_empty";
 
   /** Overrides the plan's ended runs (the waiting runs are a hundredth of them). */
   static final String RUNS_ENV = "FLOWS_BENCH_GROWTH_RUNS";
@@ -51,11 +58,27 @@ record GrowthBench(Bench.Plan plan, Pg pg, Report report) implements Section {
     }
   }
 
+  /** Overrides the rounds: the empty and the filled journal measured alternately. */
+  static final String ROUNDS_ENV = "FLOWS_BENCH_GROWTH_ROUNDS";
+
+  /** Rounds by default: each one measures both journals, in the order e f, then f e, ... */
+  static final int ROUNDS = 4;
+
   /** The figures of one journal: latencies by name, then runs/s of 1-step runs. */
   record Figures(Map<String, Stats> latency, double runsPerSecond) {}
 
-  /** What the section measured. */
-  record Result(Size size, double fillSeconds, Figures empty, Figures filled, List<String> plans) {}
+  /** What the section measured: figures pooled over the rounds, and each round's p50 ratios. */
+  record Result(
+      Size size,
+      double fillSeconds,
+      int rounds,
+      Figures empty,
+      Figures filled,
+      Map<String, List<Double>> roundRatios,
+      Optional<GrowthWork.Work> emptyWork,
+      Optional<GrowthWork.Work> filledWork,
+      Map<String, Long> bytes,
+      List<String> plans) {}
 
   /** The latency figures, in the order the report gives them. */
   static final List<String> FIGURES =
@@ -71,22 +94,92 @@ record GrowthBench(Bench.Plan plan, Pg pg, Report report) implements Section {
           "runs list --all",
           "runs show");
 
+  /** The name of the throughput figure among the round ratios. */
+  static final String RATE = "1-step runs/s";
+
   @Override
   public void run() throws Exception {
     Size size = Size.of(plan.mode());
-    log("journal growth: empty, then " + size.ended() + " ended + " + size.waiting() + " waiting");
-    String url = pg.fresh(DB, true);
+    int rounds =
+        Optional.ofNullable(System.getenv(ROUNDS_ENV)).map(Integer::parseInt).orElse(ROUNDS);
+    log(
+        "journal growth: "
+            + size.ended()
+            + " ended + "
+            + size.waiting()
+            + " waiting, beside empty");
+    String filledUrl = pg.fresh(DB, true);
     try {
-      Figures empty = figures(url, size.samples(), "e");
       long t0 = System.nanoTime();
-      GrowthTemplates.fill(url, size, this::engine);
+      GrowthTemplates.fill(filledUrl, size, this::engine);
       double fillSeconds = (System.nanoTime() - t0) / 1e9;
       log("  filled in " + (int) fillSeconds + " s");
-      Figures filled = figures(url, size.samples(), "f");
-      report.growth(new Result(size, fillSeconds, empty, filled, GrowthReads.plans(url)));
+      Map<String, Long> bytes = GrowthSize.bytes(filledUrl);
+      String emptyUrl = pg.fresh(EMPTY_DB, true);
+      List<Figures> empty = new ArrayList<>();
+      List<Figures> filled = new ArrayList<>();
+      int perRound = Math.max(10, size.samples() / rounds);
+      for (int r = 0; r < rounds; r++) {
+        // Alternate which goes first, so a load that rises or falls within a round hits both.
+        boolean emptyFirst = r % 2 == 0;
+        Map<Boolean, Figures> engine = new LinkedHashMap<>();
+        for (boolean e : new boolean[] {emptyFirst, !emptyFirst}) {
+          engine.put(e, figures(e ? emptyUrl : filledUrl, perRound, (e ? "e" : "f") + r));
+        }
+        // After the engine's, so both journals hold an ended f.step run for runs show to read.
+        List<Map<String, Stats>> calls = calls(List.of(emptyUrl, filledUrl), perRound);
+        engine.get(true).latency().putAll(calls.get(0));
+        engine.get(false).latency().putAll(calls.get(1));
+        empty.add(engine.get(true));
+        filled.add(engine.get(false));
+        log("  round " + (r + 1) + " of " + rounds);
+      }
+      Optional<GrowthWork.Work> emptyWork = GrowthWork.measure(pg, EMPTY_DB);
+      Optional<GrowthWork.Work> filledWork = GrowthWork.measure(pg, DB);
+      report.growth(
+          new Result(
+              size,
+              fillSeconds,
+              rounds,
+              pool(empty),
+              pool(filled),
+              roundRatios(empty, filled),
+              emptyWork,
+              filledWork,
+              bytes,
+              GrowthReads.plans(filledUrl)));
     } finally {
       pg.drop(DB);
+      pg.drop(EMPTY_DB);
     }
+  }
+
+  /** Every round's samples together; runs/s over all the rounds' runs. */
+  static Figures pool(List<Figures> rounds) {
+    Map<String, Stats> lat = new LinkedHashMap<>();
+    for (String f : FIGURES) {
+      List<Long> all = new ArrayList<>();
+      rounds.forEach(r -> all.addAll(r.latency().get(f).sortedNanos()));
+      lat.put(f, Stats.of(all));
+    }
+    double secondsPerRun =
+        rounds.stream().mapToDouble(r -> 1 / r.runsPerSecond()).average().orElse(Double.NaN);
+    return new Figures(lat, 1 / secondsPerRun);
+  }
+
+  /** Per figure, each round's filled / empty p50 (for 1-step runs/s, filled / empty rate). */
+  static Map<String, List<Double>> roundRatios(List<Figures> empty, List<Figures> filled) {
+    Map<String, List<Double>> out = new LinkedHashMap<>();
+    for (int r = 0; r < empty.size(); r++) {
+      Figures e = empty.get(r);
+      Figures f = filled.get(r);
+      for (String name : FIGURES) {
+        out.computeIfAbsent(name, k -> new ArrayList<>())
+            .add(f.latency().get(name).p50() / e.latency().get(name).p50());
+      }
+      out.computeIfAbsent(RATE, k -> new ArrayList<>()).add(f.runsPerSecond() / e.runsPerSecond());
+    }
+    return out;
   }
 
   private FlowsEngine engine(PostgresJournal journal) {
@@ -96,12 +189,36 @@ record GrowthBench(Bench.Plan plan, Pg pg, Report report) implements Section {
     return e;
   }
 
-  /** Every figure on the journal as it is now; run ids made here start with {@code tag}. */
+  /**
+   * The verbs' and reads' latencies of each journal, the journals taking turns call by call: they
+   * need no engine, so they alternate finer than the rounds do.
+   */
+  private static List<Map<String, Stats>> calls(List<String> urls, int samples) throws Exception {
+    List<Map<String, Stats>> out = new ArrayList<>();
+    List<PostgresJournal> journals = new ArrayList<>();
+    try {
+      for (String url : urls) {
+        journals.add(PostgresJournal.connect(JournalStoreConfig.forUrl(url)));
+      }
+      out.addAll(GrowthProbe.paired(journals, samples));
+    } finally {
+      for (PostgresJournal j : journals) {
+        j.close();
+      }
+    }
+    List<Map<String, Stats>> reads = GrowthReads.paired(urls, samples);
+    for (int i = 0; i < out.size(); i++) {
+      out.get(i).putAll(reads.get(i));
+    }
+    return out;
+  }
+
+  /**
+   * The engine's figures on the journal as it is now (the latencies in a map the round adds the
+   * verbs' and reads' to); run ids made here start with {@code tag}.
+   */
   private Figures figures(String url, int samples, String tag) throws Exception {
     Map<String, Stats> lat = new LinkedHashMap<>();
-    try (PostgresJournal journal = PostgresJournal.connect(JournalStoreConfig.forUrl(url))) {
-      lat.putAll(GrowthProbe.verbs(journal, samples));
-    }
     double rate;
     try (PostgresJournal journal = PostgresJournal.connect(JournalStoreConfig.forUrl(url));
         FlowsEngine engine = engine(journal)) {
@@ -114,7 +231,6 @@ record GrowthBench(Bench.Plan plan, Pg pg, Report report) implements Section {
           admitAndWait(url, engine, BenchFlows.STEPS, runs, i -> stepsInput(tag + "t" + i, 1));
       rate = runs / secs;
     }
-    lat.putAll(GrowthReads.times(url, samples));
     return new Figures(lat, rate);
   }
 

@@ -29,8 +29,17 @@ final class GrowthFill {
 
   private GrowthFill() {}
 
-  /** {@code count} copies of run {@code template}, ids {@code prefix1..prefixN}. */
-  record Copies(String template, String prefix, long count) {}
+  /**
+   * {@code count} copies of run {@code template}, admission keys {@code prefix1..prefixN}; run ids
+   * the same, or with {@code engineIds} shaped as {@code RunRef.random} makes them ({@code run_},
+   * 12 hex digits of the copy's creation in milliseconds, 20 of the md5 of its key), so the copies
+   * sit in the run-id indexes where the engine's own runs would.
+   */
+  record Copies(String template, String prefix, long count, boolean engineIds) {
+    Copies(String template, String prefix, long count) {
+      this(template, prefix, count, false);
+    }
+  }
 
   /** Writes {@code copies} copies of run {@code template}, ids {@code prefix1..prefixN}. */
   static void copies(String url, String template, String prefix, long copies) throws Exception {
@@ -66,7 +75,7 @@ final class GrowthFill {
   }
 
   private static void write(Connection c, Copies copies) throws Exception {
-    Map<String, String> inserts = inserts(c, copies.prefix());
+    Map<String, String> inserts = inserts(c, copies.prefix(), idOf(c, copies));
     for (long from = 1; from <= copies.count(); from += BATCH) {
       long to = Math.min(copies.count(), from + BATCH - 1);
       for (Map.Entry<String, String> t : inserts.entrySet()) {
@@ -119,7 +128,32 @@ final class GrowthFill {
   }
 
   /** Per table holding run rows, the copying statement (from, to, template run id). */
-  private static Map<String, String> inserts(Connection c, String prefix) throws Exception {
+  /** The SQL of a copy's run id ({@code g}: its number). */
+  private static String idOf(Connection c, Copies copies) throws Exception {
+    if (!copies.engineIds()) {
+      return "'" + copies.prefix() + "' || g";
+    }
+    long createdMs;
+    try (PreparedStatement ps =
+        c.prepareStatement(
+            "SELECT (extract(epoch FROM created_at) * 1000)::bigint FROM flows.runs"
+                + " WHERE run_id = ?")) {
+      ps.setString(1, copies.template());
+      try (ResultSet r = ps.executeQuery()) {
+        r.next();
+        createdMs = r.getLong(1);
+      }
+    }
+    // Copy g was created g ms before its template (its times are shifted so), and its id says so.
+    return "'run_' || lpad(to_hex("
+        + createdMs
+        + " - g), 12, '0') || left(md5('"
+        + copies.prefix()
+        + "' || g), 20)";
+  }
+
+  private static Map<String, String> inserts(Connection c, String prefix, String runId)
+      throws Exception {
     if (!prefix.matches("[a-z0-9-]+")) {
       throw new IllegalArgumentException("a copy prefix is lower-case letters, digits and '-'");
     }
@@ -139,7 +173,7 @@ final class GrowthFill {
           while (r.next()) {
             String col = r.getString(1);
             cols.add(col);
-            exprs.add(expr(col, r.getString(2), prefix));
+            exprs.add(expr(col, r.getString(2), prefix, runId));
           }
         }
       }
@@ -159,9 +193,10 @@ final class GrowthFill {
     return out;
   }
 
-  private static String expr(String col, String type, String prefix) {
+  private static String expr(String col, String type, String prefix, String runId) {
     return switch (col) {
-      case "run_id", "admission_key" -> "'" + prefix + "' || g";
+      case "run_id" -> runId;
+      case "admission_key" -> "'" + prefix + "' || g";
       default ->
           type.startsWith("timestamp")
               ? "t." + col + " - g * interval '1 millisecond'"

@@ -20,6 +20,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
+import java.util.function.Supplier;
 
 /**
  * The journal's verbs one at a time, each timed: admit a one-step run (an agent step declaring
@@ -32,47 +33,90 @@ final class GrowthProbe {
 
   private GrowthProbe() {}
 
-  static Map<String, Stats> verbs(PostgresJournal journal, int samples) {
+  /** The verbs' names, in the order the probe calls them. */
+  static final List<String> VERBS =
+      List.of("admission", "claim", "memo", "signal sent", "completion");
+
+  /**
+   * Each journal's verb latencies, {@code samples} calls each after a tenth unmeasured, the
+   * journals taking turns call by call (in alternating order), so a change of the machine's load
+   * hits every journal alike.
+   */
+  static List<Map<String, Stats>> paired(List<PostgresJournal> journals, int samples) {
+    Supplier<long[]> clock = () -> new long[] {System.nanoTime()};
+    List<Map<String, List<long[]>>> raw = verbs(journals, samples, clock);
+    List<Map<String, Stats>> out = new ArrayList<>();
+    for (Map<String, List<long[]>> one : raw) {
+      Map<String, Stats> stats = new LinkedHashMap<>();
+      one.forEach((k, v) -> stats.put(k, Stats.of(v.stream().map(d -> d[0]).toList())));
+      out.add(stats);
+    }
+    return out;
+  }
+
+  /**
+   * The verbs {@code samples} times (after a tenth unmeasured) on each journal in turn, each call's
+   * figures the change of {@code meter}'s counters across it: nanoseconds, or the database's work
+   * (buffers, WAL bytes) read between the calls.
+   */
+  static List<Map<String, List<long[]>>> verbs(
+      List<PostgresJournal> journals, int samples, Supplier<long[]> meter) {
     RunSpec spec = JournalFloor.memoRoot("growth");
-    ClaimRequest claim =
-        new ClaimRequest(WORKER, Set.of(StepKind.AGENT), 1, Duration.ofSeconds(30));
-    Map<String, List<Long>> t = new LinkedHashMap<>();
-    for (String f : List.of("admission", "claim", "memo", "completion", "signal sent")) {
-      t.put(f, new ArrayList<>());
+    List<Map<String, List<long[]>>> t = new ArrayList<>();
+    for (int j = 0; j < journals.size(); j++) {
+      Map<String, List<long[]>> one = new LinkedHashMap<>();
+      VERBS.forEach(f -> one.put(f, new ArrayList<>()));
+      t.add(one);
     }
     // The first tenth warms the statements up, unmeasured.
     int warm = Math.max(2, samples / 10);
     for (int i = 0; i < samples + warm; i++) {
-      boolean keep = i >= warm;
-      long t0 = System.nanoTime();
-      journal.admit(
-          new StartRun(
-              Optional.empty(), "growth:" + UUID.randomUUID(), spec, Optional.empty(), "bench"),
-          Admit.queued());
-      long t1 = System.nanoTime();
-      List<ClaimedAttempt> got = journal.claim(claim);
-      long t2 = System.nanoTime();
-      if (got.size() != 1) {
-        throw new IllegalStateException("the probe claimed " + got.size() + " attempts, not 1");
-      }
-      LeaseToken lease = got.get(0).lease();
-      journal.recordConfirmedEffects(
-          lease, List.of(new MemoEffect("/memo/1", Optional.of(JSON.numberNode(i)))));
-      long t3 = System.nanoTime();
-      journal.sendSignal(lease.runId(), "probe", JSON.objectNode(), Optional.empty());
-      long t4 = System.nanoTime();
-      journal.complete(lease, new StepOutcome.Succeeded(JSON.nullNode()));
-      long t5 = System.nanoTime();
-      if (keep) {
-        t.get("admission").add(t1 - t0);
-        t.get("claim").add(t2 - t1);
-        t.get("memo").add(t3 - t2);
-        t.get("signal sent").add(t4 - t3);
-        t.get("completion").add(t5 - t4);
+      for (int k = 0; k < journals.size(); k++) {
+        int j = i % 2 == 0 ? k : journals.size() - 1 - k;
+        long[][] m = once(journals.get(j), spec, i, meter);
+        if (i >= warm) {
+          for (int v = 0; v < VERBS.size(); v++) {
+            t.get(j).get(VERBS.get(v)).add(minus(m[v + 1], m[v]));
+          }
+        }
       }
     }
-    Map<String, Stats> out = new LinkedHashMap<>();
-    t.forEach((k, v) -> out.put(k, Stats.of(v)));
-    return out;
+    return t;
+  }
+
+  /** One admission, claim, memo, signal and completion; the meter read before and after each. */
+  private static long[][] once(
+      PostgresJournal journal, RunSpec spec, int i, Supplier<long[]> meter) {
+    ClaimRequest claim =
+        new ClaimRequest(WORKER, Set.of(StepKind.AGENT), 1, Duration.ofSeconds(30));
+    long[][] m = new long[VERBS.size() + 1][];
+    m[0] = meter.get();
+    journal.admit(
+        new StartRun(
+            Optional.empty(), "growth:" + UUID.randomUUID(), spec, Optional.empty(), "bench"),
+        Admit.queued());
+    m[1] = meter.get();
+    List<ClaimedAttempt> got = journal.claim(claim);
+    m[2] = meter.get();
+    if (got.size() != 1) {
+      throw new IllegalStateException("the probe claimed " + got.size() + " attempts, not 1");
+    }
+    LeaseToken lease = got.get(0).lease();
+    journal.recordConfirmedEffects(
+        lease, List.of(new MemoEffect("/memo/1", Optional.of(JSON.numberNode(i)))));
+    m[3] = meter.get();
+    journal.sendSignal(lease.runId(), "probe", JSON.objectNode(), Optional.empty());
+    m[4] = meter.get();
+    journal.complete(lease, new StepOutcome.Succeeded(JSON.nullNode()));
+    m[5] = meter.get();
+    return m;
+  }
+
+  private static long[] minus(long[] after, long[] before) {
+    long[] d = new long[after.length];
+    for (int k = 0; k < d.length; k++) {
+      d[k] = after[k] - before[k];
+    }
+    return d;
   }
 }

@@ -34,32 +34,90 @@ final class GrowthReads {
 
   private GrowthReads() {}
 
-  static Map<String, Stats> times(String url, int samples) throws Exception {
+  /**
+   * Each journal's read latencies, the journals taking turns call by call (in alternating order),
+   * so a change of the machine's load hits every journal alike.
+   */
+  static List<Map<String, Stats>> paired(List<String> urls, int samples) throws Exception {
     int n = Math.max(5, samples / 10);
-    Map<String, Stats> out = new LinkedHashMap<>();
-    try (Connection c = DriverManager.getConnection(url)) {
-      out.put("runs list (console first page)", list(c, LIST.formatted(ROOTS), n));
-      out.put("runs list --all", list(c, LIST.formatted(""), n));
+    List<Connection> cs = new ArrayList<>();
+    List<PostgresJournal> journals = new ArrayList<>();
+    try {
+      List<List<Call>> calls = new ArrayList<>();
+      for (String url : urls) {
+        Connection c = DriverManager.getConnection(url);
+        cs.add(c);
+        PostgresJournal journal = PostgresJournal.connect(JournalStoreConfig.forUrl(url));
+        journals.add(journal);
+        PreparedStatement first = c.prepareStatement(LIST.formatted(ROOTS));
+        PreparedStatement all = c.prepareStatement(LIST.formatted(""));
+        RunRef shown = new RunRef(shownRun(url));
+        calls.add(
+            List.of(
+                () -> drain(first),
+                () -> drain(all),
+                () -> {
+                  journal.run(shown).orElseThrow();
+                  journal.entries(shown);
+                  journal.children(shown);
+                }));
+      }
+      return turns(calls, n);
+    } finally {
+      for (PostgresJournal j : journals) {
+        j.close();
+      }
+      for (Connection c : cs) {
+        c.close();
+      }
     }
-    RunRef shown = new RunRef(shownRun(url));
-    List<Long> show = new ArrayList<>();
-    try (PostgresJournal journal = PostgresJournal.connect(JournalStoreConfig.forUrl(url))) {
-      for (int i = 0; i < n + 2; i++) {
-        long t0 = System.nanoTime();
-        journal.run(shown).orElseThrow();
-        journal.entries(shown);
-        journal.children(shown);
-        if (i >= 2) {
-          show.add(System.nanoTime() - t0);
+  }
+
+  /** A read to time. */
+  interface Call {
+    void run() throws Exception;
+  }
+
+  private static List<Map<String, Stats>> turns(List<List<Call>> calls, int n) throws Exception {
+    List<Map<String, List<Long>>> t = new ArrayList<>();
+    calls.forEach(x -> t.add(new LinkedHashMap<>()));
+    for (int i = 0; i < n + 2; i++) {
+      for (int k = 0; k < calls.size(); k++) {
+        int j = i % 2 == 0 ? k : calls.size() - 1 - k;
+        for (int r = 0; r < READS.size(); r++) {
+          long t0 = System.nanoTime();
+          calls.get(j).get(r).run();
+          if (i >= 2) {
+            t.get(j)
+                .computeIfAbsent(READS.get(r), x -> new ArrayList<>())
+                .add(System.nanoTime() - t0);
+          }
         }
       }
     }
-    out.put("runs show", Stats.of(show));
+    List<Map<String, Stats>> out = new ArrayList<>();
+    for (Map<String, List<Long>> one : t) {
+      Map<String, Stats> stats = new LinkedHashMap<>();
+      one.forEach((k, v) -> stats.put(k, Stats.of(v)));
+      out.add(stats);
+    }
     return out;
   }
 
+  /** The reads, in the order they are timed. */
+  static final List<String> READS =
+      List.of("runs list (console first page)", "runs list --all", "runs show");
+
+  static void drain(PreparedStatement ps) throws Exception {
+    try (ResultSet r = ps.executeQuery()) {
+      while (r.next()) {
+        r.getString(1);
+      }
+    }
+  }
+
   /** The newest ended f.step run: one of this measurement's (the same shape on both journals). */
-  private static String shownRun(String url) throws Exception {
+  static String shownRun(String url) throws Exception {
     try (Connection c = DriverManager.getConnection(url);
         PreparedStatement ps =
             c.prepareStatement(
@@ -70,24 +128,6 @@ final class GrowthReads {
         return r.getString(1);
       }
     }
-  }
-
-  private static Stats list(Connection c, String sql, int n) throws Exception {
-    List<Long> t = new ArrayList<>();
-    try (PreparedStatement ps = c.prepareStatement(sql)) {
-      for (int i = 0; i < n + 2; i++) {
-        long t0 = System.nanoTime();
-        try (ResultSet r = ps.executeQuery()) {
-          while (r.next()) {
-            r.getString(1);
-          }
-        }
-        if (i >= 2) {
-          t.add(System.nanoTime() - t0);
-        }
-      }
-    }
-    return Stats.of(t);
   }
 
   /** The plans of the two list statements on the filled journal, for the report's notes. */

@@ -58,10 +58,11 @@ final class GrowthTemplates {
     GrowthFill.copies(
         url,
         List.of(
-            new GrowthFill.Copies(ended.value(), "ge-", longRuns),
-            new GrowthFill.Copies(short1.value(), "g1-", size.ended() - longRuns),
-            new GrowthFill.Copies(asleep.value(), "gn-", size.waiting() / 2),
-            new GrowthFill.Copies(awaiting.value(), "gw-", size.waiting() - size.waiting() / 2)));
+            new GrowthFill.Copies(ended.value(), "ge-", longRuns, true),
+            new GrowthFill.Copies(short1.value(), "g1-", size.ended() - longRuns, true),
+            new GrowthFill.Copies(asleep.value(), "gn-", size.waiting() / 2, true),
+            new GrowthFill.Copies(
+                awaiting.value(), "gw-", size.waiting() - size.waiting() / 2, true)));
     GrowthFill.analyze(url);
   }
 }
