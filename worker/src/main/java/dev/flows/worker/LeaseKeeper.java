@@ -34,14 +34,24 @@ import org.slf4j.LoggerFactory;
  * conservative: a renewal sent at {@code t} holds until {@code t + leaseMs}; an answer arriving
  * after the local deadline does not revive the lease.
  *
- * <p>The thread runs only while leases are held and ends by itself when the last one is released,
- * so a keeper needs no closing.
+ * <p>The thread runs while leases are held and ends by itself {@link #IDLE_LINGER} after the last
+ * one is released, so a keeper needs no closing, and a worker whose attempts follow one another
+ * (one client starting run after run) keeps one thread instead of starting one per attempt. It is
+ * woken only when its plan must change: a lease due before its planned wake, a first renewal asked
+ * for, a renewal answered; a lease released or whose work stopped only makes its plan later, and it
+ * finds that out when it wakes.
  */
 final class LeaseKeeper {
   private static final Logger LOG = LoggerFactory.getLogger(LeaseKeeper.class);
 
   /** After an unexpected failure of the keeper loop itself: try again soon, without a log storm. */
   private static final Duration KEEPER_FAILURE_PAUSE = Duration.ofMillis(100);
+
+  /**
+   * How long the thread stays after the last lease is released, for the next attempt to reuse: a
+   * platform thread's start and end cost more than a run of a one-step flow's own work.
+   */
+  static final Duration IDLE_LINGER = Duration.ofSeconds(5);
 
   private final Journal journal;
   private final WorkerConfig config;
@@ -51,11 +61,16 @@ final class LeaseKeeper {
   /** Signalled on every change: a lease held or released, a renewal answered, work stopped. */
   private final Condition changed = lock.newCondition();
 
+  /** Signalled when the keeper's plan must change: see {@link #wakeKeeperFor}. */
+  private final Condition replan = lock.newCondition();
+
   // Guarded by lock.
   private final Set<Held> held = new LinkedHashSet<>();
   private final Set<Held> awaitingFirst = new LinkedHashSet<>();
   private boolean batchInFlight;
   private Thread keeper;
+  // When the keeper, waiting, wakes next by its plan; null while it is not waiting.
+  private Instant plannedWake;
 
   LeaseKeeper(Journal journal, WorkerConfig config, InstantSource clock) {
     this.journal = journal;
@@ -95,12 +110,23 @@ final class LeaseKeeper {
       if (keeper == null) {
         // A platform thread: the timer must fire on time even when every carrier is busy.
         keeper = Thread.ofPlatform().daemon().name("flows-lease-keeper").start(this::keep);
+      } else {
+        wakeKeeperFor(h.renewable() ? config.nextRenewalAt(h.lastRenewal, h.deadline) : h.deadline);
       }
-      changed.signalAll();
     } finally {
       lock.unlock();
     }
     return h;
+  }
+
+  /** The keeper's thread while it runs: empty once it ended, idle for {@link #IDLE_LINGER}. */
+  Optional<Thread> thread() {
+    lock.lock();
+    try {
+      return Optional.ofNullable(keeper);
+    } finally {
+      lock.unlock();
+    }
   }
 
   /** Stops keeping {@code h}: nothing more is renewed or expired for it. */
@@ -109,7 +135,6 @@ final class LeaseKeeper {
     try {
       held.remove(h);
       awaitingFirst.remove(h);
-      changed.signalAll();
     } finally {
       lock.unlock();
     }
@@ -121,7 +146,7 @@ final class LeaseKeeper {
     try {
       h.firstPending = true;
       awaitingFirst.add(h);
-      changed.signalAll();
+      wakeKeeperFor(Instant.MIN);
       while (h.firstPending) {
         // Like the single heartbeat it replaces, the call is waited for whatever it takes.
         changed.awaitUninterruptibly();
@@ -141,8 +166,11 @@ final class LeaseKeeper {
       lock.lock();
       try {
         if (held.isEmpty()) {
-          keeper = null;
-          return;
+          if (!lingered()) {
+            keeper = null;
+            return;
+          }
+          continue;
         }
         Instant now = clock.instant();
         expireOverdue(now, expired);
@@ -160,15 +188,7 @@ final class LeaseKeeper {
           }
         }
         if (expired.isEmpty() && batch.isEmpty()) {
-          Optional<Instant> wake = nextWake();
-          if (wake.isEmpty()) {
-            changed.await();
-          } else {
-            Duration left = Duration.between(clock.instant(), wake.get());
-            if (left.isPositive()) {
-              changed.awaitNanos(left.toNanos());
-            }
-          }
+          awaitPlan(nextWake().orElse(now.plus(IDLE_LINGER)));
         }
       } catch (InterruptedException e) {
         // Nobody interrupts the keeper on purpose; keep the leases kept.
@@ -188,6 +208,44 @@ final class LeaseKeeper {
         Instant at = sent;
         Thread.ofVirtual().name("flows-lease-renewal").start(() -> renew(mine, at));
       }
+    }
+  }
+
+  /**
+   * Under the lock, with no lease held: waits up to {@link #IDLE_LINGER} for one; answers whether
+   * one came.
+   */
+  private boolean lingered() throws InterruptedException {
+    long left = IDLE_LINGER.toNanos();
+    while (held.isEmpty() && left > 0) {
+      plannedWake = clock.instant().plusNanos(left);
+      try {
+        left = replan.awaitNanos(left);
+      } finally {
+        plannedWake = null;
+      }
+    }
+    return !held.isEmpty();
+  }
+
+  /** Under the lock: sleeps until {@code wake}, or until woken because the plan must change. */
+  private void awaitPlan(Instant wake) throws InterruptedException {
+    Duration left = Duration.between(clock.instant(), wake);
+    if (!left.isPositive()) {
+      return;
+    }
+    plannedWake = wake;
+    try {
+      replan.awaitNanos(left.toNanos());
+    } finally {
+      plannedWake = null;
+    }
+  }
+
+  /** Under the lock: wakes the waiting keeper when {@code due} comes before its planned wake. */
+  private void wakeKeeperFor(Instant due) {
+    if (plannedWake != null && due.isBefore(plannedWake)) {
+      replan.signal();
     }
   }
 
@@ -300,6 +358,7 @@ final class LeaseKeeper {
       }
       batchInFlight = false;
       changed.signalAll();
+      wakeKeeperFor(Instant.MIN);
     } finally {
       lock.unlock();
     }

@@ -1,5 +1,7 @@
 package dev.flows.sdk.runtime;
 
+import static java.util.concurrent.TimeUnit.NANOSECONDS;
+
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.flows.kernel.ErrorCode;
 import dev.flows.kernel.FlowsException;
@@ -12,6 +14,9 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 
@@ -31,6 +36,20 @@ final class MemoWriter {
   /** The most memos one batch carries: a statement's size stays bounded. */
   static final int MAX_BATCH = 128;
 
+  /**
+   * Starts the writers whose first batch's delay passed, one thread for every attempt's writer: a
+   * body that ends within the delay (its memos go with its end) starts no writer thread at all.
+   */
+  private static final ScheduledThreadPoolExecutor DELAYS = delays();
+
+  private static ScheduledThreadPoolExecutor delays() {
+    ScheduledThreadPoolExecutor t =
+        new ScheduledThreadPoolExecutor(
+            1, Thread.ofPlatform().daemon().name("flows-memo-delays").factory());
+    t.setRemoveOnCancelPolicy(true);
+    return t;
+  }
+
   /** A memo handed over; {@code answer} is set once its batch is acknowledged. */
   private static final class Pending {
     final MemoEffect memo;
@@ -47,7 +66,11 @@ final class MemoWriter {
   private final Condition settled = lock.newCondition();
   private final ArrayDeque<Pending> queued = new ArrayDeque<>();
   private final long delayNanos;
+  private final ThreadFactory writers;
+  // A writer is owed what is queued: its thread started, or its delay pending in DELAYS.
   private boolean writing;
+  private boolean writerStarted;
+  private Optional<ScheduledFuture<?>> delayed = Optional.empty();
   private boolean sending;
   private boolean hurry;
   private boolean ending;
@@ -55,9 +78,19 @@ final class MemoWriter {
   private Optional<RuntimeException> refused = Optional.empty();
 
   MemoWriter(Journal journal, LeaseToken lease, java.time.Duration delay) {
+    this(
+        journal,
+        lease,
+        delay,
+        Thread.ofVirtual().name("flows-memos-" + lease.runId().value()).factory());
+  }
+
+  /** As above, the writer thread made by {@code writers}. */
+  MemoWriter(Journal journal, LeaseToken lease, java.time.Duration delay, ThreadFactory writers) {
     this.journal = journal;
     this.lease = lease;
     this.delayNanos = delay.toNanos();
+    this.writers = writers;
   }
 
   /** Hands {@code memo} at {@code surface} to the writer; refused by an earlier refused batch. */
@@ -123,6 +156,12 @@ final class MemoWriter {
       List<MemoEffect> unsent = new ArrayList<>(queued.size());
       queued.forEach(p -> unsent.add(p.memo));
       queued.clear();
+      if (writing && !writerStarted) {
+        // Its delay had not passed: no writer will run, the completion journals them all.
+        delayed.ifPresent(f -> f.cancel(false));
+        delayed = Optional.empty();
+        writing = false;
+      }
       settled.signalAll();
       return unsent;
     } catch (InterruptedException e) {
@@ -135,6 +174,7 @@ final class MemoWriter {
 
   /** Ends a first batch's delay (the lock is held). */
   private void hurry() {
+    startWriter();
     if (!hurry) {
       hurry = true;
       settled.signalAll();
@@ -155,8 +195,13 @@ final class MemoWriter {
       queued.addLast(p);
       if (!writing) {
         writing = true;
+        writerStarted = false;
         hurry = false;
-        Thread.ofVirtual().name("flows-memos-" + lease.runId().value()).start(this::drain);
+        if (delayNanos > 0) {
+          delayed = Optional.of(DELAYS.schedule(this::delayPassed, delayNanos, NANOSECONDS));
+        } else {
+          startWriter();
+        }
       }
       if (queued.size() >= MAX_BATCH || outgrew) {
         // Past what an admission carries with its end, the memos go at once: a run whose
@@ -175,22 +220,31 @@ final class MemoWriter {
     }
   }
 
-  /**
-   * The writer thread: after the first batch's delay (unless hurried), one batch at a time until
-   * nothing is pending or a batch is refused.
-   */
-  private void drain() {
+  /** The first batch's delay passed: the writer starts, unless it did or nothing is owed. */
+  private void delayPassed() {
     lock.lock();
     try {
-      long left = delayNanos;
-      while (!hurry && left > 0) {
-        left = settled.awaitNanos(left);
-      }
-    } catch (InterruptedException e) {
-      // The attempt is being stopped: what is pending is sent, or refused, as without a delay.
+      startWriter();
     } finally {
       lock.unlock();
     }
+  }
+
+  /** Starts the writer owed what is queued, once (the lock is held). */
+  private void startWriter() {
+    if (writing && !writerStarted) {
+      writerStarted = true;
+      delayed.ifPresent(f -> f.cancel(false));
+      delayed = Optional.empty();
+      writers.newThread(this::drain).start();
+    }
+  }
+
+  /**
+   * The writer thread, started once the first batch's delay passed or it was hurried: one batch at
+   * a time until nothing is pending or a batch is refused.
+   */
+  private void drain() {
     while (true) {
       List<Pending> batch = new ArrayList<>();
       lock.lock();

@@ -18,6 +18,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
 class MemoWriterTest {
@@ -51,6 +52,45 @@ class MemoWriterTest {
     assertThat(sent.await(300, TimeUnit.MILLISECONDS)).isFalse();
     w.writeBehind("/memo/one-more", TextNode.valueOf("m"));
     assertThat(sent.await(30, TimeUnit.SECONDS)).isTrue();
+  }
+
+  @Test
+  void aBodyThatEndsWithinTheDelayStartsNoWriterThreadItsMemosGoWithTheEnd() {
+    AtomicInteger started = new AtomicInteger();
+    MemoWriter w =
+        new MemoWriter(
+            new InMemoryJournal(Clock.systemUTC()),
+            new LeaseToken(RunRef.random(), "body", 1, "lease"),
+            Duration.ofMinutes(1),
+            r -> {
+              started.incrementAndGet();
+              return Thread.ofVirtual().unstarted(r);
+            });
+
+    w.writeBehind("/memo/0", TextNode.valueOf("a"));
+    w.writeBehind("/memo/1", TextNode.valueOf("b"));
+
+    assertThat(w.takeUnsent())
+        .extracting(MemoEffect::surfacePath)
+        .containsExactly("/memo/0", "/memo/1");
+    assertThat(started).as("writer threads started").hasValue(0);
+    w.flush();
+  }
+
+  @Test
+  void aWriterWhoseDelayPassedSendsItsMemosOnItsOwn() throws InterruptedException {
+    CountDownLatch sent = new CountDownLatch(1);
+    MemoWriter w =
+        new MemoWriter(
+            batchesSignal(sent),
+            new LeaseToken(RunRef.random(), "body", 1, "lease"),
+            Duration.ofMillis(50));
+
+    w.writeBehind("/memo/0", TextNode.valueOf("a"));
+
+    assertThat(sent.await(30, TimeUnit.SECONDS)).isTrue();
+    w.flush();
+    assertThat(w.takeUnsent()).isEmpty();
   }
 
   /** A journal that counts {@code sent} down at each memo batch and answers it written. */
