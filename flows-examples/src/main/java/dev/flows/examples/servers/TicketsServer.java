@@ -1,5 +1,6 @@
 package dev.flows.examples.servers;
 
+import dev.flows.mcp.testkit.SerialisedSends;
 import io.modelcontextprotocol.json.McpJsonDefaults;
 import io.modelcontextprotocol.modern.server.transport.StdioMcpTransport;
 import io.modelcontextprotocol.server.McpServer;
@@ -52,8 +53,11 @@ public final class TicketsServer {
           .start()
           .block();
     } else {
+      // Sends take turns: the SDK's provider ends the session on a concurrent send under load.
       McpServer.sync(
-              new StdioServerTransportProvider(McpJsonDefaults.getMapper(), first.replayed(), out))
+              new SerialisedSends(
+                  new StdioServerTransportProvider(
+                      McpJsonDefaults.getMapper(), first.replayed(), out)))
           .serverInfo(NAME, VERSION)
           .requestTimeout(config.requestTimeout())
           .capabilities(McpSchema.ServerCapabilities.builder().tools(false).build())

@@ -48,8 +48,8 @@ record McpBench(Bench.Plan plan, Pg pg, Report report) implements Section {
               record.accept(System.nanoTime() - t);
             } catch (java.util.concurrent.TimeoutException
                 | java.util.concurrent.ExecutionException lost) {
-              // Seen under concurrent load (no answer over stdio, a reconnecting HTTP session):
-              // counted and reported, not fatal; a short pause lets a reconnect finish.
+              // Counted and reported, not fatal (a reconnecting HTTP session can refuse a call);
+              // a short pause lets a reconnect finish.
               LOST_BARE_CALLS.increment();
               Thread.sleep(50);
             }

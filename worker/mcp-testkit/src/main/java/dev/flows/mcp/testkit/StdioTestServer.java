@@ -5,6 +5,7 @@ import io.modelcontextprotocol.server.McpServer;
 import io.modelcontextprotocol.server.McpSyncServer;
 import io.modelcontextprotocol.server.transport.StdioServerTransportProvider;
 import io.modelcontextprotocol.spec.McpSchema;
+import io.modelcontextprotocol.spec.McpServerTransportProvider;
 import java.io.InputStream;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicReference;
@@ -43,8 +44,10 @@ public final class StdioTestServer {
     // A deaf server outlives its client on purpose (it ignores TERM too).
     InputStream in = deaf ? source : new HaltAtEof(source);
     AtomicReference<McpSyncServer> self = new AtomicReference<>();
-    StdioServerTransportProvider transport =
-        new StdioServerTransportProvider(McpJsonDefaults.getMapper(), in, System.out);
+    // Sends take turns: the SDK's provider ends the session on a concurrent send under load.
+    McpServerTransportProvider transport =
+        new SerialisedSends(
+            new StdioServerTransportProvider(McpJsonDefaults.getMapper(), in, System.out));
     self.set(
         McpServer.sync(transport)
             .serverInfo("flows-test-stdio", "1.0")
