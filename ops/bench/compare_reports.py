@@ -38,23 +38,56 @@ def number(cell):
     return float(m.group(0).replace(",", ""))
 
 
+def labelled(rows):
+    """Names each row of one table by its first cell; where the table has several rows of the same
+    first cell (one shape at several concurrencies), by that cell and the second column's value,
+    then by its place among rows still alike, so no two rows of a table share a name and no median
+    mixes rows."""
+    firsts = [cells[0] for _, _, cells in rows]
+    names = []
+    for heading, header, cells in rows:
+        name = cells[0]
+        if firsts.count(name) > 1 and len(cells) > 1:
+            name = f"{name}, {header[1]} {cells[1]}"
+        names.append(name)
+    seen = {}
+    for i, name in enumerate(names):
+        seen[name] = seen.get(name, 0) + 1
+        if names.count(name) > 1:
+            names[i] = f"{name} #{seen[name]}"
+    return zip(names, rows)
+
+
+def blocks(path):
+    """Groups a report's table rows by table (heading and header)."""
+    block, current = [], None
+    for heading, header, cells in tables(path):
+        if (heading, header) != current and block:
+            yield block
+            block = []
+        current = (heading, header)
+        block.append((heading, header, cells))
+    if block:
+        yield block
+
+
 def collect(paths):
     """(heading, row name, column) -> list of numbers over rounds, in first-seen order."""
     values, order = {}, []
     for p in paths:
-        for heading, header, cells in tables(p):
-            if heading in ("Environment",):
-                continue
-            row = cells[0]
-            for col, cell in zip(header[1:], cells[1:]):
-                v = number(cell)
-                if v is None:
+        for block in blocks(p):
+            for row, (heading, header, cells) in labelled(block):
+                if heading in ("Environment",):
                     continue
-                key = (heading, row, col)
-                if key not in values:
-                    values[key] = []
-                    order.append(key)
-                values[key].append(v)
+                for col, cell in zip(header[1:], cells[1:]):
+                    v = number(cell)
+                    if v is None:
+                        continue
+                    key = (heading, row, col)
+                    if key not in values:
+                        values[key] = []
+                        order.append(key)
+                    values[key].append(v)
     return values, order
 
 
