@@ -14,7 +14,8 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * A claim: one statement in autocommit ({@code sql/claim_open.sql}) picks, opens and journals the
+ * A claim: one statement in autocommit ({@code sql/claim_open.sql}, calling {@code
+ * flows.claim_open}, which plans its query once per connection) picks, opens and journals the
  * attempts. The statement derives each attempt's lease id and idempotency key where it picks the
  * rows; they are checked here against {@link Keys}, the one definition, before any is handed out.
  */
@@ -82,7 +83,7 @@ final class Claims {
         || !key.equals(Keys.idempotencyKey(s.runId(), s.stepId()))
         || leaseMs != s.spec().leaseMs().orElse(request.defaultLease().toMillis())) {
       throw new IllegalStateException(
-          "claim_open.sql derived another attempt, lease or key than the kernel for "
+          "flows.claim_open derived another attempt, lease or key than the kernel for "
               + s.runId()
               + "/"
               + s.stepId());

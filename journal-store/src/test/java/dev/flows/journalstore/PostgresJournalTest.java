@@ -184,7 +184,7 @@ class PostgresJournalTest {
   }
 
   /**
-   * The statements that build a payload in SQL (claim_open.sql's step.attempt.started, the effects
+   * The statements that build a payload in SQL (claim_open's step.attempt.started, the effects
    * succeed_attempt adds to step.completed, start_claimed's lease deadline) write what EntryCodec
    * writes: the same fields with the same values (instants compared as instants).
    */
