@@ -33,8 +33,10 @@ import org.junit.jupiter.api.io.TempDir;
  * every attempt: the engine never learns the outcome. Its attempts run out re-sending the call with
  * the same key (safe), and the call then parks {@code effect_outcome_unknown}, never failed, since
  * the server did perform it; the flow waiting on it parks too, and the operator's {@code resolve
- * --performed} lets it finish with that result. Through the real worker and MCP client, on
- * Postgres.
+ * --performed} lets it finish with that result. The same for a call the server performs and never
+ * answers, with a timeout and no retry policy: its one attempt fails {@code timeout}, which is not
+ * retried, yet the request went out, so it parks too. Through the real worker and MCP client
+ * (stdio), on Postgres.
  */
 class UnknownOutcomeParksTest {
   private static TestDatabase.Fresh db;
@@ -56,16 +58,17 @@ class UnknownOutcomeParksTest {
       import com.fasterxml.jackson.databind.JsonNode;
       import com.fasterxml.jackson.databind.node.JsonNodeFactory;
       import dev.flows.sdk.*;
+      import java.time.Duration;
       import java.util.Map;
 
       public class Charge implements Flow<JsonNode, JsonNode> {
         public FlowHeader header() {
-          return FlowHeader.named("charge").version("1").mcp("idem").build();
+          return FlowHeader.named("charge").version("1").mcp("%1$s").build();
         }
 
         public JsonNode run(Ctx f, JsonNode input) {
           try {
-            String said = f.mcp("idem").tool("ledger").call(Map.of()).text();
+            String said = f.mcp("%1$s").tool("ledger")%2$s.call(Map.of()).text();
             return JsonNodeFactory.instance.objectNode().put("said", said);
           } catch (ChildFailedException e) {
             return JsonNodeFactory.instance.objectNode().put("failed", e.code());
@@ -74,24 +77,33 @@ class UnknownOutcomeParksTest {
       }
       """;
 
-  /** The flow beside a flows.json naming the dying, idempotency-aware ledger server. */
-  private static LoadedFlow flow(Path dir, Path ledger) throws Exception {
-    Files.writeString(dir.resolve("charge.flow.java"), CHARGE);
+  /**
+   * The flow, its call to {@code server} shaped by {@code call} (e.g. a timeout), beside a
+   * flows.json naming the ledger server, which performs each call and then acts as {@code after}
+   * says ({@code halt}: dies before answering; {@code hang}: never answers).
+   */
+  private static LoadedFlow flow(
+      Path dir, Path ledger, String server, String call, String after, String config)
+      throws Exception {
+    Files.writeString(dir.resolve("charge.flow.java"), CHARGE.formatted(server, call));
     JsonNode s =
         McpServerConfigJson.write(
             Jvm.stdioServer(
-                "idem",
+                server,
                 List.of(),
-                Map.of("FLOWS_TEST_LEDGER", ledger.toString(), "FLOWS_TEST_LEDGER_AFTER", "halt")));
+                Map.of("FLOWS_TEST_LEDGER", ledger.toString(), "FLOWS_TEST_LEDGER_AFTER", after)));
     Files.writeString(
         dir.resolve("flows.json"),
-        "{\"mcp\": {\"idem\": {\"command\": "
+        "{\"mcp\": {\""
+            + server
+            + "\": {\"command\": "
             + s.path("command")
             + ", \"args\": "
             + s.path("args")
             + ", \"setEnv\": "
             + s.path("env")
-            + ", \"idempotencyKeys\": true}}}");
+            + config
+            + "}}}");
     return LoadedFlow.load(dir.resolve("charge.flow.java").toString(), dir);
   }
 
@@ -114,7 +126,10 @@ class UnknownOutcomeParksTest {
     try (FlowsEngine engine = EngineEndToEndTest.engine(journal, SdkConfig.DEFAULTS)) {
       RunRef root =
           engine
-              .start(flow(dir, ledger), JsonNodeFactory.instance.objectNode(), Optional.empty())
+              .start(
+                  flow(dir, ledger, "idem", "", "halt", ", \"idempotencyKeys\": true"),
+                  JsonNodeFactory.instance.objectNode(),
+                  Optional.empty())
               .runId();
       engine.startWorker();
 
@@ -148,20 +163,67 @@ class UnknownOutcomeParksTest {
       assertThat(tail.path("message").asText())
           .contains("may have performed it", "flows runs resolve " + call.value());
 
-      journal.resolveStep(
-          call,
-          "call",
-          Optional.of(
-              Jackson.mapper()
-                  .readTree(
-                      "{\"content\":[{\"type\":\"text\",\"text\":\"performed "
-                          + performed.getFirst()
-                          + "\"}]}")),
-          "ops");
-      RunSnapshot done = awaitStatus(root, RunStatus.SUCCEEDED);
-      assertThat(done.status()).isEqualTo(RunStatus.SUCCEEDED);
-      assertThat(done.steps().getFirst().output().orElseThrow().path("said").asText())
-          .isEqualTo("performed " + performed.getFirst());
+      resolvedPerformedFinishes(root, call, performed.getFirst());
     }
+  }
+
+  @Test
+  void aCallThatTimesOutWithNoRetryPolicyAfterTheServerPerformedItParksAndResolvesPerformed(
+      @TempDir Path dir) throws Exception {
+    Path ledger = dir.resolve("ledger");
+    try (FlowsEngine engine = EngineEndToEndTest.engine(journal, SdkConfig.DEFAULTS)) {
+      RunRef root =
+          engine
+              .start(
+                  flow(dir, ledger, "ledger", ".timeout(Duration.ofMillis(1500))", "hang", ""),
+                  JsonNodeFactory.instance.objectNode(),
+                  Optional.empty())
+              .runId();
+      engine.startWorker();
+
+      RunSnapshot parked = awaitStatus(root, RunStatus.PARKED);
+      assertThat(parked.status()).as("the flow waits on the call").isEqualTo(RunStatus.PARKED);
+      RunRef call = journal.children(root).getFirst();
+      RunSnapshot child = journal.run(call).orElseThrow();
+      assertThat(child.status()).isEqualTo(RunStatus.PARKED);
+      assertThat(child.steps().getFirst().status()).isEqualTo(StepStatus.PARKED);
+      assertThat(child.steps().getFirst().attempts()).as("a timeout is not retried").isEqualTo(1);
+
+      List<String> performed = Files.readAllLines(ledger);
+      assertThat(performed).as("the server performed the call").hasSize(1);
+      List<JournalEntry.StepCompleted> ends =
+          journal.entries(call).stream()
+              .map(r -> r.entry())
+              .filter(e -> e instanceof JournalEntry.StepCompleted)
+              .map(e -> (JournalEntry.StepCompleted) e)
+              .toList();
+      assertThat(ends).hasSize(1);
+      assertThat(ends.getFirst().disposition()).isEqualTo(Disposition.PARK);
+      JsonNode tail = ends.getFirst().trajectoryTail().orElseThrow();
+      assertThat(tail.path("diagnostic").asText()).isEqualTo("effect_outcome_unknown");
+      assertThat(tail.path("lastDiagnostic").asText()).isEqualTo("timeout");
+      assertThat(tail.path("idempotencyKey").asText()).isEqualTo(performed.getFirst());
+      assertThat(tail.path("message").asText())
+          .contains("may have performed it", "flows runs resolve " + call.value());
+
+      resolvedPerformedFinishes(root, call, performed.getFirst());
+    }
+  }
+
+  /** The operator's {@code resolve --performed} of the parked call lets the flow finish with it. */
+  private static void resolvedPerformedFinishes(RunRef root, RunRef call, String key)
+      throws Exception {
+    journal.resolveStep(
+        call,
+        "call",
+        Optional.of(
+            Jackson.mapper()
+                .readTree(
+                    "{\"content\":[{\"type\":\"text\",\"text\":\"performed " + key + "\"}]}")),
+        "ops");
+    RunSnapshot done = awaitStatus(root, RunStatus.SUCCEEDED);
+    assertThat(done.status()).isEqualTo(RunStatus.SUCCEEDED);
+    assertThat(done.steps().getFirst().output().orElseThrow().path("said").asText())
+        .isEqualTo("performed " + key);
   }
 }
