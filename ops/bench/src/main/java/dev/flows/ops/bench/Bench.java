@@ -229,14 +229,26 @@ public final class Bench {
   String run() throws Exception {
     long began = System.nanoTime();
     report.environment(plan.mode(), pg.settings());
-    new BaselineBench(plan, pg, report).run();
+    timed("baseline", () -> new BaselineBench(plan, pg, report).run());
     for (Map.Entry<String, Section.Of> s : BY_NAME.entrySet()) {
       if (runs(s.getKey())) {
-        s.getValue().of(plan, pg, report).run();
+        Section section = s.getValue().of(plan, pg, report);
+        timed(s.getKey(), section::run);
       }
     }
     report.runtime(Duration.ofNanos(System.nanoTime() - began));
     return report.markdown(plan);
+  }
+
+  /** Runs one section, noting its time and the load average at its start and end. */
+  private void timed(String name, Section section) throws Exception {
+    Instant began = Instant.now();
+    double loadStart = Report.loadNow();
+    long t0 = System.nanoTime();
+    section.run();
+    report.sectionRan(
+        new Report.SectionRun(
+            name, began, (System.nanoTime() - t0) / 1e9, loadStart, Report.loadNow()));
   }
 
   /** A line of progress on stdout, timestamped. */

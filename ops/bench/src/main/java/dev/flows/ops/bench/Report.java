@@ -16,6 +16,14 @@ import java.util.TreeMap;
  */
 final class Report {
   final Map<String, String> env = new LinkedHashMap<>();
+
+  /**
+   * One section of the run, with the machine's 1-minute load average when it began and ended: the
+   * machine is shared, and a figure is read with the load it was measured under.
+   */
+  record SectionRun(String name, Instant began, double seconds, double loadStart, double loadEnd) {}
+
+  final List<SectionRun> sections = new ArrayList<>();
   Map<String, String> pgSettings = Map.of();
   final Map<Integer, Baseline.Result> inserts = new TreeMap<>();
   final Map<Integer, Baseline.Result> claims = new TreeMap<>();
@@ -206,6 +214,16 @@ final class Report {
 
   void replayCheck(ReplayCheckBench.Result r) {
     replayCheck = Optional.of(r);
+  }
+
+  void sectionRan(SectionRun s) {
+    sections.add(s);
+  }
+
+  /** The 1-minute load average now. */
+  static double loadNow() throws java.io.IOException {
+    return Double.parseDouble(
+        java.nio.file.Files.readString(java.nio.file.Path.of("/proc/loadavg")).split(" ")[0]);
   }
 
   void environment(String mode, Map<String, String> settings) throws Exception {

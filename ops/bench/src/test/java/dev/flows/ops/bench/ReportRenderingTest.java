@@ -140,6 +140,12 @@ class ReportRenderingTest {
     r.dbos(new ShortRunsBench.Cell("1 f.step", 1, 1, 300, 0, 2.0, 9.5, List.of(ms(5, 6))));
     r.dbos(new ShortRunsBench.Cell("10 f.step", 10, 1, 200, 0, 2.0, 43.1, List.of(ms(10, 11))));
     r.dbosQueued(new ShortRunsBench.Cell("1 f.step", 1, 1, 100, 0, 2.0, 12.5, List.of(ms(15, 20))));
+    r.sectionRan(
+        new Report.SectionRun(
+            "shortruns", java.time.Instant.parse("2026-12-06T10:00:00Z"), 90, 1.25, 2.0));
+    r.sectionRan(
+        new Report.SectionRun(
+            "dbos", java.time.Instant.parse("2026-12-06T10:01:30Z"), 75, 2.0, 2.5));
     r.runtime(Duration.ofSeconds(187));
     return r;
   }
