@@ -8,6 +8,7 @@ import dev.flows.kernel.journal.RunSnapshot;
 import dev.flows.kernel.journal.StepSnapshot;
 import dev.flows.kernel.spec.StepKind;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import org.jdbi.v3.core.Handle;
@@ -74,32 +75,45 @@ final class RunQueries {
         read.waitingReason());
   }
 
+  private static final PositionalSql ENTRIES_OF_RUN = PositionalSql.of(Sql.text("entries_of_run"));
+  private static final PositionalSql RUNS_CHILDREN = PositionalSql.of(Sql.text("runs_children"));
+
+  /**
+   * The run's entries in order: one statement in autocommit, as every resumed body reads them
+   * before it replays (its snapshot is the statement's; a transaction would only add a commit).
+   */
   List<JournalRecord> entries(RunRef runId) {
-    return db.tx(h -> entries(h, runId));
+    List<JournalRecord> entries = new ArrayList<>();
+    db.autocommitRows(
+        ENTRIES_OF_RUN,
+        (sql, ps) -> sql.bind(ps, "runId", runId.value()),
+        rs -> entries.add(entry(runId, rs)));
+    return entries;
   }
 
   /** The run's entries in order, read in the caller's transaction. */
   static List<JournalRecord> entries(org.jdbi.v3.core.Handle h, RunRef runId) {
     return VerbStatements.query(
-        h,
-        "entries_of_run",
-        q -> q.bind("runId", runId.value()),
-        (rs, ctx) ->
-            new JournalRecord(
-                rs.getLong("seq"),
-                JournalRows.instant(rs, "at"),
-                EntryCodec.decode(
-                    runId, rs.getString("entry_type"), EntryCodec.parse(rs.getString("payload")))));
+        h, "entries_of_run", q -> q.bind("runId", runId.value()), (rs, ctx) -> entry(runId, rs));
   }
 
+  private static JournalRecord entry(RunRef runId, java.sql.ResultSet rs)
+      throws java.sql.SQLException {
+    return new JournalRecord(
+        rs.getLong("seq"),
+        JournalRows.instant(rs, "at"),
+        EntryCodec.decode(
+            runId, rs.getString("entry_type"), EntryCodec.parse(rs.getString("payload"))));
+  }
+
+  /** The run's children in admission order: one statement in autocommit, as {@link #entries}. */
   List<RunRef> children(RunRef parent) {
-    return db.tx(
-        h ->
-            VerbStatements.query(
-                h,
-                "runs_children",
-                q -> q.bind("parentRunId", parent.value()),
-                (rs, ctx) -> new RunRef(rs.getString("run_id"))));
+    List<RunRef> children = new ArrayList<>();
+    db.autocommitRows(
+        RUNS_CHILDREN,
+        (sql, ps) -> sql.bind(ps, "parentRunId", parent.value()),
+        rs -> children.add(new RunRef(rs.getString("run_id"))));
+    return children;
   }
 
   Optional<Duration> untilNextLeaseDeadline() {

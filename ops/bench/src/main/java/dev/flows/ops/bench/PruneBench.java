@@ -29,13 +29,14 @@ import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.function.BooleanSupplier;
 
 /**
  * Retention under load: claim latency of a steady workload on a database holding {@code entries}
- * journal entries of runs that ended 40 days ago, first without pruning, then while {@code flows
- * runs prune} (30 days, batches of {@link #BATCH} roots back to back, as the command runs them)
- * removes them all.
+ * journal entries of runs that ended 40 days ago, in alternating windows without and with {@code
+ * flows runs prune} (30 days, batches of {@link #BATCH} roots back to back, as the command runs
+ * them) running, until it removed them all. Alternating in the same run, rather than one window
+ * without and then the prune, keeps a change of the machine's load from reading as the prune's
+ * cost.
  */
 final class PruneBench {
   static final int PROBE_THREADS = 4;
@@ -45,17 +46,58 @@ final class PruneBench {
   /** Root runs per transaction: {@code flows runs prune}'s default {@code --batch}. */
   static final int BATCH = 100;
 
-  /** What the section measured. */
+  /** One window's claims, with the prune paused ({@code pruning} false) or running. */
+  record Window(boolean pruning, Stats claims) {}
+
+  /**
+   * What the section measured: the claims of every window in order (the first without pruning), the
+   * time the prune's batches took in all, and what they removed.
+   */
   record Result(
       long entries,
       long runs,
-      Stats without,
-      Stats during,
+      List<Window> windows,
       double pruneSeconds,
       long prunedEntries,
       long prunedRuns) {
+    /** Every claim of the windows without pruning. */
+    Stats without() {
+      return pooled(false);
+    }
+
+    /** Every claim of the windows while pruning. */
+    Stats during() {
+      return pooled(true);
+    }
+
     double p99Ratio() {
-      return during.p99() / without.p99();
+      return during().p99() / without().p99();
+    }
+
+    /** The windows of one phase, in order. */
+    List<Stats> phase(boolean pruning) {
+      return windows.stream().filter(w -> w.pruning() == pruning).map(Window::claims).toList();
+    }
+
+    /**
+     * The p99 ratio of each window while pruning to the window without just before it, sorted: the
+     * spread of the pooled ratio across pairs measured seconds apart.
+     */
+    List<Double> pairedP99Ratios() {
+      List<Double> ratios = new ArrayList<>();
+      for (int i = 1; i < windows.size(); i++) {
+        Window before = windows.get(i - 1);
+        Window w = windows.get(i);
+        if (w.pruning() && !before.pruning() && !w.claims().empty() && !before.claims().empty()) {
+          ratios.add(w.claims().p99() / before.claims().p99());
+        }
+      }
+      java.util.Collections.sort(ratios);
+      return ratios;
+    }
+
+    private Stats pooled(boolean pruning) {
+      return Stats.of(phase(pruning).stream().flatMap(s -> s.sortedNanos().stream()).toList());
     }
   }
 
@@ -69,12 +111,19 @@ final class PruneBench {
       }
       Optional<Long> runs = PruneFill.runs(plan.mode());
       log(
-          "retention: claims without and while pruning "
+          "retention: claims in windows without and while pruning "
               + runs.map(n -> n + " runs").orElse(plan.pruneEntries() + " entries"));
       Result r =
           measure(pg, plan.pruneEntries(), runs, Duration.ofSeconds(plan.pruneWindowSeconds()));
       report.prune(r);
-      log("  claim p99 " + r.without().p99() + " ms without, " + r.during().p99() + " ms during");
+      log(
+          "  claim p99 "
+              + r.without().p99()
+              + " ms without, "
+              + r.during().p99()
+              + " ms during ("
+              + r.windows().size()
+              + " windows)");
     };
   }
 
@@ -90,28 +139,118 @@ final class PruneBench {
       try (PostgresJournal journal =
           PostgresJournal.connect(JournalStoreConfig.forUrl(url).withPoolSize(PROBE_THREADS + 2))) {
         RunSpec spec = Lowering.command("bench", List.of("true"), false, SdkConfig.DEFAULTS);
-        Deadline quiet = new Deadline(System.nanoTime() + window.toNanos());
-        Duration cap = probeCap(runs);
-        probe(journal, spec, quiet, cap); // warm-up, unmeasured, as long as the measured window
-        Stats without = probe(journal, spec, quiet.reset(), cap);
-        long t0 = System.nanoTime();
-        Stats during;
-        Thread pruning = Thread.ofPlatform().name("bench-prune").start(() -> prune(journal));
-        during = probe(journal, spec, pruning::isAlive, probeCap(runs));
-        pruning.interrupt();
-        pruning.join();
-        double seconds = (System.nanoTime() - t0) / 1e9;
-        return new Result(
-            entries,
-            runCount,
-            without,
-            during,
-            seconds,
-            entries - remainingEntries(url),
-            runCount - remaining(url));
+        Alternation alt = new Alternation(journal);
+        try (Probe probe = new Probe(journal, spec)) {
+          Thread.sleep(window.toMillis()); // warm-up, unmeasured, as long as a measured window
+          List<Window> windows = alt.run(probe, window, probeCap(runs));
+          return new Result(
+              entries,
+              runCount,
+              windows,
+              alt.pruneNanos() / 1e9,
+              entries - remainingEntries(url),
+              runCount - remaining(url));
+        }
       }
     } finally {
       pg.drop("bench_prune");
+    }
+  }
+
+  /**
+   * Runs {@code flows runs prune}'s loop only in the windows that say so: each batch starts only
+   * while the window is one of pruning, and a window without pruning starts once the batch under
+   * way ended, so no claim of such a window overlaps a batch.
+   */
+  private static final class Alternation {
+    private final PostgresJournal journal;
+    private final java.util.concurrent.locks.ReentrantLock batch =
+        new java.util.concurrent.locks.ReentrantLock(true);
+    private final java.util.concurrent.locks.Condition changed = batch.newCondition();
+    private boolean pruning;
+    private volatile boolean done;
+    private long pruneNanos;
+
+    Alternation(PostgresJournal journal) {
+      this.journal = journal;
+    }
+
+    /**
+     * Windows of {@code length}, without pruning first, until the prune found nothing left (its
+     * last window ends there) or {@code cap} passed.
+     */
+    List<Window> run(Probe probe, Duration length, Duration cap) throws InterruptedException {
+      Thread pruner = Thread.ofPlatform().name("bench-prune").start(this::pruneWhenAsked);
+      List<Window> windows = new ArrayList<>();
+      long capAt = System.nanoTime() + cap.toNanos();
+      try {
+        for (boolean on = false; !done && System.nanoTime() < capAt; on = !on) {
+          set(on);
+          probe.openWindow();
+          long end = System.nanoTime() + length.toNanos();
+          while (System.nanoTime() < end && !done) {
+            Thread.sleep(20);
+          }
+          windows.add(new Window(on, probe.closeWindow()));
+        }
+      } finally {
+        done = true;
+        set(false);
+        pruner.join();
+      }
+      return windows;
+    }
+
+    /** Switches the phase once the batch under way (if any) ended. */
+    private void set(boolean on) {
+      batch.lock();
+      try {
+        pruning = on;
+        changed.signalAll();
+      } finally {
+        batch.unlock();
+      }
+    }
+
+    /** The batches' own time, summed. */
+    long pruneNanos() {
+      batch.lock();
+      try {
+        return pruneNanos;
+      } finally {
+        batch.unlock();
+      }
+    }
+
+    /**
+     * What {@code flows runs prune} does, batch after batch, paused between windows of it. The lock
+     * is held a batch at a time and is fair, so a switch waits for one batch at most.
+     */
+    private void pruneWhenAsked() {
+      PruneRequest request =
+          new PruneRequest(Duration.ofDays(30), OptionalInt.of(BATCH), "bench", false);
+      while (!done) {
+        batch.lock();
+        try {
+          while (!pruning && !done) {
+            changed.await();
+          }
+          if (done) {
+            return;
+          }
+          long t = System.nanoTime();
+          boolean empty = journal.prune(request).empty();
+          pruneNanos += System.nanoTime() - t;
+          if (empty) {
+            done = true;
+          }
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          return;
+        } finally {
+          batch.unlock();
+        }
+      }
     }
   }
 
@@ -141,83 +280,63 @@ final class PruneBench {
     }
   }
 
-  /** What {@code flows runs prune} does: batches back to back until one finds nothing to prune. */
-  private static void prune(PostgresJournal journal) {
-    PruneRequest batch =
-        new PruneRequest(Duration.ofDays(30), OptionalInt.of(BATCH), "bench", false);
-    while (!Thread.currentThread().isInterrupted() && !journal.prune(batch).empty()) {
-      // the next batch
-    }
-  }
+  /**
+   * {@link #PROBE_THREADS} threads admitting, claiming and completing runs; each claim timed and
+   * counted in the window open when it was sent, if that window is still open when it answers.
+   */
+  private static final class Probe implements AutoCloseable {
+    private final AtomicBoolean stop = new AtomicBoolean();
+    private final List<Thread> threads = new ArrayList<>();
+    private volatile ConcurrentLinkedQueue<Long> window = new ConcurrentLinkedQueue<>();
 
-  /** A window: a probe runs while it says so. */
-  private static final class Deadline implements BooleanSupplier {
-    private final long length;
-    private long end;
-
-    Deadline(long end) {
-      this.end = end;
-      this.length = end - System.nanoTime();
+    Probe(PostgresJournal journal, RunSpec spec) {
+      for (int i = 0; i < PROBE_THREADS; i++) {
+        threads.add(Thread.ofPlatform().start(() -> claimUntilStopped(journal, spec)));
+      }
     }
 
-    Deadline reset() {
-      end = System.nanoTime() + length;
-      return this;
+    /** Starts a window: claims sent from now on count in it. */
+    void openWindow() {
+      window = new ConcurrentLinkedQueue<>();
+    }
+
+    /** Ends the window: answers its claims; a claim under way counts in none. */
+    Stats closeWindow() {
+      ConcurrentLinkedQueue<Long> w = window;
+      window = new ConcurrentLinkedQueue<>();
+      return Stats.of(List.copyOf(w));
+    }
+
+    private void claimUntilStopped(PostgresJournal journal, RunSpec spec) {
+      while (!stop.get()) {
+        journal.admit(
+            new StartRun(
+                Optional.empty(), "probe:" + UUID.randomUUID(), spec, Optional.empty(), "bench"),
+            Admit.queued());
+        ConcurrentLinkedQueue<Long> sentIn = window;
+        long t = System.nanoTime();
+        List<ClaimedAttempt> got =
+            journal.claim(
+                new ClaimRequest(
+                    WORKER, Set.of(StepKind.DETERMINISTIC), 1, Duration.ofSeconds(30)));
+        long took = System.nanoTime() - t;
+        if (window == sentIn) {
+          sentIn.add(took);
+        }
+        for (ClaimedAttempt a : got) {
+          journal.complete(
+              a.lease(), new StepOutcome.Succeeded(JsonNodeFactory.instance.nullNode()));
+        }
+      }
     }
 
     @Override
-    public boolean getAsBoolean() {
-      return System.nanoTime() < end;
+    public void close() throws InterruptedException {
+      stop.set(true);
+      for (Thread t : threads) {
+        t.join();
+      }
     }
-  }
-
-  /** {@link #PROBE_THREADS} threads admitting, claiming and completing runs; claims timed. */
-  private static Stats probe(
-      PostgresJournal journal, RunSpec spec, BooleanSupplier going, Duration probeCap)
-      throws Exception {
-    ConcurrentLinkedQueue<Long> claims = new ConcurrentLinkedQueue<>();
-    AtomicBoolean stop = new AtomicBoolean();
-    List<Thread> threads = new ArrayList<>();
-    for (int i = 0; i < PROBE_THREADS; i++) {
-      threads.add(
-          Thread.ofPlatform()
-              .start(
-                  () -> {
-                    while (!stop.get()) {
-                      journal.admit(
-                          new StartRun(
-                              Optional.empty(),
-                              "probe:" + UUID.randomUUID(),
-                              spec,
-                              Optional.empty(),
-                              "bench"),
-                          Admit.queued());
-                      long t = System.nanoTime();
-                      List<ClaimedAttempt> got =
-                          journal.claim(
-                              new ClaimRequest(
-                                  WORKER,
-                                  Set.of(StepKind.DETERMINISTIC),
-                                  1,
-                                  Duration.ofSeconds(30)));
-                      claims.add(System.nanoTime() - t);
-                      for (ClaimedAttempt a : got) {
-                        journal.complete(
-                            a.lease(),
-                            new StepOutcome.Succeeded(JsonNodeFactory.instance.nullNode()));
-                      }
-                    }
-                  }));
-    }
-    long cap = System.nanoTime() + probeCap.toNanos();
-    while (going.getAsBoolean() && System.nanoTime() < cap) {
-      Thread.sleep(100);
-    }
-    stop.set(true);
-    for (Thread t : threads) {
-      t.join();
-    }
-    return Stats.of(claims);
   }
 
   /**

@@ -102,7 +102,18 @@ class ReportRenderingTest {
     r.scaling(1, new ScalingBench.Result(1000, 40, 40));
     r.scaling(2, new ScalingBench.Result(1700, 35, 45));
     r.scaling(8, new ScalingBench.Result(2100, 0, 30));
-    r.prune(new PruneBench.Result(200_000, 2_000, ms(1, 2, 3), ms(2, 3, 5), 4.5, 200_000, 2_000));
+    r.prune(
+        new PruneBench.Result(
+            200_000,
+            2_000,
+            List.of(
+                new PruneBench.Window(false, ms(1, 2, 3)),
+                new PruneBench.Window(true, ms(2, 3, 5)),
+                new PruneBench.Window(false, ms(1, 2, 4)),
+                new PruneBench.Window(true, ms(2, 3))),
+            4.5,
+            200_000,
+            2_000));
     r.tracing(
         new Report.Tracing(
             new TracingBench.Mode(1000, 50, 4.5), new TracingBench.Mode(900, 45, 5.0), 12, 34567));
