@@ -40,6 +40,7 @@ record DbosBench(Bench.Plan plan, Pg pg, Report report) {
   final class Side implements AutoCloseable {
     private final String url;
     private final long perRead;
+    private final List<ShortRunsBench.Cell> direct = new ArrayList<>();
     private long fixed;
     private boolean failed;
 
@@ -83,8 +84,6 @@ record DbosBench(Bench.Plan plan, Pg pg, Report report) {
         }
       }
     }
-
-    private final List<ShortRunsBench.Cell> direct = new ArrayList<>();
 
     private double attempt(java.util.concurrent.Callable<Double> load) {
       if (failed) {

@@ -57,6 +57,9 @@ record ShortRunsRounds(Bench.Plan plan, Pg pg, Report report, boolean engine, bo
       Optional<ShortRunsBench.Side> e =
           engine ? Optional.of(sides.add(ours.open())) : Optional.empty();
       Optional<DbosBench.Side> d = dbos ? theirs.open().map(sides::add) : Optional.empty();
+      if (e.isEmpty() && d.isEmpty()) {
+        return;
+      }
       // Its own database: the probe's commits must not reach either side's counters.
       String probe = pg.fresh(PROBE_DATABASE, false);
       sides.add(() -> pg.drop(PROBE_DATABASE));
