@@ -115,10 +115,20 @@ final class ClientLoad {
    * lifetime}, less the bench's own read of the counters ({@code perRead}, from {@link #perRead}).
    */
   static long commitsOver(Pg pg, String url, long perRead, Lifetime lifetime) throws Exception {
+    return countersOver(pg, url, perRead, lifetime).commits();
+  }
+
+  /**
+   * As {@link #commitsOver}, with the transaction ids handed out over {@code lifetime} (write
+   * transactions, each a WAL flush at commit; the server's, so only while nothing else writes).
+   */
+  static Pg.Counters countersOver(Pg pg, String url, long perRead, Lifetime lifetime)
+      throws Exception {
     Pg.Counters a = pg.counters(url);
     lifetime.run();
     Pg.settleStats();
-    return pg.counters(url).minus(a).commits() - perRead;
+    Pg.Counters d = pg.counters(url).minus(a);
+    return new Pg.Counters(d.commits() - perRead, d.writes());
   }
 
   /** An engine opened for one lifetime: how its clients start runs, and how it closes. */
@@ -129,8 +139,11 @@ final class ClientLoad {
     Opened open() throws Exception;
   }
 
-  /** One measured load and the commits per run of its lifetime. */
-  record Counted(Load load, double commitsPerRun) {}
+  /**
+   * One measured load, the commits per run of its lifetime, and its write transactions per run (the
+   * lifetime's own fixed writes included).
+   */
+  record Counted(Load load, double commitsPerRun, double writesPerRun) {}
 
   /** The database an engine lifetime is counted on, and what one read of its counters adds. */
   record Database(Pg pg, String url, long perRead) {
@@ -149,8 +162,8 @@ final class ClientLoad {
       Pg pg, String url, long perRead, long fixed, String mode, int c, String prefix, Opener opener)
       throws Exception {
     Load[] load = new Load[2];
-    long commits =
-        commitsOver(
+    Pg.Counters counted =
+        countersOver(
             pg,
             url,
             perRead,
@@ -166,7 +179,8 @@ final class ClientLoad {
             + load[0].unanswered()
             + load[1].samples().size()
             + load[1].unanswered();
-    return new Counted(load[0], (double) (commits - fixed) / runs);
+    return new Counted(
+        load[0], (double) (counted.commits() - fixed) / runs, (double) counted.writes() / runs);
   }
 
   /** What one read of the counters adds to them. */

@@ -234,7 +234,9 @@ record DbosBench(Bench.Plan plan, Pg pg, Report report) {
             + (int) load.runsPerSecond()
             + " runs/s, "
             + Tables.f1(perRun)
-            + " commits/run");
+            + " commits/run, "
+            + Tables.f1(counted.writesPerRun())
+            + " writes/run");
     return new ShortRunsBench.Cell(
         s.label(),
         s.calls(),

@@ -236,7 +236,9 @@ record ShortRunsBench(Bench.Plan plan, Pg pg, Report report) {
               + (int) m.load().runsPerSecond()
               + " runs/s, "
               + Tables.f1(m.commitsPerRun())
-              + " commits/run");
+              + " commits/run, "
+              + Tables.f1(m.writesPerRun())
+              + " writes/run");
       return m.load().runsPerSecond();
     }
 
@@ -338,6 +340,7 @@ record ShortRunsBench(Bench.Plan plan, Pg pg, Report report) {
       int c,
       ClientLoad.Load load,
       double commitsPerRun,
+      double writesPerRun,
       Map<String, Long> bodyEntered,
       Map<String, Long> bodyReturned,
       Map<String, Long> startReturned) {
@@ -449,6 +452,7 @@ record ShortRunsBench(Bench.Plan plan, Pg pg, Report report) {
         c,
         counted.load(),
         counted.commitsPerRun(),
+        counted.writesPerRun(),
         Map.copyOf(BenchFlows.FIRST_DISPATCH),
         Map.copyOf(BenchFlows.BODY_RETURNED),
         Map.copyOf(START_RETURNED));
