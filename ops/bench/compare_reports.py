@@ -50,10 +50,11 @@ def labelled(rows):
         if firsts.count(name) > 1 and len(cells) > 1:
             name = f"{name}, {header[1]} {cells[1]}"
         names.append(name)
+    counts = {name: names.count(name) for name in names}
     seen = {}
     for i, name in enumerate(names):
         seen[name] = seen.get(name, 0) + 1
-        if names.count(name) > 1:
+        if counts[name] > 1:
             names[i] = f"{name} #{seen[name]}"
     return zip(names, rows)
 

@@ -160,8 +160,8 @@ public final class Bench {
     s.put("prune", PruneBench::section);
     s.put("tracing", TracingBench::new);
     s.put("cli", CliBench::new);
-    s.put("shortruns", ShortRunsBench::new);
-    s.put("dbos", DbosBench::new);
+    s.put("shortruns", (plan, pg, report) -> new ShortRunsRounds(plan, pg, report, true, false));
+    s.put("dbos", (plan, pg, report) -> new ShortRunsRounds(plan, pg, report, false, true));
     s.put("growth", GrowthBench::new);
     s.put("timers", TimersBench::new);
     s.put("agents", AgentsBench::new);
@@ -231,7 +231,13 @@ public final class Bench {
     report.environment(plan.mode(), pg.settings());
     timed("baseline", () -> new BaselineBench(plan, pg, report).run());
     for (Map.Entry<String, Section.Of> s : BY_NAME.entrySet()) {
-      if (runs(s.getKey())) {
+      if (s.getKey().equals("shortruns") && runs("shortruns") && runs("dbos")) {
+        // One section for both, their loads in alternating rounds: a ratio is only as good as
+        // the two sides' sharing the same minutes of this machine.
+        timed("shortruns+dbos", new ShortRunsRounds(plan, pg, report, true, true)::run);
+      } else if (s.getKey().equals("dbos") && runs("shortruns") && runs("dbos")) {
+        continue;
+      } else if (runs(s.getKey())) {
         Section section = s.getValue().of(plan, pg, report);
         timed(s.getKey(), section::run);
       }

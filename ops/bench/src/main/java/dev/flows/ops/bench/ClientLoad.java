@@ -115,10 +115,20 @@ final class ClientLoad {
    * lifetime}, less the bench's own read of the counters ({@code perRead}, from {@link #perRead}).
    */
   static long commitsOver(Pg pg, String url, long perRead, Lifetime lifetime) throws Exception {
+    return countersOver(pg, url, perRead, lifetime).commits();
+  }
+
+  /**
+   * As {@link #commitsOver}, with the transaction ids handed out over {@code lifetime} (write
+   * transactions, each a WAL flush at commit; the server's, so only while nothing else writes).
+   */
+  static Pg.Counters countersOver(Pg pg, String url, long perRead, Lifetime lifetime)
+      throws Exception {
     Pg.Counters a = pg.counters(url);
     lifetime.run();
     Pg.settleStats();
-    return pg.counters(url).minus(a).commits() - perRead;
+    Pg.Counters d = pg.counters(url).minus(a);
+    return new Pg.Counters(d.commits() - perRead, d.writes());
   }
 
   /** An engine opened for one lifetime: how its clients start runs, and how it closes. */
@@ -129,15 +139,12 @@ final class ClientLoad {
     Opened open() throws Exception;
   }
 
-  /** One measured load and the commits per run of its lifetime. */
-  record Counted(Load load, double commitsPerRun) {}
-
   /**
-   * One engine lifetime ({@code opener}) measured: a load of {@code c} clients for {@link
-   * #loadSeconds}, after one unmeasured run per client (the pool's connections and any MCP session
-   * open there, not in the first measured runs); commits per run less the lifetime's {@code fixed}
-   * cost, over every run it made.
+   * One measured load, the commits per run of its lifetime, and its write transactions per run (the
+   * lifetime's own fixed writes included).
    */
+  record Counted(Load load, double commitsPerRun, double writesPerRun) {}
+
   /** The database an engine lifetime is counted on, and what one read of its counters adds. */
   record Database(Pg pg, String url, long perRead) {
     Counted measure(long fixed, String mode, int c, String prefix, Opener opener) throws Exception {
@@ -145,23 +152,35 @@ final class ClientLoad {
     }
   }
 
+  /**
+   * One engine lifetime ({@code opener}) measured: a load of {@code c} clients for {@link
+   * #loadSeconds}, after {@link #settleSeconds} of unmeasured runs (at least one per client: the
+   * pool's connections, any MCP session and the engine's own start-up work happen there, not in the
+   * measured runs); commits per run less the lifetime's {@code fixed} cost, over every run it made.
+   */
   private static Counted measure(
       Pg pg, String url, long perRead, long fixed, String mode, int c, String prefix, Opener opener)
       throws Exception {
-    Load[] load = new Load[1];
-    long commits =
-        commitsOver(
+    Load[] load = new Load[2];
+    Pg.Counters counted =
+        countersOver(
             pg,
             url,
             perRead,
             () -> {
               Opened o = opener.open();
               try (AutoCloseable engine = o.engine()) {
-                run(c, c, prefix + "w", o.client());
+                load[1] = during(c, settleSeconds(mode), prefix + "w", o.client());
                 load[0] = during(c, loadSeconds(mode), prefix, o.client());
               }
             });
-    return new Counted(load[0], (double) (commits - fixed) / (load[0].samples().size() + c));
+    long runs =
+        load[0].samples().size()
+            + load[0].unanswered()
+            + load[1].samples().size()
+            + load[1].unanswered();
+    return new Counted(
+        load[0], (double) (counted.commits() - fixed) / runs, (double) counted.writes() / runs);
   }
 
   /** What one read of the counters adds to them. */
@@ -177,6 +196,19 @@ final class ClientLoad {
    */
   static java.time.Duration resultTimeout(String mode) {
     return java.time.Duration.ofSeconds(mode.equals("full") ? 60 : 10);
+  }
+
+  /**
+   * Seconds of unmeasured runs at the start of each engine lifetime in {@code mode}: a fresh engine
+   * (this one's {@code Flows}, a {@code DBOS}) starts its pool and its background work while its
+   * first runs are made, both engines alike.
+   */
+  static double settleSeconds(String mode) {
+    return switch (mode) {
+      case "smoke" -> 0;
+      case "quick" -> 0.5;
+      default -> 1;
+    };
   }
 
   /** Seconds of one measured load in {@code mode}. */

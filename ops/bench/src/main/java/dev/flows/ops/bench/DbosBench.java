@@ -7,7 +7,10 @@ import dev.dbos.transact.StartWorkflowOptions;
 import dev.dbos.transact.config.DBOSConfig;
 import dev.dbos.transact.workflow.Queue;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -17,7 +20,7 @@ import java.util.Optional;
  * directly, then enqueued on a DBOS queue of worker concurrency C. When DBOS is absent or cannot
  * start, the report says why instead.
  */
-record DbosBench(Bench.Plan plan, Pg pg, Report report) implements Section {
+record DbosBench(Bench.Plan plan, Pg pg, Report report) {
   static final String DATABASE = "bench_dbos";
 
   /**
@@ -29,20 +32,117 @@ record DbosBench(Bench.Plan plan, Pg pg, Report report) implements Section {
 
   static final String QUEUE = "flows-bench";
 
-  @Override
-  public void run() throws Exception {
-    log("short runs on DBOS Transact " + version());
-    try {
-      measure();
-    } catch (Exception | LinkageError e) {
-      // The baseline is optional: its absence is reported, never fatal to the bench.
-      String why =
-          (e.getClass().getSimpleName() + ": " + e.getMessage()).lines().findFirst().orElse("");
-      log("  dbos skipped: " + why);
-      report.dbosSkipped(why);
-    } finally {
+  /**
+   * DBOS's side of one short-runs section: its database, the commits a {@code DBOS} makes without
+   * workflows, and whether it still runs (a failure is reported once and ends its side, never the
+   * bench).
+   */
+  final class Side implements AutoCloseable {
+    private final String url;
+    private final long perRead;
+    private final List<ShortRunsBench.Cell> direct = new ArrayList<>();
+    private long fixed;
+    private boolean failed;
+
+    private Side(String url, long perRead) {
+      this.url = url;
+      this.perRead = perRead;
+    }
+
+    boolean running() {
+      return !failed;
+    }
+
+    /**
+     * One direct load of {@code shape} at {@code c} clients: its runs/s, or NaN once DBOS failed.
+     */
+    double measure(ShortRunsBench.Shape shape, int c, int round) {
+      return attempt(
+          () -> {
+            ShortRunsBench.Cell cell = cell(this, shape, c, false, round);
+            direct.add(cell);
+            return cell.runsPerSecond();
+          });
+    }
+
+    /**
+     * The direct loads' rounds pooled per shape and C, then the queue mode once, into the report.
+     */
+    void report() {
+      Map<List<Object>, List<ShortRunsBench.Cell>> byLoad = new LinkedHashMap<>();
+      for (ShortRunsBench.Cell cell : direct) {
+        byLoad.computeIfAbsent(List.of(cell.calls(), cell.c()), k -> new ArrayList<>()).add(cell);
+      }
+      byLoad.values().forEach(cells -> report.dbos(ShortRunsBench.Cell.pooled(cells)));
+      for (ShortRunsBench.Shape s : shapes()) {
+        for (int c : plan.concurrencies()) {
+          attempt(
+              () -> {
+                report.dbosQueued(cell(this, s, c, true, 1));
+                return 0.0;
+              });
+        }
+      }
+    }
+
+    private double attempt(java.util.concurrent.Callable<Double> load) {
+      if (failed) {
+        return Double.NaN;
+      }
+      try {
+        return load.call();
+      } catch (Exception | LinkageError e) {
+        skipped(e);
+        failed = true;
+        return Double.NaN;
+      }
+    }
+
+    @Override
+    public void close() throws Exception {
       pg.drop(DATABASE);
     }
+  }
+
+  /** The f.step shapes of the short runs: the ones DBOS has a workflow for. */
+  List<ShortRunsBench.Shape> shapes() {
+    return ShortRunsBench.shapes(plan.mode()).stream()
+        .filter(s -> !s.mcp() && !s.startedElsewhere())
+        .toList();
+  }
+
+  /**
+   * A fresh database, every shape warmed up on one {@code DBOS} as the engine's are, the fixed
+   * commits counted; empty (and the report says why) when DBOS cannot start.
+   */
+  Optional<Side> open() throws Exception {
+    log("short runs on DBOS Transact " + version());
+    String url = pg.fresh(DATABASE, false);
+    Side side = new Side(url, ClientLoad.perRead(pg, url));
+    try {
+      int warmC = Math.min(4, plan.concurrencies().getLast());
+      try (Dbos d = Dbos.launch(url)) {
+        for (ShortRunsBench.Shape s : shapes()) {
+          Runs.warmUp(
+              plan.warmupSeconds(),
+              () -> ClientLoad.run(warmC, 2 * warmC, "warm", d.client(s.calls())));
+        }
+      }
+      side.fixed = ClientLoad.commitsOver(pg, url, side.perRead, () -> Dbos.launch(url).close());
+      return Optional.of(side);
+    } catch (Exception | LinkageError e) {
+      skipped(e);
+      side.close();
+      return Optional.empty();
+    }
+  }
+
+  /** The baseline is optional: its absence is reported, never fatal to the bench. */
+  private void skipped(Throwable e) {
+    String why =
+        (e.getClass().getSimpleName() + ": " + e.getMessage()).lines().findFirst().orElse("");
+    log("  dbos skipped: " + why);
+    report.dbosSkipped(why);
   }
 
   private static String version() {
@@ -104,56 +204,28 @@ record DbosBench(Bench.Plan plan, Pg pg, Report report) implements Section {
     }
   }
 
-  private void measure() throws Exception {
-    String url = pg.fresh(DATABASE, false);
-    long perRead = ClientLoad.perRead(pg, url);
-    int warmC = Math.min(4, plan.concurrencies().getLast());
-    List<ShortRunsBench.Shape> shapes =
-        ShortRunsBench.shapes(plan.mode()).stream()
-            .filter(s -> !s.mcp() && !s.startedElsewhere())
-            .toList();
-    try (Dbos d = Dbos.launch(url)) {
-      for (ShortRunsBench.Shape s : shapes) {
-        Runs.warmUp(
-            plan.warmupSeconds(),
-            () -> ClientLoad.run(warmC, 2 * warmC, "warm", d.client(s.calls())));
-      }
-    }
-    long fixed = ClientLoad.commitsOver(pg, url, perRead, () -> Dbos.launch(url).close());
-    ClientLoad.Database db = new ClientLoad.Database(pg, url, perRead);
-    for (boolean queued : List.of(false, true)) {
-      for (ShortRunsBench.Shape s : shapes) {
-        for (int c : plan.concurrencies()) {
-          ShortRunsBench.Cell cell = cell(db, fixed, url, s, c, queued);
-          if (queued) {
-            report.dbosQueued(cell);
-          } else {
-            report.dbos(cell);
-          }
-        }
-      }
-    }
-  }
-
   /** One load: C clients on DBOS, each run started directly or enqueued ({@code queued}). */
   private ShortRunsBench.Cell cell(
-      ClientLoad.Database db, long fixed, String url, ShortRunsBench.Shape s, int c, boolean queued)
-      throws Exception {
+      Side side, ShortRunsBench.Shape s, int c, boolean queued, int round) throws Exception {
+    String url = side.url;
     Optional<Integer> queue = queued ? Optional.of(c) : Optional.empty();
     ClientLoad.Counted counted =
-        db.measure(
-            fixed,
-            plan.mode(),
-            c,
-            queued ? "q" : "m",
-            () -> {
-              Dbos d = Dbos.launch(url, queue);
-              return new ClientLoad.Opened(d.client(s.calls()), d);
-            });
+        new ClientLoad.Database(pg, url, side.perRead)
+            .measure(
+                side.fixed,
+                plan.mode(),
+                c,
+                (queued ? "q" : "m") + round + "-",
+                () -> {
+                  Dbos d = Dbos.launch(url, queue);
+                  return new ClientLoad.Opened(d.client(s.calls()), d);
+                });
     ClientLoad.Load load = counted.load();
     double perRun = counted.commitsPerRun();
     log(
-        "  dbos "
+        "  round "
+            + round
+            + " dbos "
             + (queued ? "queued " : "")
             + s.label()
             + " c="
@@ -162,7 +234,9 @@ record DbosBench(Bench.Plan plan, Pg pg, Report report) implements Section {
             + (int) load.runsPerSecond()
             + " runs/s, "
             + Tables.f1(perRun)
-            + " commits/run");
+            + " commits/run, "
+            + Tables.f1(counted.writesPerRun())
+            + " writes/run");
     return new ShortRunsBench.Cell(
         s.label(),
         s.calls(),

@@ -192,6 +192,34 @@ final class Report {
     dbosQueued.add(cell);
   }
 
+  /**
+   * One f.step load's round of the short runs on both engines: who went first, each side's runs/s
+   * (NaN when it did not run), the one-minute load average and a bare INSERT+COMMIT's p50 just
+   * before, and the JIT's and GC's time during each side's load.
+   */
+  record ShortRunsRound(
+      String shape,
+      int calls,
+      int c,
+      int round,
+      boolean engineFirst,
+      double engineRate,
+      double dbosRate,
+      double loadAverage,
+      double commitP50Ms,
+      ShortRunsRounds.JvmWork engineWork,
+      ShortRunsRounds.JvmWork dbosWork) {
+    double ratio() {
+      return engineRate / dbosRate;
+    }
+  }
+
+  final List<ShortRunsRound> shortRunsRounds = new ArrayList<>();
+
+  void shortRunsRound(ShortRunsRound r) {
+    shortRunsRounds.add(r);
+  }
+
   void dbosSkipped(String why) {
     dbosSkipped = Optional.of(why);
   }

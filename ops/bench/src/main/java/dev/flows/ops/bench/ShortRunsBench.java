@@ -26,7 +26,7 @@ import java.util.Optional;
  * start a run ({@link Flows#start}) and wait for its result ({@code RunHandle.result}), on product
  * defaults with worker capacity {@code c}; runs/s, commits per run and where each run's time goes.
  */
-record ShortRunsBench(Bench.Plan plan, Pg pg, Report report) implements Section {
+record ShortRunsBench(Bench.Plan plan, Pg pg, Report report) {
   /**
    * A workload: runs of one flow, each {@code calls} steps or tool calls long. {@code
    * startedElsewhere}: the clients start runs through a {@code Flows} without a worker and a second
@@ -89,7 +89,8 @@ record ShortRunsBench(Bench.Plan plan, Pg pg, Report report) implements Section 
    * One workload at one concurrency: {@code stages} is start → result seen (every run), then each
    * of {@link #STAGES} over the runs admitted before their body ran (empty when the engine journals
    * no such times); {@code bodyFirst} each of {@link #BODY_FIRST_STAGES} over the runs admitted
-   * with their end, {@code admittedFirst} and {@code admittedWithEnd} count those runs.
+   * with their end, {@code admittedFirst} and {@code admittedWithEnd} count those runs. {@code
+   * roundRates}: the runs/s of each round when the cell pools several (empty for one load).
    */
   record Cell(
       String shape,
@@ -102,7 +103,35 @@ record ShortRunsBench(Bench.Plan plan, Pg pg, Report report) implements Section 
       List<Stats> stages,
       long admittedFirst,
       long admittedWithEnd,
-      List<Stats> bodyFirst) {
+      List<Stats> bodyFirst,
+      List<Double> roundRates) {
+    Cell(
+        String shape,
+        int calls,
+        int c,
+        int runs,
+        long unanswered,
+        double seconds,
+        double commitsPerRun,
+        List<Stats> stages,
+        long admittedFirst,
+        long admittedWithEnd,
+        List<Stats> bodyFirst) {
+      this(
+          shape,
+          calls,
+          c,
+          runs,
+          unanswered,
+          seconds,
+          commitsPerRun,
+          stages,
+          admittedFirst,
+          admittedWithEnd,
+          bodyFirst,
+          List.of());
+    }
+
     /** A cell without the per-path breakdown (DBOS's). */
     Cell(
         String shape,
@@ -116,8 +145,48 @@ record ShortRunsBench(Bench.Plan plan, Pg pg, Report report) implements Section 
       this(shape, calls, c, runs, unanswered, seconds, commitsPerRun, stages, 0, 0, List.of());
     }
 
+    /**
+     * The loads of one shape and C over several rounds as one cell: runs/s is the median of the
+     * rounds' rates (a round that met a loaded minute moves it least), latencies and stages are
+     * over every round's runs, commits per run is weighted by runs.
+     */
+    static Cell pooled(List<Cell> rounds) {
+      if (rounds.size() == 1) {
+        return rounds.getFirst();
+      }
+      Cell first = rounds.getFirst();
+      int runs = rounds.stream().mapToInt(Cell::runs).sum();
+      return new Cell(
+          first.shape(),
+          first.calls(),
+          first.c(),
+          runs,
+          rounds.stream().mapToLong(Cell::unanswered).sum(),
+          rounds.stream().mapToDouble(Cell::seconds).sum(),
+          rounds.stream().mapToDouble(x -> x.commitsPerRun() * x.runs()).sum() / Math.max(1, runs),
+          merged(rounds, Cell::stages),
+          rounds.stream().mapToLong(Cell::admittedFirst).sum(),
+          rounds.stream().mapToLong(Cell::admittedWithEnd).sum(),
+          merged(rounds, Cell::bodyFirst),
+          rounds.stream().map(Cell::runsPerSecond).toList());
+    }
+
+    private static List<Stats> merged(
+        List<Cell> rounds, java.util.function.Function<Cell, List<Stats>> of) {
+      int n = of.apply(rounds.getFirst()).size();
+      List<Stats> out = new ArrayList<>();
+      for (int i = 0; i < n; i++) {
+        int at = i;
+        out.add(
+            Stats.of(
+                rounds.stream().flatMap(x -> of.apply(x).get(at).sortedNanos().stream()).toList()));
+      }
+      return out;
+    }
+
+    /** Runs per second: the median of the rounds' when pooled, else this load's. */
     double runsPerSecond() {
-      return runs / seconds;
+      return roundRates.isEmpty() ? runs / seconds : median(roundRates);
     }
 
     Stats total() {
@@ -125,44 +194,96 @@ record ShortRunsBench(Bench.Plan plan, Pg pg, Report report) implements Section 
     }
   }
 
-  @Override
-  public void run() throws Exception {
+  /** The median of {@code values} (the mean of the middle two when their number is even). */
+  static double median(List<Double> values) {
+    List<Double> s = values.stream().sorted().toList();
+    int n = s.size();
+    if (n == 0) {
+      return Double.NaN;
+    }
+    return n % 2 == 1 ? s.get(n / 2) : (s.get(n / 2 - 1) + s.get(n / 2)) / 2;
+  }
+
+  /**
+   * This engine's side of one short-runs section: its database, the MCP servers, the commits a
+   * {@code Flows} makes without runs at each C, and every load measured, until {@link #report}.
+   */
+  final class Side implements AutoCloseable {
+    private final String url;
+    private final long perRead;
+    private final McpServers servers;
+    private final Map<Integer, Long> fixed = new HashMap<>();
+    private final List<Measured> measured = new ArrayList<>();
+
+    private Side(String url, long perRead, McpServers servers) {
+      this.url = url;
+      this.perRead = perRead;
+      this.servers = servers;
+    }
+
+    /** One load of {@code shape} at {@code c} clients; {@code round} keeps its run ids apart. */
+    double measure(Shape shape, int c, int round) throws Exception {
+      Measured m = ShortRunsBench.this.measure(this, shape, c, round);
+      measured.add(m);
+      log(
+          "  round "
+              + round
+              + " "
+              + shape.label()
+              + " c="
+              + c
+              + " "
+              + (int) m.load().runsPerSecond()
+              + " runs/s, "
+              + Tables.f1(m.commitsPerRun())
+              + " commits/run, "
+              + Tables.f1(m.writesPerRun())
+              + " writes/run");
+      return m.load().runsPerSecond();
+    }
+
+    /** Every load's cell, the rounds of one shape and C pooled into one, into the report. */
+    void report() throws Exception {
+      Map<String, long[]> times = journalTimes(url, measured);
+      Map<List<Object>, List<Cell>> byLoad = new java.util.LinkedHashMap<>();
+      for (Measured m : measured) {
+        byLoad
+            .computeIfAbsent(List.of(m.shape().label(), m.c()), k -> new ArrayList<>())
+            .add(m.cell(times));
+      }
+      byLoad.values().forEach(cells -> report.shortRun(Cell.pooled(cells)));
+    }
+
+    @Override
+    public void close() throws Exception {
+      try (servers) {
+        pg.drop("bench_short");
+      }
+    }
+  }
+
+  /** A fresh database, the MCP servers, every shape warmed up, each C's fixed commits counted. */
+  Side open() throws Exception {
     log("short runs through the embedding API");
     String url = pg.fresh("bench_short", true);
     long perRead = ClientLoad.perRead(pg, url);
-    try (McpServers servers = McpServers.start()) {
-      warmUp(url, servers);
-      Map<Integer, Long> fixed = new HashMap<>();
+    Side side = new Side(url, perRead, McpServers.start());
+    try {
+      warmUp(url, side.servers);
       for (int c : plan.concurrencies()) {
-        fixed.put(
+        side.fixed.put(
             c,
             ClientLoad.commitsOver(
                 pg,
                 url,
                 perRead,
-                () -> flows(url, c, servers, List.of(SHAPES.getFirst())).close()));
+                () -> flows(url, c, side.servers, List.of(SHAPES.getFirst())).close()));
       }
-      List<Measured> measured = new ArrayList<>();
-      for (Shape shape : shapes(plan.mode())) {
-        for (int c : plan.concurrencies()) {
-          Measured m = measure(url, servers, shape, c, perRead, fixed.get(c));
-          measured.add(m);
-          log(
-              "  "
-                  + shape.label()
-                  + " c="
-                  + c
-                  + " "
-                  + (int) m.load().runsPerSecond()
-                  + " runs/s, "
-                  + Tables.f1(m.commitsPerRun())
-                  + " commits/run");
-        }
-      }
-      Map<String, long[]> times = journalTimes(url, measured);
-      measured.forEach(m -> report.shortRun(m.cell(times)));
+      return side;
+    } catch (Exception | Error e) {
+      side.close();
+      throw e;
     }
-    pg.drop("bench_short");
   }
 
   /** A Flows as an application builds it: product defaults, a worker of capacity {@code c}. */
@@ -219,6 +340,7 @@ record ShortRunsBench(Bench.Plan plan, Pg pg, Report report) implements Section 
       int c,
       ClientLoad.Load load,
       double commitsPerRun,
+      double writesPerRun,
       Map<String, Long> bodyEntered,
       Map<String, Long> bodyReturned,
       Map<String, Long> startReturned) {
@@ -287,14 +409,16 @@ record ShortRunsBench(Bench.Plan plan, Pg pg, Report report) implements Section 
     }
   }
 
-  private Measured measure(
-      String url, McpServers servers, Shape shape, int c, long perRead, long fixed)
-      throws Exception {
+  private Measured measure(Side side, Shape shape, int c, int round) throws Exception {
+    String url = side.url;
+    McpServers servers = side.servers;
     BenchFlows.FIRST_DISPATCH.clear();
     BenchFlows.BODY_RETURNED.clear();
     START_RETURNED.clear();
     String prefix =
-        "m"
+        "r"
+            + round
+            + "m"
             + shape.calls()
             + (shape.mcp() ? "mcp" : "")
             + (shape.startedElsewhere() ? "x" : "")
@@ -302,9 +426,9 @@ record ShortRunsBench(Bench.Plan plan, Pg pg, Report report) implements Section 
             + c
             + "-";
     ClientLoad.Counted counted =
-        new ClientLoad.Database(pg, url, perRead)
+        new ClientLoad.Database(pg, url, side.perRead)
             .measure(
-                fixed,
+                side.fixed.get(c),
                 plan.mode(),
                 c,
                 prefix,
@@ -328,6 +452,7 @@ record ShortRunsBench(Bench.Plan plan, Pg pg, Report report) implements Section 
         c,
         counted.load(),
         counted.commitsPerRun(),
+        counted.writesPerRun(),
         Map.copyOf(BenchFlows.FIRST_DISPATCH),
         Map.copyOf(BenchFlows.BODY_RETURNED),
         Map.copyOf(START_RETURNED));

@@ -28,7 +28,8 @@ final class ShortRunsMarkdown {
             "Runs as an application makes them through the embedding API: C client threads, each"
                 + " starting a run (`Flows.start`) and waiting for its result"
                 + " (`RunHandle.result`), then starting the next; one `Flows` per load, on product"
-                + " defaults with a worker of capacity C, its first run per thread unmeasured;"
+                + " defaults with a worker of capacity C, its first runs unmeasured (for 1 s, 0.5 s"
+                + " quick, at least one per client: its pool and start-up work there);"
                 + " before the first load, each shape runs unmeasured at 4 clients for the"
                 + " warm-up time (6 s, 3 s quick), on DBOS alike;"
                 + " a run started where that worker has a free slot is admitted already claimed"
@@ -42,7 +43,13 @@ final class ShortRunsMarkdown {
                 + " closed), less a lifetime without runs, divided by every run it made; the"
                 + " worker's timer-driven polls are in it, as they are in production. Unanswered:"
                 + " runs whose result did not come within the client's timeout (10 s, 60 s in a"
-                + " full run), left out of every other column.\n\n")
+                + " full run), left out of every other column."
+                + (results.shortRuns.stream().anyMatch(c -> !c.roundRates().isEmpty())
+                    ? " A load measured in rounds (the f.step loads, alternating with DBOS's):"
+                        + " runs/s is the median of its rounds', every other column is over all"
+                        + " their runs."
+                    : "")
+                + "\n\n")
         .append(
             header(
                 "runs of",

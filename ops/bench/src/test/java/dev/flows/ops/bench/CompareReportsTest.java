@@ -43,6 +43,31 @@ class CompareReportsTest {
             "| 10 f.step | runs/s | 50.00 | 50.00 | 1.00 |");
   }
 
+  private static final String ROUNDS =
+      """
+      ## Short runs on DBOS Transact
+
+      | runs of | C | round | first | this engine runs/s | DBOS runs/s | ratio |
+      |---|---|---|---|---|---|---|
+      | 1 f.step | 1 | 1 | this engine | 800 | 400 | %s |
+      | 1 f.step | 1 | 2 | DBOS | 800 | 800 | %s |
+      | 1 f.step | 4 | 1 | DBOS | 1400 | 700 | 2.00 |
+      """;
+
+  @Test
+  void eachRoundOfALoadIsComparedWithTheSameRoundOfThatLoad(@TempDir Path dir) throws Exception {
+    Path old = Files.writeString(dir.resolve("old.md"), ROUNDS.formatted("2.00", "1.00"));
+    Path neu = Files.writeString(dir.resolve("new.md"), ROUNDS.formatted("3.00", "1.50"));
+
+    List<String> rows = compare(old, neu);
+
+    assertThat(rows)
+        .contains(
+            "| 1 f.step, C 1 #1 | ratio | 2.00 | 3.00 | 1.50 |",
+            "| 1 f.step, C 1 #2 | ratio | 1.00 | 1.50 | 1.50 |",
+            "| 1 f.step, C 4 | ratio | 2.00 | 2.00 | 1.00 |");
+  }
+
   private static List<String> compare(Path old, Path neu) throws IOException, InterruptedException {
     Path script = Path.of(System.getProperty("user.dir"), "compare_reports.py");
     Process p =

@@ -42,6 +42,37 @@ class ScaleTargetsTest {
   }
 
   @Test
+  void aLoadMeasuredInRoundsIsJudgedByTheMedianOfItsRoundsRatiosWithTheirSpread() {
+    Report r = new Report();
+    ShortRunsRounds.JvmWork work = new ShortRunsRounds.JvmWork(1, 0, 0);
+    r.shortRun(
+        ShortRunsBench.Cell.pooled(
+            List.of(
+                cell("1 f.step", 1, 1, 100),
+                cell("1 f.step", 1, 1, 200),
+                cell("1 f.step", 1, 1, 300))));
+    r.dbos(
+        ShortRunsBench.Cell.pooled(
+            List.of(
+                cell("1 f.step", 1, 1, 50),
+                cell("1 f.step", 1, 1, 400),
+                cell("1 f.step", 1, 1, 200))));
+    r.shortRunsRound(
+        new Report.ShortRunsRound("1 f.step", 1, 1, 1, true, 100, 50, 4, 0.25, work, work));
+    r.shortRunsRound(
+        new Report.ShortRunsRound("1 f.step", 1, 1, 2, false, 200, 400, 4, 0.25, work, work));
+    r.shortRunsRound(
+        new Report.ShortRunsRound("1 f.step", 1, 1, 3, true, 300, 200, 4, 0.25, work, work));
+
+    TargetsMarkdown.Target c1 = row(r, "1 f.step runs/s over DBOS direct, C = 1").orElseThrow();
+
+    // Each side's median is 200 runs/s; the rounds' ratios are 2.0, 0.5 and 1.5.
+    assertThat(c1.measured())
+        .isEqualTo("1.50× (200.0 / 200.0; the median of 3 rounds' ratios, 0.50 to 2.00)");
+    assertThat(c1.verdict()).isEqualTo("PASS");
+  }
+
+  @Test
   void tenStepRunsAreHeldToTwiceDbosAndTheQueueModeIsReportedWithoutABound() {
     Report r = new Report();
     r.shortRun(cell("10 f.step", 10, 4, 390));
