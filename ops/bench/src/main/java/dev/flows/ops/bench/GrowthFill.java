@@ -118,10 +118,8 @@ final class GrowthFill {
   }
 
   /**
-   * Refuses a fill the server's disk cannot hold, before it fills the disk: the copies still to
-   * write at the size measured on the first ones, plus room for the WAL (twice {@code
-   * max_wal_size}, as checkpoints overrun it) and a tenth for the index builds' sort files, against
-   * the free space of the server's data directory (when it is on this machine).
+   * Refuses a fill the server's disk cannot hold ({@link DiskPreflight}) before it fills the disk,
+   * when the server's data directory is on this machine.
    */
   private static void preflight(Connection c, List<Copies> all, List<Long> bytesPerCopy)
       throws Exception {
@@ -130,36 +128,24 @@ final class GrowthFill {
       log("  disk preflight skipped: the server's data directory is not on this machine");
       return;
     }
-    long rows = 0;
+    long toWrite = 0;
     long runs = 0;
     for (int i = 0; i < all.size(); i++) {
-      long left = Math.max(0, all.get(i).count() - PROBE);
-      rows += left * bytesPerCopy.get(i);
+      toWrite += Math.max(0, all.get(i).count() - PROBE) * bytesPerCopy.get(i);
       runs += all.get(i).count();
     }
-    long wal = 2 * walBytes(c);
-    long need = rows + rows / 10 + wal;
-    long free = Files.getFileStore(dir.get()).getUsableSpace();
-    long perRun = runs == 0 ? 0 : (rows + databaseBytes(c)) / runs;
+    long perRun = runs == 0 ? 0 : (toWrite + databaseBytes(c)) / runs;
+    DiskPreflight plan =
+        new DiskPreflight(
+            toWrite, walBytes(c), Files.getFileStore(dir.get()).getUsableSpace(), runs, perRun);
     log(
         String.format(
             "  disk preflight: %,d bytes per run of the mix (first copies, indexes included);"
                 + " %.1f GB still to write with WAL and index-build room, %.1f GB free on %s",
-            perRun, need / 1e9, free / 1e9, dir.get()));
-    if (need > free) {
-      long fits = perRun == 0 ? 0 : (long) ((free - wal) / 1.1 / perRun);
-      throw new NoRoom(
-          String.format(
-              "growth fill refused: %,d runs need about %.1f GB more (%,d bytes per run measured"
-                  + " on the first copies, plus WAL and index builds) and %s has %.1f GB free;"
-                  + " fill at most about %,d runs (%s) or free disk",
-              runs,
-              need / 1e9,
-              perRun,
-              dir.get(),
-              free / 1e9,
-              Math.max(0, fits),
-              GrowthBench.RUNS_ENV));
+            perRun, plan.need() / 1e9, plan.free() / 1e9, dir.get()));
+    Optional<String> refusal = plan.refusal(dir.get().toString());
+    if (refusal.isPresent()) {
+      throw new NoRoom(refusal.get());
     }
   }
 
