@@ -259,12 +259,14 @@ final class GrowthFill {
 
   /** Refreshes the planner's statistics and the visibility maps after a fill. */
   static void analyze(String url) throws Exception {
+    long t0 = System.nanoTime();
     try (Connection c = DriverManager.getConnection(url);
         Statement s = c.createStatement()) {
       for (String t : tables(c)) {
         s.execute("VACUUM ANALYZE flows." + t);
       }
     }
+    log("  vacuumed and analyzed in " + (System.nanoTime() - t0) / 1_000_000_000 + " s");
   }
 
   /** Per table holding run rows, the copying statement (from, to, template run id). */
