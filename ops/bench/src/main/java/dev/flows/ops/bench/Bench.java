@@ -218,6 +218,9 @@ public final class Bench {
     try {
       Files.writeString(out, new Bench(Plan.of(mode), new Pg(url), only).run());
       System.out.println("wrote " + out.toAbsolutePath());
+    } catch (GrowthFill.NoRoom e) {
+      System.err.println(e.getMessage());
+      System.exit(2);
     } catch (Exception | Error e) {
       e.printStackTrace();
       System.exit(1);

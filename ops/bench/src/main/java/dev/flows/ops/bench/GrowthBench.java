@@ -47,8 +47,9 @@ record GrowthBench(Bench.Plan plan, Pg pg, Report report) implements Section {
           switch (mode) {
             case "smoke" -> new Size(200, 20, 10);
             case "quick" -> new Size(100_000, 10_000, 200);
-            // Ten million would take 59 GB of disk (a run of the mix holds 5.9 KB with its
-            // indexes) and an hour to fill here; FLOWS_BENCH_GROWTH_RUNS asks for it.
+            // Ten million take about 70 GB of disk (a run of the mix holds 6.5-6.8 KB with its
+            // indexes): FLOWS_BENCH_GROWTH_RUNS asks for it where the fill's disk preflight
+            // finds the room.
             default -> new Size(2_000_000, 100_000, 500);
           };
       return Optional.ofNullable(System.getenv(RUNS_ENV))

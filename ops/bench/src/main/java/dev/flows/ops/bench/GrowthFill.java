@@ -2,6 +2,8 @@ package dev.flows.ops.bench;
 
 import static dev.flows.ops.bench.Bench.log;
 
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
@@ -11,6 +13,11 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Fills a journal fast with copies of real runs: every row a template run wrote (run, steps,
@@ -48,47 +55,181 @@ final class GrowthFill {
 
   /** Writes every one of {@code all}, the secondary indexes built once after the last. */
   static void copies(String url, List<Copies> all) throws Exception {
-    try (Connection c = DriverManager.getConnection(url);
+    try (Connection c = connect(url);
         Statement s = c.createStatement()) {
-      s.execute("SET session_replication_role = replica");
+      // The first copies of each template go in with the indexes in place: what the database
+      // grew by over them, indexes included, is the per-copy size the preflight projects from.
+      List<Long> bytesPerCopy = new ArrayList<>();
+      for (Copies copies : all) {
+        long probe = Math.min(PROBE, copies.count());
+        long before = databaseBytes(c);
+        write(url, copies, 1, probe, 1);
+        bytesPerCopy.add(probe == 0 ? 0 : (databaseBytes(c) - before) / probe);
+      }
+      preflight(c, all, bytesPerCopy);
       List<String> indexes = secondaryIndexes(c);
       for (String index : indexes) {
         s.execute("DROP INDEX flows." + index.substring(0, index.indexOf(' ')));
       }
+      long t0 = System.nanoTime();
+      long copied = 0;
       for (Copies copies : all) {
         log("  copying " + copies.count() + " of " + copies.template() + " as " + copies.prefix());
-        write(c, copies);
+        write(url, copies, Math.min(PROBE, copies.count()) + 1, copies.count(), STREAMS);
+        copied += Math.max(0, copies.count() - PROBE);
       }
-      long t0 = System.nanoTime();
-      s.execute("SET maintenance_work_mem = '256MB'");
+      long copyNanos = System.nanoTime() - t0;
+      long t1 = System.nanoTime();
+      s.execute("SET maintenance_work_mem = '1GB'");
       for (String index : indexes) {
         s.execute(index.substring(index.indexOf(' ') + 1));
       }
       log(
-          "  "
-              + indexes.size()
-              + " indexes built in "
-              + (System.nanoTime() - t0) / 1_000_000
-              + " ms");
-      s.execute("SET session_replication_role = DEFAULT");
+          String.format(
+              "  %,d runs copied in %,d s (%.1f s per million), %d indexes built in %,d s",
+              copied,
+              copyNanos / 1_000_000_000,
+              copied == 0 ? 0 : copyNanos / 1e3 / copied,
+              indexes.size(),
+              (System.nanoTime() - t1) / 1_000_000_000));
     }
   }
 
-  private static void write(Connection c, Copies copies) throws Exception {
-    Map<String, String> inserts = inserts(c, copies.prefix(), idOf(c, copies));
-    for (long from = 1; from <= copies.count(); from += BATCH) {
-      long to = Math.min(copies.count(), from + BATCH - 1);
-      for (Map.Entry<String, String> t : inserts.entrySet()) {
-        try (PreparedStatement ps = c.prepareStatement(t.getValue())) {
-          ps.setLong(1, from);
-          ps.setLong(2, to);
-          ps.setString(3, copies.template());
-          ps.executeUpdate();
-        }
+  /** Copies per template written with the indexes in place, to measure a copy's size. */
+  static final int PROBE = 10_000;
+
+  /** Connections copying at once: the fill is CPU-bound on generating and logging rows. */
+  static final int STREAMS = 2;
+
+  private static Connection connect(String url) throws Exception {
+    Connection c = DriverManager.getConnection(url);
+    try (Statement s = c.createStatement()) {
+      s.execute("SET session_replication_role = replica");
+    }
+    return c;
+  }
+
+  private static long databaseBytes(Connection c) throws Exception {
+    try (ResultSet r =
+        c.createStatement().executeQuery("SELECT pg_database_size(current_database())")) {
+      r.next();
+      return r.getLong(1);
+    }
+  }
+
+  /**
+   * Refuses a fill the server's disk cannot hold ({@link DiskPreflight}) before it fills the disk,
+   * when the server's data directory is on this machine.
+   */
+  private static void preflight(Connection c, List<Copies> all, List<Long> bytesPerCopy)
+      throws Exception {
+    Optional<Path> dir = dataDirectory(c);
+    if (dir.isEmpty()) {
+      log("  disk preflight skipped: the server's data directory is not on this machine");
+      return;
+    }
+    long toWrite = 0;
+    long runs = 0;
+    for (int i = 0; i < all.size(); i++) {
+      toWrite += Math.max(0, all.get(i).count() - PROBE) * bytesPerCopy.get(i);
+      runs += all.get(i).count();
+    }
+    long perRun = runs == 0 ? 0 : (toWrite + databaseBytes(c)) / runs;
+    DiskPreflight plan =
+        new DiskPreflight(
+            toWrite, walBytes(c), Files.getFileStore(dir.get()).getUsableSpace(), runs, perRun);
+    log(
+        String.format(
+            "  disk preflight: %,d bytes per run of the mix (first copies, indexes included);"
+                + " %.1f GB still to write with WAL and index-build room, %.1f GB free on %s",
+            perRun, plan.need() / 1e9, plan.free() / 1e9, dir.get()));
+    Optional<String> refusal = plan.refusal(dir.get().toString());
+    if (refusal.isPresent()) {
+      throw new NoRoom(refusal.get());
+    }
+  }
+
+  /** A fill refused before it starts: one line saying why and what to do. */
+  static final class NoRoom extends IllegalStateException {
+    NoRoom(String message) {
+      super(message);
+    }
+  }
+
+  /** The server's data directory, if it is a directory on this machine. */
+  private static Optional<Path> dataDirectory(Connection c) {
+    try (ResultSet r = c.createStatement().executeQuery("SHOW data_directory")) {
+      r.next();
+      Path p = Path.of(r.getString(1));
+      return Files.isDirectory(p) ? Optional.of(p) : Optional.empty();
+    } catch (Exception e) {
+      // Only a superuser may read the setting; without it there is nothing to check against.
+      return Optional.empty();
+    }
+  }
+
+  private static long walBytes(Connection c) throws Exception {
+    try (ResultSet r =
+        c.createStatement()
+            .executeQuery(
+                "SELECT setting::bigint * 1024 * 1024 FROM pg_settings WHERE name = 'max_wal_size'")) {
+      r.next();
+      return r.getLong(1);
+    }
+  }
+
+  /**
+   * Copies {@code from..to} of {@code copies}, in batches of {@link #BATCH} shared out to {@code
+   * streams} connections.
+   */
+  private static void write(String url, Copies copies, long from, long to, int streams)
+      throws Exception {
+    if (from > to) {
+      return;
+    }
+    AtomicLong next = new AtomicLong(from);
+    AtomicLong done = new AtomicLong();
+    long t0 = System.nanoTime();
+    ExecutorService pool = Executors.newFixedThreadPool(streams);
+    try {
+      List<Future<?>> running = new ArrayList<>();
+      for (int i = 0; i < streams; i++) {
+        running.add(
+            pool.submit(
+                () -> {
+                  try (Connection c = connect(url)) {
+                    templateRows(c, copies.template());
+                    Map<String, String> inserts = inserts(c, copies.prefix(), idOf(c, copies));
+                    for (long a = next.getAndAdd(BATCH); a <= to; a = next.getAndAdd(BATCH)) {
+                      long b = Math.min(to, a + BATCH - 1);
+                      for (String sql : inserts.values()) {
+                        try (PreparedStatement ps = c.prepareStatement(sql)) {
+                          ps.setLong(1, a);
+                          ps.setLong(2, b);
+                          ps.setString(3, copies.template());
+                          ps.executeUpdate();
+                        }
+                      }
+                      long n = done.addAndGet(b - a + 1);
+                      if (n / 1_000_000 != (n - (b - a + 1)) / 1_000_000) {
+                        log(
+                            String.format(
+                                "  %s %,d of %,d (%.1f s per million)",
+                                copies.prefix(),
+                                n + from - 1,
+                                copies.count(),
+                                (System.nanoTime() - t0) / 1e3 / n));
+                      }
+                    }
+                  }
+                  return null;
+                }));
       }
-      if (to % 1_000_000 == 0) {
-        log("  " + copies.prefix() + " " + to + " of " + copies.count());
+      for (Future<?> f : running) {
+        f.get();
       }
+    } finally {
+      pool.shutdownNow();
     }
   }
 
@@ -119,12 +260,14 @@ final class GrowthFill {
 
   /** Refreshes the planner's statistics and the visibility maps after a fill. */
   static void analyze(String url) throws Exception {
+    long t0 = System.nanoTime();
     try (Connection c = DriverManager.getConnection(url);
         Statement s = c.createStatement()) {
       for (String t : tables(c)) {
         s.execute("VACUUM ANALYZE flows." + t);
       }
     }
+    log("  vacuumed and analyzed in " + (System.nanoTime() - t0) / 1_000_000_000 + " s");
   }
 
   /** Per table holding run rows, the copying statement (from, to, template run id). */
@@ -150,6 +293,29 @@ final class GrowthFill {
         + " - g), 12, '0') || left(md5('"
         + copies.prefix()
         + "' || g), 20)";
+  }
+
+  /**
+   * The template's rows of every run table, in temporary tables of this connection the copies are
+   * made from: with the secondary indexes dropped, finding them in the journal itself is a scan of
+   * every entry copied so far, once per batch.
+   */
+  private static void templateRows(Connection c, String template) throws Exception {
+    if (!template.matches("[A-Za-z0-9_.:-]+")) {
+      throw new IllegalArgumentException("a template is a run id, not " + template);
+    }
+    try (Statement s = c.createStatement()) {
+      for (String t : tables(c)) {
+        s.execute(
+            "CREATE TEMP TABLE template_"
+                + t
+                + " AS SELECT * FROM flows."
+                + t
+                + " WHERE run_id = '"
+                + template
+                + "'");
+      }
+    }
   }
 
   private static Map<String, String> inserts(Connection c, String prefix, String runId)
@@ -185,9 +351,13 @@ final class GrowthFill {
               + String.join(", ", cols)
               + ") SELECT "
               + String.join(", ", exprs)
-              + " FROM flows."
+              + " FROM pg_temp.template_"
               + t
-              + " t, generate_series(CAST(? AS bigint), CAST(? AS bigint)) g"
+              + " t, (SELECT g, "
+              + runId
+              + " AS id FROM generate_series(CAST(? AS bigint), CAST(? AS bigint)) g"
+              // OFFSET 0 keeps the subquery apart, so a copy's id is made once, not once per row.
+              + " OFFSET 0) s"
               + " WHERE t.run_id = ?");
     }
     return out;
@@ -195,11 +365,11 @@ final class GrowthFill {
 
   private static String expr(String col, String type, String prefix, String runId) {
     return switch (col) {
-      case "run_id" -> runId;
-      case "admission_key" -> "'" + prefix + "' || g";
+      case "run_id" -> "s.id";
+      case "admission_key" -> "'" + prefix + "' || s.g";
       default ->
           type.startsWith("timestamp")
-              ? "t." + col + " - g * interval '1 millisecond'"
+              ? "t." + col + " - s.g * interval '1 millisecond'"
               : "t." + col;
     };
   }
