@@ -8,11 +8,6 @@ import dev.flows.embed.FlowsBuilder;
 import dev.flows.embed.ResultTimeoutException;
 import dev.flows.embed.StartOptions;
 import dev.flows.sdk.Flow;
-import java.sql.Array;
-import java.sql.Connection;
-import java.sql.DriverManager;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -244,7 +239,9 @@ record ShortRunsBench(Bench.Plan plan, Pg pg, Report report) {
 
     /** Every load's cell, the rounds of one shape and C pooled into one, into the report. */
     void report() throws Exception {
-      Map<String, long[]> times = journalTimes(url, measured);
+      List<String> ids = new ArrayList<>();
+      measured.forEach(m -> m.load().samples().forEach(x -> ids.add(x.runId())));
+      Map<String, long[]> times = JournalTimes.of(url, ids);
       Map<List<Object>, List<Cell>> byLoad = new java.util.LinkedHashMap<>();
       for (Measured m : measured) {
         byLoad
@@ -457,52 +454,6 @@ record ShortRunsBench(Bench.Plan plan, Pg pg, Report report) {
         Map.copyOf(BenchFlows.BODY_RETURNED),
         Map.copyOf(START_RETURNED));
   }
-
-  /**
-   * Per run id, the journal's times as epoch nanoseconds: admitted (the run row's creation), the
-   * body's first attempt started (its claim), the last memo or tool call confirmed (its children's
-   * too), the run ended.
-   */
-  private static Map<String, long[]> journalTimes(String url, List<Measured> measured)
-      throws Exception {
-    List<String> ids = new ArrayList<>();
-    measured.forEach(m -> m.load().samples().forEach(s -> ids.add(s.runId())));
-    Map<String, long[]> out = new HashMap<>();
-    try (Connection c = DriverManager.getConnection(url);
-        PreparedStatement ps = c.prepareStatement(JOURNAL_TIMES)) {
-      Array array = c.createArrayOf("text", ids.toArray());
-      ps.setArray(1, array);
-      try (ResultSet r = ps.executeQuery()) {
-        while (r.next()) {
-          long[] t = new long[4];
-          boolean complete = true;
-          for (int i = 0; i < 4; i++) {
-            t[i] = r.getLong(i + 2) * 1000;
-            complete &= !r.wasNull();
-          }
-          if (complete) {
-            out.put(r.getString(1), t);
-          }
-        }
-      }
-    }
-    return out;
-  }
-
-  private static final String JOURNAL_TIMES =
-      """
-      SELECT r.run_id,
-             (extract(epoch FROM r.created_at) * 1e6)::bigint,
-             (SELECT (extract(epoch FROM min(e.at)) * 1e6)::bigint FROM flows.journal_entries e
-               WHERE e.run_id = r.run_id AND e.entry_type = 'step.attempt.started'),
-             (SELECT (extract(epoch FROM max(e.at)) * 1e6)::bigint FROM flows.journal_entries e
-               JOIN flows.runs k ON k.run_id = e.run_id
-               WHERE (k.run_id = r.run_id OR k.parent_run_id = r.run_id)
-                 AND e.entry_type = 'effect.confirmed'),
-             (extract(epoch FROM r.completed_at) * 1e6)::bigint
-        FROM flows.runs r
-       WHERE r.run_id = ANY (?)
-      """;
 
   /** {@link System#nanoTime} as epoch nanoseconds, so caller and journal times subtract. */
   private static final Wall WALL = Wall.now();

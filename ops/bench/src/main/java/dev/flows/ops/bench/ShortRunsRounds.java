@@ -70,32 +70,7 @@ record ShortRunsRounds(Bench.Plan plan, Pg pg, Report report, boolean engine, bo
           for (int c : plan.concurrencies()) {
             boolean engineFirst = (round + load) % 2 == 1;
             load++;
-            double loadAverage = loadAverage();
-            double commitP50 =
-                Baseline.inserts(probe, 1, probeSeconds(plan.mode())).latency().p50();
-            Measured ourRun = new Measured(Double.NaN, JvmWork.NONE);
-            Measured theirRun = new Measured(Double.NaN, JvmWork.NONE);
-            for (boolean ourTurn : List.of(engineFirst, !engineFirst)) {
-              int r = round;
-              if (ourTurn && e.isPresent()) {
-                ourRun = Measured.of(() -> e.get().measure(shape, c, r));
-              } else if (!ourTurn && d.isPresent() && d.get().running()) {
-                theirRun = Measured.of(() -> d.get().measure(shape, c, r));
-              }
-            }
-            report.shortRunsRound(
-                new Report.ShortRunsRound(
-                    shape.label(),
-                    shape.calls(),
-                    c,
-                    round,
-                    engineFirst,
-                    ourRun.rate(),
-                    theirRun.rate(),
-                    loadAverage,
-                    commitP50,
-                    ourRun.work(),
-                    theirRun.work()));
+            pair(e, d, probe, shape, c, round, engineFirst);
           }
         }
       }
@@ -113,6 +88,45 @@ record ShortRunsRounds(Bench.Plan plan, Pg pg, Report report, boolean engine, bo
         d.get().report();
       }
     }
+  }
+
+  /**
+   * One load's pair in one round: the machine's load and a bare commit first, then both sides in
+   * the given order, into the report as one round.
+   */
+  private void pair(
+      Optional<ShortRunsBench.Side> e,
+      Optional<DbosBench.Side> d,
+      String probe,
+      ShortRunsBench.Shape shape,
+      int c,
+      int round,
+      boolean engineFirst)
+      throws Exception {
+    double loadAverage = loadAverage();
+    double commitP50 = Baseline.inserts(probe, 1, probeSeconds(plan.mode())).latency().p50();
+    Measured ourRun = new Measured(Double.NaN, JvmWork.NONE);
+    Measured theirRun = new Measured(Double.NaN, JvmWork.NONE);
+    for (boolean ourTurn : List.of(engineFirst, !engineFirst)) {
+      if (ourTurn && e.isPresent()) {
+        ourRun = Measured.of(() -> e.get().measure(shape, c, round));
+      } else if (!ourTurn && d.isPresent() && d.get().running()) {
+        theirRun = Measured.of(() -> d.get().measure(shape, c, round));
+      }
+    }
+    report.shortRunsRound(
+        new Report.ShortRunsRound(
+            shape.label(),
+            shape.calls(),
+            c,
+            round,
+            engineFirst,
+            ourRun.rate(),
+            theirRun.rate(),
+            loadAverage,
+            commitP50,
+            ourRun.work(),
+            theirRun.work()));
   }
 
   /**
