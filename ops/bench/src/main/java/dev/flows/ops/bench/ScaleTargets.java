@@ -57,15 +57,9 @@ final class ScaleTargets {
                 + " sections it comes from.\n\n")
         .append(header("target", "measured", "bound", "verdict", "miss by", "load"));
     for (Row r : rows) {
-      Target t = r.target();
-      md.append(
-          row(
-              t.name(),
-              t.measured(),
-              t.bound(),
-              t.verdict(),
-              t.pass().orElse(true) ? "" : t.miss(),
-              load(results, r.sections())));
+      List<String> cells = new ArrayList<>(r.target().cells());
+      cells.add(load(results, r.sections()));
+      md.append(row(cells.toArray(String[]::new)));
     }
   }
 

@@ -30,19 +30,18 @@ final class TargetsMarkdown {
     String verdict() {
       return pass.map(p -> p ? "PASS" : "MISS").orElse("measured");
     }
+
+    /** The row's cells: name, measured, bound, verdict and, for a miss only, by how much. */
+    List<String> cells() {
+      return List.of(name, measured, bound, verdict(), pass.orElse(true) ? "" : miss);
+    }
   }
 
   static void render(Report results, StringBuilder md) {
     md.append("\n## Targets\n\n")
         .append(header("target", "measured", "bound", "verdict", "miss by"));
     for (Target t : targets(results)) {
-      md.append(
-          row(
-              t.name(),
-              t.measured(),
-              t.bound(),
-              t.verdict(),
-              t.pass().orElse(true) ? "" : t.miss()));
+      md.append(row(t.cells().toArray(String[]::new)));
     }
     md.append("\nChaos (≥ 200 faults, 0 violations) is measured by `ops/chaos`, not here.\n");
     md.append("\n").append(Notes.MISSES);
