@@ -119,6 +119,26 @@ class UnknownOutcomeParksTest {
     throw new AssertionError("run did not become " + status + ": " + journal.run(run));
   }
 
+  /** The root parked waiting on its one call, itself parked with its step: answers the call. */
+  private static RunRef parkedCall(RunRef root) throws Exception {
+    RunSnapshot parked = awaitStatus(root, RunStatus.PARKED);
+    assertThat(parked.status()).as("the flow waits on the call").isEqualTo(RunStatus.PARKED);
+    RunRef call = journal.children(root).getFirst();
+    RunSnapshot child = journal.run(call).orElseThrow();
+    assertThat(child.status()).isEqualTo(RunStatus.PARKED);
+    assertThat(child.steps().getFirst().status()).isEqualTo(StepStatus.PARKED);
+    return call;
+  }
+
+  /** How each of the call's attempts ended, in order. */
+  private static List<JournalEntry.StepCompleted> stepEnds(RunRef call) {
+    return journal.entries(call).stream()
+        .map(r -> r.entry())
+        .filter(e -> e instanceof JournalEntry.StepCompleted)
+        .map(e -> (JournalEntry.StepCompleted) e)
+        .toList();
+  }
+
   @Test
   void aCallTheServerPerformedButNeverAnsweredParksOutcomeUnknownAndResolvesPerformed(
       @TempDir Path dir) throws Exception {
@@ -133,12 +153,7 @@ class UnknownOutcomeParksTest {
               .runId();
       engine.startWorker();
 
-      RunSnapshot parked = awaitStatus(root, RunStatus.PARKED);
-      assertThat(parked.status()).as("the flow waits on the call").isEqualTo(RunStatus.PARKED);
-      RunRef call = journal.children(root).getFirst();
-      RunSnapshot child = journal.run(call).orElseThrow();
-      assertThat(child.status()).isEqualTo(RunStatus.PARKED);
-      assertThat(child.steps().getFirst().status()).isEqualTo(StepStatus.PARKED);
+      RunRef call = parkedCall(root);
 
       List<String> performed = Files.readAllLines(ledger);
       assertThat(performed).as("the server performed the key once").hasSize(1);
@@ -146,12 +161,7 @@ class UnknownOutcomeParksTest {
           .as("every attempt re-sent the call with the same key")
           .hasSizeGreaterThan(1)
           .containsOnly(performed.getFirst());
-      List<JournalEntry.StepCompleted> ends =
-          journal.entries(call).stream()
-              .map(r -> r.entry())
-              .filter(e -> e instanceof JournalEntry.StepCompleted)
-              .map(e -> (JournalEntry.StepCompleted) e)
-              .toList();
+      List<JournalEntry.StepCompleted> ends = stepEnds(call);
       assertThat(ends)
           .as("no attempt ended the call as failed")
           .noneMatch(c -> c.disposition() == Disposition.STEP_DONE)
@@ -181,22 +191,14 @@ class UnknownOutcomeParksTest {
               .runId();
       engine.startWorker();
 
-      RunSnapshot parked = awaitStatus(root, RunStatus.PARKED);
-      assertThat(parked.status()).as("the flow waits on the call").isEqualTo(RunStatus.PARKED);
-      RunRef call = journal.children(root).getFirst();
-      RunSnapshot child = journal.run(call).orElseThrow();
-      assertThat(child.status()).isEqualTo(RunStatus.PARKED);
-      assertThat(child.steps().getFirst().status()).isEqualTo(StepStatus.PARKED);
-      assertThat(child.steps().getFirst().attempts()).as("a timeout is not retried").isEqualTo(1);
+      RunRef call = parkedCall(root);
+      assertThat(journal.run(call).orElseThrow().steps().getFirst().attempts())
+          .as("a timeout is not retried")
+          .isEqualTo(1);
 
       List<String> performed = Files.readAllLines(ledger);
       assertThat(performed).as("the server performed the call").hasSize(1);
-      List<JournalEntry.StepCompleted> ends =
-          journal.entries(call).stream()
-              .map(r -> r.entry())
-              .filter(e -> e instanceof JournalEntry.StepCompleted)
-              .map(e -> (JournalEntry.StepCompleted) e)
-              .toList();
+      List<JournalEntry.StepCompleted> ends = stepEnds(call);
       assertThat(ends).hasSize(1);
       assertThat(ends.getFirst().disposition()).isEqualTo(Disposition.PARK);
       JsonNode tail = ends.getFirst().trajectoryTail().orElseThrow();

@@ -8,7 +8,6 @@ import dev.flows.journalstore.PostgresJournal;
 import dev.flows.kernel.journal.Admit;
 import dev.flows.kernel.journal.ClaimRequest;
 import dev.flows.kernel.journal.ClaimedAttempt;
-import dev.flows.kernel.journal.PruneRequest;
 import dev.flows.kernel.journal.StartRun;
 import dev.flows.kernel.journal.StepOutcome;
 import dev.flows.kernel.journal.WorkerId;
@@ -24,7 +23,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import java.util.OptionalInt;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentLinkedQueue;
@@ -139,15 +137,15 @@ final class PruneBench {
       try (PostgresJournal journal =
           PostgresJournal.connect(JournalStoreConfig.forUrl(url).withPoolSize(PROBE_THREADS + 2))) {
         RunSpec spec = Lowering.command("bench", List.of("true"), false, SdkConfig.DEFAULTS);
-        Alternation alt = new Alternation(journal);
+        PausablePrune prune = new PausablePrune(journal, BATCH);
         try (Probe probe = new Probe(journal, spec)) {
           Thread.sleep(window.toMillis()); // warm-up, unmeasured, as long as a measured window
-          List<Window> windows = alt.run(probe, window, probeCap(runs));
+          List<Window> windows = alternate(prune, probe, window, probeCap(runs));
           return new Result(
               entries,
               runCount,
               windows,
-              alt.pruneNanos() / 1e9,
+              prune.pruneNanos() / 1e9,
               entries - remainingEntries(url),
               runCount - remaining(url));
         }
@@ -158,100 +156,30 @@ final class PruneBench {
   }
 
   /**
-   * Runs {@code flows runs prune}'s loop only in the windows that say so: each batch starts only
-   * while the window is one of pruning, and a window without pruning starts once the batch under
-   * way ended, so no claim of such a window overlaps a batch.
+   * Windows of {@code length}, without pruning first, until the prune found nothing left (its last
+   * window ends there) or {@code cap} passed. A window without pruning starts once the batch under
+   * way ended, so none of its claims overlaps a batch.
    */
-  private static final class Alternation {
-    private final PostgresJournal journal;
-    private final java.util.concurrent.locks.ReentrantLock batch =
-        new java.util.concurrent.locks.ReentrantLock(true);
-    private final java.util.concurrent.locks.Condition changed = batch.newCondition();
-    private boolean pruning;
-    private volatile boolean done;
-    private long pruneNanos;
-
-    Alternation(PostgresJournal journal) {
-      this.journal = journal;
-    }
-
-    /**
-     * Windows of {@code length}, without pruning first, until the prune found nothing left (its
-     * last window ends there) or {@code cap} passed.
-     */
-    List<Window> run(Probe probe, Duration length, Duration cap) throws InterruptedException {
-      Thread pruner = Thread.ofPlatform().name("bench-prune").start(this::pruneWhenAsked);
-      List<Window> windows = new ArrayList<>();
-      long capAt = System.nanoTime() + cap.toNanos();
-      try {
-        for (boolean on = false; !done && System.nanoTime() < capAt; on = !on) {
-          set(on);
-          probe.openWindow();
-          long end = System.nanoTime() + length.toNanos();
-          while (System.nanoTime() < end && !done) {
-            Thread.sleep(20);
-          }
-          windows.add(new Window(on, probe.closeWindow()));
+  private static List<Window> alternate(
+      PausablePrune prune, Probe probe, Duration length, Duration cap) throws InterruptedException {
+    Thread pruner = prune.start();
+    List<Window> windows = new ArrayList<>();
+    long capAt = System.nanoTime() + cap.toNanos();
+    try {
+      for (boolean on = false; !prune.done() && System.nanoTime() < capAt; on = !on) {
+        prune.set(on);
+        probe.openWindow();
+        long end = System.nanoTime() + length.toNanos();
+        while (System.nanoTime() < end && !prune.done()) {
+          Thread.sleep(20);
         }
-      } finally {
-        done = true;
-        set(false);
-        pruner.join();
+        windows.add(new Window(on, probe.closeWindow()));
       }
-      return windows;
+    } finally {
+      prune.stop();
+      pruner.join();
     }
-
-    /** Switches the phase once the batch under way (if any) ended. */
-    private void set(boolean on) {
-      batch.lock();
-      try {
-        pruning = on;
-        changed.signalAll();
-      } finally {
-        batch.unlock();
-      }
-    }
-
-    /** The batches' own time, summed. */
-    long pruneNanos() {
-      batch.lock();
-      try {
-        return pruneNanos;
-      } finally {
-        batch.unlock();
-      }
-    }
-
-    /**
-     * What {@code flows runs prune} does, batch after batch, paused between windows of it. The lock
-     * is held a batch at a time and is fair, so a switch waits for one batch at most.
-     */
-    private void pruneWhenAsked() {
-      PruneRequest request =
-          new PruneRequest(Duration.ofDays(30), OptionalInt.of(BATCH), "bench", false);
-      while (!done) {
-        batch.lock();
-        try {
-          while (!pruning && !done) {
-            changed.await();
-          }
-          if (done) {
-            return;
-          }
-          long t = System.nanoTime();
-          boolean empty = journal.prune(request).empty();
-          pruneNanos += System.nanoTime() - t;
-          if (empty) {
-            done = true;
-          }
-        } catch (InterruptedException e) {
-          Thread.currentThread().interrupt();
-          return;
-        } finally {
-          batch.unlock();
-        }
-      }
-    }
+    return windows;
   }
 
   /** Ended runs of {@link #ENTRIES_PER_RUN} entries each, written in bulk with plain SQL. */
