@@ -11,8 +11,9 @@ NUMBER = re.compile(r"^[+-]?[\d,]*\.?\d+")
 
 
 def tables(path):
-    """Yields (heading, header cells, row cells) for every table row of a markdown report."""
-    heading, header = "", None
+    """Yields (table number, heading, header cells, row cells) for every table row of a markdown
+    report; the number tells apart two tables of one shape that follow each other."""
+    heading, header, table = "", None, 0
     with open(path, encoding="utf-8") as f:
         for line in f:
             line = line.rstrip("\n")
@@ -24,11 +25,11 @@ def tables(path):
                 continue
             cells = [c.strip() for c in line.strip().strip("|").split("|")]
             if header is None:
-                header = cells
+                header, table = cells, table + 1
             elif all(set(c) <= set("-: ") for c in cells):
                 continue
             else:
-                yield heading, header, cells
+                yield table, heading, header, cells
 
 
 def number(cell):
@@ -60,13 +61,21 @@ def labelled(rows):
 
 
 def blocks(path):
-    """Groups a report's table rows by table (heading and header)."""
-    block, current = [], None
-    for heading, header, cells in tables(path):
-        if (heading, header) != current and block:
-            yield block
-            block = []
-        current = (heading, header)
+    """Groups a report's table rows by table. A heading holding more than one table of the same
+    header (DBOS's direct and queue modes) names the second and later ones apart, counted per
+    report, so each is compared with its counterpart, never pooled with the first."""
+    block, current, shapes = [], None, {}
+    for table, heading, header, cells in tables(path):
+        if table != current:
+            if block:
+                yield block
+            block, current = [], table
+            shape = (heading, tuple(header))
+            shapes[shape] = shapes.get(shape, 0) + 1
+            if shapes[shape] > 1:
+                name = f"{heading} (table {shapes[shape]} of this shape)"
+        if shapes[shape] > 1:
+            heading = name
         block.append((heading, header, cells))
     if block:
         yield block

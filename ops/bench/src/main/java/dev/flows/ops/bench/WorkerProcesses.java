@@ -3,6 +3,7 @@ package dev.flows.ops.bench;
 import static dev.flows.ops.bench.Bench.log;
 import static dev.flows.ops.bench.WorkerProcesses.worker;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.flows.mcp.testkit.Jvm;
@@ -12,6 +13,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -117,14 +119,39 @@ final class WorkerProcesses {
    * default, so every virtual thread started is in the dump).
    */
   static Threads threadDump(long pid) throws Exception {
-    Path file = Files.createTempFile("bench-threads", ".json");
-    Files.delete(file);
-    try {
-      jcmd(pid, "Thread.dump_to_file", "-format=json", file.toString());
-      return Threads.of(new ObjectMapper().readTree(file.toFile()));
-    } finally {
-      Files.deleteIfExists(file);
+    return whole(
+        DUMP_ATTEMPTS,
+        () -> {
+          Path file = Files.createTempFile("bench-threads", ".json");
+          Files.delete(file);
+          try {
+            jcmd(pid, "Thread.dump_to_file", "-format=json", file.toString());
+            return Threads.of(new ObjectMapper().readTree(file.toFile()));
+          } finally {
+            Files.deleteIfExists(file);
+          }
+        });
+  }
+
+  /**
+   * Dumps taken before giving up on a JVM's threads. A dump has come back cut short (the file
+   * ending inside a string, with 250 tasks in flight), which ended the whole bench run: a count is
+   * worth another dump, not the other sections' figures.
+   */
+  static final int DUMP_ATTEMPTS = 3;
+
+  /** What {@code read} answers from the first of {@code attempts} reads that parses whole. */
+  static <T> T whole(int attempts, Callable<T> read) throws Exception {
+    JsonProcessingException last = null;
+    for (int i = 0; i < attempts; i++) {
+      try {
+        return read.call();
+      } catch (JsonProcessingException cutShort) {
+        last = cutShort;
+        log("  a thread dump did not parse (" + cutShort.getOriginalMessage() + "); again");
+      }
     }
+    throw last;
   }
 
   /**

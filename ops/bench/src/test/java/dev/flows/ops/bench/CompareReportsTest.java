@@ -68,6 +68,42 @@ class CompareReportsTest {
             "| 1 f.step, C 4 | ratio | 2.00 | 2.00 | 1.00 |");
   }
 
+  private static final String TWO_MODES =
+      """
+      ## Short runs on DBOS Transact
+
+      | runs of | C | DBOS runs/s |
+      |---|---|---|
+      | 1 f.step | 1 | %d |
+
+      Each round:
+
+      | runs of | C | round | this engine runs/s |
+      |---|---|---|---|
+      | 1 f.step | 1 | 1 | 900 |
+
+      DBOS's queue mode:
+
+      | runs of | C | DBOS runs/s |
+      |---|---|---|
+      | 1 f.step | 1 | %d |
+      """;
+
+  @Test
+  void twoTablesOfOneShapeUnderOneHeadingAreComparedTableByTableNotPooled(@TempDir Path dir)
+      throws Exception {
+    Path old = Files.writeString(dir.resolve("old.md"), TWO_MODES.formatted(500, 2));
+    Path neu = Files.writeString(dir.resolve("new.md"), TWO_MODES.formatted(400, 1));
+
+    List<String> rows = compare(old, neu);
+
+    assertThat(rows)
+        .contains(
+            "| 1 f.step | DBOS runs/s | 500.00 | 400.00 | 0.80 |",
+            "## Short runs on DBOS Transact (table 2 of this shape)",
+            "| 1 f.step | DBOS runs/s | 2.00 | 1.00 | 0.50 |");
+  }
+
   private static List<String> compare(Path old, Path neu) throws IOException, InterruptedException {
     Path script = Path.of(System.getProperty("user.dir"), "compare_reports.py");
     Process p =
