@@ -19,7 +19,6 @@ import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
@@ -65,13 +64,15 @@ public final class Worker implements AutoCloseable {
   private final Semaphore slots;
   private final RunningAttempts attempts;
   private final LocalStarts starts;
-  private final CountDownLatch stopping = new CountDownLatch(1);
+  private final StopSignal stopping = new StopSignal();
+  // Held through a whole start or stop: a start waits for a stop under way to end.
+  private final Object lifecycle = new Object();
   private final AtomicLong congested = new AtomicLong();
   private final ClaimScope scope = new ClaimScope();
   private final ReconcileSweeps sweeps = new ReconcileSweeps();
-  private Optional<Presence> presence = Optional.empty();
-  private Thread claimLoop;
-  private Thread reconciler;
+  private volatile Optional<Presence> presence = Optional.empty();
+  private volatile Thread claimLoop;
+  private volatile Thread reconciler;
 
   /** A worker with this process's id: one worker id per process. */
   public Worker(
@@ -125,42 +126,46 @@ public final class Worker implements AutoCloseable {
   }
 
   /** Whether the claim loop runs: started, not stopping, and its thread alive. */
-  public synchronized boolean claiming() {
+  public boolean claiming() {
     return claimLoop != null && !stopped() && claimLoop.isAlive();
   }
 
-  public synchronized void start() {
-    if (claimLoop != null) {
-      throw new IllegalStateException("worker already started");
+  /**
+   * Starts claiming: the claim loop and the reconciler, each on a platform thread. A worker that
+   * {@link #stop() stopped} starts again under the same id, its counts going on.
+   */
+  public void start() {
+    synchronized (lifecycle) {
+      if (claimLoop != null && !stopped()) {
+        throw new IllegalStateException("worker already started");
+      }
+      // Started again after a stop (a container that stops and starts its context).
+      stopping.lowerAfter(
+          config.pollInterval().plus(config.stopCompletionTimeout()), claimLoop, reconciler);
+      LOG.info(
+          "worker {} attached: kinds {}, queues {}, capacity {}",
+          id,
+          executors.kinds(),
+          scope.queues(),
+          config.capacity());
+      presence.ifPresent(Presence::announce);
+      claimLoop =
+          Thread.ofPlatform().name("flows-claim-" + id).daemon().start(this::claimUntilStopped);
+      reconciler =
+          Thread.ofPlatform()
+              .name("flows-reconcile-" + id)
+              .daemon()
+              .start(this::reconcileUntilStopped);
     }
-    LOG.info(
-        "worker {} attached: kinds {}, queues {}, capacity {}",
-        id,
-        executors.kinds(),
-        scope.queues(),
-        config.capacity());
-    presence.ifPresent(Presence::announce);
-    claimLoop =
-        Thread.ofPlatform().name("flows-claim-" + id).daemon().start(this::claimUntilStopped);
-    reconciler =
-        Thread.ofPlatform()
-            .name("flows-reconcile-" + id)
-            .daemon()
-            .start(this::reconcileUntilStopped);
   }
 
   private boolean stopped() {
-    return stopping.getCount() == 0;
+    return stopping.raised();
   }
 
   /** Waits for the stop signal up to {@code d}; answers true when stopping. */
   private boolean pause(Duration d) {
-    try {
-      return stopping.await(d.toNanos(), TimeUnit.NANOSECONDS);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      return true;
-    }
+    return stopping.await(d);
   }
 
   /**
@@ -440,23 +445,26 @@ public final class Worker implements AutoCloseable {
 
   /**
    * Stops claiming, lets running attempts finish within the stop grace, then cancels the rest and
-   * waits for them to complete. Idempotent.
+   * waits for them to complete. Idempotent; {@link #start()} starts claiming again.
    */
   public void stop() {
-    synchronized (this) {
-      if (claimLoop == null || stopped()) {
-        stopping.countDown();
-        return;
+    synchronized (lifecycle) {
+      boolean claiming = claimLoop != null && !stopped();
+      stopping.raise();
+      if (claiming) {
+        drain();
       }
-      stopping.countDown();
     }
+  }
+
+  private void drain() {
     LOG.info("worker {} stopping: {} attempts running", id, attempts.running());
     // The claim loop may be waiting a whole poll interval for a wake-up: cut that wait short. It
     // runs on a platform thread, so an interrupt cannot close a journal socket under it.
     claimLoop.interrupt();
     // A claim statement cannot be interrupted: wait for it to answer, so that what it claimed is
     // in flight (and handed back below) before this worker judges itself idle.
-    joinQuietly(
+    StopSignal.join(
         claimLoop,
         config.pollInterval().plus(config.stopGrace()).plus(config.stopCompletionTimeout()));
     if (claimLoop.isAlive()) {
@@ -474,17 +482,9 @@ public final class Worker implements AutoCloseable {
     // The reconciler may be waiting for a wake-up up to a whole interval: cut that short. It runs
     // on a platform thread, so an interrupt cannot close a journal socket under it.
     reconciler.interrupt();
-    joinQuietly(reconciler, config.reconcileInterval());
+    StopSignal.join(reconciler, config.reconcileInterval());
     presence.ifPresent(Presence::withdraw);
     LOG.info("worker {} stopped: {}", id, stats());
-  }
-
-  private static void joinQuietly(Thread t, Duration d) {
-    try {
-      t.join(d);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    }
   }
 
   @Override

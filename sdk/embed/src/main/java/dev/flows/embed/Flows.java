@@ -57,8 +57,10 @@ public final class Flows implements AutoCloseable {
   private final boolean runsWorker;
   private final JournalLimits journalLimits;
   private final AtomicBoolean closed = new AtomicBoolean();
-  private final AtomicBoolean workerStarted = new AtomicBoolean();
-  private final AtomicBoolean drained = new AtomicBoolean();
+  // Starts and drains of the worker, one at a time: a drain waits for running attempts.
+  private final Object workerControl = new Object();
+  private volatile boolean workerStarted;
+  private volatile boolean drained;
 
   Flows(
       Storage storage,
@@ -331,33 +333,42 @@ public final class Flows implements AutoCloseable {
 
   /**
    * Starts the worker of an instance built with {@link WorkerOptions#startLater()} (a built worker
-   * starts at build otherwise); does nothing once started. Refused {@code config_invalid} without a
-   * worker, or after {@link #drainWorker()}.
+   * starts at build otherwise), or again after {@link #drainWorker()} (a container that stops and
+   * starts its context); does nothing while it runs. Refused {@code config_invalid} without a
+   * worker, or after {@link #close()}.
    */
   public void startWorker() {
-    if (!runsWorker || drained.get()) {
+    if (!runsWorker || closed.get()) {
       throw PublicError.of(
           new FlowsException(
               ErrorCode.CONFIG_INVALID,
-              runsWorker ? "the worker was drained" : "this Flows was built without a worker",
+              runsWorker ? "this Flows was closed" : "this Flows was built without a worker",
               "Flows.startWorker",
               runsWorker
                   ? "build a new Flows to run a worker again"
                   : "build with .worker(w -> w.startLater())"));
     }
-    if (workerStarted.compareAndSet(false, true)) {
+    synchronized (workerControl) {
+      if (workerStarted && !drained) {
+        return;
+      }
       PublicError.guard(engine::startWorker);
+      workerStarted = true;
+      drained = false;
     }
   }
 
   /**
    * Drains the worker as {@link #close()} does, keeping the instance open: runs can still be
-   * started (queued for any worker), read and waited for. Idempotent; nothing to do without a
-   * worker.
+   * started (queued for any worker), read and waited for, and {@link #startWorker()} starts the
+   * worker again. Idempotent; nothing to do without a worker.
    */
   public void drainWorker() {
-    if (drained.compareAndSet(false, true)) {
-      engine.close();
+    synchronized (workerControl) {
+      if (!drained) {
+        drained = true;
+        engine.close();
+      }
     }
   }
 
@@ -394,12 +405,13 @@ public final class Flows implements AutoCloseable {
     if (engine.worker().claiming()) {
       return FlowsHealth.Worker.CLAIMING;
     }
-    return workerStarted.get() || drained.get()
-        ? FlowsHealth.Worker.STOPPED
-        : FlowsHealth.Worker.NOT_STARTED;
+    return workerStarted || drained ? FlowsHealth.Worker.STOPPED : FlowsHealth.Worker.NOT_STARTED;
   }
 
-  /** The attempts of this instance's worker since it started (all zero without a worker). */
+  /**
+   * The attempts of this instance's worker since it first started, over its drains and starts (all
+   * zero without a worker).
+   */
   public WorkerCounts workerCounts() {
     WorkerStats s = engine.worker().stats();
     return new WorkerCounts(s.claimed(), s.completed(), s.leaseLost(), s.failed());

@@ -64,10 +64,6 @@ class WorkerControlTest {
       drained.drainWorker();
       assertThat(drained.workerState()).isEqualTo(FlowsHealth.Worker.STOPPED);
       assertThat(drained.health().up()).isFalse();
-      assertThatThrownBy(drained::startWorker)
-          .isInstanceOfSatisfying(
-              FlowsError.class,
-              e -> assertThat(e.code()).isEqualTo(ErrorCode.CONFIG_INVALID.wire()));
 
       RunHandle<JsonNode> h =
           drained.start("shout", JSON.objectNode().put("text", "later"), StartOptions.key("k2"));
@@ -75,6 +71,42 @@ class WorkerControlTest {
 
       assertThat(h.result(WAIT).path("text").asText()).isEqualTo("LATER");
     }
+  }
+
+  @Test
+  void aDrainedWorkerStartedAgainClaimsRunsAndAClosedInstanceRefusesToStartIt() throws Exception {
+    TestDatabase.Fresh db = TestDatabase.fresh("restart_worker");
+    Flows flows =
+        on(db)
+            .register(new TestFlows.Shout())
+            .worker(w -> w.pollInterval(Duration.ofMillis(50)))
+            .build();
+    try (flows) {
+      flows.drainWorker();
+      RunHandle<JsonNode> queued =
+          flows.start("shout", JSON.objectNode().put("text", "queued"), StartOptions.key("k5"));
+      Thread.sleep(300);
+      assertThat(queued.state()).isEqualTo(RunState.RUNNING);
+
+      flows.startWorker();
+      flows.startWorker(); // once started again, nothing more
+
+      assertThat(flows.workerState()).isEqualTo(FlowsHealth.Worker.CLAIMING);
+      assertThat(queued.result(WAIT).path("text").asText()).isEqualTo("QUEUED");
+      assertThat(
+              flows
+                  .start("shout", JSON.objectNode().put("text", "again"), StartOptions.key("k6"))
+                  .result(WAIT)
+                  .path("text")
+                  .asText())
+          .isEqualTo("AGAIN");
+      flows.drainWorker();
+      flows.startWorker();
+      assertThat(flows.workerState()).isEqualTo(FlowsHealth.Worker.CLAIMING);
+    }
+    assertThatThrownBy(flows::startWorker)
+        .isInstanceOfSatisfying(
+            FlowsError.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.CONFIG_INVALID.wire()));
   }
 
   @Test

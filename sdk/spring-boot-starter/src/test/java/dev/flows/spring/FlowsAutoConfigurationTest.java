@@ -17,12 +17,14 @@ import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.DatabaseMetaData;
 import java.time.Duration;
+import java.util.function.Consumer;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.diagnostics.FailureAnalysis;
 import org.springframework.boot.health.contributor.Status;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.ConfigurableApplicationContext;
 
 /**
  * The auto-configuration in an application context: the DataSource it accepts and refuses, the
@@ -101,6 +103,42 @@ class FlowsAutoConfigurationTest {
         .run(context -> seen[0] = context.getBean(Flows.class));
 
     assertThat(seen[0].workerState()).isEqualTo(FlowsHealth.Worker.STOPPED);
+  }
+
+  @Test
+  void aContextStoppedAndStartedAgainRunsFlowsAgain() {
+    stopsAndStartsAgain(
+        ConfigurableApplicationContext::stop, ConfigurableApplicationContext::start);
+  }
+
+  @Test
+  void aPausedContextDrainsItsWorkerAndARestartedOneClaimsAgain() {
+    // What Spring's test framework does to a cached context another test class stopped using, and
+    // to it again when a later class uses it.
+    stopsAndStartsAgain(
+        ConfigurableApplicationContext::pause, ConfigurableApplicationContext::restart);
+  }
+
+  private void stopsAndStartsAgain(
+      Consumer<ConfigurableApplicationContext> stop,
+      Consumer<ConfigurableApplicationContext> start) {
+    runner
+        .withBean(DataSource.class, DB::dataSource)
+        .withBean(Greet.class, Greet::new)
+        .run(
+            context -> {
+              Flows flows = context.getBean(Flows.class);
+              stop.accept(
+                  context.getSourceApplicationContext(ConfigurableApplicationContext.class));
+              assertThat(flows.workerState()).isEqualTo(FlowsHealth.Worker.STOPPED);
+
+              start.accept(
+                  context.getSourceApplicationContext(ConfigurableApplicationContext.class));
+
+              assertThat(flows.workerState()).isEqualTo(FlowsHealth.Worker.CLAIMING);
+              assertThat(flows.start(Greet.class, new Name("eve")).result(Duration.ofSeconds(30)))
+                  .isEqualTo(new Greeting("hello eve"));
+            });
   }
 
   @Test

@@ -42,9 +42,8 @@ public final class ScheduleTicker implements AutoCloseable {
    */
   public static final int TAKERS = 4;
 
-  private final ExecutorService takers =
-      Executors.newFixedThreadPool(
-          TAKERS, Thread.ofPlatform().daemon().name("flows-schedule-taker-", 0).factory());
+  // Replaced when the ticker starts again after a close (a worker drained and started again).
+  private volatile ExecutorService takers = newTakers();
 
   private final Journal journal;
   private final Supplier<Set<String>> flows;
@@ -126,10 +125,28 @@ public final class ScheduleTicker implements AutoCloseable {
     return batch.held() == BATCH && batch.decided() > 0;
   }
 
-  /** Ticks on a thread of its own every poll until closed. */
+  private static ExecutorService newTakers() {
+    return Executors.newFixedThreadPool(
+        TAKERS, Thread.ofPlatform().daemon().name("flows-schedule-taker-", 0).factory());
+  }
+
+  /**
+   * Ticks on a thread of its own every poll until closed; nothing once ticking. A closed ticker
+   * starts again once its last thread ended.
+   */
   public synchronized void start() {
-    if (thread != null) {
+    if (thread != null && !stopped) {
       return;
+    }
+    if (thread != null) {
+      join(thread);
+      if (thread.isAlive()) {
+        throw new IllegalStateException("the schedule ticker is still stopping");
+      }
+    }
+    if (stopped) {
+      takers = newTakers();
+      stopped = false;
     }
     thread =
         Thread.ofPlatform()
@@ -153,17 +170,21 @@ public final class ScheduleTicker implements AutoCloseable {
   }
 
   @Override
-  public void close() {
+  public synchronized void close() {
     stopped = true;
     takers.shutdown();
     Thread t = thread;
     if (t != null) {
       t.interrupt();
-      try {
-        t.join(poll.toMillis() + 5_000);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      }
+      join(t);
+    }
+  }
+
+  private void join(Thread t) {
+    try {
+      t.join(poll.toMillis() + 5_000);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
     }
   }
 }

@@ -55,11 +55,7 @@ class ScheduleTickerTest {
   void schedulesDueAtTheSameSecondBeyondOneBatchAreAllTakenInOnePoll() {
     engine.register(new TickFlow());
     int n = ScheduleTicker.BATCH * 2 + 50;
-    for (int i = 0; i < n; i++) {
-      journal.changeSchedule(
-          new ScheduleChange.Create(
-              ScheduleDefinition.of("minutely-" + i, "tick", Calendar.cron("* * * * *")), "test"));
-    }
+    createMinutely("minutely-", n);
     clock.advance(Duration.ofMinutes(1));
 
     assertThat(engine.scheduleTicker().tickOnce()).isEqualTo(n);
@@ -87,5 +83,41 @@ class ScheduleTickerTest {
     assertThat(journal.scheduleEntries("tick"))
         .extracting(r -> r.entry().type())
         .containsExactly("schedule.created");
+  }
+
+  @Test
+  void aClosedTickerStartedAgainTakesTheTicksDueBeyondOneBatch() throws Exception {
+    engine.register(new TickFlow());
+    ScheduleTicker ticker = engine.scheduleTicker();
+    ticker.start();
+    ticker.close();
+    int n = ScheduleTicker.BATCH * 2 + 50;
+    createMinutely("again-", n);
+    clock.advance(Duration.ofMinutes(1));
+
+    ticker.start();
+
+    long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+    while (taken(n) < n && System.nanoTime() < deadline) {
+      Thread.sleep(50);
+    }
+    assertThat(taken(n)).isEqualTo(n);
+  }
+
+  private void createMinutely(String prefix, int n) {
+    for (int i = 0; i < n; i++) {
+      journal.changeSchedule(
+          new ScheduleChange.Create(
+              ScheduleDefinition.of(prefix + i, "tick", Calendar.cron("* * * * *")), "test"));
+    }
+  }
+
+  private long taken(int n) {
+    return java.util.stream.IntStream.range(0, n)
+        .filter(
+            i ->
+                journal.scheduleEntries("again-" + i).getLast().entry()
+                    instanceof ScheduleEntry.TickStarted)
+        .count();
   }
 }

@@ -90,19 +90,31 @@ class OrdersApplicationTest {
 
   @Test
   void closingAnotherInstanceOfTheServiceDrainsTheRunItWasPacking() throws Exception {
+    // The other instance alone serves this queue: this test's own worker, on the same database,
+    // must not take the run instead of it.
+    String queue = "packing-drain";
     ConfigurableApplicationContext other =
         new SpringApplicationBuilder(OrdersApplication.class)
             .properties(
                 "spring.datasource.url=" + DB.jdbcUrl(),
                 "server.port=0",
+                "flows.worker.queues=" + queue,
                 "flows.worker.stop-grace=30s")
             .run();
     // A key of its own per try: a rerun must not find the run of an earlier try.
     String id = "slow-" + UUID.randomUUID();
+    Flows instance = other.getBean(Flows.class);
     RunHandle<PackOrder.Packed> started =
-        other
-            .getBean(Flows.class)
-            .start(PackOrder.class, new PackOrder.Order(id, 2, 100, 1_500), StartOptions.key(id));
+        instance.start(
+            PackOrder.class,
+            new PackOrder.Order(id, 2, 100, 1_500),
+            StartOptions.key(id).queue(queue));
+    // Its worker holds the run (a start its worker could not take at once is claimed soon after).
+    long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+    while (instance.workerCounts().claimed() == 0 && System.nanoTime() < deadline) {
+      Thread.sleep(20);
+    }
+    assertThat(instance.workerCounts().claimed()).as("the other instance claimed it").isOne();
 
     // The other instance's worker holds the run in its packing step when its context closes.
     other.close();
