@@ -53,31 +53,34 @@ final class OptionValues {
   record Since() implements Rule {}
 
   private static final Map<String, Rule> RULES =
-      Map.of(
-          "--capacity",
-          new Count(1, MOST_CAPACITY, "e.g. 16"),
-          "--batch",
-          new Count(1, MOST_PRUNE_BATCH, "e.g. 100"),
-          "--port",
-          new Count(0, 65_535, "give a port from 0 to 65535 (0 picks a free one)"),
-          "--metrics-port",
-          new Count(0, 65_535, "give a port from 0 to 65535 (0 picks a free one)"),
-          "--lease",
-          new Span(
-              WorkerSettings.MIN_LEASE,
-              LONGEST_TIMING,
-              " (a shorter lease leaves no time for its renewal, every third of the lease)",
-              "give a lease of at least 1s (default 30s)"),
-          "--poll",
-          new Span(Duration.ofMillis(1), LONGEST_TIMING, DURATION_FIX),
-          "--reconcile",
-          new Span(Duration.ofMillis(1), LONGEST_TIMING, DURATION_FIX),
-          "--stop-grace",
-          new Span(Duration.ZERO, LONGEST_TIMING, DURATION_FIX + " (0s: stop at once)"),
-          "--retention",
-          new Span(Duration.ofSeconds(1), LONGEST_PERIOD, DURATION_FIX),
-          "--older-than",
-          new Span(Duration.ZERO, LONGEST_PERIOD, DURATION_FIX + " (0s: every ended run)"));
+      Map.ofEntries(
+          Map.entry("--capacity", new Count(1, MOST_CAPACITY, "e.g. 16")),
+          Map.entry("--batch", new Count(1, MOST_PRUNE_BATCH, "e.g. 100")),
+          Map.entry(
+              "--port", new Count(0, 65_535, "give a port from 0 to 65535 (0 picks a free one)")),
+          Map.entry(
+              "--metrics-port",
+              new Count(0, 65_535, "give a port from 0 to 65535 (0 picks a free one)")),
+          Map.entry(
+              "--lease",
+              new Span(
+                  WorkerSettings.MIN_LEASE,
+                  LONGEST_TIMING,
+                  " (a shorter lease leaves no time for its renewal, every third of the lease)",
+                  "give a lease of at least 1s (default 30s)")),
+          Map.entry("--poll", new Span(Duration.ofMillis(1), LONGEST_TIMING, DURATION_FIX)),
+          Map.entry("--reconcile", new Span(Duration.ofMillis(1), LONGEST_TIMING, DURATION_FIX)),
+          Map.entry(
+              "--stop-grace",
+              new Span(Duration.ZERO, LONGEST_TIMING, DURATION_FIX + " (0s: stop at once)")),
+          Map.entry("--retention", new Span(Duration.ofSeconds(1), LONGEST_PERIOD, DURATION_FIX)),
+          Map.entry(
+              "--older-than",
+              new Span(Duration.ZERO, LONGEST_PERIOD, DURATION_FIX + " (0s: every ended run)")),
+          Map.entry(
+              "--pause",
+              new Span(
+                  Duration.ZERO, LONGEST_TIMING, DURATION_FIX + " (0s: batches back to back)")));
 
   /** A schedule's interval, offset, catch-up window or jitter (the kernel bounds each further). */
   private static final Span SCHEDULE_SPAN = new Span(Duration.ZERO, LONGEST_PERIOD, DURATION_FIX);

@@ -6,7 +6,10 @@ import dev.flows.kernel.journal.Journal;
 import dev.flows.kernel.journal.PruneReport;
 import dev.flows.kernel.journal.PruneRequest;
 import dev.flows.kernel.journal.RunRef;
+import dev.flows.worker.Pruner;
 import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -28,6 +31,14 @@ final class RunsPruneCommand implements Callable<Integer> {
       description = "Retention period: runs that ended longer ago go (default 30d).")
   String olderThan = "30d";
 
+  @Option(
+      names = "--pause",
+      paramLabel = "DURATION",
+      description =
+          "Pause between batches, so that a live database's claims are not held up behind the"
+              + " deletes (default 50ms, as a worker's --retention pruner; 0s: back to back).")
+  String pause = Pruner.Config.DEFAULT_PAUSE.toMillis() + "ms";
+
   @Option(names = "--dry-run", description = "Say what would go; remove nothing.")
   boolean dryRun;
 
@@ -46,6 +57,7 @@ final class RunsPruneCommand implements Callable<Integer> {
   @Override
   public Integer call() {
     Duration period = OptionValues.duration("--older-than", olderThan, "--older-than");
+    Duration between = OptionValues.duration("--pause", pause, "--pause");
     String by = RunsCommand.operator();
     Journal journal = s.journal();
     if (dryRun) {
@@ -56,7 +68,9 @@ final class RunsPruneCommand implements Callable<Integer> {
     int runs = 0;
     long entries = 0;
     ArrayNode prunes = s.object().arrayNode();
-    for (PruneReport r = journal.prune(req); !r.empty(); r = journal.prune(req)) {
+    for (PruneReport r = journal.prune(req);
+        !r.empty();
+        r = pauseThenPrune(journal, req, between)) {
       roots += r.roots().size();
       runs += r.runs();
       entries += r.entries();
@@ -90,6 +104,20 @@ final class RunsPruneCommand implements Callable<Integer> {
                     + " ago"
                     + (prunes.isEmpty() ? "" : "; audit records " + prunes)));
     return Exit.SUCCESS;
+  }
+
+  /**
+   * The next batch after {@code pause}; an interrupt (the process told to stop) ends the prune
+   * between batches, as if nothing were left.
+   */
+  private static PruneReport pauseThenPrune(Journal journal, PruneRequest req, Duration pause) {
+    try {
+      Thread.sleep(pause);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return new PruneReport(Optional.empty(), List.of(), 0, 0, false);
+    }
+    return journal.prune(req);
   }
 
   /** What a prune would remove, removing nothing. */

@@ -147,6 +147,32 @@ class RunsPruneCommandTest {
         cli.run("runs", "prune", "--older-than", "0s", "--batch", "0"),
         "config_invalid",
         Exit.REFUSED);
+    assertRefused(
+        cli.run("runs", "prune", "--older-than", "0s", "--pause", "-1s"),
+        "config_invalid",
+        Exit.REFUSED);
     assertThat(journal.run(ended)).isPresent();
+  }
+
+  @Test
+  void thePausePacesTheBatchesAndZeroRunsThemBackToBack() {
+    for (String key : new String[] {"a", "b", "c"}) {
+      end(start(key, Optional.empty()), ok());
+    }
+    long t = System.nanoTime();
+    Cli.Result paced =
+        cli.run(
+            "runs", "prune", "--older-than", "0s", "--batch", "1", "--pause", "400ms", "--json");
+    Duration took = Duration.ofNanos(System.nanoTime() - t);
+    assertThat(paced.exit()).as(paced.err()).isZero();
+    assertThat(paced.json().path("roots").asInt()).isEqualTo(3);
+    // Three batches and the empty one that ends the prune: a pause before each of the last three.
+    assertThat(took).isGreaterThanOrEqualTo(Duration.ofMillis(1_200));
+
+    end(start("d", Optional.empty()), ok());
+    Cli.Result backToBack =
+        cli.run("runs", "prune", "--older-than", "0s", "--pause", "0s", "--json");
+    assertThat(backToBack.exit()).as(backToBack.err()).isZero();
+    assertThat(backToBack.json().path("roots").asInt()).isEqualTo(1);
   }
 }

@@ -8,22 +8,24 @@ import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
- * What {@code flows runs prune} does, batch after batch, but only while asked to: the prune
- * section's windows switch it on and off. The lock is held a batch at a time and is fair, so a
- * switch waits for one batch at most.
+ * What {@code flows runs prune} does, batch after batch with its pause between batches, but only
+ * while asked to: the prune section's windows switch it on and off. The lock is held a batch at a
+ * time (not through the pause) and is fair, so a switch waits for one batch at most.
  */
 final class PausablePrune {
   private final PostgresJournal journal;
   private final int batchSize;
+  private final Duration pause;
   private final ReentrantLock batch = new ReentrantLock(true);
   private final Condition changed = batch.newCondition();
   private boolean pruning;
   private volatile boolean done;
   private long pruneNanos;
 
-  PausablePrune(PostgresJournal journal, int batchSize) {
+  PausablePrune(PostgresJournal journal, int batchSize, Duration pause) {
     this.journal = journal;
     this.batchSize = batchSize;
+    this.pause = pause;
   }
 
   /** Starts the loop on a thread of its own, paused until {@link #set} switches it on. */
@@ -85,6 +87,14 @@ final class PausablePrune {
         return;
       } finally {
         batch.unlock();
+      }
+      if (pause.isPositive() && !done) {
+        try {
+          Thread.sleep(pause);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          return;
+        }
       }
     }
   }

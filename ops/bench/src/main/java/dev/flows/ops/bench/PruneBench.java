@@ -44,6 +44,17 @@ final class PruneBench {
   /** Root runs per transaction: {@code flows runs prune}'s default {@code --batch}. */
   static final int BATCH = 100;
 
+  /**
+   * The pause between batches: {@code FLOWS_BENCH_PRUNE_PAUSE_MS}, else {@code flows runs prune}'s
+   * default {@code --pause}.
+   */
+  static Duration pause() {
+    String ms = System.getenv("FLOWS_BENCH_PRUNE_PAUSE_MS");
+    return ms == null || ms.isBlank()
+        ? dev.flows.worker.Pruner.Config.DEFAULT_PAUSE
+        : Duration.ofMillis(Long.parseLong(ms.strip()));
+  }
+
   /** One window's claims, with the prune paused ({@code pruning} false) or running. */
   record Window(boolean pruning, Stats claims) {}
 
@@ -54,6 +65,7 @@ final class PruneBench {
   record Result(
       long entries,
       long runs,
+      Duration pause,
       List<Window> windows,
       double pruneSeconds,
       long prunedEntries,
@@ -137,13 +149,15 @@ final class PruneBench {
       try (PostgresJournal journal =
           PostgresJournal.connect(JournalStoreConfig.forUrl(url).withPoolSize(PROBE_THREADS + 2))) {
         RunSpec spec = Lowering.command("bench", List.of("true"), false, SdkConfig.DEFAULTS);
-        PausablePrune prune = new PausablePrune(journal, BATCH);
+        Duration pause = pause();
+        PausablePrune prune = new PausablePrune(journal, BATCH, pause);
         try (Probe probe = new Probe(journal, spec)) {
           Thread.sleep(window.toMillis()); // warm-up, unmeasured, as long as a measured window
           List<Window> windows = alternate(prune, probe, window, probeCap(runs));
           return new Result(
               entries,
               runCount,
+              pause,
               windows,
               prune.pruneNanos() / 1e9,
               entries - remainingEntries(url),

@@ -28,7 +28,11 @@ final class PruneMarkdown {
                 + " threads each admit a one-step run, claim (timed) and complete it, in"
                 + " alternating windows without pruning and while `flows runs prune` (30 days, "
                 + PruneBench.BATCH
-                + " roots per transaction, batches back to back) runs, until it removed every old"
+                + " roots per transaction, "
+                + (r.pause().isPositive()
+                    ? r.pause().toMillis() + " ms between batches"
+                    : "batches back to back")
+                + ") runs, until it removed every old"
                 + " run. The p99 of each window is given as min / median / max over the phase's"
                 + " windows.\n\n")
         .append(

@@ -106,6 +106,7 @@ class ReportRenderingTest {
         new PruneBench.Result(
             200_000,
             2_000,
+            java.time.Duration.ofMillis(50),
             List.of(
                 new PruneBench.Window(false, ms(1, 2, 3)),
                 new PruneBench.Window(true, ms(2, 3, 5)),
